@@ -1,0 +1,74 @@
+// Package store is Strategist's PostgreSQL persistence: hand-written SQL over
+// pgx v5, one short transaction per public method, pgx errors translated once
+// here. It is the only package that imports pgx.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// ErrNotFound means no row matched, including rows that exist but belong to
+// another user: callers cannot tell the two apart.
+var ErrNotFound = errors.New("store: not found")
+
+// ErrConflict means a unique or exclusion constraint refused the write.
+var ErrConflict = errors.New("store: conflict")
+
+// DB is the store over a connection pool. Its methods are safe for
+// concurrent use.
+type DB struct {
+	pool *pgxpool.Pool
+}
+
+// New returns a store over pool.
+func New(pool *pgxpool.Pool) (*DB, error) {
+	if pool == nil {
+		return nil, errors.New("store: nil pool")
+	}
+	return &DB{pool: pool}, nil
+}
+
+// Pool returns the underlying pool, for health checks and LISTEN.
+func (db *DB) Pool() *pgxpool.Pool { return db.pool }
+
+// Ping checks that the database answers.
+func (db *DB) Ping(ctx context.Context) error { return db.pool.Ping(ctx) }
+
+// tx runs fn in one transaction, committing when it returns nil, and
+// translates the error.
+func (db *DB) tx(ctx context.Context, op string, fn func(pgx.Tx) error) error {
+	if err := pgx.BeginFunc(ctx, db.pool, fn); err != nil {
+		return translate(op, err)
+	}
+	return nil
+}
+
+// translate maps pgx errors onto the store's sentinels, once, at the store
+// boundary.
+func translate(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrConflict) {
+		return fmt.Errorf("store: %s: %w", op, err)
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("store: %s: %w", op, ErrNotFound)
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "23505", "23P01": // unique_violation, exclusion_violation
+			return fmt.Errorf("store: %s: %w (%s)", op, ErrConflict, pgErr.ConstraintName)
+		case "22P02": // invalid_text_representation: a malformed uuid is simply not found
+			return fmt.Errorf("store: %s: %w", op, ErrNotFound)
+		}
+	}
+	return fmt.Errorf("store: %s: %w", op, err)
+}
