@@ -1,0 +1,279 @@
+// Package config reads Strategist's settings from the environment and
+// command-line flags once, at start, and validates them together, so a bad
+// value stops the program with a message naming the setting and what it
+// accepts.
+package config
+
+import (
+	"encoding/base64"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// AuthMode selects how researchers are identified.
+type AuthMode string
+
+// The authentication modes.
+const (
+	// AuthLocal: local accounts with passwords, cookie sessions and API tokens.
+	AuthLocal AuthMode = "local"
+	// AuthDev: one implicit local user; only allowed on a loopback address.
+	AuthDev AuthMode = "dev"
+)
+
+// Config is every setting of the server.
+type Config struct {
+	Addr        string
+	DatabaseURL string
+	Auth        AuthMode
+	// DataDir holds the offline gene data ("" when none was found).
+	DataDir string
+	// Model is the default model id.
+	Model string
+
+	GeminiAPIKey  string
+	GeminiModels  []string
+	OpenAIBaseURL string
+	OpenAIAPIKey  string
+	OpenAIModels  []string
+	// ScriptsDir allows "scripted:<file>" models from this directory ("" = off).
+	ScriptsDir string
+
+	SubagentConcurrency int
+	AutoApprove         bool
+
+	// SecureCookies marks session cookies Secure (serve behind https).
+	SecureCookies bool
+	SessionTTL    time.Duration
+	// SecretKey encrypts stored VEuPathDB credentials (32 bytes; nil = off).
+	SecretKey []byte
+
+	LogLevel  string
+	LogFormat string
+}
+
+// setting ties one environment variable to its flag and parser.
+type setting struct {
+	env   string
+	flag  string
+	def   string
+	usage string
+	set   func(c *Config, v string) error
+}
+
+func settings() []setting {
+	return []setting{
+		{"STRATEGIST_ADDR", "addr", "127.0.0.1:8080", "listen address (host:port)", func(c *Config, v string) error {
+			if _, _, err := net.SplitHostPort(v); err != nil {
+				return errors.New("must be host:port, e.g. 127.0.0.1:8080")
+			}
+			c.Addr = v
+			return nil
+		}},
+		{"DATABASE_URL", "database-url", "", "PostgreSQL connection string", func(c *Config, v string) error {
+			c.DatabaseURL = v
+			return nil
+		}},
+		{"STRATEGIST_AUTH", "auth", "local", `"local" accounts, or "dev" (one implicit user, loopback only)`, func(c *Config, v string) error {
+			switch AuthMode(v) {
+			case AuthLocal, AuthDev:
+				c.Auth = AuthMode(v)
+				return nil
+			}
+			return errors.New(`must be "local" or "dev"`)
+		}},
+		{"STRATEGIST_DATA_DIR", "data-dir", "", "offline gene data directory (default ./data, else ../shared/data)", func(c *Config, v string) error {
+			c.DataDir = v
+			return nil
+		}},
+		{"STRATEGIST_MODEL", "model", "", `default model id: "offline", "gemini:<model>", "openai:<model>" or "scripted:<file>"`, func(c *Config, v string) error {
+			c.Model = v
+			return nil
+		}},
+		{"GEMINI_API_KEY", "gemini-api-key", "", "Gemini API key", func(c *Config, v string) error {
+			c.GeminiAPIKey = v
+			return nil
+		}},
+		{"STRATEGIST_GEMINI_MODELS", "gemini-models", "gemini-2.5-flash,gemini-2.5-pro", "comma-separated Gemini models offered", func(c *Config, v string) error {
+			c.GeminiModels = splitList(v)
+			return nil
+		}},
+		{"OPENAI_BASE_URL", "openai-base-url", "", "OpenAI-compatible server base URL (Ollama, vLLM, llama.cpp, OpenAI)", func(c *Config, v string) error {
+			if v != "" && !strings.HasPrefix(v, "http://") && !strings.HasPrefix(v, "https://") {
+				return errors.New("must be an http:// or https:// URL")
+			}
+			c.OpenAIBaseURL = v
+			return nil
+		}},
+		{"OPENAI_API_KEY", "openai-api-key", "", "API key for the OpenAI-compatible server", func(c *Config, v string) error {
+			c.OpenAIAPIKey = v
+			return nil
+		}},
+		{"STRATEGIST_OPENAI_MODELS", "openai-models", "gpt-4.1-mini", "comma-separated models offered by the OpenAI-compatible server", func(c *Config, v string) error {
+			c.OpenAIModels = splitList(v)
+			return nil
+		}},
+		{"STRATEGIST_SCRIPTS_DIR", "scripts-dir", "", `directory of scripted-engine files ("scripted:<file>" models; tests and benchmarks)`, func(c *Config, v string) error {
+			c.ScriptsDir = v
+			return nil
+		}},
+		{"STRATEGIST_SUBAGENT_CONCURRENCY", "subagent-concurrency", "4", "sub-agents running at once per delegation (1-32)", func(c *Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 32 {
+				return errors.New("must be a whole number from 1 to 32")
+			}
+			c.SubagentConcurrency = n
+			return nil
+		}},
+		{"STRATEGIST_AUTO_APPROVE", "auto-approve", "false", "accept planner handoffs without a click", func(c *Config, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return errors.New("must be true or false")
+			}
+			c.AutoApprove = b
+			return nil
+		}},
+		{"STRATEGIST_SECURE_COOKIES", "secure-cookies", "false", "mark session cookies Secure (serving over https)", func(c *Config, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return errors.New("must be true or false")
+			}
+			c.SecureCookies = b
+			return nil
+		}},
+		{"STRATEGIST_SESSION_TTL", "session-ttl", "168h", "how long a browser session lasts (Go duration, 5m to 720h)", func(c *Config, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 5*time.Minute || d > 720*time.Hour {
+				return errors.New("must be a duration from 5m to 720h, e.g. 168h")
+			}
+			c.SessionTTL = d
+			return nil
+		}},
+		{"STRATEGIST_SECRET_KEY", "secret-key", "", "base64 of 32 random bytes; encrypts stored VEuPathDB API keys", func(c *Config, v string) error {
+			if v == "" {
+				return nil
+			}
+			k, err := base64.StdEncoding.DecodeString(v)
+			if err != nil || len(k) != 32 {
+				return errors.New("must be the base64 encoding of exactly 32 bytes (openssl rand -base64 32)")
+			}
+			c.SecretKey = k
+			return nil
+		}},
+		{"STRATEGIST_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", func(c *Config, v string) error {
+			switch v {
+			case "debug", "info", "warn", "error":
+				c.LogLevel = v
+				return nil
+			}
+			return errors.New("must be debug, info, warn or error")
+		}},
+		{"STRATEGIST_LOG_FORMAT", "log-format", "text", "text or json", func(c *Config, v string) error {
+			switch v {
+			case "text", "json":
+				c.LogFormat = v
+				return nil
+			}
+			return errors.New("must be text or json")
+		}},
+	}
+}
+
+// Load reads the environment (through getenv) and then args, where flags of
+// the same settings override the environment. It validates everything and
+// returns the first problem as an error naming the setting.
+func Load(args []string, getenv func(string) string, stderr io.Writer) (*Config, error) {
+	fs := flag.NewFlagSet("strategist serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	all := settings()
+	values := make([]*string, len(all))
+	for i, s := range all {
+		v := getenv(s.env)
+		if v == "" {
+			v = s.def
+		}
+		values[i] = fs.String(s.flag, v, s.usage+" (env "+s.env+")")
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("config: unexpected argument %q", fs.Arg(0))
+	}
+	c := &Config{}
+	for i, s := range all {
+		if err := s.set(c, *values[i]); err != nil {
+			return nil, fmt.Errorf("config: %s (-%s) = %q: %w", s.env, s.flag, *values[i], err)
+		}
+	}
+	return c, c.finish()
+}
+
+// finish derives defaults that depend on several settings and checks the
+// combinations.
+func (c *Config) finish() error {
+	if c.Auth == AuthDev && !IsLoopback(c.Addr) {
+		return fmt.Errorf("config: STRATEGIST_AUTH=dev is refused on %s: dev mode gives everyone the same account, so it only runs on a loopback address (127.0.0.1 or ::1)", c.Addr)
+	}
+	if c.DataDir == "" {
+		c.DataDir = findDataDir()
+	}
+	if c.Model == "" {
+		switch {
+		case c.GeminiAPIKey != "" && len(c.GeminiModels) > 0:
+			c.Model = "gemini:" + c.GeminiModels[0]
+		case c.OpenAIBaseURL != "" && len(c.OpenAIModels) > 0:
+			c.Model = "openai:" + c.OpenAIModels[0]
+		default:
+			c.Model = "offline"
+		}
+	}
+	return nil
+}
+
+// findDataDir returns ./data when it holds the gene data, else
+// ../shared/data, else "".
+func findDataDir() string {
+	for _, dir := range []string{"data", filepath.Join("..", "shared", "data")} {
+		if _, err := os.Stat(filepath.Join(dir, "pf3d7", "GeneAnnotationPlasmoDB.txt")); err == nil {
+			abs, err := filepath.Abs(dir)
+			if err != nil {
+				return dir
+			}
+			return abs
+		}
+	}
+	return ""
+}
+
+// IsLoopback reports whether a listen address only accepts local
+// connections. An empty host ("":8080) listens everywhere and is not.
+func IsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,298 @@
+// Package pgtest gives Strategist's tests a real PostgreSQL: every test gets a
+// fresh database cloned from a template that the migrations prepared once.
+//
+// The server is DATABASE_URL when set, else a Postgres on 127.0.0.1:5432,
+// else a throwaway cluster started from the Postgres binaries on the machine
+// (initdb/pg_ctl, as the postgres user when run as root). Packages that use
+// pgtest wrap their TestMain with Main so a throwaway cluster is stopped:
+//
+//	func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
+//
+// Without a reachable server a test is skipped, except with CI=true where it
+// fails: CI never passes by skipping the database.
+//
+// The package keeps one process-wide server handle: test binaries are one
+// process and every test in it must share the same server and template.
+package pgtest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"strategist/internal/store"
+	"strategist/migrations"
+)
+
+// server is the process-wide database server shared by the tests of one
+// test binary.
+var server struct {
+	once     sync.Once
+	adminURL string // a URL to the server's maintenance database
+	template string // migrated template database name
+	cluster  *cluster
+	err      error
+}
+
+var dbCounter atomic.Int64
+
+// TestingM is what goleak.VerifyTestMain and os.Exit-style TestMains run.
+type TestingM interface{ Run() int }
+
+type mainWrapper struct{ m *testing.M }
+
+// Main wraps m so that a throwaway cluster started by this package is
+// stopped after the tests ran.
+func Main(m *testing.M) TestingM { return mainWrapper{m} }
+
+func (w mainWrapper) Run() int {
+	code := w.m.Run()
+	if server.cluster != nil {
+		server.cluster.stop()
+	}
+	return code
+}
+
+// New returns a pool on a fresh, migrated database that is dropped when the
+// test ends.
+func New(t testing.TB) *pgxpool.Pool {
+	t.Helper()
+	url := NewURL(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		t.Fatalf("pgtest: connect: %v", err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+// NewURL creates a fresh, migrated database and returns its connection URL;
+// the database is dropped when the test ends. Use it when the code under
+// test opens its own pool (a server started as in production).
+func NewURL(t testing.TB) string {
+	t.Helper()
+	server.once.Do(setup)
+	if server.err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("pgtest: no database (CI=true makes this a failure): %v", server.err)
+		}
+		t.Skipf("pgtest: no database: %v", server.err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	name := fmt.Sprintf("strategist_test_%d_%d_%d", os.Getpid(), time.Now().UnixNano()%1e9, dbCounter.Add(1))
+	admin, err := pgx.Connect(ctx, server.adminURL)
+	if err != nil {
+		t.Fatalf("pgtest: connect admin: %v", err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE "+server.template); err != nil {
+		t.Fatalf("pgtest: create database: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		admin, err := pgx.Connect(ctx, server.adminURL)
+		if err != nil {
+			t.Errorf("pgtest: drop: connect: %v", err)
+			return
+		}
+		defer admin.Close(ctx)
+		if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Errorf("pgtest: drop %s: %v", name, err)
+		}
+	})
+	return withDatabase(server.adminURL, name)
+}
+
+// AdminURL returns the URL of the test server's maintenance database, for
+// tests that manage databases themselves (migration tests).
+func AdminURL(t testing.TB) string {
+	t.Helper()
+	server.once.Do(setup)
+	if server.err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("pgtest: no database (CI=true makes this a failure): %v", server.err)
+		}
+		t.Skipf("pgtest: no database: %v", server.err)
+	}
+	return server.adminURL
+}
+
+// EmptyURL creates a fresh database without migrations and returns its URL;
+// it is dropped when the test ends.
+func EmptyURL(t testing.TB) string {
+	t.Helper()
+	adminURL := AdminURL(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	name := fmt.Sprintf("strategist_empty_%d_%d", os.Getpid(), dbCounter.Add(1))
+	admin, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		t.Fatalf("pgtest: connect admin: %v", err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("pgtest: create database: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if admin, err := pgx.Connect(ctx, adminURL); err == nil {
+			defer admin.Close(ctx)
+			_, _ = admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+		}
+	})
+	return withDatabase(adminURL, name)
+}
+
+func setup() {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	adminURL, err := findServer(ctx)
+	if err != nil {
+		server.err = err
+		return
+	}
+	server.adminURL = adminURL
+	server.template, server.err = ensureTemplate(ctx, adminURL)
+}
+
+// findServer returns a URL to a reachable server: DATABASE_URL, the local
+// default, or a throwaway cluster.
+func findServer(ctx context.Context) (string, error) {
+	var tried []string
+	candidates := []string{}
+	if u := os.Getenv("DATABASE_URL"); u != "" {
+		candidates = append(candidates, u)
+	}
+	candidates = append(candidates, "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable")
+	for _, u := range candidates {
+		if err := ping(ctx, u); err != nil {
+			tried = append(tried, fmt.Sprintf("%s: %v", redact(u), err))
+			continue
+		}
+		return u, nil
+	}
+	c, err := startCluster(ctx)
+	if err != nil {
+		tried = append(tried, "throwaway cluster: "+err.Error())
+		return "", errors.New(strings.Join(tried, "; "))
+	}
+	server.cluster = c
+	return c.url, nil
+}
+
+func ping(ctx context.Context, u string) error {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, u)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	return conn.Ping(ctx)
+}
+
+// ensureTemplate creates (once per migration content, across concurrent test
+// processes) a database with every migration applied, used as the template
+// of each test database.
+func ensureTemplate(ctx context.Context, adminURL string) (string, error) {
+	sum, err := migrationsHash()
+	if err != nil {
+		return "", err
+	}
+	name := "strategist_tmpl_" + sum[:12]
+	admin, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		return "", fmt.Errorf("pgtest: connect admin: %w", err)
+	}
+	defer admin.Close(ctx)
+	// Serialise template creation across the test processes of one `go test
+	// ./...` run.
+	if _, err := admin.Exec(ctx, "SELECT pg_advisory_lock(724311)"); err != nil {
+		return "", fmt.Errorf("pgtest: lock: %w", err)
+	}
+	defer admin.Exec(context.Background(), "SELECT pg_advisory_unlock(724311)") //nolint:errcheck // the connection closes anyway
+	var exists bool
+	if err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+		return "", fmt.Errorf("pgtest: find template: %w", err)
+	}
+	if exists {
+		return name, nil
+	}
+	building := name + "_build"
+	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+building+" WITH (FORCE)"); err != nil {
+		return "", fmt.Errorf("pgtest: drop stale template: %w", err)
+	}
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+building); err != nil {
+		return "", fmt.Errorf("pgtest: create template: %w", err)
+	}
+	pool, err := pgxpool.New(ctx, withDatabase(adminURL, building))
+	if err != nil {
+		return "", fmt.Errorf("pgtest: connect template: %w", err)
+	}
+	err = store.Migrate(ctx, pool, migrations.FS)
+	pool.Close()
+	if err != nil {
+		return "", fmt.Errorf("pgtest: migrate template: %w", err)
+	}
+	if _, err := admin.Exec(ctx, "ALTER DATABASE "+building+" RENAME TO "+name); err != nil {
+		return "", fmt.Errorf("pgtest: finish template: %w", err)
+	}
+	return name, nil
+}
+
+func migrationsHash() (string, error) {
+	h := sha256.New()
+	err := fs.WalkDir(migrations.FS, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(migrations.FS, path)
+		if err != nil {
+			return err
+		}
+		h.Write([]byte(path))
+		h.Write(b)
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("pgtest: hash migrations: %w", err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// withDatabase returns u with its database name replaced.
+func withDatabase(u, db string) string {
+	parsed, err := url.Parse(u)
+	if err != nil || parsed.Scheme == "" {
+		// keyword/value connection string
+		return u + " dbname=" + db
+	}
+	parsed.Path = "/" + db
+	return parsed.String()
+}
+
+func redact(u string) string {
+	parsed, err := url.Parse(u)
+	if err != nil {
+		return "(unparsable DATABASE_URL)"
+	}
+	return parsed.Redacted()
+}

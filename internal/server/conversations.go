@@ -1,0 +1,144 @@
+package server
+
+import (
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"strategist/internal/store"
+)
+
+// maxTitle is the longest conversation title accepted, in characters.
+const maxTitle = 200
+
+type createConversationRequest struct {
+	SiteID string  `json:"siteId"`
+	Title  *string `json:"title"`
+}
+
+type renameConversationRequest struct {
+	Title *string `json:"title"`
+}
+
+// conversationDetail is GET /conversations/{id}: the conversation with what
+// a client needs to draw it, and the event sequence to resume the stream from.
+type conversationDetail struct {
+	store.Conversation
+	Messages  []store.Message `json:"messages"`
+	Artifacts []any           `json:"artifacts"`
+	Strategy  any             `json:"strategy"`
+}
+
+func (s *Server) createConversation(c echo.Context) error {
+	var req createConversationRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	if req.SiteID == "" {
+		return validationError("siteId is required", map[string]string{"siteId": "required"})
+	}
+	if err := s.checkSite(c, req.SiteID); err != nil {
+		return err
+	}
+	title := "New conversation"
+	if req.Title != nil {
+		t, err := checkTitle(*req.Title)
+		if err != nil {
+			return err
+		}
+		title = t
+	}
+	conv, err := s.cfg.Store.CreateConversation(ctx, userID(c), req.SiteID, title, s.cfg.DefaultModel)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, conv)
+}
+
+func checkTitle(title string) (string, error) {
+	title = strings.TrimSpace(title)
+	if title == "" {
+		return "", validationError("title must not be empty", map[string]string{"title": "empty"})
+	}
+	if utf8.RuneCountInString(title) > maxTitle {
+		return "", validationError("title must be at most 200 characters", map[string]any{"title": "too long", "max": maxTitle})
+	}
+	return title, nil
+}
+
+// checkSite answers 422 for a site the catalog does not know.
+func (s *Server) checkSite(c echo.Context, siteID string) error {
+	ok, known, err := s.siteKnown(c, siteID)
+	if err != nil || ok {
+		return err
+	}
+	return validationError("unknown site "+quote(siteID), map[string]any{"siteId": "unknown", "known": known})
+}
+
+func (s *Server) listConversations(c echo.Context) error {
+	convs, err := s.cfg.Store.Conversations(c.Request().Context(), userID(c), 500)
+	if err != nil {
+		return err
+	}
+	if convs == nil {
+		convs = []store.Conversation{}
+	}
+	return c.JSON(http.StatusOK, map[string]any{"conversations": convs})
+}
+
+func (s *Server) getConversation(c echo.Context) error {
+	ctx := c.Request().Context()
+	conv, err := s.cfg.Store.Conversation(ctx, userID(c), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	msgs, err := s.cfg.Store.Messages(ctx, userID(c), conv.ID)
+	if err != nil {
+		return err
+	}
+	if msgs == nil {
+		msgs = []store.Message{}
+	}
+	return c.JSON(http.StatusOK, conversationDetail{Conversation: conv, Messages: msgs, Artifacts: []any{}})
+}
+
+func (s *Server) renameConversation(c echo.Context) error {
+	ctx := c.Request().Context()
+	// Ownership first: another user's id is a 404 whatever the body says.
+	if _, err := s.cfg.Store.Conversation(ctx, userID(c), c.Param("id")); err != nil {
+		return err
+	}
+	var req renameConversationRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	if req.Title == nil {
+		return validationError("title is required", map[string]string{"title": "required"})
+	}
+	title, err := checkTitle(*req.Title)
+	if err != nil {
+		return err
+	}
+	conv, err := s.cfg.Store.RenameConversation(ctx, userID(c), c.Param("id"), title)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, conv)
+}
+
+func (s *Server) deleteConversation(c echo.Context) error {
+	if err := s.cfg.Store.DeleteConversation(c.Request().Context(), userID(c), c.Param("id")); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+func quote(s string) string {
+	if utf8.RuneCountInString(s) > 60 {
+		s = string([]rune(s)[:60]) + "…"
+	}
+	return `"` + s + `"`
+}

@@ -1,0 +1,63 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// httpMetrics counts requests by route (the route pattern, never the raw
+// path, so ids do not explode the label set).
+type httpMetrics struct {
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+func newHTTPMetrics(reg prometheus.Registerer) (*httpMetrics, error) {
+	m := &httpMetrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "strategist_http_requests_total",
+			Help: "HTTP requests answered, by method, route and status.",
+		}, []string{"method", "route", "status"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "strategist_http_request_duration_seconds",
+			Help:    "Time to answer HTTP requests (streams excluded), by method and route.",
+			Buckets: prometheus.DefBuckets,
+		}, []string{"method", "route"}),
+	}
+	for _, c := range []prometheus.Collector{m.requests, m.duration} {
+		if err := reg.Register(c); err != nil {
+			return nil, fmt.Errorf("server: register metrics: %w", err)
+		}
+	}
+	return m, nil
+}
+
+func (m *httpMetrics) middleware(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		err := next(c)
+		route := c.Path()
+		if route == "" {
+			route = "unmatched"
+		}
+		status := c.Response().Status
+		if err != nil {
+			status = toAPIError(err).Status
+		}
+		m.requests.WithLabelValues(c.Request().Method, route, strconv.Itoa(status)).Inc()
+		if !isStream(c) {
+			m.duration.WithLabelValues(c.Request().Method, route).Observe(time.Since(start).Seconds())
+		}
+		return err
+	}
+}
+
+func metricsHandler(g prometheus.Gatherer) http.Handler {
+	return promhttp.HandlerFor(g, promhttp.HandlerOpts{})
+}

@@ -1,0 +1,37 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"strategist/web"
+)
+
+// render writes a templ component as an HTML response.
+func (s *Server) render(c echo.Context, status int, comp templ.Component) error {
+	c.Response().Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
+	c.Response().WriteHeader(status)
+	return comp.Render(c.Request().Context(), c.Response())
+}
+
+func (s *Server) renderErrorPage(c echo.Context, ae *APIError) error {
+	msg := ae.Message
+	if ae.Status == http.StatusNotFound {
+		msg = "This page does not exist, or it belongs to someone else."
+	}
+	return s.render(c, ae.Status, web.ErrorPage(s.page(c, web.StatusTitle(ae.Status)), ae.Status, ae.Code, msg))
+}
+
+// page fills the layout fields every page shares.
+func (s *Server) page(c echo.Context, title string) web.Page {
+	id := currentIdentity(c)
+	p := web.Page{Title: title, CSRFToken: id.csrf}
+	if id.userID != "" {
+		if u, err := s.cfg.Store.UserByID(c.Request().Context(), id.userID); err == nil {
+			p.UserEmail = u.Email
+		}
+	}
+	return p
+}

@@ -1,0 +1,258 @@
+// Package server is Strategist's HTTP face: echo routes and middleware,
+// authentication, the JSON API, the SSE endpoint and the browser pages. It
+// translates between HTTP and the services; it holds no business rules.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/time/rate"
+
+	"strategist/internal/account"
+	"strategist/internal/catalog"
+	"strategist/internal/config"
+	"strategist/internal/store"
+)
+
+// Store is what the handlers need from persistence.
+type Store interface {
+	UserByID(ctx context.Context, id string) (store.User, error)
+	CreateConversation(ctx context.Context, userID, siteID, title, model string) (store.Conversation, error)
+	Conversations(ctx context.Context, userID string, limit int) ([]store.Conversation, error)
+	Conversation(ctx context.Context, userID, id string) (store.Conversation, error)
+	RenameConversation(ctx context.Context, userID, id, title string) (store.Conversation, error)
+	DeleteConversation(ctx context.Context, userID, id string) error
+	Messages(ctx context.Context, userID, conversationID string) ([]store.Message, error)
+}
+
+// Config is everything the server is built from. main wires it.
+type Config struct {
+	Logger   *slog.Logger
+	Store    Store
+	Accounts *account.Service
+	Catalog  catalog.Catalog
+	// Ready reports whether the database answers and is migrated.
+	Ready func(ctx context.Context) error
+	// Registry receives the server's metrics; Gatherer serves /metrics.
+	Registry prometheus.Registerer
+	Gatherer prometheus.Gatherer
+
+	Auth          config.AuthMode
+	SecureCookies bool
+	DefaultModel  string
+	Version       string
+	// RequestTimeout bounds ordinary requests (not streams); default 30 s.
+	RequestTimeout time.Duration
+	// BodyLimit caps request bodies, e.g. "1M"; default 1 MiB.
+	BodyLimit string
+}
+
+// Server is the HTTP server. Create it with New and run it with Serve.
+type Server struct {
+	cfg  Config
+	log  *slog.Logger
+	echo *echo.Echo
+	// stopping is closed when shutdown begins, so long-lived streams end.
+	stopping     chan struct{}
+	stoppingOnce sync.Once
+}
+
+// New builds the server and its routes.
+func New(cfg Config) (*Server, error) {
+	switch {
+	case cfg.Logger == nil:
+		return nil, errors.New("server: nil logger")
+	case cfg.Store == nil:
+		return nil, errors.New("server: nil store")
+	case cfg.Accounts == nil:
+		return nil, errors.New("server: nil account service")
+	case cfg.Catalog == nil:
+		return nil, errors.New("server: nil catalog")
+	case cfg.Ready == nil:
+		return nil, errors.New("server: nil readiness check")
+	case cfg.Registry == nil || cfg.Gatherer == nil:
+		return nil, errors.New("server: nil metrics registry")
+	case cfg.Auth != config.AuthLocal && cfg.Auth != config.AuthDev:
+		return nil, fmt.Errorf("server: unknown auth mode %q", cfg.Auth)
+	}
+	if cfg.RequestTimeout == 0 {
+		cfg.RequestTimeout = 30 * time.Second
+	}
+	if cfg.BodyLimit == "" {
+		cfg.BodyLimit = "1M"
+	}
+	s := &Server{
+		cfg:      cfg,
+		log:      cfg.Logger.With("component", "server"),
+		echo:     echo.New(),
+		stopping: make(chan struct{}),
+	}
+	if err := s.routes(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Handler returns the server as an http.Handler (tests use httptest).
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// Serve answers on ln until ctx ends, then shuts down gracefully: new
+// requests are refused, streams are told to end, in-flight requests get up to
+// 10 s to finish.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.echo,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	hs.RegisterOnShutdown(s.beginStopping)
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		s.beginStopping()
+		return fmt.Errorf("server: %w", err)
+	case <-ctx.Done():
+	}
+	s.log.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := hs.Shutdown(shutdownCtx)
+	if serveErr := <-errc; !errors.Is(serveErr, http.ErrServerClosed) && err == nil {
+		err = serveErr
+	}
+	if err != nil {
+		return fmt.Errorf("server: shutdown: %w", err)
+	}
+	return nil
+}
+
+// Stopping is closed when the server begins shutting down.
+func (s *Server) Stopping() <-chan struct{} { return s.stopping }
+
+func (s *Server) beginStopping() { s.stoppingOnce.Do(func() { close(s.stopping) }) }
+
+func (s *Server) routes() error {
+	e := s.echo
+	e.HideBanner = true
+	e.HidePort = true
+	e.HTTPErrorHandler = s.errorHandler
+	// Requests come straight from clients; no proxy header is trusted.
+	e.IPExtractor = echo.ExtractIPDirect()
+
+	metrics, err := newHTTPMetrics(s.cfg.Registry)
+	if err != nil {
+		return err
+	}
+	e.Use(middleware.RequestID())
+	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
+		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
+			s.log.Error("panic", slog.String("path", c.Path()), slog.Any("error", err), slog.String("stack", string(stack)))
+			return err
+		},
+	}))
+	e.Use(s.requestLogger())
+	e.Use(metrics.middleware)
+	e.Use(middleware.BodyLimit(s.cfg.BodyLimit))
+	e.Use(s.crossOriginProtection())
+	e.Use(middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
+		Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
+			Rate: rate.Limit(50), Burst: 200, ExpiresIn: 3 * time.Minute,
+		}),
+		IdentifierExtractor: func(c echo.Context) (string, error) { return c.RealIP(), nil },
+		DenyHandler: func(c echo.Context, _ string, _ error) error {
+			return &APIError{Status: http.StatusTooManyRequests, Code: CodeRateLimited, Message: "too many requests; slow down", RetryAfter: time.Second}
+		},
+	}))
+	e.Use(middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{
+		Skipper: isStream,
+		Timeout: s.cfg.RequestTimeout,
+	}))
+
+	e.GET("/healthz", s.healthz)
+	e.GET("/readyz", s.readyz)
+	e.GET("/metrics", echo.WrapHandler(metricsHandler(s.cfg.Gatherer)))
+	e.GET("/static/*", s.static())
+
+	e.GET("/signin", s.signInPage)
+	e.POST("/signin", s.signIn)
+	e.POST("/signout", s.signOut)
+
+	pages := e.Group("", s.requirePageUser)
+	pages.GET("/", s.homePage)
+
+	api := e.Group("/api/v1", s.requireAPIUser)
+	api.GET("/sites", s.listSites)
+	api.GET("/catalog/:site/searches", s.searchSearches)
+	api.GET("/catalog/:site/searches/:name", s.getSearch)
+	api.POST("/catalog/:site/searches/:name/count", s.countSearch)
+	api.POST("/conversations", s.createConversation)
+	api.GET("/conversations", s.listConversations)
+	api.GET("/conversations/:id", s.getConversation)
+	api.PATCH("/conversations/:id", s.renameConversation)
+	api.DELETE("/conversations/:id", s.deleteConversation)
+	return nil
+}
+
+// isStream skips middleware that must not apply to long-lived streams.
+func isStream(c echo.Context) bool {
+	return strings.HasSuffix(c.Request().URL.Path, "/events")
+}
+
+// crossOriginProtection refuses cross-origin state-changing requests
+// (CSRF) using the browser's Sec-Fetch-Site and Origin headers.
+func (s *Server) crossOriginProtection() echo.MiddlewareFunc {
+	cop := http.NewCrossOriginProtection()
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if err := cop.Check(c.Request()); err != nil {
+				return &APIError{Status: http.StatusForbidden, Code: CodeForbidden, Message: "cross-origin request refused", Err: err}
+			}
+			return next(c)
+		}
+	}
+}
+
+func (s *Server) requestLogger() echo.MiddlewareFunc {
+	return middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
+		LogStatus: true, LogURIPath: true, LogMethod: true, LogLatency: true, LogRequestID: true, LogError: true,
+		HandleError: true,
+		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
+			level := slog.LevelInfo
+			if v.Status >= 500 {
+				level = slog.LevelError
+			} else if v.Status >= 400 {
+				level = slog.LevelWarn
+			}
+			s.log.LogAttrs(c.Request().Context(), level, "request",
+				slog.String("method", v.Method), slog.String("path", v.URIPath),
+				slog.Int("status", v.Status), slog.Duration("latency", v.Latency),
+				slog.String("request_id", v.RequestID))
+			return nil
+		},
+	})
+}
+
+func (s *Server) healthz(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok", "version": s.cfg.Version})
+}
+
+func (s *Server) readyz(c echo.Context) error {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), 3*time.Second)
+	defer cancel()
+	if err := s.cfg.Ready(ctx); err != nil {
+		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "not ready: " + err.Error(), Err: err}
+	}
+	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
+}

@@ -1,0 +1,118 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Conversation is one researcher's chat about one strategy.
+type Conversation struct {
+	ID           string    `db:"id" json:"id"`
+	UserID       string    `db:"user_id" json:"-"`
+	SiteID       string    `db:"site_id" json:"siteId"`
+	Title        string    `db:"title" json:"title"`
+	Mode         string    `db:"mode" json:"mode"`
+	StrategyID   *string   `db:"strategy_id" json:"strategyId"`
+	Model        string    `db:"model" json:"model"`
+	LastEventSeq int64     `db:"last_event_seq" json:"lastEventSeq"`
+	CreatedAt    time.Time `db:"created_at" json:"createdAt"`
+	UpdatedAt    time.Time `db:"updated_at" json:"updatedAt"`
+}
+
+const conversationColumns = `id, user_id, site_id, title, mode, strategy_id, model, last_event_seq, created_at, updated_at`
+
+const createConversationSQL = `
+INSERT INTO conversations (user_id, site_id, title, model) VALUES ($1, $2, $3, $4)
+RETURNING ` + conversationColumns
+
+// CreateConversation starts a conversation in plan mode.
+func (db *DB) CreateConversation(ctx context.Context, userID, siteID, title, model string) (Conversation, error) {
+	var c Conversation
+	err := db.tx(ctx, "create conversation", func(tx pgx.Tx) error {
+		rows, _ := tx.Query(ctx, createConversationSQL, userID, siteID, title, model)
+		var err error
+		c, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Conversation])
+		return err
+	})
+	return c, err
+}
+
+const listConversationsSQL = `
+SELECT ` + conversationColumns + ` FROM conversations
+WHERE user_id = $1 ORDER BY updated_at DESC, id LIMIT $2`
+
+// Conversations lists a user's conversations, most recently active first.
+func (db *DB) Conversations(ctx context.Context, userID string, limit int) ([]Conversation, error) {
+	rows, _ := db.pool.Query(ctx, listConversationsSQL, userID, limit)
+	cs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Conversation])
+	return cs, translate("list conversations", err)
+}
+
+const conversationSQL = `SELECT ` + conversationColumns + ` FROM conversations WHERE id = $1 AND user_id = $2`
+
+// Conversation returns one of the user's conversations; another user's is
+// ErrNotFound.
+func (db *DB) Conversation(ctx context.Context, userID, id string) (Conversation, error) {
+	rows, _ := db.pool.Query(ctx, conversationSQL, id, userID)
+	c, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Conversation])
+	return c, translate("conversation", err)
+}
+
+const renameConversationSQL = `
+UPDATE conversations SET title = $3, updated_at = now()
+WHERE id = $1 AND user_id = $2
+RETURNING ` + conversationColumns
+
+// RenameConversation sets a conversation's title.
+func (db *DB) RenameConversation(ctx context.Context, userID, id, title string) (Conversation, error) {
+	var c Conversation
+	err := db.tx(ctx, "rename conversation", func(tx pgx.Tx) error {
+		rows, _ := tx.Query(ctx, renameConversationSQL, id, userID, title)
+		var err error
+		c, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Conversation])
+		return err
+	})
+	return c, err
+}
+
+const deleteConversationSQL = `DELETE FROM conversations WHERE id = $1 AND user_id = $2`
+
+// DeleteConversation removes a conversation and everything in it.
+func (db *DB) DeleteConversation(ctx context.Context, userID, id string) error {
+	return db.tx(ctx, "delete conversation", func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, deleteConversationSQL, id, userID)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
+}
+
+// Message is one stored chat message.
+type Message struct {
+	ID        string          `db:"id" json:"id"`
+	TurnID    *string         `db:"turn_id" json:"turnId"`
+	Role      string          `db:"role" json:"role"`
+	Content   string          `db:"content" json:"content"`
+	Data      json.RawMessage `db:"data" json:"data,omitempty"`
+	CreatedAt time.Time       `db:"created_at" json:"createdAt"`
+}
+
+const messagesSQL = `
+SELECT m.id, m.turn_id, m.role, m.content, m.data, m.created_at
+FROM messages m JOIN conversations c ON c.id = m.conversation_id
+WHERE m.conversation_id = $1 AND c.user_id = $2
+ORDER BY m.ord`
+
+// Messages returns a conversation's messages in order.
+func (db *DB) Messages(ctx context.Context, userID, conversationID string) ([]Message, error) {
+	rows, _ := db.pool.Query(ctx, messagesSQL, conversationID, userID)
+	ms, err := pgx.CollectRows(rows, pgx.RowToStructByName[Message])
+	return ms, translate("messages", err)
+}

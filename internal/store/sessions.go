@@ -1,0 +1,64 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Session is a signed-in browser. Only the hash of its cookie is stored.
+type Session struct {
+	UserID    string    `db:"user_id"`
+	CSRFToken string    `db:"csrf_token"`
+	ExpiresAt time.Time `db:"expires_at"`
+}
+
+const createSessionSQL = `
+INSERT INTO web_sessions (token_hash, user_id, csrf_token, expires_at) VALUES ($1, $2, $3, $4)`
+
+// CreateSession stores a new browser session.
+func (db *DB) CreateSession(ctx context.Context, hash []byte, userID, csrf string, expires time.Time) error {
+	return db.tx(ctx, "create session", func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, createSessionSQL, hash, userID, csrf, expires)
+		return err
+	})
+}
+
+const sessionSQL = `
+UPDATE web_sessions SET last_seen_at = now()
+WHERE token_hash = $1 AND expires_at > $2
+RETURNING user_id, csrf_token, expires_at`
+
+// SessionByHash returns a live session; an expired or unknown one is
+// ErrNotFound.
+func (db *DB) SessionByHash(ctx context.Context, hash []byte, now time.Time) (Session, error) {
+	rows, _ := db.pool.Query(ctx, sessionSQL, hash, now)
+	s, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Session])
+	return s, translate("session", err)
+}
+
+const deleteSessionSQL = `DELETE FROM web_sessions WHERE token_hash = $1`
+
+// DeleteSession ends a browser session (sign-out). Deleting an unknown
+// session is not an error.
+func (db *DB) DeleteSession(ctx context.Context, hash []byte) error {
+	return db.tx(ctx, "delete session", func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, deleteSessionSQL, hash)
+		return err
+	})
+}
+
+const deleteExpiredSessionsSQL = `DELETE FROM web_sessions WHERE expires_at <= $1`
+
+// DeleteExpiredSessions removes sessions past their expiry and returns how
+// many went.
+func (db *DB) DeleteExpiredSessions(ctx context.Context, now time.Time) (int64, error) {
+	var n int64
+	err := db.tx(ctx, "delete expired sessions", func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, deleteExpiredSessionsSQL, now)
+		n = tag.RowsAffected()
+		return err
+	})
+	return n, err
+}

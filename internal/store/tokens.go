@@ -1,0 +1,77 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// APIToken is a program's credential. Only its hash is stored.
+type APIToken struct {
+	ID         string     `db:"id"`
+	UserID     string     `db:"user_id"`
+	Name       string     `db:"name"`
+	CreatedAt  time.Time  `db:"created_at"`
+	LastUsedAt *time.Time `db:"last_used_at"`
+	RevokedAt  *time.Time `db:"revoked_at"`
+}
+
+const createTokenSQL = `
+INSERT INTO api_tokens (user_id, name, token_hash) VALUES ($1, $2, $3)
+RETURNING id, user_id, name, created_at, last_used_at, revoked_at`
+
+// CreateAPIToken stores the hash of a new token for a user.
+func (db *DB) CreateAPIToken(ctx context.Context, userID, name string, hash []byte) (APIToken, error) {
+	var t APIToken
+	err := db.tx(ctx, "create api token", func(tx pgx.Tx) error {
+		rows, _ := tx.Query(ctx, createTokenSQL, userID, name, hash)
+		var err error
+		t, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[APIToken])
+		return err
+	})
+	return t, err
+}
+
+const userByTokenSQL = `
+UPDATE api_tokens SET last_used_at = now()
+WHERE token_hash = $1 AND revoked_at IS NULL
+RETURNING user_id`
+
+// UserIDByTokenHash returns the owner of a live (unrevoked) token and
+// records its use.
+func (db *DB) UserIDByTokenHash(ctx context.Context, hash []byte) (string, error) {
+	var id string
+	err := db.pool.QueryRow(ctx, userByTokenSQL, hash).Scan(&id)
+	return id, translate("user by token", err)
+}
+
+const listTokensSQL = `
+SELECT id, user_id, name, created_at, last_used_at, revoked_at
+FROM api_tokens WHERE user_id = $1 ORDER BY created_at`
+
+// APITokens lists a user's tokens, revoked ones included.
+func (db *DB) APITokens(ctx context.Context, userID string) ([]APIToken, error) {
+	rows, _ := db.pool.Query(ctx, listTokensSQL, userID)
+	ts, err := pgx.CollectRows(rows, pgx.RowToStructByName[APIToken])
+	return ts, translate("list api tokens", err)
+}
+
+const revokeTokenSQL = `
+UPDATE api_tokens SET revoked_at = now()
+WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL`
+
+// RevokeAPIToken revokes one of the user's tokens; an unknown, foreign or
+// already revoked token is ErrNotFound.
+func (db *DB) RevokeAPIToken(ctx context.Context, userID, tokenID string) error {
+	return db.tx(ctx, "revoke api token", func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, revokeTokenSQL, tokenID, userID)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
+}
