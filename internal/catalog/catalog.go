@@ -236,6 +236,11 @@ type Catalog interface {
 // ErrNotFound means an unknown site, record type or search.
 var ErrNotFound = errors.New("catalog: not found")
 
+// ErrUnavailable means the catalog cannot answer right now (the offline gene
+// data is missing, or the live site is down); listing and validating
+// searches may still work.
+var ErrUnavailable = errors.New("catalog: answers unavailable")
+
 // ValidationError lists parameter problems the way WDK reports them.
 type ValidationError struct {
 	Search  string              `json:"search,omitempty"`
