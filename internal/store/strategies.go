@@ -1,0 +1,206 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Strategy is a persisted strategy graph. Graph is the strategy package's
+// JSON document, opaque here; Name mirrors the graph's name for listings.
+// A strategy belongs to its conversation's user.
+type Strategy struct {
+	ID             string    `db:"id"`
+	ConversationID string    `db:"conversation_id"`
+	SiteID         string    `db:"site_id"`
+	RecordType     string    `db:"record_type"`
+	Name           string    `db:"name"`
+	Graph          []byte    `db:"graph"`
+	Version        int       `db:"version"`
+	CreatedAt      time.Time `db:"created_at"`
+	UpdatedAt      time.Time `db:"updated_at"`
+}
+
+// StrategyVersion is one recorded version of a strategy: the whole graph as
+// it was after the change, and the change record (both JSON documents of
+// the strategy package). Version 0 is the strategy's creation.
+type StrategyVersion struct {
+	Version   int       `db:"version"`
+	Graph     []byte    `db:"graph"` // nil in StrategyVersions listings
+	Change    []byte    `db:"change"`
+	CreatedAt time.Time `db:"created_at"`
+}
+
+const strategyColumns = `s.id, s.conversation_id, s.site_id, s.record_type, s.name, s.graph, s.version, s.created_at, s.updated_at`
+
+const lockConversationForStrategySQL = `
+SELECT site_id, strategy_id FROM conversations WHERE id = $1 AND user_id = $2 FOR UPDATE`
+
+const ownedStrategySQL = `
+SELECT ` + strategyColumns + `
+FROM strategies s JOIN conversations c ON c.id = s.conversation_id
+WHERE s.id = $1 AND c.user_id = $2`
+
+const insertStrategySQL = `
+WITH s AS (
+    INSERT INTO strategies (conversation_id, site_id, record_type, name, graph, version)
+    VALUES ($1, $2, $3, coalesce($4::jsonb->>'name', ''), $4, 0)
+    RETURNING *
+)
+SELECT ` + strategyColumns + ` FROM s`
+
+const insertStrategyVersionSQL = `
+INSERT INTO strategy_versions (strategy_id, version, graph, change) VALUES ($1, $2, $3, $4)`
+
+const linkConversationStrategySQL = `
+UPDATE conversations SET strategy_id = $2, updated_at = now() WHERE id = $1`
+
+// CreateConversationStrategy returns the strategy of a user's conversation,
+// creating it (version 0, recorded in strategy_versions, linked from
+// conversations.strategy_id) when the conversation has none. build makes
+// the initial graph and change record for the conversation's site; it runs
+// inside the transaction, with the conversation row locked so that two
+// concurrent callers end up with one strategy. created reports whether this
+// call made it.
+func (db *DB) CreateConversationStrategy(ctx context.Context, userID, conversationID, recordType string,
+	build func(siteID string) (graph, change []byte, err error)) (s Strategy, created bool, err error) {
+	err = db.tx(ctx, "create conversation strategy", func(tx pgx.Tx) error {
+		var (
+			siteID     string
+			strategyID *string
+		)
+		if err := tx.QueryRow(ctx, lockConversationForStrategySQL, conversationID, userID).Scan(&siteID, &strategyID); err != nil {
+			return err
+		}
+		if strategyID != nil {
+			var err error
+			s, err = ownedStrategy(ctx, tx, userID, *strategyID)
+			return err
+		}
+		graph, change, err := build(siteID)
+		if err != nil {
+			return err
+		}
+		rows, _ := tx.Query(ctx, insertStrategySQL, conversationID, siteID, recordType, graph)
+		if s, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Strategy]); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, insertStrategyVersionSQL, s.ID, 0, graph, change); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, linkConversationStrategySQL, conversationID, s.ID); err != nil {
+			return err
+		}
+		created = true
+		return nil
+	})
+	return s, created, err
+}
+
+func ownedStrategy(ctx context.Context, q pgx.Tx, userID, strategyID string) (Strategy, error) {
+	rows, _ := q.Query(ctx, ownedStrategySQL, strategyID, userID)
+	return pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Strategy])
+}
+
+// Strategy returns one of the user's strategies; another user's is
+// ErrNotFound.
+func (db *DB) Strategy(ctx context.Context, userID, strategyID string) (Strategy, error) {
+	rows, _ := db.pool.Query(ctx, ownedStrategySQL, strategyID, userID)
+	s, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Strategy])
+	return s, translate("strategy", err)
+}
+
+const conversationStrategySQL = `
+SELECT ` + strategyColumns + `
+FROM conversations c JOIN strategies s ON s.id = c.strategy_id
+WHERE c.id = $1 AND c.user_id = $2`
+
+// ConversationStrategy returns the strategy linked to a user's
+// conversation; ErrNotFound when it has none yet (or is not the user's).
+func (db *DB) ConversationStrategy(ctx context.Context, userID, conversationID string) (Strategy, error) {
+	rows, _ := db.pool.Query(ctx, conversationStrategySQL, conversationID, userID)
+	s, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Strategy])
+	return s, translate("conversation strategy", err)
+}
+
+const lockStrategySQL = `
+SELECT s.graph, s.version
+FROM strategies s JOIN conversations c ON c.id = s.conversation_id
+WHERE s.id = $1 AND c.user_id = $2
+FOR UPDATE OF s`
+
+const updateStrategySQL = `
+WITH s AS (
+    UPDATE strategies
+    SET graph = $2, name = coalesce($2::jsonb->>'name', name), version = $3, updated_at = now()
+    WHERE id = $1
+    RETURNING *
+)
+SELECT ` + strategyColumns + ` FROM s`
+
+// UpdateStrategy is the locked read-modify-write of a strategy: in one
+// transaction it locks the strategy row (SELECT ... FOR UPDATE), passes the
+// current graph and version to fn, and stores fn's graph as version+1 with
+// a strategy_versions row holding the graph and fn's change record.
+// Concurrent writers, in this process or another, queue on the lock, so
+// versions are contiguous and no change is lost. An error from fn rolls
+// everything back and is returned wrapped.
+func (db *DB) UpdateStrategy(ctx context.Context, userID, strategyID string,
+	fn func(current []byte, version int) (next, change []byte, err error)) (Strategy, error) {
+	var s Strategy
+	err := db.tx(ctx, "update strategy", func(tx pgx.Tx) error {
+		var (
+			current []byte
+			version int
+		)
+		if err := tx.QueryRow(ctx, lockStrategySQL, strategyID, userID).Scan(&current, &version); err != nil {
+			return err
+		}
+		next, change, err := fn(current, version)
+		if err != nil {
+			return err
+		}
+		rows, _ := tx.Query(ctx, updateStrategySQL, strategyID, next, version+1)
+		if s, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Strategy]); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, insertStrategyVersionSQL, strategyID, version+1, next, change)
+		return err
+	})
+	return s, err
+}
+
+const strategyVersionsSQL = `
+SELECT v.version, v.change, v.created_at
+FROM strategy_versions v
+JOIN strategies s ON s.id = v.strategy_id
+JOIN conversations c ON c.id = s.conversation_id
+WHERE v.strategy_id = $1 AND c.user_id = $2
+ORDER BY v.version`
+
+// StrategyVersions lists a strategy's versions, oldest first, without their
+// graphs. Every strategy has version 0, so an empty list means the strategy
+// is not the user's: ErrNotFound.
+func (db *DB) StrategyVersions(ctx context.Context, userID, strategyID string) ([]StrategyVersion, error) {
+	rows, _ := db.pool.Query(ctx, strategyVersionsSQL, strategyID, userID)
+	vs, err := pgx.CollectRows(rows, pgx.RowToStructByNameLax[StrategyVersion])
+	if err == nil && len(vs) == 0 {
+		err = ErrNotFound
+	}
+	return vs, translate("strategy versions", err)
+}
+
+const strategyVersionSQL = `
+SELECT v.version, v.graph, v.change, v.created_at
+FROM strategy_versions v
+JOIN strategies s ON s.id = v.strategy_id
+JOIN conversations c ON c.id = s.conversation_id
+WHERE v.strategy_id = $1 AND c.user_id = $2 AND v.version = $3`
+
+// StrategyVersion returns one version of a user's strategy with its graph.
+func (db *DB) StrategyVersion(ctx context.Context, userID, strategyID string, version int) (StrategyVersion, error) {
+	rows, _ := db.pool.Query(ctx, strategyVersionSQL, strategyID, userID, version)
+	v, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[StrategyVersion])
+	return v, translate("strategy version", err)
+}

@@ -1,0 +1,319 @@
+package strategy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"strategist/internal/catalog"
+	"strategist/internal/store"
+)
+
+// Store is the persistence the Service needs; *store.DB satisfies it. Every
+// method filters by the owning user, so another user's strategy is
+// store.ErrNotFound.
+type Store interface {
+	CreateConversationStrategy(ctx context.Context, userID, conversationID, recordType string,
+		build func(siteID string) (graph, change []byte, err error)) (store.Strategy, bool, error)
+	ConversationStrategy(ctx context.Context, userID, conversationID string) (store.Strategy, error)
+	Strategy(ctx context.Context, userID, strategyID string) (store.Strategy, error)
+	UpdateStrategy(ctx context.Context, userID, strategyID string,
+		fn func(current []byte, version int) (next, change []byte, err error)) (store.Strategy, error)
+	StrategyVersions(ctx context.Context, userID, strategyID string) ([]store.StrategyVersion, error)
+	StrategyVersion(ctx context.Context, userID, strategyID string, version int) (store.StrategyVersion, error)
+}
+
+// Config holds the Service's dependencies.
+type Config struct {
+	Store   Store   // required
+	Catalog Catalog // required
+	// Counter computes step counts; nil means a counter over Catalog with
+	// default settings.
+	Counter *Counter
+	// OnChange is called after every committed change (creation, mutation,
+	// undo) with the new snapshot, in version order per strategy as far as
+	// the caller's goroutines allow. The orchestrator appends the
+	// graph_snapshot event here. Its context is the caller's without
+	// cancellation: a change that committed is always reported.
+	OnChange func(ctx context.Context, s Snapshot)
+	Logger   *slog.Logger
+}
+
+// Service is the one place that changes persisted strategies. Every change
+// is applied under the strategy's row lock and stored as a new version
+// together with its change record, then reported through OnChange; there
+// is no other write path, so every graph_snapshot comes from here. It is
+// safe for concurrent use: it holds no mutable state of its own besides
+// the Counter's cache.
+type Service struct {
+	store    Store
+	cat      Catalog
+	counter  *Counter
+	onChange func(ctx context.Context, s Snapshot)
+	log      *slog.Logger
+}
+
+// NewService checks cfg and returns a Service.
+func NewService(cfg Config) (*Service, error) {
+	if cfg.Store == nil || cfg.Catalog == nil {
+		return nil, errors.New("strategy: new service: Store and Catalog are required")
+	}
+	s := &Service{store: cfg.Store, cat: cfg.Catalog, counter: cfg.Counter, onChange: cfg.OnChange, log: cfg.Logger}
+	if s.counter == nil {
+		c, err := NewCounter(cfg.Catalog, CounterConfig{})
+		if err != nil {
+			return nil, fmt.Errorf("strategy: new service: %w", err)
+		}
+		s.counter = c
+	}
+	if s.onChange == nil {
+		s.onChange = func(context.Context, Snapshot) {}
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.log = s.log.With("component", "strategy")
+	return s, nil
+}
+
+// Result is a committed change: the new snapshot and what changed (for
+// added steps, Change.Step is the new step's id).
+type Result struct {
+	Snapshot Snapshot `json:"snapshot"`
+	Change   Change   `json:"change"`
+}
+
+// Version is one entry of a strategy's history.
+type Version struct {
+	Version   int       `json:"version"`
+	Change    Change    `json:"change"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// ForConversation returns the strategy of a conversation, creating an empty
+// one of recordType on the conversation's site when it has none (recorded
+// as version 0 and reported through OnChange).
+func (s *Service) ForConversation(ctx context.Context, userID, conversationID, recordType, name string) (Snapshot, error) {
+	var buildErr error
+	build := func(siteID string) ([]byte, []byte, error) {
+		buildErr = s.checkRecordType(ctx, siteID, recordType)
+		if buildErr != nil {
+			return nil, nil, buildErr
+		}
+		g, err := New(siteID, recordType, name)
+		if err != nil {
+			buildErr = err
+			return nil, nil, err
+		}
+		graph, err := g.Encode()
+		if err != nil {
+			buildErr = err
+			return nil, nil, err
+		}
+		change, err := json.Marshal(Change{Op: OpCreate, Summary: fmt.Sprintf("created an empty %s strategy", recordType)})
+		if err != nil {
+			buildErr = err
+			return nil, nil, err
+		}
+		return graph, change, nil
+	}
+	rec, created, err := s.store.CreateConversationStrategy(ctx, userID, conversationID, recordType, build)
+	if buildErr != nil {
+		return Snapshot{}, buildErr
+	}
+	if err != nil {
+		return Snapshot{}, fmt.Errorf("strategy: strategy for conversation %s: %w", conversationID, err)
+	}
+	snap, err := snapshotOf(rec)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	if created {
+		s.onChange(context.WithoutCancel(ctx), snap)
+	}
+	return snap, nil
+}
+
+// checkRecordType refuses a record type the site does not have.
+func (s *Service) checkRecordType(ctx context.Context, siteID, recordType string) error {
+	rts, err := s.cat.RecordTypes(ctx, siteID)
+	if err != nil {
+		return fmt.Errorf("strategy: record types of %s: %w", siteID, err)
+	}
+	for _, rt := range rts {
+		if rt.Name == recordType {
+			return nil
+		}
+	}
+	return fmt.Errorf("strategy: new strategy: %w: site %s has no record type %q", ErrRecordTypeMismatch, siteID, recordType)
+}
+
+// Conversation returns the strategy of a conversation; store.ErrNotFound
+// when it has none yet.
+func (s *Service) Conversation(ctx context.Context, userID, conversationID string) (Snapshot, error) {
+	rec, err := s.store.ConversationStrategy(ctx, userID, conversationID)
+	if err != nil {
+		return Snapshot{}, fmt.Errorf("strategy: strategy of conversation %s: %w", conversationID, err)
+	}
+	return snapshotOf(rec)
+}
+
+// Get returns a strategy's current snapshot.
+func (s *Service) Get(ctx context.Context, userID, strategyID string) (Snapshot, error) {
+	_, g, rec, err := s.load(ctx, userID, strategyID)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	return g.Snapshot(rec.ID, rec.Version), nil
+}
+
+func (s *Service) load(ctx context.Context, userID, strategyID string) (Snapshot, *Graph, store.Strategy, error) {
+	rec, err := s.store.Strategy(ctx, userID, strategyID)
+	if err != nil {
+		return Snapshot{}, nil, rec, fmt.Errorf("strategy: load %s: %w", strategyID, err)
+	}
+	g, err := Decode(rec.Graph)
+	if err != nil {
+		return Snapshot{}, nil, rec, err
+	}
+	return g.Snapshot(rec.ID, rec.Version), g, rec, nil
+}
+
+func snapshotOf(rec store.Strategy) (Snapshot, error) {
+	g, err := Decode(rec.Graph)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	return g.Snapshot(rec.ID, rec.Version), nil
+}
+
+// Apply changes a strategy: it validates m against the catalog, applies it
+// to the current graph under the strategy's row lock, counts the steps the
+// change affects, stores the result as the next version with its change
+// record, and reports the new snapshot through OnChange. A refused mutation
+// changes nothing and returns a *StepError.
+//
+// The catalog work and a first round of counting happen before the lock,
+// against the graph as read, so the lock is held for a pure graph update
+// and cache hits; only when a concurrent change invalidated what was read
+// (an update of the same step) is the mutation prepared again under the
+// lock.
+func (s *Service) Apply(ctx context.Context, userID, strategyID string, m Mutation) (Result, error) {
+	_, base, _, err := s.load(ctx, userID, strategyID)
+	if err != nil {
+		return Result{}, err
+	}
+	p, err := m.prepare(ctx, s.cat, base)
+	if err != nil {
+		return Result{}, err
+	}
+	if next, change, err := p.apply(base); err == nil {
+		s.counter.Refresh(ctx, next, change.affected(next)) // warms the cache; the result is recomputed under the lock
+	}
+	var (
+		res    Result
+		next   *Graph
+		mutErr error
+	)
+	rec, err := s.store.UpdateStrategy(ctx, userID, strategyID, func(current []byte, version int) ([]byte, []byte, error) {
+		g, err := Decode(current)
+		if err != nil {
+			mutErr = err
+			return nil, nil, err
+		}
+		if !p.holds(g) {
+			if p, mutErr = m.prepare(ctx, s.cat, g); mutErr != nil {
+				return nil, nil, mutErr
+			}
+		}
+		var change Change
+		if next, change, mutErr = p.apply(g); mutErr != nil {
+			return nil, nil, mutErr
+		}
+		next = s.counter.Refresh(ctx, next, change.affected(next))
+		res.Change = change
+		return encodePair(next, change, &mutErr)
+	})
+	if mutErr != nil {
+		return Result{}, mutErr
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("strategy: apply to %s: %w", strategyID, err)
+	}
+	res.Snapshot = next.Snapshot(rec.ID, rec.Version)
+	s.logCounts(strategyID, rec.Version, next, res.Change.affected(next))
+	s.onChange(context.WithoutCancel(ctx), res.Snapshot)
+	return res, nil
+}
+
+// encodePair encodes a graph and its change record for the store, noting
+// an encoding failure in *errp.
+func encodePair(g *Graph, c Change, errp *error) ([]byte, []byte, error) {
+	graph, err := g.Encode()
+	if err != nil {
+		*errp = err
+		return nil, nil, err
+	}
+	change, err := json.Marshal(c)
+	if err != nil {
+		*errp = fmt.Errorf("strategy: encode change: %w", err)
+		return nil, nil, *errp
+	}
+	return graph, change, nil
+}
+
+func (s *Service) logCounts(strategyID string, version int, g *Graph, ids []StepID) {
+	for _, id := range ids {
+		if st, ok := g.Step(id); ok && st.CountStatus == CountError {
+			s.log.Warn("step count failed", "strategy_id", strategyID, "version", version,
+				"step_id", string(id), "message", st.CountMessage)
+		}
+	}
+}
+
+// Rename sets a strategy's name (a versioned change like any other).
+func (s *Service) Rename(ctx context.Context, userID, strategyID, name string) (Result, error) {
+	return s.Apply(ctx, userID, strategyID, Rename{Name: name})
+}
+
+// Versions lists a strategy's history, oldest first.
+func (s *Service) Versions(ctx context.Context, userID, strategyID string) ([]Version, error) {
+	vs, err := s.store.StrategyVersions(ctx, userID, strategyID)
+	if err != nil {
+		return nil, fmt.Errorf("strategy: versions of %s: %w", strategyID, err)
+	}
+	out := make([]Version, len(vs))
+	for i, v := range vs {
+		out[i] = Version{Version: v.Version, CreatedAt: v.CreatedAt}
+		if err := json.Unmarshal(v.Change, &out[i].Change); err != nil {
+			return nil, fmt.Errorf("strategy: versions of %s: decode change %d: %w", strategyID, v.Version, err)
+		}
+	}
+	return out, nil
+}
+
+// WDK exports a strategy to WDK's step bodies and stepTree; a strategy
+// that is not complete is an *InvalidGraphError listing its problems.
+func (s *Service) WDK(ctx context.Context, userID, strategyID string) (*WDKStrategy, error) {
+	_, g, _, err := s.load(ctx, userID, strategyID)
+	if err != nil {
+		return nil, err
+	}
+	return g.WDK()
+}
+
+// Validate lists every problem of a strategy (an empty list means it is
+// complete) along with its snapshot.
+func (s *Service) Validate(ctx context.Context, userID, strategyID string) ([]Problem, Snapshot, error) {
+	snap, g, _, err := s.load(ctx, userID, strategyID)
+	if err != nil {
+		return nil, Snapshot{}, err
+	}
+	return g.Validate(), snap, nil
+}
+
+// interface check: the live and offline catalogs satisfy Catalog.
+var _ Catalog = catalog.Catalog(nil)

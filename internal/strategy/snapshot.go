@@ -1,0 +1,35 @@
+package strategy
+
+// Snapshot is a strategy as the browser, the event stream (the body of a
+// graph_snapshot event) and GET /api/v1/conversations/{id}/strategy show it:
+// the whole graph with full step objects, every root, and RootStepID when
+// there is exactly one.
+type Snapshot struct {
+	StrategyID string   `json:"strategyId"`
+	Version    int      `json:"version"`
+	Name       string   `json:"name"`
+	RecordType string   `json:"recordType"`
+	SiteID     string   `json:"siteId"`
+	RootStepID StepID   `json:"rootStepId,omitempty"`
+	Roots      []StepID `json:"roots"`
+	Steps      []Step   `json:"steps"`
+}
+
+// Snapshot returns the graph as strategy strategyID at version.
+func (g *Graph) Snapshot(strategyID string, version int) Snapshot {
+	c := g.Clone()
+	roots := c.Roots()
+	s := Snapshot{
+		StrategyID: strategyID,
+		Version:    version,
+		Name:       c.Name,
+		RecordType: c.RecordType,
+		SiteID:     c.SiteID,
+		Roots:      roots,
+		Steps:      c.Steps,
+	}
+	if len(roots) == 1 {
+		s.RootStepID = roots[0]
+	}
+	return s
+}

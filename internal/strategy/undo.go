@@ -1,0 +1,94 @@
+package strategy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// errVersionMoved aborts an undo whose strategy changed between reading the
+// version to restore and taking the lock; Undo then starts over.
+var errVersionMoved = errors.New("strategy: version moved")
+
+// undoAttempts bounds how often Undo starts over under concurrent changes.
+const undoAttempts = 5
+
+// Undo reverts the last change by restoring the graph of the version before
+// it, exactly (steps, counts and name), recorded as a new version with
+// change "undo" and reported through OnChange. Undos walk back through
+// history: a second undo reverts the change before the one the first undid
+// (it does not undo the undo), down to the empty strategy of version 0,
+// after which there is ErrNothingToUndo. Step ids keep counting up, so a
+// step created after an undo never reuses a reverted step's id.
+func (s *Service) Undo(ctx context.Context, userID, strategyID string) (Result, error) {
+	for range undoAttempts {
+		res, err := s.undoOnce(ctx, userID, strategyID)
+		if !errors.Is(err, errVersionMoved) {
+			return res, err
+		}
+	}
+	return Result{}, fmt.Errorf("strategy: undo %s: the strategy kept changing; try again", strategyID)
+}
+
+func (s *Service) undoOnce(ctx context.Context, userID, strategyID string) (Result, error) {
+	rec, err := s.store.Strategy(ctx, userID, strategyID)
+	if err != nil {
+		return Result{}, fmt.Errorf("strategy: undo %s: %w", strategyID, err)
+	}
+	cur, err := s.store.StrategyVersion(ctx, userID, strategyID, rec.Version)
+	if err != nil {
+		return Result{}, fmt.Errorf("strategy: undo %s: current version: %w", strategyID, err)
+	}
+	var last Change
+	if err := json.Unmarshal(cur.Change, &last); err != nil {
+		return Result{}, fmt.Errorf("strategy: undo %s: decode change %d: %w", strategyID, rec.Version, err)
+	}
+	// The state now is that of version effective; undo goes one before it.
+	effective := rec.Version
+	if last.Op == OpUndo && last.RestoredVersion != nil {
+		effective = *last.RestoredVersion
+	}
+	target := effective - 1
+	if target < 0 {
+		return Result{}, fmt.Errorf("strategy: undo %s: %w: the strategy is as it was created", strategyID, ErrNothingToUndo)
+	}
+	tv, err := s.store.StrategyVersion(ctx, userID, strategyID, target)
+	if err != nil {
+		return Result{}, fmt.Errorf("strategy: undo %s: version %d: %w", strategyID, target, err)
+	}
+	restored, err := Decode(tv.Graph)
+	if err != nil {
+		return Result{}, err
+	}
+	var (
+		next    *Graph
+		change  Change
+		failure error
+	)
+	saved, err := s.store.UpdateStrategy(ctx, userID, strategyID, func(current []byte, version int) ([]byte, []byte, error) {
+		if version != rec.Version {
+			failure = errVersionMoved
+			return nil, nil, failure
+		}
+		g, err := Decode(current)
+		if err != nil {
+			failure = err
+			return nil, nil, err
+		}
+		next = restored.Clone()
+		next.NextStep = max(next.NextStep, g.NextStep)
+		change = Change{Op: OpUndo, UndoneVersion: effective, RestoredVersion: &target,
+			Summary: fmt.Sprintf("undid version %d: the strategy is as it was at version %d", effective, target)}
+		return encodePair(next, change, &failure)
+	})
+	if failure != nil {
+		return Result{}, failure
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("strategy: undo %s: %w", strategyID, err)
+	}
+	res := Result{Snapshot: next.Snapshot(saved.ID, saved.Version), Change: change}
+	s.onChange(context.WithoutCancel(ctx), res.Snapshot)
+	return res, nil
+}
