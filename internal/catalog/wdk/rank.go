@@ -1,0 +1,177 @@
+package wdk
+
+import (
+	"math"
+	"sort"
+	"strings"
+	"unicode"
+
+	"strategist/internal/catalog"
+)
+
+// defaultRankLimit is how many searches SearchForSearches returns when the
+// caller gives no limit.
+const defaultRankLimit = 20
+
+// field weights: a match in the name a researcher sees counts most.
+var rankFields = []struct {
+	weight float64
+	get    func(*SearchInfo) string
+}{
+	{3, func(s *SearchInfo) string { return s.DisplayName }},
+	{2, func(s *SearchInfo) string { return s.ShortDisplayName }},
+	{2, func(s *SearchInfo) string { return splitCamel(s.Name) }},
+	{1, func(s *SearchInfo) string { return s.Summary }},
+	{1, func(s *SearchInfo) string { return s.Description }},
+	{0.5, func(s *SearchInfo) string { return s.Help }},
+}
+
+// rankStop are words that say nothing about which search fits.
+var rankStop = map[string]bool{
+	"a": true, "an": true, "and": true, "are": true, "by": true, "for": true, "from": true, "in": true,
+	"is": true, "of": true, "on": true, "or": true, "the": true, "that": true, "to": true, "with": true,
+	"find": true, "search": true, "searches": true, "which": true, "what": true, "all": true, "me": true,
+}
+
+// rank scores searches for a free-text query: each query word scores by
+// where it matches (whole word, or a prefix of at least 3 letters at half
+// weight), weighted by its rarity across the searches (IDF), and the whole
+// query found in the display name adds a bonus. Internal searches are left
+// out; ties go by display name.
+func rank(list []SearchInfo, query string, limit int) []catalog.SearchSummary {
+	if limit <= 0 {
+		limit = defaultRankLimit
+	}
+	words := rankWords(query)
+	type doc struct {
+		s      *SearchInfo
+		fields [][]string
+	}
+	docs := make([]doc, 0, len(list))
+	df := map[string]int{}
+	for i := range list {
+		s := &list[i]
+		if s.Internal() {
+			continue
+		}
+		d := doc{s: s}
+		seen := map[string]bool{}
+		for _, f := range rankFields {
+			toks := tokens(f.get(s))
+			d.fields = append(d.fields, toks)
+			for _, t := range toks {
+				if !seen[t] {
+					seen[t] = true
+					df[t]++
+				}
+			}
+		}
+		docs = append(docs, d)
+	}
+	out := make([]catalog.SearchSummary, 0, min(limit, len(docs)))
+	if len(words) == 0 {
+		sort.SliceStable(docs, func(i, j int) bool { return docs[i].s.DisplayName < docs[j].s.DisplayName })
+		for _, d := range docs[:min(limit, len(docs))] {
+			out = append(out, d.s.summary(d.s.Kind()))
+		}
+		return out
+	}
+	n := float64(len(docs))
+	phrase := strings.ToLower(strings.TrimSpace(query))
+	type scored struct {
+		s     *SearchInfo
+		score float64
+	}
+	var hits []scored
+	for _, d := range docs {
+		score := 0.0
+		for _, w := range words {
+			best := 0.0
+			for fi, toks := range d.fields {
+				for _, t := range toks {
+					m := 0.0
+					switch {
+					case t == w:
+						m = 1
+					case len(w) >= 3 && strings.HasPrefix(t, w), len(t) >= 3 && strings.HasPrefix(w, t):
+						m = 0.5
+					}
+					best = max(best, m*rankFields[fi].weight)
+				}
+			}
+			if best > 0 {
+				idf := math.Log(1 + n/float64(1+df[w]))
+				score += best * idf
+			}
+		}
+		if score == 0 {
+			continue
+		}
+		if strings.Contains(strings.ToLower(d.s.DisplayName), phrase) {
+			score += 2
+		}
+		hits = append(hits, scored{d.s, score / float64(len(words))})
+	}
+	sort.SliceStable(hits, func(i, j int) bool {
+		if hits[i].score != hits[j].score {
+			return hits[i].score > hits[j].score
+		}
+		return hits[i].s.DisplayName < hits[j].s.DisplayName
+	})
+	for _, h := range hits[:min(limit, len(hits))] {
+		sum := h.s.summary(h.s.Kind())
+		sum.Score = math.Round(h.score*1000) / 1000
+		out = append(out, sum)
+	}
+	return out
+}
+
+// rankWords are the query's meaningful words.
+func rankWords(q string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range tokens(q) {
+		if !rankStop[t] && !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// tokens lower-cases text, splits it on anything but letters and digits,
+// strips HTML tags and folds plurals ("kinases" -> "kinase").
+func tokens(s string) []string {
+	s = tagRE.ReplaceAllString(s, " ")
+	fields := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+	for i, f := range fields {
+		fields[i] = stem(f)
+	}
+	return fields
+}
+
+func stem(w string) string {
+	switch {
+	case len(w) > 4 && strings.HasSuffix(w, "ies"):
+		return w[:len(w)-3] + "y"
+	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
+		return w[:len(w)-1]
+	}
+	return w
+}
+
+// splitCamel turns GenesByGoTerm into "Genes By Go Term" so url segments
+// match words.
+func splitCamel(s string) string {
+	var b strings.Builder
+	rs := []rune(s)
+	for i, r := range rs {
+		if i > 0 && unicode.IsUpper(r) && (unicode.IsLower(rs[i-1]) || (i+1 < len(rs) && unicode.IsLower(rs[i+1]) && unicode.IsUpper(rs[i-1]))) {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
