@@ -349,9 +349,9 @@ func (m DeleteStep) prepare(context.Context, SearchCatalog, *Graph) (plan, error
 		gone := g.Steps[i]
 		next := g.Clone()
 		next.Steps = slices.Delete(next.Steps, i, i+1)
-		c := Change{Op: OpDeleteStep, Step: gone.ID, RestoredRoots: slices.Clone(gone.Inputs)}
-		c.Summary = fmt.Sprintf("deleted step %s %q", gone.ID, gone.DisplayName)
+		c := Change{Op: OpDeleteStep, Step: gone.ID, Summary: fmt.Sprintf("deleted step %s %q", gone.ID, gone.DisplayName)}
 		if len(gone.Inputs) > 0 {
+			c.RestoredRoots = slices.Clone(gone.Inputs)
 			c.Summary += fmt.Sprintf("; %s became roots again", joinIDs(gone.Inputs))
 		}
 		return next, c, nil

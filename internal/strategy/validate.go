@@ -114,8 +114,11 @@ func (g *Graph) validateStep(i int, s Step, pos map[StepID]int, consumer map[Ste
 			add(Code(ErrInvalidColocation), "step %s: %v", s.ID, err)
 		}
 	}
-	if (s.CountStatus == CountOK) != (s.Count != nil) {
-		add(ProblemCount, "step %s has count status %s with count %v", s.ID, s.CountStatus, s.Count)
+	switch {
+	case s.CountStatus == CountOK && s.Count == nil:
+		add(ProblemCount, "step %s has count status ok but no count", s.ID)
+	case s.CountStatus != CountOK && s.Count != nil:
+		add(ProblemCount, "step %s has count status %s but a count of %d", s.ID, s.CountStatus, *s.Count)
 	}
 	return ps
 }
