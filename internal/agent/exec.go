@@ -1,0 +1,184 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"strategist/internal/llm"
+)
+
+// outcome is one tool call's result. A tool goroutine writes only its own
+// outcome, before signalling on the done channel; the run reads it after.
+type outcome struct {
+	content json.RawMessage // the full rendered result or failure
+	failure *ToolFailure
+	output  any
+	dur     time.Duration
+}
+
+// runTools runs the calls of one response, at most MaxParallelTools at a
+// time, starting them in call order. Start events are yielded before each
+// handler runs, end events as calls finish; the results go into history in
+// call order. It returns false if the consumer stopped; it never returns
+// before every goroutine it started has finished.
+func (r *run) runTools(ctx context.Context, calls []llm.ToolCall, round int) bool {
+	n := len(calls)
+	outs := make([]outcome, n)
+	done := make(chan int, n) // buffered: a finishing call never blocks
+	tctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	next, running := 0, 0
+	abandon := func() bool {
+		cancel()
+		for ; running > 0; running-- {
+			<-done
+		}
+		return false
+	}
+	for finished := 0; finished < n; {
+		for running < r.cfg.MaxParallelTools && next < n {
+			i := next
+			next++
+			c := calls[i]
+			if !r.yield(ToolCallStart{CallID: c.ID, Name: c.Name, Round: round, Args: c.Args}) {
+				return abandon()
+			}
+			running++
+			go func() {
+				outs[i] = r.invoke(tctx, c, round)
+				done <- i
+			}()
+		}
+		i := <-done
+		running--
+		finished++
+		o := outs[i]
+		end := ToolCallEnd{CallID: calls[i].ID, Name: calls[i].Name, Round: round, OK: o.failure == nil,
+			Result: Digest(o.content, r.cfg.ResultLimits), Error: o.failure, Output: o.output, Duration: o.dur}
+		if !r.yield(end) {
+			return abandon()
+		}
+	}
+
+	seen := make([]llm.ToolResult, n)
+	kept := make([]llm.ToolResult, n)
+	for i, c := range calls {
+		o := outs[i]
+		seen[i] = llm.ToolResult{CallID: c.ID, Name: c.Name, IsError: o.failure != nil, Content: Digest(o.content, r.cfg.ResultLimits)}
+		kept[i] = seen[i]
+		kept[i].Content = Digest(o.content, r.cfg.HistoryLimits)
+	}
+	r.msgs = append(r.msgs, llm.Message{Role: llm.RoleTool, ToolResults: seen})
+	r.out = append(r.out, llm.Message{Role: llm.RoleTool, ToolResults: kept})
+	return true
+}
+
+// invoke runs one call under its own timeout and classifies the outcome.
+func (r *run) invoke(ctx context.Context, c llm.ToolCall, round int) (o outcome) {
+	start := time.Now()
+	defer func() { o.dur = time.Since(start) }()
+	var tool Tool
+	ok := false
+	if r.cfg.Tools != nil {
+		tool, ok = r.cfg.Tools.Lookup(c.Name)
+	}
+	if !ok {
+		var names []string
+		if r.cfg.Tools != nil {
+			names = r.cfg.Tools.Names()
+		}
+		return failed(&ToolFailure{Code: CodeUnknownTool, Message: fmt.Sprintf("there is no tool named %q", c.Name),
+			Details: map[string]any{"available": names}})
+	}
+	if ctx.Err() != nil {
+		return failed(&ToolFailure{Code: CodeCancelled, Message: "the run was cancelled before this call started"})
+	}
+	cctx, cancel := context.WithTimeout(withCall(ctx, Call{ID: c.ID, Name: c.Name, Round: round}), r.cfg.ToolTimeout)
+	defer cancel()
+	val, err := r.call(cctx, tool, c)
+	if err == nil {
+		content, err := renderResult(val)
+		if err != nil {
+			return failed(&ToolFailure{Code: CodeToolError, Message: err.Error()})
+		}
+		return outcome{content: content, output: val}
+	}
+	if te, ok := errors.AsType[*ToolError](err); ok {
+		return failed(&ToolFailure{Code: te.Code, Message: te.Message, Details: te.Details})
+	}
+	switch {
+	case ctx.Err() != nil:
+		return failed(&ToolFailure{Code: CodeCancelled, Message: "the run was cancelled while this call ran"})
+	case errors.Is(cctx.Err(), context.DeadlineExceeded):
+		return failed(&ToolFailure{Code: CodeTimeout, Message: fmt.Sprintf("the tool did not finish within %v", r.cfg.ToolTimeout)})
+	default:
+		return failed(&ToolFailure{Code: CodeToolError, Message: err.Error()})
+	}
+}
+
+// call runs the handler; a panic becomes an error instead of ending the
+// process, since the handler runs on a goroutine of the loop.
+func (r *run) call(ctx context.Context, tool Tool, c llm.ToolCall) (val any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.cfg.Logger.Error("tool handler panicked", slog.String("tool", c.Name), slog.String("call_id", c.ID),
+				slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
+			val, err = nil, &ToolError{Code: CodeToolError, Message: "the tool failed unexpectedly"}
+		}
+	}()
+	return tool.invoke(ctx, c.Args)
+}
+
+func failed(f *ToolFailure) outcome {
+	return outcome{content: renderFailure(f), failure: f}
+}
+
+// renderResult renders a successful result as described on Toolset.
+func renderResult(v any) (json.RawMessage, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("the tool's result cannot be encoded: %w", err)
+	}
+	switch b[0] {
+	case 'n':
+		return json.RawMessage(`{"ok":true}`), nil
+	case '{':
+		var keys map[string]json.RawMessage
+		if err := json.Unmarshal(b, &keys); err != nil {
+			return nil, fmt.Errorf("the tool's result cannot be encoded: %w", err)
+		}
+		if _, ok := keys["ok"]; ok {
+			return nil, errors.New(`the tool's result uses the reserved key "ok"`)
+		}
+		if len(keys) == 0 {
+			return json.RawMessage(`{"ok":true}`), nil
+		}
+		out := make([]byte, 0, len(b)+10)
+		out = append(out, `{"ok":true,`...)
+		return append(out, b[1:]...), nil
+	default:
+		out := make([]byte, 0, len(b)+22)
+		out = append(out, `{"ok":true,"result":`...)
+		out = append(out, b...)
+		return append(out, '}'), nil
+	}
+}
+
+// renderFailure renders {"ok":false,"code","message","details"?}.
+func renderFailure(f *ToolFailure) json.RawMessage {
+	type wire struct {
+		OK bool `json:"ok"`
+		*ToolFailure
+	}
+	b, err := json.Marshal(wire{ToolFailure: f})
+	if err != nil { // details that cannot be encoded are left out
+		b, _ = json.Marshal(wire{ToolFailure: &ToolFailure{Code: f.Code, Message: f.Message}})
+	}
+	return b
+}

@@ -1,0 +1,202 @@
+package agent
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"strategist/internal/llm"
+)
+
+// The roles of stored messages (the messages table's role column).
+const (
+	StoredUser      = "user"
+	StoredAssistant = "assistant"
+	StoredTool      = "tool"
+	// StoredSummary is a compaction summary: it stands in for every message
+	// up to and including the one its data names (coversThrough).
+	StoredSummary = "summary"
+)
+
+// StoredMessage is one row of the messages table as the orchestrator reads
+// and writes it: role, visible content, and the structured parts in Data.
+type StoredMessage struct {
+	ID      string
+	Role    string
+	Content string
+	Data    json.RawMessage
+}
+
+// storedData is the JSON of StoredMessage.Data.
+type storedData struct {
+	ToolCalls     []llm.ToolCall   `json:"toolCalls,omitempty"`
+	ToolResults   []llm.ToolResult `json:"toolResults,omitempty"`
+	Raw           *llm.Raw         `json:"raw,omitempty"`
+	CoversThrough string           `json:"coversThrough,omitempty"`
+}
+
+// Stored converts a message of RunEnd.Messages into the row to insert (its
+// ID is left for the database to assign). Data is nil for plain text.
+func Stored(m llm.Message) (StoredMessage, error) {
+	s := StoredMessage{Role: string(m.Role), Content: m.Text}
+	switch m.Role {
+	case llm.RoleUser, llm.RoleAssistant, llm.RoleTool:
+	default:
+		return StoredMessage{}, fmt.Errorf("agent: store message: unknown role %q", m.Role)
+	}
+	if len(m.ToolCalls) == 0 && len(m.ToolResults) == 0 && m.Raw == nil {
+		return s, nil
+	}
+	data, err := json.Marshal(storedData{ToolCalls: m.ToolCalls, ToolResults: m.ToolResults, Raw: m.Raw})
+	if err != nil {
+		return StoredMessage{}, fmt.Errorf("agent: store message: %w", err)
+	}
+	s.Data = data
+	return s, nil
+}
+
+// History is a conversation as a model sees it before a turn: the earlier
+// messages, and the user message that starts the turn, apart, so that a run
+// sends it exactly once.
+type History struct {
+	Messages []llm.Message
+	// IDs holds, for each message, the id of the stored message whose place
+	// it takes (for a summary: the last message it covers), so a new summary
+	// can say what it covers.
+	IDs []string
+	// Current is the text of the user message starting the turn.
+	Current   string
+	CurrentID string
+}
+
+// ErrCurrentMissing is returned by BuildHistory when the current message is
+// not the last user message of the stored ones.
+var ErrCurrentMissing = errors.New("agent: the current user message is not the last stored message")
+
+// summaryPrefix introduces a summary replayed as a user message.
+const summaryPrefix = "Summary of the earlier conversation (older messages were condensed):\n\n"
+
+// BuildHistory turns a conversation's stored messages (oldest first, the
+// turn's own user message, currentID, last) into a History:
+//   - the latest summary replaces every message it covers;
+//   - the current message is taken out of the history and returned apart;
+//   - a call left without a result (the process stopped mid-call) gets an
+//     INTERRUPTED result, and results without their call are dropped, so
+//     that engines accept the history;
+//   - empty assistant messages are dropped.
+func BuildHistory(stored []StoredMessage, currentID string) (*History, error) {
+	last := len(stored) - 1
+	if last < 0 || stored[last].ID != currentID || stored[last].Role != StoredUser {
+		return nil, fmt.Errorf("agent: build history: %w", ErrCurrentMissing)
+	}
+	prior := stored[:last]
+
+	// The latest summary whose covered message is present wins.
+	start, summaryAt := 0, -1
+	for i := len(prior) - 1; i >= 0 && summaryAt < 0; i-- {
+		if prior[i].Role != StoredSummary {
+			continue
+		}
+		d, err := decodeData(prior[i])
+		if err != nil {
+			return nil, err
+		}
+		for j := range prior {
+			if prior[j].ID == d.CoversThrough && prior[j].Role != StoredSummary {
+				summaryAt, start = i, j+1
+				break
+			}
+		}
+	}
+
+	h := &History{Current: stored[last].Content, CurrentID: currentID}
+	if summaryAt >= 0 {
+		d, _ := decodeData(prior[summaryAt])
+		h.Messages = append(h.Messages, llm.Message{Role: llm.RoleUser, Text: summaryPrefix + prior[summaryAt].Content})
+		h.IDs = append(h.IDs, d.CoversThrough)
+	}
+	for _, s := range prior[start:] {
+		if s.Role == StoredSummary {
+			continue
+		}
+		m, err := decodeMessage(s)
+		if err != nil {
+			return nil, err
+		}
+		h.Messages = append(h.Messages, m)
+		h.IDs = append(h.IDs, s.ID)
+	}
+	h.Messages, h.IDs = repair(h.Messages, h.IDs)
+	return h, nil
+}
+
+func decodeData(s StoredMessage) (storedData, error) {
+	var d storedData
+	if len(s.Data) == 0 || string(s.Data) == "null" {
+		return d, nil
+	}
+	if err := json.Unmarshal(s.Data, &d); err != nil {
+		return d, fmt.Errorf("agent: build history: message %s: %w", s.ID, err)
+	}
+	return d, nil
+}
+
+func decodeMessage(s StoredMessage) (llm.Message, error) {
+	d, err := decodeData(s)
+	if err != nil {
+		return llm.Message{}, err
+	}
+	switch s.Role {
+	case StoredUser:
+		return llm.Message{Role: llm.RoleUser, Text: s.Content}, nil
+	case StoredAssistant:
+		return llm.Message{Role: llm.RoleAssistant, Text: s.Content, ToolCalls: d.ToolCalls, Raw: d.Raw}, nil
+	case StoredTool:
+		return llm.Message{Role: llm.RoleTool, ToolResults: d.ToolResults}, nil
+	default:
+		return llm.Message{}, fmt.Errorf("agent: build history: message %s: unknown role %q", s.ID, s.Role)
+	}
+}
+
+// repair makes the history well formed for engines: every tool call is
+// answered by the tool message that follows it, no result answers nothing,
+// and no assistant message is empty.
+func repair(msgs []llm.Message, ids []string) ([]llm.Message, []string) {
+	outM := make([]llm.Message, 0, len(msgs))
+	outI := make([]string, 0, len(ids))
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		switch m.Role {
+		case llm.RoleTool:
+			continue // answered nothing: its call was dropped or summarised
+		case llm.RoleAssistant:
+			if m.Text == "" && len(m.ToolCalls) == 0 {
+				continue
+			}
+		}
+		outM, outI = append(outM, m), append(outI, ids[i])
+		if m.Role != llm.RoleAssistant || len(m.ToolCalls) == 0 {
+			continue
+		}
+		var got map[string]llm.ToolResult
+		if i+1 < len(msgs) && msgs[i+1].Role == llm.RoleTool {
+			got = make(map[string]llm.ToolResult, len(msgs[i+1].ToolResults))
+			for _, r := range msgs[i+1].ToolResults {
+				got[r.CallID] = r
+			}
+			i++
+		}
+		results := make([]llm.ToolResult, len(m.ToolCalls))
+		for j, c := range m.ToolCalls {
+			r, ok := got[c.ID]
+			if !ok {
+				r = llm.ToolResult{CallID: c.ID, Name: c.Name, IsError: true, Content: renderFailure(&ToolFailure{
+					Code: CodeInterrupted, Message: "this call was interrupted; its result is unknown"})}
+			}
+			results[j] = r
+		}
+		id := ids[i]
+		outM, outI = append(outM, llm.Message{Role: llm.RoleTool, ToolResults: results}), append(outI, id)
+	}
+	return outM, outI
+}
