@@ -141,10 +141,10 @@ func (c *Counter) store(key string, res CountResult) {
 }
 
 // Refresh returns a copy of g with the counts of ids computed, inputs
-// before the steps that consume them. Steps whose count is still unknown
-// are counted too, so a count that could not be recorded before is filled
-// in by the next change. A failure is recorded on its step, never turned
-// into a number.
+// before the steps that consume them. Steps whose count is unknown or
+// failed are counted again too, so a count that could not be had before
+// (a timeout, the site down) is filled in by the next change. A failure is
+// recorded on its step with a message, never turned into a number.
 func (c *Counter) Refresh(ctx context.Context, g *Graph, ids []StepID) *Graph {
 	next := g.Clone()
 	want := make(map[StepID]bool, len(ids))
@@ -153,7 +153,7 @@ func (c *Counter) Refresh(ctx context.Context, g *Graph, ids []StepID) *Graph {
 	}
 	for i := range next.Steps { // creation order puts inputs first
 		s := &next.Steps[i]
-		if !want[s.ID] && s.CountStatus != CountUnknown {
+		if !want[s.ID] && s.CountStatus != CountUnknown && s.CountStatus != CountError {
 			continue
 		}
 		q, err := next.Query(s.ID)
