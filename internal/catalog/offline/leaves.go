@@ -1,0 +1,212 @@
+package offline
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"strategist/internal/catalog"
+)
+
+// leaf evaluates a leaf search to sorted gene indexes; approx is true for
+// approximate searches (text).
+func (c *Catalog) leaf(s *step) (genes []int32, approx bool, err error) {
+	name := s.def.search.Name
+	switch name {
+	case "GenesByTaxon":
+		if err := requireOrganism(name, "organism", s.params["organism"]); err != nil {
+			return nil, false, err
+		}
+		return c.allGenes(), false, nil
+	case "GeneByLocusTag":
+		genes, err := c.byIDs(name, s.params["ds_gene_ids"])
+		return genes, false, err
+	case "GenesByText":
+		genes, err := c.byText(s)
+		return genes, true, err
+	case "GenesByGoTerm":
+		genes, err := c.byGO(s)
+		return genes, false, err
+	case "GenesByGeneType":
+		genes, err := c.byGeneType(s)
+		return genes, false, err
+	case "GenesByLocation":
+		genes, err := c.byLocation(s)
+		return genes, false, err
+	}
+	return nil, false, &catalog.NotEvaluableError{Search: name, Reason: s.def.note}
+}
+
+func (c *Catalog) allGenes() []int32 {
+	out := make([]int32, len(c.data.genes))
+	for i := range out {
+		out[i] = int32(i)
+	}
+	return out
+}
+
+// requireOrganism checks that a (normalised) organism value selects the
+// snapshot's organism by its leaf term. Group terms are valid on the site,
+// which is reported to answer them with no genes, so offline they are not
+// evaluated rather than guessed.
+func requireOrganism(search, param, value string) error {
+	terms, _ := decodeArray(value)
+	if slices.Contains(terms, organismPf3D7) {
+		return nil
+	}
+	return &catalog.NotEvaluableError{Search: search, Reason: fmt.Sprintf(
+		"%s selects only organism groups (%s); offline, select the organism itself, %q", param, strings.Join(terms, ", "), organismPf3D7)}
+}
+
+// byIDs matches the ids of ds_gene_ids case-insensitively against gene ids,
+// transcript ids and previous ids; * is a wildcard. Offline the value is the
+// id list itself: a JSON-array string, or ids separated by newlines, commas,
+// semicolons or spaces.
+func (c *Catalog) byIDs(search, value string) ([]int32, error) {
+	ids := splitIDs(value)
+	allDigits := len(ids) == 1 && strings.Trim(ids[0], "0123456789") == ""
+	if allDigits {
+		return nil, &catalog.NotEvaluableError{Search: search, Reason: fmt.Sprintf(
+			"ds_gene_ids %q looks like a dataset id of the live site; offline, give the gene ids themselves", ids[0])}
+	}
+	set := map[int32]bool{}
+	for _, id := range ids {
+		k := strings.ToLower(id)
+		if !strings.Contains(k, "*") {
+			for _, g := range c.data.ids[k] {
+				set[g] = true
+			}
+			continue
+		}
+		for known, gs := range c.data.ids {
+			if globMatch(k, known) {
+				for _, g := range gs {
+					set[g] = true
+				}
+			}
+		}
+	}
+	out := make([]int32, 0, len(set))
+	for g := range set {
+		out = append(out, g)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+func splitIDs(value string) []string {
+	s := strings.TrimSpace(value)
+	if strings.HasPrefix(s, "[") {
+		var ids []string
+		if err := json.Unmarshal([]byte(s), &ids); err == nil {
+			return slices.DeleteFunc(ids, func(id string) bool { return strings.TrimSpace(id) == "" })
+		}
+	}
+	return strings.FieldsFunc(s, func(r rune) bool {
+		return r == ',' || r == ';' || r == ' ' || r == '\t' || r == '\n' || r == '\r'
+	})
+}
+
+func (c *Catalog) byGO(s *step) ([]int32, error) {
+	name := s.def.search.Name
+	if err := requireOrganism(name, "organism", s.params["organism"]); err != nil {
+		return nil, err
+	}
+	if w := strings.TrimSpace(s.params["go_term"]); w != "" && w != "N/A" {
+		return nil, &catalog.NotEvaluableError{Search: name, Reason: fmt.Sprintf(
+			"the GO wildcard text %q is not evaluated offline; leave go_term at N/A and choose GO ids in go_typeahead", w)}
+	}
+	ids, _ := decodeArray(s.params["go_typeahead"])
+	var out []int32
+	for _, id := range ids {
+		out = append(out, c.data.goSets[id]...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+func (c *Catalog) byGeneType(s *step) ([]int32, error) {
+	name := s.def.search.Name
+	if err := requireOrganism(name, "organism", s.params["organism"]); err != nil {
+		return nil, err
+	}
+	if s.params["includePseudogenes"] == "Pseudogenes Only" {
+		return nil, &catalog.NotEvaluableError{Search: name, Reason: "the offline gene export has no pseudogene flag, so Pseudogenes Only cannot be answered"}
+	}
+	types, _ := decodeArray(s.params["geneType"])
+	var out []int32
+	for i, g := range c.data.genes {
+		if slices.Contains(types, g.Type) {
+			out = append(out, int32(i))
+		}
+	}
+	return out, nil
+}
+
+// exampleSequenceID is GenesByLocation's default sequenceId: a hint shown in
+// the form, not a sequence.
+const exampleSequenceID = "(Example: Pf3D7_04_v3)"
+
+// byLocation answers whole-sequence locations. The sequence id, when one is
+// typed, takes precedence over the chosen chromosome.
+func (c *Catalog) byLocation(s *step) ([]int32, error) {
+	name := s.def.search.Name
+	if err := requireOrganism(name, "organismSinglePick", s.params["organismSinglePick"]); err != nil {
+		return nil, err
+	}
+	seq := s.params["chromosomeOptional"]
+	if id := strings.TrimSpace(s.params["sequenceId"]); id != "" && id != exampleSequenceID && id != "No Match" {
+		seq = ""
+		for _, ch := range c.data.chromosomes {
+			if strings.EqualFold(ch, id) {
+				seq = ch
+			}
+		}
+		if seq == "" {
+			return nil, &catalog.NotEvaluableError{Search: name, Reason: fmt.Sprintf(
+				"sequence %q is not one of the %d P. falciparum 3D7 sequences of the offline snapshot", id, len(c.data.chromosomes))}
+		}
+	}
+	start, _ := strconv.ParseFloat(s.params["start_point"], 64)
+	end, _ := strconv.ParseFloat(s.params["end_point"], 64)
+	if start > 1 || end != 0 {
+		return nil, &catalog.NotEvaluableError{Search: name, Reason: fmt.Sprintf(
+			"gene coordinates are not in the offline snapshot, so only whole sequences (start 1, end 0) are evaluated; got start %s, end %s",
+			s.params["start_point"], s.params["end_point"])}
+	}
+	var out []int32
+	for i, g := range c.data.genes {
+		if g.Chromosome == seq {
+			out = append(out, int32(i))
+		}
+	}
+	return out, nil
+}
+
+// globMatch reports whether s matches pattern, where * matches any run of
+// characters and everything else matches itself.
+func globMatch(pattern, s string) bool {
+	parts := strings.Split(pattern, "*")
+	if len(parts) == 1 {
+		return pattern == s
+	}
+	if !strings.HasPrefix(s, parts[0]) {
+		return false
+	}
+	s = s[len(parts[0]):]
+	last := parts[len(parts)-1]
+	for _, p := range parts[1 : len(parts)-1] {
+		i := strings.Index(s, p)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(p):]
+	}
+	return len(s) >= len(last) && strings.HasSuffix(s, last)
+}
+
+func notEvaluable(search, format string, args ...any) error {
+	return &catalog.NotEvaluableError{Search: search, Reason: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,365 @@
+package offline
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"strategist/internal/catalog"
+)
+
+// searchesJSON describes the PlasmoDB gene searches: names, parameter names,
+// types, defaults and fixed values from the VEuPathDB site model, in
+// Strategist's own words. It is a string so it cannot be changed at run time.
+//
+//go:embed searches.json
+var searchesJSON string
+
+// How well the offline snapshot can answer a search (searches.json "offline").
+const (
+	offlineEvaluable   = "evaluable"
+	offlineApproximate = "approximate"
+	offlinePartial     = "partial"
+	offlineCatalogOnly = "catalog-only"
+)
+
+// Where a parameter's vocabulary comes from (searches.json "vocabulary").
+const (
+	vocabStatic      = "static"      // fixed terms listed in searches.json
+	vocabOrganism    = "organism"    // the organism tree
+	vocabGeneTypes   = "geneTypes"   // from the gene data
+	vocabChromosomes = "chromosomes" // from the gene data
+	vocabGOTerms     = "goTerms"     // from the GO gene sets and names
+	vocabTextFields  = "textFields"  // the fields the offline text search covers
+	vocabOpen        = "open"        // computed by the live site; not checked offline
+)
+
+// The organism vocabulary: the one organism of the snapshot under its genus
+// and family, as a tree like the site's.
+const (
+	organismFamily = "Plasmodiidae"
+	organismGenus  = "Plasmodium"
+	organismPf3D7  = "Plasmodium falciparum 3D7"
+)
+
+// The text fields the offline text search covers.
+const (
+	textFieldID      = "primary_key"
+	textFieldAlias   = "Alias"
+	textFieldProduct = "product"
+)
+
+type specFile struct {
+	Searches []specSearch `json:"searches"`
+}
+
+type specSearch struct {
+	Name             string      `json:"name"`
+	FullName         string      `json:"fullName"`
+	DisplayName      string      `json:"displayName"`
+	ShortDisplayName string      `json:"shortDisplayName"`
+	Summary          string      `json:"summary"`
+	Description      string      `json:"description"`
+	Keywords         []string    `json:"keywords"`
+	Offline          string      `json:"offline"`
+	OfflineNote      string      `json:"offlineNote"`
+	Params           []specParam `json:"params"`
+}
+
+type specParam struct {
+	Name            string         `json:"name"`
+	Type            string         `json:"type"`
+	DisplayName     string         `json:"displayName"`
+	Help            string         `json:"help"`
+	DisplayType     string         `json:"displayType"`
+	Hidden          bool           `json:"hidden"`
+	ReadOnly        bool           `json:"readOnly"`
+	AllowEmpty      bool           `json:"allowEmpty"`
+	IsNumber        bool           `json:"isNumber"`
+	Length          int            `json:"length"`
+	Min             *float64       `json:"min"`
+	Max             *float64       `json:"max"`
+	MaxSelected     int            `json:"maxSelected"`
+	DependentParams []string       `json:"dependentParams"`
+	Default         *string        `json:"default"`
+	SelectMode      string         `json:"selectMode"`
+	Vocabulary      string         `json:"vocabulary"`
+	Terms           []catalog.Term `json:"terms"`
+}
+
+// searchDef is one search as the catalog serves and checks it. It is built
+// once by New and never changed.
+type searchDef struct {
+	search  catalog.Search
+	offline string
+	note    string
+	keyword []string
+	params  map[string]*paramDef
+}
+
+// paramDef is what validation needs about a parameter beyond catalog.Param.
+type paramDef struct {
+	param *catalog.Param // points into searchDef.search.Params
+	vocab string
+	// terms is the vocabulary by term; nil when it is not known here (open
+	// vocabularies, or data vocabularies when the gene data is missing).
+	terms map[string]catalog.Term
+	// byDisplay maps display labels to terms, to say which term was meant.
+	byDisplay map[string]string
+	// leaves maps each term of a tree vocabulary to the leaf terms under it.
+	leaves map[string][]string
+}
+
+func parseSpec() ([]specSearch, error) {
+	var f specFile
+	if err := json.Unmarshal([]byte(searchesJSON), &f); err != nil {
+		return nil, fmt.Errorf("offline: parse searches.json: %w", err)
+	}
+	return f.Searches, nil
+}
+
+// vocabularies builds the terms of every vocabulary kind. Data-backed kinds
+// are absent when d is nil.
+func vocabularies(d *Data) map[string][]catalog.Term {
+	v := map[string][]catalog.Term{
+		vocabOrganism: {
+			{Term: organismFamily, Display: organismFamily},
+			{Term: organismGenus, Display: organismGenus, Parent: organismFamily},
+			{Term: organismPf3D7, Display: organismPf3D7, Parent: organismGenus},
+		},
+		vocabTextFields: {
+			{Term: textFieldID, Display: "Gene ID"},
+			{Term: textFieldAlias, Display: "Gene name or symbol, and previous IDs"},
+			{Term: textFieldProduct, Display: "Product description"},
+		},
+	}
+	if d == nil {
+		return v
+	}
+	for _, t := range d.geneTypes {
+		v[vocabGeneTypes] = append(v[vocabGeneTypes], catalog.Term{Term: t, Display: t})
+	}
+	for _, c := range d.chromosomes {
+		v[vocabChromosomes] = append(v[vocabChromosomes], catalog.Term{Term: c, Display: chromosomeDisplay(c)})
+	}
+	gos := make([]catalog.Term, 0, len(d.goOrder))
+	for _, id := range d.goOrder {
+		display := id
+		if t, ok := d.goTerms[id]; ok && t.Name != "" {
+			display = t.Name + " (" + id + ")"
+		}
+		gos = append(gos, catalog.Term{Term: id, Display: display})
+	}
+	slices.SortStableFunc(gos, func(a, b catalog.Term) int {
+		return strings.Compare(strings.ToLower(a.Display), strings.ToLower(b.Display))
+	})
+	v[vocabGOTerms] = gos
+	return v
+}
+
+// buildSearches turns the spec into search definitions with vocabularies and
+// defaults resolved against d (which may be nil).
+func buildSearches(specs []specSearch, d *Data) ([]*searchDef, error) {
+	vocab := vocabularies(d)
+	defs := make([]*searchDef, 0, len(specs))
+	for _, s := range specs {
+		def := &searchDef{
+			offline: s.Offline,
+			note:    s.OfflineNote,
+			keyword: s.Keywords,
+			params:  make(map[string]*paramDef, len(s.Params)),
+		}
+		switch s.Offline {
+		case offlineEvaluable, offlineApproximate, offlinePartial, offlineCatalogOnly:
+		default:
+			return nil, fmt.Errorf("offline: search %s: unknown offline class %q", s.Name, s.Offline)
+		}
+		def.search.SearchSummary = catalog.SearchSummary{
+			Name:             s.Name,
+			FullName:         s.FullName,
+			DisplayName:      s.DisplayName,
+			ShortDisplayName: s.ShortDisplayName,
+			RecordType:       RecordTypeTranscript,
+			Summary:          s.Summary,
+			Description:      s.Description,
+			Evaluable:        s.Offline != offlineCatalogOnly,
+		}
+		def.search.Params = make([]catalog.Param, len(s.Params))
+		for i, sp := range s.Params {
+			p, err := buildParam(sp, vocab)
+			if err != nil {
+				return nil, fmt.Errorf("offline: search %s: %w", s.Name, err)
+			}
+			def.search.Params[i] = p
+			if p.Type == catalog.ParamInputStep {
+				def.search.InputParams = append(def.search.InputParams, p.Name)
+			}
+		}
+		switch len(def.search.InputParams) {
+		case 0:
+			def.search.Kind = catalog.KindLeaf
+		case 1:
+			def.search.Kind = catalog.KindTransform
+		default:
+			def.search.Kind = catalog.KindCombine
+		}
+		for i := range def.search.Params {
+			p := &def.search.Params[i]
+			pd := &paramDef{param: p, vocab: s.Params[i].Vocabulary}
+			if p.Vocabulary != nil {
+				pd.terms = make(map[string]catalog.Term, len(p.Vocabulary))
+				pd.byDisplay = make(map[string]string, len(p.Vocabulary))
+				for _, t := range p.Vocabulary {
+					pd.terms[t.Term] = t
+					if t.Display != t.Term {
+						pd.byDisplay[strings.ToLower(t.Display)] = t.Term
+					}
+				}
+				pd.leaves = treeLeaves(p.Vocabulary)
+			}
+			def.params[p.Name] = pd
+		}
+		defs = append(defs, def)
+	}
+	return defs, nil
+}
+
+func buildParam(sp specParam, vocab map[string][]catalog.Term) (catalog.Param, error) {
+	p := catalog.Param{
+		Name:            sp.Name,
+		DisplayName:     sp.DisplayName,
+		Help:            sp.Help,
+		Type:            catalog.ParamType(sp.Type),
+		DisplayType:     sp.DisplayType,
+		IsVisible:       !sp.Hidden,
+		IsReadOnly:      sp.ReadOnly,
+		AllowEmpty:      sp.AllowEmpty,
+		DependentParams: sp.DependentParams,
+		IsNumber:        sp.IsNumber,
+		Min:             sp.Min,
+		Max:             sp.Max,
+	}
+	switch p.Type {
+	case catalog.ParamString, catalog.ParamNumber, catalog.ParamNumberRange, catalog.ParamTimestamp,
+		catalog.ParamInputDataset, catalog.ParamInputStep:
+	case catalog.ParamSinglePick, catalog.ParamMultiPick:
+		p.MaxSelected = -1
+		if p.Type == catalog.ParamSinglePick {
+			p.MaxSelected = 1
+		}
+		if sp.MaxSelected > 0 {
+			p.MaxSelected = sp.MaxSelected
+		}
+		switch sp.Vocabulary {
+		case vocabStatic:
+			p.Vocabulary = slices.Clone(sp.Terms)
+		case vocabOpen:
+		case vocabOrganism, vocabGeneTypes, vocabChromosomes, vocabGOTerms, vocabTextFields:
+			p.Vocabulary = slices.Clone(vocab[sp.Vocabulary])
+		default:
+			return p, fmt.Errorf("parameter %s: unknown vocabulary %q", sp.Name, sp.Vocabulary)
+		}
+	default:
+		return p, fmt.Errorf("parameter %s: unsupported type %q", sp.Name, sp.Type)
+	}
+	if sp.Default != nil {
+		p.Default, p.HasDefault = *sp.Default, true
+		return p, nil
+	}
+	if p.Vocabulary == nil {
+		return p, nil
+	}
+	var terms []string
+	switch sp.SelectMode {
+	case "all":
+		for _, t := range p.Vocabulary {
+			terms = append(terms, t.Term)
+		}
+	case "first":
+		// The first root of the vocabulary with everything under it, as the
+		// site's first-term rule picks; a single-pick takes only that term.
+		terms = firstSubtree(p.Vocabulary)
+		if p.Type == catalog.ParamSinglePick {
+			terms = terms[:1]
+		}
+	}
+	if len(terms) == 0 {
+		return p, nil
+	}
+	if p.Type == catalog.ParamSinglePick {
+		p.Default = terms[0]
+	} else {
+		p.Default = encodeTerms(terms)
+	}
+	p.HasDefault = true
+	return p, nil
+}
+
+// firstSubtree returns the first root term of a vocabulary and its
+// descendants, in vocabulary order.
+func firstSubtree(terms []catalog.Term) []string {
+	if len(terms) == 0 {
+		return nil
+	}
+	in := map[string]bool{terms[0].Term: true}
+	out := []string{terms[0].Term}
+	for _, t := range terms[1:] {
+		if t.Parent != "" && in[t.Parent] {
+			in[t.Term] = true
+			out = append(out, t.Term)
+		}
+	}
+	return out
+}
+
+// treeLeaves maps every term of a tree vocabulary to the leaves beneath it
+// (a leaf maps to itself); nil for flat vocabularies.
+func treeLeaves(terms []catalog.Term) map[string][]string {
+	children := map[string][]string{}
+	tree := false
+	for _, t := range terms {
+		if t.Parent != "" {
+			children[t.Parent] = append(children[t.Parent], t.Term)
+			tree = true
+		}
+	}
+	if !tree {
+		return nil
+	}
+	out := make(map[string][]string, len(terms))
+	var walk func(string) []string
+	walk = func(term string) []string {
+		if l, ok := out[term]; ok {
+			return l
+		}
+		kids := children[term]
+		if len(kids) == 0 {
+			out[term] = []string{term}
+			return out[term]
+		}
+		var l []string
+		for _, k := range kids {
+			l = append(l, walk(k)...)
+		}
+		out[term] = l
+		return l
+	}
+	for _, t := range terms {
+		walk(t.Term)
+	}
+	return out
+}
+
+// encodeTerms writes terms as WDK's JSON-array string, without HTML escaping.
+func encodeTerms(terms []string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if terms == nil {
+		terms = []string{}
+	}
+	_ = enc.Encode(terms) // a []string always encodes
+	return strings.TrimSuffix(b.String(), "\n")
+}
