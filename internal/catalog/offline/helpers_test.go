@@ -134,11 +134,11 @@ func union(sets ...map[string]bool) map[string]bool {
 // Query builders for tests.
 
 const (
-	testOrg     = `["Plasmodium falciparum 3D7"]`
-	boolSearch  = "boolean_question_TranscriptRecordClasses_TranscriptRecordClass"
-	leftParam   = "bq_left_op_TranscriptRecordClasses_TranscriptRecordClass"
-	rightParam  = "bq_right_op_TranscriptRecordClasses_TranscriptRecordClass"
-	site        = SiteID
+	testOrg    = `["Plasmodium falciparum 3D7"]`
+	boolSearch = "boolean_question_TranscriptRecordClasses_TranscriptRecordClass"
+	leftParam  = "bq_left_op_TranscriptRecordClasses_TranscriptRecordClass"
+	rightParam = "bq_right_op_TranscriptRecordClasses_TranscriptRecordClass"
+	site       = SiteID
 )
 
 func goQuery(weight int, ids ...string) *catalog.Query {
