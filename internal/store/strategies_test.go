@@ -1,0 +1,242 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"strategist/internal/pgtest"
+	"strategist/internal/store"
+)
+
+// strategyFixture is a database with two users and a conversation of the
+// first.
+type strategyFixture struct {
+	db           *store.DB
+	owner, other string
+	conversation string
+}
+
+func newStrategyFixture(t *testing.T) strategyFixture {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.New(pgtest.New(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner, err := db.CreateUser(ctx, "owner@example.org", "$argon2id$test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := db.CreateUser(ctx, "other@example.org", "$argon2id$test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.CreateConversation(ctx, owner.ID, "plasmodb", "Kinases", "offline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strategyFixture{db: db, owner: owner.ID, other: other.ID, conversation: c.ID}
+}
+
+// doc is the test's stand-in for a graph document.
+type doc struct {
+	Name string `json:"name"`
+	N    int    `json:"n"`
+}
+
+func encode(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func decodeDoc(t *testing.T, b []byte) doc {
+	t.Helper()
+	var d doc
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatalf("decode %s: %v", b, err)
+	}
+	return d
+}
+
+func (f strategyFixture) create(t *testing.T) store.Strategy {
+	t.Helper()
+	s, created, err := f.db.CreateConversationStrategy(context.Background(), f.owner, f.conversation, "transcript",
+		func(site string) ([]byte, []byte, error) {
+			return encode(t, doc{Name: "on " + site}), []byte(`{"op":"create"}`), nil
+		})
+	if err != nil || !created {
+		t.Fatalf("CreateConversationStrategy = created %v, %v", created, err)
+	}
+	return s
+}
+
+func TestCreateConversationStrategy(t *testing.T) {
+	ctx := context.Background()
+	f := newStrategyFixture(t)
+	if _, err := f.db.ConversationStrategy(ctx, f.owner, f.conversation); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("ConversationStrategy before creation: %v, want ErrNotFound", err)
+	}
+
+	// A failing build leaves nothing behind.
+	boom := errors.New("boom")
+	_, _, err := f.db.CreateConversationStrategy(ctx, f.owner, f.conversation, "transcript",
+		func(string) ([]byte, []byte, error) { return nil, nil, boom })
+	if !errors.Is(err, boom) {
+		t.Fatalf("failing build: %v, want boom", err)
+	}
+	if c, _ := f.db.Conversation(ctx, f.owner, f.conversation); c.StrategyID != nil {
+		t.Fatalf("failing build linked strategy %s", *c.StrategyID)
+	}
+
+	s := f.create(t)
+	if s.Version != 0 || s.SiteID != "plasmodb" || s.RecordType != "transcript" || s.Name != "on plasmodb" || s.ConversationID != f.conversation {
+		t.Errorf("created strategy = %+v", s)
+	}
+	c, err := f.db.Conversation(ctx, f.owner, f.conversation)
+	if err != nil || c.StrategyID == nil || *c.StrategyID != s.ID {
+		t.Errorf("conversation strategy_id = %v, %v; want %s", c.StrategyID, err, s.ID)
+	}
+	got, err := f.db.ConversationStrategy(ctx, f.owner, f.conversation)
+	if err != nil || got.ID != s.ID {
+		t.Errorf("ConversationStrategy = %s, %v; want %s", got.ID, err, s.ID)
+	}
+
+	// The second call finds it and does not build.
+	again, created, err := f.db.CreateConversationStrategy(ctx, f.owner, f.conversation, "transcript",
+		func(string) ([]byte, []byte, error) { t.Error("build called for an existing strategy"); return nil, nil, nil })
+	if err != nil || created || again.ID != s.ID {
+		t.Errorf("second create = %s created %v, %v; want %s not created", again.ID, created, err, s.ID)
+	}
+
+	// Another user sees none of it.
+	if _, _, err := f.db.CreateConversationStrategy(ctx, f.other, f.conversation, "transcript",
+		func(string) ([]byte, []byte, error) { return []byte(`{}`), []byte(`{}`), nil }); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("other user's create: %v, want ErrNotFound", err)
+	}
+	if _, err := f.db.ConversationStrategy(ctx, f.other, f.conversation); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("other user's ConversationStrategy: %v, want ErrNotFound", err)
+	}
+	if _, err := f.db.Strategy(ctx, f.other, s.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("other user's Strategy: %v, want ErrNotFound", err)
+	}
+	if _, err := f.db.Strategy(ctx, f.owner, "not-a-uuid"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("malformed id: %v, want ErrNotFound", err)
+	}
+}
+
+func TestUpdateStrategyVersions(t *testing.T) {
+	ctx := context.Background()
+	f := newStrategyFixture(t)
+	s := f.create(t)
+	for i := 1; i <= 3; i++ {
+		got, err := f.db.UpdateStrategy(ctx, f.owner, s.ID, func(cur []byte, version int) ([]byte, []byte, error) {
+			d := decodeDoc(t, cur)
+			if version != i-1 || d.N != i-1 {
+				t.Errorf("update %d saw version %d, n %d", i, version, d.N)
+			}
+			d.N, d.Name = i, fmt.Sprintf("v%d", i)
+			return encode(t, d), encode(t, map[string]int{"step": i}), nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Version != i || got.Name != fmt.Sprintf("v%d", i) || decodeDoc(t, got.Graph).N != i {
+			t.Errorf("update %d returned %+v", i, got)
+		}
+	}
+
+	// A refused change rolls back and comes back to the caller.
+	refused := errors.New("refused")
+	if _, err := f.db.UpdateStrategy(ctx, f.owner, s.ID, func([]byte, int) ([]byte, []byte, error) { return nil, nil, refused }); !errors.Is(err, refused) {
+		t.Errorf("refused update: %v, want refused", err)
+	}
+	if _, err := f.db.UpdateStrategy(ctx, f.other, s.ID, func([]byte, int) ([]byte, []byte, error) {
+		t.Error("fn called for another user's strategy")
+		return nil, nil, nil
+	}); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("other user's update: %v, want ErrNotFound", err)
+	}
+
+	vs, err := f.db.StrategyVersions(ctx, f.owner, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nums []int
+	for _, v := range vs {
+		nums = append(nums, v.Version)
+		if v.Graph != nil {
+			t.Errorf("listing carries the graph of version %d", v.Version)
+		}
+	}
+	if diff := cmp.Diff([]int{0, 1, 2, 3}, nums); diff != "" {
+		t.Errorf("versions mismatch (-want +got):\n%s", diff)
+	}
+	v2, err := f.db.StrategyVersion(ctx, f.owner, s.ID, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := decodeDoc(t, v2.Graph); d != (doc{Name: "v2", N: 2}) {
+		t.Errorf("version 2 graph = %+v", d)
+	}
+	if string(v2.Change) != `{"step": 2}` {
+		t.Errorf("version 2 change = %s", v2.Change)
+	}
+	if _, err := f.db.StrategyVersion(ctx, f.owner, s.ID, 4); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("missing version: %v, want ErrNotFound", err)
+	}
+	if _, err := f.db.StrategyVersions(ctx, f.other, s.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("other user's versions: %v, want ErrNotFound", err)
+	}
+	if _, err := f.db.StrategyVersion(ctx, f.other, s.ID, 1); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("other user's version: %v, want ErrNotFound", err)
+	}
+}
+
+// TestUpdateStrategySerialises runs read-modify-writes from 8 goroutines:
+// the row lock must make every one of them see the previous one's result.
+func TestUpdateStrategySerialises(t *testing.T) {
+	ctx := context.Background()
+	f := newStrategyFixture(t)
+	s := f.create(t)
+	const writers = 8
+	var wg sync.WaitGroup
+	for range writers {
+		wg.Go(func() {
+			_, err := f.db.UpdateStrategy(ctx, f.owner, s.ID, func(cur []byte, version int) ([]byte, []byte, error) {
+				d := decodeDoc(t, cur)
+				d.N++
+				return encode(t, d), []byte(`{}`), nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	got, err := f.db.Strategy(ctx, f.owner, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Version != writers || decodeDoc(t, got.Graph).N != writers {
+		t.Errorf("after %d writers: version %d, n %d", writers, got.Version, decodeDoc(t, got.Graph).N)
+	}
+	vs, err := f.db.StrategyVersions(ctx, f.owner, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range vs {
+		if v.Version != i {
+			t.Fatalf("versions are not contiguous: %d at position %d", v.Version, i)
+		}
+	}
+}
