@@ -1,0 +1,249 @@
+// Package event is Strategist's stream contract: the sealed set of events a
+// turn produces, their one encoding (SSE event name and JSON payload), the
+// durable per-conversation log they are appended to, and the broker that
+// delivers them live to every subscriber of every server process.
+//
+// Every event carries the id of its turn. An event is published only after it
+// is durable; its per-conversation sequence number is the SSE id, so a client
+// that lost its connection resumes with Last-Event-ID and misses nothing.
+package event
+
+import (
+	"encoding/json"
+	"time"
+
+	"strategist/internal/llm"
+)
+
+// Event is one thing that happened in a turn. The set is sealed: the structs
+// of this file.
+type Event interface {
+	// Turn returns the id of the turn the event belongs to.
+	Turn() string
+	event()
+}
+
+// Base carries the turn id every event has.
+type Base struct {
+	TurnID string `json:"turnId"`
+}
+
+// Turn returns the event's turn id.
+func (b Base) Turn() string { return b.TurnID }
+func (Base) event()         {}
+
+// TurnStart opens a turn; it is always the turn's first event.
+type TurnStart struct {
+	Base
+	Mode          string `json:"mode"`
+	Model         string `json:"model"`
+	UserMessageID string `json:"userMessageId"`
+	// Handoff is set on an execute turn started by accepting a handoff.
+	HandoffID string `json:"handoffId,omitempty"`
+}
+
+// AssistantDelta is a piece of assistant text as it streams.
+type AssistantDelta struct {
+	Base
+	MessageID string `json:"messageId"`
+	Delta     string `json:"delta"`
+}
+
+// AssistantMessage is a complete assistant message (markdown).
+type AssistantMessage struct {
+	Base
+	MessageID string `json:"messageId"`
+	Content   string `json:"content"`
+}
+
+// ToolCallStart says a tool is about to run.
+type ToolCallStart struct {
+	Base
+	CallID string          `json:"callId"`
+	Name   string          `json:"name"`
+	Args   json.RawMessage `json:"args"`
+}
+
+// ToolError is a failed tool call's code and message.
+type ToolError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// ToolCallEnd says a tool finished: its bounded result or its error.
+type ToolCallEnd struct {
+	Base
+	CallID     string          `json:"callId"`
+	Name       string          `json:"name"`
+	OK         bool            `json:"ok"`
+	Result     json.RawMessage `json:"result,omitempty"`
+	Error      *ToolError      `json:"error,omitempty"`
+	DurationMs int64           `json:"durationMs"`
+}
+
+// Artifact is a planning artifact or delegation draft as streamed.
+type Artifact struct {
+	ID              string          `json:"id"`
+	Kind            string          `json:"kind"` // planning or delegation_draft
+	Title           string          `json:"title"`
+	SummaryMarkdown string          `json:"summaryMarkdown"`
+	Assumptions     []string        `json:"assumptions"`
+	Parameters      json.RawMessage `json:"parameters"`
+	Plan            json.RawMessage `json:"plan,omitempty"`
+	Validation      json.RawMessage `json:"validation,omitempty"`
+	Version         int             `json:"version"`
+}
+
+// ArtifactSaved says the planner saved (a new version of) an artifact.
+type ArtifactSaved struct {
+	Base
+	Artifact Artifact `json:"artifact"`
+}
+
+// HandoffRequested says the planner asks the researcher to approve a build.
+type HandoffRequested struct {
+	Base
+	HandoffID  string          `json:"handoffId"`
+	Goal       string          `json:"goal"`
+	ArtifactID string          `json:"artifactId"`
+	Plan       json.RawMessage `json:"plan"`
+}
+
+// HandoffAccepted says the build was approved and which turn runs it.
+type HandoffAccepted struct {
+	Base
+	HandoffID     string `json:"handoffId"`
+	ExecuteTurnID string `json:"executeTurnId"`
+}
+
+// GraphSnapshot is the strategy after a mutation. The strategy service emits
+// it, from the one place that mutates.
+type GraphSnapshot struct {
+	Base
+	StrategyID string          `json:"strategyId"`
+	Version    int             `json:"version"`
+	Snapshot   json.RawMessage `json:"snapshot"`
+}
+
+// PlanNode is one node of a delegation as streamed.
+type PlanNode struct {
+	ID        string   `json:"id"`
+	Kind      string   `json:"kind"` // task or combine
+	Label     string   `json:"label"`
+	DependsOn []string `json:"dependsOn"`
+	Operator  string   `json:"operator,omitempty"`
+}
+
+// SubagentPlan opens a delegation: its goal and normalised nodes.
+type SubagentPlan struct {
+	Base
+	DelegationID string     `json:"delegationId"`
+	Goal         string     `json:"goal"`
+	Nodes        []PlanNode `json:"nodes"`
+}
+
+// SubagentTaskStart says a node started (again, for attempt > 1).
+type SubagentTaskStart struct {
+	Base
+	DelegationID string `json:"delegationId"`
+	NodeID       string `json:"nodeId"`
+	Attempt      int    `json:"attempt"`
+}
+
+// SubagentToolCallStart is a sub-agent's tool call starting.
+type SubagentToolCallStart struct {
+	Base
+	DelegationID string          `json:"delegationId"`
+	NodeID       string          `json:"nodeId"`
+	CallID       string          `json:"callId"`
+	Name         string          `json:"name"`
+	Args         json.RawMessage `json:"args"`
+}
+
+// SubagentToolCallEnd is a sub-agent's tool call ending.
+type SubagentToolCallEnd struct {
+	Base
+	DelegationID string          `json:"delegationId"`
+	NodeID       string          `json:"nodeId"`
+	CallID       string          `json:"callId"`
+	Name         string          `json:"name"`
+	OK           bool            `json:"ok"`
+	Result       json.RawMessage `json:"result,omitempty"`
+	Error        *ToolError      `json:"error,omitempty"`
+	DurationMs   int64           `json:"durationMs"`
+}
+
+// SubagentMessage is a sub-agent's text.
+type SubagentMessage struct {
+	Base
+	DelegationID string `json:"delegationId"`
+	NodeID       string `json:"nodeId"`
+	Content      string `json:"content"`
+}
+
+// The statuses a delegation node ends with.
+const (
+	NodeDone      = "done"
+	NodeFailed    = "failed"
+	NodeSkipped   = "skipped"
+	NodeCancelled = "cancelled"
+	NodeTimeout   = "timeout"
+)
+
+// SubagentTaskEnd says a node ended, with its root step when done.
+type SubagentTaskEnd struct {
+	Base
+	DelegationID string    `json:"delegationId"`
+	NodeID       string    `json:"nodeId"`
+	Status       string    `json:"status"`
+	Attempt      int       `json:"attempt"`
+	RootStepID   string    `json:"rootStepId,omitempty"`
+	Error        string    `json:"error,omitempty"`
+	DurationMs   int64     `json:"durationMs"`
+	Usage        llm.Usage `json:"usage"`
+}
+
+// Usage reports tokens: of one model call of the main agent (scope main) or
+// of a sub-agent node (scope subagent).
+type Usage struct {
+	Base
+	Scope  string `json:"scope"` // main or subagent
+	NodeID string `json:"nodeId,omitempty"`
+	llm.Usage
+}
+
+// Error reports a problem in the turn that the researcher should see.
+type Error struct {
+	Base
+	Code      string `json:"code"`
+	Message   string `json:"message"`
+	Retryable bool   `json:"retryable"`
+}
+
+// The statuses a turn ends with.
+const (
+	TurnCompleted   = "completed"
+	TurnFailed      = "failed"
+	TurnCancelled   = "cancelled"
+	TurnInterrupted = "interrupted"
+)
+
+// TurnEnd closes a turn; it is always the turn's last event.
+type TurnEnd struct {
+	Base
+	Status     string    `json:"status"`
+	Error      string    `json:"error,omitempty"`
+	DurationMs int64     `json:"durationMs"`
+	Usage      llm.Usage `json:"usage"`
+}
+
+// Record is an event as stored: its place in the conversation's sequence,
+// its wire name and its JSON payload.
+type Record struct {
+	ConversationID string          `json:"conversationId"`
+	Seq            int64           `json:"seq"`
+	TurnID         string          `json:"turnId"`
+	Type           string          `json:"type"`
+	Payload        json.RawMessage `json:"payload"`
+	CreatedAt      time.Time       `json:"createdAt"`
+}
