@@ -11,8 +11,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -34,7 +32,8 @@ type Config struct {
 	Addr        string
 	DatabaseURL string
 	Auth        AuthMode
-	// DataDir holds the offline gene data ("" when none was found).
+	// DataDir is the offline gene data directory as configured ("" lets the
+	// catalog look in ./data, then ../shared/data).
 	DataDir string
 	// Model is the default model id.
 	Model string
@@ -223,9 +222,6 @@ func (c *Config) finish() error {
 	if c.Auth == AuthDev && !IsLoopback(c.Addr) {
 		return fmt.Errorf("config: STRATEGIST_AUTH=dev is refused on %s: dev mode gives everyone the same account, so it only runs on a loopback address (127.0.0.1 or ::1)", c.Addr)
 	}
-	if c.DataDir == "" {
-		c.DataDir = findDataDir()
-	}
 	if c.Model == "" {
 		switch {
 		case c.GeminiAPIKey != "" && len(c.GeminiModels) > 0:
@@ -237,21 +233,6 @@ func (c *Config) finish() error {
 		}
 	}
 	return nil
-}
-
-// findDataDir returns ./data when it holds the gene data, else
-// ../shared/data, else "".
-func findDataDir() string {
-	for _, dir := range []string{"data", filepath.Join("..", "shared", "data")} {
-		if _, err := os.Stat(filepath.Join(dir, "pf3d7", "GeneAnnotationPlasmoDB.txt")); err == nil {
-			abs, err := filepath.Abs(dir)
-			if err != nil {
-				return dir
-			}
-			return abs
-		}
-	}
-	return ""
 }
 
 // IsLoopback reports whether a listen address only accepts local

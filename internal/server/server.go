@@ -189,19 +189,22 @@ func (s *Server) routes() error {
 	e.POST("/signin", s.signIn)
 	e.POST("/signout", s.signOut)
 
-	pages := e.Group("", s.requirePageUser)
-	pages.GET("/", s.homePage)
+	// Routes take their auth middleware one by one: an echo group with
+	// middleware would answer 404 instead of 405 for a wrong method.
+	page := func(method, path string, h echo.HandlerFunc) { e.Add(method, path, h, s.requirePageUser) }
+	api := func(method, path string, h echo.HandlerFunc) { e.Add(method, "/api/v1"+path, h, s.requireAPIUser) }
 
-	api := e.Group("/api/v1", s.requireAPIUser)
-	api.GET("/sites", s.listSites)
-	api.GET("/catalog/:site/searches", s.searchSearches)
-	api.GET("/catalog/:site/searches/:name", s.getSearch)
-	api.POST("/catalog/:site/searches/:name/count", s.countSearch)
-	api.POST("/conversations", s.createConversation)
-	api.GET("/conversations", s.listConversations)
-	api.GET("/conversations/:id", s.getConversation)
-	api.PATCH("/conversations/:id", s.renameConversation)
-	api.DELETE("/conversations/:id", s.deleteConversation)
+	page(http.MethodGet, "/", s.homePage)
+
+	api(http.MethodGet, "/sites", s.listSites)
+	api(http.MethodGet, "/catalog/:site/searches", s.searchSearches)
+	api(http.MethodGet, "/catalog/:site/searches/:name", s.getSearch)
+	api(http.MethodPost, "/catalog/:site/searches/:name/count", s.countSearch)
+	api(http.MethodPost, "/conversations", s.createConversation)
+	api(http.MethodGet, "/conversations", s.listConversations)
+	api(http.MethodGet, "/conversations/:id", s.getConversation)
+	api(http.MethodPatch, "/conversations/:id", s.renameConversation)
+	api(http.MethodDelete, "/conversations/:id", s.deleteConversation)
 	return nil
 }
 

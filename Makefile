@@ -1,0 +1,46 @@
+# Strategist: `make run` starts the app on a fresh machine; `make test` runs
+# everything CI runs.
+
+SHELL := /bin/bash
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+BIN := bin/strategist
+GO_TEST_FLAGS ?= -race -shuffle=on -timeout 20m
+
+.PHONY: run build test test-go test-e2e check generate data clean
+
+## run: build, find or start PostgreSQL, and serve on http://127.0.0.1:8080
+run: build
+	@scripts/run.sh $(BIN)
+
+## build: the strategist binary
+build:
+	go build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/server
+
+## test: static checks, Go tests against a real PostgreSQL, browser tests
+test: check test-go test-e2e
+
+## check: gofmt, go vet, generated templ code up to date
+check:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' | grep -v '_templ.go$$')); \
+	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	go vet ./...
+	go tool templ generate -check -path . || { echo "templ output is stale: run make generate"; exit 1; }
+
+test-go:
+	@source scripts/db.sh && find_database && \
+	  source scripts/data-dir.sh && find_data_dir && \
+	  go test $(GO_TEST_FLAGS) ./...
+
+test-e2e:
+	@if [ -f tests/e2e/package.json ]; then scripts/e2e.sh; else echo "no browser tests yet"; fi
+
+## generate: regenerate templ components
+generate:
+	go tool templ generate -path .
+
+## data: fetch the offline gene data into ./data (checksummed)
+data:
+	scripts/fetch-data.sh
+
+clean:
+	rm -rf bin

@@ -1,0 +1,174 @@
+package account_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"strategist/internal/account"
+	"strategist/internal/pgtest"
+	"strategist/internal/store"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
+
+// clock is a settable time source.
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time { return c.t }
+
+func newService(t *testing.T) (*account.Service, *store.DB, *clock) {
+	t.Helper()
+	db, err := store.New(pgtest.New(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := &clock{t: time.Now()}
+	svc, err := account.New(account.Config{Store: db, SessionTTL: time.Hour, Now: clk.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc, db, clk
+}
+
+func TestCreateUserValidation(t *testing.T) {
+	svc, _, _ := newService(t)
+	ctx := context.Background()
+	tests := []struct {
+		email, password, field string
+	}{
+		{"not-an-email", "long enough password", "email"},
+		{"ada@example.org", "short", "password"},
+		{account.DevEmail, "long enough password", "email"},
+	}
+	for _, tt := range tests {
+		_, err := svc.CreateUser(ctx, tt.email, tt.password)
+		ie, ok := errors.AsType[*account.InvalidError](err)
+		if !ok || ie.Field != tt.field {
+			t.Errorf("CreateUser(%q, %q) = %v, want an InvalidError on %s", tt.email, tt.password, err, tt.field)
+		}
+	}
+	u, err := svc.CreateUser(ctx, "  Ada@Example.ORG ", "correct horse battery")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Email != "ada@example.org" {
+		t.Errorf("email stored as %q, want it normalised", u.Email)
+	}
+	if strings.Contains(u.PasswordHash, "correct horse") || !strings.HasPrefix(u.PasswordHash, "$argon2id$") {
+		t.Errorf("password hash %q is not an argon2id hash", u.PasswordHash)
+	}
+	if _, err := svc.CreateUser(ctx, "ada@example.org", "another long password"); !errors.Is(err, account.ErrEmailTaken) {
+		t.Errorf("second account with the same email: %v, want ErrEmailTaken", err)
+	}
+}
+
+func TestSignInSessionsAndExpiry(t *testing.T) {
+	svc, _, clk := newService(t)
+	ctx := context.Background()
+	if _, err := svc.CreateUser(ctx, "ada@example.org", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := svc.SignIn(ctx, "ada@example.org", "wrong password!", "10.0.0.1"); !errors.Is(err, account.ErrBadCredentials) {
+		t.Errorf("wrong password: %v", err)
+	}
+	if _, _, err := svc.SignIn(ctx, "nobody@example.org", "correct horse battery", "10.0.0.1"); !errors.Is(err, account.ErrBadCredentials) {
+		t.Errorf("unknown email: %v (must not differ from a wrong password)", err)
+	}
+	cookie, sess, err := svc.SignIn(ctx, "ADA@example.org", "correct horse battery", "10.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := svc.SessionFor(ctx, cookie)
+	if err != nil || got.UserID != sess.UserID || got.CSRFToken == "" {
+		t.Fatalf("SessionFor = %+v, %v", got, err)
+	}
+	clk.t = clk.t.Add(2 * time.Hour)
+	if _, err := svc.SessionFor(ctx, cookie); !errors.Is(err, account.ErrUnauthenticated) {
+		t.Errorf("expired session: %v, want ErrUnauthenticated", err)
+	}
+	clk.t = clk.t.Add(-2 * time.Hour)
+	if err := svc.SignOut(ctx, cookie); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.SessionFor(ctx, cookie); !errors.Is(err, account.ErrUnauthenticated) {
+		t.Errorf("after sign-out: %v, want ErrUnauthenticated", err)
+	}
+}
+
+func TestSignInThrottle(t *testing.T) {
+	svc, _, clk := newService(t)
+	ctx := context.Background()
+	if _, err := svc.CreateUser(ctx, "ada@example.org", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		if _, _, err := svc.SignIn(ctx, "ada@example.org", "guess", "10.0.0.9"); !errors.Is(err, account.ErrBadCredentials) {
+			t.Fatalf("attempt %d: %v", i, err)
+		}
+	}
+	_, _, err := svc.SignIn(ctx, "ada@example.org", "correct horse battery", "10.0.0.9")
+	te, ok := errors.AsType[*account.ThrottledError](err)
+	if !ok || te.RetryAfter <= 0 {
+		t.Fatalf("sixth attempt: %v, want a ThrottledError", err)
+	}
+	// The same address trying another account is slowed down too.
+	if _, _, err := svc.SignIn(ctx, "bob@example.org", "guess", "10.0.0.9"); !errors.As(err, &te) {
+		t.Errorf("other email from the same address: %v, want throttled", err)
+	}
+	clk.t = clk.t.Add(te.RetryAfter)
+	// Once the wait has passed, the right password works again.
+	if _, _, err := svc.SignIn(ctx, "ada@example.org", "correct horse battery", "10.0.0.10"); err != nil {
+		t.Errorf("after waiting %s: %v", te.RetryAfter, err)
+	}
+}
+
+func TestAPITokens(t *testing.T) {
+	svc, _, _ := newService(t)
+	ctx := context.Background()
+	u, err := svc.CreateUser(ctx, "ada@example.org", "correct horse battery")
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, tok, err := svc.CreateAPIToken(ctx, u.ID, "notebook")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(token, "stg_") || len(token) < 40 {
+		t.Errorf("token %q looks weak", token)
+	}
+	if id, err := svc.TokenUser(ctx, token); err != nil || id != u.ID {
+		t.Errorf("TokenUser = %q, %v", id, err)
+	}
+	for _, bad := range []string{"", "stg_nope", token + "x", "Bearer " + token} {
+		if _, err := svc.TokenUser(ctx, bad); !errors.Is(err, account.ErrUnauthenticated) {
+			t.Errorf("TokenUser(%q) = %v, want ErrUnauthenticated", bad, err)
+		}
+	}
+	if err := svc.RevokeAPIToken(ctx, u.ID, tok.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.TokenUser(ctx, token); !errors.Is(err, account.ErrUnauthenticated) {
+		t.Errorf("revoked token: %v, want ErrUnauthenticated", err)
+	}
+}
+
+func TestDevUser(t *testing.T) {
+	svc, _, _ := newService(t)
+	ctx := context.Background()
+	u1, err := svc.DevUser(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u2, err := svc.DevUser(ctx)
+	if err != nil || u1.ID != u2.ID {
+		t.Errorf("DevUser twice: %v %v (%v)", u1.ID, u2.ID, err)
+	}
+	if _, _, err := svc.SignIn(ctx, account.DevEmail, "", "127.0.0.1"); !errors.Is(err, account.ErrBadCredentials) {
+		t.Errorf("signing in to the dev account with a password: %v, want refused", err)
+	}
+}

@@ -1,0 +1,91 @@
+package config_test
+
+import (
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"strategist/internal/config"
+)
+
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestDefaults(t *testing.T) {
+	c, err := config.Load(nil, env(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr != "127.0.0.1:8080" || c.Auth != config.AuthLocal || c.Model != "offline" ||
+		c.SubagentConcurrency != 4 || c.AutoApprove || c.SessionTTL != 168*time.Hour {
+		t.Errorf("defaults = %+v", c)
+	}
+}
+
+func TestModelDefaultFollowsKeys(t *testing.T) {
+	c, err := config.Load(nil, env(map[string]string{"GEMINI_API_KEY": "k"}), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(c.Model, "gemini:") {
+		t.Errorf("with a Gemini key, model = %q", c.Model)
+	}
+	c, err = config.Load(nil, env(map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:11434/v1"}), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(c.Model, "openai:") {
+		t.Errorf("with an OpenAI base URL, model = %q", c.Model)
+	}
+}
+
+func TestFlagsOverrideEnvironment(t *testing.T) {
+	c, err := config.Load([]string{"-addr", "127.0.0.1:9999", "-subagent-concurrency", "8"},
+		env(map[string]string{"STRATEGIST_ADDR": "127.0.0.1:1111", "STRATEGIST_SUBAGENT_CONCURRENCY": "2"}), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr != "127.0.0.1:9999" || c.SubagentConcurrency != 8 {
+		t.Errorf("flags did not override: %+v", c)
+	}
+}
+
+func TestBadValuesNameTheSetting(t *testing.T) {
+	tests := []struct {
+		env  map[string]string
+		want []string // substrings of the error
+	}{
+		{map[string]string{"STRATEGIST_AUTH": "ldap"}, []string{"STRATEGIST_AUTH", `"local" or "dev"`}},
+		{map[string]string{"STRATEGIST_ADDR": "8080"}, []string{"STRATEGIST_ADDR", "host:port"}},
+		{map[string]string{"STRATEGIST_SUBAGENT_CONCURRENCY": "0"}, []string{"STRATEGIST_SUBAGENT_CONCURRENCY", "1 to 32"}},
+		{map[string]string{"STRATEGIST_AUTO_APPROVE": "sometimes"}, []string{"STRATEGIST_AUTO_APPROVE", "true or false"}},
+		{map[string]string{"STRATEGIST_SESSION_TTL": "1s"}, []string{"STRATEGIST_SESSION_TTL"}},
+		{map[string]string{"STRATEGIST_SECRET_KEY": "c2hvcnQ="}, []string{"STRATEGIST_SECRET_KEY", "32 bytes"}},
+		{map[string]string{"OPENAI_BASE_URL": "localhost:11434"}, []string{"OPENAI_BASE_URL", "http"}},
+		{map[string]string{"STRATEGIST_LOG_LEVEL": "loud"}, []string{"STRATEGIST_LOG_LEVEL"}},
+		{map[string]string{"STRATEGIST_AUTH": "dev", "STRATEGIST_ADDR": "0.0.0.0:8080"}, []string{"STRATEGIST_AUTH=dev", "loopback"}},
+		{map[string]string{"STRATEGIST_AUTH": "dev", "STRATEGIST_ADDR": ":8080"}, []string{"loopback"}},
+	}
+	for _, tt := range tests {
+		_, err := config.Load(nil, env(tt.env), io.Discard)
+		if err == nil {
+			t.Errorf("Load(%v) accepted", tt.env)
+			continue
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("Load(%v) error %q does not mention %q", tt.env, err, w)
+			}
+		}
+	}
+}
+
+func TestDevModeOnLoopback(t *testing.T) {
+	for _, addr := range []string{"127.0.0.1:8080", "[::1]:8080", "localhost:8080"} {
+		if _, err := config.Load(nil, env(map[string]string{"STRATEGIST_AUTH": "dev", "STRATEGIST_ADDR": addr}), io.Discard); err != nil {
+			t.Errorf("dev mode on %s refused: %v", addr, err)
+		}
+	}
+}

@@ -1,0 +1,200 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/goleak"
+
+	"strategist/internal/account"
+	"strategist/internal/catalog/offline"
+	"strategist/internal/config"
+	"strategist/internal/pgtest"
+	"strategist/internal/server"
+	"strategist/internal/store"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
+
+// env is one running test server with its database.
+type env struct {
+	t        *testing.T
+	srv      *httptest.Server
+	db       *store.DB
+	accounts *account.Service
+	clock    *clock
+}
+
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time { return c.t }
+
+func newEnv(t *testing.T, auth config.AuthMode) *env {
+	t.Helper()
+	db, err := store.New(pgtest.New(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := &clock{t: time.Now()}
+	accounts, err := account.New(account.Config{Store: db, SessionTTL: time.Hour, Now: clk.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := offline.New(offline.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	s, err := server.New(server.Config{
+		Logger:       slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelError})),
+		Store:        db,
+		Accounts:     accounts,
+		Catalog:      cat,
+		Ready:        func(ctx context.Context) error { return db.Ping(ctx) },
+		Registry:     reg,
+		Gatherer:     reg,
+		Auth:         auth,
+		DefaultModel: "offline",
+		BodyLimit:    "64K",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	return &env{t: t, srv: srv, db: db, accounts: accounts, clock: clk}
+}
+
+// user creates an account and returns an API token for it.
+func (e *env) user(email string) (store.User, string) {
+	e.t.Helper()
+	u, err := e.accounts.CreateUser(context.Background(), email, "correct horse battery")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	token, _, err := e.accounts.CreateAPIToken(context.Background(), u.ID, "test")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return u, token
+}
+
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r response) json(t *testing.T) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.body, &m); err != nil {
+		t.Fatalf("response is not JSON (%d): %s", r.status, r.body)
+	}
+	return m
+}
+
+// errorCode returns error.code of a JSON error body.
+func (r response) errorCode(t *testing.T) string {
+	t.Helper()
+	m := r.json(t)
+	e, ok := m["error"].(map[string]any)
+	if !ok {
+		t.Fatalf("no error object in %s", r.body)
+	}
+	if msg, _ := e["message"].(string); msg == "" {
+		t.Errorf("error without a message: %s", r.body)
+	}
+	code, _ := e["code"].(string)
+	return code
+}
+
+// do sends a JSON API request; token "" sends none. headers are pairs.
+func (e *env) do(method, path, token, body string, headers ...string) response {
+	e.t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, e.srv.URL+path, rd)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	return e.send(req)
+}
+
+// form posts a browser form, with the session cookie when given.
+func (e *env) form(path string, values url.Values, cookie *http.Cookie) response {
+	e.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, e.srv.URL+path, strings.NewReader(values.Encode()))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	if cookie != nil {
+		req.AddCookie(cookie)
+	}
+	return e.send(req)
+}
+
+// page gets a browser page, with the session cookie when given.
+func (e *env) page(path string, cookie *http.Cookie) response {
+	e.t.Helper()
+	req, err := http.NewRequest(http.MethodGet, e.srv.URL+path, nil)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if cookie != nil {
+		req.AddCookie(cookie)
+	}
+	return e.send(req)
+}
+
+// send does a request without following redirects.
+func (e *env) send(req *http.Request) response {
+	e.t.Helper()
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return response{status: resp.StatusCode, header: resp.Header, body: b}
+}
+
+func TestHealthReadyMetrics(t *testing.T) {
+	e := newEnv(t, config.AuthLocal)
+	if r := e.do("GET", "/healthz", "", ""); r.status != 200 {
+		t.Errorf("healthz = %d", r.status)
+	}
+	if r := e.do("GET", "/readyz", "", ""); r.status != 200 {
+		t.Errorf("readyz = %d %s", r.status, r.body)
+	}
+	r := e.do("GET", "/metrics", "", "")
+	if r.status != 200 || !strings.Contains(string(r.body), "strategist_http_requests_total") {
+		t.Errorf("metrics = %d, missing request counter", r.status)
+	}
+}

@@ -1,0 +1,190 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"strategist/internal/pgtest"
+	"strategist/internal/store"
+)
+
+func newDB(t *testing.T) *store.DB {
+	t.Helper()
+	db, err := store.New(pgtest.New(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+func mustUser(t *testing.T, db *store.DB, email string) store.User {
+	t.Helper()
+	u, err := db.CreateUser(context.Background(), email, "$argon2id$test")
+	if err != nil {
+		t.Fatalf("CreateUser(%s): %v", email, err)
+	}
+	return u
+}
+
+func TestConversationLifecycle(t *testing.T) {
+	ctx := context.Background()
+	db := newDB(t)
+	ada := mustUser(t, db, "ada@example.org")
+	bob := mustUser(t, db, "bob@example.org")
+
+	first, err := db.CreateConversation(ctx, ada.ID, "plasmodb", "Kinases", "offline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Mode != "plan" || first.SiteID != "plasmodb" || first.Title != "Kinases" || first.LastEventSeq != 0 {
+		t.Errorf("new conversation = %+v", first)
+	}
+	time.Sleep(2 * time.Millisecond) // distinct updated_at for ordering
+	second, err := db.CreateConversation(ctx, ada.ID, "plasmodb", "Proteases", "offline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.CreateConversation(ctx, bob.ID, "plasmodb", "Bob's", "offline"); err != nil {
+		t.Fatal(err)
+	}
+
+	list, err := db.Conversations(ctx, ada.ID, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, c := range list {
+		titles = append(titles, c.Title)
+	}
+	if diff := cmp.Diff([]string{"Proteases", "Kinases"}, titles); diff != "" {
+		t.Errorf("Conversations() newest first mismatch (-want +got):\n%s", diff)
+	}
+
+	renamed, err := db.RenameConversation(ctx, ada.ID, first.ID, "Protein kinases")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if renamed.Title != "Protein kinases" || !renamed.UpdatedAt.After(first.UpdatedAt) {
+		t.Errorf("renamed = %+v", renamed)
+	}
+	list, _ = db.Conversations(ctx, ada.ID, 100)
+	if list[0].ID != first.ID {
+		t.Errorf("after rename, newest = %s, want the renamed %s", list[0].Title, first.Title)
+	}
+
+	if err := db.DeleteConversation(ctx, ada.ID, second.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Conversation(ctx, ada.ID, second.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("deleted conversation: err = %v, want ErrNotFound", err)
+	}
+}
+
+func TestConversationOwnership(t *testing.T) {
+	ctx := context.Background()
+	db := newDB(t)
+	ada := mustUser(t, db, "ada@example.org")
+	eve := mustUser(t, db, "eve@example.org")
+	conv, err := db.CreateConversation(ctx, ada.ID, "plasmodb", "Private", "offline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		op   func() error
+	}{
+		{"get", func() error { _, err := db.Conversation(ctx, eve.ID, conv.ID); return err }},
+		{"rename", func() error { _, err := db.RenameConversation(ctx, eve.ID, conv.ID, "mine"); return err }},
+		{"delete", func() error { return db.DeleteConversation(ctx, eve.ID, conv.ID) }},
+		{"messages", func() error {
+			ms, err := db.Messages(ctx, eve.ID, conv.ID)
+			if err == nil && len(ms) == 0 {
+				return store.ErrNotFound // empty, as for an unknown id
+			}
+			return err
+		}},
+		{"malformed id", func() error { _, err := db.Conversation(ctx, ada.ID, "not-a-uuid"); return err }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.op(); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("err = %v, want ErrNotFound", err)
+			}
+		})
+	}
+	list, err := db.Conversations(ctx, eve.ID, 10)
+	if err != nil || len(list) != 0 {
+		t.Errorf("eve's list = %v, %v; want empty", list, err)
+	}
+	still, err := db.Conversation(ctx, ada.ID, conv.ID)
+	if err != nil || still.Title != "Private" {
+		t.Errorf("ada's conversation after eve's attempts = %+v, %v", still, err)
+	}
+}
+
+func TestUsersTokensSessions(t *testing.T) {
+	ctx := context.Background()
+	db := newDB(t)
+	ada := mustUser(t, db, "ada@example.org")
+	if _, err := db.CreateUser(ctx, "ada@example.org", "x"); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("duplicate email: err = %v, want ErrConflict", err)
+	}
+	if n, err := db.CountUsers(ctx); err != nil || n != 1 {
+		t.Errorf("CountUsers = %d, %v; want 1", n, err)
+	}
+	dev, err := db.EnsureUserWithoutPassword(ctx, "dev@localhost")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := db.EnsureUserWithoutPassword(ctx, "dev@localhost")
+	if err != nil || again.ID != dev.ID {
+		t.Errorf("EnsureUserWithoutPassword twice = %v, %v; want the same user %s", again.ID, err, dev.ID)
+	}
+	if n, _ := db.CountUsers(ctx); n != 1 {
+		t.Errorf("CountUsers counts the password-less dev user: %d", n)
+	}
+
+	tok, err := db.CreateAPIToken(ctx, ada.ID, "cli", []byte("hash-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, err := db.UserIDByTokenHash(ctx, []byte("hash-1")); err != nil || id != ada.ID {
+		t.Errorf("UserIDByTokenHash = %q, %v", id, err)
+	}
+	if err := db.RevokeAPIToken(ctx, dev.ID, tok.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("revoking another user's token: err = %v, want ErrNotFound", err)
+	}
+	if err := db.RevokeAPIToken(ctx, ada.ID, tok.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.UserIDByTokenHash(ctx, []byte("hash-1")); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("revoked token: err = %v, want ErrNotFound", err)
+	}
+
+	now := time.Now()
+	if err := db.CreateSession(ctx, []byte("s1"), ada.ID, "csrf", now.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateSession(ctx, []byte("s2"), ada.ID, "csrf2", now.Add(-time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := db.SessionByHash(ctx, []byte("s1"), now); err != nil || s.UserID != ada.ID || s.CSRFToken != "csrf" {
+		t.Errorf("SessionByHash(s1) = %+v, %v", s, err)
+	}
+	if _, err := db.SessionByHash(ctx, []byte("s2"), now); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("expired session: err = %v, want ErrNotFound", err)
+	}
+	if n, err := db.DeleteExpiredSessions(ctx, now); err != nil || n != 1 {
+		t.Errorf("DeleteExpiredSessions = %d, %v; want 1", n, err)
+	}
+	if err := db.DeleteSession(ctx, []byte("s1")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SessionByHash(ctx, []byte("s1"), now); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("deleted session: err = %v, want ErrNotFound", err)
+	}
+}
