@@ -39,7 +39,8 @@ func (t *text) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// texts is a list of text that also accepts a single value or null.
+// texts is a list of text that also accepts a single value or null; an
+// empty list decodes as nil.
 type texts []string
 
 func (ts *texts) UnmarshalJSON(b []byte) error {
@@ -59,6 +60,10 @@ func (ts *texts) UnmarshalJSON(b []byte) error {
 	var raw []text
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return err
+	}
+	if len(raw) == 0 {
+		*ts = nil
+		return nil
 	}
 	out := make(texts, len(raw))
 	for i, r := range raw {
