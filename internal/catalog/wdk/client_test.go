@@ -436,7 +436,10 @@ func TestErrorTypes(t *testing.T) {
 		{"403", fakeResponse{status: 403, body: "This endpoint is only available to registered users, and requires an API key."},
 			func(err error) bool { var e *AuthError; return errors.As(err, &e) && e.Status == 403 }},
 		{"404", fakeResponse{status: 404, body: "Step 7 not found"},
-			func(err error) bool { var e *NotFoundError; return errors.As(err, &e) && errors.Is(err, catalog.ErrNotFound) }},
+			func(err error) bool {
+				var e *NotFoundError
+				return errors.As(err, &e) && errors.Is(err, catalog.ErrNotFound)
+			}},
 		{"409", fakeResponse{status: 409, body: "Step 7 is part of a strategy"},
 			func(err error) bool { var e *ConflictError; return errors.As(err, &e) }},
 		{"422 bundle", fakeResponse{status: 422, header: map[string]string{"Content-Type": "text/plain"},

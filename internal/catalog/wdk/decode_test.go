@@ -111,12 +111,12 @@ func TestParamDecoding(t *testing.T) {
 func TestLenientScalars(t *testing.T) {
 	var s struct {
 		A, B, C, D, E text
-		N1, N2    optInt
-		N3, N4    optInt
-		F         flag
-		G         flag
-		L         texts
-		M         names
+		N1, N2        optInt
+		N3, N4        optInt
+		F             flag
+		G             flag
+		L             texts
+		M             names
 	}
 	raw := `{"A":"x","B":12,"C":true,"D":null,"E":{"k": [1, 2]},"N1":"42","N2":7.9,"N3":null,"N4":"n/a",
 		"F":"true","G":null,"L":"single","M":["a",{"name":"b","displayName":"B"},{"nameless":1}]}`

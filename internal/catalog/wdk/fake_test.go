@@ -216,7 +216,7 @@ func (f *fakeWDK) route(w http.ResponseWriter, r *http.Request, path string, bod
 		writeRaw(w, http.StatusOK, fakeServiceInfo)
 	case path == "/users/current" && r.Method == http.MethodGet:
 		writeJSON(w, http.StatusOK, map[string]any{"id": user.id, "isGuest": user.guest,
-			"email": map[bool]any{false: "researcher@example.org", true: nil}[user.guest],
+			"email":      map[bool]any{false: "researcher@example.org", true: nil}[user.guest],
 			"properties": map[string]string{"firstName": "Ada", "lastName": "Lovelace"}})
 	case parts[0] == "record-types":
 		f.recordTypes(w, r, parts[1:], body)
@@ -603,8 +603,8 @@ func (f *fakeWDK) stepJSON(st *fakeStep) map[string]any {
 	m := map[string]any{
 		"id": st.id, "searchName": st.search, "recordClassName": fakeSearchRecordType[st.search],
 		"customName": nilIfEmpty(st.customName), "displayName": st.search, "ownerId": st.owner,
-		"searchConfig":          map[string]any{"parameters": st.params, "wdkWeight": st.weight, "filters": []any{}},
-		"validation":            map[string]any{"level": "RUNNABLE", "isValid": true},
+		"searchConfig":            map[string]any{"parameters": st.params, "wdkWeight": st.weight, "filters": []any{}},
+		"validation":              map[string]any{"level": "RUNNABLE", "isValid": true},
 		"hasCompleteStepAnalyses": false, "isFiltered": false, "displayPreferences": map[string]any{},
 	}
 	if st.strategy != 0 {
@@ -1015,7 +1015,7 @@ func (f *fakeWDK) writeReport(w http.ResponseWriter, res fakeResult, body []byte
 	writeJSON(w, http.StatusOK, map[string]any{"records": records, "meta": map[string]any{
 		"totalCount": len(all), "displayTotalCount": len(genes), "viewTotalCount": len(all),
 		"displayViewTotalCount": len(genes), "responseCount": len(records),
-		"pagination": map[string]any{"offset": pg.Offset, "numRecords": pg.NumRecords},
+		"pagination":      map[string]any{"offset": pg.Offset, "numRecords": pg.NumRecords},
 		"recordClassName": "transcript", "attributes": req.ReportConfig.Attributes, "tables": []any{},
 		"sorting": []any{}, "cachePreviouslyExisted": true}})
 }
