@@ -2,6 +2,7 @@ package offline
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"slices"
 	"strconv"
@@ -203,30 +204,33 @@ func (c *Catalog) prepare(q *catalog.Query, depth int) (*step, error) {
 }
 
 // stepKey is the canonical identity of a validated sub-tree: defaults are
-// filled and values normalised, so equivalent queries share a key.
+// filled and values normalised, so equivalent queries share a key. It is a
+// SHA-256 over the search, parameters, weight and the inputs' keys, so keys
+// stay small however deep the tree.
 func stepKey(s *step) string {
-	var b strings.Builder
-	b.WriteString(s.def.search.Name)
-	b.WriteByte('{')
+	h := sha256.New()
+	var buf []byte
+	write := func(v string) {
+		buf = strconv.AppendInt(buf[:0], int64(len(v)), 10)
+		buf = append(buf, ':')
+		buf = append(buf, v...)
+		h.Write(buf)
+	}
+	write(s.def.search.Name)
 	keys := make([]string, 0, len(s.params))
 	for k := range s.params {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		b.WriteString(strconv.Quote(k))
-		b.WriteByte(':')
-		b.WriteString(strconv.Quote(s.params[k]))
-		b.WriteByte(',')
+		write(k)
+		write(s.params[k])
 	}
-	b.WriteString("w=")
-	b.WriteString(strconv.Itoa(s.weight))
+	write(strconv.Itoa(s.weight))
 	for _, in := range s.inputs {
-		b.WriteByte(',')
-		b.WriteString(in.key)
+		write(in.key)
 	}
-	b.WriteByte('}')
-	return b.String()
+	return string(h.Sum(nil))
 }
 
 func (c *Catalog) evaluate(ctx context.Context, s *step, memo map[string]*result) (*result, error) {

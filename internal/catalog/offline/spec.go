@@ -152,8 +152,13 @@ func vocabularies(d *Data) map[string][]catalog.Term {
 		}
 		gos = append(gos, catalog.Term{Term: id, Display: display})
 	}
+	// Sorted by name for people scanning the list; keys lower-cased once.
+	lower := make(map[string]string, len(gos))
+	for _, g := range gos {
+		lower[g.Term] = strings.ToLower(g.Display)
+	}
 	slices.SortStableFunc(gos, func(a, b catalog.Term) int {
-		return strings.Compare(strings.ToLower(a.Display), strings.ToLower(b.Display))
+		return strings.Compare(lower[a.Term], lower[b.Term])
 	})
 	v[vocabGOTerms] = gos
 	return v

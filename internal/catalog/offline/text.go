@@ -3,6 +3,7 @@ package offline
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // textIndex holds every gene's text fields as token lists, built once so a
@@ -37,12 +38,26 @@ func newTextIndex(d *Data) *textIndex {
 func tokenize(s string, wildcard bool) []string {
 	var out []string
 	word := func(r rune) bool {
-		return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '.' || wildcard && r == '*'
+		return r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '.' || wildcard && r == '*') ||
+			r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r))
 	}
-	for _, f := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !word(r) }) {
-		if f = strings.Trim(f, "."); f != "" {
-			out = append(out, f)
+	start := -1
+	emit := func(end int) {
+		if t := strings.Trim(s[start:end], "."); t != "" {
+			out = append(out, strings.ToLower(t))
 		}
+		start = -1
+	}
+	for i, r := range s {
+		switch {
+		case word(r) && start < 0:
+			start = i
+		case !word(r) && start >= 0:
+			emit(i)
+		}
+	}
+	if start >= 0 {
+		emit(len(s))
 	}
 	return out
 }
