@@ -113,7 +113,10 @@ func TestCreateConversationStrategy(t *testing.T) {
 
 	// The second call finds it and does not build.
 	again, created, err := f.db.CreateConversationStrategy(ctx, f.owner, f.conversation, "transcript",
-		func(string) ([]byte, []byte, error) { t.Error("build called for an existing strategy"); return nil, nil, nil })
+		func(string) ([]byte, []byte, error) {
+			t.Error("build called for an existing strategy")
+			return nil, nil, nil
+		})
 	if err != nil || created || again.ID != s.ID {
 		t.Errorf("second create = %s created %v, %v; want %s not created", again.ID, created, err, s.ID)
 	}

@@ -34,10 +34,11 @@ type Config struct {
 	// default settings.
 	Counter *Counter
 	// OnChange is called after every committed change (creation, mutation,
-	// undo) with the new snapshot, in version order per strategy as far as
-	// the caller's goroutines allow. The orchestrator appends the
-	// graph_snapshot event here. Its context is the caller's without
-	// cancellation: a change that committed is always reported.
+	// undo) with the new snapshot; the orchestrator appends the
+	// graph_snapshot event here. Within a process it sees each strategy's
+	// versions in increasing order, one call at a time per strategy. Its
+	// context is the caller's without cancellation: a change that committed
+	// is always reported. It must not call Apply or Undo.
 	OnChange func(ctx context.Context, s Snapshot)
 	Logger   *slog.Logger
 }
@@ -49,11 +50,11 @@ type Config struct {
 // safe for concurrent use: it holds no mutable state of its own besides
 // the Counter's cache.
 type Service struct {
-	store    Store
-	cat      Catalog
-	counter  *Counter
-	onChange func(ctx context.Context, s Snapshot)
-	log      *slog.Logger
+	store   Store
+	cat     Catalog
+	counter *Counter
+	report  *reporter
+	log     *slog.Logger
 }
 
 // NewService checks cfg and returns a Service.
@@ -61,7 +62,7 @@ func NewService(cfg Config) (*Service, error) {
 	if cfg.Store == nil || cfg.Catalog == nil {
 		return nil, errors.New("strategy: new service: Store and Catalog are required")
 	}
-	s := &Service{store: cfg.Store, cat: cfg.Catalog, counter: cfg.Counter, onChange: cfg.OnChange, log: cfg.Logger}
+	s := &Service{store: cfg.Store, cat: cfg.Catalog, counter: cfg.Counter, log: cfg.Logger}
 	if s.counter == nil {
 		c, err := NewCounter(cfg.Catalog, CounterConfig{})
 		if err != nil {
@@ -69,9 +70,11 @@ func NewService(cfg Config) (*Service, error) {
 		}
 		s.counter = c
 	}
-	if s.onChange == nil {
-		s.onChange = func(context.Context, Snapshot) {}
+	hook := cfg.OnChange
+	if hook == nil {
+		hook = func(context.Context, Snapshot) {}
 	}
+	s.report = newReporter(hook)
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -132,7 +135,7 @@ func (s *Service) ForConversation(ctx context.Context, userID, conversationID, r
 		return Snapshot{}, err
 	}
 	if created {
-		s.onChange(context.WithoutCancel(ctx), snap)
+		s.report.report(ctx, snap)
 	}
 	return snap, nil
 }
@@ -218,6 +221,9 @@ func (s *Service) Apply(ctx context.Context, userID, strategyID string, m Mutati
 		next   *Graph
 		mutErr error
 	)
+	st := s.report.stripe(strategyID)
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	rec, err := s.store.UpdateStrategy(ctx, userID, strategyID, func(current []byte, version int) ([]byte, []byte, error) {
 		g, err := Decode(current)
 		if err != nil {
@@ -245,7 +251,7 @@ func (s *Service) Apply(ctx context.Context, userID, strategyID string, m Mutati
 	}
 	res.Snapshot = next.Snapshot(rec.ID, rec.Version)
 	s.logCounts(strategyID, rec.Version, next, res.Change.affected(next))
-	s.onChange(context.WithoutCancel(ctx), res.Snapshot)
+	s.report.deliver(ctx, st, res.Snapshot)
 	return res, nil
 }
 

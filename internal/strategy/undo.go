@@ -66,6 +66,9 @@ func (s *Service) undoOnce(ctx context.Context, userID, strategyID string) (Resu
 		change  Change
 		failure error
 	)
+	st := s.report.stripe(strategyID)
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	saved, err := s.store.UpdateStrategy(ctx, userID, strategyID, func(current []byte, version int) ([]byte, []byte, error) {
 		if version != rec.Version {
 			failure = errVersionMoved
@@ -89,6 +92,6 @@ func (s *Service) undoOnce(ctx context.Context, userID, strategyID string) (Resu
 		return Result{}, fmt.Errorf("strategy: undo %s: %w", strategyID, err)
 	}
 	res := Result{Snapshot: next.Snapshot(saved.ID, saved.Version), Change: change}
-	s.onChange(context.WithoutCancel(ctx), res.Snapshot)
+	s.report.deliver(ctx, st, res.Snapshot)
 	return res, nil
 }

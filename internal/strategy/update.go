@@ -143,10 +143,21 @@ func (p *updatePlan) apply(g *Graph) (*Graph, Change, error) {
 	}
 	next := g.Clone()
 	s := &next.Steps[i]
-	s.SearchName, s.Parameters, s.Operator = p.next.SearchName, cloneParams(p.next.Parameters), p.next.Operator
-	s.Colocation, s.Weight, s.DisplayName = cloneColocation(p.next.Colocation), p.next.Weight, p.next.DisplayName
 	recount := false
+	// Only what this update changes is written: a concurrent update of
+	// another field of the same step stays.
 	for _, f := range p.fields {
+		switch f {
+		case "parameters":
+			s.Parameters = cloneParams(p.next.Parameters)
+		case "weight":
+			s.Weight = p.next.Weight
+		case "displayName":
+			s.DisplayName = p.next.DisplayName
+		case "operator", "colocation":
+			s.SearchName, s.Parameters, s.Operator = p.next.SearchName, cloneParams(p.next.Parameters), p.next.Operator
+			s.Colocation = cloneColocation(p.next.Colocation)
+		}
 		recount = recount || f != "displayName"
 	}
 	if recount {
