@@ -116,3 +116,7 @@ func (db *DB) Messages(ctx context.Context, userID, conversationID string) ([]Me
 	ms, err := pgx.CollectRows(rows, pgx.RowToStructByName[Message])
 	return ms, translate("messages", err)
 }
+
+// lockConversationSQL locks a user's conversation row for the rest of the
+// transaction; another user's conversation matches nothing.
+const lockConversationSQL = `SELECT id FROM conversations WHERE id = $1 AND user_id = $2 FOR UPDATE`

@@ -1,0 +1,188 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Artifact is a planning artifact or a delegation draft. Body is the
+// artifact's JSON (summary, assumptions, parameters, plan, validation).
+type Artifact struct {
+	ID             string          `db:"id" json:"id"`
+	ConversationID string          `db:"conversation_id" json:"conversationId"`
+	TurnID         *string         `db:"turn_id" json:"turnId,omitempty"`
+	Kind           string          `db:"kind" json:"kind"`
+	Title          string          `db:"title" json:"title"`
+	Body           json.RawMessage `db:"body" json:"body"`
+	Version        int             `db:"version" json:"version"`
+	CreatedAt      time.Time       `db:"created_at" json:"createdAt"`
+	UpdatedAt      time.Time       `db:"updated_at" json:"updatedAt"`
+}
+
+const artifactColumns = `a.id, a.conversation_id, a.turn_id, a.kind, a.title, a.body, a.version, a.created_at, a.updated_at`
+
+// SaveArtifact is what SaveArtifact writes.
+type SaveArtifact struct {
+	UserID         string
+	ConversationID string
+	TurnID         string
+	// ID names the artifact to revise; "" creates one. A conversation has
+	// one delegation draft: saving a draft without an ID revises it.
+	ID    string
+	Kind  string
+	Title string
+	Body  json.RawMessage
+}
+
+const findDraftSQL = `
+SELECT id FROM artifacts WHERE conversation_id = $1 AND kind = 'delegation_draft'
+ORDER BY created_at LIMIT 1`
+
+const insertArtifactSQL = `
+INSERT INTO artifacts (conversation_id, turn_id, kind, title, body) VALUES ($1, $2, $3, $4, $5)
+RETURNING id`
+
+const reviseArtifactSQL = `
+UPDATE artifacts SET title = $3, body = $4, turn_id = $5, version = version + 1, updated_at = now()
+WHERE id = $1 AND conversation_id = $2 AND kind = $6
+RETURNING id`
+
+const insertArtifactVersionSQL = `
+INSERT INTO artifact_versions (artifact_id, version, title, body)
+SELECT id, version, title, body FROM artifacts WHERE id = $1`
+
+const artifactByIDSQL = `SELECT ` + artifactColumns + ` FROM artifacts a WHERE a.id = $1`
+
+// SaveArtifact creates or revises an artifact, keeping every version.
+func (db *DB) SaveArtifact(ctx context.Context, sa SaveArtifact) (Artifact, error) {
+	var out Artifact
+	err := db.tx(ctx, "save artifact", func(tx pgx.Tx) error {
+		var id string
+		if err := tx.QueryRow(ctx, lockConversationSQL, sa.ConversationID, sa.UserID).Scan(&id); err != nil {
+			return err
+		}
+		target := sa.ID
+		if target == "" && sa.Kind == "delegation_draft" {
+			err := tx.QueryRow(ctx, findDraftSQL, sa.ConversationID).Scan(&target)
+			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return err
+			}
+		}
+		var turn any
+		if sa.TurnID != "" {
+			turn = sa.TurnID
+		}
+		if target == "" {
+			if err := tx.QueryRow(ctx, insertArtifactSQL, sa.ConversationID, turn, sa.Kind, sa.Title, sa.Body).Scan(&id); err != nil {
+				return err
+			}
+		} else if err := tx.QueryRow(ctx, reviseArtifactSQL, target, sa.ConversationID, sa.Title, sa.Body, turn, sa.Kind).Scan(&id); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, insertArtifactVersionSQL, id); err != nil {
+			return err
+		}
+		rows, _ := tx.Query(ctx, artifactByIDSQL, id)
+		var err error
+		out, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Artifact])
+		return err
+	})
+	return out, err
+}
+
+const artifactsSQL = `
+SELECT ` + artifactColumns + ` FROM artifacts a JOIN conversations c ON c.id = a.conversation_id
+WHERE a.conversation_id = $1 AND c.user_id = $2 ORDER BY a.created_at, a.id`
+
+// Artifacts lists a conversation's artifacts (latest versions), oldest first.
+func (db *DB) Artifacts(ctx context.Context, userID, conversationID string) ([]Artifact, error) {
+	rows, _ := db.pool.Query(ctx, artifactsSQL, conversationID, userID)
+	as, err := pgx.CollectRows(rows, pgx.RowToStructByName[Artifact])
+	return as, translate("artifacts", err)
+}
+
+const artifactSQL = `
+SELECT ` + artifactColumns + ` FROM artifacts a JOIN conversations c ON c.id = a.conversation_id
+WHERE a.id = $1 AND a.conversation_id = $2 AND c.user_id = $3`
+
+// Artifact returns one artifact of the user's conversation.
+func (db *DB) Artifact(ctx context.Context, userID, conversationID, id string) (Artifact, error) {
+	rows, _ := db.pool.Query(ctx, artifactSQL, id, conversationID, userID)
+	a, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Artifact])
+	return a, translate("artifact", err)
+}
+
+// Handoff is the planner's request that a plan be built.
+type Handoff struct {
+	ID              string          `db:"id" json:"id"`
+	ConversationID  string          `db:"conversation_id" json:"conversationId"`
+	ArtifactID      *string         `db:"artifact_id" json:"artifactId"`
+	RequestedTurnID *string         `db:"requested_turn_id" json:"requestedTurnId"`
+	ExecuteTurnID   *string         `db:"execute_turn_id" json:"executeTurnId"`
+	Goal            string          `db:"goal" json:"goal"`
+	Plan            json.RawMessage `db:"plan" json:"plan"`
+	Status          string          `db:"status" json:"status"`
+	CreatedAt       time.Time       `db:"created_at" json:"createdAt"`
+	DecidedAt       *time.Time      `db:"decided_at" json:"decidedAt,omitempty"`
+}
+
+const handoffColumns = `h.id, h.conversation_id, h.artifact_id, h.requested_turn_id, h.execute_turn_id, h.goal, h.plan, h.status, h.created_at, h.decided_at`
+
+const supersedeHandoffsSQL = `
+UPDATE handoffs SET status = 'superseded', decided_at = now()
+WHERE conversation_id = $1 AND status = 'pending'`
+
+const insertHandoffSQL = `
+INSERT INTO handoffs (conversation_id, artifact_id, requested_turn_id, goal, plan) VALUES ($1, $2, $3, $4, $5)
+RETURNING id`
+
+const handoffByIDSQL = `SELECT ` + handoffColumns + ` FROM handoffs h WHERE h.id = $1`
+
+// CreateHandoff records a pending handoff, superseding any earlier pending
+// one of the conversation: only the latest plan can be approved.
+func (db *DB) CreateHandoff(ctx context.Context, userID, conversationID, artifactID, turnID, goal string, plan json.RawMessage) (Handoff, error) {
+	var h Handoff
+	err := db.tx(ctx, "create handoff", func(tx pgx.Tx) error {
+		var id string
+		if err := tx.QueryRow(ctx, lockConversationSQL, conversationID, userID).Scan(&id); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, supersedeHandoffsSQL, conversationID); err != nil {
+			return err
+		}
+		if err := tx.QueryRow(ctx, insertHandoffSQL, conversationID, artifactID, turnID, goal, plan).Scan(&id); err != nil {
+			return err
+		}
+		rows, _ := tx.Query(ctx, handoffByIDSQL, id)
+		var err error
+		h, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Handoff])
+		return err
+	})
+	return h, err
+}
+
+const handoffSQL = `
+SELECT ` + handoffColumns + ` FROM handoffs h JOIN conversations c ON c.id = h.conversation_id
+WHERE h.id = $1 AND h.conversation_id = $2 AND c.user_id = $3`
+
+// Handoff returns one handoff of the user's conversation.
+func (db *DB) Handoff(ctx context.Context, userID, conversationID, id string) (Handoff, error) {
+	rows, _ := db.pool.Query(ctx, handoffSQL, id, conversationID, userID)
+	h, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Handoff])
+	return h, translate("handoff", err)
+}
+
+const handoffsSQL = `
+SELECT ` + handoffColumns + ` FROM handoffs h JOIN conversations c ON c.id = h.conversation_id
+WHERE h.conversation_id = $1 AND c.user_id = $2 ORDER BY h.created_at, h.id`
+
+// Handoffs lists a conversation's handoffs, oldest first.
+func (db *DB) Handoffs(ctx context.Context, userID, conversationID string) ([]Handoff, error) {
+	rows, _ := db.pool.Query(ctx, handoffsSQL, conversationID, userID)
+	hs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Handoff])
+	return hs, translate("handoffs", err)
+}
