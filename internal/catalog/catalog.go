@@ -291,3 +291,39 @@ func (e *NotEvaluableError) Error() string {
 	}
 	return msg
 }
+
+// GeneMatch is one gene found by a gene lookup (a gene id, a retired id, a
+// symbol or words of its product) and what in the query found it, so an
+// agent can tell an exact id hit from a loose product match.
+type GeneMatch struct {
+	GeneID      string   `json:"geneId"`
+	Symbol      string   `json:"symbol,omitempty"`
+	Product     string   `json:"product,omitempty"`
+	GeneType    string   `json:"geneType,omitempty"`
+	Chromosome  string   `json:"chromosome,omitempty"`
+	PreviousIDs []string `json:"previousIds,omitempty"`
+	// MatchedOn is the field that matched: one of the MatchedOn constants.
+	MatchedOn string `json:"matchedOn"`
+	// Matched is the part of the query that matched.
+	Matched string `json:"matched"`
+}
+
+// The fields a gene lookup matches on, best first.
+const (
+	MatchedGeneID       = "gene id"
+	MatchedTranscriptID = "transcript id"
+	MatchedPreviousID   = "previous id"
+	MatchedSymbol       = "symbol"
+	MatchedProduct      = "product"
+)
+
+// GeneMatches is the answer to a gene lookup: the best matches first, at
+// most the limit asked for, with Total saying how many matched in all.
+type GeneMatches struct {
+	Query      string      `json:"query"`
+	Genes      []GeneMatch `json:"genes"`
+	Total      int         `json:"total"`
+	Provenance Provenance  `json:"provenance"`
+	// Unmatched lists the identifiers of the query that matched no gene.
+	Unmatched []string `json:"unmatched,omitempty"`
+}

@@ -1,0 +1,203 @@
+package offline
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strings"
+	"unicode"
+
+	"strategist/internal/catalog"
+)
+
+// Bounds of LookupGenes.
+const (
+	defaultGeneLookupLimit = 20
+	maxGeneLookupLimit     = 200
+)
+
+// LookupGenes finds genes of the snapshot for a free-text query, so agents
+// can turn what a researcher names ("PF3D7_1133400", "AMA1", "apical
+// membrane antigen") into gene ids before building a step. Identifiers in
+// the query (separated by spaces, commas, semicolons or new lines; * is a
+// wildcard) are matched case-insensitively against gene ids, transcript ids,
+// previous ids and gene symbols; when none of them matches, the whole query
+// is read as words that must all occur in a gene's product description.
+// Exact identifier matches come first, in query order; product matches are
+// ranked by how closely the product reads as the query.
+func (c *Catalog) LookupGenes(ctx context.Context, site, query string, limit int) (*catalog.GeneMatches, error) {
+	if err := c.checkSite(site); err != nil {
+		return nil, err
+	}
+	if c.data == nil {
+		return nil, &NoDataError{Cause: c.dataErr}
+	}
+	query = strings.TrimSpace(query)
+	if query == "" {
+		ve := &catalog.ValidationError{Search: "gene lookup"}
+		ve.Add("query", msgEmpty)
+		return nil, ve
+	}
+	if limit <= 0 {
+		limit = defaultGeneLookupLimit
+	}
+	limit = min(limit, maxGeneLookupLimit)
+
+	l := geneLookup{d: c.data, seen: map[int32]bool{}}
+	var unmatched []string
+	for _, item := range splitIDs(query) {
+		if !l.byIdentifier(item) && looksLikeID(item) {
+			unmatched = append(unmatched, item)
+		}
+	}
+	if len(l.found) == 0 {
+		unmatched = nil
+		l.byProduct(query)
+	}
+	out := &catalog.GeneMatches{Query: query, Total: len(l.found), Provenance: Provenance(), Unmatched: unmatched}
+	out.Genes = make([]catalog.GeneMatch, 0, min(limit, len(l.found)))
+	for _, f := range l.found[:min(limit, len(l.found))] {
+		g := c.data.genes[f.gene]
+		out.Genes = append(out.Genes, catalog.GeneMatch{
+			GeneID: g.ID, Symbol: g.Symbol, Product: g.Product, GeneType: g.Type, Chromosome: g.Chromosome,
+			PreviousIDs: slices.Clone(g.PreviousIDs), MatchedOn: f.on, Matched: f.matched,
+		})
+	}
+	return out, nil
+}
+
+// geneLookup collects matches in rank order, each gene once.
+type geneLookup struct {
+	d     *Data
+	seen  map[int32]bool
+	found []geneFound
+}
+
+type geneFound struct {
+	gene    int32
+	on      string
+	matched string
+}
+
+func (l *geneLookup) add(g int32, on, matched string) {
+	if l.seen[g] {
+		return
+	}
+	l.seen[g] = true
+	l.found = append(l.found, geneFound{gene: g, on: on, matched: matched})
+}
+
+// byIdentifier matches one query item against ids and symbols and reports
+// whether anything matched.
+func (l *geneLookup) byIdentifier(item string) bool {
+	key := strings.ToLower(item)
+	var hits []int32
+	if strings.Contains(key, "*") {
+		for known, gs := range l.d.ids {
+			if globMatch(key, known) {
+				hits = append(hits, gs...)
+			}
+		}
+		slices.Sort(hits)
+		hits = slices.Compact(hits)
+	} else {
+		hits = slices.Clone(l.d.ids[key])
+	}
+	for _, g := range hits {
+		l.add(g, l.idField(g, key), item)
+	}
+	matched := len(hits) > 0
+	for i, g := range l.d.genes {
+		if g.Symbol != "" && (strings.EqualFold(g.Symbol, item) || strings.Contains(key, "*") && globMatch(key, strings.ToLower(g.Symbol))) {
+			l.add(int32(i), catalog.MatchedSymbol, item)
+			matched = true
+		}
+	}
+	return matched
+}
+
+// idField says which identifier of gene g the lower-cased key (or pattern)
+// named.
+func (l *geneLookup) idField(g int32, key string) string {
+	gene := l.d.genes[g]
+	match := func(id string) bool { return globMatch(key, strings.ToLower(id)) }
+	switch {
+	case match(gene.ID):
+		return catalog.MatchedGeneID
+	case slices.ContainsFunc(gene.TranscriptIDs, match):
+		return catalog.MatchedTranscriptID
+	}
+	return catalog.MatchedPreviousID
+}
+
+// byProduct adds genes whose product description has every word of query,
+// closest readings first: the product reads as the query, then has the
+// query's words in a row, then merely has them all; within each, shorter
+// products (more specific to the query) first.
+func (l *geneLookup) byProduct(query string) {
+	words := productWords(query)
+	if len(words) == 0 {
+		return
+	}
+	type ranked struct {
+		gene, rank, length int
+	}
+	var hits []ranked
+	for i, g := range l.d.genes {
+		have := productWords(g.Product)
+		if !allWords(words, have) {
+			continue
+		}
+		rank := 2
+		switch {
+		case slices.Equal(have, words):
+			rank = 0
+		case inRow(words, have):
+			rank = 1
+		}
+		hits = append(hits, ranked{gene: i, rank: rank, length: len(have)})
+	}
+	slices.SortStableFunc(hits, func(a, b ranked) int {
+		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.length, b.length))
+	})
+	for _, h := range hits {
+		l.add(int32(h.gene), catalog.MatchedProduct, query)
+	}
+}
+
+// inRow reports whether want occurs in have as consecutive words.
+func inRow(want, have []string) bool {
+	for i := 0; i+len(want) <= len(have); i++ {
+		if slices.Equal(have[i:i+len(want)], want) {
+			return true
+		}
+	}
+	return false
+}
+
+// productWords lower-cases s and splits it into words of letters and
+// digits, with a plural s dropped so "kinases" finds "kinase".
+func productWords(s string) []string {
+	fields := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	for i, f := range fields {
+		if len(f) > 3 && strings.HasSuffix(f, "s") && !strings.HasSuffix(f, "ss") {
+			fields[i] = f[:len(f)-1]
+		}
+	}
+	return fields
+}
+
+func allWords(want, have []string) bool {
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// looksLikeID reports whether a query item is meant as an identifier (it
+// has a digit or an underscore), so an unmatched one is worth reporting.
+func looksLikeID(item string) bool {
+	return strings.ContainsFunc(item, func(r rune) bool { return unicode.IsDigit(r) || r == '_' })
+}
