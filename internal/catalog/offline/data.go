@@ -421,11 +421,11 @@ func chromosomeRank(c string) int {
 func chromosomeDisplay(c string) string {
 	switch r := chromosomeRank(c); {
 	case r < 100:
-		return fmt.Sprintf("%s (chromosome %d)", c, r)
+		return fmt.Sprintf("chromosome %d", r)
 	case r == 100:
-		return c + " (apicoplast genome)"
+		return "apicoplast genome"
 	case r == 101:
-		return c + " (mitochondrial genome)"
+		return "mitochondrial genome"
 	}
 	return c
 }
