@@ -1,0 +1,78 @@
+package catalogtool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"strategist/internal/agent"
+	"strategist/internal/catalog"
+)
+
+// The codes of catalog tool errors the model sees.
+const (
+	// CodeNotFound: an unknown site, record type or search.
+	CodeNotFound = "NOT_FOUND"
+	// CodeValidation: parameter values break the site's rules; details
+	// carry byKey (parameter -> problems) and general.
+	CodeValidation = agent.CodeValidation
+	// CodeUnavailable: the catalog cannot answer now (offline gene data
+	// missing, live site down, a lookup this catalog does not offer).
+	CodeUnavailable = "UNAVAILABLE"
+	// CodeNotEvaluable: the search builds but its answer cannot be
+	// computed here; never answered with an invented number.
+	CodeNotEvaluable = "NOT_EVALUABLE"
+)
+
+// ToolError turns a catalog error into the *agent.ToolError a model can act
+// on: ErrNotFound is NOT_FOUND, a *catalog.ValidationError is
+// VALIDATION_ERROR with byKey and general details, ErrUnavailable is
+// UNAVAILABLE and a *catalog.NotEvaluableError is NOT_EVALUABLE. Context
+// errors are returned unchanged so the loop reports cancellation and
+// timeouts as such; anything else is returned wrapped with op, which the
+// loop shows as a TOOL_ERROR. The graph tools use it for the catalog errors
+// that reach them.
+func ToolError(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if te, ok := errors.AsType[*agent.ToolError](err); ok {
+		return te
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	if ve, ok := errors.AsType[*catalog.ValidationError](err); ok {
+		return &agent.ToolError{Code: CodeValidation, Message: ve.Error(), Details: validationDetails(ve), Err: err}
+	}
+	if ne, ok := errors.AsType[*catalog.NotEvaluableError](err); ok {
+		return &agent.ToolError{Code: CodeNotEvaluable, Message: ne.Error(),
+			Details: map[string]any{"search": ne.Search, "reason": ne.Reason}, Err: err}
+	}
+	switch {
+	case errors.Is(err, catalog.ErrNotFound):
+		return &agent.ToolError{Code: CodeNotFound, Message: err.Error(), Err: err}
+	case errors.Is(err, catalog.ErrUnavailable):
+		return &agent.ToolError{Code: CodeUnavailable, Message: err.Error(), Err: err}
+	}
+	return fmt.Errorf("catalogtool: %s: %w", op, err)
+}
+
+// validationDetails is the details object of a VALIDATION_ERROR.
+func validationDetails(ve *catalog.ValidationError) map[string]any {
+	d := map[string]any{}
+	if ve.Search != "" {
+		d["search"] = ve.Search
+	}
+	if len(ve.ByKey) > 0 {
+		d["byKey"] = ve.ByKey
+	}
+	if len(ve.General) > 0 {
+		d["general"] = ve.General
+	}
+	return d
+}
+
+// ValidationDetails exposes the details of a VALIDATION_ERROR for callers
+// that build their own tool errors around a *catalog.ValidationError.
+func ValidationDetails(ve *catalog.ValidationError) map[string]any { return validationDetails(ve) }

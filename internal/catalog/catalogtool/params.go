@@ -1,0 +1,366 @@
+package catalogtool
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"strategist/internal/agent"
+	"strategist/internal/catalog"
+)
+
+// ParamsArgs are the arguments of get_search_parameters.
+type ParamsArgs struct {
+	RecordType      string `json:"record_type" jsonschema:"the search's record type, e.g. transcript"`
+	SearchName      string `json:"search_name" jsonschema:"the search's name as search_for_searches gives it, e.g. GenesByGoTerm"`
+	VocabularyQuery string `json:"vocabulary_query,omitempty" jsonschema:"words or an id to find in vocabularies too large to list, e.g. DNA repair"`
+}
+
+// Term is one allowed value of a parameter.
+type Term struct {
+	Term    string `json:"term"`
+	Display string `json:"display,omitempty"` // left out when it is the term
+	Parent  string `json:"parent,omitempty"`
+}
+
+// ParamInfo is one parameter of a search, as a model needs it to fill it.
+type ParamInfo struct {
+	Name        string            `json:"name"`
+	DisplayName string            `json:"displayName"`
+	Type        catalog.ParamType `json:"type"`
+	// Required is true when the parameter has no default and may not be
+	// empty: a step cannot be built without it.
+	Required bool `json:"required"`
+	// Hidden parameters are not shown on the site's form; their default
+	// is almost always right.
+	Hidden bool   `json:"hidden,omitempty"`
+	Help   string `json:"help,omitempty"`
+	// Default is the value used when the parameter is left out, already in
+	// wire encoding; absent when there is none.
+	Default *string `json:"default,omitempty"`
+	// Format says how to write a value, with an example.
+	Format      string   `json:"format"`
+	Min         *float64 `json:"min,omitempty"`
+	Max         *float64 `json:"max,omitempty"`
+	MaxSelected int      `json:"maxSelected,omitempty"`
+	// Values are the allowed terms: all of them for a small vocabulary,
+	// examples or the matches of vocabulary_query for a large one.
+	Values []Term `json:"values,omitempty"`
+	// VocabularySize is the full number of terms when Values is not all.
+	VocabularySize int    `json:"vocabularySize,omitempty"`
+	VocabularyHint string `json:"vocabularyHint,omitempty"`
+	// DependentParams are parameters whose allowed values change with
+	// this one's value.
+	DependentParams []string `json:"dependentParams,omitempty"`
+}
+
+// SearchDetails is the result of get_search_parameters.
+type SearchDetails struct {
+	Name        string             `json:"name"`
+	DisplayName string             `json:"displayName"`
+	RecordType  string             `json:"recordType"`
+	Kind        catalog.SearchKind `json:"kind"`
+	Summary     string             `json:"summary,omitempty"`
+	Description string             `json:"description,omitempty"`
+	Evaluable   bool               `json:"evaluable"`
+	// OfflineNote says what the offline snapshot can answer for the search.
+	OfflineNote string `json:"offlineNote,omitempty"`
+	// Note reports a correction made to the request (another record type).
+	Note string `json:"note,omitempty"`
+	// InputParams are the input-step parameters, wired by the graph tools
+	// (transform_step, combine_steps), never given a value.
+	InputParams []string    `json:"inputParams,omitempty"`
+	Parameters  []ParamInfo `json:"parameters"`
+	Encoding    string      `json:"encoding"`
+}
+
+// encodingNote is the rule every parameter value follows.
+const encodingNote = "Every value is a string in the site's encoding: multi-pick values are JSON-array strings such as " +
+	`"[\"a\",\"b\"]"` + ", single-pick values one term, numbers written as strings. Send terms, not display labels. " +
+	"Leave a parameter out to use its default."
+
+// GetSearchParameters is the get_search_parameters tool.
+func (s *Set) GetSearchParameters(ctx context.Context, a ParamsArgs) (*SearchDetails, error) {
+	name := strings.TrimSpace(a.SearchName)
+	search, err := s.cat.Search(ctx, s.site, a.RecordType, name)
+	note := ""
+	if errors.Is(err, catalog.ErrNotFound) && a.RecordType != "" {
+		// The model often guesses the record type ("gene"); a search's
+		// name is unique within a site, so say which one it belongs to.
+		if found, anyErr := s.cat.Search(ctx, s.site, "", name); anyErr == nil {
+			search, err = found, nil
+			note = fmt.Sprintf("%s is a search of record type %q, not %q; use %q", name, found.RecordType, a.RecordType, found.RecordType)
+		}
+	}
+	if errors.Is(err, catalog.ErrNotFound) {
+		return nil, s.unknownSearch(ctx, name, err)
+	}
+	if err != nil {
+		return nil, ToolError("get search parameters", err)
+	}
+	out := &SearchDetails{
+		Name: search.Name, DisplayName: search.DisplayName, RecordType: search.RecordType, Kind: search.Kind,
+		Summary: search.Summary, Description: search.Description, Evaluable: search.Evaluable, Note: note,
+		InputParams: search.InputParams, Parameters: []ParamInfo{}, Encoding: encodingNote,
+	}
+	if n, ok := s.cat.(offlineNoter); ok {
+		out.OfflineNote = n.OfflineNote(search.Name)
+	}
+	query := strings.TrimSpace(a.VocabularyQuery)
+	for _, p := range search.Params {
+		if p.Type == catalog.ParamInputStep {
+			continue
+		}
+		out.Parameters = append(out.Parameters, s.paramInfo(p, query))
+	}
+	return out, nil
+}
+
+// unknownSearch is NOT_FOUND with the closest search names: near
+// spellings of the name first, then the searches its words rank best.
+func (s *Set) unknownSearch(ctx context.Context, name string, cause error) error {
+	msg := fmt.Sprintf("site %s has no search %q", s.site, name)
+	details := map[string]any{"search": name}
+	var names []string
+	if all, err := s.cat.Searches(ctx, s.site, ""); err == nil {
+		names = nearNames(name, all)
+	}
+	if ranked, err := s.cat.SearchForSearches(ctx, s.site, name, "", maxSuggestions); err == nil {
+		for _, r := range ranked {
+			if !slices.Contains(names, r.Name) {
+				names = append(names, r.Name)
+			}
+		}
+	}
+	if len(names) > 0 {
+		names = names[:min(len(names), maxSuggestions)]
+		details["suggestions"] = names
+		msg += "; did you mean " + strings.Join(names, ", ") + "?"
+	}
+	return &agent.ToolError{Code: CodeNotFound, Message: msg, Details: details, Err: cause}
+}
+
+// maxSuggestions bounds the search names offered for an unknown one.
+const maxSuggestions = 3
+
+// nearNames returns the search names within a few edits of name (case
+// ignored), closest first.
+func nearNames(name string, searches []catalog.SearchSummary) []string {
+	type near struct {
+		name string
+		dist int
+	}
+	want := strings.ToLower(name)
+	limit := max(2, len(want)/4)
+	var found []near
+	for _, s := range searches {
+		if d := editDistance(want, strings.ToLower(s.Name)); d <= limit {
+			found = append(found, near{s.Name, d})
+		}
+	}
+	slices.SortStableFunc(found, func(a, b near) int { return cmp.Compare(a.dist, b.dist) })
+	out := make([]string, len(found))
+	for i, f := range found {
+		out[i] = f.name
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes
+// (search names are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// paramInfo describes p, its vocabulary trimmed to what helps a model.
+func (s *Set) paramInfo(p catalog.Param, query string) ParamInfo {
+	info := ParamInfo{
+		Name: p.Name, DisplayName: p.DisplayName, Type: p.Type, Hidden: !p.IsVisible, Help: p.Help,
+		Required: !p.HasDefault && !p.AllowEmpty, Min: p.Min, Max: p.Max,
+		DependentParams: p.DependentParams, Format: format(p),
+	}
+	if p.HasDefault {
+		info.Default = ptr(p.Default)
+	}
+	if p.Type == catalog.ParamMultiPick && p.MaxSelected > 0 {
+		info.MaxSelected = p.MaxSelected
+	}
+	if p.Type != catalog.ParamSinglePick && p.Type != catalog.ParamMultiPick {
+		return info
+	}
+	size := max(p.VocabularySize, len(p.Vocabulary))
+	switch {
+	case size == 0:
+		info.VocabularyHint = "the allowed values are not listed by this catalog; use values the help text names"
+	case size <= s.maxTerms && len(p.Vocabulary) == size:
+		info.Values = terms(p.Vocabulary)
+	case query != "":
+		matches := matchTerms(p.Vocabulary, query)
+		info.VocabularySize = size
+		info.Values = terms(matches[:min(len(matches), s.maxTerms)])
+		switch {
+		case len(matches) == 0:
+			info.VocabularyHint = fmt.Sprintf("none of the %d terms matches %q; try fewer or other words, or an id", size, query)
+		case len(matches) > s.maxTerms:
+			info.VocabularyHint = fmt.Sprintf("%d of %d terms match %q; the best %d are shown, use more specific words to narrow them", len(matches), size, query, s.maxTerms)
+		default:
+			info.VocabularyHint = fmt.Sprintf("the %d terms matching %q; send the term, not its display label", len(matches), query)
+		}
+	default:
+		info.VocabularySize = size
+		info.Values = terms(p.Vocabulary[:min(vocabularyExamples, len(p.Vocabulary))])
+		info.VocabularyHint = fmt.Sprintf("%d terms, too many to list; %d examples shown. Call get_search_parameters again with vocabulary_query "+
+			"set to words of the value you need (or its id) to see the matching terms", size, len(info.Values))
+	}
+	return info
+}
+
+func terms(ts []catalog.Term) []Term {
+	out := make([]Term, len(ts))
+	for i, t := range ts {
+		out[i] = Term{Term: t.Term, Parent: t.Parent}
+		if t.Display != t.Term {
+			out[i].Display = t.Display
+		}
+	}
+	return out
+}
+
+// matchTerms returns the terms whose term or display label contains every
+// word of query (case ignored), best first: the label or term is the
+// query, then begins with it, then contains it as written, then has its
+// words apart; shorter labels first within each.
+func matchTerms(vocab []catalog.Term, query string) []catalog.Term {
+	q := strings.ToLower(strings.TrimSpace(query))
+	words := strings.Fields(q)
+	type ranked struct {
+		t    catalog.Term
+		rank int
+	}
+	var hits []ranked
+	for _, t := range vocab {
+		term, label := strings.ToLower(t.Term), strings.ToLower(t.Display)
+		text := term + " " + label
+		if !allIn(words, text) {
+			continue
+		}
+		rank := 3
+		switch {
+		case label == q || term == q:
+			rank = 0
+		case strings.HasPrefix(label, q) || strings.HasPrefix(term, q):
+			rank = 1
+		case strings.Contains(text, q):
+			rank = 2
+		}
+		hits = append(hits, ranked{t: t, rank: rank})
+	}
+	slices.SortStableFunc(hits, func(a, b ranked) int {
+		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(len(a.t.Display), len(b.t.Display)))
+	})
+	out := make([]catalog.Term, len(hits))
+	for i, h := range hits {
+		out[i] = h.t
+	}
+	return out
+}
+
+func allIn(words []string, text string) bool {
+	for _, w := range words {
+		if !strings.Contains(text, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// format says how to write a value of p, with an example taken from its
+// default or vocabulary where there is one.
+func format(p catalog.Param) string {
+	example := func(fallback string) string {
+		if p.HasDefault && p.Default != "" {
+			return p.Default
+		}
+		if t, ok := firstLeaf(p.Vocabulary); ok {
+			if p.Type == catalog.ParamMultiPick {
+				return jsonArray(t)
+			}
+			return t
+		}
+		return fallback
+	}
+	switch p.Type {
+	case catalog.ParamMultiPick:
+		f := "a JSON-array string of terms, e.g. " + strconv.Quote(example(`["term"]`))
+		if p.MaxSelected == 1 {
+			f += " (exactly one term)"
+		}
+		return f
+	case catalog.ParamSinglePick:
+		return "one term, e.g. " + strconv.Quote(example("term"))
+	case catalog.ParamNumberRange:
+		return `a JSON object string with both ends, e.g. "{\"min\":\"1\",\"max\":\"5\"}"`
+	case catalog.ParamNumber:
+		return "a number written as a string, e.g. " + strconv.Quote(example("10"))
+	case catalog.ParamTimestamp:
+		return "whole seconds since 1970, as a string"
+	case catalog.ParamDate:
+		return `a date "YYYY-MM-DD"`
+	case catalog.ParamDateRange:
+		return `a JSON object string, e.g. "{\"min\":\"2020-01-01\",\"max\":\"2020-12-31\"}"`
+	case catalog.ParamInputDataset:
+		return "a dataset value; see help for what this catalog accepts"
+	case catalog.ParamFilter:
+		return "a JSON filter string; see help"
+	}
+	if p.IsNumber {
+		return "a number written as a string, e.g. " + strconv.Quote(example("10"))
+	}
+	if p.HasDefault && p.Default != "" {
+		return "text, e.g. " + strconv.Quote(p.Default)
+	}
+	return "text"
+}
+
+// firstLeaf returns the first term that is no other term's parent: in a
+// tree vocabulary (organisms) a leaf is what a search usually wants.
+func firstLeaf(vocab []catalog.Term) (string, bool) {
+	parents := make(map[string]bool, len(vocab))
+	for _, t := range vocab {
+		if t.Parent != "" {
+			parents[t.Parent] = true
+		}
+	}
+	for _, t := range vocab {
+		if !parents[t.Term] {
+			return t.Term, true
+		}
+	}
+	return "", false
+}
+
+func jsonArray(terms ...string) string {
+	b, _ := json.Marshal(terms) // a []string always encodes
+	return string(b)
+}
