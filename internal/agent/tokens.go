@@ -10,9 +10,8 @@ import (
 )
 
 // Estimator estimates the prompt tokens of requests without a tokenizer. A
-// message's raw estimate is a cheap lexical count (each run of ASCII letters
-// and digits costs a token per four bytes, every other non-space character a
-// token, each message and tool a few tokens of framing); it is cached by a
+// message's raw estimate is a cheap lexical count (CountTokens, plus a few
+// tokens of framing per message and tool); it is cached by a
 // hash of the message's content, so a long history is scanned once, not on
 // every round and turn. Raw estimates are then scaled by a per-model ratio
 // learnt from the prompt tokens engines report (Observe), so that
@@ -191,34 +190,40 @@ func (e *Estimator) calibrated(model string, raw int) int {
 	return int(math.Ceil(float64(raw) * e.Ratio(model)))
 }
 
-// CountTokens is the uncached lexical estimate of s (see Estimator).
+// CountTokens is the uncached lexical estimate of s (see Estimator): a run
+// of ASCII letters and digits costs a token per five bytes (most words are
+// one token), a run of ASCII punctuation a token per two bytes (tokenizers
+// merge `":` and `","`), every other character a token, spaces nothing.
 func CountTokens(s string) int {
-	n, word := 0, 0
+	n, word, punct := 0, 0, 0
 	flush := func() {
-		if word > 0 {
-			n += (word + 3) / 4
-			word = 0
-		}
+		n += (word+4)/5 + (punct+1)/2
+		word, punct = 0, 0
 	}
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c < utf8.RuneSelf {
-			i++
-			switch {
-			case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-				word++
-			case c == ' ' || c == '\n' || c == '\t' || c == '\r':
-				flush()
-			default:
-				flush()
-				n++
-			}
+		if c >= utf8.RuneSelf {
+			flush()
+			_, size := utf8.DecodeRuneInString(s[i:])
+			i += size
+			n++
 			continue
 		}
-		flush()
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		n++
+		i++
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+			if punct > 0 {
+				flush()
+			}
+			word++
+		case c == ' ' || c == '\n' || c == '\t' || c == '\r':
+			flush()
+		default:
+			if word > 0 {
+				flush()
+			}
+			punct++
+		}
 	}
 	flush()
 	return n
