@@ -33,6 +33,10 @@ type Config struct {
 	// Counter computes step counts; nil means a counter over Catalog with
 	// default settings.
 	Counter *Counter
+	// CountTimeout bounds the counting a change does (0 means 30 s). A
+	// count that takes longer is recorded as failed and tried again with
+	// the next change; the change itself still commits.
+	CountTimeout time.Duration
 	// OnChange is called after every committed change (creation, mutation,
 	// undo) with the new snapshot; the orchestrator appends the
 	// graph_snapshot event here. Within a process it sees each strategy's
@@ -50,11 +54,12 @@ type Config struct {
 // safe for concurrent use: it holds no mutable state of its own besides
 // the Counter's cache.
 type Service struct {
-	store   Store
-	cat     Catalog
-	counter *Counter
-	report  *reporter
-	log     *slog.Logger
+	store        Store
+	cat          Catalog
+	counter      *Counter
+	countTimeout time.Duration
+	report       *reporter
+	log          *slog.Logger
 }
 
 // NewService checks cfg and returns a Service.
@@ -62,7 +67,13 @@ func NewService(cfg Config) (*Service, error) {
 	if cfg.Store == nil || cfg.Catalog == nil {
 		return nil, errors.New("strategy: new service: Store and Catalog are required")
 	}
-	s := &Service{store: cfg.Store, cat: cfg.Catalog, counter: cfg.Counter, log: cfg.Logger}
+	if cfg.CountTimeout < 0 {
+		return nil, errors.New("strategy: new service: negative CountTimeout")
+	}
+	s := &Service{store: cfg.Store, cat: cfg.Catalog, counter: cfg.Counter, countTimeout: cfg.CountTimeout, log: cfg.Logger}
+	if s.countTimeout == 0 {
+		s.countTimeout = 30 * time.Second
+	}
 	if s.counter == nil {
 		c, err := NewCounter(cfg.Catalog, CounterConfig{})
 		if err != nil {
@@ -214,7 +225,7 @@ func (s *Service) Apply(ctx context.Context, userID, strategyID string, m Mutati
 		return Result{}, err
 	}
 	if next, change, err := p.apply(base); err == nil {
-		s.counter.Refresh(ctx, next, change.affected(next)) // warms the cache; the result is recomputed under the lock
+		s.refresh(ctx, next, change.affected(next)) // warms the cache; the result is recomputed under the lock
 	}
 	var (
 		res    Result
@@ -239,7 +250,7 @@ func (s *Service) Apply(ctx context.Context, userID, strategyID string, m Mutati
 		if next, change, mutErr = p.apply(g); mutErr != nil {
 			return nil, nil, mutErr
 		}
-		next = s.counter.Refresh(ctx, next, change.affected(next))
+		next = s.refresh(ctx, next, change.affected(next))
 		res.Change = change
 		return encodePair(next, change, &mutErr)
 	})
@@ -253,6 +264,13 @@ func (s *Service) Apply(ctx context.Context, userID, strategyID string, m Mutati
 	s.logCounts(strategyID, rec.Version, next, res.Change.affected(next))
 	s.report.deliver(ctx, st, res.Snapshot)
 	return res, nil
+}
+
+// refresh counts ids (and steps without a count) within CountTimeout.
+func (s *Service) refresh(ctx context.Context, g *Graph, ids []StepID) *Graph {
+	ctx, cancel := context.WithTimeout(ctx, s.countTimeout)
+	defer cancel()
+	return s.counter.Refresh(ctx, g, ids)
 }
 
 // encodePair encodes a graph and its change record for the store, noting

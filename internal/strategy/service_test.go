@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
@@ -451,5 +453,37 @@ func TestServiceResultsAndExport(t *testing.T) {
 	}
 	if w.StepTree.StepID != "s3" || w.StepTree.PrimaryInput.StepID != "s1" || w.StepTree.SecondaryInput.StepID != "s2" || len(w.Steps) != 3 {
 		t.Errorf("export = %+v", w)
+	}
+}
+
+// stuckCatalog never answers before its context ends.
+type stuckCatalog struct{ *fakeCatalog }
+
+func (stuckCatalog) Answer(ctx context.Context, _ string, _ *catalog.Query, _ catalog.Page) (*catalog.Answer, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestServiceSlowCountStillCommits: a count that outlives CountTimeout is
+// recorded as failed, and the change commits anyway.
+func TestServiceSlowCountStillCommits(t *testing.T) {
+	ctx := context.Background()
+	f := newServiceFixture(t)
+	svc, err := NewService(Config{Store: f.db, Catalog: stuckCatalog{f.cat}, CountTimeout: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := svc.Apply(ctx, f.owner, f.strategy, trna)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s1 := res.Snapshot.Steps[0]
+	if res.Snapshot.Version != 1 || s1.CountStatus != CountError || s1.Count != nil || !strings.Contains(s1.CountMessage, "deadline") {
+		t.Errorf("version %d, s1 count %s %v %q; want version 1 with a failed count", res.Snapshot.Version, s1.CountStatus, s1.Count, s1.CountMessage)
+	}
+	// The next change on a working catalog fills the count in.
+	res = f.apply(t, translation)
+	if s1 := res.Snapshot.Steps[0]; s1.CountStatus != CountOK || *s1.Count != 10 {
+		t.Errorf("after recovery s1 count = %s %v", s1.CountStatus, s1.Count)
 	}
 }

@@ -1,0 +1,179 @@
+// Package graphtool offers one conversation's persisted strategy to
+// Strategist's agents as tools: the executor's set (create_step,
+// transform_step, combine_steps, update_step, delete_step, list_steps,
+// validate_strategy, get_result_count, undo_last_change, rename_strategy)
+// and a sub-agent's set (create_step, transform_step, combine_steps,
+// get_result_count), the latter confined to a Scope.
+//
+// Every change goes through strategy.Service, the one place that mutates
+// strategies, versions each change and reports the graph_snapshot; the tools
+// never emit graph events themselves, and nothing downstream inspects their
+// results for magic keys. A result is a typed struct: the step as the
+// service filled it (parameters complete, count with its status and
+// provenance, or "count unavailable offline", never an invented number) and
+// the current roots, so a model can chain its next call. A refusal is an
+// *agent.ToolError carrying the strategy error code, the offending step and
+// the current roots.
+package graphtool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"strategist/internal/agent"
+	"strategist/internal/store"
+	"strategist/internal/strategy"
+)
+
+// Service is what the tools need from strategy.Service, which satisfies it.
+type Service interface {
+	ForConversation(ctx context.Context, userID, conversationID, recordType, name string) (strategy.Snapshot, error)
+	Conversation(ctx context.Context, userID, conversationID string) (strategy.Snapshot, error)
+	Apply(ctx context.Context, userID, strategyID string, m strategy.Mutation) (strategy.Result, error)
+	Undo(ctx context.Context, userID, strategyID string) (strategy.Result, error)
+	Validate(ctx context.Context, userID, strategyID string) ([]strategy.Problem, strategy.Snapshot, error)
+	StepCount(ctx context.Context, userID, strategyID string, stepID strategy.StepID) (strategy.CountResult, error)
+}
+
+var _ Service = (*strategy.Service)(nil)
+
+// Binding ties the tools to one conversation's strategy for one turn. It is
+// given explicitly, never carried in a context.
+type Binding struct {
+	Service        Service // required
+	UserID         string  // required: every read and write is the owner's
+	ConversationID string  // required
+	// Site is the conversation's site (required); a strategy on another
+	// site is refused rather than edited.
+	Site string
+	// RecordType is the record type of a strategy created by the first
+	// write (required; "transcript" for gene strategies).
+	RecordType string
+	// StrategyName names a strategy created by the first write.
+	StrategyName string
+	// Ensure, when set, gets or creates the conversation's strategy on the
+	// first write (the orchestrator may link one made elsewhere); nil means
+	// Service.ForConversation with RecordType and StrategyName. Reads never
+	// create a strategy.
+	Ensure func(ctx context.Context) (strategy.Snapshot, error)
+}
+
+func (b Binding) check() error {
+	var missing []string
+	for _, f := range []struct{ name, v string }{
+		{"UserID", b.UserID}, {"ConversationID", b.ConversationID}, {"Site", b.Site}, {"RecordType", b.RecordType},
+	} {
+		if strings.TrimSpace(f.v) == "" {
+			missing = append(missing, f.name)
+		}
+	}
+	if b.Service == nil {
+		missing = append(missing, "Service")
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("graphtool: binding: %s required", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// session is the tools' view of the conversation's strategy for one set of
+// tools: it finds the strategy once and remembers its id. Its mutex guards
+// strategyID; concurrent calls of one response share it.
+type session struct {
+	b          Binding
+	mu         sync.Mutex
+	strategyID string // "" until known
+}
+
+func (s *session) known() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.strategyID
+}
+
+func (s *session) remember(snap strategy.Snapshot) (string, error) {
+	if snap.SiteID != s.b.Site {
+		return "", fmt.Errorf("graphtool: the conversation's strategy %s is on site %s, not %s", snap.StrategyID, snap.SiteID, s.b.Site)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.strategyID = snap.StrategyID
+	return snap.StrategyID, nil
+}
+
+// forWrite returns the strategy id, creating the strategy on first use.
+func (s *session) forWrite(ctx context.Context) (string, error) {
+	if id := s.known(); id != "" {
+		return id, nil
+	}
+	ensure := s.b.Ensure
+	if ensure == nil {
+		ensure = func(ctx context.Context) (strategy.Snapshot, error) {
+			return s.b.Service.ForConversation(ctx, s.b.UserID, s.b.ConversationID, s.b.RecordType, s.b.StrategyName)
+		}
+	}
+	snap, err := ensure(ctx)
+	if err != nil {
+		return "", err
+	}
+	return s.remember(snap)
+}
+
+// forRead returns the strategy id, or ok false when the conversation has no
+// strategy yet.
+func (s *session) forRead(ctx context.Context) (id string, ok bool, err error) {
+	if id := s.known(); id != "" {
+		return id, true, nil
+	}
+	snap, err := s.b.Service.Conversation(ctx, s.b.UserID, s.b.ConversationID)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	id, err = s.remember(snap)
+	return id, err == nil, err
+}
+
+// ExecutorTools returns the executor's graph tools over the binding's
+// strategy, in declaration order. The executor adds the catalog tools and
+// delegate_strategy_subtasks to them in agent.NewToolset. Build them once
+// per turn: they share the turn's view of the strategy.
+func ExecutorTools(b Binding) ([]agent.Tool, error) {
+	if err := b.check(); err != nil {
+		return nil, err
+	}
+	t := &tools{s: &session{b: b}}
+	return []agent.Tool{
+		t.createStep(), t.transformStep(), t.combineSteps(), t.updateStep(), t.deleteStep(),
+		t.listSteps(), t.validateStrategy(), t.getResultCount(), t.undoLastChange(), t.renameStrategy(),
+	}, nil
+}
+
+// SubagentTools returns a sub-agent's graph tools (create_step,
+// transform_step, combine_steps, get_result_count), each refusing steps
+// outside scope with OUT_OF_SCOPE. Steps the sub-agent creates join scope
+// as they are created. scope belongs to the one sub-agent run the tools are
+// built for (build both per attempt); its finish_subtask checks the root
+// it is given against the same scope.
+func SubagentTools(b Binding, scope *Scope) ([]agent.Tool, error) {
+	if err := b.check(); err != nil {
+		return nil, err
+	}
+	if scope == nil {
+		return nil, errors.New("graphtool: sub-agent tools: nil scope")
+	}
+	t := &tools{s: &session{b: b}, scope: scope}
+	return []agent.Tool{t.createStep(), t.transformStep(), t.combineSteps(), t.getResultCount()}, nil
+}
+
+// tools holds what the handlers share: the session and, for a sub-agent,
+// its scope (nil for the executor).
+type tools struct {
+	s     *session
+	scope *Scope
+}
