@@ -84,7 +84,7 @@ func TestListenReceivesAppendNotifications(t *testing.T) {
 		fmt.Sprintf("%s proc-1|%s|1|2", store.EventsChannel, a.ID): true,
 		fmt.Sprintf("%s proc-1|%s|1|1", store.EventsChannel, b.ID): true,
 		fmt.Sprintf("%s proc-2|%s|3|3", store.EventsChannel, a.ID): true,
-		"strategist_cancel turn-42": true,
+		"strategist_cancel turn-42":                                true,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("notifications mismatch (-want +got):\n%s", diff)
@@ -132,7 +132,9 @@ func TestListenStopsWithContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	var err error
-	wg.Go(func() { err = db.Listen(ctx, []string{"strategist_test"}, func(string, string) {}, func(error) { cancel() }) })
+	wg.Go(func() {
+		err = db.Listen(ctx, []string{"strategist_test"}, func(string, string) {}, func(error) { cancel() })
+	})
 	wg.Wait()
 	if err != nil {
 		t.Errorf("Listen() = %v after cancel, want nil", err)
