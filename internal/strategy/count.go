@@ -80,7 +80,7 @@ func NewCounter(cat Answerer, cfg CounterConfig) (*Counter, error) {
 // Count returns the count of a query tree on site, from the cache when it
 // can.
 func (c *Counter) Count(ctx context.Context, site string, q *catalog.Query) CountResult {
-	key := site + "\x00" + q.Key()
+	key := countKey(site, q)
 	if res, ok := c.lookup(key); ok {
 		return res
 	}
@@ -140,12 +140,23 @@ func (c *Counter) store(key string, res CountResult) {
 	}
 }
 
+// countKey is the cache identity of a count.
+func countKey(site string, q *catalog.Query) string { return site + "\x00" + q.Key() }
+
 // Refresh returns a copy of g with the counts of ids computed, inputs
 // before the steps that consume them. Steps whose count is unknown or
 // failed are counted again too, so a count that could not be had before
 // (a timeout, the site down) is filled in by the next change. A failure is
 // recorded on its step with a message, never turned into a number.
 func (c *Counter) Refresh(ctx context.Context, g *Graph, ids []StepID) *Graph {
+	return c.refresh(ctx, g, ids, nil)
+}
+
+// refresh is Refresh with failures remembered in failed (by cache key,
+// when failed is not nil) and not asked again: the Service counts once
+// before taking a strategy's lock and once under it, and must not wait
+// twice for a catalog that is down.
+func (c *Counter) refresh(ctx context.Context, g *Graph, ids []StepID, failed map[string]CountResult) *Graph {
 	next := g.Clone()
 	want := make(map[StepID]bool, len(ids))
 	for _, id := range ids {
@@ -158,9 +169,19 @@ func (c *Counter) Refresh(ctx context.Context, g *Graph, ids []StepID) *Graph {
 		}
 		q, err := next.Query(s.ID)
 		var res CountResult
-		if err != nil {
+		switch {
+		case err != nil:
 			res = CountResult{Status: CountError, Message: err.Error()}
-		} else {
+		case failed != nil:
+			key := countKey(next.SiteID, q)
+			var seen bool
+			if res, seen = failed[key]; !seen {
+				res = c.Count(ctx, next.SiteID, q)
+				if res.Status == CountError {
+					failed[key] = res
+				}
+			}
+		default:
 			res = c.Count(ctx, next.SiteID, q)
 		}
 		s.setCount(res)

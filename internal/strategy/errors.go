@@ -92,6 +92,7 @@ type StepError struct {
 	Cause error
 }
 
+// Error says what was refused, why, and what the roots are now.
 func (e *StepError) Error() string {
 	var b strings.Builder
 	b.WriteString("strategy: ")
@@ -137,6 +138,7 @@ type InvalidGraphError struct {
 	Roots    []StepID
 }
 
+// Error lists the problems and the roots.
 func (e *InvalidGraphError) Error() string {
 	msgs := make([]string, len(e.Problems))
 	for i, p := range e.Problems {

@@ -37,6 +37,7 @@ const (
 	KindCombine        // two inputs and an operator
 )
 
+// String is the kind's name as JSON carries it.
 func (k Kind) String() string {
 	switch k {
 	case KindSearch:
@@ -90,6 +91,7 @@ const (
 	CountError                    // computing it failed; CountMessage says why
 )
 
+// String is the status's name as JSON carries it.
 func (s CountStatus) String() string {
 	switch s {
 	case CountOK:

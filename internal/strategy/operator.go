@@ -85,6 +85,7 @@ type OperatorError struct {
 	Value string
 }
 
+// Error names the value and the operators and aliases accepted.
 func (e *OperatorError) Error() string {
 	ops := Operators()
 	names := make([]string, len(ops))

@@ -214,7 +214,8 @@ func snapshotOf(rec store.Strategy) (Snapshot, error) {
 // against the graph as read, so the lock is held for a pure graph update
 // and cache hits; only when a concurrent change invalidated what was read
 // (an update of the same step) is the mutation prepared again under the
-// lock.
+// lock, and a count that failed before the lock is not waited for again
+// under it.
 func (s *Service) Apply(ctx context.Context, userID, strategyID string, m Mutation) (Result, error) {
 	_, base, _, err := s.load(ctx, userID, strategyID)
 	if err != nil {
@@ -224,8 +225,9 @@ func (s *Service) Apply(ctx context.Context, userID, strategyID string, m Mutati
 	if err != nil {
 		return Result{}, err
 	}
+	failed := map[string]CountResult{}
 	if next, change, err := p.apply(base); err == nil {
-		s.refresh(ctx, next, change.affected(next)) // warms the cache; the result is recomputed under the lock
+		s.refresh(ctx, next, change.affected(next), failed) // warms the cache; the result is recomputed under the lock
 	}
 	var (
 		res    Result
@@ -250,7 +252,7 @@ func (s *Service) Apply(ctx context.Context, userID, strategyID string, m Mutati
 		if next, change, mutErr = p.apply(g); mutErr != nil {
 			return nil, nil, mutErr
 		}
-		next = s.refresh(ctx, next, change.affected(next))
+		next = s.refresh(ctx, next, change.affected(next), failed)
 		res.Change = change
 		return encodePair(next, change, &mutErr)
 	})
@@ -266,11 +268,12 @@ func (s *Service) Apply(ctx context.Context, userID, strategyID string, m Mutati
 	return res, nil
 }
 
-// refresh counts ids (and steps without a count) within CountTimeout.
-func (s *Service) refresh(ctx context.Context, g *Graph, ids []StepID) *Graph {
+// refresh counts ids (and steps without a count) within CountTimeout,
+// not asking again for what already failed during this change.
+func (s *Service) refresh(ctx context.Context, g *Graph, ids []StepID, failed map[string]CountResult) *Graph {
 	ctx, cancel := context.WithTimeout(ctx, s.countTimeout)
 	defer cancel()
-	return s.counter.Refresh(ctx, g, ids)
+	return s.counter.refresh(ctx, g, ids, failed)
 }
 
 // encodePair encodes a graph and its change record for the store, noting

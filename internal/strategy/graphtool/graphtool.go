@@ -32,6 +32,7 @@ import (
 type Service interface {
 	ForConversation(ctx context.Context, userID, conversationID, recordType, name string) (strategy.Snapshot, error)
 	Conversation(ctx context.Context, userID, conversationID string) (strategy.Snapshot, error)
+	Get(ctx context.Context, userID, strategyID string) (strategy.Snapshot, error)
 	Apply(ctx context.Context, userID, strategyID string, m strategy.Mutation) (strategy.Result, error)
 	Undo(ctx context.Context, userID, strategyID string) (strategy.Result, error)
 	Validate(ctx context.Context, userID, strategyID string) ([]strategy.Problem, strategy.Snapshot, error)
