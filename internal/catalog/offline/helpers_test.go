@@ -16,11 +16,11 @@ import (
 // missing data is a failure.
 func testDataDir(tb testing.TB) string {
 	tb.Helper()
-	if dir := os.Getenv("STRATEGIST_DATA_DIR"); dir != "" {
-		return dir
-	}
 	root := repoRoot(tb)
-	for _, dir := range []string{filepath.Join(root, "data"), filepath.Join(root, "..", "shared", "data")} {
+	for _, dir := range []string{os.Getenv("STRATEGIST_DATA_DIR"), filepath.Join(root, "data"), filepath.Join(root, "..", "shared", "data")} {
+		if dir == "" {
+			continue
+		}
 		if _, err := os.Stat(filepath.Join(dir, FileGeneAnnotation)); err == nil {
 			return dir
 		}
