@@ -22,6 +22,7 @@ type caches struct {
 	searches    ttlMap[[]SearchInfo]     // site, record type
 	details     ttlMap[*SearchDetails]   // site, record type, search
 	searchRT    ttlMap[string]           // site, search -> record type
+	index       ttlMap[*searchIndex]     // site, record type ("" for all)
 }
 
 func newCaches(ttl time.Duration) *caches {
@@ -33,6 +34,7 @@ func newCaches(ttl time.Duration) *caches {
 		searches:    ttlMap[[]SearchInfo]{ttl: ttl},
 		details:     ttlMap[*SearchDetails]{ttl: ttl},
 		searchRT:    ttlMap[string]{ttl: ttl},
+		index:       ttlMap[*searchIndex]{ttl: ttl},
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sort"
 
 	"golang.org/x/sync/errgroup"
 
@@ -178,6 +177,8 @@ func (c *Client) details(ctx context.Context, site, recordType, name string) (*S
 	})
 	if errors.Is(err, catalog.ErrNotFound) {
 		c.cache.searches.drop(key(site, recordType))
+		c.cache.index.drop(key(site, recordType))
+		c.cache.index.drop(key(site, ""))
 		c.cache.searchRT.drop(key(site, name))
 		c.cache.details.drop(key(site, recordType, name))
 	}
@@ -220,11 +221,20 @@ func (c *Client) BooleanSearch(ctx context.Context, site, recordType string) (*S
 // SearchForSearches ranks the searches of a record type ("" for all) for a
 // free-text need, from the cached lists (no site-search call).
 func (c *Client) SearchForSearches(ctx context.Context, site, query, recordType string, limit int) ([]catalog.SearchSummary, error) {
-	list, err := c.summaries(ctx, site, recordType)
+	if _, err := c.site(site); err != nil {
+		return nil, err
+	}
+	ix, err := c.cache.index.load(ctx, key(site, recordType), func(ctx context.Context) (*searchIndex, error) {
+		list, err := c.summaries(ctx, site, recordType)
+		if err != nil {
+			return nil, err
+		}
+		return newSearchIndex(list), nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	return rank(list, query, limit), nil
+	return ix.rank(query, limit), nil
 }
 
 // Validate checks values with WDK (POST contextParamValues) after the
@@ -251,14 +261,4 @@ func (c *Client) serviceInfo(ctx context.Context, site string) (*ServiceInfo, er
 	return c.cache.service.load(ctx, site, func(ctx context.Context) (*ServiceInfo, error) {
 		return c.ServiceInfo(ctx, site)
 	})
-}
-
-// sortedKeys returns a map's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }

@@ -3,8 +3,6 @@ package wdk
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,13 +11,9 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
-
-	"golang.org/x/sync/singleflight"
 
 	"strategist/internal/catalog"
 )
@@ -379,193 +373,6 @@ func retryAfter(h http.Header) time.Duration {
 		return max(time.Until(t), 0)
 	}
 	return 0
-}
-
-// statusError types a final non-2xx answer.
-func statusError(s *siteConn, r request, status int, hdr http.Header, body []byte, token string, attempts int) error {
-	msg := bodyMessage(body, token)
-	switch {
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return &AuthError{Site: s.ID, Status: status, Message: msg}
-	case status == http.StatusNotFound:
-		return &NotFoundError{Site: s.ID, Path: r.path, Message: msg}
-	case status == http.StatusConflict:
-		return &ConflictError{Site: s.ID, Path: r.path, Message: msg}
-	case status == http.StatusUnprocessableEntity:
-		return validationError(r.search, body, token)
-	case status >= 500:
-		return &ServerError{Site: s.ID, Method: r.method, Path: r.path, Status: status, Message: msg,
-			Attempts: attempts, LogMarker: hdr.Get("X-Log-Marker")}
-	}
-	return &RequestError{Site: s.ID, Method: r.method, Path: r.path, Status: status, Message: msg}
-}
-
-var notInContainer = regexp.MustCompile(`Parameter '([^']+)' is not in container`)
-
-// validationError reads a 422 body: WDK's validation bundle as JSON (served
-// as text/plain), or a plain message.
-func validationError(search string, body []byte, token string) error {
-	var w wireValidation
-	if json.Unmarshal(body, &w) == nil && (len(w.Errors.General) > 0 || len(w.Errors.ByKey) > 0) {
-		v := w.validation()
-		for i, g := range v.General {
-			v.General[i] = redact(g, token)
-		}
-		return v.Err(search)
-	}
-	e := &catalog.ValidationError{Search: search}
-	msg := bodyMessage(body, token)
-	if m := notInContainer.FindStringSubmatch(msg); m != nil {
-		e.Add(m[1], msg)
-	} else {
-		e.Add("", msg)
-	}
-	return e
-}
-
-// bodyMessage makes an error body safe and short for an error message:
-// HTML pages of the proxy are reduced to nothing, the caller's token is
-// redacted should a server ever echo it.
-func bodyMessage(body []byte, token string) string {
-	s := strings.TrimSpace(string(body))
-	if strings.HasPrefix(s, "<") {
-		return ""
-	}
-	var obj struct {
-		Message text `json:"message"`
-	}
-	if strings.HasPrefix(s, "{") && json.Unmarshal(body, &obj) == nil && obj.Message != "" {
-		s = string(obj.Message)
-	}
-	s = redact(s, token)
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	return s
-}
-
-func redact(s, token string) string {
-	if token == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, token, "[redacted]")
-}
-
-// redactErr keeps the error chain but hides the token in its message.
-func redactErr(err error, token string) error {
-	if err == nil || token == "" || !strings.Contains(err.Error(), token) {
-		return err
-	}
-	return &redactedError{msg: redact(err.Error(), token), err: err}
-}
-
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.err }
-
-// userIDs caches the numeric WDK user id of each (site, token), keyed by a
-// hash so the map holds no token.
-type userIDs struct {
-	mu     sync.Mutex
-	m      map[[32]byte]int64
-	flight singleflight.Group
-}
-
-// maxCachedUsers bounds the user-id cache; when full it starts over.
-const maxCachedUsers = 10000
-
-func userKey(site, token string) [32]byte { return sha256.Sum256([]byte(site + "\x00" + token)) }
-
-func (u *userIDs) get(k [32]byte) (int64, bool) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	id, ok := u.m[k]
-	return id, ok
-}
-
-func (u *userIDs) put(k [32]byte, id int64) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if len(u.m) >= maxCachedUsers {
-		clear(u.m)
-	}
-	u.m[k] = id
-}
-
-func (u *userIDs) forget(k [32]byte) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	delete(u.m, k)
-}
-
-// scope is what a /users/{id}/... call needs.
-type scope struct {
-	site  *siteConn
-	token string
-	user  int64
-}
-
-// userScope resolves the caller's token and numeric user id for a site.
-func (c *Client) userScope(ctx context.Context, siteID string) (scope, error) {
-	s, err := c.site(siteID)
-	if err != nil {
-		return scope{}, err
-	}
-	tok, err := c.token(ctx, s)
-	if err != nil {
-		return scope{}, err
-	}
-	id, err := c.resolveUser(ctx, s, tok)
-	if err != nil {
-		return scope{}, err
-	}
-	return scope{site: s, token: tok, user: id}, nil
-}
-
-// resolveUser returns the numeric id of the token's registered user, from
-// GET /users/current once per token; a guest is refused.
-func (c *Client) resolveUser(ctx context.Context, s *siteConn, token string) (int64, error) {
-	k := userKey(s.ID, token)
-	if id, ok := c.users.get(k); ok {
-		return id, nil
-	}
-	v, err, _ := c.users.flight.Do(hex.EncodeToString(k[:]), func() (any, error) {
-		u, err := c.currentUser(ctx, s, token)
-		if err != nil {
-			return int64(0), err
-		}
-		if u.IsGuest {
-			return int64(0), &AuthError{Site: s.ID, Guest: true}
-		}
-		if u.ID <= 0 {
-			return int64(0), fmt.Errorf("GET /users/current: no numeric user id in the answer")
-		}
-		c.users.put(k, u.ID)
-		return u.ID, nil
-	})
-	if err != nil {
-		return 0, fmt.Errorf("resolve user: %w", err)
-	}
-	return v.(int64), nil
-}
-
-// doUser runs a /users/{id}/... call; a refused credential forgets the
-// cached user id so the next call resolves it again.
-func (c *Client) doUser(ctx context.Context, sc scope, r request) error {
-	err := c.do(ctx, sc.site, sc.token, r)
-	var ae *AuthError
-	if errors.As(err, &ae) {
-		c.users.forget(userKey(sc.site.ID, sc.token))
-	}
-	return err
-}
-
-func (sc scope) path(format string, args ...any) string {
-	return fmt.Sprintf("/users/%d", sc.user) + fmt.Sprintf(format, args...)
 }
 
 // opErr prefixes an error with the site and operation.

@@ -53,7 +53,8 @@ var fakeSearches = map[string]string{
   "newBuild": "9", "reviseBuild": "29", "iconName": null,
   "defaultAttributes": ["primary_key", "organism", "gene_product"],
   "defaultSorting": [{"attributeName": "organism", "direction": "ASC"}],
-  "dynamicAttributes": [], "filters": [], "groups": [{"name": "empty", "displayName": ""}], "properties": {},
+  "dynamicAttributes": [{"name": "wdk_weight", "displayName": "Search Weight", "isSortable": true}],
+  "filters": [], "groups": [{"name": "empty", "displayName": ""}], "properties": {},
   "summaryViewPlugins": [], "noSummaryOnSingleRecord": false,
   "paramNames": ["organism"],
   "parameters": [{

@@ -57,7 +57,7 @@ func newTestClient(t *testing.T, mod func(*Config)) *testClient {
 	return newClientFor(t, f, base, &http.Client{Transport: &http.Transport{}}, mod)
 }
 
-func newClientFor(t *testing.T, f *fakeWDK, base string, hc *http.Client, mod func(*Config)) *testClient {
+func newClientFor(t testing.TB, f *fakeWDK, base string, hc *http.Client, mod func(*Config)) *testClient {
 	t.Helper()
 	logs := &syncBuffer{}
 	cfg := Config{
@@ -88,6 +88,10 @@ type handlerTransport struct{ h http.Handler }
 func (t handlerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err := r.Context().Err(); err != nil {
 		return nil, err
+	}
+	r = r.Clone(r.Context())
+	if r.Body == nil {
+		r.Body = http.NoBody // a server request always has a body
 	}
 	rec := httptest.NewRecorder()
 	t.h.ServeHTTP(rec, r)

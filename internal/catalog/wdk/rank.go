@@ -2,6 +2,7 @@ package wdk
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -33,76 +34,91 @@ var rankStop = map[string]bool{
 	"find": true, "search": true, "searches": true, "which": true, "what": true, "all": true, "me": true,
 }
 
-// rank scores searches for a free-text query: each query word scores by
-// where it matches (whole word, or a prefix of at least 3 letters at half
-// weight), weighted by its rarity across the searches (IDF), and the whole
-// query found in the display name adds a bonus. Internal searches are left
-// out; ties go by display name.
-func rank(list []SearchInfo, query string, limit int) []catalog.SearchSummary {
-	if limit <= 0 {
-		limit = defaultRankLimit
-	}
-	words := rankWords(query)
-	type doc struct {
-		s      *SearchInfo
-		fields [][]string
-	}
-	docs := make([]doc, 0, len(list))
-	df := map[string]int{}
+// searchIndex is a list of searches tokenised once for ranking.
+type searchIndex struct {
+	docs []indexedSearch
+	df   map[string]int // how many searches contain each token
+}
+
+type indexedSearch struct {
+	s      *SearchInfo
+	fields [][]string // tokens per rankFields entry
+}
+
+// newSearchIndex tokenises the searches a researcher may pick (internal
+// ones are left out).
+func newSearchIndex(list []SearchInfo) *searchIndex {
+	ix := &searchIndex{df: map[string]int{}}
 	for i := range list {
 		s := &list[i]
 		if s.Internal() {
 			continue
 		}
-		d := doc{s: s}
+		d := indexedSearch{s: s, fields: make([][]string, len(rankFields))}
 		seen := map[string]bool{}
-		for _, f := range rankFields {
-			toks := tokens(f.get(s))
-			d.fields = append(d.fields, toks)
-			for _, t := range toks {
+		for fi, f := range rankFields {
+			d.fields[fi] = tokens(f.get(s))
+			for _, t := range d.fields[fi] {
 				if !seen[t] {
 					seen[t] = true
-					df[t]++
+					ix.df[t]++
 				}
 			}
 		}
-		docs = append(docs, d)
+		ix.docs = append(ix.docs, d)
 	}
-	out := make([]catalog.SearchSummary, 0, min(limit, len(docs)))
+	return ix
+}
+
+// rank scores searches for a free-text query: each query word scores by
+// where it matches (whole word, or a prefix of at least 3 letters at half
+// weight), weighted by its rarity across the searches (IDF), and the whole
+// query found in the display name adds a bonus. Ties go by display name.
+// An empty query lists searches by display name.
+func (ix *searchIndex) rank(query string, limit int) []catalog.SearchSummary {
+	if limit <= 0 {
+		limit = defaultRankLimit
+	}
+	words := rankWords(query)
+	out := make([]catalog.SearchSummary, 0, min(limit, len(ix.docs)))
 	if len(words) == 0 {
+		docs := slices.Clone(ix.docs)
 		sort.SliceStable(docs, func(i, j int) bool { return docs[i].s.DisplayName < docs[j].s.DisplayName })
 		for _, d := range docs[:min(limit, len(docs))] {
 			out = append(out, d.s.summary(d.s.Kind()))
 		}
 		return out
 	}
-	n := float64(len(docs))
+	n := float64(len(ix.docs))
+	idf := make([]float64, len(words))
+	for i, w := range words {
+		idf[i] = math.Log(1 + n/float64(1+ix.df[w]))
+	}
 	phrase := strings.ToLower(strings.TrimSpace(query))
 	type scored struct {
 		s     *SearchInfo
 		score float64
 	}
 	var hits []scored
-	for _, d := range docs {
+	for _, d := range ix.docs {
 		score := 0.0
-		for _, w := range words {
+		for wi, w := range words {
 			best := 0.0
 			for fi, toks := range d.fields {
+				weight := rankFields[fi].weight
+				if weight <= best {
+					continue
+				}
 				for _, t := range toks {
-					m := 0.0
-					switch {
-					case t == w:
-						m = 1
-					case len(w) >= 3 && strings.HasPrefix(t, w), len(t) >= 3 && strings.HasPrefix(w, t):
-						m = 0.5
+					if m := wordMatch(t, w); m > 0 {
+						best = max(best, m*weight)
+						if m == 1 {
+							break
+						}
 					}
-					best = max(best, m*rankFields[fi].weight)
 				}
 			}
-			if best > 0 {
-				idf := math.Log(1 + n/float64(1+df[w]))
-				score += best * idf
-			}
+			score += best * idf[wi]
 		}
 		if score == 0 {
 			continue
@@ -126,6 +142,18 @@ func rank(list []SearchInfo, query string, limit int) []catalog.SearchSummary {
 	return out
 }
 
+// wordMatch scores a token against a query word: 1 for the same word, 0.5
+// when one is a prefix (3+ letters) of the other.
+func wordMatch(token, word string) float64 {
+	switch {
+	case token == word:
+		return 1
+	case len(word) >= 3 && strings.HasPrefix(token, word), len(token) >= 3 && strings.HasPrefix(word, token):
+		return 0.5
+	}
+	return 0
+}
+
 // rankWords are the query's meaningful words.
 func rankWords(q string) []string {
 	var out []string
@@ -142,7 +170,9 @@ func rankWords(q string) []string {
 // tokens lower-cases text, splits it on anything but letters and digits,
 // strips HTML tags and folds plurals ("kinases" -> "kinase").
 func tokens(s string) []string {
-	s = tagRE.ReplaceAllString(s, " ")
+	if strings.Contains(s, "<") {
+		s = tagRE.ReplaceAllString(s, " ")
+	}
 	fields := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})

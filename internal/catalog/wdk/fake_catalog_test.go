@@ -1,0 +1,242 @@
+package wdk
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// The fake site's catalog: record types, searches, validation of values.
+
+// fakeParam is what the fake needs of a fixture parameter.
+type fakeParam struct {
+	Name            string          `json:"name"`
+	Type            string          `json:"type"`
+	AllowEmptyValue bool            `json:"allowEmptyValue"`
+	DependentParams []string        `json:"dependentParams"`
+	Initial         *string         `json:"initialDisplayValue"`
+	Vocabulary      json.RawMessage `json:"vocabulary"`
+	raw             json.RawMessage
+}
+
+func (p *fakeParam) terms() []string {
+	var rows [][]any
+	if json.Unmarshal(p.Vocabulary, &rows) == nil {
+		var out []string
+		for _, r := range rows {
+			out = append(out, r[0].(string))
+		}
+		return out
+	}
+	type node struct {
+		Data struct {
+			Term string `json:"term"`
+		} `json:"data"`
+		Children []node `json:"children"`
+	}
+	var root node
+	var out []string
+	var walk func(n node)
+	walk = func(n node) {
+		out = append(out, n.Data.Term)
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	if json.Unmarshal(p.Vocabulary, &root) == nil {
+		walk(root)
+	}
+	return out
+}
+
+func fakeParams(search string) []fakeParam {
+	var sd struct {
+		Parameters []json.RawMessage `json:"parameters"`
+	}
+	if err := json.Unmarshal([]byte(fakeSearches[search]), &sd); err != nil {
+		panic(err)
+	}
+	out := make([]fakeParam, len(sd.Parameters))
+	for i, raw := range sd.Parameters {
+		if err := json.Unmarshal(raw, &out[i]); err != nil {
+			panic(err)
+		}
+		out[i].raw = raw
+	}
+	return out
+}
+
+func (f *fakeWDK) recordTypes(w http.ResponseWriter, r *http.Request, parts []string, body []byte) {
+	switch {
+	case len(parts) == 0 && r.Method == http.MethodGet:
+		if r.URL.Query().Get("format") == "expanded" {
+			writeRaw(w, http.StatusOK, "["+fakeTranscriptRecordType+","+fakePathwayRecordType+"]")
+			return
+		}
+		writeRaw(w, http.StatusOK, fakeRecordTypeNames)
+	case len(parts) == 1 && r.Method == http.MethodGet:
+		switch parts[0] {
+		case "transcript":
+			writeRaw(w, http.StatusOK, fakeTranscriptRecordType)
+		case "pathway":
+			writeRaw(w, http.StatusOK, fakePathwayRecordType)
+		default:
+			http.Error(w, "Record type not found", http.StatusNotFound)
+		}
+	case len(parts) == 2 && parts[1] == "searches" && r.Method == http.MethodGet:
+		if parts[0] == "jbrowse-gene" {
+			http.Error(w, "Internal Error", http.StatusInternalServerError)
+			return
+		}
+		var list []json.RawMessage
+		for _, name := range slices.Sorted(maps.Keys(fakeSearches)) {
+			if fakeSearchRecordType[name] != parts[0] || f.isHidden(name) {
+				continue
+			}
+			var m map[string]any
+			json.Unmarshal([]byte(fakeSearches[name]), &m)
+			delete(m, "parameters")
+			b, _ := json.Marshal(m)
+			list = append(list, b)
+		}
+		writeJSON(w, http.StatusOK, orEmptyRaw(list))
+	case len(parts) >= 3 && parts[1] == "searches":
+		name := parts[2]
+		sd, ok := fakeSearches[name]
+		if !ok || fakeSearchRecordType[name] != parts[0] || f.isHidden(name) {
+			http.Error(w, "Search not found: "+name, http.StatusNotFound)
+			return
+		}
+		switch {
+		case len(parts) == 3 && r.Method == http.MethodGet:
+			writeRaw(w, http.StatusOK, `{"searchData":`+sd+`,"validation":{"level":"DISPLAYABLE","isValid":true}}`)
+		case len(parts) == 3 && r.Method == http.MethodPost:
+			f.revise(w, name, sd, body)
+		case len(parts) == 4 && parts[3] == "refreshed-dependent-params" && r.Method == http.MethodPost:
+			f.refreshed(w, name, body)
+		case len(parts) == 5 && parts[3] == "reports" && parts[4] == "standard" && r.Method == http.MethodPost:
+			f.searchReport(w, name, body)
+		default:
+			http.Error(w, "Not found", http.StatusNotFound)
+		}
+	default:
+		http.Error(w, "Not found", http.StatusNotFound)
+	}
+}
+
+func orEmptyRaw(l []json.RawMessage) []json.RawMessage {
+	if l == nil {
+		return []json.RawMessage{}
+	}
+	return l
+}
+
+// revise answers POST search with contextParamValues: 422 for an unknown
+// name, else the details with the values' validity at level SEMANTIC.
+func (f *fakeWDK) revise(w http.ResponseWriter, name, sd string, body []byte) {
+	var req struct {
+		ContextParamValues map[string]string `json:"contextParamValues"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		http.Error(w, "Malformed JSON: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	ps := fakeParams(name)
+	for k := range req.ContextParamValues {
+		if !slices.ContainsFunc(ps, func(p fakeParam) bool { return p.Name == k }) {
+			w.Header().Set("Content-Type", "text/plain")
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			fmt.Fprintf(w, "Parameter '%s' is not in container '%s'", k, name)
+			return
+		}
+	}
+	byKey := map[string][]string{}
+	for _, p := range ps {
+		v, ok := req.ContextParamValues[p.Name]
+		if !ok {
+			continue
+		}
+		if msg := checkFakeValue(p, v); msg != "" {
+			byKey[p.Name] = append(byKey[p.Name], msg)
+		}
+	}
+	// The dependent default of text_fields follows document_type.
+	if name == "GenesByText" && req.ContextParamValues["document_type"] == "est" {
+		sd = strings.Replace(sd, `"initialDisplayValue": "[\"primary_key\",\"product\"]"`, `"initialDisplayValue": "[\"primary_key\"]"`, 1)
+	}
+	val := map[string]any{"level": "SEMANTIC", "isValid": len(byKey) == 0}
+	if len(byKey) > 0 {
+		val["errors"] = map[string]any{"general": []string{}, "byKey": byKey}
+	}
+	vb, _ := json.Marshal(val)
+	writeRaw(w, http.StatusOK, `{"searchData":`+sd+`,"validation":`+string(vb)+`}`)
+}
+
+// checkFakeValue applies WDK's value rules for one parameter.
+func checkFakeValue(p fakeParam, v string) string {
+	switch p.Type {
+	case "multi-pick-vocabulary":
+		var terms []string
+		if err := json.Unmarshal([]byte(v), &terms); err != nil {
+			// The live site splits a bare string on commas, silently.
+			terms = strings.Split(v, ",")
+		}
+		if len(terms) == 0 {
+			return "Cannot be empty."
+		}
+		for _, t := range terms {
+			if !slices.Contains(p.terms(), t) {
+				return fmt.Sprintf("'%s' is not in the vocabulary", t)
+			}
+		}
+	case "single-pick-vocabulary":
+		if v == "" {
+			return "Cannot be empty."
+		}
+		if !slices.Contains(p.terms(), v) {
+			return fmt.Sprintf("'%s' is not in the vocabulary", v)
+		}
+	case "input-step":
+	default:
+		if v == "" && !p.AllowEmptyValue {
+			return "Cannot be empty."
+		}
+	}
+	return ""
+}
+
+func (f *fakeWDK) refreshed(w http.ResponseWriter, name string, body []byte) {
+	var req struct {
+		ChangedParam struct {
+			Name  string `json:"name"`
+			Value string `json:"value"`
+		} `json:"changedParam"`
+		ContextParamValues map[string]string `json:"contextParamValues"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		http.Error(w, "Malformed JSON: value must be a string", http.StatusBadRequest)
+		return
+	}
+	ps := fakeParams(name)
+	i := slices.IndexFunc(ps, func(p fakeParam) bool { return p.Name == req.ChangedParam.Name })
+	if i < 0 {
+		http.Error(w, "Parameter not found", http.StatusNotFound)
+		return
+	}
+	if msg := checkFakeValue(ps[i], req.ChangedParam.Value); msg != "" {
+		write422(w, []string{fmt.Sprintf("The passed changed param value '%s' is invalid.", req.ChangedParam.Value)}, nil)
+		return
+	}
+	var out []json.RawMessage
+	for _, dep := range ps[i].DependentParams {
+		for _, p := range ps {
+			if p.Name == dep {
+				out = append(out, p.raw)
+			}
+		}
+	}
+	writeJSON(w, http.StatusOK, orEmptyRaw(out))
+}
