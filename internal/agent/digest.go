@@ -1,11 +1,8 @@
 package agent
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"strconv"
 	"unicode/utf8"
 )
@@ -67,212 +64,288 @@ func Digest(raw json.RawMessage, lim DigestLimits) json.RawMessage {
 	}
 }
 
+// digester copies a valid JSON text into out, bounded. It works on the
+// encoded bytes (no decoding, no allocation per value): strings are cut in
+// their encoded form, never inside an escape or a UTF-8 sequence.
 type digester struct {
-	dec       *json.Decoder
-	enc       *json.Encoder // writes strings into buf
-	buf       bytes.Buffer
+	in        []byte
+	pos       int
+	out       []byte
 	items     int
 	maxString int
 	maxDepth  int
 }
 
 func digestOnce(raw json.RawMessage, items, maxString, maxDepth int) (json.RawMessage, error) {
-	d := &digester{dec: json.NewDecoder(bytes.NewReader(raw)), items: items, maxString: maxString, maxDepth: maxDepth}
-	d.dec.UseNumber()
-	d.enc = json.NewEncoder(&d.buf)
-	d.enc.SetEscapeHTML(false)
-	d.buf.Grow(min(len(raw), 64<<10))
+	d := &digester{in: raw, items: items, maxString: maxString, maxDepth: maxDepth,
+		out: make([]byte, 0, min(len(raw), 64<<10))}
 	if err := d.value(0); err != nil {
 		return nil, err
 	}
-	return d.buf.Bytes(), nil
+	return d.out, nil
 }
 
-var errDigest = errors.New("agent: digest: unexpected token")
+var errDigest = errors.New("agent: digest: malformed JSON")
+
+func (d *digester) ws() {
+	for d.pos < len(d.in) {
+		switch d.in[d.pos] {
+		case ' ', '\t', '\n', '\r':
+			d.pos++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next non-space byte.
+func (d *digester) peek() (byte, error) {
+	d.ws()
+	if d.pos >= len(d.in) {
+		return 0, errDigest
+	}
+	return d.in[d.pos], nil
+}
 
 func (d *digester) value(depth int) error {
-	tok, err := d.dec.Token()
+	c, err := d.peek()
 	if err != nil {
 		return err
 	}
-	switch t := tok.(type) {
-	case json.Delim:
+	switch c {
+	case '{', '[':
 		if depth >= d.maxDepth {
-			n, err := d.skipRest(t)
+			n, err := d.skipContainer()
 			if err != nil {
 				return err
 			}
-			if t == '{' {
-				d.str(fmt.Sprintf("[object with %d keys]", n))
+			if c == '{' {
+				d.marker("[object with ", n, " keys]")
 			} else {
-				d.str(fmt.Sprintf("[array of %d items]", n))
+				d.marker("[array of ", n, " items]")
 			}
 			return nil
 		}
-		if t == '{' {
-			return d.object(depth)
-		}
-		if t == '[' {
-			return d.array(depth)
-		}
-		return errDigest
-	case string:
-		if len(t) > d.maxString {
-			cut := d.maxString
-			for cut > 0 && !utf8.RuneStart(t[cut]) {
-				cut--
-			}
-			d.str(t[:cut] + "… [" + strconv.Itoa(len(t)-cut) + " more bytes]")
-			return nil
-		}
-		d.str(t)
-	case json.Number:
-		d.buf.WriteString(string(t))
-	case bool:
-		d.buf.WriteString(strconv.FormatBool(t))
-	case nil:
-		d.buf.WriteString("null")
+		return d.container(c == '{', depth)
+	case '"':
+		return d.str()
 	default:
-		return errDigest
+		start := d.pos
+		d.literal()
+		d.out = append(d.out, d.in[start:d.pos]...)
+		return nil
 	}
-	return nil
 }
 
-func (d *digester) object(depth int) error {
-	d.buf.WriteByte('{')
-	n := 0
-	for d.dec.More() {
-		tok, err := d.dec.Token()
+// container copies an object or array, keeping its first d.items entries.
+func (d *digester) container(object bool, depth int) error {
+	open, closing := byte('['), byte(']')
+	if object {
+		open, closing = '{', '}'
+	}
+	d.pos++
+	d.out = append(d.out, open)
+	for n := 0; ; n++ {
+		c, err := d.peek()
 		if err != nil {
 			return err
 		}
-		key, ok := tok.(string)
-		if !ok {
-			return errDigest
+		if c == closing {
+			d.pos++
+			d.out = append(d.out, closing)
+			return nil
+		}
+		if n > 0 {
+			if c != ',' {
+				return errDigest
+			}
+			d.pos++
 		}
 		if n == d.items {
-			rest, err := d.skipValues(1)
+			rest, err := d.skipEntries(object, closing)
 			if err != nil {
 				return err
 			}
-			d.buf.WriteByte(',')
-			d.str("…")
-			d.buf.WriteByte(':')
-			d.str(fmt.Sprintf("[%d more keys]", rest))
-			break
+			if object {
+				d.out = append(d.out, `,"…":`...)
+				d.marker("[", rest, " more keys]")
+			} else {
+				d.out = append(d.out, ',')
+				d.marker("[… ", rest, " more items]")
+			}
+			d.out = append(d.out, closing)
+			return nil
 		}
 		if n > 0 {
-			d.buf.WriteByte(',')
+			d.out = append(d.out, ',')
 		}
-		d.str(key)
-		d.buf.WriteByte(':')
-		if err := d.value(depth + 1); err != nil {
-			return err
-		}
-		n++
-	}
-	if _, err := d.dec.Token(); err != nil { // '}'
-		return err
-	}
-	d.buf.WriteByte('}')
-	return nil
-}
-
-func (d *digester) array(depth int) error {
-	d.buf.WriteByte('[')
-	n := 0
-	for d.dec.More() {
-		if n == d.items {
-			rest, err := d.skipValues(0)
-			if err != nil {
+		if object {
+			if err := d.key(true); err != nil {
 				return err
 			}
-			d.buf.WriteByte(',')
-			d.str(fmt.Sprintf("[… %d more items]", rest))
-			break
-		}
-		if n > 0 {
-			d.buf.WriteByte(',')
 		}
 		if err := d.value(depth + 1); err != nil {
 			return err
 		}
-		n++
 	}
-	if _, err := d.dec.Token(); err != nil { // ']'
-		return err
-	}
-	d.buf.WriteByte(']')
-	return nil
 }
 
-// skipValues consumes the rest of the current object (keyed: the key of the
-// first entry is already read, so 1 value is pending before the next key)
-// or array, up to but not including its closing delimiter, and returns how
-// many entries it skipped.
-func (d *digester) skipValues(pendingKey int) (int, error) {
-	n := 0
-	if pendingKey == 1 {
-		if err := d.skipValue(); err != nil {
-			return 0, err
-		}
-		n++
+// key reads an object key and its colon, copying them if keep.
+func (d *digester) key(keep bool) error {
+	if c, err := d.peek(); err != nil || c != '"' {
+		return errDigest
 	}
-	for d.dec.More() {
-		if pendingKey == 1 {
-			if _, err := d.dec.Token(); err != nil { // key
-				return 0, err
-			}
-		}
-		if err := d.skipValue(); err != nil {
-			return 0, err
-		}
-		n++
-	}
-	return n, nil
-}
-
-// skipRest consumes a container whose opening delimiter was just read,
-// including its closing one, and returns its number of entries.
-func (d *digester) skipRest(open json.Delim) (int, error) {
-	keyed := 0
-	if open == '{' {
-		keyed = 1
-	}
-	n := 0
-	for d.dec.More() {
-		if keyed == 1 {
-			if _, err := d.dec.Token(); err != nil {
-				return 0, err
-			}
-		}
-		if err := d.skipValue(); err != nil {
-			return 0, err
-		}
-		n++
-	}
-	_, err := d.dec.Token()
-	return n, err
-}
-
-func (d *digester) skipValue() error {
-	tok, err := d.dec.Token()
+	start := d.pos
+	end, err := d.stringEnd(start)
 	if err != nil {
 		return err
 	}
-	if delim, ok := tok.(json.Delim); ok {
-		if delim != '{' && delim != '[' {
-			return io.ErrUnexpectedEOF
-		}
-		_, err := d.skipRest(delim)
-		return err
+	d.pos = end
+	if c, err := d.peek(); err != nil || c != ':' {
+		return errDigest
+	}
+	d.pos++
+	if keep {
+		d.out = append(d.out, d.in[start:end]...)
+		d.out = append(d.out, ':')
 	}
 	return nil
 }
 
-// str writes s as a JSON string without HTML escaping (results are read by
-// models, not browsers; the SSE encoder escapes what it must).
-func (d *digester) str(s string) {
-	_ = d.enc.Encode(s) // a string always encodes
-	d.buf.Truncate(d.buf.Len() - 1)
+// skipEntries skips the entries left in a container, the first of which
+// starts at d.pos, up to and including its closing byte, and counts them.
+func (d *digester) skipEntries(object bool, closing byte) (int, error) {
+	n := 0
+	for {
+		if object {
+			if err := d.key(false); err != nil {
+				return 0, err
+			}
+		}
+		if err := d.skipValue(); err != nil {
+			return 0, err
+		}
+		n++
+		c, err := d.peek()
+		if err != nil {
+			return 0, err
+		}
+		d.pos++
+		switch c {
+		case ',':
+		case closing:
+			return n, nil
+		default:
+			return 0, errDigest
+		}
+	}
+}
+
+// skipContainer skips the container starting at d.pos and counts its
+// entries.
+func (d *digester) skipContainer() (int, error) {
+	object := d.in[d.pos] == '{'
+	closing := byte(']')
+	if object {
+		closing = '}'
+	}
+	d.pos++
+	c, err := d.peek()
+	if err != nil {
+		return 0, err
+	}
+	if c == closing {
+		d.pos++
+		return 0, nil
+	}
+	return d.skipEntries(object, closing)
+}
+
+func (d *digester) skipValue() error {
+	c, err := d.peek()
+	if err != nil {
+		return err
+	}
+	switch c {
+	case '{', '[':
+		_, err := d.skipContainer()
+		return err
+	case '"':
+		end, err := d.stringEnd(d.pos)
+		d.pos = end
+		return err
+	default:
+		d.literal()
+		return nil
+	}
+}
+
+// literal advances over a number, true, false or null.
+func (d *digester) literal() {
+	for d.pos < len(d.in) {
+		switch d.in[d.pos] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return
+		}
+		d.pos++
+	}
+}
+
+// stringEnd returns the index just after the string starting at i.
+func (d *digester) stringEnd(i int) (int, error) {
+	for j := i + 1; j < len(d.in); j++ {
+		switch d.in[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1, nil
+		}
+	}
+	return 0, errDigest
+}
+
+// str copies the string at d.pos, cut to d.maxString encoded bytes.
+func (d *digester) str() error {
+	start := d.pos
+	end, err := d.stringEnd(start)
+	if err != nil {
+		return err
+	}
+	d.pos = end
+	content := d.in[start+1 : end-1]
+	if len(content) <= d.maxString {
+		d.out = append(d.out, d.in[start:end]...)
+		return nil
+	}
+	cut := 0
+	for cut < len(content) {
+		l := 1
+		switch c := content[cut]; {
+		case c == '\\' && cut+1 < len(content) && content[cut+1] == 'u':
+			l = 6
+		case c == '\\':
+			l = 2
+		case c >= utf8.RuneSelf:
+			_, l = utf8.DecodeRune(content[cut:])
+		}
+		if cut+l > d.maxString {
+			break
+		}
+		cut += l
+	}
+	d.out = append(d.out, '"')
+	d.out = append(d.out, content[:cut]...)
+	d.out = append(d.out, "… ["...)
+	d.out = strconv.AppendInt(d.out, int64(len(content)-cut), 10)
+	d.out = append(d.out, ` more bytes]"`...)
+	return nil
+}
+
+// marker writes the JSON string before+n+after.
+func (d *digester) marker(before string, n int, after string) {
+	d.out = append(d.out, '"')
+	d.out = append(d.out, before...)
+	d.out = strconv.AppendInt(d.out, int64(n), 10)
+	d.out = append(d.out, after...)
+	d.out = append(d.out, '"')
 }

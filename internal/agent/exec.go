@@ -16,23 +16,62 @@ import (
 // outcome, before signalling on the done channel; the run reads it after.
 type outcome struct {
 	content json.RawMessage // the full rendered result or failure
+	model   json.RawMessage // content bounded by ResultLimits
 	failure *ToolFailure
 	output  any
 	dur     time.Duration
 }
 
-// runTools runs the calls of one response, at most MaxParallelTools at a
-// time, starting them in call order. Start events are yielded before each
-// handler runs, end events as calls finish; the results go into history in
-// call order. It returns false if the consumer stopped; it never returns
+// runTools runs the calls of one response. Start events are yielded before
+// each handler runs, end events as calls finish; the results go into history
+// in call order. It returns false if the consumer stopped; it never returns
 // before every goroutine it started has finished.
 func (r *run) runTools(ctx context.Context, calls []llm.ToolCall, round int) bool {
 	n := len(calls)
 	outs := make([]outcome, n)
+	if n == 1 || r.cfg.MaxParallelTools == 1 {
+		// One at a time: on this goroutine, which saves a goroutine (and
+		// its stack growth) per call in the most common case.
+		for i, c := range calls {
+			if !r.yield(ToolCallStart{CallID: c.ID, Name: c.Name, Round: round, Args: c.Args}) {
+				return false
+			}
+			outs[i] = r.invoke(ctx, c, round)
+			if !r.yield(r.endEvent(c, round, outs[i])) {
+				return false
+			}
+		}
+	} else if !r.runConcurrently(ctx, calls, round, outs) {
+		return false
+	}
+
+	seen := make([]llm.ToolResult, n)
+	kept := make([]llm.ToolResult, n)
+	for i, c := range calls {
+		o := outs[i]
+		seen[i] = llm.ToolResult{CallID: c.ID, Name: c.Name, IsError: o.failure != nil, Content: o.model}
+		kept[i] = seen[i]
+		kept[i].Content = Digest(o.content, r.cfg.HistoryLimits)
+	}
+	r.msgs = append(r.msgs, llm.Message{Role: llm.RoleTool, ToolResults: seen})
+	r.out = append(r.out, llm.Message{Role: llm.RoleTool, ToolResults: kept})
+	return true
+}
+
+func (r *run) endEvent(c llm.ToolCall, round int, o outcome) ToolCallEnd {
+	return ToolCallEnd{CallID: c.ID, Name: c.Name, Round: round, OK: o.failure == nil,
+		Result: o.model, Error: o.failure, Output: o.output, Duration: o.dur}
+}
+
+// runConcurrently runs calls on goroutines, at most MaxParallelTools at a
+// time, starting them in call order; each goroutine writes only its own
+// slot of outs before signalling on done. It returns false if the consumer
+// stopped, after cancelling and waiting for the calls still running.
+func (r *run) runConcurrently(ctx context.Context, calls []llm.ToolCall, round int, outs []outcome) bool {
+	n := len(calls)
 	done := make(chan int, n) // buffered: a finishing call never blocks
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-
 	next, running := 0, 0
 	abandon := func() bool {
 		cancel()
@@ -41,7 +80,7 @@ func (r *run) runTools(ctx context.Context, calls []llm.ToolCall, round int) boo
 		}
 		return false
 	}
-	for finished := 0; finished < n; {
+	for finished := 0; finished < n; finished++ {
 		for running < r.cfg.MaxParallelTools && next < n {
 			i := next
 			next++
@@ -57,32 +96,24 @@ func (r *run) runTools(ctx context.Context, calls []llm.ToolCall, round int) boo
 		}
 		i := <-done
 		running--
-		finished++
-		o := outs[i]
-		end := ToolCallEnd{CallID: calls[i].ID, Name: calls[i].Name, Round: round, OK: o.failure == nil,
-			Result: Digest(o.content, r.cfg.ResultLimits), Error: o.failure, Output: o.output, Duration: o.dur}
-		if !r.yield(end) {
+		if !r.yield(r.endEvent(calls[i], round, outs[i])) {
 			return abandon()
 		}
 	}
-
-	seen := make([]llm.ToolResult, n)
-	kept := make([]llm.ToolResult, n)
-	for i, c := range calls {
-		o := outs[i]
-		seen[i] = llm.ToolResult{CallID: c.ID, Name: c.Name, IsError: o.failure != nil, Content: Digest(o.content, r.cfg.ResultLimits)}
-		kept[i] = seen[i]
-		kept[i].Content = Digest(o.content, r.cfg.HistoryLimits)
-	}
-	r.msgs = append(r.msgs, llm.Message{Role: llm.RoleTool, ToolResults: seen})
-	r.out = append(r.out, llm.Message{Role: llm.RoleTool, ToolResults: kept})
 	return true
 }
 
-// invoke runs one call under its own timeout and classifies the outcome.
-func (r *run) invoke(ctx context.Context, c llm.ToolCall, round int) (o outcome) {
+// invoke runs one call and bounds its result for the model.
+func (r *run) invoke(ctx context.Context, c llm.ToolCall, round int) outcome {
 	start := time.Now()
-	defer func() { o.dur = time.Since(start) }()
+	o := r.execute(ctx, c, round)
+	o.dur = time.Since(start)
+	o.model = Digest(o.content, r.cfg.ResultLimits)
+	return o
+}
+
+// execute runs one call under its own timeout and classifies the outcome.
+func (r *run) execute(ctx context.Context, c llm.ToolCall, round int) outcome {
 	var tool Tool
 	ok := false
 	if r.cfg.Tools != nil {

@@ -60,7 +60,7 @@ const (
 
 // Estimate estimates the prompt tokens of req for model.
 func (e *Estimator) Estimate(model string, req *llm.Request) Estimate {
-	raw := CountTokens(req.System)
+	raw := e.cached(0, req.System, "", "")
 	for i := range req.Messages {
 		raw += e.Message(&req.Messages[i])
 	}
@@ -74,7 +74,7 @@ func (e *Estimator) Estimate(model string, req *llm.Request) Estimate {
 // Message returns the raw (uncalibrated) estimate of one message.
 func (e *Estimator) Message(m *llm.Message) int {
 	if len(m.ToolCalls) == 0 && len(m.ToolResults) == 0 {
-		return e.cached(messageOverhead, string(m.Role), m.Text)
+		return e.cached(messageOverhead, string(m.Role), m.Text, "")
 	}
 	var h maphash.Hash
 	h.SetSeed(e.seed)
@@ -82,11 +82,11 @@ func (e *Estimator) Message(m *llm.Message) int {
 	writeField(&h, m.Text)
 	for _, c := range m.ToolCalls {
 		writeField(&h, c.Name)
-		writeField(&h, string(c.Args))
+		writeBytes(&h, c.Args)
 	}
 	for _, r := range m.ToolResults {
 		writeField(&h, r.Name)
-		writeField(&h, string(r.Content))
+		writeBytes(&h, r.Content)
 	}
 	key := h.Sum64()
 	if n, ok := e.lookup(key); ok {
@@ -103,21 +103,18 @@ func (e *Estimator) Message(m *llm.Message) int {
 	return n
 }
 
-// cached counts the fields' tokens plus overhead, through the cache.
-func (e *Estimator) cached(overhead int, fields ...string) int {
+// cached counts the tokens of a, b and c plus overhead, through the cache.
+func (e *Estimator) cached(overhead int, a, b, c string) int {
 	var h maphash.Hash
 	h.SetSeed(e.seed)
-	for _, f := range fields {
-		writeField(&h, f)
-	}
+	writeField(&h, a)
+	writeField(&h, b)
+	writeField(&h, c)
 	key := h.Sum64()
 	if n, ok := e.lookup(key); ok {
 		return n
 	}
-	n := overhead
-	for _, f := range fields {
-		n += CountTokens(f)
-	}
+	n := overhead + CountTokens(a) + CountTokens(b) + CountTokens(c)
 	e.store(key, n)
 	return n
 }
@@ -125,13 +122,21 @@ func (e *Estimator) cached(overhead int, fields ...string) int {
 // writeField writes a length-prefixed field, so ("ab","c") and ("a","bc")
 // hash differently.
 func writeField(h *maphash.Hash, s string) {
+	writeLen(h, len(s))
+	h.WriteString(s)
+}
+
+func writeBytes(h *maphash.Hash, b []byte) {
+	writeLen(h, len(b))
+	h.Write(b)
+}
+
+func writeLen(h *maphash.Hash, l int) {
 	var n [8]byte
-	l := uint64(len(s))
 	for i := range n {
-		n[i] = byte(l >> (8 * i))
+		n[i] = byte(uint64(l) >> (8 * i))
 	}
 	h.Write(n[:])
-	h.WriteString(s)
 }
 
 func (e *Estimator) lookup(key uint64) (int, bool) {
