@@ -1,0 +1,322 @@
+package event
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"strategist/internal/store"
+)
+
+// ErrClosed is returned by Append once the log's Run has ended.
+var ErrClosed = errors.New("event: log closed")
+
+// LogStore is what the log needs from the database: one transaction that
+// appends a batch of events of any conversations (store.DB.AppendEvents).
+type LogStore interface {
+	AppendEvents(ctx context.Context, origin string, batch []store.NewEvent) ([]store.EventRow, error)
+}
+
+// LogConfig configures a Log.
+type LogConfig struct {
+	// Store writes the batches. Required.
+	Store LogStore
+	// Broker receives every record once it is durable. Required.
+	Broker *Broker
+	// Origin is this server process's instance id, carried in the
+	// notification to other processes so that this one's Fanout ignores its
+	// own events. Required; no '|'.
+	Origin string
+	// Window is how long the writer waits for more appends after the first
+	// one of a batch. 0 (the default) takes only what is already waiting:
+	// batches still form under load, because appends queue up while the
+	// previous batch is being written, and a lone append pays no delay.
+	Window time.Duration
+	// MaxBatch bounds the events of one batch (default 256). One Append is
+	// never split, so a batch can exceed it by one Append's events.
+	MaxBatch int
+	// WriteTimeout bounds one batch's transaction (default 10 s).
+	WriteTimeout time.Duration
+	// Logger reports failed writes. Default: discard.
+	Logger *slog.Logger
+}
+
+// Log is the durable event log of the conversations: Append writes events
+// to the events table and returns once they are committed and published to
+// the local broker.
+//
+// Concurrency: appends from every goroutine of the process go through one
+// writer goroutine (Run), which group-commits them: it takes the appends
+// waiting on reqs, writes them in one transaction (AppendEvents), publishes
+// the records in sequence order and then answers every caller. Appends of
+// one conversation get sequence numbers in the order they reached the
+// writer, so the order of the appends of one goroutine is kept. The writer
+// owns batch; callers only send requests and wait on their done channel.
+type Log struct {
+	cfg     LogConfig
+	reqs    chan *appendRequest // unbuffered: a request is either taken by the writer or refused
+	closed  chan struct{}       // closed when Run stops taking requests
+	running atomic.Bool
+}
+
+type appendRequest struct {
+	events []store.NewEvent
+	done   chan appendResult // buffered 1
+}
+
+type appendResult struct {
+	records []Record
+	err     error
+}
+
+// NewLog returns a log; Run must be running for Append to proceed.
+func NewLog(cfg LogConfig) (*Log, error) {
+	switch {
+	case cfg.Store == nil:
+		return nil, errors.New("event: log: no store")
+	case cfg.Broker == nil:
+		return nil, errors.New("event: log: no broker")
+	case cfg.Origin == "" || strings.Contains(cfg.Origin, "|"):
+		return nil, fmt.Errorf("event: log: origin %q must be non-empty and without '|'", cfg.Origin)
+	case cfg.Window < 0:
+		return nil, errors.New("event: log: negative window")
+	}
+	if cfg.MaxBatch <= 0 {
+		cfg.MaxBatch = 256
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = 10 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Log{cfg: cfg, reqs: make(chan *appendRequest), closed: make(chan struct{})}, nil
+}
+
+// Append writes events to a conversation's log and returns their records,
+// with their sequence numbers, once they are durable and published to this
+// process's subscribers. All events of one call are written in one
+// transaction with consecutive sequence numbers.
+//
+// ctx bounds only the wait for the writer to take the events: once taken
+// they are written whatever happens to ctx, and Append waits for the
+// outcome (bounded by WriteTimeout), so a caller always knows whether its
+// events were written. A turn that ends because its context was cancelled
+// should still append its last events with a context that is not
+// cancelled (context.WithoutCancel). After Run ended Append fails with
+// ErrClosed.
+func (l *Log) Append(ctx context.Context, conversationID string, events ...Event) ([]Record, error) {
+	if len(events) == 0 {
+		return nil, nil
+	}
+	// Malformed ids are refused here: in the database they would fail the
+	// batch of every turn writing at the same moment.
+	if !isUUID(conversationID) {
+		return nil, fmt.Errorf("event: append: conversation id %q is not a uuid", conversationID)
+	}
+	req := &appendRequest{events: make([]store.NewEvent, len(events)), done: make(chan appendResult, 1)}
+	for i, e := range events {
+		if t := e.Turn(); t != "" && !isUUID(t) {
+			return nil, fmt.Errorf("event: append: turn id %q is not a uuid", t)
+		}
+		name, payload, err := Encode(e)
+		if err != nil {
+			return nil, fmt.Errorf("event: append: %w", err)
+		}
+		req.events[i] = store.NewEvent{ConversationID: conversationID, TurnID: e.Turn(), Type: name, Payload: scrubNUL(payload)}
+	}
+	select {
+	case l.reqs <- req:
+	case <-l.closed:
+		return nil, ErrClosed
+	case <-ctx.Done():
+		return nil, fmt.Errorf("event: append: %w", context.Cause(ctx))
+	}
+	res := <-req.done
+	return res.records, res.err
+}
+
+// Run is the writer. It returns nil when ctx ends, after writing the
+// appends it had already taken (with a fresh WriteTimeout, so a shutdown
+// does not lose a turn's last events); appends not yet taken fail with
+// ErrClosed. Stop it after the turns that append have stopped. Run may be
+// called once.
+func (l *Log) Run(ctx context.Context) error {
+	if !l.running.CompareAndSwap(false, true) {
+		return errors.New("event: log: Run called twice")
+	}
+	var timer *time.Timer
+	if l.cfg.Window > 0 {
+		timer = time.NewTimer(l.cfg.Window)
+		timer.Stop()
+	}
+	for {
+		var first *appendRequest
+		if ctx.Err() == nil {
+			select {
+			case first = <-l.reqs:
+			case <-ctx.Done():
+			}
+		}
+		if first == nil {
+			close(l.closed)
+			l.write(l.drain(nil, 0))
+			return nil
+		}
+		batch, n := []*appendRequest{first}, len(first.events)
+		if timer != nil && n < l.cfg.MaxBatch {
+			timer.Reset(l.cfg.Window)
+		collect:
+			for n < l.cfg.MaxBatch {
+				select {
+				case r := <-l.reqs:
+					batch, n = append(batch, r), n+len(r.events)
+				case <-timer.C:
+					break collect
+				case <-ctx.Done():
+					break collect
+				}
+			}
+			timer.Stop()
+		}
+		l.write(l.drain(batch, n))
+	}
+}
+
+// drain adds the requests already waiting, up to MaxBatch events.
+func (l *Log) drain(batch []*appendRequest, n int) []*appendRequest {
+	for n < l.cfg.MaxBatch {
+		select {
+		case r := <-l.reqs:
+			batch, n = append(batch, r), n+len(r.events)
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+// write commits a batch, publishes it and answers its callers. When a
+// conversation of the batch no longer exists, its appends fail with
+// store.ErrNotFound and the others are written.
+func (l *Log) write(batch []*appendRequest) {
+	for len(batch) > 0 {
+		var events []store.NewEvent
+		for _, r := range batch {
+			events = append(events, r.events...)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), l.cfg.WriteTimeout)
+		rows, err := l.cfg.Store.AppendEvents(ctx, l.cfg.Origin, events)
+		cancel()
+		if err != nil {
+			var gone *store.ConversationGoneError
+			if errors.As(err, &gone) {
+				batch = l.fail(batch, gone.ConversationID, err)
+				continue
+			}
+			l.cfg.Logger.Error("writing events", slog.Int("events", len(events)), slog.Any("error", err))
+			for _, r := range batch {
+				r.done <- appendResult{err: fmt.Errorf("event: append: %w", err)}
+			}
+			return
+		}
+		records := make([]Record, len(rows))
+		for i, row := range rows {
+			records[i] = FromRow(row)
+		}
+		l.cfg.Broker.Publish(records...)
+		for _, r := range batch {
+			r.done <- appendResult{records: records[:len(r.events):len(r.events)]}
+			records = records[len(r.events):]
+		}
+		return
+	}
+}
+
+// fail answers the requests of a missing conversation with err and returns
+// the others.
+func (l *Log) fail(batch []*appendRequest, conversationID string, err error) []*appendRequest {
+	keep := batch[:0]
+	for _, r := range batch {
+		if strings.EqualFold(r.events[0].ConversationID, conversationID) {
+			r.done <- appendResult{err: fmt.Errorf("event: append: %w", err)}
+			continue
+		}
+		keep = append(keep, r)
+	}
+	if len(keep) == len(batch) {
+		// The store named a conversation no request has: give up on all
+		// rather than loop.
+		for _, r := range keep {
+			r.done <- appendResult{err: fmt.Errorf("event: append: %w", err)}
+		}
+		return nil
+	}
+	return keep
+}
+
+// FromRow is the record of a stored event row. Store methods that append
+// events inside their own transaction (a turn's start) publish the rows they
+// get back through it once committed.
+func FromRow(r store.EventRow) Record {
+	return Record{
+		ConversationID: r.ConversationID,
+		Seq:            r.Seq,
+		TurnID:         r.TurnID,
+		Type:           r.Type,
+		Payload:        r.Payload,
+		CreatedAt:      r.CreatedAt,
+	}
+}
+
+// scrubNUL replaces the JSON escape \u0000 with \ufffd: PostgreSQL's jsonb
+// cannot store U+0000, and one NUL in a model's text must not fail the
+// batch of every turn writing at the same moment.
+func scrubNUL(b []byte) []byte {
+	const nul = `\u0000`
+	if !strings.Contains(string(b), nul) {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' || i+1 >= len(b) {
+			out = append(out, b[i])
+			continue
+		}
+		// An escape: copy it whole, so that an escaped backslash followed by
+		// "u0000" is left alone.
+		if b[i+1] == 'u' && i+6 <= len(b) && string(b[i:i+6]) == nul {
+			out = append(out, `\ufffd`...)
+			i += 5
+			continue
+		}
+		out = append(out, b[i], b[i+1])
+		i++
+	}
+	return out
+}
+
+// isUUID reports whether s is a UUID in its text form.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
