@@ -100,6 +100,9 @@ func stepView(s strategy.Step) StepView {
 	if s.Kind != strategy.KindCombine {
 		v.Parameters = s.Parameters
 	}
+	if len(v.Inputs) == 0 {
+		v.Inputs = nil
+	}
 	return v
 }
 
