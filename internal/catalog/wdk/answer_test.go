@@ -1,11 +1,14 @@
 package wdk
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -288,6 +291,26 @@ func TestAnswerErrors(t *testing.T) {
 		_, err := c.Answer(bg, "plasmodb", goTerm("GO:0006412", 0), catalog.Page{})
 		if !errors.Is(err, ErrNoToken) {
 			t.Fatalf("Answer() error = %v, want ErrNoToken", err)
+		}
+	})
+}
+
+func TestAnswerCleansUpWhenTheCallerGivesUp(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newBubbleClient(t, nil)
+		for _, id := range []string{"101", "102", "103"} {
+			c.fake.inject(http.MethodPost, "/users/376543/steps/"+id+"/reports/standard",
+				fakeResponse{status: 503, header: map[string]string{"Retry-After": "20"}})
+		}
+		ctx, cancel := context.WithTimeout(bg, 5*time.Second)
+		defer cancel()
+		q := &catalog.Query{Search: boolSearch, Params: map[string]string{"bq_operator": "UNION"},
+			Inputs: []*catalog.Query{goTerm("GO:0006412", 0), goTerm("GO:0006260", 0)}}
+		if _, err := c.Answer(ctx, "plasmodb", q, catalog.Page{Limit: 5}); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Answer() error = %v, want DeadlineExceeded", err)
+		}
+		if n := len(c.fake.recorded(http.MethodDelete, "/users/376543/strategies/")); n != 1 {
+			t.Errorf("temporary strategy deleted %d times after the deadline, want 1", n)
 		}
 	})
 }

@@ -21,6 +21,7 @@ type MissingTokenError struct {
 	Site string
 }
 
+// Error tells the user to add their key.
 func (e *MissingTokenError) Error() string {
 	return "no VEuPathDB API key for " + e.Site + ": add the API key of your registered VEuPathDB account in Strategist's settings to use the live site"
 }
@@ -39,6 +40,7 @@ type AuthError struct {
 	Message string
 }
 
+// Error says why the key was refused and what to do.
 func (e *AuthError) Error() string {
 	if e.Guest {
 		return "the VEuPathDB API key belongs to a guest session, not a registered account: sign in to VEuPathDB and add the API key of your account"
@@ -54,6 +56,7 @@ type NotFoundError struct {
 	Message string
 }
 
+// Error names the path.
 func (e *NotFoundError) Error() string {
 	return fmt.Sprintf("%s: not found: %s", e.Path, e.Message)
 }
@@ -69,6 +72,7 @@ type ConflictError struct {
 	Message string
 }
 
+// Error names the path.
 func (e *ConflictError) Error() string {
 	return fmt.Sprintf("%s: conflict: %s", e.Path, e.Message)
 }
@@ -84,6 +88,7 @@ type RequestError struct {
 	Message string
 }
 
+// Error names the request and status.
 func (e *RequestError) Error() string {
 	return fmt.Sprintf("%s %s: HTTP %d: %s", e.Method, e.Path, e.Status, e.Message)
 }
@@ -107,6 +112,7 @@ type ServerError struct {
 	Err error
 }
 
+// Error names the request, the status or transport failure, the attempts and the log marker.
 func (e *ServerError) Error() string {
 	var status string
 	if e.Status == 0 {
@@ -144,6 +150,7 @@ type DelayedError struct {
 	Attempts int
 }
 
+// Error says to try again later.
 func (e *DelayedError) Error() string {
 	return fmt.Sprintf("%s %s: result still being computed by the site after %d attempts (WDK-DELAYED-RESULT); try again later", e.Method, e.Path, e.Attempts)
 }

@@ -77,24 +77,30 @@ func (c *Client) resolveUser(ctx context.Context, s *siteConn, token string) (in
 	if id, ok := c.users.get(k); ok {
 		return id, nil
 	}
-	v, err, _ := c.users.flight.Do(hex.EncodeToString(k[:]), func() (any, error) {
+	lookup := func(ctx context.Context) (int64, error) {
 		u, err := c.currentUser(ctx, s, token)
 		if err != nil {
-			return int64(0), err
+			return 0, err
 		}
 		if u.IsGuest {
-			return int64(0), &AuthError{Site: s.ID, Guest: true}
+			return 0, &AuthError{Site: s.ID, Guest: true}
 		}
 		if u.ID <= 0 {
-			return int64(0), fmt.Errorf("GET /users/current: no numeric user id in the answer")
+			return 0, errors.New("GET /users/current: no numeric user id in the answer")
 		}
 		c.users.put(k, u.ID)
 		return u.ID, nil
-	})
+	}
+	v, err, _ := c.users.flight.Do(hex.EncodeToString(k[:]), func() (any, error) { return lookup(ctx) })
+	id, _ := v.(int64)
+	if err != nil && ctx.Err() == nil && errorsIsContext(err) {
+		// The shared lookup ran under another caller's context, which ended.
+		id, err = lookup(ctx)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("resolve user: %w", err)
 	}
-	return v.(int64), nil
+	return id, nil
 }
 
 // doUser runs a /users/{id}/... call; a refused credential forgets the
