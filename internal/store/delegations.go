@@ -1,0 +1,254 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Delegation is one run of a delegation plan in a conversation: its goal,
+// its normalised plan (the subagent package's JSON, opaque here), status
+// (running, completed, failed, cancelled, interrupted), token usage (JSON)
+// and, when read with its nodes, the state of each node.
+type Delegation struct {
+	ID             string           `db:"id" json:"id"`
+	ConversationID string           `db:"conversation_id" json:"conversationId"`
+	TurnID         *string          `db:"turn_id" json:"turnId"`
+	Goal           string           `db:"goal" json:"goal"`
+	Plan           json.RawMessage  `db:"plan" json:"plan"`
+	Status         string           `db:"status" json:"status"`
+	Usage          json.RawMessage  `db:"usage" json:"usage"`
+	StartedAt      time.Time        `db:"started_at" json:"startedAt"`
+	EndedAt        *time.Time       `db:"ended_at" json:"endedAt"`
+	Nodes          []DelegationNode `db:"-" json:"nodes"`
+}
+
+// DelegationNode is the live state of one node of a delegation. Status is
+// queued, running, done, failed, skipped, cancelled or timeout; Attempt
+// counts the sub-agent runs started (0 for a node that never ran).
+type DelegationNode struct {
+	NodeID     string          `db:"node_id" json:"nodeId"`
+	Position   int             `db:"position" json:"position"`
+	Kind       string          `db:"kind" json:"kind"`
+	Label      string          `db:"label" json:"label"`
+	DependsOn  []string        `db:"depends_on" json:"dependsOn"`
+	Operator   string          `db:"operator" json:"operator,omitempty"`
+	Status     string          `db:"status" json:"status"`
+	Attempt    int             `db:"attempt" json:"attempt"`
+	RootStepID string          `db:"root_step_id" json:"rootStepId,omitempty"`
+	Error      string          `db:"error" json:"error,omitempty"`
+	Usage      json.RawMessage `db:"usage" json:"usage"`
+	StartedAt  *time.Time      `db:"started_at" json:"startedAt"`
+	EndedAt    *time.Time      `db:"ended_at" json:"endedAt"`
+}
+
+// NewDelegation is a delegation about to start. Its nodes are stored in
+// the order given (their position), all queued.
+type NewDelegation struct {
+	ConversationID string
+	TurnID         string // "" when the delegation belongs to no turn
+	Goal           string
+	Plan           json.RawMessage
+	Nodes          []NewDelegationNode
+}
+
+// NewDelegationNode is one node of a NewDelegation.
+type NewDelegationNode struct {
+	NodeID    string
+	Kind      string // task or combine
+	Label     string
+	DependsOn []string
+	Operator  string
+}
+
+// DelegationNodeUpdate is the whole mutable state of a node, written at
+// each change: the scheduler owns it and writes what it holds.
+type DelegationNodeUpdate struct {
+	NodeID     string
+	Status     string
+	Attempt    int
+	RootStepID string
+	Error      string
+	Usage      json.RawMessage // nil keeps {}
+	StartedAt  *time.Time
+	EndedAt    *time.Time
+}
+
+const insertDelegationSQL = `
+INSERT INTO delegations (conversation_id, turn_id, goal, plan)
+SELECT c.id, $3::uuid, $4::text, $5::jsonb FROM conversations c WHERE c.id = $1 AND c.user_id = $2
+RETURNING id, conversation_id, turn_id, goal, plan, status, usage, started_at, ended_at`
+
+const insertDelegationNodeSQL = `
+INSERT INTO delegation_nodes (delegation_id, node_id, position, kind, label, depends_on, operator)
+VALUES ($1, $2, $3, $4, $5, $6, $7)`
+
+// CreateDelegation stores a running delegation of a user's conversation
+// with all its nodes queued, in one transaction. Another user's
+// conversation is ErrNotFound.
+func (db *DB) CreateDelegation(ctx context.Context, userID string, nd NewDelegation) (Delegation, error) {
+	var d Delegation
+	err := db.tx(ctx, "create delegation", func(tx pgx.Tx) error {
+		var turnID *string
+		if nd.TurnID != "" {
+			turnID = &nd.TurnID
+		}
+		rows, _ := tx.Query(ctx, insertDelegationSQL, nd.ConversationID, userID, turnID, nd.Goal, nd.Plan)
+		var err error
+		if d, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Delegation]); err != nil {
+			return err
+		}
+		batch := &pgx.Batch{}
+		for i, n := range nd.Nodes {
+			deps := n.DependsOn
+			if deps == nil {
+				deps = []string{}
+			}
+			batch.Queue(insertDelegationNodeSQL, d.ID, n.NodeID, i, n.Kind, n.Label, deps, n.Operator)
+		}
+		if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+			return err
+		}
+		d.Nodes, err = delegationNodes(ctx, tx, d.ID)
+		return err
+	})
+	return d, err
+}
+
+const updateDelegationNodeSQL = `
+UPDATE delegation_nodes n
+SET status = $4, attempt = $5, root_step_id = $6, error = $7, usage = coalesce($8, n.usage),
+    started_at = $9, ended_at = $10
+FROM delegations d JOIN conversations c ON c.id = d.conversation_id
+WHERE n.delegation_id = d.id AND d.id = $1 AND c.user_id = $2 AND n.node_id = $3`
+
+// UpdateDelegationNode writes a node's state. A node of another user's
+// delegation, or an unknown node, is ErrNotFound.
+func (db *DB) UpdateDelegationNode(ctx context.Context, userID, delegationID string, u DelegationNodeUpdate) error {
+	return db.tx(ctx, "update delegation node", func(tx pgx.Tx) error {
+		var usage any
+		if u.Usage != nil {
+			usage = u.Usage
+		}
+		tag, err := tx.Exec(ctx, updateDelegationNodeSQL, delegationID, userID, u.NodeID, u.Status, u.Attempt,
+			u.RootStepID, u.Error, usage, u.StartedAt, u.EndedAt)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
+}
+
+const finishDelegationSQL = `
+UPDATE delegations d SET status = $3, usage = coalesce($4, d.usage), ended_at = now()
+FROM conversations c
+WHERE c.id = d.conversation_id AND d.id = $1 AND c.user_id = $2`
+
+// FinishDelegation records how a delegation ended (completed, failed or
+// cancelled) and its total usage.
+func (db *DB) FinishDelegation(ctx context.Context, userID, delegationID, status string, usage json.RawMessage) error {
+	return db.tx(ctx, "finish delegation", func(tx pgx.Tx) error {
+		var u any
+		if usage != nil {
+			u = usage
+		}
+		tag, err := tx.Exec(ctx, finishDelegationSQL, delegationID, userID, status, u)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
+}
+
+const delegationColumns = `d.id, d.conversation_id, d.turn_id, d.goal, d.plan, d.status, d.usage, d.started_at, d.ended_at`
+
+const latestDelegationSQL = `
+SELECT ` + delegationColumns + `
+FROM delegations d JOIN conversations c ON c.id = d.conversation_id
+WHERE d.conversation_id = $1 AND c.user_id = $2
+ORDER BY d.started_at DESC, d.id DESC LIMIT 1`
+
+// LatestDelegation returns the most recent delegation of a user's
+// conversation with its nodes in plan order, so a reloaded page shows the
+// delegation as it stands; ErrNotFound when there is none.
+func (db *DB) LatestDelegation(ctx context.Context, userID, conversationID string) (Delegation, error) {
+	return db.readDelegation(ctx, "latest delegation", latestDelegationSQL, conversationID, userID)
+}
+
+const delegationSQL = `
+SELECT ` + delegationColumns + `
+FROM delegations d JOIN conversations c ON c.id = d.conversation_id
+WHERE d.id = $1 AND c.user_id = $2`
+
+// Delegation returns one of a user's delegations with its nodes.
+func (db *DB) Delegation(ctx context.Context, userID, delegationID string) (Delegation, error) {
+	return db.readDelegation(ctx, "delegation", delegationSQL, delegationID, userID)
+}
+
+// readDelegation reads a delegation and its nodes in one transaction, so
+// the nodes belong to the same moment as the delegation row.
+func (db *DB) readDelegation(ctx context.Context, op, query string, args ...any) (Delegation, error) {
+	var d Delegation
+	err := db.tx(ctx, op, func(tx pgx.Tx) error {
+		rows, _ := tx.Query(ctx, query, args...)
+		var err error
+		if d, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Delegation]); err != nil {
+			return err
+		}
+		d.Nodes, err = delegationNodes(ctx, tx, d.ID)
+		return err
+	})
+	return d, err
+}
+
+const delegationNodesSQL = `
+SELECT node_id, position, kind, label, depends_on, operator, status, attempt, root_step_id, error, usage, started_at, ended_at
+FROM delegation_nodes WHERE delegation_id = $1 ORDER BY position`
+
+func delegationNodes(ctx context.Context, tx pgx.Tx, delegationID string) ([]DelegationNode, error) {
+	rows, _ := tx.Query(ctx, delegationNodesSQL, delegationID)
+	return pgx.CollectRows(rows, pgx.RowToStructByName[DelegationNode])
+}
+
+const interruptDelegationsSQL = `
+UPDATE delegations SET status = 'interrupted', ended_at = now()
+WHERE turn_id = ANY($1::uuid[]) AND status = 'running'
+RETURNING id`
+
+const cancelInterruptedNodesSQL = `
+UPDATE delegation_nodes SET status = 'cancelled', ended_at = coalesce(ended_at, now())
+WHERE delegation_id = ANY($1::uuid[]) AND status IN ('queued', 'running')`
+
+// InterruptDelegations ends the running delegations of turns a crash
+// interrupted: each becomes interrupted and its queued or running nodes
+// cancelled, in one transaction; nodes that ended keep their state. It is
+// called at start-up recovery for the turns it marks interrupted, whoever
+// owns them, and returns the number of delegations it ended.
+func (db *DB) InterruptDelegations(ctx context.Context, turnIDs []string) (int, error) {
+	if len(turnIDs) == 0 {
+		return 0, nil
+	}
+	var n int
+	err := db.tx(ctx, "interrupt delegations", func(tx pgx.Tx) error {
+		rows, _ := tx.Query(ctx, interruptDelegationsSQL, turnIDs)
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return err
+		}
+		n = len(ids)
+		if n == 0 {
+			return nil
+		}
+		_, err = tx.Exec(ctx, cancelInterruptedNodesSQL, ids)
+		return err
+	})
+	return n, err
+}
