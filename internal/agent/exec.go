@@ -180,14 +180,10 @@ func renderResult(v any) (json.RawMessage, error) {
 	case 'n':
 		return json.RawMessage(`{"ok":true}`), nil
 	case '{':
-		var keys map[string]json.RawMessage
-		if err := json.Unmarshal(b, &keys); err != nil {
-			return nil, fmt.Errorf("the tool's result cannot be encoded: %w", err)
-		}
-		if _, ok := keys["ok"]; ok {
+		if hasOKKey(b) {
 			return nil, errors.New(`the tool's result uses the reserved key "ok"`)
 		}
-		if len(keys) == 0 {
+		if string(b) == "{}" {
 			return json.RawMessage(`{"ok":true}`), nil
 		}
 		out := make([]byte, 0, len(b)+10)
@@ -198,6 +194,32 @@ func renderResult(v any) (json.RawMessage, error) {
 		out = append(out, `{"ok":true,"result":`...)
 		out = append(out, b...)
 		return append(out, '}'), nil
+	}
+}
+
+// hasOKKey reports whether the object b, as json.Marshal wrote it, has a
+// top-level key "ok".
+func hasOKKey(b []byte) bool {
+	d := digester{in: b, pos: 1}
+	for {
+		c, err := d.peek()
+		if err != nil || c == '}' {
+			return false
+		}
+		if c == ',' {
+			d.pos++
+		}
+		d.ws()
+		end, err := d.stringEnd(d.pos)
+		if err != nil {
+			return false
+		}
+		if string(b[d.pos:end]) == `"ok"` {
+			return true
+		}
+		if d.key(false) != nil || d.skipValue() != nil {
+			return false
+		}
 	}
 }
 

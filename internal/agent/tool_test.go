@@ -184,6 +184,9 @@ func TestRenderResult(t *testing.T) {
 		{name: "string", v: "done", want: `{"ok":true,"result":"done"}`},
 		{name: "number", v: 42, want: `{"ok":true,"result":42}`},
 		{name: "reserved ok", v: map[string]bool{"ok": true}, err: true},
+		{name: "reserved ok after other keys", v: map[string]any{"a": []string{"ok"}, "ok": 1}, err: true},
+		{name: "nested ok is fine", v: map[string]any{"inner": map[string]bool{"ok": false}, "z": "ok"},
+			want: `{"ok":true,"inner":{"ok":false},"z":"ok"}`},
 		{name: "unencodable", v: func() {}, err: true},
 	}
 	for _, tt := range tests {
