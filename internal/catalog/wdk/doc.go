@@ -30,8 +30,9 @@
 // Final answers are typed: 422 is a *catalog.ValidationError (WDK's
 // errors.byKey), 401/403 an *AuthError, 404 a *NotFoundError matching
 // catalog.ErrNotFound, 409 a *ConflictError, other 4xx a *RequestError, and
-// 5xx or exhausted retries a *ServerError. Bodies are decoded leniently:
-// WDK's published schemas do not match the live sites.
+// 5xx or exhausted retries a *ServerError (matching catalog.ErrUnavailable
+// when asking later may work, as does a *DelayedError). Bodies are decoded
+// leniently: WDK's published schemas do not match the live sites.
 //
 // # Catalog
 //

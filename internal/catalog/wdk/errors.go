@@ -136,8 +136,20 @@ func (e *ServerError) Error() string {
 	return msg
 }
 
-// Unwrap returns the transport failure, if any.
-func (e *ServerError) Unwrap() error { return e.Err }
+// Unwrap returns the transport failure, if any, and catalog.ErrUnavailable
+// when the site was unreachable, overloaded or rate limiting (no response,
+// 429, 502, 503, 504): asking later may work. A 500 is not marked: WDK
+// answers it for faults of the request too.
+func (e *ServerError) Unwrap() []error {
+	var errs []error
+	if e.Status == 0 || retryable(e.Status) {
+		errs = append(errs, catalog.ErrUnavailable)
+	}
+	if e.Err != nil {
+		errs = append(errs, e.Err)
+	}
+	return errs
+}
 
 // DelayedError means WDK kept answering 202 WDK-DELAYED-RESULT: a slow
 // process query (BLAST-like) is still running on the site. The client polls
@@ -154,3 +166,6 @@ type DelayedError struct {
 func (e *DelayedError) Error() string {
 	return fmt.Sprintf("%s %s: result still being computed by the site after %d attempts (WDK-DELAYED-RESULT); try again later", e.Method, e.Path, e.Attempts)
 }
+
+// Unwrap lets errors.Is(err, catalog.ErrUnavailable) match.
+func (e *DelayedError) Unwrap() error { return catalog.ErrUnavailable }

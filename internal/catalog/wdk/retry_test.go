@@ -46,7 +46,7 @@ func TestRetries(t *testing.T) {
 			nil, 2, 250 * time.Millisecond, 500 * time.Millisecond},
 		{"retries run out", repeat(s503, 4), func(err error) bool {
 			var se *ServerError
-			return errors.As(err, &se) && se.Status == 503 && se.Attempts == 4
+			return errors.As(err, &se) && se.Status == 503 && se.Attempts == 4 && errors.Is(err, catalog.ErrUnavailable)
 		}, 4, 1750 * time.Millisecond, 3500 * time.Millisecond},
 		{"Retry-After too long ends the retries", []fakeResponse{{status: 429, header: map[string]string{"Retry-After": "120"}}}, func(err error) bool {
 			var se *ServerError
@@ -62,13 +62,13 @@ func TestRetries(t *testing.T) {
 		}, 1, 0, 0},
 		{"500 is not retried", []fakeResponse{{status: 500, body: "Internal Error"}}, func(err error) bool {
 			var se *ServerError
-			return errors.As(err, &se) && se.Status == 500
+			return errors.As(err, &se) && se.Status == 500 && !errors.Is(err, catalog.ErrUnavailable)
 		}, 1, 0, 0},
 		{"202 delayed result is polled", []fakeResponse{{status: 202, body: delayedBody}, {status: 202, body: delayedBody}},
 			nil, 3, 750 * time.Millisecond, 1500 * time.Millisecond},
 		{"202 delayed until the polls run out", repeat(fakeResponse{status: 202, body: delayedBody}, 8), func(err error) bool {
 			var de *DelayedError
-			return errors.As(err, &de) && de.Attempts == 8
+			return errors.As(err, &de) && de.Attempts == 8 && errors.Is(err, catalog.ErrUnavailable)
 		}, 8, 0, time.Minute},
 	}
 	for _, tt := range tests {
@@ -126,7 +126,7 @@ func TestTransportErrorsAreRetried(t *testing.T) {
 		ft.n = 10
 		_, err := c.ServiceInfo(bg, "plasmodb")
 		var se *ServerError
-		if !errors.As(err, &se) || se.Status != 0 || se.Attempts != 4 || !strings.Contains(err.Error(), "connection reset") {
+		if !errors.As(err, &se) || se.Status != 0 || se.Attempts != 4 || !strings.Contains(err.Error(), "connection reset") || !errors.Is(err, catalog.ErrUnavailable) {
 			t.Fatalf("ServiceInfo() error = %v, want a *ServerError after 4 attempts", err)
 		}
 	})
