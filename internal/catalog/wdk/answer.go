@@ -41,6 +41,9 @@ type node struct {
 // the search's input-step parameter order), reads the root's count and
 // page from its standard report, and deletes the strategy, also when the
 // caller gives up. Count is the display count (genes for gene searches).
+// Page offsets count WDK's records, which for gene searches are
+// transcripts: a gene's further transcripts on the page fold into one
+// Record, so a page may hold fewer records than its limit.
 func (c *Client) Answer(ctx context.Context, site string, q *catalog.Query, page catalog.Page) (*catalog.Answer, error) {
 	if q == nil {
 		return nil, &catalog.ValidationError{General: []string{"no query"}}
