@@ -130,7 +130,11 @@ func (r *run) execute(ctx context.Context, c llm.ToolCall, round int) outcome {
 	if ctx.Err() != nil {
 		return failed(&ToolFailure{Code: CodeCancelled, Message: "the run was cancelled before this call started"})
 	}
-	cctx, cancel := context.WithTimeout(withCall(ctx, Call{ID: c.ID, Name: c.Name, Round: round}), r.cfg.ToolTimeout)
+	timeout := r.cfg.ToolTimeout
+	if tool.timeout > 0 {
+		timeout = tool.timeout
+	}
+	cctx, cancel := context.WithTimeout(withCall(ctx, Call{ID: c.ID, Name: c.Name, Round: round}), timeout)
 	defer cancel()
 	val, err := r.call(cctx, tool, c)
 	if err == nil {
@@ -147,7 +151,7 @@ func (r *run) execute(ctx context.Context, c llm.ToolCall, round int) outcome {
 	case ctx.Err() != nil:
 		return failed(&ToolFailure{Code: CodeCancelled, Message: "the run was cancelled while this call ran"})
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
-		return failed(&ToolFailure{Code: CodeTimeout, Message: fmt.Sprintf("the tool did not finish within %v", r.cfg.ToolTimeout)})
+		return failed(&ToolFailure{Code: CodeTimeout, Message: fmt.Sprintf("the tool did not finish within %v", timeout)})
 	default:
 		return failed(&ToolFailure{Code: CodeToolError, Message: err.Error()})
 	}

@@ -344,6 +344,27 @@ func TestRunToolTimeout(t *testing.T) {
 	})
 }
 
+func TestToolOwnTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		eng := newScript(t, `{"roles":{"executor":[{"toolCalls":[{"id":"c1","name":"delegate"}]},{"text":"ok"}]}}`)
+		long := NewTool("delegate", "Run sub-agents.", func(ctx context.Context, _ noArgs) (map[string]int, error) {
+			select {
+			case <-time.After(10 * time.Minute):
+				return map[string]int{"tasks": 2}, nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}, WithTimeout(15*time.Minute))
+		a := newAgent(t, Config{Engine: eng, Agent: "executor", Tools: newToolset(t, long), ToolTimeout: time.Minute})
+		events, _ := collect(a.Run(t.Context(), Input{User: "build"}))
+		for _, ev := range events {
+			if e, ok := ev.(ToolCallEnd); ok && (!e.OK || e.Duration != 10*time.Minute) {
+				t.Errorf("ToolCallEnd = %+v, want success after 10m despite the role's 1m timeout", e)
+			}
+		}
+	})
+}
+
 func TestRunCallFromContext(t *testing.T) {
 	eng := newScript(t, `{"roles":{"executor":[{"toolCalls":[{"id":"call-7","name":"whoami"}]},{"text":"ok"}]}}`)
 	var got Call

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -61,6 +62,7 @@ type Tool struct {
 	description string
 	args        *argSchema
 	decl        llm.ToolDecl
+	timeout     time.Duration // overrides Config.ToolTimeout when > 0
 	// invoke decodes and validates raw arguments, then runs the handler. It
 	// returns the handler's typed result.
 	invoke func(ctx context.Context, raw json.RawMessage) (any, error)
@@ -72,7 +74,8 @@ type Tool struct {
 type ToolOption func(*toolOptions)
 
 type toolOptions struct {
-	edit func(*jsonschema.Schema)
+	edit    func(*jsonschema.Schema)
+	timeout time.Duration
 }
 
 // WithSchema lets the tool edit its inferred schema before it is resolved:
@@ -80,6 +83,13 @@ type toolOptions struct {
 // Validation then enforces the edited schema.
 func WithSchema(edit func(s *jsonschema.Schema)) ToolOption {
 	return func(o *toolOptions) { o.edit = edit }
+}
+
+// WithTimeout gives the tool its own timeout instead of the role's
+// Config.ToolTimeout: the delegate tool runs sub-agents for minutes, a
+// catalog lookup should fail in seconds.
+func WithTimeout(d time.Duration) ToolOption {
+	return func(o *toolOptions) { o.timeout = d }
 }
 
 var toolNameRE = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`)
@@ -97,6 +107,11 @@ func NewTool[Args any, Result any](name, description string, fn func(ctx context
 	for _, opt := range opts {
 		opt(&o)
 	}
+	if o.timeout < 0 {
+		t.err = fmt.Errorf("agent: tool %s: negative timeout", name)
+		return t
+	}
+	t.timeout = o.timeout
 	if !toolNameRE.MatchString(name) {
 		t.err = fmt.Errorf("agent: tool name %q: want letters, digits, _ or -, at most 64", name)
 		return t

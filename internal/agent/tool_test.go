@@ -6,6 +6,7 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -144,6 +145,7 @@ func TestNewToolsetErrors(t *testing.T) {
 		{name: "args cannot be described", tools: []Tool{NewTool("a", "", func(context.Context, struct{ C chan int }) (int, error) { return 0, nil })}},
 		{name: "nil handler", tools: []Tool{NewTool[noArgs, int]("a", "", nil)}},
 		{name: "zero tool", tools: []Tool{{}}},
+		{name: "negative timeout", tools: []Tool{NewTool("a", "", ok, WithTimeout(-time.Second))}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

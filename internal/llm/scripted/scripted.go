@@ -189,7 +189,9 @@ func (e *Engine) take(req llm.Request) (int, *entry, error) {
 	task := lastUserText(req.Messages)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.requests = append(e.requests, req)
+	if len(e.requests) < maxLogged {
+		e.requests = append(e.requests, req)
+	}
 	list, ok := e.roles[req.Agent]
 	if !ok {
 		return 0, nil, &llm.Error{Kind: llm.ErrorScript, Engine: llm.EngineScripted,
@@ -214,9 +216,13 @@ func (en *entry) accepts(task string) bool {
 	return en.re == nil || en.re.MatchString(task)
 }
 
-// Requests returns every request that took (or tried to take) a response,
-// in order: tests check what the model was shown and that no call happened
-// after a cancellation.
+// maxLogged bounds the request log of an engine that a long-lived server
+// keeps (a scripted model chosen in the browser).
+const maxLogged = 10000
+
+// Requests returns the requests that took (or tried to take) a response, in
+// order, up to the first 10000: tests check what the model was shown and
+// that no call happened after a cancellation.
 func (e *Engine) Requests() []llm.Request {
 	e.mu.Lock()
 	defer e.mu.Unlock()
