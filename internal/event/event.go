@@ -247,3 +247,16 @@ type Record struct {
 	Payload        json.RawMessage `json:"payload"`
 	CreatedAt      time.Time       `json:"createdAt"`
 }
+
+// turnSetter is implemented by every event through its embedded Base.
+type turnSetter interface{ setTurn(id string) }
+
+func (b *Base) setTurn(id string) { b.TurnID = id }
+
+// SetTurn stamps e with its turn id; producers that do not know the turn
+// (tools) leave it to the orchestrator.
+func SetTurn(e Event, id string) {
+	if ts, ok := e.(turnSetter); ok {
+		ts.setTurn(id)
+	}
+}

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// No Docker engine runs where Strategist is developed, so the container
+// files are checked by parsing them.
+
+type composeFile struct {
+	Services map[string]struct {
+		Image       string            `yaml:"image"`
+		Build       any               `yaml:"build"`
+		Environment map[string]string `yaml:"environment"`
+		DependsOn   map[string]struct {
+			Condition string `yaml:"condition"`
+		} `yaml:"depends_on"`
+		Ports       []string `yaml:"ports"`
+		Volumes     []string `yaml:"volumes"`
+		Healthcheck struct {
+			Test        []string `yaml:"test"`
+			Interval    string   `yaml:"interval"`
+			Timeout     string   `yaml:"timeout"`
+			Retries     int      `yaml:"retries"`
+			StartPeriod string   `yaml:"start_period"`
+		} `yaml:"healthcheck"`
+	} `yaml:"services"`
+	Volumes map[string]any `yaml:"volumes"`
+}
+
+func TestComposeFile(t *testing.T) {
+	b, err := os.ReadFile("../../docker-compose.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c composeFile
+	dec := yaml.NewDecoder(strings.NewReader(string(b)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil {
+		t.Fatalf("docker-compose.yml: %v", err)
+	}
+	db, ok := c.Services["db"]
+	if !ok || !strings.HasPrefix(db.Image, "postgres:") {
+		t.Fatalf("no postgres db service: %+v", c.Services)
+	}
+	if len(db.Healthcheck.Test) == 0 || !strings.Contains(strings.Join(db.Healthcheck.Test, " "), "pg_isready") {
+		t.Errorf("db healthcheck = %v", db.Healthcheck.Test)
+	}
+	srv, ok := c.Services["server"]
+	if !ok || srv.Build == nil {
+		t.Fatalf("no server service built from the Dockerfile")
+	}
+	if srv.DependsOn["db"].Condition != "service_healthy" {
+		t.Errorf("server must wait for a healthy db: %+v", srv.DependsOn)
+	}
+	url := srv.Environment["DATABASE_URL"]
+	m := regexp.MustCompile(`^postgres://([^:]+):([^@]+)@db:5432/([^?]+)`).FindStringSubmatch(url)
+	if m == nil || m[1] != db.Environment["POSTGRES_USER"] || m[2] != db.Environment["POSTGRES_PASSWORD"] || m[3] != db.Environment["POSTGRES_DB"] {
+		t.Errorf("server DATABASE_URL %q does not match the db service's credentials %v", url, db.Environment)
+	}
+	if srv.Environment["STRATEGIST_AUTH"] == "dev" {
+		t.Error("the container listens on 0.0.0.0, where dev auth is refused")
+	}
+	if strings.Join(srv.Healthcheck.Test, " ") != "CMD strategist healthcheck" {
+		t.Errorf("server healthcheck = %v", srv.Healthcheck.Test)
+	}
+	for name, svc := range c.Services {
+		for _, d := range []string{svc.Healthcheck.Interval, svc.Healthcheck.Timeout} {
+			if _, err := time.ParseDuration(d); err != nil {
+				t.Errorf("%s healthcheck duration %q: %v", name, d, err)
+			}
+		}
+		if svc.Healthcheck.Retries < 1 {
+			t.Errorf("%s healthcheck retries = %d", name, svc.Healthcheck.Retries)
+		}
+	}
+	if _, ok := c.Volumes["pgdata"]; !ok {
+		t.Error("the pgdata volume is not declared")
+	}
+}
+
+func TestDockerfile(t *testing.T) {
+	b, err := os.ReadFile("../../Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var froms, instrs []string
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "STRATEGIST_DATA_DIR") {
+			continue
+		}
+		word := strings.Fields(line)[0]
+		if word != strings.ToUpper(word) {
+			t.Errorf("not an instruction: %q", line)
+		}
+		instrs = append(instrs, word)
+		if word == "FROM" {
+			froms = append(froms, line)
+		}
+	}
+	if len(froms) != 2 || !strings.Contains(froms[0], "golang:1.26") || !strings.Contains(froms[0], " AS build") {
+		t.Errorf("FROM lines = %v, want a golang:1.26 build stage and a runtime stage", froms)
+	}
+	src := string(b)
+	for _, want := range []string{"./cmd/server", "COPY --from=build", `ENTRYPOINT ["strategist"]`, `HEALTHCHECK`, "CGO_ENABLED=0"} {
+		if !strings.Contains(src, want) {
+			t.Errorf("Dockerfile lacks %q", want)
+		}
+	}
+	if instrs[len(instrs)-1] != "CMD" {
+		t.Errorf("last instruction = %s, want CMD", instrs[len(instrs)-1])
+	}
+}

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"golang.org/x/sync/errgroup"
+
+	"strategist/internal/account"
+	"strategist/internal/catalog/offline"
+	"strategist/internal/config"
+	"strategist/internal/server"
+	"strategist/internal/store"
+	"strategist/migrations"
+)
+
+// serve runs the web server until ctx ends.
+func serve(ctx context.Context, args []string, stderr io.Writer, getenv func(string) string) error {
+	cfg, err := config.Load(args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s (STRATEGIST_ADDR): %w", cfg.Addr, err)
+	}
+	return serveOn(ctx, cfg, ln, stderr)
+}
+
+// serveOn runs the server on an open listener; tests pass one on :0.
+func serveOn(ctx context.Context, cfg *config.Config, ln net.Listener, stderr io.Writer) error {
+	defer ln.Close()
+	start := time.Now()
+	log := newLogger(cfg, stderr)
+	pool, err := openDB(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	db, err := store.New(pool)
+	if err != nil {
+		return err
+	}
+	accounts, err := account.New(account.Config{Store: db, SessionTTL: cfg.SessionTTL})
+	if err != nil {
+		return err
+	}
+	cat, err := newCatalog(cfg, log)
+	if err != nil {
+		return err
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	srv, err := server.New(server.Config{
+		Logger:        log,
+		Store:         db,
+		Accounts:      accounts,
+		Catalog:       cat,
+		Ready:         readiness(pool),
+		Registry:      reg,
+		Gatherer:      reg,
+		Auth:          cfg.Auth,
+		SecureCookies: cfg.SecureCookies,
+		DefaultModel:  cfg.Model,
+		Version:       version,
+	})
+	if err != nil {
+		return err
+	}
+	log.Info("strategist ready", slog.String("url", "http://"+ln.Addr().String()),
+		slog.String("auth", string(cfg.Auth)), slog.String("model", cfg.Model),
+		slog.Duration("startup", time.Since(start)))
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return srv.Serve(gctx, ln) })
+	g.Go(func() error { return sweepSessions(gctx, db, log) })
+	return g.Wait()
+}
+
+func newLogger(cfg *config.Config, w io.Writer) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(cfg.LogLevel))
+	opts := &slog.HandlerOptions{Level: level}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// openDB connects and applies pending migrations (under tern's advisory
+// lock, so replicas starting together wait for each other).
+func openDB(ctx context.Context, cfg *config.Config) (*pgxpool.Pool, error) {
+	if cfg.DatabaseURL == "" {
+		return nil, errors.New("DATABASE_URL is not set: point it at PostgreSQL, or use `make run`, which finds or starts one")
+	}
+	pool, err := pgxpool.New(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := pool.Ping(pingCtx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("cannot reach PostgreSQL at DATABASE_URL: %w", err)
+	}
+	if err := store.Migrate(ctx, pool, migrations.FS); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return pool, nil
+}
+
+// readiness reports ready when the database answers and every migration is
+// applied.
+func readiness(pool *pgxpool.Pool) func(context.Context) error {
+	return func(ctx context.Context) error {
+		if err := pool.Ping(ctx); err != nil {
+			return errors.New("database unreachable")
+		}
+		applied, known, err := store.MigrationStatus(ctx, pool, migrations.FS)
+		if err != nil {
+			return errors.New("migration status unknown")
+		}
+		if applied != known {
+			return fmt.Errorf("database at migration %d of %d", applied, known)
+		}
+		return nil
+	}
+}
+
+// sweepSessions deletes expired browser sessions every hour.
+func sweepSessions(ctx context.Context, db *store.DB, log *slog.Logger) error {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		if n, err := db.DeleteExpiredSessions(ctx, time.Now()); err != nil && ctx.Err() == nil {
+			log.Warn("sweeping expired sessions", slog.Any("error", err))
+		} else if n > 0 {
+			log.Info("swept expired sessions", slog.Int64("count", n))
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// newCatalog opens the offline PlasmoDB catalog. Missing gene data is not
+// fatal: searches are still listed and validated, and answers say to run
+// `make data`.
+func newCatalog(cfg *config.Config, log *slog.Logger) (*offline.Catalog, error) {
+	dir := offline.FindDataDir(cfg.DataDir)
+	start := time.Now()
+	cat, err := offline.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("offline catalog (STRATEGIST_DATA_DIR=%s): %w", dir, err)
+	}
+	if derr := cat.DataErr(); derr != nil {
+		log.Warn("offline answers unavailable: gene data missing; run `make data`", slog.String("data_dir", dir), slog.Any("error", derr))
+	} else {
+		log.Info("offline catalog loaded", slog.String("data_dir", dir), slog.Int("genes", cat.Data().NumGenes()), slog.Duration("took", time.Since(start)))
+	}
+	return cat, nil
+}
