@@ -119,6 +119,7 @@ const (
 	StopEngineError
 )
 
+// String returns the snake_case name used in events and logs.
 func (r StopReason) String() string {
 	switch r {
 	case StopCompleted:

@@ -45,6 +45,7 @@ type ToolError struct {
 	Err     error
 }
 
+// Error describes the failure for logs; the model sees Code and Message.
 func (e *ToolError) Error() string {
 	if e.Err != nil {
 		return e.Code + ": " + e.Message + ": " + e.Err.Error()
@@ -52,6 +53,7 @@ func (e *ToolError) Error() string {
 	return e.Code + ": " + e.Message
 }
 
+// Unwrap returns the underlying error, if any.
 func (e *ToolError) Unwrap() error { return e.Err }
 
 // Tool is one capability offered to a model: a name, a description, the JSON

@@ -30,6 +30,7 @@ type UnknownModelError struct {
 	Valid  []string
 }
 
+// Error names the id, the reason and the valid ids.
 func (e *UnknownModelError) Error() string {
 	return fmt.Sprintf("llm: unknown model %q: %s (valid: %s)", e.ID, e.Reason, strings.Join(e.Valid, ", "))
 }
