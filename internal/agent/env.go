@@ -1,0 +1,25 @@
+package agent
+
+import (
+	"context"
+
+	"strategist/internal/event"
+	"strategist/internal/llm"
+)
+
+// Env is what a role's agent is built for: one turn of one researcher's
+// conversation, the engine it talks to, and where the events its tools
+// produce go. The orchestrator fills it per turn; roles build their tools
+// bound to it, so nothing reaches a tool through the context but identity.
+type Env struct {
+	UserID         string
+	ConversationID string
+	TurnID         string
+	SiteID         string
+	Engine         llm.Engine
+	// Model is the engine-local model name.
+	Model string
+	// Emit appends an event to the turn's stream (durably); the turn id is
+	// filled in by the orchestrator.
+	Emit func(ctx context.Context, ev event.Event) error
+}
