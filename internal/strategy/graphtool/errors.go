@@ -44,7 +44,10 @@ func (t *tools) fail(op string, err error) error {
 		return &agent.ToolError{Code: CodeNotFound, Err: err,
 			Message: "this conversation or its strategy no longer exists"}
 	}
-	return catalogtool.ToolError(op, err)
+	if te, ok := errors.AsType[*agent.ToolError](catalogtool.ToolError(op, err)); ok {
+		return te
+	}
+	return fmt.Errorf("graphtool: %s: %w", op, err)
 }
 
 // stepError renders a refused mutation. The message is rebuilt rather than

@@ -97,7 +97,7 @@ func (s *session) known() string {
 
 func (s *session) remember(snap strategy.Snapshot) (string, error) {
 	if snap.SiteID != s.b.Site {
-		return "", fmt.Errorf("graphtool: the conversation's strategy %s is on site %s, not %s", snap.StrategyID, snap.SiteID, s.b.Site)
+		return "", fmt.Errorf("the conversation's strategy %s is on site %s, not %s", snap.StrategyID, snap.SiteID, s.b.Site)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

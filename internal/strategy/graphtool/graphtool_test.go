@@ -2,9 +2,11 @@ package graphtool_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -348,3 +350,44 @@ func TestRenameCreatesTheStrategy(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestBindingEnsure(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	b := f.binding()
+	var calls int
+	var mu sync.Mutex
+	b.Ensure = func(ctx context.Context) (strategy.Snapshot, error) {
+		mu.Lock()
+		calls++
+		mu.Unlock()
+		return f.svc.ForConversation(ctx, f.user, f.conversation, "transcript", "Linked by the orchestrator")
+	}
+	tools, err := graphtool.ExecutorTools(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, err := tools[0].Call(context.Background(), json.RawMessage(chromosome)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if calls != 1 {
+		t.Errorf("Ensure called %d times for three writes, want once", calls)
+	}
+	snap, err := f.svc.Conversation(context.Background(), f.user, f.conversation)
+	if err != nil || snap.Name != "Linked by the orchestrator" || len(snap.Steps) != 3 {
+		t.Errorf("strategy %q with %d steps, %v", snap.Name, len(snap.Steps), err)
+	}
+
+	// A strategy on another site than the binding's is not edited.
+	b = f.binding()
+	b.Site = "toxodb"
+	tools, err = graphtool.ExecutorTools(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tools[0].Call(context.Background(), json.RawMessage(chromosome)); err == nil || !strings.Contains(err.Error(), "site plasmodb, not toxodb") {
+		t.Errorf("write through a binding of another site: %v", err)
+	}
+}
