@@ -177,11 +177,8 @@ func (s *Service) Conversation(ctx context.Context, userID, conversationID strin
 
 // Get returns a strategy's current snapshot.
 func (s *Service) Get(ctx context.Context, userID, strategyID string) (Snapshot, error) {
-	_, g, rec, err := s.load(ctx, userID, strategyID)
-	if err != nil {
-		return Snapshot{}, err
-	}
-	return g.Snapshot(rec.ID, rec.Version), nil
+	snap, _, _, err := s.load(ctx, userID, strategyID)
+	return snap, err
 }
 
 func (s *Service) load(ctx context.Context, userID, strategyID string) (Snapshot, *Graph, store.Strategy, error) {
@@ -193,7 +190,7 @@ func (s *Service) load(ctx context.Context, userID, strategyID string) (Snapshot
 	if err != nil {
 		return Snapshot{}, nil, rec, err
 	}
-	return g.Snapshot(rec.ID, rec.Version), g, rec, nil
+	return snapshotAt(g, rec), g, rec, nil
 }
 
 func snapshotOf(rec store.Strategy) (Snapshot, error) {
@@ -201,7 +198,15 @@ func snapshotOf(rec store.Strategy) (Snapshot, error) {
 	if err != nil {
 		return Snapshot{}, err
 	}
-	return g.Snapshot(rec.ID, rec.Version), nil
+	return snapshotAt(g, rec), nil
+}
+
+// snapshotAt is g as the stored strategy rec (its id, version and
+// conversation).
+func snapshotAt(g *Graph, rec store.Strategy) Snapshot {
+	snap := g.Snapshot(rec.ID, rec.Version)
+	snap.ConversationID = rec.ConversationID
+	return snap
 }
 
 // Apply changes a strategy: it validates m against the catalog, applies it
@@ -262,7 +267,7 @@ func (s *Service) Apply(ctx context.Context, userID, strategyID string, m Mutati
 	if err != nil {
 		return Result{}, fmt.Errorf("strategy: apply to %s: %w", strategyID, err)
 	}
-	res.Snapshot = next.Snapshot(rec.ID, rec.Version)
+	res.Snapshot = snapshotAt(next, rec)
 	s.logCounts(strategyID, rec.Version, next, res.Change.affected(next))
 	s.report.deliver(ctx, st, res.Snapshot)
 	return res, nil

@@ -105,7 +105,7 @@ func (f serviceFixture) apply(t *testing.T, m Mutation) Result {
 func TestServiceCreateOrGet(t *testing.T) {
 	ctx := context.Background()
 	f := newServiceFixture(t)
-	want := Snapshot{StrategyID: f.strategy, Version: 0, Name: "Translation genes", RecordType: testRT, SiteID: testSite, Roots: []StepID{}, Steps: []Step{}}
+	want := Snapshot{ConversationID: f.conversation, StrategyID: f.strategy, Version: 0, Name: "Translation genes", RecordType: testRT, SiteID: testSite, Roots: []StepID{}, Steps: []Step{}}
 	if diff := cmp.Diff([]Snapshot{want}, f.rec.snaps); diff != "" {
 		t.Errorf("creation reported (-want +got):\n%s", diff)
 	}

@@ -5,6 +5,11 @@ package strategy
 // the whole graph with full step objects, every root, and RootStepID when
 // there is exactly one.
 type Snapshot struct {
+	// ConversationID is the conversation the strategy belongs to, set by
+	// the Service so the change hook knows where the graph_snapshot event
+	// goes; it is not part of the JSON.
+	ConversationID string `json:"-"`
+
 	StrategyID string   `json:"strategyId"`
 	Version    int      `json:"version"`
 	Name       string   `json:"name"`

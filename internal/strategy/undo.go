@@ -91,7 +91,7 @@ func (s *Service) undoOnce(ctx context.Context, userID, strategyID string) (Resu
 	if err != nil {
 		return Result{}, fmt.Errorf("strategy: undo %s: %w", strategyID, err)
 	}
-	res := Result{Snapshot: next.Snapshot(saved.ID, saved.Version), Change: change}
+	res := Result{Snapshot: snapshotAt(next, saved), Change: change}
 	s.report.deliver(ctx, st, res.Snapshot)
 	return res, nil
 }
