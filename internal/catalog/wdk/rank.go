@@ -1,9 +1,9 @@
 package wdk
 
 import (
+	"cmp"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 	"unicode"
 
@@ -83,7 +83,7 @@ func (ix *searchIndex) rank(query string, limit int) []catalog.SearchSummary {
 	out := make([]catalog.SearchSummary, 0, min(limit, len(ix.docs)))
 	if len(words) == 0 {
 		docs := slices.Clone(ix.docs)
-		sort.SliceStable(docs, func(i, j int) bool { return docs[i].s.DisplayName < docs[j].s.DisplayName })
+		slices.SortStableFunc(docs, func(a, b indexedSearch) int { return strings.Compare(a.s.DisplayName, b.s.DisplayName) })
 		for _, d := range docs[:min(limit, len(docs))] {
 			out = append(out, d.s.summary(d.s.Kind()))
 		}
@@ -99,26 +99,38 @@ func (ix *searchIndex) rank(query string, limit int) []catalog.SearchSummary {
 		s     *SearchInfo
 		score float64
 	}
-	var hits []scored
-	for _, d := range ix.docs {
-		score := 0.0
+	// Match each distinct token of the index against the words once; the
+	// searches then only look their tokens up.
+	matches := map[string][]float64{}
+	for tok := range ix.df {
+		var ms []float64
 		for wi, w := range words {
-			best := 0.0
-			for fi, toks := range d.fields {
-				weight := rankFields[fi].weight
-				if weight <= best {
-					continue
+			if m := wordMatch(tok, w); m > 0 {
+				if ms == nil {
+					ms = make([]float64, len(words))
 				}
-				for _, t := range toks {
-					if m := wordMatch(t, w); m > 0 {
-						best = max(best, m*weight)
-						if m == 1 {
-							break
-						}
-					}
+				ms[wi] = m
+			}
+		}
+		if ms != nil {
+			matches[tok] = ms
+		}
+	}
+	var hits []scored
+	best := make([]float64, len(words))
+	for _, d := range ix.docs {
+		clear(best)
+		for fi, toks := range d.fields {
+			weight := rankFields[fi].weight
+			for _, t := range toks {
+				for wi, m := range matches[t] {
+					best[wi] = max(best[wi], m*weight)
 				}
 			}
-			score += best * idf[wi]
+		}
+		score := 0.0
+		for wi := range words {
+			score += best[wi] * idf[wi]
 		}
 		if score == 0 {
 			continue
@@ -128,11 +140,11 @@ func (ix *searchIndex) rank(query string, limit int) []catalog.SearchSummary {
 		}
 		hits = append(hits, scored{d.s, score / float64(len(words))})
 	}
-	sort.SliceStable(hits, func(i, j int) bool {
-		if hits[i].score != hits[j].score {
-			return hits[i].score > hits[j].score
+	slices.SortStableFunc(hits, func(a, b scored) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
 		}
-		return hits[i].s.DisplayName < hits[j].s.DisplayName
+		return strings.Compare(a.s.DisplayName, b.s.DisplayName)
 	})
 	for _, h := range hits[:min(limit, len(hits))] {
 		sum := h.s.summary(h.s.Kind())
