@@ -25,6 +25,7 @@ func Golden(t testing.TB, path string, got string) {
 	if updating() {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatalf("golden: %v", err)
+			return
 		}
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatalf("golden: %v", err)
@@ -34,9 +35,11 @@ func Golden(t testing.TB, path string, got string) {
 	want, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("golden file %s does not exist; run the test with -update to create it", path)
+		return
 	}
 	if err != nil {
 		t.Fatalf("golden: %v", err)
+		return
 	}
 	if diff := cmp.Diff(strings.Split(string(want), "\n"), strings.Split(got, "\n")); diff != "" {
 		t.Errorf("transcript differs from %s (-want +got); run with -update if the change is intended:\n%s", path, diff)
