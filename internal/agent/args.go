@@ -28,7 +28,12 @@ func newArgSchema[Args any](edit func(*jsonschema.Schema)) (*argSchema, error) {
 	if k := reflect.TypeFor[Args]().Kind(); k != reflect.Struct {
 		return nil, fmt.Errorf("arguments must be a struct, not %s", k)
 	}
-	s, err := jsonschema.For[Args](nil)
+	s, err := jsonschema.For[Args](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		// Any JSON: for free-form values and recursive structures (a
+		// delegation plan), which inference cannot describe; the handler
+		// decodes and checks them itself, or WithSchema describes them.
+		reflect.TypeFor[json.RawMessage](): {},
+	}})
 	if err != nil {
 		return nil, fmt.Errorf("infer argument schema: %w", err)
 	}

@@ -85,6 +85,8 @@ type RunEnd struct {
 	Usage  llm.Usage
 	// Text is the final answer (the last response's text).
 	Text string
+	// EndedBy is the id of the call of an EndsRun tool that ended the run.
+	EndedBy string
 	// Messages are the run's new history entries to persist, in order:
 	// assistant messages (with tool calls and Raw) and tool results (as
 	// history digests). The user message is not included: it was stored

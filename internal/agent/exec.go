@@ -20,13 +20,15 @@ type outcome struct {
 	failure *ToolFailure
 	output  any
 	dur     time.Duration
+	endsRun bool // a successful call of an EndsRun tool
 }
 
 // runTools runs the calls of one response. Start events are yielded before
 // each handler runs, end events as calls finish; the results go into history
-// in call order. It returns false if the consumer stopped; it never returns
-// before every goroutine it started has finished.
-func (r *run) runTools(ctx context.Context, calls []llm.ToolCall, round int) bool {
+// in call order. It returns false if the consumer stopped, and the id of the
+// first successful call of an EndsRun tool; it never returns before every
+// goroutine it started has finished.
+func (r *run) runTools(ctx context.Context, calls []llm.ToolCall, round int) (ok bool, endedBy string) {
 	n := len(calls)
 	outs := make([]outcome, n)
 	if n == 1 || r.cfg.MaxParallelTools == 1 {
@@ -34,15 +36,15 @@ func (r *run) runTools(ctx context.Context, calls []llm.ToolCall, round int) boo
 		// its stack growth) per call in the most common case.
 		for i, c := range calls {
 			if !r.yield(ToolCallStart{CallID: c.ID, Name: c.Name, Round: round, Args: c.Args}) {
-				return false
+				return false, ""
 			}
 			outs[i] = r.invoke(ctx, c, round)
 			if !r.yield(r.endEvent(c, round, outs[i])) {
-				return false
+				return false, ""
 			}
 		}
 	} else if !r.runConcurrently(ctx, calls, round, outs) {
-		return false
+		return false, ""
 	}
 
 	seen := make([]llm.ToolResult, n)
@@ -52,10 +54,13 @@ func (r *run) runTools(ctx context.Context, calls []llm.ToolCall, round int) boo
 		seen[i] = llm.ToolResult{CallID: c.ID, Name: c.Name, IsError: o.failure != nil, Content: o.model}
 		kept[i] = seen[i]
 		kept[i].Content = Digest(o.content, r.cfg.HistoryLimits)
+		if o.endsRun && endedBy == "" {
+			endedBy = c.ID
+		}
 	}
 	r.msgs = append(r.msgs, llm.Message{Role: llm.RoleTool, ToolResults: seen})
 	r.out = append(r.out, llm.Message{Role: llm.RoleTool, ToolResults: kept})
-	return true
+	return true, endedBy
 }
 
 func (r *run) endEvent(c llm.ToolCall, round int, o outcome) ToolCallEnd {
@@ -142,7 +147,7 @@ func (r *run) execute(ctx context.Context, c llm.ToolCall, round int) outcome {
 		if err != nil {
 			return failed(&ToolFailure{Code: CodeToolError, Message: err.Error()})
 		}
-		return outcome{content: content, output: val}
+		return outcome{content: content, output: val, endsRun: tool.endsRun}
 	}
 	if te, ok := errors.AsType[*ToolError](err); ok {
 		return failed(&ToolFailure{Code: te.Code, Message: te.Message, Details: te.Details})

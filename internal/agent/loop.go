@@ -119,9 +119,10 @@ type Input struct {
 // declarations, streams the answer, runs the tool calls it asks for (those
 // of one response concurrently, bounded by MaxParallelTools, their results
 // fed back in call order) and repeats until the model answers without tool
-// calls or a bound is hit. The sequence ends with exactly one RunEnd, unless
-// the consumer stops ranging early; either way Run returns only after every
-// tool goroutine it started has finished. No model call starts after ctx is
+// calls, a successful call of an EndsRun tool completes, or a bound is hit.
+// The sequence ends with exactly one RunEnd, unless the consumer stops
+// ranging early; either way Run returns only after every tool goroutine it
+// started has finished. No model call starts after ctx is
 // done. Tool handlers must return promptly when their context is done; Run
 // waits for them.
 //
@@ -144,13 +145,14 @@ func (a *Agent) Run(ctx context.Context, in Input) iter.Seq[Event] {
 // Run's iterator; tool goroutines only write their own outcome slot and
 // signal completion on a channel (see runTools).
 type run struct {
-	a      *Agent
-	cfg    *Config
-	yield  func(Event) bool
-	msgs   []llm.Message // what the model sees: history, user, this run
-	out    []llm.Message // what history keeps: this run, results digested
-	usage  llm.Usage
-	rounds int
+	a       *Agent
+	cfg     *Config
+	yield   func(Event) bool
+	msgs    []llm.Message // what the model sees: history, user, this run
+	out     []llm.Message // what history keeps: this run, results digested
+	usage   llm.Usage
+	rounds  int
+	endedBy string
 }
 
 // response is one model call's outcome.
@@ -210,7 +212,13 @@ func (r *run) loop(ctx context.Context) {
 			r.end(StopBudget, ErrBudget, text)
 			return
 		}
-		if !r.runTools(ctx, resp.calls, round) {
+		ok, endedBy := r.runTools(ctx, resp.calls, round)
+		if !ok {
+			return
+		}
+		if endedBy != "" {
+			r.endedBy = endedBy
+			r.end(StopCompleted, nil, text)
 			return
 		}
 	}
@@ -326,7 +334,7 @@ func (r *run) skipCalls(calls []llm.ToolCall, why string) {
 }
 
 func (r *run) end(reason StopReason, err error, text string) {
-	r.yield(RunEnd{Reason: reason, Err: err, Rounds: r.rounds, Usage: r.usage, Text: text, Messages: r.out})
+	r.yield(RunEnd{Reason: reason, Err: err, Rounds: r.rounds, Usage: r.usage, Text: text, Messages: r.out, EndedBy: r.endedBy})
 }
 
 func stopFor(err error) StopReason {

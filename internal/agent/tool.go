@@ -65,6 +65,7 @@ type Tool struct {
 	args        *argSchema
 	decl        llm.ToolDecl
 	timeout     time.Duration // overrides Config.ToolTimeout when > 0
+	endsRun     bool
 	// invoke decodes and validates raw arguments, then runs the handler. It
 	// returns the handler's typed result.
 	invoke func(ctx context.Context, raw json.RawMessage) (any, error)
@@ -78,6 +79,7 @@ type ToolOption func(*toolOptions)
 type toolOptions struct {
 	edit    func(*jsonschema.Schema)
 	timeout time.Duration
+	endsRun bool
 }
 
 // WithSchema lets the tool edit its inferred schema before it is resolved:
@@ -94,12 +96,24 @@ func WithTimeout(d time.Duration) ToolOption {
 	return func(o *toolOptions) { o.timeout = d }
 }
 
+// EndsRun makes a successful call of the tool the end of the run: the loop
+// records the round's results and stops (StopCompleted) without asking the
+// model again. A sub-agent's finish_subtask is such a tool; it saves a model
+// call per sub-agent. A failed call (bad arguments) does not end the run, so
+// the model can correct it.
+func EndsRun() ToolOption {
+	return func(o *toolOptions) { o.endsRun = true }
+}
+
 var toolNameRE = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`)
 
 // NewTool builds a tool whose arguments are the JSON form of Args (a struct:
 // `json` tags give the names, fields without omitempty/omitzero are
 // required, `jsonschema` tags give descriptions) and whose handler returns a
-// Result, rendered for the model as described on Toolset. NewTool never
+// Result, rendered for the model as described on Toolset. Inference cannot
+// describe recursive types: declare such a field (a delegation plan) as
+// json.RawMessage, which accepts any JSON, and check it in the handler or
+// describe it with WithSchema. NewTool never
 // fails: a tool that cannot be described (Args not a struct, a bad name)
 // carries the error, and NewToolset rejects it, so a role's tool list stays
 // a plain list of expressions.
@@ -113,7 +127,7 @@ func NewTool[Args any, Result any](name, description string, fn func(ctx context
 		t.err = fmt.Errorf("agent: tool %s: negative timeout", name)
 		return t
 	}
-	t.timeout = o.timeout
+	t.timeout, t.endsRun = o.timeout, o.endsRun
 	if !toolNameRE.MatchString(name) {
 		t.err = fmt.Errorf("agent: tool name %q: want letters, digits, _ or -, at most 64", name)
 		return t

@@ -143,6 +143,7 @@ func TestNewToolsetErrors(t *testing.T) {
 		{name: "empty name", tools: []Tool{NewTool("", "", ok)}},
 		{name: "args not a struct", tools: []Tool{NewTool("a", "", func(context.Context, string) (int, error) { return 0, nil })}},
 		{name: "args cannot be described", tools: []Tool{NewTool("a", "", func(context.Context, struct{ C chan int }) (int, error) { return 0, nil })}},
+		{name: "recursive args", tools: []Tool{NewTool("a", "", func(context.Context, recursiveArgs) (int, error) { return 0, nil })}},
 		{name: "nil handler", tools: []Tool{NewTool[noArgs, int]("a", "", nil)}},
 		{name: "zero tool", tools: []Tool{{}}},
 		{name: "negative timeout", tools: []Tool{NewTool("a", "", ok, WithTimeout(-time.Second))}},
@@ -164,6 +165,40 @@ func TestNewToolsetErrors(t *testing.T) {
 	}
 	if _, found := s.Lookup("c"); found {
 		t.Error("Lookup(c) found a tool")
+	}
+}
+
+type recursiveArgs struct {
+	Left *recursiveArgs `json:"left,omitempty"`
+}
+
+func TestRawArgumentsAcceptAnyJSON(t *testing.T) {
+	type args struct {
+		Goal string          `json:"goal"`
+		Plan json.RawMessage `json:"plan" jsonschema:"the plan tree"`
+	}
+	var got args
+	tool := NewTool("delegate", "", func(_ context.Context, a args) (struct{}, error) {
+		got = a
+		return struct{}{}, nil
+	})
+	var schema struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(tool.Decl().Schema, &schema); err != nil {
+		t.Fatal(err)
+	}
+	if s := string(schema.Properties["plan"]); s != `{"description":"the plan tree"}` {
+		t.Errorf("plan schema = %s, want any JSON with its description", s)
+	}
+	if _, err := tool.Call(t.Context(), json.RawMessage(`{"goal":"g","plan":{"type":"task","left":{"deep":[1]}}}`)); err != nil {
+		t.Fatalf("Call: %v", err)
+	}
+	if string(got.Plan) != `{"type":"task","left":{"deep":[1]}}` {
+		t.Errorf("plan = %s", got.Plan)
+	}
+	if _, err := tool.Call(t.Context(), json.RawMessage(`{"goal":"g"}`)); err == nil {
+		t.Error("a missing plan was accepted")
 	}
 }
 
