@@ -52,7 +52,7 @@ func (c *Catalog) LookupGenes(ctx context.Context, site, query string, limit int
 	}
 	if len(l.found) == 0 {
 		unmatched = nil
-		l.byProduct(query)
+		l.byProduct(query, c.text.fields[textFieldProduct])
 	}
 	out := &catalog.GeneMatches{Query: query, Total: len(l.found), Provenance: Provenance(), Unmatched: unmatched}
 	out.Genes = make([]catalog.GeneMatch, 0, min(limit, len(l.found)))
@@ -133,9 +133,13 @@ func (l *geneLookup) idField(g int32, key string) string {
 // byProduct adds genes whose product description has every word of query,
 // closest readings first: the product reads as the query, then has the
 // query's words in a row, then merely has them all; within each, shorter
-// products (more specific to the query) first.
-func (l *geneLookup) byProduct(query string) {
-	words := productWords(query)
+// products (more specific to the query) first. products are the text
+// index's product tokens, so nothing is tokenised per gene per call.
+func (l *geneLookup) byProduct(query string, products [][]string) {
+	words := tokenize(query, false)
+	for i, w := range words {
+		words[i] = singular(w)
+	}
 	if len(words) == 0 {
 		return
 	}
@@ -143,14 +147,13 @@ func (l *geneLookup) byProduct(query string) {
 		gene, rank, length int
 	}
 	var hits []ranked
-	for i, g := range l.d.genes {
-		have := productWords(g.Product)
+	for i, have := range products {
 		if !allWords(words, have) {
 			continue
 		}
 		rank := 2
 		switch {
-		case slices.Equal(have, words):
+		case len(have) == len(words) && inRow(words, have):
 			rank = 0
 		case inRow(words, have):
 			rank = 1
@@ -165,35 +168,40 @@ func (l *geneLookup) byProduct(query string) {
 	}
 }
 
-// inRow reports whether want occurs in have as consecutive words.
-func inRow(want, have []string) bool {
-	for i := 0; i+len(want) <= len(have); i++ {
-		if slices.Equal(have[i:i+len(want)], want) {
-			return true
-		}
+// singular drops a plural s so "kinases" meets "kinase"; it slices, never
+// allocates.
+func singular(w string) string {
+	if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
+		return w[:len(w)-1]
 	}
-	return false
+	return w
 }
 
-// productWords lower-cases s and splits it into words of letters and
-// digits, with a plural s dropped so "kinases" finds "kinase".
-func productWords(s string) []string {
-	fields := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	for i, f := range fields {
-		if len(f) > 3 && strings.HasSuffix(f, "s") && !strings.HasSuffix(f, "ss") {
-			fields[i] = f[:len(f)-1]
-		}
-	}
-	return fields
-}
-
+// allWords reports whether every (singular) word of want is among have.
 func allWords(want, have []string) bool {
 	for _, w := range want {
-		if !slices.Contains(have, w) {
+		if !slices.ContainsFunc(have, func(h string) bool { return singular(h) == w }) {
 			return false
 		}
 	}
 	return true
+}
+
+// inRow reports whether want occurs in have as consecutive words.
+func inRow(want, have []string) bool {
+	for i := 0; i+len(want) <= len(have); i++ {
+		row := true
+		for k, w := range want {
+			if singular(have[i+k]) != w {
+				row = false
+				break
+			}
+		}
+		if row {
+			return true
+		}
+	}
+	return false
 }
 
 // looksLikeID reports whether a query item is meant as an identifier (it
