@@ -23,3 +23,8 @@ type Env struct {
 	// filled in by the orchestrator.
 	Emit func(ctx context.Context, ev event.Event) error
 }
+
+// Prompt returns the system prompt and tool declarations the agent sends
+// with every call, so a caller can measure a history against a budget
+// before running it.
+func (a *Agent) Prompt() (string, []llm.ToolDecl) { return a.cfg.System, a.decls }

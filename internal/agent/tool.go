@@ -110,13 +110,15 @@ var toolNameRE = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`)
 // NewTool builds a tool whose arguments are the JSON form of Args (a struct:
 // `json` tags give the names, fields without omitempty/omitzero are
 // required, `jsonschema` tags give descriptions) and whose handler returns a
-// Result, rendered for the model as described on Toolset. Inference cannot
-// describe recursive types: declare such a field (a delegation plan) as
-// json.RawMessage, which accepts any JSON, and check it in the handler or
-// describe it with WithSchema. NewTool never
-// fails: a tool that cannot be described (Args not a struct, a bad name)
-// carries the error, and NewToolset rejects it, so a role's tool list stays
-// a plain list of expressions.
+// Result, rendered for the model as described on Toolset.
+//
+// Inference cannot describe recursive types: declare such a field (a
+// delegation plan) as json.RawMessage, which accepts any JSON, and check it
+// in the handler, or describe it with WithSchema.
+//
+// NewTool never fails: a tool that cannot be described (Args not a struct,
+// a bad name) carries the error, and NewToolset rejects it, so a role's tool
+// list stays a plain list of expressions.
 func NewTool[Args any, Result any](name, description string, fn func(ctx context.Context, args Args) (Result, error), opts ...ToolOption) Tool {
 	t := Tool{name: name, description: description}
 	var o toolOptions
