@@ -1,0 +1,213 @@
+package subagent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"strategist/internal/event"
+	"strategist/internal/llm"
+	"strategist/internal/store"
+	"strategist/internal/strategy"
+)
+
+// Defaults of Config.
+const (
+	DefaultConcurrency = 4
+	DefaultTaskTimeout = 120 * time.Second
+	// DefaultMaxAttempts is the first run and two retries.
+	DefaultMaxAttempts = 3
+)
+
+// Emitter appends a delegation's events to its turn's stream. It must be
+// safe for concurrent use: the scheduler emits node events, and each
+// running task emits its own tool calls and messages as they happen.
+type Emitter interface {
+	Emit(ctx context.Context, e event.Event) error
+}
+
+// Store keeps the delegations and delegation_nodes rows current, so that a
+// reloaded page shows a delegation as it stands. *store.DB satisfies it.
+type Store interface {
+	CreateDelegation(ctx context.Context, userID string, d store.NewDelegation) (store.Delegation, error)
+	UpdateDelegationNode(ctx context.Context, userID, delegationID string, u store.DelegationNodeUpdate) error
+	FinishDelegation(ctx context.Context, userID, delegationID, status string, usage json.RawMessage) error
+}
+
+// Config is a Scheduler's settings, shared by every delegation it runs.
+type Config struct {
+	Store Store // required
+	// Concurrency bounds the sub-agents of one delegation running at once
+	// (default 4). Combines need no model and do not count.
+	Concurrency int
+	// TaskTimeout bounds each attempt of a task (default 120 s); an attempt
+	// that outlives it fails and counts as an attempt.
+	TaskTimeout time.Duration
+	// MaxAttempts bounds the attempts of a task (default 3: two retries).
+	MaxAttempts int
+	Logger      *slog.Logger
+}
+
+// Scheduler runs delegations. It holds no run state: each Run owns its
+// own, so one Scheduler serves every turn of the process.
+type Scheduler struct {
+	cfg Config
+	log *slog.Logger
+}
+
+// NewScheduler checks cfg and fills its defaults.
+func NewScheduler(cfg Config) (*Scheduler, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("subagent: new scheduler: Store is required")
+	}
+	if cfg.Concurrency < 0 || cfg.TaskTimeout < 0 || cfg.MaxAttempts < 0 {
+		return nil, errors.New("subagent: new scheduler: negative bound")
+	}
+	if cfg.Concurrency == 0 {
+		cfg.Concurrency = DefaultConcurrency
+	}
+	if cfg.TaskTimeout == 0 {
+		cfg.TaskTimeout = DefaultTaskTimeout
+	}
+	if cfg.MaxAttempts == 0 {
+		cfg.MaxAttempts = DefaultMaxAttempts
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Scheduler{cfg: cfg, log: log.With("component", "subagent")}, nil
+}
+
+// Delegation is one plan to run, with everything that belongs to its turn.
+type Delegation struct {
+	TurnID         string // carried by every event
+	UserID         string // owner of the conversation: every row is written as them
+	ConversationID string
+	Goal           string
+	Plan           *Plan
+	// Graph is the conversation's strategy (ServiceGraph in the server).
+	Graph Graph
+	// Agent is the sub-agents' model (the turn's) and bounds.
+	Agent AgentConfig
+	// Tools builds each attempt's catalog and scoped graph tools.
+	Tools   ToolsFunc
+	Emitter Emitter
+}
+
+func (d *Delegation) check() error {
+	switch {
+	case d.Plan == nil || len(d.Plan.Nodes) == 0:
+		return errors.New("a plan is required")
+	case strings.TrimSpace(d.Goal) == "":
+		return errors.New("a goal is required")
+	case d.UserID == "" || d.ConversationID == "":
+		return errors.New("user and conversation are required")
+	case d.Graph == nil || d.Tools == nil || d.Emitter == nil:
+		return errors.New("Graph, Tools and Emitter are required")
+	case d.Agent.Engine == nil:
+		return errors.New("Agent.Engine is required")
+	}
+	return nil
+}
+
+// Status is a node's state. Queued and running are live states; the others
+// are final and are the statuses of subagent_task_end.
+type Status string
+
+// The node statuses.
+const (
+	StatusQueued    Status = "queued"
+	StatusRunning   Status = "running"
+	StatusDone      Status = event.NodeDone
+	StatusFailed    Status = event.NodeFailed
+	StatusSkipped   Status = event.NodeSkipped
+	StatusCancelled Status = event.NodeCancelled
+	StatusTimeout   Status = event.NodeTimeout
+)
+
+// Final reports whether s is an end state.
+func (s Status) Final() bool {
+	switch s {
+	case StatusDone, StatusFailed, StatusSkipped, StatusCancelled, StatusTimeout:
+		return true
+	}
+	return false
+}
+
+// The statuses a delegation ends with (delegations.status).
+const (
+	DelegationCompleted = "completed"
+	DelegationFailed    = "failed"
+	DelegationCancelled = "cancelled"
+)
+
+// Result is how a delegation ended: the status of every node, the root
+// step of the delegation when every node is done, and the tokens spent.
+// It is also what the delegate tool reports to the executor's model.
+type Result struct {
+	DelegationID string `json:"delegationId"`
+	// Status is completed (every node done), failed or cancelled.
+	Status string `json:"status"`
+	// RootStepID is the root node's step, set when Status is completed.
+	RootStepID strategy.StepID `json:"rootStepId,omitempty"`
+	Nodes      []NodeResult    `json:"nodes"`
+	Usage      llm.Usage       `json:"usage"`
+	DurationMs int64           `json:"durationMs"`
+}
+
+// NodeResult is how one node ended.
+type NodeResult struct {
+	ID         string          `json:"id"`
+	Kind       Kind            `json:"kind"`
+	Label      string          `json:"label"`
+	Status     Status          `json:"status"`
+	Attempts   int             `json:"attempts,omitempty"`
+	RootStepID strategy.StepID `json:"rootStepId,omitempty"`
+	// Summary is the sub-agent's own account, from finish_subtask.
+	Summary    string    `json:"summary,omitempty"`
+	Error      string    `json:"error,omitempty"`
+	DurationMs int64     `json:"durationMs"`
+	Usage      llm.Usage `json:"usage"`
+}
+
+// Run runs a delegation to its end and returns how every node ended. It
+// stores the delegation and its nodes, emits subagent_plan, then starts
+// ready nodes in plan order (tasks up to Concurrency at once), each task
+// attempt with a fresh agent under its own deadline, retrying a failed
+// attempt up to MaxAttempts with a summary of the error; a node that fails
+// for good marks its dependents skipped without spending a model call on
+// them; a combine runs, without a model, as soon as both inputs are done.
+//
+// When ctx is cancelled, every running task is cancelled and the nodes
+// that had not ended end cancelled; Run returns only after every worker it
+// started has finished, with Status cancelled. An error is returned when
+// the delegation could not start (a bad Delegation, the rows could not be
+// created) or when its events or rows could not be written, which stops
+// it; a failed or cancelled delegation is a Result, not an error.
+func (s *Scheduler) Run(ctx context.Context, d Delegation) (*Result, error) {
+	if err := d.check(); err != nil {
+		return nil, fmt.Errorf("subagent: run: %w", err)
+	}
+	planJSON, err := d.Plan.JSON()
+	if err != nil {
+		return nil, fmt.Errorf("subagent: run: %w", err)
+	}
+	nodes := make([]store.NewDelegationNode, len(d.Plan.Nodes))
+	for i, n := range d.Plan.Nodes {
+		nodes[i] = store.NewDelegationNode{NodeID: n.ID, Kind: n.Kind.String(), Label: n.Label,
+			DependsOn: n.DependsOn, Operator: string(n.Operator)}
+	}
+	rec, err := s.cfg.Store.CreateDelegation(ctx, d.UserID, store.NewDelegation{
+		ConversationID: d.ConversationID, TurnID: d.TurnID, Goal: d.Goal, Plan: planJSON, Nodes: nodes})
+	if err != nil {
+		return nil, fmt.Errorf("subagent: run: %w", err)
+	}
+	r := newRun(ctx, s, d, rec.ID)
+	defer r.cancel(nil)
+	return r.loop()
+}
