@@ -62,7 +62,7 @@ func findDataDir() (string, bool) {
 
 // dataCatalog is the offline catalog with its gene data; without the data
 // the test is skipped, except under CI=true where it fails.
-func dataCatalog(t *testing.T) *offline.Catalog {
+func dataCatalog(t testing.TB) *offline.Catalog {
 	t.Helper()
 	c, err := loadCatalog()
 	if err != nil {
@@ -112,7 +112,7 @@ type fixture struct {
 	conversation string
 }
 
-func newFixture(t *testing.T) fixture {
+func newFixture(t testing.TB) fixture {
 	t.Helper()
 	cat := dataCatalog(t)
 	ctx := context.Background()
