@@ -46,6 +46,7 @@ func BenchmarkLoop(b *testing.B) {
 			tools := newToolset(b, searchTool())
 			var ms0, ms1 runtime.MemStats
 			runtime.ReadMemStats(&ms0)
+			cpu0 := cpuTime()
 			b.ReportAllocs()
 			for b.Loop() {
 				eng, err := scripted.New(script)
@@ -62,9 +63,11 @@ func BenchmarkLoop(b *testing.B) {
 					b.Fatalf("run ended %v: %v", end.Reason, end.Err)
 				}
 			}
+			cpu := cpuTime() - cpu0
 			runtime.ReadMemStats(&ms1)
 			rounds := float64(b.N * bc.rounds)
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/rounds, "ns/round")
+			b.ReportMetric(float64(cpu.Nanoseconds())/rounds, "cpu-ns/round")
 			b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/rounds, "allocs/round")
 		})
 	}
@@ -103,18 +106,22 @@ func BenchmarkEstimate(b *testing.B) {
 	b.Run("cold", func(b *testing.B) {
 		b.SetBytes(requestBytes(req))
 		b.ReportAllocs()
+		cpu0 := cpuTime()
 		for b.Loop() {
 			NewEstimator(0).Estimate("m", req)
 		}
+		b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 	})
 	b.Run("cached", func(b *testing.B) {
 		e := NewEstimator(0)
 		e.Estimate("m", req)
 		b.SetBytes(requestBytes(req))
 		b.ReportAllocs()
+		cpu0 := cpuTime()
 		for b.Loop() {
 			e.Estimate("m", req)
 		}
+		b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 	})
 }
 
@@ -127,7 +134,9 @@ func BenchmarkDigest(b *testing.B) {
 	raw, _ := json.Marshal(map[string]any{"ok": true, "count": 500, "ids": ids})
 	b.SetBytes(int64(len(raw)))
 	b.ReportAllocs()
+	cpu0 := cpuTime()
 	for b.Loop() {
 		Digest(raw, DefaultHistoryLimits())
 	}
+	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 }

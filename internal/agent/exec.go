@@ -12,8 +12,7 @@ import (
 	"strategist/internal/llm"
 )
 
-// outcome is one tool call's result. A tool goroutine writes only its own
-// outcome, before signalling on the done channel; the run reads it after.
+// outcome is one tool call's result, rendered.
 type outcome struct {
 	content json.RawMessage // the full rendered result or failure
 	model   json.RawMessage // content bounded by ResultLimits
@@ -38,7 +37,11 @@ func (r *run) runTools(ctx context.Context, calls []llm.ToolCall, round int) (ok
 			if !r.yield(ToolCallStart{CallID: c.ID, Name: c.Name, Round: round, Args: c.Args}) {
 				return false, ""
 			}
-			outs[i] = r.invoke(ctx, c, round)
+			p := r.prepare(ctx, c, round)
+			if p.run != nil {
+				p.finish(ctx, r)
+			}
+			outs[i] = p.outcome(r)
 			if !r.yield(r.endEvent(c, round, outs[i])) {
 				return false, ""
 			}
@@ -69,14 +72,16 @@ func (r *run) endEvent(c llm.ToolCall, round int, o outcome) ToolCallEnd {
 }
 
 // runConcurrently runs calls on goroutines, at most MaxParallelTools at a
-// time, starting them in call order; each goroutine writes only its own
-// slot of outs before signalling on done. It returns false if the consumer
-// stopped, after cancelling and waiting for the calls still running.
+// time, starting them in call order. Each goroutine runs one handler and
+// writes only its own pending call before signalling on done. It returns
+// false if the consumer stopped, after cancelling and waiting for the calls
+// still running.
 func (r *run) runConcurrently(ctx context.Context, calls []llm.ToolCall, round int, outs []outcome) bool {
 	n := len(calls)
 	done := make(chan int, n) // buffered: a finishing call never blocks
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	pending := make([]*call, n)
 	next, running := 0, 0
 	abandon := func() bool {
 		cancel()
@@ -93,14 +98,21 @@ func (r *run) runConcurrently(ctx context.Context, calls []llm.ToolCall, round i
 			if !r.yield(ToolCallStart{CallID: c.ID, Name: c.Name, Round: round, Args: c.Args}) {
 				return abandon()
 			}
+			p := r.prepare(tctx, c, round)
+			pending[i] = p
 			running++
+			if p.run == nil { // failed before running: done at once
+				done <- i
+				continue
+			}
 			go func() {
-				outs[i] = r.invoke(tctx, c, round)
+				p.finish(tctx, r)
 				done <- i
 			}()
 		}
 		i := <-done
 		running--
+		outs[i] = pending[i].outcome(r)
 		if !r.yield(r.endEvent(calls[i], round, outs[i])) {
 			return abandon()
 		}
@@ -108,75 +120,114 @@ func (r *run) runConcurrently(ctx context.Context, calls []llm.ToolCall, round i
 	return true
 }
 
-// invoke runs one call and bounds its result for the model.
-func (r *run) invoke(ctx context.Context, c llm.ToolCall, round int) outcome {
-	start := time.Now()
-	o := r.execute(ctx, c, round)
-	o.dur = time.Since(start)
-	o.model = Digest(o.content, r.cfg.ResultLimits)
-	return o
+// call is one tool call on its way: found and decoded by prepare (on the
+// loop's goroutine), then run by finish (on any goroutine).
+type call struct {
+	c       llm.ToolCall
+	round   int
+	tool    Tool
+	timeout time.Duration
+	run     handler // nil once the outcome is known
+	start   time.Time
+	end     time.Time
+	val     any
+	err     error
+	failure *ToolFailure
 }
 
-// execute runs one call under its own timeout and classifies the outcome.
-func (r *run) execute(ctx context.Context, c llm.ToolCall, round int) outcome {
-	var tool Tool
+// prepare looks the tool up and decodes the arguments. A call that cannot
+// run (unknown tool, bad arguments, run cancelled) comes back with its
+// failure and no handler.
+func (r *run) prepare(ctx context.Context, c llm.ToolCall, round int) *call {
+	p := &call{c: c, round: round, start: time.Now(), timeout: r.cfg.ToolTimeout}
 	ok := false
 	if r.cfg.Tools != nil {
-		tool, ok = r.cfg.Tools.Lookup(c.Name)
+		p.tool, ok = r.cfg.Tools.Lookup(c.Name)
 	}
 	if !ok {
 		var names []string
 		if r.cfg.Tools != nil {
 			names = r.cfg.Tools.Names()
 		}
-		return failed(&ToolFailure{Code: CodeUnknownTool, Message: fmt.Sprintf("there is no tool named %q", c.Name),
-			Details: map[string]any{"available": names}})
+		p.failure = &ToolFailure{Code: CodeUnknownTool, Message: fmt.Sprintf("there is no tool named %q", c.Name),
+			Details: map[string]any{"available": names}}
+		return p
+	}
+	if p.tool.timeout > 0 {
+		p.timeout = p.tool.timeout
 	}
 	if ctx.Err() != nil {
-		return failed(&ToolFailure{Code: CodeCancelled, Message: "the run was cancelled before this call started"})
+		p.failure = &ToolFailure{Code: CodeCancelled, Message: "the run was cancelled before this call started"}
+		return p
 	}
-	timeout := r.cfg.ToolTimeout
-	if tool.timeout > 0 {
-		timeout = tool.timeout
+	p.run, p.err = guard(r, c, func() (handler, error) { return p.tool.prepare(c.Args) })
+	if p.err != nil {
+		p.run = nil
 	}
-	cctx, cancel := context.WithTimeout(withCall(ctx, Call{ID: c.ID, Name: c.Name, Round: round}), timeout)
+	return p
+}
+
+// finish runs the handler under the call's timeout and classifies what it
+// returned.
+func (p *call) finish(ctx context.Context, r *run) {
+	cctx, cancel := context.WithTimeout(withCall(ctx, Call{ID: p.c.ID, Name: p.c.Name, Round: p.round}), p.timeout)
 	defer cancel()
-	val, err := r.call(cctx, tool, c)
-	if err == nil {
-		content, err := renderResult(val)
-		if err != nil {
-			return failed(&ToolFailure{Code: CodeToolError, Message: err.Error()})
-		}
-		return outcome{content: content, output: val, endsRun: tool.endsRun}
+	p.val, p.err = guard(r, p.c, func() (any, error) { return p.run(cctx) })
+	p.run, p.end = nil, time.Now()
+	if p.err == nil {
+		return
 	}
-	if te, ok := errors.AsType[*ToolError](err); ok {
-		return failed(&ToolFailure{Code: te.Code, Message: te.Message, Details: te.Details})
+	if _, ok := errors.AsType[*ToolError](p.err); ok {
+		return
 	}
 	switch {
 	case ctx.Err() != nil:
-		return failed(&ToolFailure{Code: CodeCancelled, Message: "the run was cancelled while this call ran"})
+		p.failure = &ToolFailure{Code: CodeCancelled, Message: "the run was cancelled while this call ran"}
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
-		return failed(&ToolFailure{Code: CodeTimeout, Message: fmt.Sprintf("the tool did not finish within %v", timeout)})
-	default:
-		return failed(&ToolFailure{Code: CodeToolError, Message: err.Error()})
+		p.failure = &ToolFailure{Code: CodeTimeout, Message: fmt.Sprintf("the tool did not finish within %v", p.timeout)}
 	}
 }
 
-// call runs the handler; a panic becomes an error instead of ending the
-// process, since the handler runs on a goroutine of the loop.
-func (r *run) call(ctx context.Context, tool Tool, c llm.ToolCall) (val any, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			r.cfg.Logger.Error("tool handler panicked", slog.String("tool", c.Name), slog.String("call_id", c.ID),
-				slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
-			val, err = nil, &ToolError{Code: CodeToolError, Message: "the tool failed unexpectedly"}
+// outcome renders the call's result for the model and for history.
+func (p *call) outcome(r *run) outcome {
+	if p.end.IsZero() { // it never ran
+		p.end = time.Now()
+	}
+	o := outcome{dur: p.end.Sub(p.start)}
+	switch te, isToolErr := errors.AsType[*ToolError](p.err); {
+	case p.failure != nil:
+		o.failure = p.failure
+	case isToolErr:
+		o.failure = &ToolFailure{Code: te.Code, Message: te.Message, Details: te.Details}
+	case p.err != nil:
+		o.failure = &ToolFailure{Code: CodeToolError, Message: p.err.Error()}
+	default:
+		content, err := renderResult(p.val)
+		if err != nil {
+			o.failure = &ToolFailure{Code: CodeToolError, Message: err.Error()}
+			break
 		}
-	}()
-	return tool.invoke(ctx, c.Args)
+		o.content, o.output, o.endsRun = content, p.val, p.tool.endsRun
+	}
+	if o.failure != nil {
+		o.content = renderFailure(o.failure)
+	}
+	o.model = Digest(o.content, r.cfg.ResultLimits)
+	return o
 }
 
-func failed(f *ToolFailure) outcome {
-	return outcome{content: renderFailure(f), failure: f}
+// guard runs f; a panic becomes an error instead of ending the process,
+// since handlers run on goroutines of the loop.
+func guard[T any](r *run, c llm.ToolCall, f func() (T, error)) (val T, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.cfg.Logger.Error("tool panicked", slog.String("tool", c.Name), slog.String("call_id", c.ID),
+				slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
+			var zero T
+			val, err = zero, &ToolError{Code: CodeToolError, Message: "the tool failed unexpectedly"}
+		}
+	}()
+	return f()
 }
 
 // renderResult renders a successful result as described on Toolset.

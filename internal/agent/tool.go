@@ -66,9 +66,11 @@ type Tool struct {
 	decl        llm.ToolDecl
 	timeout     time.Duration // overrides Config.ToolTimeout when > 0
 	endsRun     bool
-	// invoke decodes and validates raw arguments, then runs the handler. It
-	// returns the handler's typed result.
-	invoke func(ctx context.Context, raw json.RawMessage) (any, error)
+	// prepare decodes and validates raw arguments and returns the handler
+	// bound to them; it returns the handler's typed result. Decoding runs on
+	// the loop's goroutine, whose stack has already grown for the
+	// validator's recursion; only the handler runs on a call's goroutine.
+	prepare func(raw json.RawMessage) (handler, error)
 	// err records why the tool cannot be offered; NewToolset reports it.
 	err error
 }
@@ -145,12 +147,12 @@ func NewTool[Args any, Result any](name, description string, fn func(ctx context
 	}
 	t.args = args
 	t.decl = llm.ToolDecl{Name: name, Description: description, Schema: args.rendered}
-	t.invoke = func(ctx context.Context, raw json.RawMessage) (any, error) {
+	t.prepare = func(raw json.RawMessage) (handler, error) {
 		var a Args
 		if err := args.decode(raw, &a); err != nil {
 			return nil, err
 		}
-		return fn(ctx, a)
+		return func(ctx context.Context) (any, error) { return fn(ctx, a) }, nil
 	}
 	return t
 }
@@ -172,8 +174,15 @@ func (t Tool) Call(ctx context.Context, raw json.RawMessage) (any, error) {
 	if t.err != nil {
 		return nil, t.err
 	}
-	return t.invoke(ctx, raw)
+	h, err := t.prepare(raw)
+	if err != nil {
+		return nil, err
+	}
+	return h(ctx)
 }
+
+// handler is a tool's handler bound to decoded arguments.
+type handler func(ctx context.Context) (any, error)
 
 // Toolset is the ordered, explicit list of tools one role offers. Nothing is
 // shared between roles by accident: each role builds its own.
@@ -202,7 +211,7 @@ func NewToolset(tools ...Tool) (*Toolset, error) {
 		if t.err != nil {
 			return nil, fmt.Errorf("agent: new toolset: %w", t.err)
 		}
-		if t.invoke == nil {
+		if t.prepare == nil {
 			return nil, fmt.Errorf("agent: new toolset: tool %d was not built with NewTool", i)
 		}
 		if _, dup := s.byName[t.name]; dup {
