@@ -35,7 +35,7 @@ func (t *tools) updateStep() agent.Tool {
 func (t *tools) UpdateStep(ctx context.Context, a UpdateArgs) (*StepResult, error) {
 	m := strategy.UpdateStep{Step: strategy.StepID(strings.TrimSpace(a.StepID)), DisplayName: a.DisplayName, Weight: a.Weight}
 	if a.Parameters != nil {
-		params, err := encodeParams("", a.Parameters)
+		params, err := encodeParams("step "+string(m.Step), a.Parameters)
 		if err != nil {
 			return nil, err
 		}

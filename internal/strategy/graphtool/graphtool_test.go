@@ -217,6 +217,18 @@ func TestNotEvaluableCountIsUnavailable(t *testing.T) {
 	}
 }
 
+func TestApproximateCountSaysSo(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ex := f.executor(t)
+	res := must[*graphtool.StepResult](ex, "create_step",
+		`{"search_name":"GenesByText","parameters":{"text_search_organism":["Plasmodium falciparum 3D7"],"text_expression":"kinase"}}`)
+	c := res.Step.Count
+	if c.Status != strategy.CountOK || c.Value == nil || *c.Value == 0 || !c.Approximate || !strings.Contains(c.Message, "approximate") {
+		t.Errorf("text search count = %+v, want a number marked approximate", c)
+	}
+}
+
 func TestCombineOperators(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)

@@ -75,7 +75,7 @@ func countOf(status strategy.CountStatus, value *int, message string, prov *cata
 		c.Provenance = provenance(*prov)
 		c.Approximate = prov.Approximate
 		if prov.Approximate && c.Message == "" {
-			c.Message = "approximate: " + prov.Note
+			c.Message = prov.Note
 		}
 	}
 	return c
