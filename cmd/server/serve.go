@@ -11,14 +11,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"golang.org/x/sync/errgroup"
 
-	"strategist/internal/account"
 	"strategist/internal/catalog/offline"
 	"strategist/internal/config"
-	"strategist/internal/server"
 	"strategist/internal/store"
 	"strategist/migrations"
 )
@@ -46,43 +41,14 @@ func serveOn(ctx context.Context, cfg *config.Config, ln net.Listener, stderr io
 		return err
 	}
 	defer pool.Close()
-	db, err := store.New(pool)
-	if err != nil {
-		return err
-	}
-	accounts, err := account.New(account.Config{Store: db, SessionTTL: cfg.SessionTTL})
-	if err != nil {
-		return err
-	}
-	cat, err := newCatalog(cfg, log)
-	if err != nil {
-		return err
-	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	srv, err := server.New(server.Config{
-		Logger:        log,
-		Store:         db,
-		Accounts:      accounts,
-		Catalog:       cat,
-		Ready:         readiness(pool),
-		Registry:      reg,
-		Gatherer:      reg,
-		Auth:          cfg.Auth,
-		SecureCookies: cfg.SecureCookies,
-		DefaultModel:  cfg.Model,
-		Version:       version,
-	})
+	a, err := buildApp(cfg, pool, log)
 	if err != nil {
 		return err
 	}
 	log.Info("strategist ready", slog.String("url", "http://"+ln.Addr().String()),
-		slog.String("auth", string(cfg.Auth)), slog.String("model", cfg.Model),
+		slog.String("auth", string(cfg.Auth)), slog.String("model", a.models.Default()),
 		slog.Duration("startup", time.Since(start)))
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return srv.Serve(gctx, ln) })
-	g.Go(func() error { return sweepSessions(gctx, db, log) })
-	return g.Wait()
+	return a.run(ctx, ln)
 }
 
 func newLogger(cfg *config.Config, w io.Writer) *slog.Logger {

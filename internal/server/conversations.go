@@ -1,13 +1,18 @@
 package server
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
+	"strategist/internal/event"
+	"strategist/internal/planner"
 	"strategist/internal/store"
+	"strategist/internal/strategy"
 )
 
 // maxTitle is the longest conversation title accepted, in characters.
@@ -26,9 +31,12 @@ type renameConversationRequest struct {
 // a client needs to draw it, and the event sequence to resume the stream from.
 type conversationDetail struct {
 	store.Conversation
-	Messages  []store.Message `json:"messages"`
-	Artifacts []any           `json:"artifacts"`
-	Strategy  any             `json:"strategy"`
+	Messages   []store.Message    `json:"messages"`
+	Artifacts  []event.Artifact   `json:"artifacts"`
+	Handoffs   []store.Handoff    `json:"handoffs"`
+	Turns      []store.Turn       `json:"turns"`
+	Delegation *store.Delegation  `json:"delegation"`
+	Strategy   *strategy.Snapshot `json:"strategy"`
 }
 
 func (s *Server) createConversation(c echo.Context) error {
@@ -83,10 +91,7 @@ func (s *Server) listConversations(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if convs == nil {
-		convs = []store.Conversation{}
-	}
-	return c.JSON(http.StatusOK, map[string]any{"conversations": convs})
+	return c.JSON(http.StatusOK, map[string]any{"conversations": nonNil(convs)})
 }
 
 func (s *Server) getConversation(c echo.Context) error {
@@ -95,14 +100,11 @@ func (s *Server) getConversation(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	msgs, err := s.cfg.Store.Messages(ctx, userID(c), conv.ID)
+	d, err := s.detail(ctx, userID(c), conv)
 	if err != nil {
 		return err
 	}
-	if msgs == nil {
-		msgs = []store.Message{}
-	}
-	return c.JSON(http.StatusOK, conversationDetail{Conversation: conv, Messages: msgs, Artifacts: []any{}})
+	return c.JSON(http.StatusOK, d)
 }
 
 func (s *Server) renameConversation(c echo.Context) error {
@@ -141,4 +143,48 @@ func quote(s string) string {
 		s = string([]rune(s)[:60]) + "…"
 	}
 	return `"` + s + `"`
+}
+
+// detail gathers everything a client needs to draw a conversation; its
+// lastEventSeq is where the live stream resumes.
+func (s *Server) detail(ctx context.Context, uid string, conv store.Conversation) (*conversationDetail, error) {
+	d := &conversationDetail{Conversation: conv, Artifacts: []event.Artifact{}}
+	var err error
+	if d.Messages, err = s.cfg.Store.Messages(ctx, uid, conv.ID); err != nil {
+		return nil, err
+	}
+	arts, err := s.cfg.Store.Artifacts(ctx, uid, conv.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range arts {
+		d.Artifacts = append(d.Artifacts, planner.View(a))
+	}
+	if d.Handoffs, err = s.cfg.Store.Handoffs(ctx, uid, conv.ID); err != nil {
+		return nil, err
+	}
+	if d.Turns, err = s.cfg.Store.Turns(ctx, uid, conv.ID); err != nil {
+		return nil, err
+	}
+	if del, err := s.cfg.Store.LatestDelegation(ctx, uid, conv.ID); err == nil {
+		d.Delegation = &del
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	if snap, err := s.cfg.Strategies.Conversation(ctx, uid, conv.ID); err == nil {
+		d.Strategy = &snap
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	d.Messages = nonNil(d.Messages)
+	d.Handoffs = nonNil(d.Handoffs)
+	d.Turns = nonNil(d.Turns)
+	return d, nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

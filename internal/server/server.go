@@ -7,11 +7,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"log/slog"
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -21,8 +21,12 @@ import (
 
 	"strategist/internal/account"
 	"strategist/internal/catalog"
+	"strategist/internal/chat"
 	"strategist/internal/config"
+	"strategist/internal/event"
+	"strategist/internal/llm"
 	"strategist/internal/store"
+	"strategist/internal/strategy"
 )
 
 // Store is what the handlers need from persistence.
@@ -34,14 +38,48 @@ type Store interface {
 	RenameConversation(ctx context.Context, userID, id, title string) (store.Conversation, error)
 	DeleteConversation(ctx context.Context, userID, id string) error
 	Messages(ctx context.Context, userID, conversationID string) ([]store.Message, error)
+	Artifacts(ctx context.Context, userID, conversationID string) ([]store.Artifact, error)
+	Handoffs(ctx context.Context, userID, conversationID string) ([]store.Handoff, error)
+	Turns(ctx context.Context, userID, conversationID string) ([]store.Turn, error)
+	LatestDelegation(ctx context.Context, userID, conversationID string) (store.Delegation, error)
+}
+
+// Chat is the turn orchestrator (*chat.Service).
+type Chat interface {
+	StartTurn(ctx context.Context, req chat.TurnRequest) (string, error)
+	Cancel(ctx context.Context, userID, conversationID, turnID string) error
+	AcceptHandoff(ctx context.Context, userID, conversationID, handoffID string) (string, error)
+}
+
+// Streamer replays and follows a conversation's events (*event.Streamer).
+type Streamer interface {
+	Stream(ctx context.Context, userID, conversationID string, after int64) iter.Seq2[event.Record, error]
+}
+
+// Strategies reads and undoes conversations' strategies (*strategy.Service).
+type Strategies interface {
+	Conversation(ctx context.Context, userID, conversationID string) (strategy.Snapshot, error)
+	Versions(ctx context.Context, userID, strategyID string) ([]strategy.Version, error)
+	Undo(ctx context.Context, userID, strategyID string) (strategy.Result, error)
+	StepResults(ctx context.Context, userID, strategyID string, stepID strategy.StepID, page catalog.Page) (*catalog.Answer, error)
+	WDK(ctx context.Context, userID, strategyID string) (*strategy.WDKStrategy, error)
+}
+
+// Models lists the models researchers can pick (*llm.Registry).
+type Models interface {
+	Models() llm.ModelList
 }
 
 // Config is everything the server is built from. main wires it.
 type Config struct {
-	Logger   *slog.Logger
-	Store    Store
-	Accounts *account.Service
-	Catalog  catalog.Catalog
+	Logger     *slog.Logger
+	Store      Store
+	Accounts   *account.Service
+	Catalog    catalog.Catalog
+	Chat       Chat
+	Streamer   Streamer
+	Strategies Strategies
+	Models     Models
 	// Ready reports whether the database answers and is migrated.
 	Ready func(ctx context.Context) error
 	// Registry receives the server's metrics; Gatherer serves /metrics.
@@ -56,6 +94,15 @@ type Config struct {
 	RequestTimeout time.Duration
 	// BodyLimit caps request bodies, e.g. "1M"; default 1 MiB.
 	BodyLimit string
+	// KeepAlive is the interval of SSE comment lines (default 15 s);
+	// WriteTimeout bounds writing one SSE frame (default 10 s) so a stuck
+	// client is dropped.
+	KeepAlive    time.Duration
+	WriteTimeout time.Duration
+	// TurnRate and TurnBurst limit turn creation per user (default 1/s,
+	// burst 10).
+	TurnRate  float64
+	TurnBurst int
 }
 
 // Server is the HTTP server. Create it with New and run it with Serve.
@@ -63,9 +110,9 @@ type Server struct {
 	cfg  Config
 	log  *slog.Logger
 	echo *echo.Echo
-	// stopping is closed when shutdown begins, so long-lived streams end.
-	stopping     chan struct{}
-	stoppingOnce sync.Once
+	// stopping ends when shutdown begins, so long-lived streams end.
+	stopping    context.Context
+	stopStreams context.CancelFunc
 }
 
 // New builds the server and its routes.
@@ -79,6 +126,8 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("server: nil account service")
 	case cfg.Catalog == nil:
 		return nil, errors.New("server: nil catalog")
+	case cfg.Chat == nil || cfg.Streamer == nil || cfg.Strategies == nil || cfg.Models == nil:
+		return nil, errors.New("server: nil chat, streamer, strategies or models")
 	case cfg.Ready == nil:
 		return nil, errors.New("server: nil readiness check")
 	case cfg.Registry == nil || cfg.Gatherer == nil:
@@ -92,12 +141,21 @@ func New(cfg Config) (*Server, error) {
 	if cfg.BodyLimit == "" {
 		cfg.BodyLimit = "1M"
 	}
-	s := &Server{
-		cfg:      cfg,
-		log:      cfg.Logger.With("component", "server"),
-		echo:     echo.New(),
-		stopping: make(chan struct{}),
+	if cfg.KeepAlive == 0 {
+		cfg.KeepAlive = 15 * time.Second
 	}
+	if cfg.WriteTimeout == 0 {
+		cfg.WriteTimeout = 10 * time.Second
+	}
+	if cfg.TurnRate == 0 {
+		cfg.TurnRate, cfg.TurnBurst = 1, 10
+	}
+	s := &Server{
+		cfg:  cfg,
+		log:  cfg.Logger.With("component", "server"),
+		echo: echo.New(),
+	}
+	s.stopping, s.stopStreams = context.WithCancel(context.Background())
 	if err := s.routes(); err != nil {
 		return nil, err
 	}
@@ -138,10 +196,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return nil
 }
 
-// Stopping is closed when the server begins shutting down.
-func (s *Server) Stopping() <-chan struct{} { return s.stopping }
-
-func (s *Server) beginStopping() { s.stoppingOnce.Do(func() { close(s.stopping) }) }
+func (s *Server) beginStopping() { s.stopStreams() }
 
 func (s *Server) routes() error {
 	e := s.echo
@@ -205,7 +260,30 @@ func (s *Server) routes() error {
 	api(http.MethodGet, "/conversations/:id", s.getConversation)
 	api(http.MethodPatch, "/conversations/:id", s.renameConversation)
 	api(http.MethodDelete, "/conversations/:id", s.deleteConversation)
+	api(http.MethodGet, "/models", s.listModels)
+	e.Add(http.MethodPost, "/api/v1/conversations/:id/turns", s.startTurn, s.requireAPIUser, s.turnLimiter())
+	api(http.MethodPost, "/conversations/:id/turns/:turnId/cancel", s.cancelTurn)
+	api(http.MethodGet, "/conversations/:id/events", s.streamEvents)
+	api(http.MethodPost, "/conversations/:id/handoffs/:handoffId/accept", s.acceptHandoff)
+	api(http.MethodGet, "/conversations/:id/strategy", s.getStrategy)
+	api(http.MethodGet, "/conversations/:id/strategy/versions", s.strategyVersions)
+	api(http.MethodPost, "/conversations/:id/strategy/undo", s.undoStrategy)
+	api(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/results", s.stepResults)
+	api(http.MethodGet, "/conversations/:id/strategy/wdk", s.strategyWDK)
 	return nil
+}
+
+// turnLimiter limits how fast one user starts turns.
+func (s *Server) turnLimiter() echo.MiddlewareFunc {
+	return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
+		Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
+			Rate: rate.Limit(s.cfg.TurnRate), Burst: s.cfg.TurnBurst, ExpiresIn: 10 * time.Minute,
+		}),
+		IdentifierExtractor: func(c echo.Context) (string, error) { return userID(c), nil },
+		DenyHandler: func(c echo.Context, _ string, _ error) error {
+			return &APIError{Status: http.StatusTooManyRequests, Code: CodeRateLimited, Message: "you are starting turns too fast; wait a moment", RetryAfter: time.Second}
+		},
+	})
 }
 
 // isStream skips middleware that must not apply to long-lived streams.

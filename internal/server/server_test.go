@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"iter"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +17,11 @@ import (
 	"go.uber.org/goleak"
 
 	"strategist/internal/account"
+	"strategist/internal/catalog"
+	"strategist/internal/chat"
+	"strategist/internal/event"
+	"strategist/internal/llm"
+	"strategist/internal/strategy"
 	"strategist/internal/catalog/offline"
 	"strategist/internal/config"
 	"strategist/internal/pgtest"
@@ -38,6 +44,49 @@ type clock struct{ t time.Time }
 
 func (c *clock) now() time.Time { return c.t }
 
+// The foundation tests exercise accounts, conversations and the catalog;
+// turns, streams and strategies are tested end to end in cmd/server with
+// the real orchestrator. These stand-ins answer as an empty system would.
+type unusedChat struct{}
+
+func (unusedChat) StartTurn(context.Context, chat.TurnRequest) (string, error) {
+	return "", chat.ErrNotServing
+}
+func (unusedChat) Cancel(context.Context, string, string, string) error { return nil }
+func (unusedChat) AcceptHandoff(context.Context, string, string, string) (string, error) {
+	return "", store.ErrNotFound
+}
+
+type unusedStreamer struct{}
+
+func (unusedStreamer) Stream(context.Context, string, string, int64) iter.Seq2[event.Record, error] {
+	return func(func(event.Record, error) bool) {}
+}
+
+type noStrategies struct{}
+
+func (noStrategies) Conversation(context.Context, string, string) (strategy.Snapshot, error) {
+	return strategy.Snapshot{}, store.ErrNotFound
+}
+func (noStrategies) Versions(context.Context, string, string) ([]strategy.Version, error) {
+	return nil, store.ErrNotFound
+}
+func (noStrategies) Undo(context.Context, string, string) (strategy.Result, error) {
+	return strategy.Result{}, store.ErrNotFound
+}
+func (noStrategies) StepResults(context.Context, string, string, strategy.StepID, catalog.Page) (*catalog.Answer, error) {
+	return nil, store.ErrNotFound
+}
+func (noStrategies) WDK(context.Context, string, string) (*strategy.WDKStrategy, error) {
+	return nil, store.ErrNotFound
+}
+
+type fixedModels struct{}
+
+func (fixedModels) Models() llm.ModelList {
+	return llm.ModelList{Models: []llm.ModelInfo{{ID: "offline", Default: true}}, Default: "offline"}
+}
+
 func newEnv(t *testing.T, auth config.AuthMode) *env {
 	t.Helper()
 	db, err := store.New(pgtest.New(t))
@@ -59,6 +108,10 @@ func newEnv(t *testing.T, auth config.AuthMode) *env {
 		Store:        db,
 		Accounts:     accounts,
 		Catalog:      cat,
+		Chat:         unusedChat{},
+		Streamer:     unusedStreamer{},
+		Strategies:   noStrategies{},
+		Models:       fixedModels{},
 		Ready:        func(ctx context.Context) error { return db.Ping(ctx) },
 		Registry:     reg,
 		Gatherer:     reg,

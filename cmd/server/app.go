@@ -1,0 +1,219 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"os"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"golang.org/x/sync/errgroup"
+
+	"strategist/internal/account"
+	"strategist/internal/agent"
+	"strategist/internal/chat"
+	"strategist/internal/config"
+	"strategist/internal/event"
+	"strategist/internal/executor"
+	"strategist/internal/llm"
+	"strategist/internal/llm/gemini"
+	"strategist/internal/llm/openai"
+	"strategist/internal/llm/scripted"
+	"strategist/internal/planner"
+	"strategist/internal/server"
+	"strategist/internal/store"
+	"strategist/internal/strategy"
+	"strategist/internal/subagent"
+)
+
+// app is the whole application graph, built once by main (and by the Go
+// end-to-end tests, against a test database and port :0).
+type app struct {
+	log      *slog.Logger
+	db       *store.DB
+	accounts *account.Service
+	models   *llm.Registry
+	broker   *event.Broker
+	events   *event.Log
+	fanout   *event.Fanout
+	chat     *chat.Service
+	server   *server.Server
+}
+
+// buildApp wires every part. It starts no goroutine: run does.
+func buildApp(cfg *config.Config, pool *pgxpool.Pool, log *slog.Logger) (*app, error) {
+	db, err := store.New(pool)
+	if err != nil {
+		return nil, err
+	}
+	accounts, err := account.New(account.Config{Store: db, SessionTTL: cfg.SessionTTL})
+	if err != nil {
+		return nil, err
+	}
+	cat, err := newCatalog(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	models, err := newRegistry(cfg)
+	if err != nil {
+		return nil, err
+	}
+	origin := uuid.NewString()
+	broker := event.NewBroker(0)
+	events, err := event.NewLog(event.LogConfig{Store: db, Broker: broker, Origin: origin, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	fanout, err := event.NewFanout(event.FanoutConfig{Store: db, Broker: broker, Origin: origin, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	streamer, err := event.NewStreamer(event.StreamerConfig{Store: db, Broker: broker})
+	if err != nil {
+		return nil, err
+	}
+	strategies, err := strategy.NewService(strategy.Config{
+		Store: db, Catalog: cat, Logger: log,
+		OnChange: graphSnapshots(events, log),
+	})
+	if err != nil {
+		return nil, err
+	}
+	scheduler, err := subagent.NewScheduler(subagent.Config{Store: db, Concurrency: cfg.SubagentConcurrency, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	estimator := agent.NewEstimator(0)
+	plan, err := planner.New(planner.Config{Store: db, Catalog: cat, Estimator: estimator})
+	if err != nil {
+		return nil, err
+	}
+	exec, err := executor.New(executor.Config{Catalog: cat, Strategies: strategies, Scheduler: scheduler, Estimator: estimator})
+	if err != nil {
+		return nil, err
+	}
+	orchestrator, err := chat.New(chat.Config{
+		Store: db, Log: events, Publisher: broker, Models: models,
+		Planner: plan, Executor: exec, Logger: log, Origin: origin,
+		AutoApprove: cfg.AutoApprove, Estimator: estimator,
+	})
+	if err != nil {
+		return nil, err
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	srv, err := server.New(server.Config{
+		Logger: log, Store: db, Accounts: accounts, Catalog: cat,
+		Chat: orchestrator, Streamer: streamer, Strategies: strategies, Models: models,
+		Ready: readiness(pool), Registry: reg, Gatherer: reg,
+		Auth: cfg.Auth, SecureCookies: cfg.SecureCookies, DefaultModel: cfg.Model, Version: version,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &app{log: log, db: db, accounts: accounts, models: models, broker: broker, events: events,
+		fanout: fanout, chat: orchestrator, server: srv}, nil
+}
+
+// run serves on ln until ctx ends. Shutdown goes in order: the HTTP server
+// stops taking requests and ends streams, the orchestrator stops its turns
+// (they end interrupted, recorded), and only then do the event log and the
+// process's owner session stop, so nothing a turn writes on its way out is
+// lost.
+func (a *app) run(ctx context.Context, ln net.Listener) error {
+	backCtx, stopBack := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopBack()
+	back, backCtx := errgroup.WithContext(backCtx)
+	owner := make(chan string, 1)
+	back.Go(func() error { return a.events.Run(backCtx) })
+	back.Go(func() error { return a.fanout.Run(backCtx) })
+	back.Go(func() error {
+		return a.db.HoldOwnerSession(backCtx, func(o string) { owner <- o })
+	})
+
+	front, frontCtx := errgroup.WithContext(ctx)
+	front.Go(func() error { return a.server.Serve(frontCtx, ln) })
+	front.Go(func() error {
+		select {
+		case o := <-owner:
+			return a.chat.Run(frontCtx, o)
+		case <-backCtx.Done():
+			return errors.New("the owner session could not be opened")
+		case <-frontCtx.Done():
+			return nil
+		}
+	})
+	front.Go(func() error { return sweepSessions(frontCtx, a.db, a.log) })
+	// A failing background part (the log cannot write) stops the front too.
+	front.Go(func() error {
+		select {
+		case <-backCtx.Done():
+			if ctx.Err() == nil {
+				return fmt.Errorf("background stopped: %w", context.Cause(backCtx))
+			}
+		case <-frontCtx.Done():
+		}
+		return nil
+	})
+	frontErr := front.Wait()
+	stopBack()
+	backErr := back.Wait()
+	if frontErr != nil {
+		return frontErr
+	}
+	if backErr != nil && !errors.Is(backErr, context.Canceled) {
+		return backErr
+	}
+	return nil
+}
+
+// graphSnapshots appends a graph_snapshot event for every committed change
+// of a strategy: the one place snapshots come from.
+func graphSnapshots(events *event.Log, log *slog.Logger) func(ctx context.Context, s strategy.Snapshot) {
+	return func(ctx context.Context, s strategy.Snapshot) {
+		raw, err := json.Marshal(s)
+		if err != nil {
+			log.Error("encoding a graph snapshot", slog.Any("error", err))
+			return
+		}
+		ev := &event.GraphSnapshot{Base: event.Base{TurnID: event.TurnFrom(ctx)}, StrategyID: s.StrategyID, Version: s.Version, Snapshot: raw}
+		actx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		if _, err := events.Append(actx, s.ConversationID, ev); err != nil {
+			log.Error("appending a graph snapshot", slog.String("strategy_id", s.StrategyID), slog.Any("error", err))
+		}
+	}
+}
+
+// newRegistry offers the engines the configuration enables.
+func newRegistry(cfg *config.Config) (*llm.Registry, error) {
+	rc := llm.RegistryConfig{
+		Default: cfg.Model,
+		Gemini: llm.HostedConfig{
+			Enabled: cfg.GeminiAPIKey != "", Models: cfg.GeminiModels,
+			New: func() (llm.Engine, error) { return gemini.New(gemini.Config{APIKey: cfg.GeminiAPIKey}) },
+		},
+		OpenAI: llm.HostedConfig{
+			Enabled: cfg.OpenAIBaseURL != "", Models: cfg.OpenAIModels, AcceptUnlisted: true,
+			New: func() (llm.Engine, error) {
+				return openai.New(openai.Config{BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIAPIKey})
+			},
+		},
+		Offline: newOfflineEngine,
+	}
+	if cfg.ScriptsDir != "" {
+		rc.Scripted = llm.ScriptedConfig{
+			Enabled: true, Files: os.DirFS(cfg.ScriptsDir),
+			New: func(fsys fs.FS, name string) (llm.Engine, error) { return scripted.Load(fsys, name) },
+		}
+	}
+	return llm.NewRegistry(rc)
+}

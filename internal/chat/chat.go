@@ -1,0 +1,415 @@
+// Package chat is Strategist's orchestrator: it starts each turn of a
+// conversation on the server, detached from the HTTP request that asked for
+// it, routes it to the planner (plan mode) or the executor (execute mode),
+// hands an approved plan from one to the other, streams everything the turn
+// does as durable events, and cancels and recovers turns.
+//
+// Concurrency: a Service owns the goroutine of every turn it runs. Run (started
+// by main) is the owner's lifetime: turns derive their contexts from Run's, a
+// turn started before Run or after it returned is refused, and Run returns
+// only after every turn goroutine has ended. The running map (turn id ->
+// cancel) is guarded by mu; everything else of a turn belongs to its goroutine.
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"strategist/internal/account"
+	"strategist/internal/agent"
+	"strategist/internal/event"
+	"strategist/internal/executor"
+	"strategist/internal/llm"
+	"strategist/internal/planner"
+	"strategist/internal/store"
+)
+
+// Store is what the orchestrator needs from persistence.
+type Store interface {
+	Conversation(ctx context.Context, userID, id string) (store.Conversation, error)
+	Messages(ctx context.Context, userID, conversationID string) ([]store.Message, error)
+	StartTurnTx(ctx context.Context, st store.StartTurn) ([]store.EventRow, error)
+	EndTurnTx(ctx context.Context, et store.EndTurn) ([]store.EventRow, error)
+	AddMessages(ctx context.Context, conversationID, turnID string, msgs []store.NewMessage) error
+	Turn(ctx context.Context, userID, conversationID, turnID string) (store.Turn, error)
+	OrphanTurns(ctx context.Context) ([]store.OrphanTurn, error)
+	InterruptDelegations(ctx context.Context, turnIDs []string) (int, error)
+	Handoff(ctx context.Context, userID, conversationID, id string) (store.Handoff, error)
+	Artifacts(ctx context.Context, userID, conversationID string) ([]store.Artifact, error)
+	Notify(ctx context.Context, channel, payload string) error
+	Listen(ctx context.Context, channels []string, handle func(channel, payload string), onConnect func(lost error)) error
+}
+
+// Log appends events durably and publishes them (event.Log).
+type Log interface {
+	Append(ctx context.Context, conversationID string, events ...event.Event) ([]event.Record, error)
+}
+
+// Publisher delivers already durable records to live subscribers
+// (event.Broker).
+type Publisher interface {
+	Publish(records ...event.Record)
+}
+
+// Models resolves model ids to engines (llm.Registry).
+type Models interface {
+	Resolve(id string) (llm.Model, error)
+	Default() string
+}
+
+// cancelChannel carries turn ids to cancel across server processes.
+const cancelChannel = "strategist_cancel"
+
+// Config is what a Service is built from.
+type Config struct {
+	Store     Store
+	Log       Log
+	Publisher Publisher
+	Models    Models
+	Planner   *planner.Planner
+	Executor  *executor.Executor
+	Logger    *slog.Logger
+	// Origin names this process in the event fan-out.
+	Origin string
+	// AutoApprove accepts the planner's handoffs without a click.
+	AutoApprove bool
+	// Estimator counts prompt tokens for compaction (shared, calibrated).
+	Estimator *agent.Estimator
+	// HistoryBudget is the prompt size, in tokens, above which history is
+	// compacted (default 60,000).
+	HistoryBudget int
+	// SweepEvery is how often orphaned turns of dead processes are looked for
+	// (default 15 s).
+	SweepEvery time.Duration
+}
+
+// Service runs turns.
+type Service struct {
+	cfg Config
+	log *slog.Logger
+
+	mu      sync.Mutex
+	base    context.Context // Run's context; nil before Run and after it ends
+	owner   string          // this process's owner name (its DB session)
+	running map[string]*turn
+	wg      sync.WaitGroup
+}
+
+// New checks cfg and returns a Service; call Run to start serving turns.
+func New(cfg Config) (*Service, error) {
+	switch {
+	case cfg.Store == nil:
+		return nil, errors.New("chat: nil store")
+	case cfg.Log == nil || cfg.Publisher == nil:
+		return nil, errors.New("chat: nil event log or publisher")
+	case cfg.Models == nil:
+		return nil, errors.New("chat: nil model registry")
+	case cfg.Planner == nil || cfg.Executor == nil:
+		return nil, errors.New("chat: nil planner or executor")
+	case cfg.Origin == "":
+		return nil, errors.New("chat: empty origin")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Estimator == nil {
+		cfg.Estimator = agent.NewEstimator(0)
+	}
+	if cfg.HistoryBudget == 0 {
+		cfg.HistoryBudget = 60_000
+	}
+	if cfg.SweepEvery == 0 {
+		cfg.SweepEvery = 15 * time.Second
+	}
+	return &Service{cfg: cfg, log: cfg.Logger.With("component", "chat"), running: map[string]*turn{}}, nil
+}
+
+// Errors callers map onto responses.
+var (
+	// ErrTurnRunning: the conversation already has a running turn (409).
+	ErrTurnRunning = errors.New("chat: a turn of this conversation is running")
+	// ErrNotServing: the service is not running (starting up or shutting
+	// down).
+	ErrNotServing = errors.New("chat: not accepting turns")
+	// ErrHandoffDecided: the handoff was already accepted or superseded.
+	ErrHandoffDecided = errors.New("chat: this plan was already accepted or replaced by a newer one")
+)
+
+// InputError is a bad turn request, naming the field.
+type InputError struct {
+	Field   string
+	Message string
+	// Allowed lists valid values when there are few (models, modes).
+	Allowed []string
+}
+
+func (e *InputError) Error() string { return "chat: " + e.Field + ": " + e.Message }
+
+// Modes of a turn.
+const (
+	ModePlan    = "plan"
+	ModeExecute = "execute"
+)
+
+// MaxMessage is the longest user message accepted, in characters.
+const MaxMessage = 20_000
+
+// TurnRequest asks for a turn.
+type TurnRequest struct {
+	UserID         string
+	ConversationID string
+	Message        string
+	Mode           string
+	// Model is a model id; "" keeps the conversation's.
+	Model string
+}
+
+// Run serves turns until ctx ends: it recovers turns orphaned by dead server
+// processes (now and periodically), takes cancel requests from other
+// processes, and on shutdown stops every running turn (they end
+// interrupted) and waits for them.
+func (s *Service) Run(ctx context.Context, owner string) error {
+	if owner == "" {
+		return errors.New("chat: empty owner")
+	}
+	s.mu.Lock()
+	s.base, s.owner = ctx, owner
+	s.mu.Unlock()
+	listenDone := make(chan error, 1)
+	go func() {
+		listenDone <- s.cfg.Store.Listen(ctx, []string{cancelChannel}, func(_, payload string) { s.cancelLocal(payload, errCancelled) }, nil)
+	}()
+	s.recoverOrphans(ctx)
+	t := time.NewTicker(s.cfg.SweepEvery)
+	defer t.Stop()
+	for done := false; !done; {
+		select {
+		case <-ctx.Done():
+			done = true
+		case <-t.C:
+			s.recoverOrphans(ctx)
+		}
+	}
+	s.mu.Lock()
+	s.base = nil
+	for _, tr := range s.running {
+		tr.cancel(errShutdown)
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+	if err := <-listenDone; err != nil && ctx.Err() == nil {
+		return fmt.Errorf("chat: listen: %w", err)
+	}
+	return nil
+}
+
+// Causes of a turn's cancellation.
+var (
+	errCancelled = errors.New("cancelled by the researcher")
+	errShutdown  = errors.New("the server shut down")
+)
+
+// StartTurn validates a request, commits the user message and the running
+// turn with its turn_start event, and starts the turn in the background.
+func (s *Service) StartTurn(ctx context.Context, req TurnRequest) (string, error) {
+	if req.Mode != ModePlan && req.Mode != ModeExecute {
+		return "", &InputError{Field: "mode", Message: `must be "plan" or "execute"`, Allowed: []string{ModePlan, ModeExecute}}
+	}
+	n := utf8.RuneCountInString(req.Message)
+	if n == 0 || strings.TrimSpace(req.Message) == "" {
+		return "", &InputError{Field: "message", Message: "must not be empty"}
+	}
+	if n > MaxMessage {
+		return "", &InputError{Field: "message", Message: fmt.Sprintf("must be at most %d characters (got %d)", MaxMessage, n)}
+	}
+	conv, err := s.cfg.Store.Conversation(ctx, req.UserID, req.ConversationID)
+	if err != nil {
+		return "", err
+	}
+	model, err := s.pickModel(req.Model, conv.Model)
+	if err != nil {
+		return "", err
+	}
+	t := &turn{
+		id: uuid.NewString(), userID: req.UserID, conv: conv, mode: req.Mode, model: model,
+		userMessageID: uuid.NewString(), start: time.Now(),
+	}
+	st := store.StartTurn{
+		UserID: req.UserID, ConversationID: conv.ID, TurnID: t.id, Mode: t.mode, Model: t.model,
+		Message: store.NewMessage{ID: t.userMessageID, Role: agent.StoredUser, Content: req.Message},
+	}
+	if err := s.begin(ctx, t, st, &event.TurnStart{Base: event.Base{TurnID: t.id}, Mode: t.mode, Model: t.model, UserMessageID: t.userMessageID}); err != nil {
+		return "", err
+	}
+	return t.id, nil
+}
+
+func (s *Service) pickModel(requested, current string) (string, error) {
+	model := requested
+	if model == "" {
+		model = current
+	}
+	if model == "" {
+		model = s.cfg.Models.Default()
+	}
+	if _, err := s.cfg.Models.Resolve(model); err != nil {
+		if requested == "" {
+			// The conversation's model is no longer configured: use the default.
+			return s.cfg.Models.Default(), nil
+		}
+		return "", err
+	}
+	return model, nil
+}
+
+// begin commits a turn's start and launches it.
+func (s *Service) begin(ctx context.Context, t *turn, st store.StartTurn, first ...event.Event) error {
+	s.mu.Lock()
+	owner, serving := s.owner, s.base != nil
+	s.mu.Unlock()
+	if !serving {
+		return ErrNotServing
+	}
+	st.Owner, st.Origin = owner, s.cfg.Origin
+	for _, ev := range first {
+		ne, err := newEvent(t.conv.ID, ev)
+		if err != nil {
+			return err
+		}
+		st.Events = append(st.Events, ne)
+	}
+	rows, err := s.cfg.Store.StartTurnTx(ctx, st)
+	if errors.Is(err, store.ErrConflict) {
+		// The running turn may belong to a process that died: recover, then
+		// try once more.
+		if s.recoverOrphans(ctx) > 0 {
+			rows, err = s.cfg.Store.StartTurnTx(ctx, st)
+		}
+		if errors.Is(err, store.ErrConflict) {
+			return ErrTurnRunning
+		}
+	}
+	if err != nil {
+		return err
+	}
+	s.cfg.Publisher.Publish(records(rows)...)
+	return s.launch(t)
+}
+
+// launch starts t's goroutine under the service's ownership.
+func (s *Service) launch(t *turn) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.base == nil {
+		// Shutting down after the turn was committed: it becomes an orphan
+		// that the next sweep (here or in another process) interrupts.
+		return ErrNotServing
+	}
+	ctx, cancel := context.WithCancelCause(context.WithoutCancel(s.base))
+	stop := context.AfterFunc(s.base, func() { cancel(errShutdown) })
+	t.cancel = func(cause error) { cancel(cause) }
+	s.running[t.id] = t
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer stop()
+		defer cancel(nil)
+		s.runTurn(event.WithTurn(account.WithUser(ctx, t.userID), t.id), t)
+		s.mu.Lock()
+		delete(s.running, t.id)
+		s.mu.Unlock()
+		s.afterTurn(t)
+	}()
+	return nil
+}
+
+// Cancel stops a running turn wherever it runs: locally at once, else
+// through a notification to the process that owns it. Cancelling a turn that
+// already ended is not an error.
+func (s *Service) Cancel(ctx context.Context, userID, conversationID, turnID string) error {
+	tr, err := s.cfg.Store.Turn(ctx, userID, conversationID, turnID)
+	if err != nil {
+		return err
+	}
+	if tr.Status != "running" {
+		return nil
+	}
+	if s.cancelLocal(turnID, errCancelled) {
+		return nil
+	}
+	return s.cfg.Store.Notify(ctx, cancelChannel, turnID)
+}
+
+func (s *Service) cancelLocal(turnID string, cause error) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.running[turnID]
+	if ok {
+		t.cancel(cause)
+	}
+	return ok
+}
+
+// recoverOrphans ends running turns whose process died, as interrupted, and
+// returns how many it ended.
+func (s *Service) recoverOrphans(ctx context.Context) int {
+	orphans, err := s.cfg.Store.OrphanTurns(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("looking for orphaned turns", slog.Any("error", err))
+		}
+		return 0
+	}
+	n := 0
+	for _, o := range orphans {
+		end := &event.TurnEnd{Base: event.Base{TurnID: o.ID}, Status: event.TurnInterrupted,
+			Error: "the server stopped while this turn was running; what was saved before is kept",
+			DurationMs: time.Since(o.StartedAt).Milliseconds()}
+		ne, err := newEvent(o.ConversationID, end)
+		if err != nil {
+			continue
+		}
+		usage, _ := json.Marshal(llm.Usage{})
+		rows, err := s.cfg.Store.EndTurnTx(ctx, store.EndTurn{TurnID: o.ID, Status: event.TurnInterrupted,
+			Error: end.Error, Usage: usage, Events: []store.NewEvent{ne}, Origin: s.cfg.Origin})
+		if errors.Is(err, store.ErrNotFound) {
+			continue // another process recovered it first
+		}
+		if err != nil {
+			s.log.Warn("interrupting an orphaned turn", slog.String("turn_id", o.ID), slog.Any("error", err))
+			continue
+		}
+		s.cfg.Publisher.Publish(records(rows)...)
+		if _, err := s.cfg.Store.InterruptDelegations(ctx, []string{o.ID}); err != nil {
+			s.log.Warn("interrupting an orphaned turn's delegation", slog.String("turn_id", o.ID), slog.Any("error", err))
+		}
+		s.log.Info("interrupted an orphaned turn", slog.String("turn_id", o.ID), slog.String("conversation_id", o.ConversationID))
+		n++
+	}
+	return n
+}
+
+func newEvent(conversationID string, ev event.Event) (store.NewEvent, error) {
+	typ, payload, err := event.Encode(ev)
+	if err != nil {
+		return store.NewEvent{}, err
+	}
+	return store.NewEvent{ConversationID: conversationID, TurnID: ev.Turn(), Type: typ, Payload: payload}, nil
+}
+
+func records(rows []store.EventRow) []event.Record {
+	out := make([]event.Record, len(rows))
+	for i, r := range rows {
+		out[i] = event.FromRow(r)
+	}
+	return out
+}

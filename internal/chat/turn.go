@@ -1,0 +1,268 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"strategist/internal/agent"
+	"strategist/internal/event"
+	"strategist/internal/llm"
+	"strategist/internal/store"
+)
+
+// turn is one running turn. Its fields are written before its goroutine
+// starts and read-only after, except usage and handoff, which its emit
+// function updates under mu (tools emit from several goroutines).
+type turn struct {
+	id            string
+	userID        string
+	conv          store.Conversation
+	mode          string
+	model         string
+	userMessageID string
+	start         time.Time
+	cancel        func(cause error)
+
+	mu       sync.Mutex
+	subUsage llm.Usage // tokens spent outside the main run: sub-agents, summaries
+	handoff  string    // id of a handoff requested in this turn
+}
+
+// appendTimeout bounds writing an event; appends use a context that is not
+// cancelled with the turn, so a cancelled turn still records how it ended.
+const appendTimeout = 10 * time.Second
+
+// emit appends events of the turn. It is given to tools, so they stream
+// artifacts, handoffs, graph snapshots and sub-agent progress as they happen.
+func (s *Service) emit(t *turn) func(ctx context.Context, ev event.Event) error {
+	return func(ctx context.Context, ev event.Event) error {
+		switch e := ev.(type) {
+		case *event.Usage:
+			if e.Scope == "subagent" {
+				t.mu.Lock()
+				t.subUsage = t.subUsage.Add(e.Usage)
+				t.mu.Unlock()
+			}
+		case *event.HandoffRequested:
+			t.mu.Lock()
+			t.handoff = e.HandoffID
+			t.mu.Unlock()
+		}
+		event.SetTurn(ev, t.id)
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), appendTimeout)
+		defer cancel()
+		_, err := s.cfg.Log.Append(actx, t.conv.ID, ev)
+		return err
+	}
+}
+
+// runTurn runs the agent of t's mode and ends the turn, whatever happens.
+func (s *Service) runTurn(ctx context.Context, t *turn) {
+	log := s.log.With(slog.String("turn_id", t.id), slog.String("conversation_id", t.conv.ID))
+	emit := s.emit(t)
+	end, runErr := s.runAgent(ctx, t, emit)
+	status, msg := outcome(ctx, end, runErr)
+	if msg != "" && status == event.TurnFailed {
+		code, retryable := "TURN_FAILED", false
+		if errors.Is(runErr, errEngine) || end.Reason == agent.StopEngineError {
+			code, retryable = "MODEL_ERROR", llm.Retryable(end.Err)
+		}
+		if err := emit(ctx, &event.Error{Code: code, Message: msg, Retryable: retryable}); err != nil {
+			log.Warn("appending the error event", slog.Any("error", err))
+		}
+	}
+	t.mu.Lock()
+	usage := end.Usage.Add(t.subUsage)
+	t.mu.Unlock()
+	s.endTurn(t, status, msg, usage, log)
+}
+
+// errEngine marks failures to set up the model.
+var errEngine = errors.New("model unavailable")
+
+// runAgent builds the turn's history and agent and runs it, streaming its
+// events and persisting its messages.
+func (s *Service) runAgent(ctx context.Context, t *turn, emit func(context.Context, event.Event) error) (agent.RunEnd, error) {
+	m, err := s.cfg.Models.Resolve(t.model)
+	if err != nil {
+		return agent.RunEnd{}, fmt.Errorf("%w: %w", errEngine, err)
+	}
+	engine, model := m.Engine, m.Name
+	stored, err := s.cfg.Store.Messages(ctx, t.userID, t.conv.ID)
+	if err != nil {
+		return agent.RunEnd{}, fmt.Errorf("load messages: %w", err)
+	}
+	history, err := agent.BuildHistory(toStored(stored), t.userMessageID)
+	if err != nil {
+		return agent.RunEnd{}, fmt.Errorf("build history: %w", err)
+	}
+	env := agent.Env{
+		UserID: t.userID, ConversationID: t.conv.ID, TurnID: t.id, SiteID: t.conv.SiteID,
+		Engine: engine, Model: model, Emit: emit,
+	}
+	var ag *agent.Agent
+	if t.mode == ModePlan {
+		ag, err = s.cfg.Planner.Agent(env)
+	} else {
+		ag, err = s.cfg.Executor.Agent(env)
+	}
+	if err != nil {
+		return agent.RunEnd{}, fmt.Errorf("build %s agent: %w", t.mode, err)
+	}
+	if err := s.compact(ctx, t, ag, engine, model, history); err != nil {
+		return agent.RunEnd{}, err
+	}
+	var end agent.RunEnd
+	for ev := range ag.Run(ctx, agent.Input{History: history.Messages, User: history.Current}) {
+		if err := s.forward(ctx, emit, ev, &end); err != nil {
+			return end, fmt.Errorf("record events: %w", err)
+		}
+	}
+	if err := s.persist(t, end.Messages); err != nil {
+		return end, err
+	}
+	return end, nil
+}
+
+// forward maps one agent event onto the stream.
+func (s *Service) forward(ctx context.Context, emit func(context.Context, event.Event) error, ev agent.Event, end *agent.RunEnd) error {
+	switch e := ev.(type) {
+	case agent.TextDelta:
+		return emit(ctx, &event.AssistantDelta{MessageID: e.MessageID, Delta: e.Delta})
+	case agent.AssistantMessage:
+		if e.Message.Text == "" {
+			return nil
+		}
+		return emit(ctx, &event.AssistantMessage{MessageID: e.MessageID, Content: e.Message.Text})
+	case agent.ToolCallStart:
+		return emit(ctx, &event.ToolCallStart{CallID: e.CallID, Name: e.Name, Args: e.Args})
+	case agent.ToolCallEnd:
+		end := &event.ToolCallEnd{CallID: e.CallID, Name: e.Name, OK: e.OK, Result: e.Result, DurationMs: e.Duration.Milliseconds()}
+		if e.Error != nil {
+			end.Error = &event.ToolError{Code: e.Error.Code, Message: e.Error.Message}
+		}
+		return emit(ctx, end)
+	case agent.CallUsage:
+		return emit(ctx, &event.Usage{Scope: "main", Usage: e.Usage})
+	case agent.RunEnd:
+		*end = e
+	}
+	return nil
+}
+
+// persist stores the run's messages (assistant messages with their tool
+// calls, tool result digests) so the next turn's history has them.
+func (s *Service) persist(t *turn, msgs []llm.Message) error {
+	rows := make([]store.NewMessage, 0, len(msgs))
+	for _, m := range msgs {
+		sm, err := agent.Stored(m)
+		if err != nil {
+			return fmt.Errorf("persist messages: %w", err)
+		}
+		rows = append(rows, store.NewMessage{Role: sm.Role, Content: sm.Content, Data: sm.Data})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), appendTimeout)
+	defer cancel()
+	if err := s.cfg.Store.AddMessages(ctx, t.conv.ID, t.id, rows); err != nil {
+		return fmt.Errorf("persist messages: %w", err)
+	}
+	return nil
+}
+
+// outcome decides a turn's status and the message a researcher sees.
+func outcome(ctx context.Context, end agent.RunEnd, runErr error) (string, string) {
+	if cause := context.Cause(ctx); cause != nil {
+		if errors.Is(cause, errShutdown) {
+			return event.TurnInterrupted, "the server shut down during this turn; what was saved before is kept"
+		}
+		return event.TurnCancelled, "cancelled"
+	}
+	if runErr != nil {
+		return event.TurnFailed, runErr.Error()
+	}
+	switch end.Reason {
+	case agent.StopCompleted:
+		return event.TurnCompleted, ""
+	case agent.StopMaxRounds:
+		return event.TurnFailed, fmt.Sprintf("stopped after %d model rounds without a final answer", end.Rounds)
+	case agent.StopBudget:
+		return event.TurnFailed, "stopped: the turn's token budget is spent"
+	case agent.StopDeadline:
+		return event.TurnFailed, "stopped: the turn took too long"
+	case agent.StopCancelled:
+		return event.TurnCancelled, "cancelled"
+	case agent.StopEngineError:
+		var le *llm.Error
+		if errors.As(end.Err, &le) {
+			return event.TurnFailed, le.Error()
+		}
+		return event.TurnFailed, "the model failed: " + errString(end.Err)
+	}
+	return event.TurnFailed, "the turn ended for an unknown reason"
+}
+
+// endTurn commits the turn's status with its turn_end event, retrying a
+// few times: a turn must not stay "running" because of a database blip.
+func (s *Service) endTurn(t *turn, status, msg string, usage llm.Usage, log *slog.Logger) {
+	end := &event.TurnEnd{Base: event.Base{TurnID: t.id}, Status: status, Error: msg,
+		DurationMs: time.Since(t.start).Milliseconds(), Usage: usage}
+	ne, err := newEvent(t.conv.ID, end)
+	if err != nil {
+		log.Error("encoding turn_end", slog.Any("error", err))
+		return
+	}
+	usageJSON, _ := json.Marshal(usage)
+	et := store.EndTurn{TurnID: t.id, Status: status, Error: msg, Usage: usageJSON, Events: []store.NewEvent{ne}, Origin: s.cfg.Origin}
+	for attempt := range 5 {
+		ctx, cancel := context.WithTimeout(context.Background(), appendTimeout)
+		rows, err := s.cfg.Store.EndTurnTx(ctx, et)
+		cancel()
+		if err == nil {
+			s.cfg.Publisher.Publish(records(rows)...)
+			log.Info("turn ended", slog.String("status", status), slog.Int("total_tokens", usage.TotalTokens))
+			return
+		}
+		if errors.Is(err, store.ErrNotFound) {
+			log.Warn("turn was ended elsewhere (recovered as interrupted)")
+			return
+		}
+		log.Warn("ending turn", slog.Int("attempt", attempt+1), slog.Any("error", err))
+		time.Sleep(time.Duration(attempt+1) * 200 * time.Millisecond)
+	}
+	log.Error("could not record the end of the turn; it will be recovered as interrupted when this process stops")
+}
+
+// afterTurn accepts a handoff the planner requested, when configured to.
+func (s *Service) afterTurn(t *turn) {
+	t.mu.Lock()
+	handoff := t.handoff
+	t.mu.Unlock()
+	if handoff == "" || !s.cfg.AutoApprove {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), appendTimeout)
+	defer cancel()
+	if _, err := s.AcceptHandoff(ctx, t.userID, t.conv.ID, handoff); err != nil && !errors.Is(err, ErrNotServing) {
+		s.log.Warn("auto-approving the handoff", slog.String("handoff_id", handoff), slog.Any("error", err))
+	}
+}
+
+func toStored(ms []store.Message) []agent.StoredMessage {
+	out := make([]agent.StoredMessage, len(ms))
+	for i, m := range ms {
+		out[i] = agent.StoredMessage{ID: m.ID, Role: m.Role, Content: m.Content, Data: m.Data}
+	}
+	return out
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "unknown error"
+	}
+	return err.Error()
+}

@@ -1,0 +1,159 @@
+// Package executor is Strategist's execute mode: the prompt and tools of the
+// agent that builds a conversation's strategy graph, directly for small
+// builds and through delegate_strategy_subtasks for multi-step plans, whose
+// tasks run as sub-agents in dependency order.
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"strategist/internal/agent"
+	"strategist/internal/catalog"
+	"strategist/internal/catalog/catalogtool"
+	"strategist/internal/event"
+	"strategist/internal/strategy/graphtool"
+	"strategist/internal/subagent"
+)
+
+// Strategies is what the executor needs of the strategy service: the graph
+// tools' and the sub-agents' needs (*strategy.Service satisfies it).
+type Strategies interface {
+	graphtool.Service
+	subagent.StrategyService
+}
+
+// Config configures the executor role.
+type Config struct {
+	Catalog    catalog.Catalog
+	Strategies Strategies
+	Scheduler  *subagent.Scheduler
+	// MaxRounds bounds model calls per turn (default 12).
+	MaxRounds int
+	// ToolTimeout bounds each tool call (default 60 s); a delegation is
+	// bounded by DelegationTimeout instead.
+	ToolTimeout       time.Duration
+	DelegationTimeout time.Duration
+	// SubagentMaxRounds bounds each sub-agent attempt (default 8).
+	SubagentMaxRounds int
+	Estimator         *agent.Estimator
+}
+
+// Executor builds execute-mode agents.
+type Executor struct {
+	cfg Config
+}
+
+// New checks cfg and returns the executor role.
+func New(cfg Config) (*Executor, error) {
+	if cfg.Catalog == nil || cfg.Strategies == nil || cfg.Scheduler == nil {
+		return nil, errors.New("executor: nil catalog, strategy service or scheduler")
+	}
+	if cfg.MaxRounds == 0 {
+		cfg.MaxRounds = 12
+	}
+	if cfg.ToolTimeout == 0 {
+		cfg.ToolTimeout = 60 * time.Second
+	}
+	if cfg.DelegationTimeout == 0 {
+		cfg.DelegationTimeout = 20 * time.Minute
+	}
+	if cfg.SubagentMaxRounds == 0 {
+		cfg.SubagentMaxRounds = 8
+	}
+	return &Executor{cfg: cfg}, nil
+}
+
+// RecordType is the record type of the strategies the executor builds.
+const RecordType = "transcript"
+
+// Agent returns the executor for one turn.
+func (x *Executor) Agent(env agent.Env) (*agent.Agent, error) {
+	tools, err := x.Tools(env)
+	if err != nil {
+		return nil, err
+	}
+	return agent.New(agent.Config{
+		Engine: env.Engine, Model: env.Model, Agent: "executor",
+		System: SystemPrompt(env.SiteID), Tools: tools,
+		MaxRounds: x.cfg.MaxRounds, ToolTimeout: x.cfg.ToolTimeout, Estimator: x.cfg.Estimator,
+	})
+}
+
+// Tools returns the executor's explicit tool set for one turn: the catalog
+// tools, the graph tools over the conversation's strategy, and delegation.
+func (x *Executor) Tools(env agent.Env) (*agent.Toolset, error) {
+	cat, err := catalogtool.New(catalogtool.Config{Catalog: x.cfg.Catalog, Site: env.SiteID})
+	if err != nil {
+		return nil, err
+	}
+	binding := x.binding(env)
+	graph, err := graphtool.ExecutorTools(binding)
+	if err != nil {
+		return nil, err
+	}
+	d := &delegator{x: x, env: env, catalog: cat, binding: binding}
+	all := append(cat.Tools(), graph...)
+	all = append(all, agent.NewTool("delegate_strategy_subtasks", delegateDoc, d.delegate,
+		agent.WithTimeout(x.cfg.DelegationTimeout)))
+	return agent.NewToolset(all...)
+}
+
+func (x *Executor) binding(env agent.Env) graphtool.Binding {
+	return graphtool.Binding{
+		Service: x.cfg.Strategies, UserID: env.UserID, ConversationID: env.ConversationID,
+		Site: env.SiteID, RecordType: RecordType, StrategyName: "Strategy",
+	}
+}
+
+const delegateDoc = `Build a multi-step plan with sub-agents: each task runs as its own agent (in parallel where the plan allows) and creates its step(s); combines are joined for you as soon as both inputs are done. plan is the nested tree {"type":"task","task":...,"hint"?,"context"?,"input"?} / {"type":"combine","operator":...,"left":...,"right":...}. Returns every node's status, the root step of the whole plan, and tokens spent.`
+
+// DelegateArgs are delegate_strategy_subtasks' arguments.
+type DelegateArgs struct {
+	Goal string          `json:"goal" jsonschema:"the overall goal, given to every sub-agent"`
+	Plan json.RawMessage `json:"plan" jsonschema:"the nested task/combine tree"`
+}
+
+// delegator runs delegations for one turn.
+type delegator struct {
+	x       *Executor
+	env     agent.Env
+	catalog *catalogtool.Set
+	binding graphtool.Binding
+}
+
+func (d *delegator) delegate(ctx context.Context, a DelegateArgs) (*subagent.Result, error) {
+	plan, err := subagent.Parse(a.Plan)
+	if pe, ok := errors.AsType[*subagent.PlanError](err); ok {
+		return nil, pe.ToolError("/plan")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return d.x.cfg.Scheduler.Run(ctx, subagent.Delegation{
+		TurnID: d.env.TurnID, UserID: d.env.UserID, ConversationID: d.env.ConversationID,
+		Goal: a.Goal, Plan: plan,
+		Graph: subagent.ServiceGraph{Service: d.x.cfg.Strategies, UserID: d.env.UserID, ConversationID: d.env.ConversationID},
+		Agent: subagent.AgentConfig{Engine: d.env.Engine, Model: d.env.Model, MaxRounds: d.x.cfg.SubagentMaxRounds},
+		Tools: d.attemptTools,
+		Emitter: emitter(d.env.Emit),
+	})
+}
+
+// attemptTools gives one sub-agent attempt the catalog tools and the graph
+// tools scoped to its dependencies' roots and the steps it creates.
+func (d *delegator) attemptTools(_ context.Context, r subagent.ToolRequest) (subagent.AttemptTools, error) {
+	scope := graphtool.NewScope(r.Inputs...)
+	graph, err := graphtool.SubagentTools(d.binding, scope)
+	if err != nil {
+		return subagent.AttemptTools{}, err
+	}
+	return subagent.AttemptTools{Tools: append(d.catalog.Tools(), graph...), Scope: scope.Value}, nil
+}
+
+// emitter adapts the turn's emit function to subagent.Emitter.
+type emitter func(ctx context.Context, ev event.Event) error
+
+func (e emitter) Emit(ctx context.Context, ev event.Event) error { return e(ctx, ev) }

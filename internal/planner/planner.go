@@ -1,0 +1,118 @@
+// Package planner is Strategist's plan mode: the prompt and tools of the
+// agent that explores a site's catalog with the researcher, saves planning
+// artifacts, drafts a delegation plan (validated on save), and asks for the
+// build. It never builds steps itself; the executor does, once the
+// researcher approves.
+package planner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"strategist/internal/agent"
+	"strategist/internal/catalog"
+	"strategist/internal/catalog/catalogtool"
+	"strategist/internal/event"
+	"strategist/internal/store"
+)
+
+// Store is what the planner's tools need from persistence.
+type Store interface {
+	SaveArtifact(ctx context.Context, sa store.SaveArtifact) (store.Artifact, error)
+	Artifacts(ctx context.Context, userID, conversationID string) ([]store.Artifact, error)
+	Artifact(ctx context.Context, userID, conversationID, id string) (store.Artifact, error)
+	CreateHandoff(ctx context.Context, userID, conversationID, artifactID, turnID, goal string, plan json.RawMessage) (store.Handoff, error)
+	RenameConversation(ctx context.Context, userID, id, title string) (store.Conversation, error)
+}
+
+// Config configures the planner role.
+type Config struct {
+	Store   Store
+	Catalog catalog.Catalog
+	// MaxRounds bounds model calls per turn (default 16: planning explores).
+	MaxRounds int
+	// ToolTimeout bounds each tool call (default 30 s).
+	ToolTimeout time.Duration
+	// Estimator is calibrated by every model call (optional, shared).
+	Estimator *agent.Estimator
+}
+
+// Planner builds plan-mode agents.
+type Planner struct {
+	cfg Config
+}
+
+// New checks cfg and returns the planner role.
+func New(cfg Config) (*Planner, error) {
+	if cfg.Store == nil || cfg.Catalog == nil {
+		return nil, errors.New("planner: nil store or catalog")
+	}
+	if cfg.MaxRounds == 0 {
+		cfg.MaxRounds = 16
+	}
+	if cfg.ToolTimeout == 0 {
+		cfg.ToolTimeout = 30 * time.Second
+	}
+	return &Planner{cfg: cfg}, nil
+}
+
+// Agent returns the planner for one turn.
+func (p *Planner) Agent(env agent.Env) (*agent.Agent, error) {
+	tools, err := p.Tools(env)
+	if err != nil {
+		return nil, err
+	}
+	return agent.New(agent.Config{
+		Engine: env.Engine, Model: env.Model, Agent: "planner",
+		System: SystemPrompt(env.SiteID), Tools: tools,
+		MaxRounds: p.cfg.MaxRounds, ToolTimeout: p.cfg.ToolTimeout, Estimator: p.cfg.Estimator,
+	})
+}
+
+// Tools returns the planner's explicit tool set for one turn.
+func (p *Planner) Tools(env agent.Env) (*agent.Toolset, error) {
+	cat, err := catalogtool.New(catalogtool.Config{Catalog: p.cfg.Catalog, Site: env.SiteID})
+	if err != nil {
+		return nil, err
+	}
+	t := &tools{store: p.cfg.Store, catalog: p.cfg.Catalog, env: env}
+	all := append(cat.Tools(),
+		agent.NewTool("save_planning_artifact", saveArtifactDoc, t.savePlanningArtifact),
+		agent.NewTool("save_delegation_draft", saveDraftDoc, t.saveDelegationDraft),
+		agent.NewTool("list_artifacts", "List this conversation's saved artifacts (planning notes and the delegation draft) with ids and versions.", t.listArtifacts),
+		agent.NewTool("get_artifact", "Read one saved artifact in full by id.", t.getArtifact),
+		agent.NewTool("request_executor_build", requestBuildDoc, t.requestExecutorBuild),
+		agent.NewTool("set_conversation_title", "Give the conversation a short, specific title (at most 200 characters), e.g. \"DNA repair genes off chromosome 14\".", t.setTitle),
+	)
+	return agent.NewToolset(all...)
+}
+
+// View turns a stored artifact into the shape streamed and shown.
+func View(a store.Artifact) event.Artifact {
+	var body artifactBody
+	_ = json.Unmarshal(a.Body, &body)
+	v := event.Artifact{
+		ID: a.ID, Kind: a.Kind, Title: a.Title, SummaryMarkdown: body.SummaryMarkdown,
+		Assumptions: body.Assumptions, Parameters: body.Parameters, Plan: body.Plan, Validation: body.Validation,
+		Version: a.Version,
+	}
+	if v.Assumptions == nil {
+		v.Assumptions = []string{}
+	}
+	if len(v.Parameters) == 0 {
+		v.Parameters = json.RawMessage(`{}`)
+	}
+	return v
+}
+
+// artifactBody is the stored JSON of an artifact.
+type artifactBody struct {
+	Goal            string          `json:"goal,omitempty"`
+	SummaryMarkdown string          `json:"summaryMarkdown"`
+	Assumptions     []string        `json:"assumptions"`
+	Parameters      json.RawMessage `json:"parameters"`
+	Plan            json.RawMessage `json:"plan,omitempty"`
+	Validation      json.RawMessage `json:"validation,omitempty"`
+}

@@ -1,0 +1,339 @@
+package planner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"strategist/internal/agent"
+	"strategist/internal/catalog"
+	"strategist/internal/event"
+	"strategist/internal/store"
+	"strategist/internal/subagent"
+)
+
+// tools are the planner's own tools, bound to one turn.
+type tools struct {
+	store   Store
+	catalog catalog.Catalog
+	env     agent.Env
+}
+
+const saveArtifactDoc = `Save a planning artifact the researcher can read: what you understood, which searches and parameters you chose and why, and your assumptions. Markdown summary. Pass artifact_id to revise an earlier one (a new version is kept).`
+
+// SaveArtifactArgs are save_planning_artifact's arguments.
+type SaveArtifactArgs struct {
+	Title           string         `json:"title" jsonschema:"short title"`
+	SummaryMarkdown string         `json:"summary_markdown" jsonschema:"the plan in markdown: what was understood, searches and parameters chosen, open questions"`
+	Assumptions     []string       `json:"assumptions,omitempty" jsonschema:"assumptions the researcher should check"`
+	Parameters      map[string]any `json:"parameters,omitempty" jsonschema:"key choices, e.g. search names and parameter values"`
+	ArtifactID      string         `json:"artifact_id,omitempty" jsonschema:"id of an artifact to revise"`
+}
+
+// SavedArtifact is what saving an artifact returns to the model.
+type SavedArtifact struct {
+	ArtifactID string   `json:"artifactId"`
+	Kind       string   `json:"kind"`
+	Version    int      `json:"version"`
+	Warnings   []string `json:"warnings,omitempty"`
+	Tasks      int      `json:"tasks,omitempty"`
+	Nodes      []string `json:"nodes,omitempty"`
+}
+
+func (t *tools) savePlanningArtifact(ctx context.Context, a SaveArtifactArgs) (*SavedArtifact, error) {
+	title := strings.TrimSpace(a.Title)
+	if title == "" || strings.TrimSpace(a.SummaryMarkdown) == "" {
+		return nil, &agent.ToolError{Code: agent.CodeValidation, Message: "title and summary_markdown must not be empty"}
+	}
+	params, err := json.Marshal(orEmpty(a.Parameters))
+	if err != nil {
+		return nil, err
+	}
+	body := artifactBody{SummaryMarkdown: a.SummaryMarkdown, Assumptions: orNone(a.Assumptions), Parameters: params}
+	saved, err := t.save(ctx, a.ArtifactID, "planning", limit(title, 200), body)
+	if err != nil {
+		return nil, err
+	}
+	return &SavedArtifact{ArtifactID: saved.ID, Kind: saved.Kind, Version: saved.Version}, nil
+}
+
+const saveDraftDoc = `Save the delegation plan the executor will build, validated now. plan is a nested tree:
+{"type":"task","task":"what to find","hint":"which search and why","context":{"searchName":"GenesByGoTerm","parameters":{"go_typeahead":"[\"GO:0006260\"]"}}}
+or {"type":"combine","operator":"UNION|INTERSECT|MINUS|RMINUS|LONLY|RONLY|COLOCATE","left":<node>,"right":<node>,"displayName":"..."}.
+A task with "input":<node> transforms that node's result. Put the search name and parameter values you verified with get_search_parameters in each task's context. Problems come back with JSON-pointer paths; fix them and save again.`
+
+// SaveDraftArgs are save_delegation_draft's arguments.
+type SaveDraftArgs struct {
+	Goal string          `json:"goal" jsonschema:"the researcher's goal in one sentence"`
+	Plan json.RawMessage `json:"plan" jsonschema:"the nested task/combine tree"`
+}
+
+func (t *tools) saveDelegationDraft(ctx context.Context, a SaveDraftArgs) (*SavedArtifact, error) {
+	goal := strings.TrimSpace(a.Goal)
+	if goal == "" {
+		return nil, &agent.ToolError{Code: agent.CodeValidation, Message: "goal must not be empty",
+			Details: map[string]any{"problems": []agent.Problem{{Field: "/goal", Problem: "empty"}}}}
+	}
+	plan, err := subagent.Parse(a.Plan)
+	if pe, ok := errors.AsType[*subagent.PlanError](err); ok {
+		return nil, pe.ToolError("/plan")
+	}
+	if err != nil {
+		return nil, err
+	}
+	tree, err := plan.Tree()
+	if err != nil {
+		return nil, err
+	}
+	warnings := t.preflight(ctx, plan)
+	validation, err := json.Marshal(map[string]any{
+		"valid": true, "tasks": plan.Tasks(), "nodes": len(plan.Nodes), "warnings": orNone(warnings),
+	})
+	if err != nil {
+		return nil, err
+	}
+	body := artifactBody{
+		Goal: goal, SummaryMarkdown: draftSummary(goal, plan), Assumptions: []string{},
+		Parameters: json.RawMessage(`{}`), Plan: tree, Validation: validation,
+	}
+	saved, err := t.save(ctx, "", "delegation_draft", limit("Delegation plan: "+goal, 200), body)
+	if err != nil {
+		return nil, err
+	}
+	out := &SavedArtifact{ArtifactID: saved.ID, Kind: saved.Kind, Version: saved.Version, Warnings: warnings, Tasks: plan.Tasks()}
+	for _, n := range plan.EventNodes() {
+		out.Nodes = append(out.Nodes, n.ID+": "+n.Label)
+	}
+	return out, nil
+}
+
+// preflight checks what the plan's task contexts say about searches against
+// the catalog, so a plan naming a missing search or a bad value is caught
+// before any sub-agent is spent on it. Problems are warnings: the sub-agent
+// can still find the right search.
+func (t *tools) preflight(ctx context.Context, plan *subagent.Plan) []string {
+	var warnings []string
+	for _, n := range plan.Nodes {
+		if n.Kind != subagent.KindTask || len(n.Context) == 0 {
+			continue
+		}
+		var hint struct {
+			SearchName string            `json:"searchName"`
+			Parameters map[string]string `json:"parameters"`
+		}
+		if json.Unmarshal(n.Context, &hint) != nil || hint.SearchName == "" {
+			continue
+		}
+		search, err := t.catalog.Search(ctx, t.env.SiteID, "", hint.SearchName)
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("%s: search %q: %v", n.ID, hint.SearchName, err))
+			continue
+		}
+		wantKind := catalog.KindLeaf
+		if n.Input != "" {
+			wantKind = catalog.KindTransform
+		}
+		if search.Kind != wantKind {
+			warnings = append(warnings, fmt.Sprintf("%s: %s is a %s search, but the task is a %s", n.ID, hint.SearchName, search.Kind, wantKind))
+		}
+		if _, err := t.catalog.Validate(ctx, t.env.SiteID, hint.SearchName, hint.Parameters); err != nil {
+			warnings = append(warnings, fmt.Sprintf("%s: %v", n.ID, err))
+		}
+	}
+	return warnings
+}
+
+func draftSummary(goal string, plan *subagent.Plan) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**Goal:** %s\n\n", goal)
+	for _, n := range plan.EventNodes() {
+		if n.Kind == "combine" {
+			fmt.Fprintf(&b, "- `%s` %s of %s\n", n.ID, n.Operator, strings.Join(n.DependsOn, " and "))
+		} else {
+			fmt.Fprintf(&b, "- `%s` %s\n", n.ID, n.Label)
+		}
+	}
+	return b.String()
+}
+
+// save stores an artifact and streams it.
+func (t *tools) save(ctx context.Context, id, kind, title string, body artifactBody) (store.Artifact, error) {
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return store.Artifact{}, err
+	}
+	saved, err := t.store.SaveArtifact(ctx, store.SaveArtifact{
+		UserID: t.env.UserID, ConversationID: t.env.ConversationID, TurnID: t.env.TurnID,
+		ID: id, Kind: kind, Title: title, Body: raw,
+	})
+	if errors.Is(err, store.ErrNotFound) && id != "" {
+		return store.Artifact{}, &agent.ToolError{Code: "NOT_FOUND", Message: "no artifact " + id + " of this kind in this conversation"}
+	}
+	if err != nil {
+		return store.Artifact{}, err
+	}
+	if err := t.env.Emit(ctx, &event.ArtifactSaved{Artifact: View(saved)}); err != nil {
+		return store.Artifact{}, err
+	}
+	return saved, nil
+}
+
+// ArtifactInfo lists an artifact.
+type ArtifactInfo struct {
+	ID      string `json:"id"`
+	Kind    string `json:"kind"`
+	Title   string `json:"title"`
+	Version int    `json:"version"`
+}
+
+// ArtifactList is list_artifacts' result.
+type ArtifactList struct {
+	Artifacts []ArtifactInfo `json:"artifacts"`
+}
+
+func (t *tools) listArtifacts(ctx context.Context, _ struct{}) (*ArtifactList, error) {
+	arts, err := t.store.Artifacts(ctx, t.env.UserID, t.env.ConversationID)
+	if err != nil {
+		return nil, err
+	}
+	out := &ArtifactList{Artifacts: []ArtifactInfo{}}
+	for _, a := range arts {
+		out.Artifacts = append(out.Artifacts, ArtifactInfo{ID: a.ID, Kind: a.Kind, Title: a.Title, Version: a.Version})
+	}
+	return out, nil
+}
+
+// GetArtifactArgs are get_artifact's arguments.
+type GetArtifactArgs struct {
+	ArtifactID string `json:"artifact_id"`
+}
+
+func (t *tools) getArtifact(ctx context.Context, a GetArtifactArgs) (*event.Artifact, error) {
+	art, err := t.store.Artifact(ctx, t.env.UserID, t.env.ConversationID, a.ArtifactID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, &agent.ToolError{Code: "NOT_FOUND", Message: "no artifact " + a.ArtifactID + " in this conversation; list_artifacts shows the ids"}
+	}
+	if err != nil {
+		return nil, err
+	}
+	v := View(art)
+	return &v, nil
+}
+
+const requestBuildDoc = `Ask the researcher to approve building the saved delegation draft. The executor starts only after they click "Build this plan". Call it once the draft is saved and valid; then tell the researcher what will be built.`
+
+// RequestBuildArgs are request_executor_build's arguments.
+type RequestBuildArgs struct {
+	Goal       string `json:"goal,omitempty" jsonschema:"the goal; defaults to the draft's"`
+	ArtifactID string `json:"artifact_id,omitempty" jsonschema:"the delegation draft; defaults to this conversation's"`
+}
+
+// BuildRequested is request_executor_build's result.
+type BuildRequested struct {
+	HandoffID string `json:"handoffId"`
+	Status    string `json:"status"`
+	Message   string `json:"message"`
+}
+
+func (t *tools) requestExecutorBuild(ctx context.Context, a RequestBuildArgs) (*BuildRequested, error) {
+	draft, err := t.findDraft(ctx, a.ArtifactID)
+	if err != nil {
+		return nil, err
+	}
+	var body artifactBody
+	if err := json.Unmarshal(draft.Body, &body); err != nil {
+		return nil, err
+	}
+	plan, err := subagent.Parse(body.Plan)
+	if pe, ok := errors.AsType[*subagent.PlanError](err); ok {
+		return nil, pe.ToolError("/plan")
+	}
+	if err != nil {
+		return nil, err
+	}
+	tree, err := plan.Tree()
+	if err != nil {
+		return nil, err
+	}
+	goal := strings.TrimSpace(a.Goal)
+	if goal == "" {
+		goal = body.Goal
+	}
+	h, err := t.store.CreateHandoff(ctx, t.env.UserID, t.env.ConversationID, draft.ID, t.env.TurnID, goal, tree)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.env.Emit(ctx, &event.HandoffRequested{HandoffID: h.ID, Goal: goal, ArtifactID: draft.ID, Plan: tree}); err != nil {
+		return nil, err
+	}
+	return &BuildRequested{HandoffID: h.ID, Status: "awaiting_approval",
+		Message: "The researcher sees the plan with a Build button; the executor starts when they accept."}, nil
+}
+
+func (t *tools) findDraft(ctx context.Context, id string) (store.Artifact, error) {
+	if id != "" {
+		a, err := t.store.Artifact(ctx, t.env.UserID, t.env.ConversationID, id)
+		if err == nil && a.Kind == "delegation_draft" {
+			return a, nil
+		}
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return store.Artifact{}, err
+		}
+		return store.Artifact{}, &agent.ToolError{Code: "NOT_FOUND", Message: "no delegation draft " + id + "; save one with save_delegation_draft"}
+	}
+	arts, err := t.store.Artifacts(ctx, t.env.UserID, t.env.ConversationID)
+	if err != nil {
+		return store.Artifact{}, err
+	}
+	for _, a := range arts {
+		if a.Kind == "delegation_draft" {
+			return a, nil
+		}
+	}
+	return store.Artifact{}, &agent.ToolError{Code: "NO_DRAFT", Message: "there is no delegation draft yet; save one with save_delegation_draft first"}
+}
+
+// TitleArgs are set_conversation_title's arguments.
+type TitleArgs struct {
+	Title string `json:"title"`
+}
+
+// TitleSet is set_conversation_title's result.
+type TitleSet struct {
+	Title string `json:"title"`
+}
+
+func (t *tools) setTitle(ctx context.Context, a TitleArgs) (*TitleSet, error) {
+	title := strings.TrimSpace(a.Title)
+	if title == "" || utf8.RuneCountInString(title) > 200 {
+		return nil, &agent.ToolError{Code: agent.CodeValidation, Message: "title must be 1 to 200 characters"}
+	}
+	if _, err := t.store.RenameConversation(ctx, t.env.UserID, t.env.ConversationID, title); err != nil {
+		return nil, err
+	}
+	return &TitleSet{Title: title}, nil
+}
+
+func orEmpty(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+func orNone(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func limit(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}

@@ -1,0 +1,130 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"strategist/internal/catalog"
+	"strategist/internal/store"
+	"strategist/internal/strategy"
+)
+
+// conversationStrategy returns the snapshot of the conversation's strategy,
+// after checking the conversation is the caller's.
+func (s *Server) conversationStrategy(c echo.Context) (strategy.Snapshot, error) {
+	ctx := c.Request().Context()
+	if _, err := s.cfg.Store.Conversation(ctx, userID(c), c.Param("id")); err != nil {
+		return strategy.Snapshot{}, err
+	}
+	snap, err := s.cfg.Strategies.Conversation(ctx, userID(c), c.Param("id"))
+	if errors.Is(err, store.ErrNotFound) {
+		return strategy.Snapshot{}, &APIError{Status: http.StatusNotFound, Code: "NO_STRATEGY", Message: "this conversation has no strategy yet", Err: err}
+	}
+	return snap, err
+}
+
+func (s *Server) getStrategy(c echo.Context) error {
+	snap, err := s.conversationStrategy(c)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, snap)
+}
+
+func (s *Server) strategyVersions(c echo.Context) error {
+	snap, err := s.conversationStrategy(c)
+	if err != nil {
+		return err
+	}
+	versions, err := s.cfg.Strategies.Versions(c.Request().Context(), userID(c), snap.StrategyID)
+	if err != nil {
+		return err
+	}
+	if versions == nil {
+		versions = []strategy.Version{}
+	}
+	return c.JSON(http.StatusOK, map[string]any{"strategyId": snap.StrategyID, "versions": versions})
+}
+
+func (s *Server) undoStrategy(c echo.Context) error {
+	snap, err := s.conversationStrategy(c)
+	if err != nil {
+		return err
+	}
+	res, err := s.cfg.Strategies.Undo(c.Request().Context(), userID(c), snap.StrategyID)
+	if err != nil {
+		return strategyError(err)
+	}
+	return c.JSON(http.StatusOK, res.Snapshot)
+}
+
+func (s *Server) stepResults(c echo.Context) error {
+	limit, err := queryInt(c, "limit", 50, 0, 1000)
+	if err != nil {
+		return err
+	}
+	offset, err := queryInt(c, "offset", 0, 0, 1_000_000)
+	if err != nil {
+		return err
+	}
+	snap, err := s.conversationStrategy(c)
+	if err != nil {
+		return err
+	}
+	ans, err := s.cfg.Strategies.StepResults(c.Request().Context(), userID(c), snap.StrategyID,
+		strategy.StepID(c.Param("stepId")), catalog.Page{Offset: offset, Limit: limit})
+	if err != nil {
+		return strategyError(err)
+	}
+	if ans.Records == nil {
+		ans.Records = []catalog.Record{}
+	}
+	return c.JSON(http.StatusOK, ans)
+}
+
+func (s *Server) strategyWDK(c echo.Context) error {
+	snap, err := s.conversationStrategy(c)
+	if err != nil {
+		return err
+	}
+	w, err := s.cfg.Strategies.WDK(c.Request().Context(), userID(c), snap.StrategyID)
+	if err != nil {
+		return strategyError(err)
+	}
+	return c.JSON(http.StatusOK, w)
+}
+
+// strategyError maps graph and catalog errors onto responses.
+func strategyError(err error) error {
+	switch {
+	case errors.Is(err, strategy.ErrNothingToUndo):
+		return &APIError{Status: http.StatusConflict, Code: "NOTHING_TO_UNDO", Message: "there is no earlier version to go back to", Err: err}
+	case errors.Is(err, strategy.ErrStepNotFound):
+		return &APIError{Status: http.StatusNotFound, Code: "STEP_NOT_FOUND", Message: "no such step in this strategy", Err: err}
+	case errors.Is(err, strategy.ErrNotEvaluable):
+		return &APIError{Status: http.StatusUnprocessableEntity, Code: "NOT_EVALUABLE", Message: err.Error(), Err: err}
+	case errors.Is(err, strategy.ErrInvalidPage):
+		return badRequest(err.Error())
+	case errors.Is(err, catalog.ErrUnavailable):
+		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: err.Error(), Err: err}
+	}
+	if code := strategy.Code(err); code != "" {
+		return &APIError{Status: http.StatusUnprocessableEntity, Code: code, Message: err.Error(), Err: err}
+	}
+	return err
+}
+
+func queryInt(c echo.Context, name string, def, lo, hi int) (int, error) {
+	raw := c.QueryParam(name)
+	if raw == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < lo || n > hi {
+		return 0, badRequest(name + " must be a whole number from " + strconv.Itoa(lo) + " to " + strconv.Itoa(hi))
+	}
+	return n, nil
+}

@@ -1,0 +1,78 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"strategist/internal/chat"
+	"strategist/internal/llm"
+)
+
+type turnRequest struct {
+	Message string `json:"message"`
+	Mode    string `json:"mode"`
+	Model   string `json:"model"`
+}
+
+func (s *Server) startTurn(c echo.Context) error {
+	ctx := c.Request().Context()
+	// Ownership before anything else: another user's id is a 404.
+	if _, err := s.cfg.Store.Conversation(ctx, userID(c), c.Param("id")); err != nil {
+		return err
+	}
+	var req turnRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	turnID, err := s.cfg.Chat.StartTurn(ctx, chat.TurnRequest{
+		UserID: userID(c), ConversationID: c.Param("id"), Message: req.Message, Mode: req.Mode, Model: req.Model,
+	})
+	if err != nil {
+		return chatError(err)
+	}
+	return c.JSON(http.StatusAccepted, map[string]string{"turnId": turnID})
+}
+
+func (s *Server) cancelTurn(c echo.Context) error {
+	if err := s.cfg.Chat.Cancel(c.Request().Context(), userID(c), c.Param("id"), c.Param("turnId")); err != nil {
+		return chatError(err)
+	}
+	return c.JSON(http.StatusAccepted, map[string]string{"status": "cancelling"})
+}
+
+func (s *Server) acceptHandoff(c echo.Context) error {
+	turnID, err := s.cfg.Chat.AcceptHandoff(c.Request().Context(), userID(c), c.Param("id"), c.Param("handoffId"))
+	if err != nil {
+		return chatError(err)
+	}
+	return c.JSON(http.StatusAccepted, map[string]string{"turnId": turnID})
+}
+
+func (s *Server) listModels(c echo.Context) error {
+	return c.JSON(http.StatusOK, s.cfg.Models.Models())
+}
+
+// chatError maps the orchestrator's errors onto responses.
+func chatError(err error) error {
+	if ie, ok := errors.AsType[*chat.InputError](err); ok {
+		details := map[string]any{"field": ie.Field}
+		if len(ie.Allowed) > 0 {
+			details["allowed"] = ie.Allowed
+		}
+		return &APIError{Status: http.StatusBadRequest, Code: CodeBadRequest, Message: ie.Field + " " + ie.Message, Details: details, Err: err}
+	}
+	if um, ok := errors.AsType[*llm.UnknownModelError](err); ok {
+		return &APIError{Status: http.StatusBadRequest, Code: CodeBadRequest, Message: um.Error(), Details: map[string]any{"field": "model", "allowed": um.Valid}, Err: err}
+	}
+	switch {
+	case errors.Is(err, chat.ErrTurnRunning):
+		return &APIError{Status: http.StatusConflict, Code: "TURN_RUNNING", Message: "a turn of this conversation is still running; wait for it or cancel it", Err: err}
+	case errors.Is(err, chat.ErrHandoffDecided):
+		return &APIError{Status: http.StatusConflict, Code: "HANDOFF_DECIDED", Message: err.Error(), Err: err}
+	case errors.Is(err, chat.ErrNotServing):
+		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "the server is starting or stopping; try again in a moment", Err: err}
+	}
+	return err
+}

@@ -1,0 +1,253 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Turn is one run of an agent in a conversation.
+type Turn struct {
+	ID             string          `db:"id" json:"id"`
+	ConversationID string          `db:"conversation_id" json:"conversationId"`
+	Mode           string          `db:"mode" json:"mode"`
+	Model          string          `db:"model" json:"model"`
+	Status         string          `db:"status" json:"status"`
+	Error          string          `db:"error" json:"error,omitempty"`
+	Usage          json.RawMessage `db:"usage" json:"usage"`
+	Owner          string          `db:"owner" json:"-"`
+	StartedAt      time.Time       `db:"started_at" json:"startedAt"`
+	EndedAt        *time.Time      `db:"ended_at" json:"endedAt,omitempty"`
+}
+
+const turnColumns = `id, conversation_id, mode, model, status, error, usage, owner, started_at, ended_at`
+
+// NewMessage is a message to insert.
+type NewMessage struct {
+	ID      string // "" lets the database choose
+	Role    string
+	Content string
+	Data    json.RawMessage
+}
+
+// StartTurn is what StartTurn writes in one transaction.
+type StartTurn struct {
+	UserID         string
+	ConversationID string
+	TurnID         string
+	Mode           string
+	Model          string
+	// Owner names the server process that runs the turn.
+	Owner string
+	// Message is the user message starting the turn (its ID set by the
+	// caller, so events can name it before it is stored).
+	Message NewMessage
+	// Events are appended after the rows, in the same transaction:
+	// turn_start first.
+	Events []NewEvent
+	// Origin is the appending process, for the cross-process fan-out.
+	Origin string
+	// AcceptHandoff, when set, moves this pending handoff to accepted in the
+	// same transaction (the execute turn it starts is this turn).
+	AcceptHandoff string
+}
+
+const insertTurnSQL = `
+INSERT INTO turns (id, conversation_id, mode, model, owner) VALUES ($1, $2, $3, $4, $5)`
+
+const insertMessageSQL = `
+INSERT INTO messages (id, conversation_id, turn_id, role, content, data)
+VALUES (COALESCE(NULLIF($1, '')::uuid, gen_random_uuid()), $2, $3, $4, $5, $6)
+RETURNING id`
+
+const setConversationModeSQL = `
+UPDATE conversations SET mode = $2, model = $3, updated_at = now() WHERE id = $1`
+
+const acceptHandoffSQL = `
+UPDATE handoffs SET status = 'accepted', execute_turn_id = $3, decided_at = now()
+WHERE id = $1 AND conversation_id = $2 AND status = 'pending'`
+
+// StartTurnTx commits a turn's beginning: the user message, the turn row
+// (running), the conversation's mode and model, and the first events. A
+// running turn of the same conversation makes it ErrConflict; another user's
+// conversation ErrNotFound. The stored events are returned for publishing.
+func (db *DB) StartTurnTx(ctx context.Context, st StartTurn) ([]EventRow, error) {
+	var rows []EventRow
+	err := db.tx(ctx, "start turn", func(tx pgx.Tx) error {
+		var id string
+		if err := tx.QueryRow(ctx, lockConversationSQL, st.ConversationID, st.UserID).Scan(&id); err != nil {
+			return err
+		}
+		if st.AcceptHandoff != "" {
+			if err := insertTurn(ctx, tx, st); err != nil {
+				return err
+			}
+			tag, err := tx.Exec(ctx, acceptHandoffSQL, st.AcceptHandoff, st.ConversationID, st.TurnID)
+			if err != nil {
+				return err
+			}
+			if tag.RowsAffected() == 0 {
+				return ErrNotFound
+			}
+		} else if err := insertTurn(ctx, tx, st); err != nil {
+			return err
+		}
+		if _, err := insertMessage(ctx, tx, st.ConversationID, st.TurnID, st.Message); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, setConversationModeSQL, st.ConversationID, st.Mode, st.Model); err != nil {
+			return err
+		}
+		var err error
+		rows, err = appendEventsTx(ctx, tx, st.Origin, st.Events)
+		return err
+	})
+	return rows, err
+}
+
+func insertTurn(ctx context.Context, tx pgx.Tx, st StartTurn) error {
+	_, err := tx.Exec(ctx, insertTurnSQL, st.TurnID, st.ConversationID, st.Mode, st.Model, st.Owner)
+	return err
+}
+
+func insertMessage(ctx context.Context, tx pgx.Tx, conversationID, turnID string, m NewMessage) (string, error) {
+	var data any
+	if len(m.Data) > 0 {
+		data = m.Data
+	}
+	var turn any
+	if turnID != "" {
+		turn = turnID
+	}
+	var id string
+	err := tx.QueryRow(ctx, insertMessageSQL, m.ID, conversationID, turn, m.Role, m.Content, data).Scan(&id)
+	return id, err
+}
+
+// AddMessages stores a turn's assistant, tool and summary messages in order.
+func (db *DB) AddMessages(ctx context.Context, conversationID, turnID string, msgs []NewMessage) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	return db.tx(ctx, "add messages", func(tx pgx.Tx) error {
+		for _, m := range msgs {
+			if _, err := insertMessage(ctx, tx, conversationID, turnID, m); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// EndTurn is what EndTurnTx writes.
+type EndTurn struct {
+	TurnID string
+	Status string
+	Error  string
+	Usage  json.RawMessage
+	// Events are appended in the same transaction: turn_end last.
+	Events []NewEvent
+	Origin string
+}
+
+const endTurnSQL = `
+UPDATE turns SET status = $2, error = $3, usage = $4, ended_at = now()
+WHERE id = $1 AND status = 'running'`
+
+// EndTurnTx records a turn's end and appends its last events in one
+// transaction, so the row and the stream agree. A turn that is no longer
+// running (recovered as interrupted meanwhile) is ErrNotFound.
+func (db *DB) EndTurnTx(ctx context.Context, et EndTurn) ([]EventRow, error) {
+	var rows []EventRow
+	err := db.tx(ctx, "end turn", func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, endTurnSQL, et.TurnID, et.Status, et.Error, et.Usage)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return ErrNotFound
+		}
+		rows, err = appendEventsTx(ctx, tx, et.Origin, et.Events)
+		return err
+	})
+	return rows, err
+}
+
+const turnSQL = `
+SELECT t.id, t.conversation_id, t.mode, t.model, t.status, t.error, t.usage, t.owner, t.started_at, t.ended_at
+FROM turns t JOIN conversations c ON c.id = t.conversation_id
+WHERE t.id = $1 AND t.conversation_id = $2 AND c.user_id = $3`
+
+// Turn returns one of the user's turns.
+func (db *DB) Turn(ctx context.Context, userID, conversationID, turnID string) (Turn, error) {
+	rows, _ := db.pool.Query(ctx, turnSQL, turnID, conversationID, userID)
+	t, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Turn])
+	return t, translate("turn", err)
+}
+
+const turnsSQL = `
+SELECT t.id, t.conversation_id, t.mode, t.model, t.status, t.error, t.usage, t.owner, t.started_at, t.ended_at
+FROM turns t JOIN conversations c ON c.id = t.conversation_id
+WHERE t.conversation_id = $1 AND c.user_id = $2
+ORDER BY t.started_at, t.id`
+
+// Turns lists a conversation's turns, oldest first.
+func (db *DB) Turns(ctx context.Context, userID, conversationID string) ([]Turn, error) {
+	rows, _ := db.pool.Query(ctx, turnsSQL, conversationID, userID)
+	ts, err := pgx.CollectRows(rows, pgx.RowToStructByName[Turn])
+	return ts, translate("turns", err)
+}
+
+// OrphanTurn is a running turn whose owner process is gone.
+type OrphanTurn struct {
+	ID             string    `db:"id"`
+	ConversationID string    `db:"conversation_id"`
+	StartedAt      time.Time `db:"started_at"`
+}
+
+// orphanTurnsSQL finds running turns whose owner's database session no
+// longer exists. Owners are "<backend pid>@<backend start, unix µs>" of the
+// owning process's dedicated session: a process that dies loses its session,
+// and Postgres forgets it at once.
+const orphanTurnsSQL = `
+SELECT t.id, t.conversation_id, t.started_at FROM turns t
+WHERE t.status = 'running' AND NOT EXISTS (
+  SELECT 1 FROM pg_stat_activity a
+  WHERE t.owner = a.pid::text || '@' || (extract(epoch FROM a.backend_start) * 1000000)::bigint::text)
+ORDER BY t.started_at`
+
+// OrphanTurns lists running turns whose owning process is gone.
+func (db *DB) OrphanTurns(ctx context.Context) ([]OrphanTurn, error) {
+	rows, _ := db.pool.Query(ctx, orphanTurnsSQL)
+	ts, err := pgx.CollectRows(rows, pgx.RowToStructByName[OrphanTurn])
+	return ts, translate("orphan turns", err)
+}
+
+const sessionIdentitySQL = `
+SELECT pg_backend_pid()::text || '@' || (extract(epoch FROM backend_start) * 1000000)::bigint::text
+FROM pg_stat_activity WHERE pid = pg_backend_pid()`
+
+// HoldOwnerSession keeps one connection for the life of ctx and returns, on
+// ready, the owner name of this process: the identity of that session. Turns
+// this process runs carry it; when the process dies, its session ends and its
+// turns become orphans that any process can recover. HoldOwnerSession blocks
+// until ctx ends.
+func (db *DB) HoldOwnerSession(ctx context.Context, ready func(owner string)) error {
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return translate("owner session", err)
+	}
+	// The connection leaves the pool: it must not serve other queries or be
+	// recycled while this process runs turns.
+	pc := conn.Hijack()
+	defer pc.Close(context.Background())
+	var owner string
+	if err := pc.QueryRow(ctx, sessionIdentitySQL).Scan(&owner); err != nil {
+		return translate("owner session", err)
+	}
+	ready(owner)
+	<-ctx.Done()
+	return nil
+}
