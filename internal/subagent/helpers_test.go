@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -18,11 +19,12 @@ import (
 	"strategist/internal/event"
 	"strategist/internal/llm"
 	"strategist/internal/llm/scripted"
+	"strategist/internal/pgtest"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
 
 const (
 	testSite       = "plasmodb"
@@ -322,6 +324,55 @@ func (e *countingEngine) peak() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.max
+}
+
+// In a scripted tool call's arguments, createdStep stands for the step the
+// sub-agent created last and inputStep for its first input step (see
+// resolving).
+const (
+	createdStep = "$created"
+	inputStep   = "$input"
+)
+
+var inputRE = regexp.MustCompile(`"stepId": "(s\d+)"`)
+
+// resolving wraps the scripted engine like a model that reads its task and
+// its tool results: it replaces createdStep in the arguments of the calls
+// it returns with the stepId of the newest tool result in the request, and
+// inputStep with the first input step of the task. Tasks running in
+// parallel get step ids in an order a script cannot know.
+type resolving struct{ llm.Engine }
+
+func (e resolving) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chunk, error] {
+	last, input := "", ""
+	for _, m := range req.Messages {
+		if m.Role == llm.RoleUser && input == "" {
+			if sm := inputRE.FindStringSubmatch(m.Text); sm != nil {
+				input = sm[1]
+			}
+		}
+		for _, r := range m.ToolResults {
+			var out struct {
+				StepID string `json:"stepId"`
+			}
+			if json.Unmarshal(r.Content, &out) == nil && out.StepID != "" {
+				last = out.StepID
+			}
+		}
+	}
+	inner := e.Engine.Stream(ctx, req)
+	return func(yield func(llm.Chunk, error) bool) {
+		for c, err := range inner {
+			if c.ToolCall != nil {
+				call := *c.ToolCall
+				call.Args = json.RawMessage(strings.NewReplacer(createdStep, last, inputStep, input).Replace(string(call.Args)))
+				c.ToolCall = &call
+			}
+			if !yield(c, err) {
+				return
+			}
+		}
+	}
 }
 
 // script builds a scripted engine from sub-agent responses.
