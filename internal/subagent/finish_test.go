@@ -29,11 +29,11 @@ func TestFinishSubtask(t *testing.T) {
 		}
 		return res.Change.Step
 	}
-	input := add(strategy.AddSearch{SearchName: "GenesByLocation"})                                  // s1: a dependency's root
-	sibling := add(strategy.AddSearch{SearchName: "GenesByText"})                                    // s2: another task's
-	leaf := add(strategy.AddSearch{SearchName: "GenesByText"})                                       // s3
-	transformed := add(strategy.AddTransform{Input: leaf, SearchName: "GenesByOrthologs"})           // s4 consumes s3
-	root := add(strategy.Combine{Left: transformed, Right: input, Operator: strategy.Intersect})     // s5 uses the input
+	input := add(strategy.AddSearch{SearchName: "GenesByLocation"})                                   // s1: a dependency's root
+	sibling := add(strategy.AddSearch{SearchName: "GenesByText"})                                     // s2: another task's
+	leaf := add(strategy.AddSearch{SearchName: "GenesByText"})                                        // s3
+	transformed := add(strategy.AddTransform{Input: leaf, SearchName: "GenesByOrthologs"})            // s4 consumes s3
+	root := add(strategy.Combine{Left: transformed, Right: input, Operator: strategy.Intersect})      // s5 uses the input
 	stray := add(strategy.AddSearch{SearchName: "GenesByLocation", DisplayName: "ignores the input"}) // s6
 
 	scope := strategy.NewScope(input, leaf, transformed, root, stray)
