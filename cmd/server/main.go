@@ -6,6 +6,7 @@
 //	strategist user token --email E   issue an API token for E (printed once)
 //	strategist user revoke --email E --token-id ID
 //	strategist catalog search|describe|count ...   explore the offline PlasmoDB catalog
+//	strategist watch <conversation-id>             follow a conversation's live events
 //	strategist version
 //
 // Configuration comes from the environment (see README); serve also takes
@@ -60,6 +61,7 @@ commands:
   catalog search <words>            rank the offline catalog's searches
   catalog describe <search>         show a search's parameters
   catalog count <search> [p=v ...]  count genes offline
+  watch <conversation-id>           follow a conversation live (STRATEGIST_URL, STRATEGIST_TOKEN)
   healthcheck                       exit 0 when the local server is ready (containers)
   version                           print the version`
 
@@ -78,6 +80,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return userCmd(ctx, args, stdin, stdout, stderr, getenv)
 	case "catalog":
 		return catalogCmd(ctx, args, stdout, getenv)
+	case "watch":
+		return watchCmd(ctx, args, stdout, getenv)
 	case "healthcheck":
 		return healthcheck(ctx, stdout, getenv)
 	case "version":
