@@ -25,14 +25,14 @@ func (t *tools) updateStep() agent.Tool {
 	return agent.NewTool("update_step",
 		"Change a step in place: its parameters (merged into the current values and validated again), display name or weight; "+
 			"for a combine, its operator or colocation. Counts of the step and everything built on it are recomputed. "+parametersHelp,
-		t.UpdateStep, agent.WithSchema(func(s *jsonschema.Schema) {
+		t.doUpdateStep, agent.WithSchema(func(s *jsonschema.Schema) {
 			s.Properties["step_id"].MinLength = ptr(1)
 			paramSchema(s)
 		}))
 }
 
-// UpdateStep is the update_step tool.
-func (t *tools) UpdateStep(ctx context.Context, a UpdateArgs) (*StepResult, error) {
+// doUpdateStep is the update_step tool.
+func (t *tools) doUpdateStep(ctx context.Context, a UpdateArgs) (*StepResult, error) {
 	m := strategy.UpdateStep{Step: strategy.StepID(strings.TrimSpace(a.StepID)), DisplayName: a.DisplayName, Weight: a.Weight}
 	if a.Parameters != nil {
 		params, err := encodeParams("step "+string(m.Step), a.Parameters)
@@ -78,11 +78,11 @@ func (t *tools) deleteStep() agent.Tool {
 	return agent.NewTool("delete_step",
 		"Delete a root step. A step that another step takes as input cannot be deleted until that step is; "+
 			"deleting a transform or combine makes its inputs roots again. undo_last_change reverts a deletion.",
-		t.DeleteStep, agent.WithSchema(func(s *jsonschema.Schema) { s.Properties["step_id"].MinLength = ptr(1) }))
+		t.doDeleteStep, agent.WithSchema(func(s *jsonschema.Schema) { s.Properties["step_id"].MinLength = ptr(1) }))
 }
 
-// DeleteStep is the delete_step tool.
-func (t *tools) DeleteStep(ctx context.Context, a StepArgs) (*DeleteResult, error) {
+// doDeleteStep is the delete_step tool.
+func (t *tools) doDeleteStep(ctx context.Context, a StepArgs) (*DeleteResult, error) {
 	const op = "delete step"
 	step := strategy.StepID(strings.TrimSpace(a.StepID))
 	id, ok, err := t.s.forRead(ctx)
@@ -103,14 +103,14 @@ func (t *tools) DeleteStep(ctx context.Context, a StepArgs) (*DeleteResult, erro
 func (t *tools) listSteps() agent.Tool {
 	return agent.NewTool("list_steps",
 		"List the strategy's steps (search, parameters, inputs, counts) and its roots. rootStepId is set when the strategy is complete (one root).",
-		t.ListSteps)
+		t.doListSteps)
 }
 
 // NoArgs are the arguments of a tool that takes none.
 type NoArgs struct{}
 
-// ListSteps is the list_steps tool.
-func (t *tools) ListSteps(ctx context.Context, _ NoArgs) (*StrategyView, error) {
+// doListSteps is the list_steps tool.
+func (t *tools) doListSteps(ctx context.Context, _ NoArgs) (*StrategyView, error) {
 	const op = "list steps"
 	id, ok, err := t.s.forRead(ctx)
 	if err != nil {
@@ -143,11 +143,11 @@ func (t *tools) validateStrategy() agent.Tool {
 	return agent.NewTool("validate_strategy",
 		"Check that the strategy is complete and sound: at least one step, every input used once, exactly one root. "+
 			"Lists every problem; with several roots, combine them.",
-		t.ValidateStrategy)
+		t.doValidateStrategy)
 }
 
-// ValidateStrategy is the validate_strategy tool.
-func (t *tools) ValidateStrategy(ctx context.Context, _ NoArgs) (*ValidateResult, error) {
+// doValidateStrategy is the validate_strategy tool.
+func (t *tools) doValidateStrategy(ctx context.Context, _ NoArgs) (*ValidateResult, error) {
 	const op = "validate strategy"
 	id, ok, err := t.s.forRead(ctx)
 	if err != nil {
@@ -185,11 +185,11 @@ type UndoResult struct {
 func (t *tools) undoLastChange() agent.Tool {
 	return agent.NewTool("undo_last_change",
 		"Revert the strategy's last change exactly (steps, parameters and counts as they were). Repeating it walks further back.",
-		t.UndoLastChange)
+		t.doUndoLastChange)
 }
 
-// UndoLastChange is the undo_last_change tool.
-func (t *tools) UndoLastChange(ctx context.Context, _ NoArgs) (*UndoResult, error) {
+// doUndoLastChange is the undo_last_change tool.
+func (t *tools) doUndoLastChange(ctx context.Context, _ NoArgs) (*UndoResult, error) {
 	const op = "undo last change"
 	id, ok, err := t.s.forRead(ctx)
 	if err == nil && !ok {
@@ -222,14 +222,14 @@ type RenameResult struct {
 
 func (t *tools) renameStrategy() agent.Tool {
 	return agent.NewTool("rename_strategy", "Give the strategy a short name that says what it finds.",
-		t.RenameStrategy, agent.WithSchema(func(s *jsonschema.Schema) {
+		t.doRenameStrategy, agent.WithSchema(func(s *jsonschema.Schema) {
 			s.Properties["name"].MinLength = ptr(1)
 			s.Properties["name"].MaxLength = ptr(strategy.MaxNameLength)
 		}))
 }
 
-// RenameStrategy is the rename_strategy tool.
-func (t *tools) RenameStrategy(ctx context.Context, a RenameArgs) (*RenameResult, error) {
+// doRenameStrategy is the rename_strategy tool.
+func (t *tools) doRenameStrategy(ctx context.Context, a RenameArgs) (*RenameResult, error) {
 	const op = "rename strategy"
 	id, err := t.s.forWrite(ctx)
 	if err != nil {

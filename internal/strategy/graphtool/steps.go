@@ -72,7 +72,7 @@ func (t *tools) createStep() agent.Tool {
 	return agent.NewTool("create_step",
 		"Add a search step (a leaf with no input) to the strategy. "+parametersHelp+
 			" The new step becomes a root; combine or transform roots to build the strategy up.",
-		t.CreateStep, agent.WithSchema(func(s *jsonschema.Schema) {
+		t.doCreateStep, agent.WithSchema(func(s *jsonschema.Schema) {
 			s.Properties["search_name"].MinLength = ptr(1)
 			paramSchema(s)
 		}))
@@ -82,7 +82,7 @@ func (t *tools) transformStep() agent.Tool {
 	return agent.NewTool("transform_step",
 		"Add a transform step that takes one root step as input (e.g. GenesByWeightFilter, GenesByOrthologs). "+parametersHelp+
 			" The input stops being a root; the new step is one.",
-		t.TransformStep, agent.WithSchema(func(s *jsonschema.Schema) {
+		t.doTransformStep, agent.WithSchema(func(s *jsonschema.Schema) {
 			s.Properties["search_name"].MinLength = ptr(1)
 			s.Properties["input_step_id"].MinLength = ptr(1)
 			paramSchema(s)
@@ -94,7 +94,7 @@ func (t *tools) combineSteps() agent.Tool {
 		"Combine two root steps into one: INTERSECT (in both), UNION (in either), MINUS (left but not right), RMINUS (right but not left), "+
 			"LONLY / RONLY (one side only), or COLOCATE (left genes near right genes; needs colocation). "+
 			"AND, OR, NOT, MINUS_LEFT, LMINUS and MINUS_RIGHT are accepted aliases. A step is consumed at most once: both inputs must be roots.",
-		t.CombineSteps, agent.WithSchema(func(s *jsonschema.Schema) {
+		t.doCombineSteps, agent.WithSchema(func(s *jsonschema.Schema) {
 			for _, p := range []string{"left_step_id", "right_step_id", "operator"} {
 				s.Properties[p].MinLength = ptr(1)
 			}
@@ -124,8 +124,8 @@ func encodeParams(search string, in map[string]any) (map[string]string, error) {
 	return out, nil
 }
 
-// CreateStep is the create_step tool.
-func (t *tools) CreateStep(ctx context.Context, a CreateArgs) (*StepResult, error) {
+// doCreateStep is the create_step tool.
+func (t *tools) doCreateStep(ctx context.Context, a CreateArgs) (*StepResult, error) {
 	params, err := encodeParams(a.SearchName, a.Parameters)
 	if err != nil {
 		return nil, err
@@ -135,8 +135,8 @@ func (t *tools) CreateStep(ctx context.Context, a CreateArgs) (*StepResult, erro
 	}, true)
 }
 
-// TransformStep is the transform_step tool.
-func (t *tools) TransformStep(ctx context.Context, a TransformArgs) (*StepResult, error) {
+// doTransformStep is the transform_step tool.
+func (t *tools) doTransformStep(ctx context.Context, a TransformArgs) (*StepResult, error) {
 	params, err := encodeParams(a.SearchName, a.Parameters)
 	if err != nil {
 		return nil, err
@@ -147,8 +147,8 @@ func (t *tools) TransformStep(ctx context.Context, a TransformArgs) (*StepResult
 	}, false)
 }
 
-// CombineSteps is the combine_steps tool.
-func (t *tools) CombineSteps(ctx context.Context, a CombineArgs) (*StepResult, error) {
+// doCombineSteps is the combine_steps tool.
+func (t *tools) doCombineSteps(ctx context.Context, a CombineArgs) (*StepResult, error) {
 	const op = "combine steps"
 	// A bad operator or strand is refused before anything is read or
 	// created.
@@ -243,11 +243,11 @@ type CountResult struct {
 func (t *tools) getResultCount() agent.Tool {
 	return agent.NewTool("get_result_count",
 		"Get how many genes a step returns (its whole subtree). A count the offline snapshot cannot compute says so instead of giving a number.",
-		t.GetResultCount, agent.WithSchema(func(s *jsonschema.Schema) { s.Properties["step_id"].MinLength = ptr(1) }))
+		t.doGetResultCount, agent.WithSchema(func(s *jsonschema.Schema) { s.Properties["step_id"].MinLength = ptr(1) }))
 }
 
-// GetResultCount is the get_result_count tool.
-func (t *tools) GetResultCount(ctx context.Context, a CountArgs) (*CountResult, error) {
+// doGetResultCount is the get_result_count tool.
+func (t *tools) doGetResultCount(ctx context.Context, a CountArgs) (*CountResult, error) {
 	const op = "get result count"
 	step := strategy.StepID(strings.TrimSpace(a.StepID))
 	if t.scope != nil && !t.scope.Contains(step) {
