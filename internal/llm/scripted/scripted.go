@@ -47,7 +47,12 @@
 // estimate (a quarter of the bytes of the prompt and of the answer). Unknown
 // fields are errors.
 //
-// A call that finds no response left is an *llm.Error of kind ErrorScript
+// A string argument of the form "$result.<path>" is replaced by the value at
+that dotted path (object keys, array indices) in the newest tool result of the
+request's history, e.g. "$result.step.stepId" after a create_step: ids the
+server assigns need not be known when the script is written.
+
+A call that finds no response left is an *llm.Error of kind ErrorScript
 // naming the role and task: a test fails with a message, never a hang.
 // testdata/example.json is a complete example.
 package scripted
@@ -161,6 +166,11 @@ func (e *Engine) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chun
 			args := c.Args
 			if len(args) == 0 {
 				args = json.RawMessage(`{}`)
+			}
+			args, err := resolveRefs(args, req)
+			if err != nil {
+				yield(llm.Chunk{}, &llm.Error{Kind: llm.ErrorScript, Engine: llm.EngineScripted, Message: err.Error()})
+				return
 			}
 			calls[i] = llm.ToolCall{ID: id, Name: c.Name, Args: args}
 			if !yield(llm.Chunk{Kind: llm.ChunkToolCall, ToolCall: &calls[i]}, nil) {
