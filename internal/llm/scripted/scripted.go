@@ -48,11 +48,11 @@
 // fields are errors.
 //
 // A string argument of the form "$result.<path>" is replaced by the value at
-that dotted path (object keys, array indices) in the newest tool result of the
-request's history, e.g. "$result.step.stepId" after a create_step: ids the
-server assigns need not be known when the script is written.
-
-A call that finds no response left is an *llm.Error of kind ErrorScript
+// that dotted path (object keys, array indices) in the newest tool result of
+// the request's history, e.g. "$result.step.stepId" after a create_step: ids
+// the server assigns need not be known when the script is written.
+//
+// A call that finds no response left is an *llm.Error of kind ErrorScript
 // naming the role and task: a test fails with a message, never a hang.
 // testdata/example.json is a complete example.
 package scripted
