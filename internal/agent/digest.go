@@ -44,6 +44,12 @@ func Digest(raw json.RawMessage, lim DigestLimits) json.RawMessage {
 		b, _ := json.Marshal(string(raw))
 		raw = b
 	}
+	return digestValid(raw, lim)
+}
+
+// digestValid is Digest for JSON known to be valid (just encoded by
+// json.Marshal), which it need not check again.
+func digestValid(raw json.RawMessage, lim DigestLimits) json.RawMessage {
 	if lim.MaxBytes <= 0 || len(raw) <= lim.MaxBytes {
 		return raw
 	}

@@ -56,7 +56,7 @@ func (r *run) runTools(ctx context.Context, calls []llm.ToolCall, round int) (ok
 		o := outs[i]
 		seen[i] = llm.ToolResult{CallID: c.ID, Name: c.Name, IsError: o.failure != nil, Content: o.model}
 		kept[i] = seen[i]
-		kept[i].Content = Digest(o.content, r.cfg.HistoryLimits)
+		kept[i].Content = digestValid(o.content, r.cfg.HistoryLimits)
 		if o.endsRun && endedBy == "" {
 			endedBy = c.ID
 		}
@@ -212,7 +212,7 @@ func (p *call) outcome(r *run) outcome {
 	if o.failure != nil {
 		o.content = renderFailure(o.failure)
 	}
-	o.model = Digest(o.content, r.cfg.ResultLimits)
+	o.model = digestValid(o.content, r.cfg.ResultLimits) // rendered by json.Marshal
 	return o
 }
 
