@@ -3,6 +3,7 @@ package gemini
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"google.golang.org/genai"
 
@@ -18,10 +19,15 @@ type accumulator struct {
 	calls   int
 	reason  genai.FinishReason
 	usage   *genai.GenerateContentResponseUsageMetadata
+	// openText is the index in content.Parts of the text part still
+	// receiving deltas (-1 if none); its text collects in text and is
+	// written back when the part closes, so n deltas cost O(n), not O(n²).
+	openText int
+	text     strings.Builder
 }
 
 func newAccumulator(seed string) *accumulator {
-	return &accumulator{seed: seed, content: genai.Content{Role: genai.RoleModel}}
+	return &accumulator{seed: seed, content: genai.Content{Role: genai.RoleModel}, openText: -1}
 }
 
 // add takes one streamed response and returns the chunks it produces: a
@@ -82,19 +88,31 @@ func (a *accumulator) add(resp *genai.GenerateContentResponse) ([]llm.Chunk, err
 // part, and any part after a signature, stays a part of its own, so each
 // signature stays on the part it came with.
 func (a *accumulator) merge(p *genai.Part) {
-	parts := a.content.Parts
-	if n := len(parts); n > 0 && p.Text != "" && plainText(p) {
-		last := parts[n-1]
-		if plainText(last) && last.Thought == p.Thought && len(last.ThoughtSignature) == 0 && last.Text != "" {
-			merged := *last
-			merged.Text += p.Text
-			merged.ThoughtSignature = p.ThoughtSignature
-			parts[n-1] = &merged
-			return
+	if a.openText >= 0 && a.openText == len(a.content.Parts)-1 && p.Text != "" && plainText(p) &&
+		a.content.Parts[a.openText].Thought == p.Thought {
+		a.text.WriteString(p.Text)
+		if len(p.ThoughtSignature) > 0 {
+			a.content.Parts[a.openText].ThoughtSignature = p.ThoughtSignature
+			a.closeText()
 		}
+		return
 	}
+	a.closeText()
 	cp := *p
-	a.content.Parts = append(parts, &cp)
+	a.content.Parts = append(a.content.Parts, &cp)
+	if cp.Text != "" && plainText(&cp) && len(cp.ThoughtSignature) == 0 {
+		a.openText = len(a.content.Parts) - 1
+		a.text.Reset()
+		a.text.WriteString(cp.Text)
+	}
+}
+
+// closeText writes the collected text back into the open text part.
+func (a *accumulator) closeText() {
+	if a.openText >= 0 {
+		a.content.Parts[a.openText].Text = a.text.String()
+		a.openText = -1
+	}
 }
 
 // plainText reports whether p is a text part and nothing else.
@@ -127,6 +145,7 @@ func (a *accumulator) finish() ([]llm.Chunk, error) {
 	if a.reason == "" {
 		return nil, errTruncated
 	}
+	a.closeText()
 	raw, err := json.Marshal(&a.content)
 	if err != nil {
 		return nil, fmt.Errorf("encode model content: %w", err)
