@@ -58,6 +58,8 @@ func (a *accumulator) add(c oai.ChatCompletionChunk) ([]llm.Chunk, error) {
 		if d.Content != "" {
 			out = append(out, llm.Chunk{Kind: llm.ChunkText, Text: d.Content})
 		}
+		// A refusal is the model's own visible answer ("I can't help with
+		// that"), so the researcher sees it like any text.
 		if d.Refusal != "" {
 			out = append(out, llm.Chunk{Kind: llm.ChunkText, Text: d.Refusal})
 		}
