@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/genai"
 
 	"strategist/internal/llm"
 )
@@ -166,5 +167,21 @@ func TestStreamRejectsBadRequestWithoutCalling(t *testing.T) {
 	}
 	if n := len(h.fake.requests()); n != 0 {
 		t.Errorf("requests = %d, want 0", n)
+	}
+}
+
+// TestNewIgnoresSDKEnvironment: the SDK's own variables cannot move the
+// endpoint or the backend away from what Strategist configured.
+func TestNewIgnoresSDKEnvironment(t *testing.T) {
+	t.Setenv("GOOGLE_GEMINI_BASE_URL", "http://elsewhere.invalid/")
+	t.Setenv("GOOGLE_GENAI_USE_VERTEXAI", "true")
+	t.Setenv("GOOGLE_API_KEY", "another-key")
+	e, err := New(Config{APIKey: testKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc := e.client.ClientConfig()
+	if cc.HTTPOptions.BaseURL != DefaultBaseURL || cc.Backend != genai.BackendGeminiAPI || cc.APIKey != testKey {
+		t.Errorf("client config = base %q, backend %v, key from config %v", cc.HTTPOptions.BaseURL, cc.Backend, cc.APIKey == testKey)
 	}
 }

@@ -18,6 +18,11 @@ import (
 // llm.Raw.Engine and in llm.Error.Engine.
 const Name = "gemini"
 
+// DefaultBaseURL is the Gemini API's endpoint. New sets it explicitly so
+// that GOOGLE_GEMINI_BASE_URL in the environment, which the SDK would
+// otherwise read, cannot send the key elsewhere.
+const DefaultBaseURL = "https://generativelanguage.googleapis.com/"
+
 // Defaults applied by New when the Config leaves a field zero.
 const (
 	DefaultMaxAttempts = 4
@@ -35,7 +40,7 @@ type Config struct {
 	// APIKey is the Gemini API key. It is sent in the x-goog-api-key header
 	// and never appears in an error or a log line.
 	APIKey string
-	// BaseURL overrides the API endpoint ("https://generativelanguage.googleapis.com/").
+	// BaseURL overrides the API endpoint; empty means DefaultBaseURL.
 	BaseURL string
 	// HTTPClient carries the requests; nil means a client on
 	// http.DefaultTransport. Its Transport is wrapped, not modified.
@@ -89,15 +94,19 @@ func New(cfg Config) (*Engine, error) {
 	}
 	hc.Transport = hintTransport{next: next}
 
-	// The backend is explicit so that GOOGLE_GENAI_USE_VERTEXAI in the
-	// environment cannot redirect Strategist's key elsewhere. The context is
-	// only used by the SDK to look up Vertex AI credentials, which the Gemini
-	// API backend never does.
+	// The backend and base URL are explicit so that GOOGLE_GENAI_USE_VERTEXAI
+	// or GOOGLE_GEMINI_BASE_URL in the environment cannot redirect
+	// Strategist's key elsewhere. The context is only used by the SDK to
+	// look up Vertex AI credentials, which the Gemini API backend never does.
+	base := cfg.BaseURL
+	if base == "" {
+		base = DefaultBaseURL
+	}
 	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
 		APIKey:      cfg.APIKey,
 		Backend:     genai.BackendGeminiAPI,
 		HTTPClient:  hc,
-		HTTPOptions: genai.HTTPOptions{BaseURL: cfg.BaseURL},
+		HTTPOptions: genai.HTTPOptions{BaseURL: base},
 	})
 	if err != nil {
 		// The SDK prints its whole ClientConfig, key included, into some of
