@@ -180,7 +180,10 @@ func (e *Engine) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chun
 				slog.Int("status", lerr.Status), slog.Duration("delay", delay),
 				slog.String("error", lerr.Error()))
 			if err := e.policy.sleep(ctx, delay); err != nil {
-				yield(llm.Chunk{}, ctx.Err())
+				if ctx.Err() != nil {
+					err = ctx.Err()
+				}
+				yield(llm.Chunk{}, err)
 				return
 			}
 		}
