@@ -110,8 +110,11 @@ func TestLogGroupCommits(t *testing.T) {
 				}
 				results[i] = recs
 			})
+			if i == 0 {
+				synctest.Wait() // the writer holds the first append in the store
+			}
 		}
-		synctest.Wait() // the writer holds one append in the store; nine wait
+		synctest.Wait() // nine more wait for the writer
 		close(st.gate)
 		wg.Wait()
 
