@@ -1,6 +1,7 @@
 package event
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -127,7 +128,7 @@ func (l *Log) Append(ctx context.Context, conversationID string, events ...Event
 		if err != nil {
 			return nil, fmt.Errorf("event: append: %w", err)
 		}
-		req.events[i] = store.NewEvent{ConversationID: conversationID, TurnID: e.Turn(), Type: name, Payload: scrubNUL(payload)}
+		req.events[i] = store.NewEvent{ConversationID: conversationID, TurnID: e.Turn(), Type: name, Payload: scrubJSON(payload)}
 	}
 	select {
 	case l.reqs <- req:
@@ -224,6 +225,13 @@ func (l *Log) write(batch []*appendRequest) {
 			}
 			return
 		}
+		if len(rows) != len(events) {
+			err := fmt.Errorf("event: append: store returned %d rows for %d events", len(rows), len(events))
+			for _, r := range batch {
+				r.done <- appendResult{err: err}
+			}
+			return
+		}
 		records := make([]Record, len(rows))
 		for i, row := range rows {
 			records[i] = FromRow(row)
@@ -273,31 +281,85 @@ func FromRow(r store.EventRow) Record {
 	}
 }
 
-// scrubNUL replaces the JSON escape \u0000 with \ufffd: PostgreSQL's jsonb
-// cannot store U+0000, and one NUL in a model's text must not fail the
-// batch of every turn writing at the same moment.
-func scrubNUL(b []byte) []byte {
-	const nul = `\u0000`
-	if !strings.Contains(string(b), nul) {
+// scrubJSON makes an encoded payload storable as jsonb, which refuses two
+// things JSON allows: the escape \u0000 and UTF-16 surrogate escapes that
+// do not form a pair (a model's raw tool arguments can hold either). Both
+// become \ufffd, so that one odd character in a model's output does not
+// fail the batch of every turn writing at the same moment. An escaped
+// backslash followed by "u0000" is left alone.
+func scrubJSON(b []byte) []byte {
+	if !bytes.Contains(b, []byte(`\u`)) {
 		return b
 	}
-	out := make([]byte, 0, len(b))
+	var out []byte // nil until something changes
 	for i := 0; i < len(b); i++ {
 		if b[i] != '\\' || i+1 >= len(b) {
-			out = append(out, b[i])
+			if out != nil {
+				out = append(out, b[i])
+			}
 			continue
 		}
-		// An escape: copy it whole, so that an escaped backslash followed by
-		// "u0000" is left alone.
-		if b[i+1] == 'u' && i+6 <= len(b) && string(b[i:i+6]) == nul {
-			out = append(out, `\ufffd`...)
-			i += 5
+		if b[i+1] != 'u' {
+			// Another escape: copy it whole.
+			if out != nil {
+				out = append(out, b[i], b[i+1])
+			}
+			i++
 			continue
 		}
-		out = append(out, b[i], b[i+1])
-		i++
+		u, ok := hex4(b, i+2)
+		length, bad := 6, false
+		switch {
+		case !ok:
+		case u == 0 || 0xDC00 <= u && u <= 0xDFFF:
+			bad = true
+		case 0xD800 <= u && u <= 0xDBFF:
+			if lo, ok := hex4(b, i+8); ok && i+7 < len(b) && b[i+6] == '\\' && b[i+7] == 'u' && 0xDC00 <= lo && lo <= 0xDFFF {
+				length = 12 // a proper pair
+			} else {
+				bad = true
+			}
+		}
+		if bad && out == nil {
+			out = append(make([]byte, 0, len(b)), b[:i]...)
+		}
+		end := min(i+length, len(b))
+		if out != nil {
+			if bad {
+				out = append(out, `\ufffd`...)
+			} else {
+				out = append(out, b[i:end]...)
+			}
+		}
+		i = end - 1
+	}
+	if out == nil {
+		return b
 	}
 	return out
+}
+
+// hex4 reads four hex digits at b[i:].
+func hex4(b []byte, i int) (uint16, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var u uint16
+	for _, c := range b[i : i+4] {
+		var d byte
+		switch {
+		case '0' <= c && c <= '9':
+			d = c - '0'
+		case 'a' <= c && c <= 'f':
+			d = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		u = u<<4 | uint16(d)
+	}
+	return u, true
 }
 
 // isUUID reports whether s is a UUID in its text form.

@@ -2,6 +2,7 @@ package event_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -151,4 +152,24 @@ func TestLogTwoProcesses(t *testing.T) {
 	}
 	wg.Wait()
 	checkLog(t, procs[1], userID, convs, writers*perWriter/2)
+}
+
+// TestLogScrubsJSONForPostgres appends the payloads jsonb would refuse, all
+// in one batch: every one is stored.
+func TestLogScrubsJSONForPostgres(t *testing.T) {
+	p := startProcess(t, pgtest.NewURL(t), "p1", processOptions{})
+	_, convs := seed(t, p.db, 1)
+	var evs []event.Event
+	for _, tt := range scrubCases {
+		evs = append(evs, &event.ToolCallStart{Base: event.Base{TurnID: newUUID()}, CallID: "c", Name: "n", Args: json.RawMessage(tt.args)})
+	}
+	recs, err := p.log.Append(context.Background(), convs[0], evs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tt := range scrubCases {
+		if got := storedQ(t, recs[i]); got != tt.wantValue {
+			t.Errorf("%s: stored %q, want %q", tt.name, got, tt.wantValue)
+		}
+	}
 }

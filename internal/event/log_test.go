@@ -313,29 +313,48 @@ func TestLogAppendRefusals(t *testing.T) {
 	}
 }
 
-// TestLogScrubsNUL: jsonb cannot store U+0000; the log replaces it so the
-// batch is not lost, and leaves an escaped backslash followed by "u0000"
-// alone.
-func TestLogScrubsNUL(t *testing.T) {
+// scrubCases are payload strings jsonb refuses (or nearly so) and what the
+// log stores instead.
+var scrubCases = []struct {
+	name      string
+	args      string // raw JSON tool arguments, as a model sent them
+	wantValue string // the decoded "q" after storing
+}{
+	{"NUL", `{"q":"a\u0000b"}`, "a\ufffdb"},
+	{"escaped backslash before u0000", `{"q":"a\\u0000b"}`, `a\u0000b`},
+	{"surrogate pair", `{"q":"\ud83d\ude00"}`, "\U0001F600"},
+	{"lone high surrogate", `{"q":"x\ud83dy"}`, "x\ufffdy"},
+	{"high surrogate then another escape", `{"q":"\ud83d\n"}`, "\ufffd\n"},
+	{"lone low surrogate", `{"q":"\ude00"}`, "\ufffd"},
+	{"plain", `{"q":"<b>"}`, "<b>"},
+}
+
+func storedQ(t *testing.T, r event.Record) string {
+	t.Helper()
+	var call event.ToolCallStart
+	if err := json.Unmarshal(r.Payload, &call); err != nil {
+		t.Fatal(err)
+	}
+	var args struct{ Q string }
+	if err := json.Unmarshal(call.Args, &args); err != nil {
+		t.Fatal(err)
+	}
+	return args.Q
+}
+
+// TestLogScrubsJSON: one odd character in a model's output must not fail
+// the batch of every turn writing at the same moment.
+func TestLogScrubsJSON(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		st := newMemStore()
-		l, stop := runLog(t, event.LogConfig{Store: st, Broker: event.NewBroker(0), Origin: "p1"})
+		l, stop := runLog(t, event.LogConfig{Store: newMemStore(), Broker: event.NewBroker(0), Origin: "p1"})
 		defer stop()
-		for _, tt := range []struct{ in, want string }{
-			{"a\x00b", "a\ufffdb"},
-			{`a\u0000b`, `a\u0000b`},
-			{"plain", "plain"},
-		} {
-			recs, err := l.Append(context.Background(), convA, delta(turn1, tt.in))
+		for _, tt := range scrubCases {
+			recs, err := l.Append(context.Background(), convA, &event.ToolCallStart{Base: event.Base{TurnID: turn1}, CallID: "c", Name: "n", Args: json.RawMessage(tt.args)})
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s: %v", tt.name, err)
 			}
-			var d event.AssistantDelta
-			if err := json.Unmarshal(recs[0].Payload, &d); err != nil {
-				t.Fatal(err)
-			}
-			if d.Delta != tt.want {
-				t.Errorf("delta %q stored as %q, want %q", tt.in, d.Delta, tt.want)
+			if got := storedQ(t, recs[0]); got != tt.wantValue {
+				t.Errorf("%s: stored %q, want %q", tt.name, got, tt.wantValue)
 			}
 		}
 	})
