@@ -1,0 +1,307 @@
+package offline
+
+import (
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// parseClause reads the words between two connectives: a GO id, a
+// location, a list of gene ids, a phrase with a qualifier (intersected), or
+// a term to look up. It returns nil for a clause of fillers only.
+func parseClause(words []token) *Node {
+	w := strip(words)
+	if len(w) == 0 {
+		return nil
+	}
+	if c := goIDClause(w); c != nil {
+		return &Node{Clause: c}
+	}
+	if c := locationClause(w); c != nil {
+		return &Node{Clause: c}
+	}
+	if c := geneIDClause(w); c != nil {
+		return &Node{Clause: c}
+	}
+	// A location at the end qualifies the rest: "DNA repair genes on
+	// chromosome 5".
+	for k := 1; k < len(w); k++ {
+		if !fillers[w[k].low] && !isLocationWord(w[k].low) {
+			continue
+		}
+		loc := locationClause(strip(w[k:]))
+		head := strip(w[:k])
+		if loc == nil || len(head) == 0 {
+			continue
+		}
+		if h := parseClause(head); h != nil {
+			return &Node{Op: OpIntersect, Left: h, Right: &Node{Clause: loc}}
+		}
+	}
+	// "X genes that/involved in/with Y": X qualifies Y.
+	for i := 1; i+1 < len(w); i++ {
+		if w[i].low != "genes" || !fillers[w[i+1].low] {
+			continue
+		}
+		head, tail := strip(w[:i]), strip(w[i+1:])
+		if len(head) == 0 || len(tail) == 0 {
+			continue
+		}
+		h, t := parseClause(head), parseClause(tail)
+		if h != nil && t != nil {
+			return &Node{Op: OpIntersect, Left: h, Right: t}
+		}
+	}
+	text := join(w)
+	return &Node{Clause: &Clause{Text: text, Kind: KindTerm, Variants: termVariants(text)}}
+}
+
+var goIDRE = regexp.MustCompile(`(?i)^GO:?(\d{7})$`)
+
+// goIDClause reads GO ids ("GO:0006260"); other words beside them are
+// noted as not used.
+func goIDClause(w []token) *Clause {
+	var ids, rest []string
+	for _, t := range w {
+		if m := goIDRE.FindStringSubmatch(t.text); m != nil {
+			ids = append(ids, "GO:"+m[1])
+		} else if !t.comma && !connectiveWords[t.low] && !fillers[t.low] {
+			rest = append(rest, t.text)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	c := &Clause{Text: join(w), Kind: KindGOID, IDs: ids, Variants: ids}
+	if len(rest) > 0 {
+		c.Notes = append(c.Notes, "I used the GO id "+strings.Join(ids, ", ")+" and not the words "+quote(strings.Join(rest, " ")))
+	}
+	return c
+}
+
+// chromosomeWords are the ways of writing "chromosome".
+var chromosomeWords = wordSet("chromosome chromosomes chr chr. chrom chrom.")
+
+var (
+	chrTokenRE   = regexp.MustCompile(`(?i)^chr(?:om|omosome)?[_-]?(\d{1,2})$`)
+	sequenceIDRE = regexp.MustCompile(`(?i)^(pf3d7_\d\d_v3|pfc10_api_irab|m76611)$`)
+)
+
+// isLocationWord reports whether a word can start a location phrase.
+func isLocationWord(w string) bool {
+	return chromosomeWords[w] || chrTokenRE.MatchString(w) || sequenceIDRE.MatchString(w) ||
+		strings.HasPrefix(w, "apicoplast") || strings.HasPrefix(w, "mitochondri")
+}
+
+// locationClause reads a whole clause as a location: "chromosome 14",
+// "chr14", "chromosome XIV", "the apicoplast", "mitochondrial genome",
+// "Pf3D7_14_v3". A misspelt "chromosome" is read when it is one or two
+// edits away, and said so.
+func locationClause(w []token) *Clause {
+	if len(w) == 0 {
+		return nil
+	}
+	text := join(w)
+	first := w[0].low
+	rest := w[1:]
+	// A trailing "genome", "DNA" or "sequence" adds nothing.
+	for len(rest) > 0 && (rest[len(rest)-1].low == "genome" || rest[len(rest)-1].low == "dna" || rest[len(rest)-1].low == "sequence") {
+		rest = rest[:len(rest)-1]
+	}
+	loc := func(l string, notes ...string) *Clause {
+		return &Clause{Text: text, Kind: KindLocation, Location: l, Notes: notes}
+	}
+	switch {
+	case len(w) == 1 && chrTokenRE.MatchString(first):
+		n, _ := strconv.Atoi(chrTokenRE.FindStringSubmatch(first)[1])
+		return loc(strconv.Itoa(n))
+	case len(w) == 1 && sequenceIDRE.MatchString(first):
+		return loc(w[0].text)
+	case len(rest) == 0 && (strings.HasPrefix(first, "apicoplast") || distance(first, "apicoplast") <= 2):
+		return loc("apicoplast", typoNote(w[0].text, "apicoplast")...)
+	case len(rest) == 0 && (strings.HasPrefix(first, "mitochondri") || distance(first, "mitochondrion") <= 2 || distance(first, "mitochondrial") <= 2):
+		return loc("mitochondrion", typoNote(w[0].text, "mitochondrion", "mitochondrial", "mitochondria")...)
+	}
+	if len(rest) != 1 || !isNumberWord(rest[0].low) {
+		return nil
+	}
+	n, _ := chromosomeNumber(rest[0].low)
+	switch {
+	case chromosomeWords[first]:
+		return loc(strconv.Itoa(n))
+	case len(first) >= 7 && (distance(first, "chromosome") <= 2 || distance(first, "chromosomes") <= 2):
+		return loc(strconv.Itoa(n), "I read "+quote(w[0].text)+" as 'chromosome'")
+	}
+	return nil
+}
+
+// typoNote says how a misspelt word was read, or nothing when it was
+// spelt as (a prefix of) one of the forms.
+func typoNote(written string, forms ...string) []string {
+	lw := strings.ToLower(written)
+	for _, f := range forms {
+		if strings.HasPrefix(lw, f) || strings.HasPrefix(f, lw) && len(lw) >= 8 {
+			return nil
+		}
+	}
+	return []string{"I read " + quote(written) + " as " + quote(forms[0])}
+}
+
+// isNumberWord reports whether w is a chromosome number: digits, a Roman
+// numeral or a number word.
+func isNumberWord(w string) bool {
+	_, ok := chromosomeNumber(strings.ToLower(w))
+	return ok
+}
+
+func chromosomeNumber(w string) (int, bool) {
+	if n, err := strconv.Atoi(w); err == nil && n > 0 && n < 100 {
+		return n, true
+	}
+	if n, ok := romanNumerals[w]; ok {
+		return n, true
+	}
+	n, ok := numberWords[w]
+	return n, ok
+}
+
+// isSequenceID reports whether a location is written as a sequence id
+// rather than a chromosome number or an organelle.
+func isSequenceID(loc string) bool {
+	return sequenceIDRE.MatchString(loc)
+}
+
+var (
+	// strongIDRE matches P. falciparum gene ids: current (PF3D7_1133400,
+	// with a transcript suffix), and the retired forms (PF11_0344,
+	// MAL13P1.56, PFI1475w).
+	strongIDRE = regexp.MustCompile(`(?i)^(PF3D7_\d{7}(\.\d+)?|PF\d{2}_\d{4}[a-z]?|MAL\d{1,2}P\d\.\d+[a-z]?|PF[A-Z]\d{4}[wc])$`)
+	// symbolRE matches gene symbols: letters and digits with at least one
+	// digit (AMA1, MSP1, PfEMP1, K13).
+	symbolRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]{1,11}$`)
+)
+
+// isGeneID reports whether a word looks like a gene id or a gene symbol.
+func isGeneID(w string) bool {
+	if strongIDRE.MatchString(w) {
+		return true
+	}
+	if !symbolRE.MatchString(w) || goIDRE.MatchString(w) || strings.EqualFold(w, "3d7") {
+		return false
+	}
+	upper, digits, letters := 0, 0, 0
+	for _, r := range w {
+		switch {
+		case r >= '0' && r <= '9':
+			digits++
+		case r >= 'A' && r <= 'Z':
+			upper++
+			letters++
+		default:
+			letters++
+		}
+	}
+	return digits > 0 && upper > 0 && letters >= 2
+}
+
+// geneIDClause reads a clause made only of gene ids and symbols, joined
+// by commas, "and" or "or".
+func geneIDClause(w []token) *Clause {
+	var ids []string
+	for _, t := range w {
+		switch {
+		case t.comma, t.low == "and", t.low == "or", t.low == "and/or", fillers[t.low]:
+		case isGeneID(t.text):
+			if !slices.Contains(ids, t.text) {
+				ids = append(ids, t.text)
+			}
+		default:
+			return nil
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	return &Clause{Text: join(w), Kind: KindGeneIDs, IDs: ids}
+}
+
+// termVariants are the phrasings of a term to look up, best first: as
+// written, its synonym, its singular, and without a trailing "process" or
+// "pathway".
+func termVariants(text string) []string {
+	var out []string
+	add := func(s string) {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			return
+		}
+		for _, o := range out {
+			if strings.EqualFold(o, s) {
+				return
+			}
+		}
+		out = append(out, s)
+	}
+	add(text)
+	if s, ok := synonym(text); ok {
+		add(s)
+	}
+	sg := singularPhrase(text)
+	add(sg)
+	if s, ok := synonym(sg); ok {
+		add(s)
+	}
+	for _, suffix := range []string{" process", " pathway"} {
+		if base, ok := strings.CutSuffix(strings.ToLower(sg), suffix); ok && base != "" {
+			add(sg[:len(base)])
+		}
+	}
+	return out[:min(len(out), maxVariants)]
+}
+
+// maxVariants bounds the phrasings looked up per term (one catalog call
+// each).
+const maxVariants = 4
+
+// describeClause names a clause for people: "DNA repair", "chromosome 14".
+func describeClause(c *Clause) string {
+	switch c.Kind {
+	case KindLocation:
+		switch {
+		case c.Location == "apicoplast":
+			return "the apicoplast genome"
+		case c.Location == "mitochondrion":
+			return "the mitochondrial genome"
+		case isSequenceID(c.Location):
+			return c.Location
+		}
+		return "chromosome " + c.Location
+	case KindGeneIDs:
+		return "genes " + strings.Join(c.IDs, ", ")
+	case KindGOID:
+		return strings.Join(c.IDs, ", ")
+	case KindTaxon:
+		return "all genes"
+	}
+	return c.Text
+}
+
+// Describe renders the tree for people, with parentheses where the
+// grouping matters: "(DNA replication or DNA repair) excluding chromosome
+// 14".
+func (n *Node) Describe() string {
+	if n == nil {
+		return ""
+	}
+	if n.Clause != nil {
+		return describeClause(n.Clause)
+	}
+	side := func(c *Node) string {
+		if c.Clause != nil || c.Op == n.Op && c == n.Left {
+			return c.Describe()
+		}
+		return "(" + c.Describe() + ")"
+	}
+	return side(n.Left) + " " + n.Op.word() + " " + side(n.Right)
+}

@@ -1,0 +1,337 @@
+package offline
+
+import (
+	"fmt"
+	"strings"
+)
+
+// decide maps one clause to a search and parameters from what the catalog
+// tools answered; a clause nothing fits becomes a text search, and says so.
+func (rv *resolver) decide(c *Clause) *leaf {
+	switch c.Kind {
+	case KindTaxon:
+		return rv.taxonLeaf(c)
+	case KindLocation:
+		return rv.locationLeaf(c)
+	case KindGeneIDs:
+		return rv.idsLeaf(c)
+	case KindGOID:
+		return rv.goIDLeaf(c)
+	}
+	return rv.termLeaf(c)
+}
+
+func (rv *resolver) termLeaf(c *Clause) *leaf {
+	if t, ok := rv.geneTypeExact(c); ok {
+		return rv.geneTypeLeaf(c, t, "the gene type "+quote(t))
+	}
+	if !rv.r.picks[needGO].found {
+		return rv.textLeaf(c, c.Text, rv.r.picks[needGO].note)
+	}
+	if hits, variant := rv.goExact(c); len(hits) > 0 {
+		how := "the GO term named " + quote(goName(hits[0]))
+		if !strings.EqualFold(variant, c.Text) {
+			how = "I read " + quote(c.Text) + " as the GO term " + quote(goName(hits[0]))
+		}
+		return rv.goLeaf(c, hits, how)
+	}
+	if t, ok := rv.geneTypeFuzzy(c); ok {
+		return rv.geneTypeLeaf(c, t, "I read "+quote(c.Text)+" as the gene type "+quote(t)+" (a typo)")
+	}
+	if hits, d, names := rv.goFuzzy(c); len(names) == 1 {
+		return rv.goLeaf(c, hits, fmt.Sprintf("I read %s as the GO term %s (a typo, %d edit%s away)",
+			quote(c.Text), quote(goName(hits[0])), d, plural(d)))
+	} else if len(names) > 1 {
+		return rv.textLeaf(c, c.Text, "it is as close to the GO term "+strings.Join(quoteAll(names), " as to "))
+	}
+	why := "no GO biological process or gene type of the catalog is named so"
+	if partial := rv.goTerms(c, false); len(partial) > 0 {
+		var names []string
+		for _, t := range partial[:min(len(partial), 3)] {
+			names = append(names, quote(goName(t)))
+		}
+		why = fmt.Sprintf("%d GO terms contain these words, such as %s, but none is named so", len(partial), strings.Join(names, ", "))
+	}
+	return rv.textLeaf(c, c.Text, why)
+}
+
+func (rv *resolver) goIDLeaf(c *Clause) *leaf {
+	if !rv.r.picks[needGO].found {
+		return rv.textLeaf(c, strings.Join(c.IDs, " "), rv.r.picks[needGO].note)
+	}
+	var hits []wireTerm
+	var missing []string
+	for _, id := range c.IDs {
+		found := false
+		if sd := rv.goDetails(id); sd != nil {
+			if p, ok := sd.param(paramGO); ok {
+				for _, t := range p.Values {
+					if strings.EqualFold(t.Term, id) {
+						hits, found = append(hits, t), true
+						break
+					}
+				}
+			}
+		}
+		if !found {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
+		return rv.textLeaf(c, strings.Join(c.IDs, " "), "the catalog's GO biological-process terms do not include "+strings.Join(missing, ", "))
+	}
+	names := make([]string, len(hits))
+	for i, t := range hits {
+		names[i] = t.Term + " is " + quote(goName(t))
+	}
+	return rv.goLeaf(c, hits, "the GO id "+strings.Join(names, "; "))
+}
+
+func (rv *resolver) goLeaf(c *Clause, hits []wireTerm, how string) *leaf {
+	ids := make([]string, len(hits))
+	for i, t := range hits {
+		ids[i] = t.Term
+	}
+	name := goName(hits[0])
+	if len(hits) > 1 {
+		how += fmt.Sprintf("; %d GO ids carry this name (replaced terms keep it), so I used all of them", len(hits))
+	}
+	var sd *searchDetails
+	for _, v := range c.Variants {
+		if sd = rv.goDetails(v); sd != nil {
+			break
+		}
+	}
+	if sd == nil {
+		return rv.textLeaf(c, c.Text, "I could not read the parameters of GenesByGoTerm")
+	}
+	label := fmt.Sprintf("%s (%s)", name, strings.Join(ids, ", "))
+	return rv.build(c, sd, map[string]string{paramGO: jsonList(ids...)}, leaf{
+		label: label, how: how,
+		task: "Find genes annotated with the GO biological process " + label,
+	})
+}
+
+func (rv *resolver) geneTypeLeaf(c *Clause, term, how string) *leaf {
+	sd := rv.details[searchNeeds[needGeneType].search]
+	if sd == nil || !rv.r.picks[needGeneType].found {
+		return rv.textLeaf(c, c.Text, rv.r.picks[needGeneType].note)
+	}
+	return rv.build(c, sd, map[string]string{paramGeneType: jsonList(term)}, leaf{
+		label: term + " genes", how: how, task: "Find genes of the gene type " + term,
+	})
+}
+
+func (rv *resolver) locationLeaf(c *Clause) *leaf {
+	sd := rv.details[searchNeeds[needLocation].search]
+	if sd == nil || !rv.r.picks[needLocation].found {
+		return rv.textLeaf(c, describeClause(c), rv.r.picks[needLocation].note)
+	}
+	p, ok := sd.param(paramChromosome)
+	if !ok {
+		return rv.textLeaf(c, describeClause(c), sd.Name+" has no chromosome parameter")
+	}
+	var found *wireTerm
+	for i, t := range p.Values {
+		disp := normalize(t.Display)
+		switch {
+		case strings.EqualFold(t.Term, c.Location),
+			c.Location == "apicoplast" && strings.Contains(disp, "apicoplast"),
+			c.Location == "mitochondrion" && strings.Contains(disp, "mitochondri"),
+			disp == "chromosome "+c.Location:
+			found = &p.Values[i]
+		}
+		if found != nil {
+			break
+		}
+	}
+	if found == nil {
+		var names []string
+		for _, t := range p.Values {
+			names = append(names, displayOr(t))
+		}
+		return rv.textLeaf(c, describeClause(c), "the catalog's sequences are "+strings.Join(names, ", "))
+	}
+	label := fmt.Sprintf("%s (%s)", displayOr(*found), found.Term)
+	return rv.build(c, sd, map[string]string{paramChromosome: found.Term}, leaf{
+		label: label, how: fmt.Sprintf("%s is %s in the catalog's list of sequences", quote(c.Text), found.Term),
+		task: "Find genes on " + label,
+	})
+}
+
+func (rv *resolver) idsLeaf(c *Clause) *leaf {
+	sd := rv.details[searchNeeds[needIDs].search]
+	if sd == nil || !rv.r.picks[needIDs].found || !rv.a.t.has("lookup_genes") {
+		return rv.textLeaf(c, strings.Join(c.IDs, " "), "I could not look the genes up: "+rv.r.picks[needIDs].note)
+	}
+	var gm geneMatches
+	d := rv.a.t.result(lookupCall(c.IDs))
+	if !d.decode(&gm) {
+		return rv.textLeaf(c, strings.Join(c.IDs, " "), "lookup_genes failed: "+d.msg)
+	}
+	var genes, found, unmatched []string
+	for _, id := range c.IDs {
+		hit := ""
+		for _, g := range gm.Genes {
+			if g.MatchedOn != "product" && strings.EqualFold(g.Matched, id) {
+				hit = g.GeneID
+				break
+			}
+		}
+		if hit == "" {
+			unmatched = append(unmatched, id)
+			continue
+		}
+		if !containsFold(genes, hit) {
+			genes = append(genes, hit)
+		}
+		if strings.EqualFold(hit, id) {
+			found = append(found, hit)
+		} else {
+			found = append(found, id+" is "+hit)
+		}
+	}
+	if len(genes) == 0 {
+		return rv.textLeaf(c, strings.Join(c.IDs, " "), "lookup_genes found no gene by these ids or symbols")
+	}
+	how := "lookup_genes found " + strings.Join(found, ", ")
+	if len(unmatched) > 0 {
+		how += "; I could not map " + strings.Join(quoteAll(unmatched), ", ") + " to any gene and left them out"
+	}
+	label := "genes " + strings.Join(genes[:min(len(genes), 4)], ", ")
+	if len(genes) > 4 {
+		label += fmt.Sprintf(" and %d more", len(genes)-4)
+	}
+	return rv.build(c, sd, map[string]string{paramIDs: jsonList(genes...)}, leaf{
+		label: label, how: how, task: "Find the " + label + " by their ids",
+	})
+}
+
+func (rv *resolver) taxonLeaf(c *Clause) *leaf {
+	sd := rv.details[searchNeeds[needTaxon].search]
+	if sd == nil || !rv.r.picks[needTaxon].found || rv.r.organism == "" {
+		return &leaf{clause: c, fail: "I could not find a search for all genes of an organism: " + rv.r.picks[needTaxon].note}
+	}
+	return rv.build(c, sd, map[string]string{}, leaf{
+		label: "all " + rv.r.organism + " genes", how: rv.r.orgNote,
+		task: "Find all genes of " + rv.r.organism,
+	})
+}
+
+// textLeaf is the fallback: a text search for the phrase, marked as not
+// mapped, saying why in the words the planning artifact uses.
+func (rv *resolver) textLeaf(c *Clause, phrase, why string) *leaf {
+	sd := rv.details[searchNeeds[needText].search]
+	if sd == nil || !rv.r.picks[needText].found {
+		return &leaf{clause: c, fail: fmt.Sprintf("I could not map %s (%s), and the catalog offers no text search to fall back on", quote(c.Text), why)}
+	}
+	expr := textExpression(phrase)
+	l := rv.build(c, sd, map[string]string{paramText: expr}, leaf{
+		label: "text " + expr, task: "Find genes whose annotation mentions " + expr + " (text search)",
+		how: fmt.Sprintf("I could not map %s; I used a text search for it (%s): %s", quote(c.Text), expr, why),
+	})
+	l.unmapped = true
+	return l
+}
+
+// textExpression writes a phrase for the text search: one word with a
+// wildcard for its plural, several words as a quoted phrase.
+func textExpression(phrase string) string {
+	words := strings.Fields(phrase)
+	if len(words) == 1 {
+		w := singular(words[0])
+		if len([]rune(w)) >= 4 && !strings.Contains(w, "*") {
+			w += "*"
+		}
+		return w
+	}
+	return `"` + strings.Join(words, " ") + `"`
+}
+
+// build completes a leaf: the values chosen, plus every required organism
+// parameter set to the organism. A required parameter the engine cannot
+// fill makes the clause a text search, unless it already is one.
+func (rv *resolver) build(c *Clause, sd *searchDetails, params map[string]string, l leaf) *leaf {
+	l.clause, l.search, l.params = c, sd.Name, params
+	for name := range params {
+		if _, ok := sd.param(name); !ok {
+			return rv.refill(c, l, fmt.Sprintf("%s has no parameter %s", sd.Name, name))
+		}
+	}
+	for _, p := range sd.Parameters {
+		if _, set := params[p.Name]; set || !p.Required {
+			continue
+		}
+		if rv.r.organism != "" && containsTerm(p.Values, rv.r.organism) {
+			if p.Type == "single-pick-vocabulary" {
+				params[p.Name] = rv.r.organism
+			} else {
+				params[p.Name] = jsonList(rv.r.organism)
+			}
+			continue
+		}
+		return rv.refill(c, l, fmt.Sprintf("%s needs a value for %s, which I cannot choose", sd.Name, p.Name))
+	}
+	if len(c.Notes) > 0 {
+		l.how = strings.Join(c.Notes, "; ") + "; " + l.how
+	}
+	return &l
+}
+
+// refill turns a leaf that cannot be built as planned into a text search,
+// or a failure when it already was one.
+func (rv *resolver) refill(c *Clause, l leaf, why string) *leaf {
+	if l.search == searchNeeds[needText].search {
+		return &leaf{clause: c, fail: l.how + "; " + why}
+	}
+	return rv.textLeaf(c, c.Text, why)
+}
+
+func containsTerm(values []wireTerm, term string) bool {
+	for _, v := range values {
+		if v.Term == term {
+			return true
+		}
+	}
+	return false
+}
+
+func containsFold(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func displayOr(t wireTerm) string {
+	if t.Display != "" {
+		return t.Display
+	}
+	return t.Term
+}
+
+// jsonList encodes values as the catalog's multi-pick string encoding.
+func jsonList(values ...string) string {
+	b, err := marshal(values)
+	if err != nil {
+		return "[]" // a []string always encodes
+	}
+	return string(b)
+}
+
+func quoteAll(s []string) []string {
+	out := make([]string, len(s))
+	for i, x := range s {
+		out[i] = quote(x)
+	}
+	return out
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

@@ -1,0 +1,288 @@
+package offline
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// buildContext is an approved plan as an execute turn receives it: the
+// user message "Build the approved plan:" and a ```json block.
+type buildContext struct {
+	HandoffID string          `json:"handoffId"`
+	Goal      string          `json:"goal"`
+	Plan      json.RawMessage `json:"plan"`
+}
+
+// buildPrefix starts the user message of a turn that builds an approved
+// plan.
+const buildPrefix = "Build the approved plan:"
+
+// parseBuildContext reads the approved plan from the user message.
+func parseBuildContext(user string) (buildContext, *planNode, bool) {
+	if !strings.HasPrefix(strings.TrimSpace(user), buildPrefix) {
+		return buildContext{}, nil, false
+	}
+	raw, ok := fencedJSON(user)
+	if !ok {
+		return buildContext{}, nil, false
+	}
+	var bc buildContext
+	if json.Unmarshal(raw, &bc) != nil || len(bc.Plan) == 0 {
+		return buildContext{}, nil, false
+	}
+	var plan planNode
+	if json.Unmarshal(bc.Plan, &plan) != nil || plan.tasks() == 0 {
+		return buildContext{}, nil, false
+	}
+	return bc, &plan, true
+}
+
+// fencedJSON returns the first ```json block of s.
+func fencedJSON(s string) (json.RawMessage, bool) {
+	_, rest, ok := strings.Cut(s, "```json")
+	if !ok {
+		return nil, false
+	}
+	body, _, ok := strings.Cut(rest, "```")
+	if !ok {
+		return nil, false
+	}
+	body = strings.TrimSpace(body)
+	if !json.Valid([]byte(body)) {
+		return nil, false
+	}
+	return json.RawMessage(body), true
+}
+
+// executeTurn plays the executor: build an approved plan (delegating
+// plans of two or more tasks), or a plain request with the graph tools;
+// then validate the strategy and report the counts the catalog computed.
+func executeTurn(t *turn) response {
+	a := newAsks(t)
+	if bc, plan, ok := parseBuildContext(t.user); ok {
+		return buildApproved(a, bc, plan)
+	}
+	p := Parse(t.user)
+	if p.Root == nil {
+		return say(nothingToSearch(t.user))
+	}
+	res, ready := resolve(a, p)
+	if !ready {
+		return response{calls: a.calls}
+	}
+	m := newMapped(p, res)
+	if fails := m.failures(); len(fails) > 0 {
+		return say(intro + "\n\nI understood: " + p.Root.Describe() + ".\n\nI could not build it: " + strings.Join(fails, "; ") + ".")
+	}
+	b := newBuilder(a)
+	root, failed := b.build(m, p.Root)
+	switch {
+	case failed != "":
+		return say(intro + "\n\nI understood: " + p.Root.Describe() + ".\n\n" + failed)
+	case root == "":
+		return response{calls: a.calls}
+	}
+	return report(a, "I understood: **"+p.Root.Describe()+"** and built it with the graph tools.", root, b.steps)
+}
+
+// buildApproved builds the plan the researcher approved.
+func buildApproved(a *asks, bc buildContext, plan *planNode) response {
+	goal := bc.Goal
+	if strings.TrimSpace(goal) == "" {
+		goal = "the approved plan"
+	}
+	if plan.tasks() >= 2 && a.t.has("delegate_strategy_subtasks") {
+		return delegate(a, goal, bc.Plan, plan)
+	}
+	if plan.Type == "task" && plan.Input == nil {
+		if ctx, ok := plan.context(); ok && a.t.has("create_step") {
+			c := createCall(ctx.SearchName, ctx.Parameters, orDefault(ctx.DisplayName, plan.Task))
+			d := a.get(c)
+			if d == nil {
+				return response{calls: a.calls}
+			}
+			var sr stepResult
+			if !d.decode(&sr) {
+				return say(fmt.Sprintf("%s\n\nI could not create the step for %s: %s (%s).", intro, quote(plan.Task), d.msg, d.code))
+			}
+			steps := []builtStep{{label: plan.Task, step: sr.Step.StepID}}
+			return report(a, "I built the approved plan, one search: "+plan.Task+".", sr.Step.StepID, steps)
+		}
+		// A task without a search in its context: read its words like a
+		// request.
+		return executeTurn(&turn{user: plan.Task, calls: a.t.calls, byKey: a.t.byKey, tools: a.t.tools, rounds: a.t.rounds})
+	}
+	return say(intro + "\n\nThis plan has " + fmt.Sprint(plan.tasks()) + " tasks but this role cannot delegate them, so I did not build it.")
+}
+
+// delegateResult is the wire form of delegate_strategy_subtasks' result.
+type delegateResult struct {
+	DelegationID string `json:"delegationId"`
+	Status       string `json:"status"`
+	RootStepID   string `json:"rootStepId"`
+	Nodes        []struct {
+		ID         string `json:"id"`
+		Kind       string `json:"kind"`
+		Label      string `json:"label"`
+		Status     string `json:"status"`
+		RootStepID string `json:"rootStepId"`
+		Summary    string `json:"summary"`
+		Error      string `json:"error"`
+	} `json:"nodes"`
+}
+
+// delegate hands the plan, as given, to the sub-agents.
+func delegate(a *asks, goal string, raw json.RawMessage, plan *planNode) response {
+	d := a.get(newCall("delegate_strategy_subtasks", map[string]any{"goal": goal, "plan": raw}))
+	if d == nil {
+		return response{calls: a.calls}
+	}
+	var dr delegateResult
+	if !d.decode(&dr) {
+		return say(fmt.Sprintf("%s\n\nThe delegation was refused (%s): %s", intro, d.code, d.msg))
+	}
+	if dr.Status != "completed" || dr.RootStepID == "" {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s\n\nThe delegation ended %s; the strategy is not complete.\n\n", intro, dr.Status)
+		for _, n := range dr.Nodes {
+			fmt.Fprintf(&b, "- %s %s: %s", n.ID, n.Label, n.Status)
+			if n.Error != "" {
+				fmt.Fprintf(&b, " (%s)", n.Error)
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\nYou can ask the planner for a simpler plan, or build the missing parts in execute mode.")
+		return say(b.String())
+	}
+	var steps []builtStep
+	for _, n := range dr.Nodes {
+		if n.RootStepID != "" {
+			steps = append(steps, builtStep{label: n.ID + " " + n.Label, step: n.RootStepID})
+		}
+	}
+	return report(a, fmt.Sprintf("I delegated the approved plan (%d tasks, %d combines) to sub-agents; every node ended done.",
+		plan.tasks(), plan.combines()), dr.RootStepID, steps)
+}
+
+// builtStep is a step the report counts.
+type builtStep struct {
+	label string
+	step  string
+}
+
+// countView is the wire form of a step's count.
+type countView struct {
+	Status      string `json:"status"`
+	Value       *int   `json:"value"`
+	Message     string `json:"message"`
+	Provenance  string `json:"provenance"`
+	Approximate bool   `json:"approximate"`
+}
+
+// describe renders a count exactly as the tools gave it, never a number
+// they did not give.
+func (c countView) describe() string {
+	switch {
+	case c.Status == "ok" && c.Value != nil:
+		s := fmt.Sprintf("**%d genes**", *c.Value)
+		if c.Provenance != "" {
+			s += " (" + c.Provenance
+			if c.Approximate {
+				s += "; approximate"
+			}
+			s += ")"
+		}
+		return s
+	case c.Message != "":
+		return c.Message
+	}
+	return "no count was given (status " + orDefault(c.Status, "unknown") + ")"
+}
+
+// report validates the strategy and counts its steps, then says what was
+// built with the counts and their provenance.
+func report(a *asks, what, root string, steps []builtStep) response {
+	var v *done
+	if a.t.has("validate_strategy") {
+		v = a.get(newCall("validate_strategy", map[string]any{}))
+	}
+	counted := map[string]*done{}
+	if a.t.has("get_result_count") {
+		counted[root] = a.get(countCall(root))
+		for _, s := range steps {
+			counted[s.step] = a.get(countCall(s.step))
+		}
+	}
+	if a.pending() {
+		return response{calls: a.calls}
+	}
+	var b strings.Builder
+	b.WriteString(intro + "\n\n" + what + "\n\n")
+	fmt.Fprintf(&b, "Root step %s: %s.\n", root, countOf(counted[root]))
+	if len(steps) > 0 {
+		b.WriteString("\n")
+		for _, s := range steps {
+			if s.step == root {
+				continue
+			}
+			fmt.Fprintf(&b, "- %s (step %s): %s\n", s.label, s.step, countOf(counted[s.step]))
+		}
+	}
+	b.WriteString("\n" + validation(v))
+	return say(b.String())
+}
+
+func countCall(step string) call {
+	return newCall("get_result_count", map[string]string{"step_id": step})
+}
+
+func countOf(d *done) string {
+	if d == nil {
+		return "not counted (this role has no get_result_count)"
+	}
+	var cr struct {
+		Count countView `json:"count"`
+	}
+	if !d.decode(&cr) {
+		return "the count failed (" + d.code + ": " + d.msg + ")"
+	}
+	return cr.Count.describe()
+}
+
+// validation says what validate_strategy found.
+func validation(v *done) string {
+	if v == nil {
+		return "I could not validate the strategy (this role has no validate_strategy)."
+	}
+	var vr struct {
+		Valid    bool `json:"valid"`
+		Problems []struct {
+			Message string `json:"message"`
+		} `json:"problems"`
+		RootStepID string `json:"rootStepId"`
+		Hint       string `json:"hint"`
+	}
+	if !v.decode(&vr) {
+		return "validate_strategy failed (" + v.code + ": " + v.msg + ")."
+	}
+	if vr.Valid {
+		return "validate_strategy: the strategy is complete, with one root (" + vr.RootStepID + ")."
+	}
+	var probs []string
+	for _, p := range vr.Problems {
+		probs = append(probs, p.Message)
+	}
+	s := "validate_strategy found problems: " + strings.Join(probs, "; ") + "."
+	if vr.Hint != "" {
+		s += " " + capitalize(vr.Hint) + "."
+	}
+	return s
+}
+
+func orDefault(s, def string) string {
+	if strings.TrimSpace(s) == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,157 @@
+package offline
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// planNode is the delegation plan's nested form (DESIGN §6), as the engine
+// writes and reads it.
+type planNode struct {
+	Type        string          `json:"type"`
+	Task        string          `json:"task,omitempty"`
+	Hint        string          `json:"hint,omitempty"`
+	Context     json.RawMessage `json:"context,omitempty"`
+	Input       *planNode       `json:"input,omitempty"`
+	Operator    string          `json:"operator,omitempty"`
+	Left        *planNode       `json:"left,omitempty"`
+	Right       *planNode       `json:"right,omitempty"`
+	DisplayName string          `json:"displayName,omitempty"`
+}
+
+// taskContext is what a task's context tells its sub-agent: the search and
+// its parameter values, checked against the catalog by the planner.
+type taskContext struct {
+	SearchName  string            `json:"searchName"`
+	Parameters  map[string]string `json:"parameters"`
+	DisplayName string            `json:"displayName,omitempty"`
+	// Phrase is the researcher's words the task stands for.
+	Phrase string `json:"phrase,omitempty"`
+}
+
+// tasks counts the task nodes of a plan.
+func (n *planNode) tasks() int {
+	if n == nil {
+		return 0
+	}
+	if n.Type == "task" {
+		return 1 + n.Input.tasks()
+	}
+	return n.Left.tasks() + n.Right.tasks()
+}
+
+// combines counts the combine nodes of a plan.
+func (n *planNode) combines() int {
+	if n == nil || n.Type == "task" {
+		return 0
+	}
+	return 1 + n.Left.combines() + n.Right.combines()
+}
+
+// context decodes a task's context; ok is false when it names no search.
+func (n *planNode) context() (taskContext, bool) {
+	var c taskContext
+	if len(n.Context) == 0 || json.Unmarshal(n.Context, &c) != nil || c.SearchName == "" {
+		return taskContext{}, false
+	}
+	return c, true
+}
+
+// mapped is a parsed request with every clause mapped.
+type mapped struct {
+	p   Parsed
+	res *resolution
+	// byLabel numbers steps with the same label apart.
+	names map[*Clause]string
+}
+
+func newMapped(p Parsed, res *resolution) *mapped {
+	m := &mapped{p: p, res: res, names: map[*Clause]string{}}
+	seen := map[string]int{}
+	for _, c := range p.Root.Leaves() {
+		l := res.leaves[c]
+		name := l.label
+		if seen[name]++; seen[name] > 1 {
+			name = fmt.Sprintf("%s (%d)", name, seen[name])
+		}
+		m.names[c] = name
+	}
+	return m
+}
+
+// failures lists the clauses that could not be built at all.
+func (m *mapped) failures() []string {
+	var out []string
+	for _, c := range m.p.Root.Leaves() {
+		if l := m.res.leaves[c]; l.fail != "" {
+			out = append(out, l.fail)
+		}
+	}
+	return out
+}
+
+// plan writes the delegation plan: one task per clause, with its search
+// and parameters in the context, combined as the request's tree.
+func (m *mapped) plan(n *Node) *planNode {
+	if c := n.Clause; c != nil {
+		l := m.res.leaves[c]
+		ctx, _ := marshal(taskContext{SearchName: l.search, Parameters: l.params, DisplayName: m.names[c], Phrase: c.Text})
+		return &planNode{Type: "task", Task: l.task, Hint: hint(l), Context: ctx}
+	}
+	return &planNode{Type: "combine", Operator: string(n.Op), Left: m.plan(n.Left), Right: m.plan(n.Right),
+		DisplayName: limit(n.Describe(), 120)}
+}
+
+// hint tells a sub-agent (a model, if one reads it) which search to use.
+func hint(l *leaf) string {
+	return limit(fmt.Sprintf("Use %s with %s. Chosen by Strategist's offline planner: %s.", l.search, paramList(l.params), l.how), 1900)
+}
+
+// searchTree renders the mapped tree with searches and their key values:
+// MINUS(UNION(GenesByGoTerm GO:0006260, ...), GenesByLocation Pf3D7_14_v3).
+func (m *mapped) searchTree(n *Node) string {
+	if c := n.Clause; c != nil {
+		l := m.res.leaves[c]
+		return l.search + " " + keyValue(l)
+	}
+	return string(n.Op) + "(" + m.searchTree(n.Left) + ", " + m.searchTree(n.Right) + ")"
+}
+
+// keyValue is the value that makes a leaf what it is.
+func keyValue(l *leaf) string {
+	for _, k := range []string{paramGO, paramGeneType, paramChromosome, paramIDs, paramText} {
+		if v, ok := l.params[k]; ok {
+			return strings.Trim(v, "[]")
+		}
+	}
+	return strings.Trim(firstValue(l.params), "[]")
+}
+
+func firstValue(params map[string]string) string {
+	for _, k := range sortedKeys(params) {
+		return params[k]
+	}
+	return ""
+}
+
+// paramList renders parameter values as name=value pairs, sorted.
+func paramList(params map[string]string) string {
+	var parts []string
+	for _, k := range sortedKeys(params) {
+		parts = append(parts, k+"="+params[k])
+	}
+	if len(parts) == 0 {
+		return "its default parameters"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// limit cuts s to n runes.
+func limit(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,280 @@
+package offline
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// planTurn plays the planner: parse the request, map every clause through
+// the catalog tools, save a planning artifact and a delegation draft,
+// request the build, and say what will be built. Each step runs once; a
+// failed step is reported instead of retried.
+func planTurn(t *turn) response {
+	p := Parse(t.user)
+	if p.Root == nil {
+		return say(nothingToSearch(t.user))
+	}
+	a := newAsks(t)
+	if t.has("set_conversation_title") {
+		a.get(newCall("set_conversation_title", map[string]string{"title": limit(capitalize(p.Root.Describe()), 200)}))
+	}
+	res, ready := resolve(a, p)
+	if !ready || a.pending() {
+		return response{calls: a.calls}
+	}
+	m := newMapped(p, res)
+	if fails := m.failures(); len(fails) > 0 {
+		return say(intro + "\n\nI understood: " + p.Root.Describe() + ".\n\nI could not plan it: " + strings.Join(fails, "; ") + ".")
+	}
+	plan := m.plan(p.Root)
+	goal := goalOf(t.user)
+
+	var art *done
+	if t.has("save_planning_artifact") {
+		if art = a.get(artifactCall(m)); art == nil {
+			return response{calls: a.calls}
+		}
+	}
+	if !t.has("save_delegation_draft") {
+		return say(planText(m, plan, art, nil, nil) + "\n\nThis role cannot save a delegation plan, so nothing will be built from here.")
+	}
+	draft := a.get(newCall("save_delegation_draft", map[string]any{"goal": goal, "plan": plan}))
+	if draft == nil {
+		return response{calls: a.calls}
+	}
+	if !draft.ok {
+		return say(planText(m, plan, art, draft, nil))
+	}
+	var build *done
+	if t.has("request_executor_build") {
+		var saved struct {
+			ArtifactID string `json:"artifactId"`
+		}
+		draft.decode(&saved)
+		if build = a.get(newCall("request_executor_build", map[string]string{"goal": goal, "artifact_id": saved.ArtifactID})); build == nil {
+			return response{calls: a.calls}
+		}
+	}
+	return say(planText(m, plan, art, draft, build))
+}
+
+// nothingToSearch answers a request with no words to search for.
+func nothingToSearch(user string) string {
+	return intro + "\n\nI found nothing to search for in " + quote(limit(strings.TrimSpace(user), 200)) +
+		". Name what the genes should have, for example: \"genes involved in DNA repair, excluding genes on chromosome 14\", " +
+		"\"tRNA genes on chromosome 5\" or \"PF3D7_1133400 and MSP1\"."
+}
+
+// goalOf is the researcher's request as the plan's goal.
+func goalOf(user string) string {
+	g := strings.Join(strings.Fields(user), " ")
+	if g == "" {
+		g = "the researcher's request"
+	}
+	return limit(g, 500)
+}
+
+// artifactCall saves what the planner understood and chose.
+func artifactCall(m *mapped) call {
+	type part struct {
+		Phrase     string            `json:"phrase"`
+		SearchName string            `json:"searchName"`
+		Parameters map[string]string `json:"parameters"`
+		How        string            `json:"how"`
+		Mapped     bool              `json:"mapped"`
+	}
+	var parts []part
+	for _, c := range m.p.Root.Leaves() {
+		l := m.res.leaves[c]
+		parts = append(parts, part{Phrase: c.Text, SearchName: l.search, Parameters: l.params, How: l.how, Mapped: !l.unmapped})
+	}
+	return newCall("save_planning_artifact", map[string]any{
+		"title":            limit("What I understood: "+m.p.Root.Describe(), 200),
+		"summary_markdown": artifactMarkdown(m),
+		"assumptions":      assumptions(m),
+		"parameters": map[string]any{
+			"understood": m.p.Root.Describe(),
+			"tree":       m.searchTree(m.p.Root),
+			"organism":   m.res.organism,
+			"parts":      parts,
+		},
+	})
+}
+
+// artifactMarkdown explains the plan: what was understood, which searches
+// and values were chosen and how, and every phrase that could not be
+// mapped.
+func artifactMarkdown(m *mapped) string {
+	var b strings.Builder
+	b.WriteString("*Written by Strategist's offline planner, which is not a language model: it reads requests with fixed rules and maps them through the catalog's own tools.*\n\n")
+	fmt.Fprintf(&b, "## What I understood\n\n**%s**\n\n", m.p.Root.Describe())
+	fmt.Fprintf(&b, "As a strategy: `%s`\n\n", m.searchTree(m.p.Root))
+	if m.res.orgNote != "" {
+		fmt.Fprintf(&b, "Organism: %s.\n\n", m.res.orgNote)
+	}
+	b.WriteString("## Searches and parameters\n\n")
+	for _, c := range m.p.Root.Leaves() {
+		l := m.res.leaves[c]
+		fmt.Fprintf(&b, "- %s → **%s** (%s): %s.\n", quote(c.Text), l.search, paramList(l.params), l.how)
+	}
+	b.WriteString("\n## How I found the searches\n\n")
+	for n := range numNeeds {
+		pk := m.res.picks[n]
+		switch {
+		case pk.rank > 0:
+			fmt.Fprintf(&b, "- %s: search_for_searches(%s) ranked %s #%d (score %.2f).\n",
+				searchNeeds[n].what, quote(searchNeeds[n].query), searchNeeds[n].search, pk.rank, pk.score)
+		case pk.note != "":
+			fmt.Fprintf(&b, "- %s: %s.\n", searchNeeds[n].what, pk.note)
+		}
+	}
+	b.WriteString("\n## Could not map\n\n")
+	unmapped := 0
+	for _, c := range m.p.Root.Leaves() {
+		if l := m.res.leaves[c]; l.unmapped {
+			unmapped++
+			fmt.Fprintf(&b, "- %s.\n", l.how)
+		}
+	}
+	if unmapped == 0 {
+		b.WriteString("Nothing: every part of the request mapped to a catalog search.\n")
+	}
+	if len(m.p.Notes) > 0 {
+		b.WriteString("\n## Notes on reading the request\n\n")
+		for _, n := range m.p.Notes {
+			fmt.Fprintf(&b, "- %s.\n", capitalize(n))
+		}
+	}
+	b.WriteString("\nCounts are not known yet: they come from the catalog when the strategy is built.\n")
+	return b.String()
+}
+
+// assumptions are the readings a researcher should check.
+func assumptions(m *mapped) []string {
+	var out []string
+	ops := map[Op]bool{}
+	var walk func(n *Node)
+	walk = func(n *Node) {
+		if n == nil || n.Clause != nil {
+			return
+		}
+		ops[n.Op] = true
+		walk(n.Left)
+		walk(n.Right)
+	}
+	walk(m.p.Root)
+	if ops[OpUnion] {
+		out = append(out, "'or' keeps genes found by either side (UNION).")
+	}
+	if ops[OpIntersect] {
+		out = append(out, "'and' keeps genes found by both sides (INTERSECT).")
+	}
+	if ops[OpMinus] {
+		out = append(out, "an exclusion ('excluding', 'but not', 'except', 'minus', 'not on') removes its genes from everything before it (MINUS); it binds loosest.")
+	}
+	if ops[OpUnion] && ops[OpIntersect] {
+		out = append(out, "'and' binds tighter than 'or'.")
+	}
+	if m.res.orgNote != "" {
+		out = append(out, capitalize(m.res.orgNote)+".")
+	}
+	for _, n := range m.p.Notes {
+		out = append(out, capitalize(n)+".")
+	}
+	return out
+}
+
+// planText is the planner's closing message.
+func planText(m *mapped, plan *planNode, art, draft, build *done) string {
+	var b strings.Builder
+	b.WriteString(intro + "\n\n")
+	fmt.Fprintf(&b, "I understood: **%s**", m.p.Root.Describe())
+	if m.res.organism != "" {
+		fmt.Fprintf(&b, ", in %s", m.res.organism)
+	}
+	b.WriteString(".\n\n")
+	for _, c := range m.p.Root.Leaves() {
+		l := m.res.leaves[c]
+		fmt.Fprintf(&b, "- %s → %s %s\n", quote(c.Text), l.search, keyValue(l))
+	}
+	for _, c := range m.p.Root.Leaves() {
+		if l := m.res.leaves[c]; l.unmapped {
+			fmt.Fprintf(&b, "\nI could not map %s; I used a text search for it.", quote(c.Text))
+		}
+	}
+	b.WriteString("\n\n")
+	if art != nil && !art.ok {
+		fmt.Fprintf(&b, "Saving the planning artifact failed (%s: %s). ", art.code, art.msg)
+	} else if art != nil {
+		b.WriteString("I saved a planning artifact that explains these choices. ")
+	}
+	switch {
+	case draft == nil:
+	case !draft.ok:
+		fmt.Fprintf(&b, "The delegation plan was refused (%s: %s); I did not request a build. %s", draft.code, draft.msg, problemList(draft))
+		return b.String()
+	default:
+		fmt.Fprintf(&b, "I saved a delegation plan of %d task%s and %d combine%s.", plan.tasks(), plural(plan.tasks()), plan.combines(), plural(plan.combines()))
+		if w := draftWarnings(draft); len(w) > 0 {
+			fmt.Fprintf(&b, " The catalog warned: %s.", strings.Join(w, "; "))
+		}
+	}
+	switch {
+	case build == nil:
+	case !build.ok:
+		fmt.Fprintf(&b, "\n\nRequesting the build failed (%s: %s).", build.code, build.msg)
+	default:
+		b.WriteString("\n\nClick **Build this plan** to build it. The counts come from the catalog when the strategy is built; I do not guess them.")
+	}
+	return b.String()
+}
+
+func draftWarnings(d *done) []string {
+	var v struct {
+		Warnings []string `json:"warnings"`
+	}
+	d.decode(&v)
+	return v.Warnings
+}
+
+// problemList renders the problems of a refused call.
+func problemList(d *done) string {
+	var v struct {
+		Details struct {
+			Problems []struct {
+				Field   string `json:"field"`
+				Problem string `json:"problem"`
+			} `json:"problems"`
+		} `json:"details"`
+	}
+	if json.Unmarshal(d.result, &v) != nil || len(v.Details.Problems) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, p := range v.Details.Problems {
+		parts = append(parts, p.Field+": "+p.Problem)
+	}
+	return "Problems: " + strings.Join(parts, "; ") + "."
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	r := []rune(s)
+	if r[0] >= 'a' && r[0] <= 'z' {
+		r[0] -= 'a' - 'A'
+	}
+	return string(r)
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,543 @@
+package offline
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// recordType is the record type of gene searches.
+const recordType = "transcript"
+
+// need is a kind of search a clause may need.
+type need int
+
+// The searches the engine knows how to fill, in the order it looks for
+// them.
+const (
+	needGO need = iota
+	needGeneType
+	needLocation
+	needIDs
+	needTaxon
+	needText
+	numNeeds
+)
+
+// searchNeeds says how each search is found (the words given to
+// search_for_searches) and which search name is expected among the hits.
+var searchNeeds = [numNeeds]struct{ query, search, what string }{
+	needGO:       {"GO term biological process", "GenesByGoTerm", "GO biological process terms"},
+	needGeneType: {"gene type", "GenesByGeneType", "gene types"},
+	needLocation: {"chromosome location", "GenesByLocation", "chromosomes"},
+	needIDs:      {"gene id", "GeneByLocusTag", "gene ids"},
+	needTaxon:    {"organism", "GenesByTaxon", "all genes of an organism"},
+	needText:     {"text", "GenesByText", "words in gene annotation"},
+}
+
+// The parameters the engine fills, by search.
+const (
+	paramGO         = "go_typeahead"
+	paramGeneType   = "geneType"
+	paramChromosome = "chromosomeOptional"
+	paramIDs        = "ds_gene_ids"
+	paramText       = "text_expression"
+)
+
+// Wire forms of the catalog tools' results: only the fields read.
+type (
+	searchHits struct {
+		Searches []struct {
+			Name      string  `json:"name"`
+			Evaluable bool    `json:"evaluable"`
+			Score     float64 `json:"score"`
+		} `json:"searches"`
+	}
+	wireTerm struct {
+		Term    string `json:"term"`
+		Display string `json:"display"`
+		Parent  string `json:"parent"`
+	}
+	wireParam struct {
+		Name     string     `json:"name"`
+		Type     string     `json:"type"`
+		Required bool       `json:"required"`
+		Values   []wireTerm `json:"values"`
+		Size     int        `json:"vocabularySize"`
+	}
+	searchDetails struct {
+		Name       string      `json:"name"`
+		Evaluable  bool        `json:"evaluable"`
+		Parameters []wireParam `json:"parameters"`
+	}
+	geneMatches struct {
+		Genes []struct {
+			GeneID    string `json:"geneId"`
+			Symbol    string `json:"symbol"`
+			MatchedOn string `json:"matchedOn"`
+			Matched   string `json:"matched"`
+		} `json:"genes"`
+	}
+)
+
+func (d *searchDetails) param(name string) (*wireParam, bool) {
+	for i := range d.Parameters {
+		if d.Parameters[i].Name == name {
+			return &d.Parameters[i], true
+		}
+	}
+	return nil, false
+}
+
+func searchCall(n need) call {
+	return newCall("search_for_searches", map[string]any{"query": searchNeeds[n].query, "record_type": recordType, "limit": 5})
+}
+
+func paramsCall(search, vocabularyQuery string) call {
+	args := map[string]any{"record_type": recordType, "search_name": search}
+	if vocabularyQuery != "" {
+		args["vocabulary_query"] = vocabularyQuery
+	}
+	return newCall("get_search_parameters", args)
+}
+
+func lookupCall(ids []string) call {
+	return newCall("lookup_genes", map[string]any{"query": strings.Join(ids, " "), "limit": 100})
+}
+
+// pick is how a search was found.
+type pick struct {
+	found bool
+	rank  int // 1 is the best hit
+	score float64
+	note  string // why it is not available
+}
+
+// leaf is a clause mapped to a search and parameter values.
+type leaf struct {
+	clause *Clause
+	search string
+	params map[string]string
+	// label names the step ("DNA replication (GO:0006260)"); task is the
+	// sub-agent's instruction.
+	label, task string
+	// how says how the value was chosen, for the planning artifact.
+	how string
+	// unmapped is set when the clause fell back to a text search; fail
+	// when not even that could be built.
+	unmapped bool
+	fail     string
+}
+
+// resolution is what the catalog said about every clause.
+type resolution struct {
+	leaves   map[*Clause]*leaf
+	picks    [numNeeds]pick
+	organism string
+	orgNote  string
+}
+
+// resolver maps a parsed request through the catalog tools, asking for the
+// calls it still lacks.
+type resolver struct {
+	a       *asks
+	p       Parsed
+	r       *resolution
+	details map[string]*searchDetails // by search name (no vocabulary query)
+}
+
+// resolve returns the resolution, or false with the calls it needs asked
+// for in a (one response's worth of independent calls).
+func resolve(a *asks, p Parsed) (*resolution, bool) {
+	rv := &resolver{a: a, p: p, r: &resolution{leaves: map[*Clause]*leaf{}}, details: map[string]*searchDetails{}}
+	clauses := p.Root.Leaves()
+	needs := rv.needs(clauses)
+
+	// 1. Which searches the catalog offers.
+	ready := true
+	for _, n := range needs {
+		if !a.t.has("search_for_searches") {
+			rv.r.picks[n] = pick{found: true}
+			continue
+		}
+		d := a.get(searchCall(n))
+		if d == nil {
+			ready = false
+			continue
+		}
+		rv.r.picks[n] = readPick(d, searchNeeds[n].search)
+	}
+	if !ready {
+		return nil, false
+	}
+
+	// 2. Their parameters, the vocabulary of each term, the genes named.
+	for _, n := range needs {
+		if !rv.r.picks[n].found || n == needGO {
+			continue
+		}
+		if d := a.get(paramsCall(searchNeeds[n].search, "")); d != nil {
+			var sd searchDetails
+			if d.decode(&sd) {
+				rv.details[searchNeeds[n].search] = &sd
+			} else {
+				rv.r.picks[n] = pick{note: fmt.Sprintf("get_search_parameters failed for %s: %s", searchNeeds[n].search, d.msg)}
+			}
+		}
+	}
+	for _, c := range clauses {
+		switch {
+		case (c.Kind == KindTerm || c.Kind == KindGOID) && rv.r.picks[needGO].found:
+			for _, v := range c.Variants {
+				a.get(paramsCall(searchNeeds[needGO].search, v))
+			}
+		case c.Kind == KindGeneIDs && a.t.has("lookup_genes"):
+			a.get(lookupCall(c.IDs))
+		}
+	}
+	if a.pending() {
+		return nil, false
+	}
+	rv.r.organism, rv.r.orgNote = rv.organism()
+
+	// 3. Terms with no exact match get a second, looser look-up.
+	for _, c := range clauses {
+		if c.Kind != KindTerm || !rv.r.picks[needGO].found {
+			continue
+		}
+		if _, ok := rv.geneTypeExact(c); ok {
+			continue
+		}
+		if ids, _ := rv.goExact(c); len(ids) > 0 {
+			continue
+		}
+		for _, q := range fuzzyQueries(c) {
+			a.get(paramsCall(searchNeeds[needGO].search, q))
+		}
+	}
+	if a.pending() {
+		return nil, false
+	}
+
+	// 4. Decide.
+	for _, c := range clauses {
+		rv.r.leaves[c] = rv.decide(c)
+	}
+	return rv.r, true
+}
+
+// needs lists the searches the clauses may need; the text search is always
+// among them, as the fallback.
+func (rv *resolver) needs(clauses []*Clause) []need {
+	want := [numNeeds]bool{needText: true}
+	for _, c := range clauses {
+		switch c.Kind {
+		case KindTerm:
+			want[needGO], want[needGeneType] = true, true
+		case KindGOID:
+			want[needGO] = true
+		case KindLocation:
+			want[needLocation] = true
+		case KindGeneIDs:
+			want[needIDs] = true
+		case KindTaxon:
+			want[needTaxon] = true
+		}
+	}
+	var out []need
+	for n := range numNeeds {
+		if want[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func readPick(d *done, search string) pick {
+	var hits searchHits
+	if !d.decode(&hits) {
+		return pick{note: "search_for_searches failed: " + d.msg}
+	}
+	for i, h := range hits.Searches {
+		if h.Name == search {
+			return pick{found: true, rank: i + 1, score: h.Score}
+		}
+	}
+	return pick{note: fmt.Sprintf("search_for_searches did not offer %s", search)}
+}
+
+// goDetails returns the GO search's answer for one vocabulary query.
+func (rv *resolver) goDetails(query string) *searchDetails {
+	d := rv.a.t.result(paramsCall(searchNeeds[needGO].search, query))
+	var sd searchDetails
+	if !d.decode(&sd) {
+		return nil
+	}
+	return &sd
+}
+
+// goTerms pools the GO terms every look-up for a clause returned, in the
+// order they came.
+func (rv *resolver) goTerms(c *Clause, fuzzy bool) []wireTerm {
+	queries := slices.Clone(c.Variants)
+	if fuzzy {
+		queries = append(queries, fuzzyQueries(c)...)
+	}
+	var out []wireTerm
+	seen := map[string]bool{}
+	for _, q := range queries {
+		sd := rv.goDetails(q)
+		if sd == nil {
+			continue
+		}
+		p, ok := sd.param(paramGO)
+		if !ok {
+			continue
+		}
+		for _, t := range p.Values {
+			if !seen[t.Term] {
+				seen[t.Term] = true
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// goName is a GO term's name: its display label without the id.
+func goName(t wireTerm) string {
+	name := t.Display
+	if name == "" {
+		return t.Term
+	}
+	if i := strings.LastIndex(name, " ("+t.Term+")"); i > 0 {
+		name = name[:i]
+	}
+	return name
+}
+
+// goExact finds the terms named exactly as one of the clause's variants
+// (several ids can share a name: replaced terms keep theirs), and the
+// variant that matched.
+func (rv *resolver) goExact(c *Clause) ([]wireTerm, string) {
+	pool := rv.goTerms(c, false)
+	for _, v := range c.Variants {
+		var hits []wireTerm
+		for _, t := range pool {
+			if strings.EqualFold(t.Term, v) || normalize(goName(t)) == normalize(v) {
+				hits = append(hits, t)
+			}
+		}
+		if len(hits) > 0 {
+			return hits, v
+		}
+	}
+	return nil, ""
+}
+
+// goFuzzy finds the one GO name within typo distance of the clause.
+func (rv *resolver) goFuzzy(c *Clause) ([]wireTerm, int, []string) {
+	pool := rv.goTerms(c, true)
+	phrases := []string{normalize(c.Text), normalize(singularPhrase(c.Text))}
+	best, bestNames := -1, []string{}
+	var hits []wireTerm
+	for _, t := range pool {
+		name := normalize(goName(t))
+		d := -1
+		for _, ph := range phrases {
+			if dd := distance(ph, name); dd <= typoTolerance(len(ph)) && (d < 0 || dd < d) {
+				d = dd
+			}
+		}
+		switch {
+		case d < 0:
+		case best < 0 || d < best:
+			best, hits, bestNames = d, []wireTerm{t}, []string{name}
+		case d == best:
+			hits = append(hits, t)
+			if !slices.Contains(bestNames, name) {
+				bestNames = append(bestNames, name)
+			}
+		}
+	}
+	return hits, best, bestNames
+}
+
+// fuzzyQueries are looser look-ups for a misspelt term: every word cut to
+// its first four letters ("dna repl"), then the longest word so cut.
+func fuzzyQueries(c *Clause) []string {
+	words := strings.Fields(normalize(c.Text))
+	if len(words) == 0 || len(words) > 6 {
+		return nil
+	}
+	cut := func(w string) string {
+		r := []rune(w)
+		return string(r[:min(len(r), 4)])
+	}
+	var parts []string
+	longest := ""
+	for _, w := range words {
+		parts = append(parts, cut(w))
+		if len([]rune(w)) > len([]rune(longest)) {
+			longest = w
+		}
+	}
+	var out []string
+	for _, q := range []string{strings.Join(parts, " "), cut(longest)} {
+		if len([]rune(q)) < 3 || slices.ContainsFunc(c.Variants, func(v string) bool { return strings.EqualFold(v, q) }) || slices.Contains(out, q) {
+			continue
+		}
+		out = append(out, q)
+	}
+	return out
+}
+
+// geneTypeForms are the ways a researcher names a gene type term.
+func geneTypeForms(term string) []string {
+	t := normalize(term)
+	forms := []string{t}
+	if base, ok := strings.CutSuffix(t, " encoding"); ok {
+		forms = append(forms, base, base+" coding", base+" gene")
+	}
+	switch t {
+	case "non protein coding":
+		forms = append(forms, "non coding", "noncoding", "non coding rna", "noncoding rna", "ncrna", "non protein coding rna")
+	case "protein coding":
+		forms = append(forms, "coding", "protein coding gene")
+	}
+	return forms
+}
+
+// geneTypeVocab is the gene types the catalog offers.
+func (rv *resolver) geneTypeVocab() []wireTerm {
+	sd := rv.details[searchNeeds[needGeneType].search]
+	if sd == nil {
+		return nil
+	}
+	p, ok := sd.param(paramGeneType)
+	if !ok {
+		return nil
+	}
+	return p.Values
+}
+
+func clausePhrases(c *Clause) []string {
+	n := normalize(c.Text)
+	return []string{n, normalize(singularPhrase(c.Text))}
+}
+
+// geneTypeExact finds the gene type a clause names exactly (plural and
+// "encoding" aside).
+func (rv *resolver) geneTypeExact(c *Clause) (string, bool) {
+	for _, t := range rv.geneTypeVocab() {
+		for _, f := range geneTypeForms(t.Term) {
+			for _, ph := range clausePhrases(c) {
+				if ph == f {
+					return t.Term, true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+// geneTypeFuzzy finds the one gene type a short clause is a typo of.
+func (rv *resolver) geneTypeFuzzy(c *Clause) (string, bool) {
+	if len(strings.Fields(c.Text)) > 3 {
+		return "", false
+	}
+	best, found, ambiguous := -1, "", false
+	for _, t := range rv.geneTypeVocab() {
+		d := -1
+		for _, f := range geneTypeForms(t.Term) {
+			for _, ph := range clausePhrases(c) {
+				if dd := distance(ph, f); dd <= typoTolerance(len(f)) && (d < 0 || dd < d) {
+					d = dd
+				}
+			}
+		}
+		switch {
+		case d < 0:
+		case best < 0 || d < best:
+			best, found, ambiguous = d, t.Term, false
+		case d == best && t.Term != found:
+			ambiguous = true
+		}
+	}
+	return found, best >= 0 && !ambiguous
+}
+
+// organism picks the organism term every organism parameter gets: the
+// catalog's organism that the request names, else its first.
+func (rv *resolver) organism() (string, string) {
+	var leaves []string
+	for _, sd := range rv.allDetails() {
+		for _, p := range sd.Parameters {
+			if !strings.Contains(strings.ToLower(p.Name), "organism") {
+				continue
+			}
+			for _, l := range leafTerms(p.Values) {
+				if !slices.Contains(leaves, l) {
+					leaves = append(leaves, l)
+				}
+			}
+		}
+	}
+	if len(leaves) == 0 {
+		return "", ""
+	}
+	mention := strings.ToLower(rv.p.Organism)
+	if mention != "" {
+		for _, w := range strings.Fields(mention) {
+			if len(w) < 4 || w == "3d7" || w == "plasmodium" {
+				continue
+			}
+			for _, l := range leaves {
+				if strings.Contains(strings.ToLower(l), strings.TrimPrefix(w, "p.")) {
+					return l, fmt.Sprintf("%s is %s in the catalog", quote(rv.p.Organism), l)
+				}
+			}
+		}
+		return leaves[0], fmt.Sprintf("I could not map the organism %s: the catalog's organisms are %s; I used %s",
+			quote(rv.p.Organism), strings.Join(leaves, ", "), leaves[0])
+	}
+	if len(leaves) == 1 {
+		return leaves[0], "you named no organism; I used " + leaves[0] + ", the only organism the catalog offers"
+	}
+	return leaves[0], "you named no organism; I used " + leaves[0] + ", the first the catalog offers"
+}
+
+// allDetails lists every parameter listing read so far, in search order.
+func (rv *resolver) allDetails() []*searchDetails {
+	var out []*searchDetails
+	for n := range numNeeds {
+		if sd := rv.details[searchNeeds[n].search]; sd != nil {
+			out = append(out, sd)
+		}
+	}
+	for _, c := range rv.p.Root.Leaves() {
+		for _, v := range c.Variants {
+			if sd := rv.goDetails(v); sd != nil {
+				out = append(out, sd)
+			}
+		}
+	}
+	return out
+}
+
+// leafTerms are the terms of a tree vocabulary that are no term's parent.
+func leafTerms(values []wireTerm) []string {
+	parents := map[string]bool{}
+	for _, v := range values {
+		if v.Parent != "" {
+			parents[v.Parent] = true
+		}
+	}
+	var out []string
+	for _, v := range values {
+		if !parents[v.Term] {
+			out = append(out, v.Term)
+		}
+	}
+	return out
+}

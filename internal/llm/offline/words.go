@@ -1,0 +1,184 @@
+package offline
+
+import (
+	"strings"
+	"unicode"
+)
+
+// distance is the optimal-string-alignment edit distance between a and b
+// (insertions, deletions, substitutions and swaps of neighbours each cost
+// one), over runes. A swap counts once because swapped letters ("tRAN" for
+// "tRNA") are the commonest typo.
+func distance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	// Three rows: the one before the previous is needed for swaps.
+	prev2 := make([]int, len(rb)+1)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(rb)]
+}
+
+// typoTolerance is how many edits a phrase of n letters may be from a
+// catalog name and still be read as that name: none for very short words
+// (where one edit is another word: rRNA, tRNA), one up to eight letters,
+// two beyond.
+func typoTolerance(n int) int {
+	switch {
+	case n <= 3:
+		return 0
+	case n <= 8:
+		return 1
+	default:
+		return 2
+	}
+}
+
+// singular returns the singular of an English word the simple way, which
+// is enough for catalog words: kinases -> kinase, processes -> process,
+// snoRNAs -> snoRNA, pathways -> pathway, activities -> activity.
+func singular(w string) string {
+	lw := strings.ToLower(w)
+	switch {
+	case len(lw) <= 3:
+		return w
+	case strings.HasSuffix(lw, "ies") && len(lw) > 4:
+		return w[:len(w)-3] + "y"
+	case strings.HasSuffix(lw, "sses"), strings.HasSuffix(lw, "xes"), strings.HasSuffix(lw, "ches"), strings.HasSuffix(lw, "shes"):
+		return w[:len(w)-2]
+	case strings.HasSuffix(lw, "ss"), strings.HasSuffix(lw, "us"), strings.HasSuffix(lw, "is"):
+		return w
+	case strings.HasSuffix(lw, "s"):
+		return w[:len(w)-1]
+	}
+	return w
+}
+
+// singularPhrase makes the last word of a phrase singular.
+func singularPhrase(p string) string {
+	words := strings.Fields(p)
+	if len(words) == 0 {
+		return p
+	}
+	words[len(words)-1] = singular(words[len(words)-1])
+	return strings.Join(words, " ")
+}
+
+// synonyms maps everyday names of biological processes to the GO term
+// names the catalog uses. It is short on purpose: a reader can check it,
+// and anything it misses still gets a text search, reported as such.
+var synonyms = map[string]string{
+	"glycolysis":                "glycolytic process",
+	"apoptosis":                 "apoptotic process",
+	"programmed cell death":     "apoptotic process",
+	"protein synthesis":         "translation",
+	"protein translation":       "translation",
+	"transcription":             "DNA-templated transcription",
+	"mitosis":                   "mitotic cell cycle",
+	"meiosis":                   "meiotic cell cycle",
+	"splicing":                  "RNA splicing",
+	"mrna splicing":             "RNA splicing",
+	"protein degradation":       "proteolysis",
+	"protein phosphorylation":   "protein phosphorylation",
+	"dna synthesis":             "DNA replication",
+	"dna recombination":         "DNA recombination",
+	"recombination":             "DNA recombination",
+	"invasion":                  "entry into host",
+	"host cell invasion":        "entry into host",
+	"erythrocyte invasion":      "entry into host",
+	"red blood cell invasion":   "entry into host",
+	"host invasion":             "entry into host",
+	"signalling":                "signal transduction",
+	"signaling":                 "signal transduction",
+	"cell signalling":           "signal transduction",
+	"cell signaling":            "signal transduction",
+	"gluconeogenesis":           "gluconeogenesis",
+	"fatty acid synthesis":      "fatty acid biosynthetic process",
+	"heme synthesis":            "heme biosynthetic process",
+	"haem synthesis":            "heme biosynthetic process",
+	"haem biosynthesis":         "heme biosynthetic process",
+	"lipid metabolism":          "lipid metabolic process",
+	"trna charging":             "tRNA aminoacylation",
+	"aminoacylation":            "tRNA aminoacylation",
+	"vesicle transport":         "vesicle-mediated transport",
+	"vesicular transport":       "vesicle-mediated transport",
+	"chromatin remodeling":      "chromatin organization",
+	"chromatin remodelling":     "chromatin organization",
+	"chromatin organisation":    "chromatin organization",
+	"protein folding":           "protein folding",
+	"ubiquitination":            "protein ubiquitination",
+	"protein ubiquitylation":    "protein ubiquitination",
+	"antigenic switching":       "antigenic variation",
+	"var gene switching":        "antigenic variation",
+	"cell cycle regulation":     "regulation of cell cycle",
+	"regulation of cell cycles": "regulation of cell cycle",
+}
+
+// processForms rewrites "X synthesis", "X metabolism" and the like into the
+// GO naming pattern ("X biosynthetic process", "X metabolic process").
+var processForms = []struct{ suffix, replacement string }{
+	{" biosynthesis", " biosynthetic process"},
+	{" synthesis", " biosynthetic process"},
+	{" metabolism", " metabolic process"},
+	{" catabolism", " catabolic process"},
+	{" degradation", " catabolic process"},
+}
+
+// synonym returns the GO-style name of p, if the tables know one.
+func synonym(p string) (string, bool) {
+	lp := strings.ToLower(p)
+	if s, ok := synonyms[lp]; ok {
+		return s, !strings.EqualFold(s, p)
+	}
+	for _, f := range processForms {
+		if strings.HasSuffix(lp, f.suffix) && len(lp) > len(f.suffix) {
+			return p[:len(p)-len(f.suffix)] + f.replacement, true
+		}
+	}
+	return "", false
+}
+
+// normalize lower-cases s, turns hyphens and underscores into spaces and
+// collapses white space, for comparing phrases with catalog names.
+func normalize(s string) string {
+	s = strings.ToLower(s)
+	s = strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || unicode.IsSpace(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// romanNumerals reads chromosome numbers written in Roman numerals, as
+// older papers do ("chromosome XIV").
+var romanNumerals = map[string]int{
+	"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "x": 10,
+	"xi": 11, "xii": 12, "xiii": 13, "xiv": 14,
+}
+
+// numberWords reads chromosome numbers written out ("chromosome five").
+var numberWords = map[string]int{
+	"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+	"nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+}
+
+// quote renders a phrase for messages: 'DNA repair'.
+func quote(s string) string { return "'" + s + "'" }
