@@ -93,6 +93,7 @@ type watchPrinter struct {
 	openMessage    string          // message whose deltas are on the current line
 	streamed       map[string]bool // messages already shown through their deltas
 	delegations    map[string]*watchDelegation
+	lastDisconnect string // the last disconnect reported, until an event arrives
 }
 
 type watchDelegation struct {
@@ -121,15 +122,23 @@ func (p *watchPrinter) line(format string, args ...any) {
 	fmt.Fprintf(p.w, format+"\n", args...)
 }
 
+// disconnected reports a lost connection; while the server stays
+// unreachable the same failure is reported once.
 func (p *watchPrinter) disconnected(err error, lastSeq int64, _ time.Duration) {
 	why := "closed by the server"
 	if err != nil {
 		why = "lost: " + err.Error()
 	}
-	p.line("… connection %s; resuming after event %d", why, lastSeq)
+	msg := fmt.Sprintf("… connection %s; resuming after event %d", why, lastSeq)
+	if msg == p.lastDisconnect {
+		return
+	}
+	p.lastDisconnect = msg
+	p.line("%s", msg)
 }
 
 func (p *watchPrinter) print(r event.Record) {
+	p.lastDisconnect = ""
 	e, err := r.Decode()
 	if err != nil {
 		p.line("#%d %s (cannot show: %v)", r.Seq, r.Type, err)

@@ -98,7 +98,7 @@ func TestWatchResumes(t *testing.T) {
 		Connections: []eventtest.Connection{
 			{Frames: 4},
 			{Frames: 3, Cut: true},
-			{Frames: 100, Rewind: 3, KeepAlive: true},
+			{Rewind: 3, KeepAlive: true},
 		},
 	}
 	srv := httptest.NewServer(s)

@@ -33,8 +33,9 @@ type Connection struct {
 	// Status, when set, refuses the request with this status and a JSON
 	// error body.
 	Status int
-	// Frames is how many records the connection sends before it ends
-	// (with Cut, the cut frame is one more).
+	// Frames, when positive, is how many records the connection sends
+	// before it ends (with Cut, the cut frame is one more); it also ends
+	// when the records run out. 0 sends every record and stays open.
 	Frames int
 	// Cut ends the connection in the middle of a frame, aborting it,
 	// instead of closing the stream cleanly.
@@ -68,8 +69,8 @@ func (s *SSEServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.requests = append(s.requests, req)
 	s.mu.Unlock()
 
-	script, scripted := Connection{}, n < len(s.Connections)
-	if scripted {
+	var script Connection
+	if n < len(s.Connections) {
 		script = s.Connections[n]
 	}
 	if s.Token != "" && req.Authorization != "Bearer "+s.Token {
@@ -97,9 +98,10 @@ func (s *SSEServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	_ = rc.Flush()
+	limited := script.Frames > 0
 	sent := 0
 	for _, rec := range s.Records[start:] {
-		if scripted && sent == script.Frames {
+		if limited && sent == script.Frames {
 			if script.Cut {
 				fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s", rec.Seq, rec.Type, rec.Payload[:len(rec.Payload)/2])
 				_ = rc.Flush()
@@ -116,7 +118,7 @@ func (s *SSEServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		sent++
 	}
-	if scripted && script.Frames > sent {
+	if limited {
 		return
 	}
 	<-r.Context().Done()
