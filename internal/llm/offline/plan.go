@@ -122,10 +122,19 @@ func (m *mapped) searchTree(n *Node) string {
 func keyValue(l *leaf) string {
 	for _, k := range []string{paramGO, paramGeneType, paramChromosome, paramIDs, paramText} {
 		if v, ok := l.params[k]; ok {
-			return strings.Trim(v, "[]")
+			return unlist(v)
 		}
 	}
-	return strings.Trim(firstValue(l.params), "[]")
+	return unlist(firstValue(l.params))
+}
+
+// unlist shows a multi-pick value as its terms: ["a","b"] is a, b.
+func unlist(v string) string {
+	var terms []string
+	if json.Unmarshal([]byte(v), &terms) == nil {
+		return strings.Join(terms, ", ")
+	}
+	return v
 }
 
 func firstValue(params map[string]string) string {

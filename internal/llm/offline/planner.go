@@ -199,12 +199,13 @@ func planText(m *mapped, plan *planNode, art, draft, build *done) string {
 		l := m.res.leaves[c]
 		fmt.Fprintf(&b, "- %s → %s %s\n", quote(c.Text), l.search, keyValue(l))
 	}
+	b.WriteString("\n")
 	for _, c := range m.p.Root.Leaves() {
 		if l := m.res.leaves[c]; l.unmapped {
-			fmt.Fprintf(&b, "\nI could not map %s; I used a text search for it.", quote(c.Text))
+			fmt.Fprintf(&b, "I could not map %s; I used a text search for it.\n", quote(c.Text))
 		}
 	}
-	b.WriteString("\n\n")
+	b.WriteString("\n")
 	if art != nil && !art.ok {
 		fmt.Fprintf(&b, "Saving the planning artifact failed (%s: %s). ", art.code, art.msg)
 	} else if art != nil {
@@ -259,8 +260,11 @@ func problemList(d *done) string {
 	return "Problems: " + strings.Join(parts, "; ") + "."
 }
 
+// capitalize upper-cases the first letter of s, unless its first word
+// has capitals of its own (tRNA, snoRNA stay as written).
 func capitalize(s string) string {
-	if s == "" {
+	first, _, _ := strings.Cut(s, " ")
+	if s == "" || strings.ToLower(first) != first {
 		return s
 	}
 	r := []rune(s)
