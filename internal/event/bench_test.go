@@ -101,9 +101,21 @@ func BenchmarkAppend(b *testing.B) {
 // endpoint uses it) while 50 goroutines append, one per conversation. One
 // op is one event appended; each is delivered to 20 streams. The latency
 // runs from the Append call to the stream yielding the record.
+// "saturated" appends as fast as the log takes them; "every=20ms" paces
+// each appender like a turn streaming 50 events a second.
 func BenchmarkDelivery(b *testing.B) {
-	const conversations, perConversation = 50, 20
 	url := pgtest.NewURL(b)
+	for _, pace := range []time.Duration{0, 20 * time.Millisecond} {
+		name := "saturated"
+		if pace > 0 {
+			name = "every=" + pace.String()
+		}
+		b.Run(name, func(b *testing.B) { benchmarkDelivery(b, url, pace) })
+	}
+}
+
+func benchmarkDelivery(b *testing.B, url string, pace time.Duration) {
+	const conversations, perConversation = 50, 20
 	p := startProcess(b, url, "bench", processOptions{})
 	userID, convs := seed(b, p.db, conversations)
 	turn := newUUID()
@@ -161,6 +173,9 @@ func BenchmarkDelivery(b *testing.B) {
 				if _, err := p.log.Append(ctx, convs[a], delta(turn, strconv.FormatInt(time.Now().UnixNano(), 10))); err != nil {
 					b.Error(err)
 					return
+				}
+				if pace > 0 {
+					time.Sleep(pace)
 				}
 			}
 		})
