@@ -87,7 +87,9 @@ func buildApp(cfg *config.Config, pool *pgxpool.Pool, log *slog.Logger) (*app, e
 	if err != nil {
 		return nil, err
 	}
-	scheduler, err := subagent.NewScheduler(subagent.Config{Store: db, Concurrency: cfg.SubagentConcurrency, Logger: log})
+	scheduler, err := subagent.NewScheduler(subagent.Config{
+		Store: db, Concurrency: cfg.SubagentConcurrency, TaskTimeout: cfg.SubagentTimeout, Logger: log,
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,11 @@ import (
 	"strategist/internal/pgtest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
+// The Gemini SDK's dependencies start an opencensus worker at init; it is
+// not ours to stop.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(pgtest.Main(m), goleak.IgnoreTopFunction("go.opencensus.io/stats/view.(*worker).start"))
+}
 
 func envMap(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 

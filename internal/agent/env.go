@@ -19,9 +19,9 @@ type Env struct {
 	Engine         llm.Engine
 	// Model is the engine-local model name.
 	Model string
-	// Emit appends an event to the turn's stream (durably); the turn id is
-	// filled in by the orchestrator.
-	Emit func(ctx context.Context, ev event.Event) error
+	// Emit appends events to the turn's stream, durably and in one append;
+	// the turn id is filled in by the orchestrator.
+	Emit func(ctx context.Context, evs ...event.Event) error
 }
 
 // Prompt returns the system prompt and tool declarations the agent sends

@@ -39,24 +39,26 @@ const appendTimeout = 10 * time.Second
 
 // emit appends events of the turn. It is given to tools, so they stream
 // artifacts, handoffs, graph snapshots and sub-agent progress as they happen.
-func (s *Service) emit(t *turn) func(ctx context.Context, ev event.Event) error {
-	return func(ctx context.Context, ev event.Event) error {
-		switch e := ev.(type) {
-		case *event.Usage:
-			if e.Scope == "subagent" {
+func (s *Service) emit(t *turn) func(ctx context.Context, evs ...event.Event) error {
+	return func(ctx context.Context, evs ...event.Event) error {
+		for _, ev := range evs {
+			switch e := ev.(type) {
+			case *event.Usage:
+				if e.Scope == "subagent" {
+					t.mu.Lock()
+					t.subUsage = t.subUsage.Add(e.Usage)
+					t.mu.Unlock()
+				}
+			case *event.HandoffRequested:
 				t.mu.Lock()
-				t.subUsage = t.subUsage.Add(e.Usage)
+				t.handoff = e.HandoffID
 				t.mu.Unlock()
 			}
-		case *event.HandoffRequested:
-			t.mu.Lock()
-			t.handoff = e.HandoffID
-			t.mu.Unlock()
+			event.SetTurn(ev, t.id)
 		}
-		event.SetTurn(ev, t.id)
 		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), appendTimeout)
 		defer cancel()
-		_, err := s.cfg.Log.Append(actx, t.conv.ID, ev)
+		_, err := s.cfg.Log.Append(actx, t.conv.ID, evs...)
 		return err
 	}
 }
@@ -87,7 +89,7 @@ var errEngine = errors.New("model unavailable")
 
 // runAgent builds the turn's history and agent and runs it, streaming its
 // events and persisting its messages.
-func (s *Service) runAgent(ctx context.Context, t *turn, emit func(context.Context, event.Event) error) (agent.RunEnd, error) {
+func (s *Service) runAgent(ctx context.Context, t *turn, emit func(context.Context, ...event.Event) error) (agent.RunEnd, error) {
 	m, err := s.cfg.Models.Resolve(t.model)
 	if err != nil {
 		return agent.RunEnd{}, fmt.Errorf("%w: %w", errEngine, err)
@@ -130,7 +132,7 @@ func (s *Service) runAgent(ctx context.Context, t *turn, emit func(context.Conte
 }
 
 // forward maps one agent event onto the stream.
-func (s *Service) forward(ctx context.Context, emit func(context.Context, event.Event) error, ev agent.Event, end *agent.RunEnd) error {
+func (s *Service) forward(ctx context.Context, emit func(context.Context, ...event.Event) error, ev agent.Event, end *agent.RunEnd) error {
 	switch e := ev.(type) {
 	case agent.TextDelta:
 		return emit(ctx, &event.AssistantDelta{MessageID: e.MessageID, Delta: e.Delta})

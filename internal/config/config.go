@@ -47,7 +47,9 @@ type Config struct {
 	ScriptsDir string
 
 	SubagentConcurrency int
-	AutoApprove         bool
+	// SubagentTimeout bounds each attempt of a delegated task.
+	SubagentTimeout time.Duration
+	AutoApprove     bool
 
 	// SecureCookies marks session cookies Secure (serve behind https).
 	SecureCookies bool
@@ -130,6 +132,14 @@ func settings() []setting {
 				return errors.New("must be a whole number from 1 to 32")
 			}
 			c.SubagentConcurrency = n
+			return nil
+		}},
+		{"STRATEGIST_SUBAGENT_TIMEOUT", "subagent-timeout", "120s", "time allowed to each attempt of a delegated task (1s to 1h)", func(c *Config, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || d < time.Second || d > time.Hour {
+				return errors.New("must be a duration from 1s to 1h, e.g. 120s")
+			}
+			c.SubagentTimeout = d
 			return nil
 		}},
 		{"STRATEGIST_AUTO_APPROVE", "auto-approve", "false", "accept planner handoffs without a click", func(c *Config, v string) error {

@@ -154,6 +154,6 @@ func (d *delegator) attemptTools(_ context.Context, r subagent.ToolRequest) (sub
 }
 
 // emitter adapts the turn's emit function to subagent.Emitter.
-type emitter func(ctx context.Context, ev event.Event) error
+type emitter func(ctx context.Context, evs ...event.Event) error
 
-func (e emitter) Emit(ctx context.Context, ev event.Event) error { return e(ctx, ev) }
+func (e emitter) Emit(ctx context.Context, evs ...event.Event) error { return e(ctx, evs...) }

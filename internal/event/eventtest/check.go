@@ -306,7 +306,10 @@ func (c *checker) taskStart(ts *turnState, e *event.SubagentTaskStart) {
 	}
 	d := c.delegations[e.DelegationID]
 	switch {
-	case n.running:
+	case n.running && e.Attempt <= n.attempt:
+		// A retry starts while the node runs: the scheduler ends a node
+		// once, after its last attempt, so a new attempt replaces the
+		// running one; it must be a later one.
 		c.fail("node %s starts attempt %d while attempt %d still runs", e.NodeID, e.Attempt, n.attempt)
 	case n.status == event.NodeDone || n.status == event.NodeSkipped || n.status == event.NodeCancelled:
 		c.fail("node %s starts again after ending %s", e.NodeID, n.status)

@@ -196,7 +196,10 @@ func TestCheckCatchesViolations(t *testing.T) {
 			return replacePayload(r, at(r, "subagent_plan", ""), `"dependsOn":["n4"]`, `"dependsOn":["n1"]`)
 		}), "skipped although"},
 		{"attempt still running", edit(func(r []event.Record) []event.Record {
-			return remove(r, at(r, "subagent_task_end", "n2"))
+			r = remove(r, at(r, "subagent_task_end", "n2"))
+			i := at(r, "subagent_task_start", "n2")
+			j := i + 1 + at(r[i+1:], "subagent_task_start", "n2")
+			return replacePayload(r, j, `"attempt":2`, `"attempt":1`)
 		}), "while attempt 1 still runs"},
 		{"attempt not increasing", edit(func(r []event.Record) []event.Record {
 			i := at(r, "subagent_task_start", "n2")
