@@ -127,20 +127,40 @@ WHERE n.delegation_id = d.id AND d.id = $1 AND c.user_id = $2 AND n.node_id = $3
 // UpdateDelegationNode writes a node's state. A node of another user's
 // delegation, or an unknown node, is ErrNotFound.
 func (db *DB) UpdateDelegationNode(ctx context.Context, userID, delegationID string, u DelegationNodeUpdate) error {
-	return db.tx(ctx, "update delegation node", func(tx pgx.Tx) error {
-		var usage any
-		if u.Usage != nil {
-			usage = u.Usage
-		}
-		tag, err := tx.Exec(ctx, updateDelegationNodeSQL, delegationID, userID, u.NodeID, u.Status, u.Attempt,
-			u.RootStepID, u.Error, usage, u.StartedAt, u.EndedAt)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return ErrNotFound
-		}
+	return db.UpdateDelegationNodes(ctx, userID, delegationID, []DelegationNodeUpdate{u})
+}
+
+// UpdateDelegationNodes writes the state of several nodes of a delegation
+// in one transaction (one commit for the changes a scheduler accumulated
+// while the previous write was in flight). Any node of another user's
+// delegation, or unknown, is ErrNotFound and nothing is written.
+func (db *DB) UpdateDelegationNodes(ctx context.Context, userID, delegationID string, us []DelegationNodeUpdate) error {
+	if len(us) == 0 {
 		return nil
+	}
+	return db.tx(ctx, "update delegation nodes", func(tx pgx.Tx) error {
+		batch := &pgx.Batch{}
+		for _, u := range us {
+			var usage any
+			if u.Usage != nil {
+				usage = u.Usage
+			}
+			batch.Queue(updateDelegationNodeSQL, delegationID, userID, u.NodeID, u.Status, u.Attempt,
+				u.RootStepID, u.Error, usage, u.StartedAt, u.EndedAt)
+		}
+		br := tx.SendBatch(ctx, batch)
+		for range us {
+			tag, err := br.Exec()
+			if err != nil {
+				br.Close()
+				return err
+			}
+			if tag.RowsAffected() == 0 {
+				br.Close()
+				return ErrNotFound
+			}
+		}
+		return br.Close()
 	})
 }
 

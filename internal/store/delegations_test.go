@@ -244,3 +244,39 @@ func TestInterruptDelegations(t *testing.T) {
 		t.Errorf("InterruptDelegations(nil) = %d, %v", n, err)
 	}
 }
+
+func TestUpdateDelegationNodes(t *testing.T) {
+	ctx := context.Background()
+	f := newStrategyFixture(t)
+	d, err := f.db.CreateDelegation(ctx, f.owner, newDelegation(f.conversation, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := time.Now().UTC().Truncate(time.Millisecond)
+	both := []store.DelegationNodeUpdate{
+		{NodeID: "n1", Status: "running", Attempt: 1, StartedAt: &started},
+		{NodeID: "n2", Status: "running", Attempt: 1, StartedAt: &started},
+	}
+	if err := f.db.UpdateDelegationNodes(ctx, f.owner, d.ID, both); err != nil {
+		t.Fatalf("UpdateDelegationNodes: %v", err)
+	}
+	// One unknown node refuses the whole batch.
+	bad := []store.DelegationNodeUpdate{{NodeID: "n1", Status: "done", Attempt: 1}, {NodeID: "n9", Status: "done"}}
+	if err := f.db.UpdateDelegationNodes(ctx, f.owner, d.ID, bad); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("UpdateDelegationNodes with an unknown node = %v, want ErrNotFound", err)
+	}
+	if err := f.db.UpdateDelegationNodes(ctx, f.other, d.ID, both); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("UpdateDelegationNodes as another user = %v, want ErrNotFound", err)
+	}
+	got, err := f.db.Delegation(ctx, f.owner, d.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var statuses []string
+	for _, n := range got.Nodes {
+		statuses = append(statuses, n.NodeID+":"+n.Status)
+	}
+	if diff := cmp.Diff([]string{"n1:running", "n2:running", "n3:queued"}, statuses); diff != "" {
+		t.Errorf("statuses mismatch (-want +got):\n%s", diff)
+	}
+}

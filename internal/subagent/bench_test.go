@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"strategist/internal/event"
 	"strategist/internal/pgtest"
 	"strategist/internal/store"
 )
@@ -57,9 +58,10 @@ func makespanScript(tb testing.TB, c makespanCase, l time.Duration) *resolving {
 // BenchmarkMakespan measures a delegation's wall-clock time against its
 // critical-path bound k·L, with scripted latency L per model call: the
 // metric makespan/kL is the ratio (bar: makespan ≤ 1.1·k·L + 50 ms), and
-// overhead-ms the time above k·L. "memory" keeps the rows in a fake
-// store; "postgres" writes the delegation rows to a real database (one
-// write per node state change), as the server does.
+// overhead-ms the time above k·L. "memory" keeps rows and events in
+// memory; "postgres" writes the delegation rows to a real database and the
+// events through the server's event log (event.Log: group commit,
+// published once durable), as a turn does.
 func BenchmarkMakespan(b *testing.B) {
 	for _, l := range []time.Duration{20 * time.Millisecond, 50 * time.Millisecond} {
 		for _, c := range makespanCases() {
@@ -73,16 +75,22 @@ func BenchmarkMakespan(b *testing.B) {
 }
 
 func benchMakespan(b *testing.B, c makespanCase, l time.Duration, backend string) {
-	var rows Store
-	userID, conversationID := "user-1", "conv-1"
+	var (
+		rows   Store
+		events Emitter
+	)
+	userID, conversationID, turnID := "user-1", "conv-1", "turn-1"
 	if backend == "postgres" {
+		turnID = "" // no turn row to refer to
 		db, err := store.New(pgtest.New(b))
 		if err != nil {
 			b.Fatal(err)
 		}
 		userID, conversationID = newConversation(b, db)
 		rows = db
+		events = logEmitter{log: newEventLog(b, db), conversationID: conversationID}
 	}
+	b.ResetTimer()
 	var total time.Duration
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
@@ -91,13 +99,19 @@ func benchMakespan(b *testing.B, c makespanCase, l time.Duration, backend string
 			h.sched.cfg.Store = rows
 		}
 		d := h.delegation(b, c.plan)
-		d.UserID, d.ConversationID = userID, conversationID
+		d.UserID, d.ConversationID, d.TurnID = userID, conversationID, turnID
+		if events != nil {
+			d.Emitter = events
+		}
 		b.StartTimer()
 		start := time.Now()
 		res, err := h.sched.Run(context.Background(), d)
 		elapsed := time.Since(start)
-		if err != nil || res.Status != DelegationCompleted {
-			b.Fatalf("Run = %v, %v: %+v", res.Status, err, res.Nodes)
+		if err != nil {
+			b.Fatalf("Run: %v", err)
+		}
+		if res.Status != DelegationCompleted {
+			b.Fatalf("Run = %s: %+v", res.Status, res.Nodes)
 		}
 		total += elapsed
 	}
@@ -123,4 +137,34 @@ func newConversation(tb testing.TB, db *store.DB) (userID, conversationID string
 		tb.Fatal(err)
 	}
 	return u.ID, conv.ID
+}
+
+// logEmitter appends a delegation's events to the server's event log
+// (group commit, published once durable).
+type logEmitter struct {
+	log            *event.Log
+	conversationID string
+}
+
+func (e logEmitter) Emit(ctx context.Context, events ...event.Event) error {
+	_, err := e.log.Append(ctx, e.conversationID, events...)
+	return err
+}
+
+// newEventLog runs an event log over db until the benchmark ends.
+func newEventLog(b *testing.B, db *store.DB) *event.Log {
+	l, err := event.NewLog(event.LogConfig{Store: db, Broker: event.NewBroker(0), Origin: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- l.Run(ctx) }()
+	b.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			b.Errorf("event log: %v", err)
+		}
+	})
+	return l
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -199,17 +200,23 @@ func TestRunWriteFailureStops(t *testing.T) {
 	})
 }
 
+// TestRunEmitFailureStops: when the events cannot be written the
+// delegation stops (its running tasks are cancelled) and Run says why.
 func TestRunEmitFailureStops(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		engine := script(t, reply("n1", 600_000, createCall("GenesByText")), reply("n2", 600_000, createCall("GenesByText")))
 		h := newHarness(t, engine, Config{})
-		h.events.failAt = 2 // the plan is out, the first start is not
+		h.events.failAt = 1
+		start := time.Now()
 		res, err := h.sched.Run(t.Context(), h.delegation(t, twoTasks))
-		if err == nil || !strings.Contains(err.Error(), "emit subagent_task_start: event log unavailable") {
+		if err == nil || !strings.Contains(err.Error(), "event log unavailable") {
 			t.Fatalf("Run error = %v", err)
 		}
-		if res.Status != DelegationFailed {
-			t.Errorf("status %s", res.Status)
+		if time.Since(start) != 0 {
+			t.Errorf("Run went on for %v without an event log", time.Since(start))
+		}
+		if res.Status != DelegationFailed || res.Nodes[0].Status != StatusCancelled || res.Nodes[1].Status != StatusCancelled {
+			t.Errorf("result %s: %+v", res.Status, res.Nodes)
 		}
 	})
 }

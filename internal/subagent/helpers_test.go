@@ -184,13 +184,13 @@ type recorder struct {
 	failAt int
 }
 
-func (r *recorder) Emit(_ context.Context, e event.Event) error {
+func (r *recorder) Emit(_ context.Context, events ...event.Event) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.failAt > 0 && len(r.events)+1 >= r.failAt {
+	if r.failAt > 0 && len(r.events)+len(events) >= r.failAt {
 		return errors.New("event log unavailable")
 	}
-	r.events = append(r.events, e)
+	r.events = append(r.events, events...)
 	return nil
 }
 
@@ -201,8 +201,23 @@ func (r *recorder) all() []event.Event {
 }
 
 // transcript renders the events as short lines, the sub-agents' tool
-// results left out.
+// results left out. Nodes started together emit their starts from their
+// own workers in no set order, so each run of consecutive starts is
+// sorted.
 func transcript(events []event.Event) []string {
+	out := lines(events)
+	for i := 0; i < len(out); {
+		j := i
+		for j < len(out) && strings.HasPrefix(out[j], "start ") {
+			j++
+		}
+		slices.Sort(out[i:j])
+		i = max(j, i+1)
+	}
+	return out
+}
+
+func lines(events []event.Event) []string {
 	var out []string
 	for _, ev := range events {
 		switch e := ev.(type) {
@@ -243,7 +258,7 @@ func transcript(events []event.Event) []string {
 }
 
 // fakeStore keeps the delegation rows in memory; failAfter makes node
-// updates fail once that many succeeded.
+// writes fail once that many succeeded.
 type fakeStore struct {
 	mu        sync.Mutex
 	created   []store.NewDelegation
@@ -263,14 +278,16 @@ func (s *fakeStore) CreateDelegation(_ context.Context, _ string, d store.NewDel
 	return store.Delegation{ID: "del-1", ConversationID: d.ConversationID, Goal: d.Goal, Plan: d.Plan, Status: "running"}, nil
 }
 
-func (s *fakeStore) UpdateDelegationNode(_ context.Context, _, _ string, u store.DelegationNodeUpdate) error {
+func (s *fakeStore) UpdateDelegationNodes(_ context.Context, _, _ string, us []store.DelegationNodeUpdate) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.failAfter > 0 && s.updates >= s.failAfter {
 		return errors.New("database unavailable")
 	}
 	s.updates++
-	s.nodes[u.NodeID] = u
+	for _, u := range us {
+		s.nodes[u.NodeID] = u
+	}
 	return nil
 }
 

@@ -26,12 +26,19 @@ const writeTimeout = 10 * time.Second
 // combine is a worker goroutine that gets an immutable description of its
 // work, never touches the state, and sends exactly one workerResult on
 // results; the owner counts workers out (inflight) and receives until the
-// count is zero, so every worker has ended before loop returns. Workers
-// emit their own sub-agent tool calls and messages (the Emitter is
-// concurrency-safe) before sending their result, so a node's events always
-// precede its subagent_task_end. The fields set in newRun (s, d, id, ctx,
-// cancel, log, writeCtx) are read-only after it; failure is guarded by
-// its own mutex.
+// count is zero, so every worker has ended before loop returns.
+//
+// Events go through one first-in, first-out eventPump: a worker sends its
+// node's subagent_task_start, then its sub-agent's tool calls and
+// messages, before its result; the owner sends subagent_task_end after
+// receiving the result and before starting any dependent. So in the log a
+// node's events fall between its start and its end, and a node starts
+// after its inputs ended, while no goroutine of the run waits for the
+// database: the pump appends whatever has queued in one Emit. Rows go
+// through the rowWriter. The owner starts both and waits for them before
+// Run returns, so every event and row of the delegation is durable by
+// then. The fields set in newRun (s, d, id, ctx, cancel, log, writeCtx,
+// rows, events) are read-only after it; failErr is guarded by failMu.
 type run struct {
 	s        *Scheduler
 	d        Delegation
@@ -42,6 +49,8 @@ type run struct {
 	log      *slog.Logger
 	start    time.Time
 
+	rows         *rowWriter
+	events       *eventPump
 	nodes        []nodeState // plan order; owner only
 	index        map[string]int
 	results      chan workerResult
@@ -58,17 +67,18 @@ type nodeState struct {
 	deps       []int
 	dependents []int
 	status     Status
-	// retry is set on a running task whose attempt failed and that waits
-	// for a slot to start the next one.
-	retry    bool
-	attempt  int
-	root     strategy.StepID
-	summary  string
-	err      string
-	started  time.Time
-	ended    time.Time
-	usage    llm.Usage
-	timedOut bool
+	// retry is set on a running task whose attempt ended failed or
+	// timeout (retryStatus) and that waits for a slot to start the next.
+	retry       bool
+	retryStatus Status
+	attempt     int
+	root        strategy.StepID
+	summary     string
+	err         string
+	started     time.Time // the first attempt's start
+	attemptAt   time.Time // the current attempt's start
+	ended       time.Time
+	usage       llm.Usage // every attempt's
 }
 
 // workerResult is a worker's one message to the owner.
@@ -83,7 +93,8 @@ func newRun(ctx context.Context, s *Scheduler, d Delegation, id string) *run {
 	rctx, cancel := context.WithCancelCause(ctx)
 	r := &run{s: s, d: d, id: id, ctx: rctx, cancel: cancel, writeCtx: context.WithoutCancel(ctx),
 		log: s.log.With("delegation_id", id, "turn_id", d.TurnID), start: time.Now(),
-		index: make(map[string]int, len(d.Plan.Nodes)), results: make(chan workerResult)}
+		index: make(map[string]int, len(d.Plan.Nodes)), results: make(chan workerResult),
+		rows: newRowWriter(), events: newEventPump()}
 	r.nodes = make([]nodeState, len(d.Plan.Nodes))
 	for i, n := range d.Plan.Nodes {
 		r.nodes[i] = nodeState{node: n, status: StatusQueued}
@@ -102,7 +113,9 @@ func newRun(ctx context.Context, s *Scheduler, d Delegation, id string) *run {
 // loop is the owner's loop: start what is ready, wait for one worker,
 // record its outcome, until no worker is left.
 func (r *run) loop() (*Result, error) {
-	r.emit(&event.SubagentPlan{Base: r.base(), DelegationID: r.id, Goal: r.d.Goal, Nodes: r.d.Plan.EventNodes()})
+	go r.rows.run(r.writeCtx, r.writeRows, r.failed)
+	go r.events.run(r.writeCtx, r.emitBatch, r.failed)
+	r.events.send(&event.SubagentPlan{Base: r.base(), DelegationID: r.id, Goal: r.d.Goal, Nodes: r.d.Plan.EventNodes()})
 	for {
 		if r.ctx.Err() == nil {
 			r.startReady()
@@ -115,10 +128,18 @@ func (r *run) loop() (*Result, error) {
 		r.record(res)
 	}
 	for i := range r.nodes {
-		if !r.nodes[i].status.Final() {
+		switch ns := &r.nodes[i]; {
+		case ns.retry:
+			// Its last attempt already ended, in the stream too.
+			ns.status, ns.retry, ns.ended = ns.retryStatus, false, time.Now()
+			ns.err += "; not retried: the delegation was cancelled"
+			r.persist(i)
+		case !ns.status.Final():
 			r.end(i, StatusCancelled, "the delegation was cancelled")
 		}
 	}
+	r.rows.close()
+	r.events.close()
 	return r.finish()
 }
 
@@ -160,11 +181,11 @@ func (r *run) startTask(i int) {
 	previous := ns.err
 	ns.status, ns.retry, ns.err = StatusRunning, false, ""
 	ns.attempt++
+	ns.attemptAt = time.Now()
 	if ns.started.IsZero() {
-		ns.started = time.Now()
+		ns.started = ns.attemptAt
 	}
 	r.persist(i)
-	r.emit(&event.SubagentTaskStart{Base: r.base(), DelegationID: r.id, NodeID: ns.node.ID, Attempt: ns.attempt})
 	spec := attemptSpec{node: ns.node, attempt: ns.attempt, previous: previous}
 	for _, j := range ns.deps {
 		dep := r.nodes[j]
@@ -180,6 +201,7 @@ func (r *run) startTask(i int) {
 			}
 			r.results <- res
 		}()
+		r.events.send(&event.SubagentTaskStart{Base: r.base(), DelegationID: r.id, NodeID: spec.node.ID, Attempt: spec.attempt})
 		res.task = r.runTask(r.ctx, spec)
 	}()
 }
@@ -187,8 +209,8 @@ func (r *run) startTask(i int) {
 func (r *run) startCombine(i int) {
 	ns := &r.nodes[i]
 	ns.status, ns.attempt, ns.started = StatusRunning, 1, time.Now()
+	ns.attemptAt = ns.started
 	r.persist(i)
-	r.emit(&event.SubagentTaskStart{Base: r.base(), DelegationID: r.id, NodeID: ns.node.ID, Attempt: 1})
 	n := ns.node
 	m := strategy.Combine{Left: r.nodes[ns.deps[0]].root, Right: r.nodes[ns.deps[1]].root,
 		Operator: n.Operator, Colocation: n.Colocation, DisplayName: n.DisplayName}
@@ -201,6 +223,7 @@ func (r *run) startCombine(i int) {
 			}
 			r.results <- res
 		}()
+		r.events.send(&event.SubagentTaskStart{Base: r.base(), DelegationID: r.id, NodeID: n.ID, Attempt: 1})
 		ctx, cancel := context.WithTimeout(r.ctx, r.s.cfg.TaskTimeout)
 		defer cancel()
 		out, err := r.d.Graph.Apply(ctx, m)
@@ -231,6 +254,13 @@ func (r *run) record(res workerResult) {
 	r.runningTasks--
 	t := res.task
 	ns.usage = ns.usage.Add(t.usage)
+	// The tokens of this attempt, once: summing usage events gives the
+	// delegation's spend.
+	r.events.send(&event.Usage{Base: r.base(), Scope: "subagent", NodeID: ns.node.ID, Usage: t.usage})
+	failed := StatusFailed
+	if t.timedOut {
+		failed = StatusTimeout
+	}
 	switch {
 	case t.err == nil:
 		ns.root, ns.summary = t.root, t.summary
@@ -238,12 +268,13 @@ func (r *run) record(res workerResult) {
 	case t.cancelled || r.ctx.Err() != nil:
 		r.end(i, StatusCancelled, "the delegation was cancelled")
 	case !t.permanent && ns.attempt < r.s.cfg.MaxAttempts:
-		ns.retry, ns.err, ns.timedOut = true, t.err.Error(), t.timedOut
+		// The attempt ends; the node waits for a slot to try again.
+		r.end(i, failed, t.err.Error())
+		ns.status, ns.retry, ns.retryStatus, ns.ended = StatusRunning, true, failed, time.Time{}
+		r.persist(i)
 		r.log.Info("sub-agent attempt failed; retrying", "node_id", ns.node.ID, "attempt", ns.attempt, slog.Any("error", t.err))
-	case t.timedOut:
-		r.fail(i, StatusTimeout, t.err.Error())
 	default:
-		r.fail(i, StatusFailed, t.err.Error())
+		r.fail(i, failed, t.err.Error())
 	}
 }
 
@@ -264,18 +295,20 @@ func (r *run) fail(i int, status Status, msg string) {
 	skip(i, r.nodes[i].node.ID)
 }
 
-// end records a node's final status, writes its row, and emits its usage
-// (for a task that ran) and its subagent_task_end.
+// end records that node i's attempt (or the node, never started) ended
+// with status, writes its row and emits its subagent_task_end: the
+// attempt's duration and the node's tokens so far.
 func (r *run) end(i int, status Status, msg string) {
 	ns := &r.nodes[i]
 	ns.status, ns.retry, ns.err, ns.ended = status, false, msg, time.Now()
 	r.persist(i)
-	id := ns.node.ID
-	if ns.node.Kind == KindTask && ns.attempt > 0 {
-		r.emit(&event.Usage{Base: r.base(), Scope: "subagent", NodeID: id, Usage: ns.usage})
+	var took time.Duration
+	if !ns.attemptAt.IsZero() {
+		took = ns.ended.Sub(ns.attemptAt)
 	}
-	r.emit(&event.SubagentTaskEnd{Base: r.base(), DelegationID: r.id, NodeID: id, Status: string(status),
-		Attempt: ns.attempt, RootStepID: string(ns.root), Error: msg, DurationMs: ns.duration().Milliseconds(), Usage: ns.usage})
+	id := ns.node.ID
+	r.events.send(&event.SubagentTaskEnd{Base: r.base(), DelegationID: r.id, NodeID: id, Status: string(status),
+		Attempt: ns.attempt, RootStepID: string(ns.root), Error: msg, DurationMs: took.Milliseconds(), Usage: ns.usage})
 	if status != StatusDone {
 		r.log.Info("node ended", "node_id", id, "status", string(status), "attempt", ns.attempt, "error", msg)
 	}
@@ -288,7 +321,7 @@ func (ns *nodeState) duration() time.Duration {
 	return ns.ended.Sub(ns.started)
 }
 
-// persist writes node i's row as the owner holds it.
+// persist hands node i's state, as the owner holds it, to the row writer.
 func (r *run) persist(i int) {
 	ns := &r.nodes[i]
 	u := store.DelegationNodeUpdate{NodeID: ns.node.ID, Status: string(ns.status), Attempt: ns.attempt,
@@ -304,20 +337,27 @@ func (r *run) persist(i int) {
 		t := ns.ended
 		u.EndedAt = &t
 	}
-	ctx, cancel := context.WithTimeout(r.writeCtx, writeTimeout)
-	defer cancel()
-	if err := r.s.cfg.Store.UpdateDelegationNode(ctx, r.d.UserID, r.id, u); err != nil {
-		r.failed(fmt.Errorf("subagent: delegation %s: write node %s: %w", r.id, ns.node.ID, err))
-	}
+	r.rows.put(u)
 }
 
-// emit appends an event; any goroutine of the run may call it.
-func (r *run) emit(e event.Event) {
-	ctx, cancel := context.WithTimeout(r.writeCtx, writeTimeout)
+// writeRows writes node rows; the row writer calls it.
+func (r *run) writeRows(ctx context.Context, us []store.DelegationNodeUpdate) error {
+	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
 	defer cancel()
-	if err := r.d.Emitter.Emit(ctx, e); err != nil {
-		r.failed(fmt.Errorf("subagent: delegation %s: emit %s: %w", r.id, event.Name(e), err))
+	if err := r.s.cfg.Store.UpdateDelegationNodes(ctx, r.d.UserID, r.id, us); err != nil {
+		return fmt.Errorf("subagent: delegation %s: write nodes: %w", r.id, err)
 	}
+	return nil
+}
+
+// emitBatch appends events in one Emit, detached from cancellation.
+func (r *run) emitBatch(ctx context.Context, events ...event.Event) error {
+	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
+	defer cancel()
+	if err := r.d.Emitter.Emit(ctx, events...); err != nil {
+		return fmt.Errorf("subagent: delegation %s: emit %s: %w", r.id, event.Name(events[0]), err)
+	}
+	return nil
 }
 
 // failed records the first write failure and stops the run: a delegation

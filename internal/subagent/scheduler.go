@@ -23,18 +23,20 @@ const (
 	DefaultMaxAttempts = 3
 )
 
-// Emitter appends a delegation's events to its turn's stream. It must be
-// safe for concurrent use: the scheduler emits node events, and each
-// running task emits its own tool calls and messages as they happen.
+// Emitter appends a delegation's events to its turn's stream: in order,
+// durably, before returning (event.Log.Append does). Several events given
+// in one call should be one append. It must be safe for concurrent use:
+// the scheduler emits node events, and each running task emits its own
+// tool calls and messages as they happen.
 type Emitter interface {
-	Emit(ctx context.Context, e event.Event) error
+	Emit(ctx context.Context, events ...event.Event) error
 }
 
 // Store keeps the delegations and delegation_nodes rows current, so that a
 // reloaded page shows a delegation as it stands. *store.DB satisfies it.
 type Store interface {
 	CreateDelegation(ctx context.Context, userID string, d store.NewDelegation) (store.Delegation, error)
-	UpdateDelegationNode(ctx context.Context, userID, delegationID string, u store.DelegationNodeUpdate) error
+	UpdateDelegationNodes(ctx context.Context, userID, delegationID string, us []store.DelegationNodeUpdate) error
 	FinishDelegation(ctx context.Context, userID, delegationID, status string, usage json.RawMessage) error
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"strategist/internal/event"
+	"strategist/internal/event/eventtest"
 	"strategist/internal/llm"
 	"strategist/internal/strategy"
 )
@@ -103,12 +104,15 @@ func TestRunTree(t *testing.T) {
 }
 
 // checkEvents checks the invariants every delegation's events keep: the
-// plan first; each node ends once, after its start (if it started); a node
-// starts only after its dependencies ended done; tool calls and messages
-// of a node fall between its start and its end; all carry the turn and
-// the delegation.
+// plan first; each attempt of a node starts once and ends once; a node
+// starts again only after an attempt ended failed or timeout; it starts
+// only after its dependencies ended done; its tool calls fall between an
+// attempt's start and end; a node that never started ends skipped or
+// cancelled; all carry the turn and the delegation. checkStream then
+// applies the product's stream invariants.
 func checkEvents(t *testing.T, events []event.Event) {
 	t.Helper()
+	checkStream(t, events)
 	plan, ok := events[0].(*event.SubagentPlan)
 	if !ok {
 		t.Fatalf("first event is %T, want the plan", events[0])
@@ -118,42 +122,43 @@ func checkEvents(t *testing.T, events []event.Event) {
 		deps[n.ID] = n.DependsOn
 	}
 	status := map[string]string{}
-	started := map[string]bool{}
+	running := map[string]bool{}
 	for i, ev := range events {
 		if ev.Turn() != "turn-1" {
 			t.Errorf("event %d (%T) has turn %q", i, ev, ev.Turn())
 		}
 		switch e := ev.(type) {
 		case *event.SubagentTaskStart:
-			if status[e.NodeID] != "" {
-				t.Errorf("event %d: %s starts after it ended", i, e.NodeID)
+			if running[e.NodeID] || (status[e.NodeID] != "" && status[e.NodeID] != event.NodeFailed && status[e.NodeID] != event.NodeTimeout) {
+				t.Errorf("event %d: %s starts while running or after ending %s", i, e.NodeID, status[e.NodeID])
 			}
 			for _, d := range deps[e.NodeID] {
 				if status[d] != event.NodeDone {
 					t.Errorf("event %d: %s starts before its dependency %s is done", i, e.NodeID, d)
 				}
 			}
-			started[e.NodeID] = true
+			running[e.NodeID], status[e.NodeID] = true, ""
 		case *event.SubagentToolCallStart:
-			if !started[e.NodeID] || status[e.NodeID] != "" || e.DelegationID != "del-1" {
+			if !running[e.NodeID] || e.DelegationID != "del-1" {
 				t.Errorf("event %d: a tool call of %s outside its run", i, e.NodeID)
 			}
 		case *event.SubagentToolCallEnd:
-			if !started[e.NodeID] || status[e.NodeID] != "" {
+			if !running[e.NodeID] {
 				t.Errorf("event %d: a tool call of %s outside its run", i, e.NodeID)
 			}
 		case *event.SubagentTaskEnd:
-			if status[e.NodeID] != "" {
-				t.Errorf("event %d: %s ends twice", i, e.NodeID)
+			neverRan := status[e.NodeID] == "" && (e.Status == event.NodeSkipped || e.Status == event.NodeCancelled)
+			if !running[e.NodeID] && !neverRan {
+				t.Errorf("event %d: %s ends %s without running", i, e.NodeID, e.Status)
 			}
 			if e.DelegationID != "del-1" {
 				t.Errorf("event %d: delegation %q", i, e.DelegationID)
 			}
-			status[e.NodeID] = e.Status
+			running[e.NodeID], status[e.NodeID] = false, e.Status
 		}
 	}
 	for id := range deps {
-		if status[id] == "" {
+		if status[id] == "" || running[id] {
 			t.Errorf("%s never ended", id)
 		}
 	}
@@ -182,8 +187,10 @@ func TestRunFailureSkipsDependents(t *testing.T) {
 			"start n1 #1", "start n2 #1",
 			"call n2 create_step", "return n2 create_step ok",
 			"call n1 create_step", "return n1 create_step ok",
+			"usage n2", "end n2 failed #1: agent: subagent model call 2: scripted: model overloaded",
 			"start n2 #2",
 			"call n1 finish_subtask", "return n1 finish_subtask ok", "usage n1", "end n1 done #1 s2",
+			"usage n2", "end n2 failed #2: agent: subagent model call 1: scripted: model overloaded again",
 			"start n2 #3",
 			"usage n2", "end n2 failed #3: agent: subagent model call 1: scripted: model still overloaded",
 			"end n3 skipped #0: skipped: n2 did not finish",
@@ -228,4 +235,21 @@ func lastUser(r llm.Request) string {
 		}
 	}
 	return ""
+}
+
+// checkStream checks the events, inside a turn, against the stream
+// invariants every transcript of the product keeps.
+func checkStream(t *testing.T, events []event.Event) {
+	t.Helper()
+	all := append([]event.Event{&event.TurnStart{Base: event.Base{TurnID: "turn-1"}, Mode: "execute"}}, events...)
+	all = append(all, &event.TurnEnd{Base: event.Base{TurnID: "turn-1"}, Status: event.TurnCompleted})
+	records := make([]event.Record, len(all))
+	for i, e := range all {
+		name, payload, err := event.Encode(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		records[i] = event.Record{ConversationID: "conv-1", Seq: int64(i + 1), TurnID: e.Turn(), Type: name, Payload: payload}
+	}
+	eventtest.Check(t, records)
 }

@@ -195,13 +195,14 @@ func (r *run) attempt(ctx context.Context, spec attemptSpec) (attemptResult, *fi
 	return res, fin
 }
 
-// forward maps one agent event onto the stream and adds call usage; it
-// reports whether the event was the end of a successful finish_subtask.
+// forward maps one agent event onto the stream (through the pump, in
+// order) and adds call usage; it reports whether the event was the end of
+// a successful finish_subtask.
 func (r *run) forward(nodeID string, ev agent.Event, usage *llm.Usage) bool {
 	base := event.Base{TurnID: r.d.TurnID}
 	switch e := ev.(type) {
 	case agent.ToolCallStart:
-		r.emit(&event.SubagentToolCallStart{Base: base, DelegationID: r.id, NodeID: nodeID,
+		r.events.send(&event.SubagentToolCallStart{Base: base, DelegationID: r.id, NodeID: nodeID,
 			CallID: e.CallID, Name: e.Name, Args: e.Args})
 	case agent.ToolCallEnd:
 		end := &event.SubagentToolCallEnd{Base: base, DelegationID: r.id, NodeID: nodeID, CallID: e.CallID,
@@ -209,11 +210,11 @@ func (r *run) forward(nodeID string, ev agent.Event, usage *llm.Usage) bool {
 		if e.Error != nil {
 			end.Error = &event.ToolError{Code: e.Error.Code, Message: e.Error.Message}
 		}
-		r.emit(end)
+		r.events.send(end)
 		return e.Name == FinishTool && e.OK
 	case agent.AssistantMessage:
 		if e.Message.Text != "" {
-			r.emit(&event.SubagentMessage{Base: base, DelegationID: r.id, NodeID: nodeID, Content: e.Message.Text})
+			r.events.send(&event.SubagentMessage{Base: base, DelegationID: r.id, NodeID: nodeID, Content: e.Message.Text})
 		}
 	case agent.CallUsage:
 		*usage = usage.Add(e.Usage)
