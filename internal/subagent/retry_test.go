@@ -262,3 +262,35 @@ func balancedPlan(n int) (string, []string) {
 	}
 	return build(0, n), tasks
 }
+
+func TestRunOutOfTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		plan := `{"type":"task","task":"Orthologs of those genes","input":` + task1 + `}`
+		late := reply("n1", 600_000, `"text":"late"`)
+		engine := script(t, late, late, late)
+		h := newHarness(t, engine, Config{TaskTimeout: 2 * time.Minute, MaxDuration: 5 * time.Minute})
+		start := time.Now()
+		res, err := h.sched.Run(t.Context(), h.delegation(t, plan))
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		if got := time.Since(start); got != 5*time.Minute {
+			t.Errorf("took %v, want the delegation's 5m0s", got)
+		}
+		want := []string{
+			"plan n1,n2",
+			"start n1 #1", "usage n1", "end n1 timeout #1: attempt 1 timed out after 2m0s",
+			"start n1 #2", "usage n1", "end n1 timeout #2: attempt 2 timed out after 2m0s",
+			"start n1 #3", "usage n1", "end n1 cancelled #3: the delegation ran out of time (5m0s)",
+			"end n2 cancelled #0: the delegation ran out of time (5m0s)",
+		}
+		events := h.events.all()
+		if diff := cmp.Diff(want, transcript(events)); diff != "" {
+			t.Errorf("events mismatch (-want +got):\n%s", diff)
+		}
+		checkEvents(t, events)
+		if res.Status != DelegationFailed {
+			t.Errorf("status %s, want failed", res.Status)
+		}
+	})
+}

@@ -3,6 +3,7 @@ package subagent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -37,15 +38,17 @@ const writeTimeout = 10 * time.Second
 // database: the pump appends whatever has queued in one Emit. Rows go
 // through the rowWriter. The owner starts both and waits for them before
 // Run returns, so every event and row of the delegation is durable by
-// then. The fields set in newRun (s, d, id, ctx, cancel, log, writeCtx,
-// rows, events) are read-only after it; failErr is guarded by failMu.
+// then. The fields set in newRun (s, d, id, ctx, cancel, release, log,
+// writeCtx, rows, events) are read-only after it; failErr is guarded by
+// failMu.
 type run struct {
 	s        *Scheduler
 	d        Delegation
 	id       string
 	ctx      context.Context // cancelled by the caller, or by a write failure
 	cancel   context.CancelCauseFunc
-	writeCtx context.Context // the caller's values without its cancellation
+	release  context.CancelFunc // of the overall deadline
+	writeCtx context.Context    // the caller's values without its cancellation
 	log      *slog.Logger
 	start    time.Time
 
@@ -89,9 +92,13 @@ type workerResult struct {
 	err   error // for combine nodes
 }
 
+// errOutOfTime is the cause of a delegation's overall deadline.
+var errOutOfTime = errors.New("the delegation ran out of time")
+
 func newRun(ctx context.Context, s *Scheduler, d Delegation, id string) *run {
-	rctx, cancel := context.WithCancelCause(ctx)
-	r := &run{s: s, d: d, id: id, ctx: rctx, cancel: cancel, writeCtx: context.WithoutCancel(ctx),
+	dctx, release := context.WithTimeoutCause(ctx, s.cfg.MaxDuration, errOutOfTime)
+	rctx, cancel := context.WithCancelCause(dctx)
+	r := &run{s: s, d: d, id: id, ctx: rctx, cancel: cancel, release: release, writeCtx: context.WithoutCancel(ctx),
 		log: s.log.With("delegation_id", id, "turn_id", d.TurnID), start: time.Now(),
 		index: make(map[string]int, len(d.Plan.Nodes)), results: make(chan workerResult),
 		rows: newRowWriter(), events: newEventPump()}
@@ -132,10 +139,10 @@ func (r *run) loop() (*Result, error) {
 		case ns.retry:
 			// Its last attempt already ended, in the stream too.
 			ns.status, ns.retry, ns.ended = ns.retryStatus, false, time.Now()
-			ns.err += "; not retried: the delegation was cancelled"
+			ns.err += "; not retried: " + r.stopReason()
 			r.persist(i)
 		case !ns.status.Final():
-			r.end(i, StatusCancelled, "the delegation was cancelled")
+			r.end(i, StatusCancelled, r.stopReason())
 		}
 	}
 	r.rows.close()
@@ -144,6 +151,21 @@ func (r *run) loop() (*Result, error) {
 }
 
 func (r *run) base() event.Base { return event.Base{TurnID: r.d.TurnID} }
+
+// stopReason says why the run's context ended, for the nodes it stops.
+func (r *run) stopReason() string {
+	r.failMu.Lock()
+	failErr := r.failErr
+	r.failMu.Unlock()
+	switch cause := context.Cause(r.ctx); {
+	case failErr != nil:
+		return "the delegation stopped: its events or rows could not be written"
+	case errors.Is(cause, errOutOfTime):
+		return fmt.Sprintf("the delegation ran out of time (%s)", r.s.cfg.MaxDuration)
+	default:
+		return "the delegation was cancelled"
+	}
+}
 
 // ready reports whether every input of node i is done.
 func (r *run) ready(i int) bool {
@@ -245,7 +267,7 @@ func (r *run) record(res workerResult) {
 			ns.root = res.root
 			r.end(i, StatusDone, "")
 		case r.ctx.Err() != nil:
-			r.end(i, StatusCancelled, "the delegation was cancelled")
+			r.end(i, StatusCancelled, r.stopReason())
 		default:
 			r.fail(i, StatusFailed, res.err.Error())
 		}
@@ -266,7 +288,7 @@ func (r *run) record(res workerResult) {
 		ns.root, ns.summary = t.root, t.summary
 		r.end(i, StatusDone, "")
 	case t.cancelled || r.ctx.Err() != nil:
-		r.end(i, StatusCancelled, "the delegation was cancelled")
+		r.end(i, StatusCancelled, r.stopReason())
 	case !t.permanent && ns.attempt < r.s.cfg.MaxAttempts:
 		// The attempt ends; the node waits for a slot to try again.
 		r.end(i, failed, t.err.Error())
@@ -391,7 +413,7 @@ func (r *run) finish() (*Result, error) {
 	switch {
 	case root.status == StatusDone:
 		res.Status, res.RootStepID = DelegationCompleted, root.root
-	case failErr == nil && r.ctx.Err() != nil:
+	case failErr == nil && r.ctx.Err() != nil && !errors.Is(context.Cause(r.ctx), errOutOfTime):
 		res.Status = DelegationCancelled
 	default:
 		res.Status = DelegationFailed

@@ -21,13 +21,16 @@ const (
 	DefaultTaskTimeout = 120 * time.Second
 	// DefaultMaxAttempts is the first run and two retries.
 	DefaultMaxAttempts = 3
+	// DefaultMaxDuration bounds a whole delegation.
+	DefaultMaxDuration = 30 * time.Minute
 )
 
 // Emitter appends a delegation's events to its turn's stream: in order,
-// durably, before returning (event.Log.Append does). Several events given
-// in one call should be one append. It must be safe for concurrent use:
-// the scheduler emits node events, and each running task emits its own
-// tool calls and messages as they happen.
+// durably, before returning (event.Log.Append does). The events of one
+// call should be one append: a delegation hands over, in one call,
+// everything its nodes produced while the previous append was in flight.
+// Each delegation calls it from one goroutine at a time; several
+// delegations (turns) may share it.
 type Emitter interface {
 	Emit(ctx context.Context, events ...event.Event) error
 }
@@ -51,6 +54,9 @@ type Config struct {
 	TaskTimeout time.Duration
 	// MaxAttempts bounds the attempts of a task (default 3: two retries).
 	MaxAttempts int
+	// MaxDuration bounds a whole delegation (default 30 min): when it
+	// passes, running tasks are stopped and the delegation fails.
+	MaxDuration time.Duration
 	Logger      *slog.Logger
 }
 
@@ -66,7 +72,7 @@ func NewScheduler(cfg Config) (*Scheduler, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("subagent: new scheduler: Store is required")
 	}
-	if cfg.Concurrency < 0 || cfg.TaskTimeout < 0 || cfg.MaxAttempts < 0 {
+	if cfg.Concurrency < 0 || cfg.TaskTimeout < 0 || cfg.MaxAttempts < 0 || cfg.MaxDuration < 0 {
 		return nil, errors.New("subagent: new scheduler: negative bound")
 	}
 	if cfg.Concurrency == 0 {
@@ -77,6 +83,9 @@ func NewScheduler(cfg Config) (*Scheduler, error) {
 	}
 	if cfg.MaxAttempts == 0 {
 		cfg.MaxAttempts = DefaultMaxAttempts
+	}
+	if cfg.MaxDuration == 0 {
+		cfg.MaxDuration = DefaultMaxDuration
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -185,10 +194,19 @@ type NodeResult struct {
 // for good marks its dependents skipped without spending a model call on
 // them; a combine runs, without a model, as soon as both inputs are done.
 //
-// When ctx is cancelled, every running task is cancelled and the nodes
-// that had not ended end cancelled; Run returns only after every worker it
-// started has finished, with Status cancelled. An error is returned when
-// the delegation could not start (a bad Delegation, the rows could not be
+// Events: subagent_plan once; per attempt subagent_task_start, the
+// sub-agent's subagent_tool_call_start/_end and subagent_message, a usage
+// event (scope subagent, that attempt's tokens) and subagent_task_end
+// (status, attempt, the attempt's duration, the node's tokens so far); a
+// failed attempt that is retried ends failed or timeout before the next
+// starts. A node that never starts ends skipped or cancelled. Every event
+// is durable when Run returns.
+//
+// When ctx is cancelled (or MaxDuration passes), every running task is
+// cancelled and the nodes that had not ended end cancelled; Run returns
+// only after every goroutine it started has finished, with Status
+// cancelled (failed when out of time). An error is returned when the
+// delegation could not start (a bad Delegation, the rows could not be
 // created) or when its events or rows could not be written, which stops
 // it; a failed or cancelled delegation is a Result, not an error.
 func (s *Scheduler) Run(ctx context.Context, d Delegation) (*Result, error) {
@@ -210,6 +228,7 @@ func (s *Scheduler) Run(ctx context.Context, d Delegation) (*Result, error) {
 		return nil, fmt.Errorf("subagent: run: %w", err)
 	}
 	r := newRun(ctx, s, d, rec.ID)
+	defer r.release()
 	defer r.cancel(nil)
 	return r.loop()
 }
