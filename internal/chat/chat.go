@@ -372,7 +372,7 @@ func (s *Service) recoverOrphans(ctx context.Context) int {
 	n := 0
 	for _, o := range orphans {
 		end := &event.TurnEnd{Base: event.Base{TurnID: o.ID}, Status: event.TurnInterrupted,
-			Error: "the server stopped while this turn was running; what was saved before is kept",
+			Error:      "the server stopped while this turn was running; what was saved before is kept",
 			DurationMs: time.Since(o.StartedAt).Milliseconds()}
 		ne, err := newEvent(o.ConversationID, end)
 		if err != nil {

@@ -135,9 +135,9 @@ func (d *delegator) delegate(ctx context.Context, a DelegateArgs) (*subagent.Res
 	return d.x.cfg.Scheduler.Run(ctx, subagent.Delegation{
 		TurnID: d.env.TurnID, UserID: d.env.UserID, ConversationID: d.env.ConversationID,
 		Goal: a.Goal, Plan: plan,
-		Graph: subagent.ServiceGraph{Service: d.x.cfg.Strategies, UserID: d.env.UserID, ConversationID: d.env.ConversationID},
-		Agent: subagent.AgentConfig{Engine: d.env.Engine, Model: d.env.Model, MaxRounds: d.x.cfg.SubagentMaxRounds},
-		Tools: d.attemptTools,
+		Graph:   subagent.ServiceGraph{Service: d.x.cfg.Strategies, UserID: d.env.UserID, ConversationID: d.env.ConversationID},
+		Agent:   subagent.AgentConfig{Engine: d.env.Engine, Model: d.env.Model, MaxRounds: d.x.cfg.SubagentMaxRounds},
+		Tools:   d.attemptTools,
 		Emitter: emitter(d.env.Emit),
 	})
 }

@@ -18,15 +18,15 @@ import (
 
 	"strategist/internal/account"
 	"strategist/internal/catalog"
+	"strategist/internal/catalog/offline"
 	"strategist/internal/chat"
+	"strategist/internal/config"
 	"strategist/internal/event"
 	"strategist/internal/llm"
-	"strategist/internal/strategy"
-	"strategist/internal/catalog/offline"
-	"strategist/internal/config"
 	"strategist/internal/pgtest"
 	"strategist/internal/server"
 	"strategist/internal/store"
+	"strategist/internal/strategy"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
