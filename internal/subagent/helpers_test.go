@@ -356,7 +356,8 @@ var inputRE = regexp.MustCompile(`"stepId": "(s\d+)"`)
 // resolving wraps the scripted engine like a model that reads its task and
 // its tool results: it replaces createdStep in the arguments of the calls
 // it returns with the stepId of the newest tool result in the request, and
-// inputStep with the first input step of the task. Tasks running in
+// inputStep with the first input step of the task. (A result names its
+// step as stepId, or as step.stepId as the graph tools do.) Tasks running in
 // parallel get step ids in an order a script cannot know.
 type resolving struct{ llm.Engine }
 
@@ -371,9 +372,12 @@ func (e resolving) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ch
 		for _, r := range m.ToolResults {
 			var out struct {
 				StepID string `json:"stepId"`
+				Step   struct {
+					StepID string `json:"stepId"`
+				} `json:"step"`
 			}
-			if json.Unmarshal(r.Content, &out) == nil && out.StepID != "" {
-				last = out.StepID
+			if json.Unmarshal(r.Content, &out) == nil && out.StepID+out.Step.StepID != "" {
+				last = out.StepID + out.Step.StepID
 			}
 		}
 	}

@@ -124,7 +124,7 @@ func checkEvents(t *testing.T, events []event.Event) {
 	status := map[string]string{}
 	running := map[string]bool{}
 	for i, ev := range events {
-		if ev.Turn() != "turn-1" {
+		if ev.Turn() != plan.TurnID {
 			t.Errorf("event %d (%T) has turn %q", i, ev, ev.Turn())
 		}
 		switch e := ev.(type) {
@@ -139,7 +139,7 @@ func checkEvents(t *testing.T, events []event.Event) {
 			}
 			running[e.NodeID], status[e.NodeID] = true, ""
 		case *event.SubagentToolCallStart:
-			if !running[e.NodeID] || e.DelegationID != "del-1" {
+			if !running[e.NodeID] || e.DelegationID != plan.DelegationID {
 				t.Errorf("event %d: a tool call of %s outside its run", i, e.NodeID)
 			}
 		case *event.SubagentToolCallEnd:
@@ -151,7 +151,7 @@ func checkEvents(t *testing.T, events []event.Event) {
 			if !running[e.NodeID] && !neverRan {
 				t.Errorf("event %d: %s ends %s without running", i, e.NodeID, e.Status)
 			}
-			if e.DelegationID != "del-1" {
+			if e.DelegationID != plan.DelegationID {
 				t.Errorf("event %d: delegation %q", i, e.DelegationID)
 			}
 			running[e.NodeID], status[e.NodeID] = false, e.Status
@@ -241,8 +241,9 @@ func lastUser(r llm.Request) string {
 // invariants every transcript of the product keeps.
 func checkStream(t *testing.T, events []event.Event) {
 	t.Helper()
-	all := append([]event.Event{&event.TurnStart{Base: event.Base{TurnID: "turn-1"}, Mode: "execute"}}, events...)
-	all = append(all, &event.TurnEnd{Base: event.Base{TurnID: "turn-1"}, Status: event.TurnCompleted})
+	turn := event.Base{TurnID: events[0].Turn()}
+	all := append([]event.Event{&event.TurnStart{Base: turn, Mode: "execute"}}, events...)
+	all = append(all, &event.TurnEnd{Base: turn, Status: event.TurnCompleted})
 	records := make([]event.Record, len(all))
 	for i, e := range all {
 		name, payload, err := event.Encode(e)
