@@ -15,6 +15,11 @@ func parseClause(words []token) *Node {
 	if len(w) == 0 {
 		return nil
 	}
+	if !slices.ContainsFunc(w, func(t token) bool { return !t.quoted }) {
+		// A quoted phrase is one term, as written.
+		text := join(w)
+		return &Node{Clause: &Clause{Text: text, Kind: KindTerm, Variants: termVariants(text)}}
+	}
 	if c := goIDClause(w); c != nil {
 		return &Node{Clause: c}
 	}

@@ -75,6 +75,14 @@ func executeTurn(t *turn) response {
 	if fails := m.failures(); len(fails) > 0 {
 		return say(intro + "\n\nI understood: " + p.Root.Describe() + ".\n\nI could not build it: " + strings.Join(fails, "; ") + ".")
 	}
+	if depth(p.Root) > maxDirectDepth && t.has("delegate_strategy_subtasks") {
+		// Too many levels of combines to build one level per round.
+		plan := m.plan(p.Root)
+		raw, err := marshal(plan)
+		if err == nil {
+			return delegate(a, goalOf(t.user), raw, plan)
+		}
+	}
 	b := newBuilder(a)
 	root, failed := b.build(m, p.Root)
 	switch {
@@ -84,6 +92,19 @@ func executeTurn(t *turn) response {
 		return response{calls: a.calls}
 	}
 	return report(a, "I understood: **"+p.Root.Describe()+"** and built it with the graph tools.", root, b.steps)
+}
+
+// maxDirectDepth is the deepest tree of combines the executor builds
+// itself, one level per round; deeper ones are delegated (the scheduler
+// joins combines without model calls), so a turn stays within its rounds.
+const maxDirectDepth = 4
+
+// depth counts the levels of combines above the deepest clause.
+func depth(n *Node) int {
+	if n == nil || n.Clause != nil {
+		return 0
+	}
+	return 1 + max(depth(n.Left), depth(n.Right))
 }
 
 // buildApproved builds the plan the researcher approved.

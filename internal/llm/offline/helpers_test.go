@@ -84,7 +84,7 @@ type world struct {
 	events []event.Event // everything the tools and services emitted
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t testing.TB) *world {
 	t.Helper()
 	dir := dataDir(t)
 	cat, err := catoffline.Open(dir)
@@ -177,7 +177,7 @@ func (r run) failedCalls() []string {
 // turn runs one turn of the role for mode ("plan" or "execute") with the
 // user message, as the orchestrator would: a turn row, the role's agent
 // over the offline engine, the events its tools emit collected.
-func (w *world) turn(t *testing.T, mode, user string) run {
+func (w *world) turn(t testing.TB, mode, user string) run {
 	t.Helper()
 	ctx := t.Context()
 	turnID := uuid.NewString()

@@ -52,6 +52,8 @@ func TestParseTree(t *testing.T) {
 		{"a typo stays a term for the catalog to judge", "DNA replicaton", "term:DNA replicaton", ""},
 		{"Plasmodium falciparum 3D7 is the organism", "Plasmodium falciparum 3D7 genes involved in translation", "term:translation", "Plasmodium falciparum 3D7"},
 		{"nothing mappable is still a term", "zzqx flurble", "term:zzqx flurble", ""},
+		{"a quoted phrase keeps its connectives", `genes in "actin polymerization or depolymerization" but not on chromosome 3`,
+			"MINUS(term:actin polymerization or depolymerization, location:3)", ""},
 		{"fillers only", "please", "<nil>", ""},
 		{"empty", "", "<nil>", ""},
 	}

@@ -209,3 +209,24 @@ func TestSubagentFallsBack(t *testing.T) {
 		}
 	}
 }
+
+// TestExecuteDeepRequestDelegates: a plain request with more levels of
+// combines than the executor builds one round at a time is delegated.
+func TestExecuteDeepRequestDelegates(t *testing.T) {
+	w := newWorld(t)
+	raw := readRaw(t, dataDir(t))
+	r := w.turn(t, "execute", "translation excluding chromosome 1 excluding chromosome 2 excluding chromosome 3 excluding chromosome 4 excluding chromosome 5")
+	if r.end.Reason != agent.StopCompleted {
+		t.Fatalf("execute turn ended %v: %v", r.end.Reason, r.end.Err)
+	}
+	if !slices.Contains(r.calls(), "delegate_strategy_subtasks") {
+		t.Errorf("calls = %v, want a delegation", r.calls())
+	}
+	want := raw.goTerm("GO:0006412")
+	for _, c := range []string{"01", "02", "03", "04", "05"} {
+		want = minus(want, raw.on("Pf3D7_"+c+"_v3"))
+	}
+	if _, root := rootCount(t, r.emitted); root.Count == nil || *root.Count != len(want) {
+		t.Errorf("root count = %s, want %d", show(root.Count), len(want))
+	}
+}

@@ -1,0 +1,102 @@
+package offline
+
+import "strings"
+
+// recordType is the record type of gene searches.
+const recordType = "transcript"
+
+// need is a kind of search a clause may need.
+type need int
+
+// The searches the engine knows how to fill, in the order it looks for
+// them.
+const (
+	needGO need = iota
+	needGeneType
+	needLocation
+	needIDs
+	needTaxon
+	needText
+	numNeeds
+)
+
+// searchNeeds says how each search is found (the words given to
+// search_for_searches) and which search name is expected among the hits.
+var searchNeeds = [numNeeds]struct{ query, search, what string }{
+	needGO:       {"GO term biological process", "GenesByGoTerm", "GO biological process terms"},
+	needGeneType: {"gene type", "GenesByGeneType", "gene types"},
+	needLocation: {"chromosome location", "GenesByLocation", "chromosomes"},
+	needIDs:      {"gene id", "GeneByLocusTag", "gene ids"},
+	needTaxon:    {"organism", "GenesByTaxon", "all genes of an organism"},
+	needText:     {"text", "GenesByText", "words in gene annotation"},
+}
+
+// The parameters the engine fills, by search.
+const (
+	paramGO         = "go_typeahead"
+	paramGeneType   = "geneType"
+	paramChromosome = "chromosomeOptional"
+	paramIDs        = "ds_gene_ids"
+	paramText       = "text_expression"
+)
+
+// Wire forms of the catalog tools' results: only the fields read.
+type (
+	searchHits struct {
+		Searches []struct {
+			Name      string  `json:"name"`
+			Evaluable bool    `json:"evaluable"`
+			Score     float64 `json:"score"`
+		} `json:"searches"`
+	}
+	wireTerm struct {
+		Term    string `json:"term"`
+		Display string `json:"display"`
+		Parent  string `json:"parent"`
+	}
+	wireParam struct {
+		Name     string     `json:"name"`
+		Type     string     `json:"type"`
+		Required bool       `json:"required"`
+		Values   []wireTerm `json:"values"`
+		Size     int        `json:"vocabularySize"`
+	}
+	searchDetails struct {
+		Name       string      `json:"name"`
+		Evaluable  bool        `json:"evaluable"`
+		Parameters []wireParam `json:"parameters"`
+	}
+	geneMatches struct {
+		Genes []struct {
+			GeneID    string `json:"geneId"`
+			Symbol    string `json:"symbol"`
+			MatchedOn string `json:"matchedOn"`
+			Matched   string `json:"matched"`
+		} `json:"genes"`
+	}
+)
+
+func (d *searchDetails) param(name string) (*wireParam, bool) {
+	for i := range d.Parameters {
+		if d.Parameters[i].Name == name {
+			return &d.Parameters[i], true
+		}
+	}
+	return nil, false
+}
+
+func searchCall(n need) call {
+	return newCall("search_for_searches", map[string]any{"query": searchNeeds[n].query, "record_type": recordType, "limit": 5})
+}
+
+func paramsCall(search, vocabularyQuery string) call {
+	args := map[string]any{"record_type": recordType, "search_name": search}
+	if vocabularyQuery != "" {
+		args["vocabulary_query"] = vocabularyQuery
+	}
+	return newCall("get_search_parameters", args)
+}
+
+func lookupCall(ids []string) call {
+	return newCall("lookup_genes", map[string]any{"query": strings.Join(ids, " "), "limit": 100})
+}
