@@ -220,15 +220,20 @@ func planText(m *mapped, plan *planNode, art, draft, build *done) string {
 		fmt.Fprintf(&b, ", in %s", m.res.organism)
 	}
 	b.WriteString(".\n\n")
+	var unmapped []string
 	for _, c := range m.p.Root.Leaves() {
 		l := m.res.leaves[c]
-		fmt.Fprintf(&b, "- %s → %s %s\n", quote(c.Text), l.search, keyValue(l))
-	}
-	b.WriteString("\n")
-	for _, c := range m.p.Root.Leaves() {
-		if l := m.res.leaves[c]; l.unmapped {
-			fmt.Fprintf(&b, "I could not map %s; I used a text search for it.\n", quote(c.Text))
+		fmt.Fprintf(&b, "- %s → %s %s", quote(c.Text), l.search, keyValue(l))
+		if strings.HasPrefix(l.how, "I read ") {
+			fmt.Fprintf(&b, " (%s)", l.how)
 		}
+		b.WriteString("\n")
+		if l.unmapped {
+			unmapped = append(unmapped, fmt.Sprintf("I could not map %s; I used a text search for it.", quote(c.Text)))
+		}
+	}
+	if len(unmapped) > 0 {
+		b.WriteString("\n" + strings.Join(unmapped, "\n") + "\n")
 	}
 	b.WriteString("\n")
 	if art != nil && !art.ok {
