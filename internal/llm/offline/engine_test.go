@@ -197,3 +197,14 @@ func TestDeltas(t *testing.T) {
 		t.Errorf("long word deltas = %q", got)
 	}
 }
+
+func TestFencedJSON(t *testing.T) {
+	msg := "Build the approved plan:\n```json\n{\"goal\":\"g\",\"plan\":{\"type\":\"task\",\"task\":\"t\"},\"planningArtifacts\":[{\"summaryMarkdown\":\"a ```fence``` inside\"}]}\n```"
+	bc, plan, ok := parseBuildContext(msg)
+	if !ok || bc.Goal != "g" || plan.Task != "t" {
+		t.Errorf("parseBuildContext = %+v, %+v, %v", bc, plan, ok)
+	}
+	if _, _, ok := parseBuildContext("Build the approved plan: nothing"); ok {
+		t.Error("a message without a JSON block was read as a plan")
+	}
+}

@@ -38,21 +38,19 @@ func parseBuildContext(user string) (buildContext, *planNode, bool) {
 	return bc, &plan, true
 }
 
-// fencedJSON returns the first ```json block of s.
+// fencedJSON returns the JSON value that opens the first ```json block of
+// s. The value is decoded rather than cut at the closing fence, so a fence
+// inside one of its strings (an artifact's markdown) does not cut it short.
 func fencedJSON(s string) (json.RawMessage, bool) {
 	_, rest, ok := strings.Cut(s, "```json")
 	if !ok {
 		return nil, false
 	}
-	body, _, ok := strings.Cut(rest, "```")
-	if !ok {
+	var raw json.RawMessage
+	if err := json.NewDecoder(strings.NewReader(rest)).Decode(&raw); err != nil {
 		return nil, false
 	}
-	body = strings.TrimSpace(body)
-	if !json.Valid([]byte(body)) {
-		return nil, false
-	}
-	return json.RawMessage(body), true
+	return raw, true
 }
 
 // executeTurn plays the executor: build an approved plan (delegating
