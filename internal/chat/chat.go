@@ -43,6 +43,7 @@ type Store interface {
 	Turn(ctx context.Context, userID, conversationID, turnID string) (store.Turn, error)
 	OrphanTurns(ctx context.Context) ([]store.OrphanTurn, error)
 	InterruptDelegations(ctx context.Context, turnIDs []string) (int, error)
+	TurnEvents(ctx context.Context, turnID string) ([]store.EventRow, error)
 	Handoff(ctx context.Context, userID, conversationID, id string) (store.Handoff, error)
 	Artifacts(ctx context.Context, userID, conversationID string) ([]store.Artifact, error)
 	Notify(ctx context.Context, channel, payload string) error
@@ -371,16 +372,26 @@ func (s *Service) recoverOrphans(ctx context.Context) int {
 	}
 	n := 0
 	for _, o := range orphans {
-		end := &event.TurnEnd{Base: event.Base{TurnID: o.ID}, Status: event.TurnInterrupted,
+		past, err := s.cfg.Store.TurnEvents(ctx, o.ID)
+		if err != nil {
+			s.log.Warn("reading an orphaned turn", slog.String("turn_id", o.ID), slog.Any("error", err))
+			continue
+		}
+		end := &event.TurnEnd{Status: event.TurnInterrupted,
 			Error:      "the server stopped while this turn was running; what was saved before is kept",
 			DurationMs: time.Since(o.StartedAt).Milliseconds()}
-		ne, err := newEvent(o.ConversationID, end)
-		if err != nil {
-			continue
+		var batch []store.NewEvent
+		for _, ev := range append(closingEvents(records(past)), end) {
+			event.SetTurn(ev, o.ID)
+			ne, err := newEvent(o.ConversationID, ev)
+			if err != nil {
+				continue
+			}
+			batch = append(batch, ne)
 		}
 		usage, _ := json.Marshal(llm.Usage{})
 		rows, err := s.cfg.Store.EndTurnTx(ctx, store.EndTurn{TurnID: o.ID, Status: event.TurnInterrupted,
-			Error: end.Error, Usage: usage, Events: []store.NewEvent{ne}, Origin: s.cfg.Origin})
+			Error: end.Error, Usage: usage, Events: batch, Origin: s.cfg.Origin})
 		if errors.Is(err, store.ErrNotFound) {
 			continue // another process recovered it first
 		}

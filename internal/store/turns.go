@@ -251,3 +251,15 @@ func (db *DB) HoldOwnerSession(ctx context.Context, ready func(owner string)) er
 	<-ctx.Done()
 	return nil
 }
+
+const turnEventsSQL = `
+SELECT conversation_id, seq, turn_id, type, payload, created_at
+FROM events WHERE turn_id = $1 ORDER BY seq`
+
+// TurnEvents returns every event of a turn in order (for recovering a turn
+// whose process died; not owner-filtered: only the orchestrator calls it).
+func (db *DB) TurnEvents(ctx context.Context, turnID string) ([]EventRow, error) {
+	rows, _ := db.pool.Query(ctx, turnEventsSQL, turnID)
+	es, err := pgx.CollectRows(rows, pgx.RowToStructByName[EventRow])
+	return es, translate("turn events", err)
+}

@@ -1,0 +1,293 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"strategist/internal/event"
+	"strategist/internal/event/eventtest"
+	"strategist/internal/pgtest"
+)
+
+// binary is the strategist binary built once for the process tests.
+var binary struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+func strategistBinary(t *testing.T) string {
+	t.Helper()
+	binary.once.Do(func() {
+		binary.dir, binary.err = os.MkdirTemp("", "strategist-bin-*")
+		if binary.err != nil {
+			return
+		}
+		binary.path = filepath.Join(binary.dir, "strategist")
+		out, err := exec.Command("go", "build", "-o", binary.path, ".").CombinedOutput()
+		if err != nil {
+			binary.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binary.err != nil {
+		t.Fatal(binary.err)
+	}
+	return binary.path
+}
+
+// proc is a strategist server running as its own process.
+type proc struct {
+	t    *testing.T
+	cmd  *exec.Cmd
+	URL  string
+	logs *syncBuffer
+	done chan error
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// startProc runs `strategist serve` against dbURL and waits until ready.
+func startProc(t *testing.T, dbURL string, env map[string]string) *proc {
+	t.Helper()
+	addr := freeAddr(t)
+	cmd := exec.Command(strategistBinary(t), "serve")
+	cmd.Env = append(os.Environ(),
+		"DATABASE_URL="+dbURL, "STRATEGIST_ADDR="+addr, "STRATEGIST_DATA_DIR="+dataDir(t),
+		"STRATEGIST_SCRIPTS_DIR="+mustAbs(t, "testdata/scripts"), "STRATEGIST_LOG_LEVEL=warn")
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	p := &proc{t: t, cmd: cmd, URL: "http://" + addr, logs: &syncBuffer{}, done: make(chan error, 1)}
+	cmd.Stdout, cmd.Stderr = p.logs, p.logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.done <- cmd.Wait() }()
+	t.Cleanup(func() { p.kill() })
+	for range 600 {
+		resp, err := http.Get(p.URL + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return p
+			}
+		}
+		select {
+		case err := <-p.done:
+			t.Fatalf("server exited: %v\n%s", err, p.logs.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t.Fatalf("server never ready\n%s", p.logs.String())
+	return nil
+}
+
+// kill ends the process at once (SIGKILL), as a crash would.
+func (p *proc) kill() {
+	if p.cmd.ProcessState != nil {
+		return
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.done
+}
+
+func mustAbs(t *testing.T, p string) string {
+	t.Helper()
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
+}
+
+// as returns a testApp-like client for a process with a user's token.
+func (p *proc) as(token string) *testApp {
+	return &testApp{t: p.t, URL: p.URL, Token: token, logs: p.logs}
+}
+
+// newToken creates an account and API token in dbURL's database through the
+// strategist command itself.
+func newToken(t *testing.T, dbURL string) string {
+	t.Helper()
+	env := envMap(map[string]string{"DATABASE_URL": dbURL})
+	email := fmt.Sprintf("ada%d@example.org", time.Now().UnixNano())
+	if err := run(context.Background(), []string{"user", "create", "--email", email}, strings.NewReader("correct horse battery\n"), io.Discard, io.Discard, env); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := run(context.Background(), []string{"user", "token", "--email", email}, strings.NewReader(""), &out, io.Discard, env); err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(out.String())
+}
+
+// TestRestartAfterCrash kills the server in the middle of a delegation and
+// starts another: the turn is interrupted, the conversation takes a new
+// turn, and nothing persisted before the crash is gone.
+func TestRestartAfterCrash(t *testing.T) {
+	dbURL := pgtest.NewURL(t)
+	token := newToken(t, dbURL)
+	first := startProc(t, dbURL, map[string]string{"STRATEGIST_MODEL": "scripted:cancel_delegation.json"})
+	a := first.as(token)
+	conv := a.newConversation()
+	turn := a.startTurn(conv, "execute", "Build it")
+	before := a.collect(conv, 0, 30*time.Second, func(recs []event.Record) bool {
+		return len(find(recs, "subagent_task_start")) >= 3
+	})
+	first.kill()
+
+	second := startProc(t, dbURL, nil)
+	b := second.as(token)
+	after := b.collect(conv, 0, 30*time.Second, untilTurnEnds(1))
+	eventtest.Check(t, after)
+	for i, r := range before {
+		if after[i].Seq != r.Seq || after[i].Type != r.Type || string(after[i].Payload) != string(r.Payload) {
+			t.Fatalf("event %d changed across the crash: %s %s -> %s %s", r.Seq, r.Type, r.Payload, after[i].Type, after[i].Payload)
+		}
+	}
+	end := payload(t, after[len(after)-1])
+	if end["status"] != "interrupted" || after[len(after)-1].TurnID != turn {
+		t.Fatalf("after restart the turn ended %v", end)
+	}
+	var detail struct {
+		Messages []struct{ Role, Content string }
+		Turns    []struct{ ID, Status string }
+		Delegation struct {
+			Status string
+			Nodes  []struct{ Status string }
+		}
+	}
+	b.call("GET", "/api/v1/conversations/"+conv, nil, &detail)
+	if len(detail.Messages) == 0 || detail.Messages[0].Content != "Build it" {
+		t.Errorf("the user message is gone: %+v", detail.Messages)
+	}
+	if len(detail.Turns) != 1 || detail.Turns[0].Status != "interrupted" {
+		t.Errorf("turns = %+v", detail.Turns)
+	}
+	if detail.Delegation.Status != "interrupted" {
+		t.Errorf("delegation = %+v", detail.Delegation)
+	}
+	var started struct{ TurnID string }
+	if st := b.call("POST", "/api/v1/conversations/"+conv+"/turns",
+		map[string]string{"mode": "execute", "message": "tRNA genes please", "model": "scripted:direct_step.json"}, &started); st != http.StatusAccepted {
+		t.Fatalf("new turn after the crash = %d", st)
+	}
+	rest := b.collect(conv, after[len(after)-1].Seq, 30*time.Second, untilTurnEnds(1))
+	if p := payload(t, rest[len(rest)-1]); p["status"] != "completed" {
+		t.Errorf("the new turn ended %v", p)
+	}
+}
+
+// TestTwoProcesses streams from one server while another runs the turn, and
+// cancels through the streaming one: the cancel reaches the owner.
+func TestTwoProcesses(t *testing.T) {
+	dbURL := pgtest.NewURL(t)
+	token := newToken(t, dbURL)
+	runner := startProc(t, dbURL, map[string]string{"STRATEGIST_MODEL": "scripted:cancel_delegation.json"})
+	watcher := startProc(t, dbURL, nil)
+	r, w := runner.as(token), watcher.as(token)
+	conv := r.newConversation() // the runner's default model is the script
+
+	type result struct {
+		recs []event.Record
+	}
+	streamed := make(chan result, 1)
+	ready := make(chan struct{})
+	go func() {
+		// The watcher's stream must be open before the turn starts, so the
+		// turn's events reach it live (through LISTEN/NOTIFY), not by replay.
+		var recs []event.Record
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, w.streamURL(conv), nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			close(ready)
+			streamed <- result{}
+			return
+		}
+		defer resp.Body.Close()
+		close(ready)
+		for rec := range readFrames(resp.Body) {
+			recs = append(recs, rec)
+			if rec.Type == "turn_end" {
+				break
+			}
+		}
+		streamed <- result{recs}
+	}()
+	<-ready
+	turn := r.startTurn(conv, "execute", "Build it")
+	r.collect(conv, 0, 30*time.Second, func(recs []event.Record) bool {
+		return len(find(recs, "subagent_task_start")) >= 3
+	})
+	if st := w.call("POST", "/api/v1/conversations/"+conv+"/turns/"+turn+"/cancel", nil, nil); st != http.StatusAccepted {
+		t.Fatalf("cancel through the other process = %d", st)
+	}
+	got := (<-streamed).recs
+	if len(got) == 0 {
+		t.Fatalf("the watcher's stream saw nothing\nrunner:\n%s\nwatcher:\n%s", runner.logs.String(), watcher.logs.String())
+	}
+	eventtest.Check(t, got)
+	if p := payload(t, got[len(got)-1]); got[len(got)-1].Type != "turn_end" || p["status"] != "cancelled" {
+		t.Fatalf("the watcher saw the turn end %v", p)
+	}
+	ref := r.collect(conv, 0, 10*time.Second, untilTurnEnds(1))
+	if len(ref) != len(got) {
+		t.Errorf("the watcher saw %d events, the runner's log has %d", len(got), len(ref))
+	}
+}
+
+// readFrames parses a raw SSE body into records (id, event, data).
+func readFrames(body io.Reader) func(func(event.Record) bool) {
+	return func(yield func(event.Record) bool) {
+		sc := bufio.NewScanner(body)
+		sc.Buffer(make([]byte, 1<<20), 1<<24)
+		var rec event.Record
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case strings.HasPrefix(line, "id: "):
+				rec.Seq, _ = strconv.ParseInt(strings.TrimPrefix(line, "id: "), 10, 64)
+			case strings.HasPrefix(line, "event: "):
+				rec.Type = strings.TrimPrefix(line, "event: ")
+			case strings.HasPrefix(line, "data: "):
+				rec.Payload = []byte(strings.TrimPrefix(line, "data: "))
+			case line == "" && rec.Type != "":
+				var p struct {
+					TurnID string `json:"turnId"`
+				}
+				_ = json.Unmarshal(rec.Payload, &p)
+				rec.TurnID = p.TurnID
+				if !yield(rec) {
+					return
+				}
+				rec = event.Record{}
+			}
+		}
+	}
+}
