@@ -173,8 +173,8 @@ func TestRestartAfterCrash(t *testing.T) {
 		t.Fatalf("after restart the turn ended %v", end)
 	}
 	var detail struct {
-		Messages []struct{ Role, Content string }
-		Turns    []struct{ ID, Status string }
+		Messages   []struct{ Role, Content string }
+		Turns      []struct{ ID, Status string }
 		Delegation struct {
 			Status string
 			Nodes  []struct{ Status string }
