@@ -248,7 +248,7 @@ func (s *Service) StartTurn(ctx context.Context, req TurnRequest) (string, error
 		UserID: req.UserID, ConversationID: conv.ID, TurnID: t.id, Mode: t.mode, Model: t.model,
 		Message: store.NewMessage{ID: t.userMessageID, Role: agent.StoredUser, Content: req.Message},
 	}
-	if err := s.begin(ctx, t, st, &event.TurnStart{Base: event.Base{TurnID: t.id}, Mode: t.mode, Model: t.model, UserMessageID: t.userMessageID}); err != nil {
+	if err := s.begin(ctx, t, st, &event.TurnStart{Base: event.Base{TurnID: t.id}, Mode: t.mode, Model: t.model, UserMessageID: t.userMessageID, Message: req.Message}); err != nil {
 		return "", err
 	}
 	return t.id, nil

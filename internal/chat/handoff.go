@@ -83,7 +83,7 @@ func (s *Service) AcceptHandoff(ctx context.Context, userID, conversationID, han
 		AcceptHandoff: h.ID,
 	}
 	err = s.begin(ctx, t, st,
-		&event.TurnStart{Base: event.Base{TurnID: t.id}, Mode: ModeExecute, Model: model, UserMessageID: t.userMessageID, HandoffID: h.ID},
+		&event.TurnStart{Base: event.Base{TurnID: t.id}, Mode: ModeExecute, Model: model, UserMessageID: t.userMessageID, Message: st.Message.Content, HandoffID: h.ID},
 		&event.HandoffAccepted{Base: event.Base{TurnID: t.id}, HandoffID: h.ID, ExecuteTurnID: t.id})
 	if err != nil {
 		return "", err

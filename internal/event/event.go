@@ -38,6 +38,9 @@ type TurnStart struct {
 	Mode          string `json:"mode"`
 	Model         string `json:"model"`
 	UserMessageID string `json:"userMessageId"`
+	// Message is the user's text (or, for a turn started by a handoff, the
+	// build request), so a client can show it without reloading.
+	Message string `json:"message"`
 	// Handoff is set on an execute turn started by accepting a handoff.
 	HandoffID string `json:"handoffId,omitempty"`
 }

@@ -35,6 +35,9 @@ var numberPlaceholders = map[string]string{
 
 var (
 	uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	// embeddedUUID finds ids inside longer text (a build request quoting the
+	// handoff and artifact ids).
+	embeddedUUID = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
 	timeRE = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$`)
 )
 
@@ -116,7 +119,7 @@ func (m *masker) value(parent, key string, v any) any {
 		case timeRE.MatchString(v):
 			return "<time>"
 		}
-		return v
+		return embeddedUUID.ReplaceAllStringFunc(v, func(id string) string { return m.name("id", id) })
 	}
 	return v
 }
