@@ -8,9 +8,11 @@
 #
 # Environment: E2E_SCREENSHOTS_DIR (default tests/e2e/test-results/screenshots;
 # set it to docs/screenshots to refresh the README's pictures), CHROMIUM
-# (default /usr/bin/chromium), E2E_KEEP_DB=1 keeps the database for a look
+# (default /usr/bin/chromium), STRATEGIST_BIN (a built binary to test instead
+# of building bin/strategist), E2E_KEEP_DB=1 keeps the database for a look
 # after the run. The server's log is tests/e2e/test-results/server.log.
 set -euo pipefail
+caller_pwd=$PWD
 cd "$(dirname "$0")/.."
 root=$(pwd)
 start=$(date +%s)
@@ -34,7 +36,12 @@ if [ ! -d tests/e2e/node_modules/playwright-core ]; then
   (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
-make --no-print-directory build >/dev/null
+if [ -n "${STRATEGIST_BIN:-}" ]; then
+  bin=$(cd "$caller_pwd" && realpath "$STRATEGIST_BIN")
+else
+  make --no-print-directory build >/dev/null
+  bin=$root/bin/strategist
+fi
 
 source scripts/data-dir.sh
 find_data_dir
@@ -93,16 +100,16 @@ server_env=(env -u GEMINI_API_KEY -u OPENAI_BASE_URL -u OPENAI_API_KEY -u STRATE
   STRATEGIST_SCRIPTS_DIR="$root/cmd/server/testdata/scripts" STRATEGIST_AUTO_APPROVE=false
   STRATEGIST_LOG_LEVEL=warn)
 
-"${server_env[@]}" bin/strategist migrate >/dev/null
+"${server_env[@]}" "$bin" migrate >/dev/null
 declare -A password token
 for who in alice bob; do
   password[$who]=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
-  printf '%s\n' "${password[$who]}" | "${server_env[@]}" bin/strategist user create --email "$who@example.org" >/dev/null
-  token[$who]=$("${server_env[@]}" bin/strategist user token --email "$who@example.org" --name e2e 2>/dev/null)
+  printf '%s\n' "${password[$who]}" | "${server_env[@]}" "$bin" user create --email "$who@example.org" >/dev/null
+  token[$who]=$("${server_env[@]}" "$bin" user token --email "$who@example.org" --name e2e 2>/dev/null)
 done
 
 port=$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
-"${server_env[@]}" STRATEGIST_ADDR="127.0.0.1:$port" bin/strategist serve >"$server_log" 2>&1 &
+"${server_env[@]}" STRATEGIST_ADDR="127.0.0.1:$port" "$bin" serve >"$server_log" 2>&1 &
 server_pid=$!
 base="http://127.0.0.1:$port"
 for i in $(seq 1 150); do

@@ -1,26 +1,12 @@
 // Signing in and out through the forms, at both viewports.
-import { test, before, after, afterEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { env, launch, newPage, byTestId, signIn, failureShot, viewports, screenshot } from './lib/harness.js';
+import { env, useBrowser, byTestId, signIn, viewports, screenshot } from './lib/harness.js';
 
-let browser;
-let current;
-before(async () => {
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-});
-afterEach(async (t) => {
-  if (current) {
-    if (t.passed === false) await failureShot(t, current.page);
-    await current.context.close();
-    current = undefined;
-  }
-});
+const b = useBrowser();
 
 test('an anonymous visitor is sent to the sign-in page', async () => {
-  current = await newPage(browser);
+  const current = await b.open();
   const { page } = current;
   const res = await page.goto('/');
   assert.equal(new URL(page.url()).pathname, '/signin');
@@ -30,7 +16,7 @@ test('an anonymous visitor is sent to the sign-in page', async () => {
 
 test('a wrong password shows an error and keeps the email', async () => {
   const { alice } = env();
-  current = await newPage(browser);
+  const current = await b.open();
   const { page } = current;
   await page.goto('/signin');
   await page.getByLabel('Email').fill(alice.email);
@@ -51,7 +37,7 @@ test('a wrong password shows an error and keeps the email', async () => {
 for (const [name, viewport] of Object.entries(viewports)) {
   test(`the right password lands on the conversation list (${name})`, async () => {
     const { alice } = env();
-    current = await newPage(browser, viewport);
+    const current = await b.open(viewport);
     const { page } = current;
     await signIn(page, alice);
     await page.locator('[data-testid="conversation-list"], [data-testid="empty-list"]').first().waitFor();
@@ -63,7 +49,7 @@ for (const [name, viewport] of Object.entries(viewports)) {
 
 test('signing out ends the session', async () => {
   const { alice } = env();
-  current = await newPage(browser);
+  const current = await b.open();
   const { page, context } = current;
   await signIn(page, alice);
   await Promise.all([page.waitForURL((u) => u.pathname === '/signin'), page.getByRole('button', { name: 'Sign out' }).click()]);

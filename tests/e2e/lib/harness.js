@@ -3,6 +3,7 @@
 // sign-in, the JSON API, and screenshots.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { before, after, afterEach } from 'node:test';
 import { chromium } from 'playwright-core';
 
 /** env reads what scripts/e2e.sh passes; a test run without it fails early. */
@@ -79,6 +80,44 @@ export async function newPage(browser, viewport = viewports.desktop) {
     await d.dismiss().catch(() => {});
   });
   return { context, page, problems };
+}
+
+/**
+ * useBrowser registers the hooks of a test file: one browser for the file, and
+ * the pages a test opens with open() closed after it (a picture of each kept
+ * in test-results/failures when the test failed).
+ */
+export function useBrowser() {
+  const state = { browser: undefined, opened: [] };
+  before(async () => {
+    state.browser = await launch();
+  });
+  after(async () => {
+    await state.browser?.close();
+  });
+  afterEach(async (t) => {
+    for (const p of state.opened.splice(0)) {
+      if (t.passed === false) await failureShot(t, p.page);
+      await p.context.close().catch(() => {});
+    }
+  });
+  return {
+    get browser() {
+      return state.browser;
+    },
+    /** open a fresh signed-out page at viewport. */
+    async open(viewport = viewports.desktop) {
+      const p = await newPage(state.browser, viewport);
+      state.opened.push(p);
+      return p;
+    },
+    /** openAs a fresh page with user signed in. */
+    async openAs(user, viewport = viewports.desktop) {
+      const p = await this.open(viewport);
+      await signIn(p.page, user);
+      return p;
+    },
+  };
 }
 
 /** signIn signs user in through the form and waits for the conversation list. */

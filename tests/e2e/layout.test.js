@@ -1,0 +1,77 @@
+// Every page at 1280×800 and 390×844: nothing sticks out sideways, and the
+// controls are reachable with Tab, with a visible focus indicator.
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { env, useBrowser, byTestId, Api, screenshot, viewports } from './lib/harness.js';
+import { acceptanceRequest, waitConnected, horizontalOverflow, tabOrder } from './lib/conversation.js';
+
+const b = useBrowser();
+let built; // a conversation with a planned and built strategy
+
+before(async () => {
+  const api = new Api(env().alice);
+  const conv = await api.createConversation('Layout check');
+  await api.startTurn(conv.id, acceptanceRequest, 'plan', 'offline');
+  const planned = await api.waitIdle(conv.id);
+  const handoff = planned.handoffs.find((h) => h.status === 'pending');
+  assert.ok(handoff, 'the offline planner requested a build');
+  await api.call('POST', `/conversations/${conv.id}/handoffs/${handoff.id}/accept`);
+  built = await api.waitIdle(conv.id);
+  assert.ok(built.strategy?.rootStepId, 'the strategy was built');
+});
+
+function reached(order, testid) {
+  return order.some((f) => f.testid === testid);
+}
+
+for (const [name, viewport] of Object.entries(viewports)) {
+  test(`the sign-in page fits and tabs in order (${name})`, async () => {
+    const { page } = await b.open(viewport);
+    await page.goto('/signin');
+    assert.deepEqual(await horizontalOverflow(page), []);
+    const order = await tabOrder(page, 12);
+    const texts = order.map((f) => f.tag + ':' + f.text);
+    for (const field of ['email', 'password']) {
+      assert.ok(order.some((f) => f.tag === 'input' && f.name === field), `the ${field} field is reachable: ${texts}`);
+    }
+    assert.ok(order.some((f) => f.tag === 'button' && /sign in/i.test(f.text)), `the button is reachable: ${texts}`);
+    assert.deepEqual(order.filter((f) => !f.indicator).map((f) => f.tag + ':' + f.text), [], 'every focused control shows a focus indicator');
+  });
+
+  test(`the conversation list fits and its controls are reachable by Tab (${name})`, async () => {
+    const { page } = await b.openAs(env().alice, viewport);
+    await byTestId(page, 'conversation-list').waitFor();
+    assert.deepEqual(await horizontalOverflow(page), []);
+    const order = await tabOrder(page);
+    for (const id of ['site-select', 'new-conversation', 'conversation-item', 'rename-conversation', 'delete-conversation']) {
+      assert.ok(reached(order, id), `${id} is reachable by Tab: ${order.map((f) => f.testid || f.tag).join(' ')}`);
+    }
+    assert.deepEqual(order.filter((f) => !f.indicator).map((f) => f.testid || f.tag), [], 'every focused control shows a focus indicator');
+    if (name === 'phone') await screenshot(page, 'phone-list');
+  });
+
+  test(`the conversation page fits and its controls are reachable by Tab (${name})`, async () => {
+    const { page } = await b.openAs(env().alice, viewport);
+    await page.goto(`/conversations/${built.id}`);
+    await waitConnected(page);
+    await byTestId(page, 'strategy-graph').waitFor();
+    assert.deepEqual(await horizontalOverflow(page), []);
+    const order = await tabOrder(page, 200);
+    for (const id of ['message-input', 'mode-plan', 'model-select', 'send-button', 'undo-button', 'export-wdk', 'tool-call']) {
+      assert.ok(reached(order, id), `${id} is reachable by Tab: ${order.map((f) => f.testid || f.tag).join(' ')}`);
+    }
+    assert.deepEqual(order.filter((f) => !f.indicator).map((f) => f.testid || f.tag), [], 'every focused control shows a focus indicator');
+
+    // Desktop: chat on the left, panels on the right. Phone: one column, the
+    // panels below the chat.
+    const box = async (id) => byTestId(page, id).first().boundingBox();
+    const [chat, graph] = [await box('chat'), await box('strategy-graph')];
+    if (name === 'desktop') {
+      assert.ok(graph.x >= chat.x + chat.width - 1, `the graph is right of the chat (chat ${JSON.stringify(chat)}, graph ${JSON.stringify(graph)})`);
+    } else {
+      assert.ok(graph.y >= chat.y + chat.height - 1, `the graph is below the chat (chat ${JSON.stringify(chat)}, graph ${JSON.stringify(graph)})`);
+      await screenshot(page, 'phone-conversation');
+      await screenshot(page, 'phone-conversation-full', { fullPage: true });
+    }
+  });
+}

@@ -1,0 +1,138 @@
+// The live page under a slow delegation (scripted models with latency, picked
+// in the model picker): reloading in the middle resumes the panel and the
+// text with nothing twice and nothing missing; Stop ends the turn cancelled
+// and gives the composer back.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { env, useBrowser, byTestId, Api, screenshot } from './lib/harness.js';
+import {
+  acceptanceRequest,
+  newConversation,
+  send,
+  waitIdle,
+  waitConnected,
+  chatState,
+  toolCards,
+  nodesState,
+  waitNodes,
+  graphState,
+  buildPlan,
+} from './lib/conversation.js';
+
+const b = useBrowser();
+
+test('reloading in the middle of a delegation resumes with no duplicate and nothing missing', async () => {
+  const { alice } = env();
+  const api = new Api(alice);
+  const { page, context, problems } = await b.openAs(alice);
+  const id = await newConversation(page);
+  await send(page, acceptanceRequest, { mode: 'plan', model: 'scripted:e2e_reload.json' });
+  await api.waitIdle(id);
+  await buildPlan(page);
+
+  // Sub-agent calls take 2 s each: reload while the tasks run.
+  await page.locator('[data-testid="node"][data-status="running"]').first().waitFor({ timeout: 20_000 });
+  await screenshot(page, 'delegation-running');
+  const beforeReload = await nodesState(page);
+  assert.ok(beforeReload.some((n) => n.status === 'queued'), `combines wait for their inputs: ${JSON.stringify(beforeReload)}`);
+  await page.reload();
+  await waitConnected(page);
+  const afterReload = await nodesState(page);
+  assert.equal(afterReload.length, 5);
+  const executing = await api.conversation(id);
+  assert.ok(
+    executing.turns.some((t) => t.status === 'running'),
+    'the reload happened while the delegation was still running (make the script slower if this fails)',
+  );
+  // Reload once more in the middle, after a node has ended if one has.
+  await page.locator('[data-testid="node"][data-status="done"]').first().waitFor({ timeout: 20_000 });
+  await page.reload();
+  await waitConnected(page);
+
+  await waitNodes(page, 5, ['done']);
+  const final = await waitIdle(page, api, id);
+
+  // Compare the live page with a page rendered from the database afterwards,
+  // and both with the API's state.
+  const fresh = await context.newPage();
+  await fresh.goto(`/conversations/${id}`);
+  await waitConnected(fresh);
+  const [live, rendered] = [await pageState(page), await pageState(fresh)];
+  assert.deepEqual(live, rendered, 'the live page equals a fresh render of the conversation');
+  const texts = final.messages.filter((m) => m.role === 'assistant' && m.content.trim() !== '');
+  assert.ok(texts.length >= 3, 'the planner and the executor wrote text');
+  const chatText = live.chat.map((m) => m.text).join('\n');
+  for (const m of texts) {
+    const first = m.content.split('\n')[0].replace(/[*_`#>]/g, '').trim().slice(0, 60);
+    const want = countOf(texts.map((t) => t.content).join('\n'), first);
+    assert.equal(countOf(chatText, first), want, `"${first}" is on the page as often as in the API's messages`);
+  }
+  assert.equal(countOf(chatText, acceptanceRequest), 1);
+  assert.equal(countOf(chatText, 'Delegating the plan.'), 1);
+  assert.equal(countOf(chatText, 'The strategy is built'), 1);
+  assert.deepEqual(
+    live.nodes.map((n) => [n.id, n.status]),
+    final.delegation.nodes.map((n) => [n.nodeId, n.status]),
+  );
+  const root = live.graph.find((s) => s.root);
+  assert.equal(root?.count, 89);
+  assert.deepEqual(problems.pageErrors, []);
+  await fresh.close();
+});
+
+test('Stop in the middle of a delegation cancels the turn and its nodes, and the composer works again', async () => {
+  const { alice } = env();
+  const api = new Api(alice);
+  const { page, problems } = await b.openAs(alice);
+  const id = await newConversation(page);
+  await send(page, acceptanceRequest, { mode: 'plan', model: 'scripted:e2e_stop.json' });
+  await api.waitIdle(id);
+  await buildPlan(page);
+
+  // The first sub-agent calls hang for a minute: Stop them.
+  await page.locator('[data-testid="node"][data-status="running"]').first().waitFor({ timeout: 20_000 });
+  const composer = byTestId(page, 'composer');
+  assert.equal(await byTestId(composer, 'message-input').isDisabled(), true, 'the composer is disabled while the turn runs');
+  const stop = byTestId(page, 'stop-button');
+  assert.equal(await stop.isVisible(), true);
+  assert.equal(await stop.isEnabled(), true);
+  const stoppedAt = Date.now();
+  await stop.click();
+
+  await waitNodes(page, 5, ['cancelled'], 15_000);
+  const conv = await waitIdle(page, api, id, 15_000);
+  const took = Date.now() - stoppedAt;
+  assert.ok(took < 10_000, `the turn ended ${took} ms after Stop`);
+  const execute = conv.turns.at(-1);
+  assert.equal(execute.status, 'cancelled');
+  assert.ok(conv.delegation.nodes.every((n) => n.status === 'cancelled'), JSON.stringify(conv.delegation.nodes));
+  assert.equal(await stop.isVisible(), false, 'Stop is hidden once the turn ended');
+  assert.equal(await byTestId(page, 'graph-step').count(), 0, 'nothing was built');
+  await screenshot(page, 'delegation-stopped');
+
+  // The composer is usable again: a new turn (offline) runs and answers.
+  const before = (await chatState(page)).length;
+  await send(page, 'Which searches find genes by GO term?', { mode: 'plan', model: 'offline' });
+  await waitIdle(page, api, id);
+  const chat = await chatState(page);
+  assert.ok(chat.length > before + 1, 'the new turn answered');
+  assert.equal(chat.at(-1).role, 'assistant');
+  assert.deepEqual(problems.pageErrors, []);
+});
+
+async function pageState(page) {
+  return {
+    chat: await chatState(page),
+    tools: await toolCards(page),
+    nodes: await nodesState(page),
+    graph: await graphState(page),
+    usage: await byTestId(page, 'turn-usage').count(),
+  };
+}
+
+function countOf(haystack, needle) {
+  if (!needle) return 0;
+  let n = 0;
+  for (let i = haystack.indexOf(needle); i >= 0; i = haystack.indexOf(needle, i + needle.length)) n++;
+  return n;
+}
