@@ -117,6 +117,7 @@ func buildApp(cfg *config.Config, pool *pgxpool.Pool, log *slog.Logger) (*app, e
 		Chat: orchestrator, Streamer: streamer, Strategies: strategies, Models: models,
 		Ready: readiness(pool), Registry: reg, Gatherer: reg,
 		Auth: cfg.Auth, SecureCookies: cfg.SecureCookies, DefaultModel: cfg.Model, Version: version,
+		TurnRate: cfg.TurnRate, TurnBurst: 10,
 	})
 	if err != nil {
 		return nil, err

@@ -47,6 +47,8 @@ type Config struct {
 	ScriptsDir string
 
 	SubagentConcurrency int
+	// TurnRate is how many turns per second one user may start (burst 10).
+	TurnRate float64
 	// SubagentTimeout bounds each attempt of a delegated task.
 	SubagentTimeout time.Duration
 	AutoApprove     bool
@@ -140,6 +142,14 @@ func settings() []setting {
 				return errors.New("must be a duration from 1s to 1h, e.g. 120s")
 			}
 			c.SubagentTimeout = d
+			return nil
+		}},
+		{"STRATEGIST_TURN_RATE", "turn-rate", "1", "turns per second one user may start, with bursts of 10 (0.01 to 1000)", func(c *Config, v string) error {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || f < 0.01 || f > 1000 {
+				return errors.New("must be a number from 0.01 to 1000")
+			}
+			c.TurnRate = f
 			return nil
 		}},
 		{"STRATEGIST_AUTO_APPROVE", "auto-approve", "false", "accept planner handoffs without a click", func(c *Config, v string) error {
