@@ -31,11 +31,11 @@ func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	if err != nil {
 		return err
 	}
-	pool, err := openDB(ctx, cfg)
+	db, err := openDB(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
+	db.Close()
 	fmt.Fprintln(stdout, "database is up to date")
 	return nil
 }
@@ -60,15 +60,11 @@ func userCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return err
 	}
-	pool, err := openDB(ctx, cfg)
+	db, err := openDB(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
-	db, err := store.New(pool)
-	if err != nil {
-		return err
-	}
+	defer db.Close()
 	accounts, err := account.New(account.Config{Store: db, SessionTTL: cfg.SessionTTL})
 	if err != nil {
 		return err

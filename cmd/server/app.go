@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"golang.org/x/sync/errgroup"
@@ -32,6 +31,7 @@ import (
 	"strategist/internal/store"
 	"strategist/internal/strategy"
 	"strategist/internal/subagent"
+	"strategist/migrations"
 )
 
 // app is the whole application graph, built once by main (and by the Go
@@ -49,11 +49,7 @@ type app struct {
 }
 
 // buildApp wires every part. It starts no goroutine: run does.
-func buildApp(cfg *config.Config, pool *pgxpool.Pool, log *slog.Logger) (*app, error) {
-	db, err := store.New(pool)
-	if err != nil {
-		return nil, err
-	}
+func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger) (*app, error) {
 	accounts, err := account.New(account.Config{Store: db, SessionTTL: cfg.SessionTTL})
 	if err != nil {
 		return nil, err
@@ -115,7 +111,8 @@ func buildApp(cfg *config.Config, pool *pgxpool.Pool, log *slog.Logger) (*app, e
 	srv, err := server.New(server.Config{
 		Logger: log, Store: db, Accounts: accounts, Catalog: cat,
 		Chat: orchestrator, Streamer: streamer, Strategies: strategies, Models: models,
-		Ready: readiness(pool), Registry: reg, Gatherer: reg,
+		Ready:    func(ctx context.Context) error { return db.Ready(ctx, migrations.FS) },
+		Registry: reg, Gatherer: reg,
 		Auth: cfg.Auth, SecureCookies: cfg.SecureCookies, DefaultModel: cfg.Model, Version: version,
 		TurnRate: cfg.TurnRate, TurnBurst: 10,
 	})

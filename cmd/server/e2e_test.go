@@ -49,7 +49,7 @@ func dataDir(t testing.TB) string {
 
 // testApp is a running Strategist (the real application graph) on :0.
 type testApp struct {
-	t     *testing.T
+	t     testing.TB
 	URL   string
 	Token string
 	app   *app
@@ -68,7 +68,7 @@ type appOptions struct {
 	Env    map[string]string
 }
 
-func startApp(t *testing.T, opts appOptions) *testApp {
+func startApp(t testing.TB, opts appOptions) *testApp {
 	t.Helper()
 	dbURL := opts.DatabaseURL
 	if dbURL == "" {
@@ -98,21 +98,21 @@ func startApp(t *testing.T, opts appOptions) *testApp {
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	ctx, cancel := context.WithCancel(context.Background())
-	pool, err := openDB(ctx, cfg)
+	db, err := openDB(ctx, cfg)
 	if err != nil {
 		cancel()
 		t.Fatal(err)
 	}
-	a, err := buildApp(cfg, pool, log)
+	a, err := buildApp(cfg, db, log)
 	if err != nil {
 		cancel()
-		pool.Close()
+		db.Close()
 		t.Fatal(err)
 	}
 	ta := &testApp{t: t, URL: "http://" + ln.Addr().String(), app: a, stop: cancel, done: make(chan error, 1), logs: logs}
 	go func() {
 		err := a.run(ctx, ln)
-		pool.Close()
+		db.Close()
 		ta.done <- err
 	}()
 	t.Cleanup(ta.Stop)

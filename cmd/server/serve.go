@@ -10,8 +10,6 @@ import (
 
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"strategist/internal/catalog/offline"
 	"strategist/internal/config"
 	"strategist/internal/store"
@@ -36,12 +34,12 @@ func serveOn(ctx context.Context, cfg *config.Config, ln net.Listener, stderr io
 	defer ln.Close()
 	start := time.Now()
 	log := newLogger(cfg, stderr)
-	pool, err := openDB(ctx, cfg)
+	db, err := openDB(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
-	a, err := buildApp(cfg, pool, log)
+	defer db.Close()
+	a, err := buildApp(cfg, db, log)
 	if err != nil {
 		return err
 	}
@@ -61,45 +59,16 @@ func newLogger(cfg *config.Config, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
-// openDB connects and applies pending migrations (under tern's advisory
-// lock, so replicas starting together wait for each other).
-func openDB(ctx context.Context, cfg *config.Config) (*pgxpool.Pool, error) {
+// openDB connects and applies pending migrations.
+func openDB(ctx context.Context, cfg *config.Config) (*store.DB, error) {
 	if cfg.DatabaseURL == "" {
 		return nil, errors.New("DATABASE_URL is not set: point it at PostgreSQL, or use `make run`, which finds or starts one")
 	}
-	pool, err := pgxpool.New(ctx, cfg.DatabaseURL)
+	db, err := store.Open(ctx, cfg.DatabaseURL, migrations.FS)
 	if err != nil {
 		return nil, fmt.Errorf("DATABASE_URL: %w", err)
 	}
-	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if err := pool.Ping(pingCtx); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("cannot reach PostgreSQL at DATABASE_URL: %w", err)
-	}
-	if err := store.Migrate(ctx, pool, migrations.FS); err != nil {
-		pool.Close()
-		return nil, err
-	}
-	return pool, nil
-}
-
-// readiness reports ready when the database answers and every migration is
-// applied.
-func readiness(pool *pgxpool.Pool) func(context.Context) error {
-	return func(ctx context.Context) error {
-		if err := pool.Ping(ctx); err != nil {
-			return errors.New("database unreachable")
-		}
-		applied, known, err := store.MigrationStatus(ctx, pool, migrations.FS)
-		if err != nil {
-			return errors.New("migration status unknown")
-		}
-		if applied != known {
-			return fmt.Errorf("database at migration %d of %d", applied, known)
-		}
-		return nil
-	}
+	return db, nil
 }
 
 // sweepSessions deletes expired browser sessions every hour.

@@ -7,6 +7,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -71,4 +73,44 @@ func translate(op string, err error) error {
 		}
 	}
 	return fmt.Errorf("store: %s: %w", op, err)
+}
+
+// Open connects to the database at url, checks that it answers, and applies
+// pending migrations from fsys (under tern's advisory lock, so replicas
+// starting together wait for each other).
+func Open(ctx context.Context, url string, fsys fs.FS) (*DB, error) {
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("store: open: %w", err)
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := pool.Ping(pingCtx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("store: cannot reach PostgreSQL: %w", err)
+	}
+	if err := Migrate(ctx, pool, fsys); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return &DB{pool: pool}, nil
+}
+
+// Close closes the pool.
+func (db *DB) Close() { db.pool.Close() }
+
+// Ready reports whether the database answers and every migration in fsys is
+// applied; the error says which is not the case.
+func (db *DB) Ready(ctx context.Context, fsys fs.FS) error {
+	if err := db.pool.Ping(ctx); err != nil {
+		return errors.New("database unreachable")
+	}
+	applied, known, err := MigrationStatus(ctx, db.pool, fsys)
+	if err != nil {
+		return errors.New("migration status unknown")
+	}
+	if applied != known {
+		return fmt.Errorf("database at migration %d of %d", applied, known)
+	}
+	return nil
 }

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"strategist/internal/event/sseclient"
+)
+
+// BenchmarkPostToTurnStart measures the time from POST .../turns to the
+// turn_start event arriving on a stream that was already open.
+func BenchmarkPostToTurnStart(b *testing.B) {
+	a := startBenchApp(b, nil)
+	var lat []time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		conv := a.newConversation()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		next, stop := iter.Pull2(sseclient.Follow(ctx, a.streamURL(conv), a.Token, 0))
+		// Give the stream a moment to subscribe before the turn starts.
+		time.Sleep(20 * time.Millisecond)
+		b.StartTimer()
+		start := time.Now()
+		a.startTurn(conv, "plan", "tRNA genes")
+		for {
+			rec, err, ok := next()
+			if !ok || err != nil {
+				b.Fatalf("stream ended: %v", err)
+			}
+			if rec.Type == "turn_start" {
+				lat = append(lat, time.Since(start))
+				break
+			}
+		}
+		b.StopTimer()
+		for {
+			rec, _, ok := next()
+			if !ok || rec.Type == "turn_end" {
+				break
+			}
+		}
+		stop()
+		cancel()
+		b.StartTimer()
+	}
+	reportLatency(b, lat)
+}
+
+// BenchmarkToolCallCPU runs a turn whose scripted model (no latency) calls
+// list_steps 200 times, one call per round, and reports the server
+// process's CPU time per tool call (user + system; the database server's
+// own CPU is not included).
+func BenchmarkToolCallCPU(b *testing.B) {
+	const calls = 200
+	dir := b.TempDir()
+	var responses []map[string]any
+	for range calls {
+		responses = append(responses, map[string]any{"toolCalls": []map[string]any{{"name": "list_steps", "args": map[string]any{}}}})
+	}
+	responses = append(responses, map[string]any{"text": "done"})
+	script := map[string]any{"roles": map[string]any{"executor": responses}}
+	raw, _ := json.Marshal(script)
+	if err := os.WriteFile(filepath.Join(dir, "calls.json"), raw, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	var perCall []time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		a := startBenchApp(b, map[string]string{"STRATEGIST_SCRIPTS_DIR": dir, "STRATEGIST_MODEL": "scripted:calls.json"})
+		conv := a.newConversation()
+		before := cpuTime()
+		b.StartTimer()
+		turn := a.startTurn(conv, "execute", "list")
+		for {
+			var tr struct{ Turns []struct{ ID, Status string } }
+			a.call("GET", "/api/v1/conversations/"+conv, nil, &tr)
+			if len(tr.Turns) == 1 && tr.Turns[0].ID == turn && tr.Turns[0].Status != "running" {
+				if tr.Turns[0].Status != "completed" {
+					b.Fatalf("turn %s", tr.Turns[0].Status)
+				}
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		b.StopTimer()
+		perCall = append(perCall, (cpuTime()-before)/calls)
+		a.Stop()
+		b.StartTimer()
+	}
+	slices.Sort(perCall)
+	b.ReportMetric(float64(perCall[len(perCall)/2].Microseconds()), "cpu-µs/toolcall")
+}
+
+// startBenchApp starts the application for a benchmark (testApp needs a
+// *testing.T; benchmarks get the same graph through a thin wrapper).
+func startBenchApp(b *testing.B, env map[string]string) *testApp {
+	b.Helper()
+	if env == nil {
+		env = map[string]string{}
+	}
+	env["STRATEGIST_TURN_RATE"] = "1000"
+	return startApp(b, appOptions{Env: env})
+}
+
+func reportLatency(b *testing.B, lat []time.Duration) {
+	if len(lat) == 0 {
+		return
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[(len(lat)*99)/100].Microseconds())/1000, "p99-ms")
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestImportDirection keeps the layering of DESIGN §2 without anyone having
+// to remember it: imports flow server -> chat -> planner|executor ->
+// subagent -> agent -> llm, and only the store (and the test database
+// helper) touches pgx.
+func TestImportDirection(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "strategist/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	// rank: a package may import only packages of a lower rank among these.
+	rank := map[string]int{
+		"strategist/internal/server":   7,
+		"strategist/internal/chat":     6,
+		"strategist/internal/planner":  5,
+		"strategist/internal/executor": 5,
+		"strategist/internal/subagent": 4,
+		"strategist/internal/agent":    3,
+		"strategist/internal/llm":      2,
+	}
+	layered := func(p string) (int, bool) {
+		for prefix, r := range rank {
+			if p == prefix || strings.HasPrefix(p, prefix+"/") {
+				return r, true
+			}
+		}
+		return 0, false
+	}
+	pgxAllowed := []string{"strategist/internal/store", "strategist/internal/pgtest"}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg, imports := fields[0], fields[1:]
+		from, fromLayered := layered(pkg)
+		for _, imp := range imports {
+			if strings.HasPrefix(imp, "github.com/jackc/pgx") && !slices.Contains(pgxAllowed, pkg) {
+				t.Errorf("%s imports %s: only the store talks to PostgreSQL", pkg, imp)
+			}
+			if imp == "strategist/cmd/server" {
+				t.Errorf("%s imports the main package", pkg)
+			}
+			to, toLayered := layered(imp)
+			if fromLayered && toLayered && to >= from && !sameLayer(pkg, imp) {
+				t.Errorf("%s imports %s: imports flow server -> chat -> planner|executor -> subagent -> agent -> llm", pkg, imp)
+			}
+			if !fromLayered && toLayered && strings.HasPrefix(pkg, "strategist/internal/") && !lowerDomain(pkg) {
+				t.Errorf("%s (a domain package) imports %s", pkg, imp)
+			}
+		}
+	}
+}
+
+// sameLayer allows a layer's sub-packages to import its root (llm/gemini
+// imports llm).
+func sameLayer(pkg, imp string) bool { return strings.HasPrefix(pkg, imp+"/") }
+
+// lowerDomain lists the packages outside the agent layers that may use
+// them: the tool packages offering catalog and graph to agents, the event
+// package (Usage carries llm.Usage), and test helpers.
+func lowerDomain(pkg string) bool {
+	for _, p := range []string{
+		"strategist/internal/catalog/catalogtool", "strategist/internal/strategy/graphtool",
+		"strategist/internal/event", "strategist/web",
+	} {
+		if pkg == p || strings.HasPrefix(pkg, p+"/") {
+			return true
+		}
+	}
+	return false
+}
