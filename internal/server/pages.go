@@ -8,24 +8,117 @@ import (
 	"strategist/web"
 )
 
+// The browser pages follow one shape: a thin handler reads the form, calls
+// the same services the JSON API calls, and answers an htmx request with
+// the fragment that changed (or nothing, when the live stream brings the
+// change) and a plain form post with a redirect to the page to show.
+
+// isHTMX reports whether htmx sent the request (it sets HX-Request).
+func isHTMX(c echo.Context) bool { return c.Request().Header.Get("HX-Request") == "true" }
+
+// afterForm answers a successful form post: nothing for htmx (the stream or
+// the response's own fragment shows the result), a redirect for a plain
+// browser.
+func afterForm(c echo.Context, status int, redirect string) error {
+	if isHTMX(c) {
+		return c.NoContent(status)
+	}
+	return c.Redirect(http.StatusSeeOther, redirect)
+}
+
 func (s *Server) homePage(c echo.Context) error {
+	v, err := s.homeView(c)
+	if err != nil {
+		return err
+	}
+	return s.render(c, http.StatusOK, web.Home(s.page(c, "Conversations"), v))
+}
+
+// homeView gathers the conversation list and the sites a new one can be
+// about.
+func (s *Server) homeView(c echo.Context) (web.HomeView, error) {
 	ctx := c.Request().Context()
 	convs, err := s.cfg.Store.Conversations(ctx, userID(c), 500)
 	if err != nil {
-		return err
+		return web.HomeView{}, err
 	}
 	sites, err := s.cfg.Catalog.Sites(ctx)
 	if err != nil {
-		return err
+		return web.HomeView{}, err
 	}
-	view := web.HomeView{}
+	v := web.HomeView{CSRFToken: currentIdentity(c).csrf}
 	for _, conv := range convs {
-		view.Conversations = append(view.Conversations, web.ConversationItem{
+		v.Conversations = append(v.Conversations, web.ConversationItem{
 			ID: conv.ID, Title: conv.Title, SiteID: conv.SiteID, Mode: conv.Mode, UpdatedAt: conv.UpdatedAt,
 		})
 	}
 	for _, site := range sites {
-		view.Sites = append(view.Sites, web.SiteOption{ID: site.ID, Name: site.DisplayName, Offline: site.Offline})
+		v.Sites = append(v.Sites, web.SiteOption{ID: site.ID, Name: site.DisplayName, Offline: site.Offline})
 	}
-	return s.render(c, http.StatusOK, web.Home(s.page(c, "Conversations"), view))
+	return v, nil
+}
+
+// listAfterForm answers a rename or delete: htmx gets the list redrawn, a
+// plain browser goes back to it.
+func (s *Server) listAfterForm(c echo.Context) error {
+	if !isHTMX(c) {
+		return c.Redirect(http.StatusSeeOther, "/")
+	}
+	v, err := s.homeView(c)
+	if err != nil {
+		return err
+	}
+	return s.render(c, http.StatusOK, web.ConversationList(v))
+}
+
+// createConversationForm is POST /conversations from the new-conversation
+// form; it opens the new conversation.
+func (s *Server) createConversationForm(c echo.Context) error {
+	siteID := c.FormValue("siteId")
+	if siteID == "" {
+		return validationError("choose a site", map[string]string{"siteId": "required"})
+	}
+	if err := s.checkSite(c, siteID); err != nil {
+		return err
+	}
+	title := "New conversation"
+	if raw := c.FormValue("title"); raw != "" {
+		t, err := checkTitle(raw)
+		if err != nil {
+			return err
+		}
+		title = t
+	}
+	conv, err := s.cfg.Store.CreateConversation(c.Request().Context(), userID(c), siteID, title, s.cfg.DefaultModel)
+	if err != nil {
+		return err
+	}
+	to := "/conversations/" + conv.ID
+	if isHTMX(c) {
+		c.Response().Header().Set("HX-Redirect", to)
+		return c.NoContent(http.StatusCreated)
+	}
+	return c.Redirect(http.StatusSeeOther, to)
+}
+
+func (s *Server) renameConversationForm(c echo.Context) error {
+	// Ownership first: another user's id is a 404 whatever the form says.
+	if _, err := s.cfg.Store.Conversation(c.Request().Context(), userID(c), c.Param("id")); err != nil {
+		return err
+	}
+	title, err := checkTitle(c.FormValue("title"))
+	if err != nil {
+		return err
+	}
+	if _, err := s.cfg.Store.RenameConversation(c.Request().Context(), userID(c), c.Param("id"), title); err != nil {
+		return err
+	}
+	return s.listAfterForm(c)
+}
+
+func (s *Server) deleteConversationForm(c echo.Context) error {
+	if err := s.cfg.Store.DeleteConversation(c.Request().Context(), userID(c), c.Param("id")); err != nil {
+		return err
+	}
+	return s.listAfterForm(c)
 }

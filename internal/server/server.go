@@ -27,6 +27,7 @@ import (
 	"strategist/internal/llm"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
+	"strategist/web"
 )
 
 // Store is what the handlers need from persistence.
@@ -42,6 +43,9 @@ type Store interface {
 	Handoffs(ctx context.Context, userID, conversationID string) ([]store.Handoff, error)
 	Turns(ctx context.Context, userID, conversationID string) ([]store.Turn, error)
 	LatestDelegation(ctx context.Context, userID, conversationID string) (store.Delegation, error)
+	// EventsAfter reads a page of the log; the conversation page is drawn
+	// from it (store.DB.EventsAfter).
+	EventsAfter(ctx context.Context, userID, conversationID string, after int64, limit int) ([]store.EventRow, error)
 }
 
 // Chat is the turn orchestrator (*chat.Service).
@@ -113,6 +117,8 @@ type Server struct {
 	// stopping ends when shutdown begins, so long-lived streams end.
 	stopping    context.Context
 	stopStreams context.CancelFunc
+	// md renders model and artifact markdown for the pages.
+	md *web.Markdown
 }
 
 // New builds the server and its routes.
@@ -154,6 +160,7 @@ func New(cfg Config) (*Server, error) {
 		cfg:  cfg,
 		log:  cfg.Logger.With("component", "server"),
 		echo: echo.New(),
+		md:   web.NewMarkdown(),
 	}
 	s.stopping, s.stopStreams = context.WithCancel(context.Background())
 	if err := s.routes(); err != nil {
@@ -250,6 +257,16 @@ func (s *Server) routes() error {
 	api := func(method, path string, h echo.HandlerFunc) { e.Add(method, "/api/v1"+path, h, s.requireAPIUser) }
 
 	page(http.MethodGet, "/", s.homePage)
+	page(http.MethodPost, "/conversations", s.createConversationForm)
+	page(http.MethodGet, "/conversations/:id", s.conversationPage)
+	page(http.MethodGet, "/conversations/:id/stream", s.streamPage)
+	page(http.MethodPost, "/conversations/:id/rename", s.renameConversationForm)
+	page(http.MethodPost, "/conversations/:id/delete", s.deleteConversationForm)
+	e.Add(http.MethodPost, "/conversations/:id/turns", s.sendMessageForm, s.requirePageUser, s.turnLimiter())
+	page(http.MethodPost, "/conversations/:id/turns/:turnId/cancel", s.cancelTurnForm)
+	page(http.MethodPost, "/conversations/:id/handoffs/:handoffId/accept", s.acceptHandoffForm)
+	page(http.MethodPost, "/conversations/:id/strategy/undo", s.undoStrategyForm)
+	page(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/results", s.stepResultsPage)
 
 	api(http.MethodGet, "/sites", s.listSites)
 	api(http.MethodGet, "/catalog/:site/searches", s.searchSearches)
@@ -286,9 +303,11 @@ func (s *Server) turnLimiter() echo.MiddlewareFunc {
 	})
 }
 
-// isStream skips middleware that must not apply to long-lived streams.
+// isStream skips middleware that must not apply to long-lived streams: the
+// JSON event stream and the page's HTML stream.
 func isStream(c echo.Context) bool {
-	return strings.HasSuffix(c.Request().URL.Path, "/events")
+	p := c.Request().URL.Path
+	return strings.HasSuffix(p, "/events") || strings.HasSuffix(p, "/stream")
 }
 
 // crossOriginProtection refuses cross-origin state-changing requests

@@ -1,0 +1,162 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"strategist/internal/catalog"
+	"strategist/internal/event"
+	"strategist/internal/store"
+	"strategist/internal/strategy"
+	"strategist/web"
+	"strategist/web/view"
+)
+
+// foldPage is how many events one read of the log returns while folding.
+const foldPage = 1000
+
+// conversationPage is GET /conversations/{id}: the page drawn from the
+// conversation's events up to its lastEventSeq N, following the live
+// stream from N. Another user's or an unknown id is the 404 page.
+func (s *Server) conversationPage(c echo.Context) error {
+	ctx := c.Request().Context()
+	conv, err := s.cfg.Store.Conversation(ctx, userID(c), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	proj, err := s.project(ctx, userID(c), conv, conv.LastEventSeq)
+	if err != nil {
+		return err
+	}
+	// The page is a snapshot at N; a page restored from a cache would
+	// resume from a stale N and show events twice.
+	c.Response().Header().Set("Cache-Control", "no-store")
+	return s.render(c, http.StatusOK, web.ConversationView(s.page(c, conv.Title), s.conversationView(c, proj)))
+}
+
+// conversationView is what the page's components are drawn with.
+func (s *Server) conversationView(c echo.Context, proj *view.Conversation) *web.ConversationPage {
+	models := s.cfg.Models.Models()
+	return &web.ConversationPage{
+		Conv:      proj,
+		CSRFToken: currentIdentity(c).csrf,
+		Now:       time.Now(),
+		MD:        s.md,
+		Models:    web.ModelOptions(models),
+		Model:     web.SelectedModel(models, proj.Model),
+	}
+}
+
+// project folds a conversation's events with seq up to upTo into the
+// page's projection. An event that cannot be decoded is logged and left
+// out; the rest of the page is still drawn.
+func (s *Server) project(ctx context.Context, uid string, conv store.Conversation, upTo int64) (*view.Conversation, error) {
+	proj := view.New(view.Start{
+		ID: conv.ID, Title: conv.Title, SiteID: conv.SiteID, Mode: conv.Mode, Model: conv.Model,
+		UserText: s.storedUserText(ctx, uid, conv.ID),
+	})
+	for proj.Seq < upTo {
+		rows, err := s.cfg.Store.EventsAfter(ctx, uid, conv.ID, proj.Seq, foldPage)
+		if err != nil {
+			return nil, err
+		}
+		if len(rows) == 0 {
+			break
+		}
+		for _, row := range rows {
+			if row.Seq > upTo {
+				return proj, nil
+			}
+			s.apply(proj, event.FromRow(row))
+		}
+		if len(rows) < foldPage {
+			break
+		}
+	}
+	return proj, nil
+}
+
+// apply folds one record, logging (not failing on) a record it cannot read.
+func (s *Server) apply(proj *view.Conversation, rec event.Record) []view.Change {
+	changes, err := proj.Apply(rec)
+	if err != nil {
+		s.log.Warn("event left out of the page", slog.String("conversation_id", rec.ConversationID), slog.Int64("seq", rec.Seq), slog.Any("error", err))
+	}
+	return changes
+}
+
+// storedUserText looks up user messages by id, for turns recorded before
+// turn_start carried the text. It reads the messages once, on first use.
+func (s *Server) storedUserText(ctx context.Context, uid, conversationID string) func(string) string {
+	var texts map[string]string
+	return func(id string) string {
+		if texts == nil {
+			texts = map[string]string{}
+			msgs, err := s.cfg.Store.Messages(ctx, uid, conversationID)
+			if err != nil {
+				s.log.Warn("reading messages for the page", slog.String("conversation_id", conversationID), slog.Any("error", err))
+			}
+			for _, m := range msgs {
+				if m.Role == "user" {
+					texts[m.ID] = m.Content
+				}
+			}
+		}
+		return texts[id]
+	}
+}
+
+// resultsPageSize is how many genes one page of a step's results shows.
+const resultsPageSize = 20
+
+// stepResultsPage is GET /conversations/{id}/strategy/steps/{stepId}/results:
+// one page of a step's genes, as the fragment htmx puts into the strategy
+// panel, or as a page of its own for a plain browser. A step whose genes
+// cannot be listed (not evaluable offline) shows why instead.
+func (s *Server) stepResultsPage(c echo.Context) error {
+	limit, err := queryInt(c, "limit", resultsPageSize, 1, 200)
+	if err != nil {
+		return err
+	}
+	offset, err := queryInt(c, "offset", 0, 0, 1_000_000)
+	if err != nil {
+		return err
+	}
+	snap, err := s.conversationStrategy(c)
+	if err != nil {
+		return err
+	}
+	stepID := strategy.StepID(c.Param("stepId"))
+	v := web.ResultsView{ConversationID: c.Param("id"), StepID: string(stepID), StepName: string(stepID), Offset: offset, Limit: limit}
+	found := false
+	for _, st := range snap.Steps {
+		if st.ID == stepID {
+			found = true
+			v.StepName = st.DisplayName
+			if v.StepName == "" {
+				v.StepName = st.SearchName
+			}
+		}
+	}
+	if !found {
+		return strategyError(strategy.ErrStepNotFound)
+	}
+	ans, err := s.cfg.Strategies.StepResults(c.Request().Context(), userID(c), snap.StrategyID, stepID, catalog.Page{Offset: offset, Limit: limit})
+	if err != nil {
+		ae := toAPIError(strategyError(err))
+		if ae.Status >= 500 && ae.Code != CodeUnavailable {
+			return err
+		}
+		v.Error = ae.Message
+	} else {
+		v.Answer = ans
+	}
+	if isHTMX(c) {
+		return s.render(c, http.StatusOK, web.Results(v))
+	}
+	return s.render(c, http.StatusOK, web.ResultsPage(s.page(c, "Genes of "+v.StepName), v))
+}

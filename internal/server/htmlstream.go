@@ -1,0 +1,149 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"strategist/internal/event"
+	"strategist/web"
+	"strategist/web/view"
+)
+
+// streamPage is GET /conversations/{id}/stream?after=N: the page's live
+// updates, the projection of the same event log as HTML. It folds the
+// events up to N (the page was drawn from them), then sends, for each later
+// event, the fragments of what it changed as out-of-band swaps, with the
+// event's sequence number as the SSE id. Its rules are the JSON stream's:
+// ownership is checked before any header is written, Last-Event-ID (a
+// browser reconnecting) wins over ?after=, a comment line every KeepAlive,
+// a client that cannot take a frame within WriteTimeout is dropped, and the
+// stream ends when the server shuts down.
+func (s *Server) streamPage(c echo.Context) error {
+	after, err := resumePoint(c)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(c.Request().Context())
+	defer cancel()
+	stop := context.AfterFunc(s.stopping, cancel)
+	defer stop()
+	uid, id := userID(c), c.Param("id")
+	conv, err := s.cfg.Store.Conversation(ctx, uid, id)
+	if err != nil {
+		return err
+	}
+	proj, err := s.project(ctx, uid, conv, after)
+	if err != nil {
+		return err
+	}
+	page := s.conversationView(c, proj)
+
+	type item struct {
+		rec event.Record
+		err error
+	}
+	items := make(chan item)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for rec, err := range s.cfg.Streamer.Stream(ctx, uid, id, proj.Seq) {
+			select {
+			case items <- item{rec, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	defer func() { cancel(); <-done }()
+
+	w := c.Response()
+	h := w.Header()
+	h.Set(echo.HeaderContentType, "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Connection", "keep-alive")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	write := func(frame string) error {
+		_ = rc.SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
+		if _, err := fmt.Fprint(w, frame); err != nil {
+			return err
+		}
+		return rc.Flush()
+	}
+	if err := write(": page stream of conversation " + id + "\nretry: 2000\n\n"); err != nil {
+		return nil
+	}
+	keepAlive := time.NewTicker(s.cfg.KeepAlive)
+	defer keepAlive.Stop()
+	var buf bytes.Buffer
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-keepAlive.C:
+			if write(": keep-alive\n\n") != nil {
+				return nil
+			}
+		case it := <-items:
+			if it.err != nil {
+				if !errors.Is(it.err, event.ErrSlowSubscriber) && ctx.Err() == nil {
+					s.log.Warn("page stream ended", "conversation_id", id, "error", it.err)
+				}
+				return nil
+			}
+			buf.Reset()
+			page.Now = time.Now()
+			if err := renderChanges(ctx, &buf, page, s.apply(proj, it.rec)); err != nil {
+				s.log.Warn("rendering a page fragment", "conversation_id", id, "seq", it.rec.Seq, "error", err)
+				return nil
+			}
+			if write(sseFrame(it.rec.Seq, buf.String())) != nil {
+				return nil
+			}
+		}
+	}
+}
+
+// renderChanges draws the fragments of an event's changes into buf.
+func renderChanges(ctx context.Context, buf *bytes.Buffer, page *web.ConversationPage, changes []view.Change) error {
+	for _, ch := range changes {
+		if err := web.Fragment(page, ch).Render(ctx, buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sseFrame is one SSE message: the id, then the HTML as data lines (a
+// browser joins them with newlines). An event that changed nothing shown is
+// a frame with only its id, which moves the client's Last-Event-ID on.
+// Carriage returns would end an SSE line, so they become newlines.
+func sseFrame(seq int64, html string) string {
+	var b strings.Builder
+	b.WriteString("id: ")
+	b.WriteString(strconv.FormatInt(seq, 10))
+	b.WriteByte('\n')
+	if html != "" {
+		html = strings.ReplaceAll(html, "\r\n", "\n")
+		html = strings.ReplaceAll(html, "\r", "\n")
+		for line := range strings.SplitSeq(html, "\n") {
+			b.WriteString("data: ")
+			b.WriteString(line)
+			b.WriteByte('\n')
+		}
+	}
+	b.WriteByte('\n')
+	return b.String()
+}

@@ -1,0 +1,65 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"strategist/internal/chat"
+)
+
+// The conversation page's form posts. Each calls the service the JSON API
+// calls; what it changes reaches the page through the live stream, so an
+// htmx request gets no content, and a plain browser is sent back to the
+// conversation page, which is drawn with the change.
+
+func conversationURL(c echo.Context) string { return "/conversations/" + c.Param("id") }
+
+// sendMessageForm is POST /conversations/{id}/turns from the composer. The
+// new turn's id is in the X-Turn-Id header, so the page's script knows
+// which turn_start and turn_end are its own.
+func (s *Server) sendMessageForm(c echo.Context) error {
+	ctx := c.Request().Context()
+	if _, err := s.cfg.Store.Conversation(ctx, userID(c), c.Param("id")); err != nil {
+		return err
+	}
+	turnID, err := s.cfg.Chat.StartTurn(ctx, chat.TurnRequest{
+		UserID: userID(c), ConversationID: c.Param("id"),
+		Message: c.FormValue("message"), Mode: c.FormValue("mode"), Model: c.FormValue("model"),
+	})
+	if err != nil {
+		return chatError(err)
+	}
+	c.Response().Header().Set("X-Turn-Id", turnID)
+	return afterForm(c, http.StatusAccepted, conversationURL(c))
+}
+
+// cancelTurnForm is the Stop button.
+func (s *Server) cancelTurnForm(c echo.Context) error {
+	if err := s.cfg.Chat.Cancel(c.Request().Context(), userID(c), c.Param("id"), c.Param("turnId")); err != nil {
+		return chatError(err)
+	}
+	return afterForm(c, http.StatusAccepted, conversationURL(c))
+}
+
+// acceptHandoffForm is the Build this plan button.
+func (s *Server) acceptHandoffForm(c echo.Context) error {
+	turnID, err := s.cfg.Chat.AcceptHandoff(c.Request().Context(), userID(c), c.Param("id"), c.Param("handoffId"))
+	if err != nil {
+		return chatError(err)
+	}
+	c.Response().Header().Set("X-Turn-Id", turnID)
+	return afterForm(c, http.StatusAccepted, conversationURL(c))
+}
+
+// undoStrategyForm is the strategy panel's Undo button.
+func (s *Server) undoStrategyForm(c echo.Context) error {
+	snap, err := s.conversationStrategy(c)
+	if err != nil {
+		return err
+	}
+	if _, err := s.cfg.Strategies.Undo(c.Request().Context(), userID(c), snap.StrategyID); err != nil {
+		return strategyError(err)
+	}
+	return afterForm(c, http.StatusOK, conversationURL(c))
+}

@@ -1,0 +1,163 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"strategist/internal/llm"
+	"strategist/web/view"
+)
+
+// ConversationPage is what the conversation page and its live fragments are
+// drawn from: the projection and what the request adds to it.
+type ConversationPage struct {
+	Conv *view.Conversation
+	// CSRFToken goes into the forms of the page and of fragments.
+	CSRFToken string
+	// Now is when the page (or fragment) is drawn: running timers show the
+	// time since their start.
+	Now time.Time
+	MD  *Markdown
+	// Models are the models the picker offers; Model is the one selected.
+	Models []ModelOption
+	Model  string
+}
+
+// ModelOption is a model the researcher can pick.
+type ModelOption struct {
+	ID      string
+	Name    string
+	Default bool
+}
+
+// ModelOptions lists a registry's models for the picker.
+func ModelOptions(l llm.ModelList) []ModelOption {
+	opts := make([]ModelOption, 0, len(l.Models))
+	for _, m := range l.Models {
+		name := m.DisplayName
+		if name == "" {
+			name = m.ID
+		}
+		opts = append(opts, ModelOption{ID: m.ID, Name: name, Default: m.Default || m.ID == l.Default})
+	}
+	return opts
+}
+
+// SelectedModel picks the model the picker shows: the conversation's when
+// the registry offers it, else the registry's default.
+func SelectedModel(l llm.ModelList, conversationModel string) string {
+	for _, m := range l.Models {
+		if m.ID == conversationModel {
+			return m.ID
+		}
+	}
+	return l.Default
+}
+
+// StreamURL is where the page follows the conversation's live fragments.
+func (p *ConversationPage) StreamURL() string {
+	return "/conversations/" + p.Conv.ID + "/stream?after=" + strconv.FormatInt(p.Conv.Seq, 10)
+}
+
+func (p *ConversationPage) base() string { return "/conversations/" + p.Conv.ID }
+
+// maxShownJSON bounds the JSON shown in one tool-call card; results are
+// bounded when recorded, but a page of many calls should stay light.
+const maxShownJSON = 8 << 10
+
+// prettyJSON indents raw JSON for display and cuts it at maxShownJSON.
+func prettyJSON(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var buf bytes.Buffer
+	s := string(raw)
+	if json.Indent(&buf, raw, "", "  ") == nil {
+		s = buf.String()
+	}
+	if len(s) > maxShownJSON {
+		cut := maxShownJSON
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "\n… (cut; " + strconv.Itoa(len(s)) + " bytes in all)"
+	}
+	return s
+}
+
+// formatMs shows a duration given in milliseconds: "850 ms", "2.4 s",
+// "3 min 05 s".
+func formatMs(ms int64) string {
+	switch {
+	case ms < 1000:
+		return strconv.FormatInt(ms, 10) + " ms"
+	case ms < 60_000:
+		return strconv.FormatFloat(float64(ms)/1000, 'f', 1, 64) + " s"
+	}
+	s := ms / 1000
+	return fmt.Sprintf("%d min %02d s", s/60, s%60)
+}
+
+// elapsedMs is the time from start to now in milliseconds, never negative.
+func elapsedMs(start, now time.Time) int64 {
+	if start.IsZero() || now.Before(start) {
+		return 0
+	}
+	return now.Sub(start).Milliseconds()
+}
+
+// formatElapsed shows a running timer the way the page's script ticks it:
+// whole seconds.
+func formatElapsed(ms int64) string {
+	s := ms / 1000
+	if s < 60 {
+		return strconv.FormatInt(s, 10) + " s"
+	}
+	return fmt.Sprintf("%d min %02d s", s/60, s%60)
+}
+
+func itoa(n int) string     { return strconv.Itoa(n) }
+func i64toa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// usageText is a turn's token usage in words.
+func usageText(u llm.Usage) string {
+	return fmt.Sprintf("Tokens: %d prompt · %d completion · %d total", u.PromptTokens, u.CompletionTokens, u.TotalTokens)
+}
+
+// unixMs is a time as milliseconds since the epoch, for the page's timers.
+func unixMs(t time.Time) string { return strconv.FormatInt(t.UnixMilli(), 10) }
+
+// turnStatusText says how a turn ended.
+func turnStatusText(t *view.Turn) string {
+	switch t.Status {
+	case view.StatusRunning:
+		return "Working…"
+	case "completed":
+		return "Done in " + formatMs(t.DurationMs)
+	case "cancelled":
+		return "Stopped after " + formatMs(t.DurationMs)
+	case "failed":
+		return "Failed after " + formatMs(t.DurationMs)
+	case "interrupted":
+		return "Interrupted (the server stopped during this turn)"
+	}
+	return t.Status
+}
+
+// turnEndError is the error a turn's footer shows: the turn_end error
+// unless an error event already said the same in place.
+func turnEndError(t *view.Turn) string {
+	if t.Running() || t.Error == "" {
+		return ""
+	}
+	for _, it := range t.Items {
+		if te, ok := it.(*view.TurnError); ok && te.Message == t.Error {
+			return ""
+		}
+	}
+	return t.Error
+}

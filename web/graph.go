@@ -1,0 +1,241 @@
+package web
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"strategist/internal/strategy"
+	"strategist/web/view"
+)
+
+// The strategy graph's geometry, in SVG user units. The tree is drawn as
+// an indented outline, the root on top and each step's inputs below it,
+// one step per row: it stays narrow enough for a phone whatever the
+// number of leaves.
+const (
+	boxW   = 252
+	boxH   = 62
+	rowH   = 72
+	indent = 22
+	pad    = 4
+)
+
+// graphLayout is a strategy drawn as an outline; roots of an unfinished
+// strategy one after the other.
+type graphLayout struct {
+	Width, Height int
+	Nodes         []graphNode
+	Edges         []graphEdge
+}
+
+// graphNode is one step's box; X and Y are its top-left corner.
+type graphNode struct {
+	Step strategy.Step
+	X, Y int
+	Root bool
+}
+
+// graphEdge is the elbow from a step (down its left side) to an input's
+// box.
+type graphEdge struct{ X1, Y1, X2, Y2 int }
+
+// Points is the edge as an SVG polyline.
+func (e graphEdge) Points() string {
+	return fmt.Sprintf("%d,%d %d,%d %d,%d", e.X1, e.Y1, e.X1, e.Y2, e.X2, e.Y2)
+}
+
+// layoutGraph places the steps of a snapshot: pre-order from each root,
+// inputs in order (primary first), indented one level below the step they
+// feed. Steps no root reaches (a graph mid-change) are drawn as roots of
+// their own.
+func layoutGraph(s *strategy.Snapshot) graphLayout {
+	steps := make(map[strategy.StepID]strategy.Step, len(s.Steps))
+	consumed := map[strategy.StepID]bool{}
+	for _, st := range s.Steps {
+		steps[st.ID] = st
+		for _, in := range st.Inputs {
+			consumed[in] = true
+		}
+	}
+	roots := append([]strategy.StepID{}, s.Roots...)
+	if len(roots) == 0 {
+		for _, st := range s.Steps {
+			if !consumed[st.ID] {
+				roots = append(roots, st.ID)
+			}
+		}
+	}
+	var l graphLayout
+	seen := map[strategy.StepID]bool{}
+	maxDepth := 0
+	var place func(id strategy.StepID, depth int) (graphNode, bool)
+	place = func(id strategy.StepID, depth int) (graphNode, bool) {
+		st, ok := steps[id]
+		if !ok || seen[id] {
+			return graphNode{}, false
+		}
+		seen[id] = true
+		maxDepth = max(maxDepth, depth)
+		n := graphNode{Step: st, X: pad + depth*indent, Y: pad + len(l.Nodes)*rowH, Root: id == s.RootStepID}
+		l.Nodes = append(l.Nodes, n)
+		for _, in := range st.Inputs {
+			if child, ok := place(in, depth+1); ok {
+				l.Edges = append(l.Edges, graphEdge{X1: n.X + indent/2, Y1: n.Y + boxH, X2: child.X, Y2: child.Y + boxH/2})
+			}
+		}
+		return n, true
+	}
+	for _, r := range roots {
+		place(r, 0)
+	}
+	for _, st := range s.Steps {
+		place(st.ID, 0)
+	}
+	l.Width = 2*pad + maxDepth*indent + boxW
+	l.Height = 2*pad + max(len(l.Nodes), 1)*rowH - (rowH - boxH)
+	return l
+}
+
+// OperatorSymbol is the set symbol of a combine operator.
+func OperatorSymbol(op string) string {
+	switch strategy.Operator(op) {
+	case strategy.Intersect:
+		return "∩"
+	case strategy.Union:
+		return "∪"
+	case strategy.Minus:
+		return "∖"
+	case strategy.RMinus:
+		return "∕"
+	case strategy.LOnly:
+		return "◧"
+	case strategy.ROnly:
+		return "◨"
+	case strategy.Colocate:
+		return "≈"
+	}
+	return "?"
+}
+
+// OperatorName says what a combine operator keeps, in words.
+func OperatorName(op string) string {
+	switch strategy.Operator(op) {
+	case strategy.Intersect:
+		return "INTERSECT: genes in both inputs"
+	case strategy.Union:
+		return "UNION: genes in either input"
+	case strategy.Minus:
+		return "MINUS: left input without the right's genes"
+	case strategy.RMinus:
+		return "RMINUS: right input without the left's genes"
+	case strategy.LOnly:
+		return "LONLY: the left input only"
+	case strategy.ROnly:
+		return "RONLY: the right input only"
+	case strategy.Colocate:
+		return "COLOCATE: left genes near right genes"
+	}
+	return op
+}
+
+// stepName is the name a step is shown by.
+func stepName(st strategy.Step) string {
+	if st.DisplayName != "" {
+		return st.DisplayName
+	}
+	if st.Kind == strategy.KindCombine {
+		return string(st.Operator)
+	}
+	return st.SearchName
+}
+
+// stepCountAttr is data-count: the count when known, else empty.
+func stepCountAttr(st strategy.Step) string {
+	if st.CountStatus == strategy.CountOK && st.Count != nil {
+		return strconv.Itoa(*st.Count)
+	}
+	return ""
+}
+
+// stepCountText is the count line of a step's box.
+func stepCountText(st strategy.Step) string {
+	switch st.CountStatus {
+	case strategy.CountOK:
+		if st.Count != nil {
+			n := *st.Count
+			if n == 1 {
+				return "1 gene"
+			}
+			return strconv.Itoa(n) + " genes"
+		}
+	case strategy.CountNotEvaluable:
+		return "not evaluable offline"
+	case strategy.CountError:
+		return "count failed"
+	}
+	return "count unknown"
+}
+
+// stepOffline reports whether a step's count comes from the offline
+// snapshot.
+func stepOffline(st strategy.Step) bool {
+	return st.CountProvenance != nil && st.CountProvenance.Offline
+}
+
+// stepLabel is a step's accessible name.
+func stepLabel(st strategy.Step, root bool) string {
+	var b strings.Builder
+	b.WriteString(stepName(st))
+	b.WriteString(" (" + st.Kind.String())
+	if st.Kind == strategy.KindCombine {
+		b.WriteString(" " + string(st.Operator))
+	} else if st.SearchName != "" {
+		b.WriteString(" " + st.SearchName)
+	}
+	b.WriteString("): " + stepCountText(st))
+	if stepOffline(st) {
+		b.WriteString(", offline")
+	}
+	if root {
+		b.WriteString(", root")
+	}
+	b.WriteString(". Show results.")
+	return b.String()
+}
+
+// clip shortens s to n characters with an ellipsis.
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// nodeDOMID is a delegation node's element id; characters a CSS id
+// selector would need escaped become underscores.
+func nodeDOMID(n *view.Node) string {
+	safe := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
+			return r
+		}
+		return '_'
+	}, n.ID)
+	return view.DOMID("dlg-", n.Key) + "-" + safe
+}
+
+func joinIDs(ids []string) string { return strings.Join(ids, ", ") }
+
+// delegationSummaryText counts a delegation's nodes by status.
+func delegationSummaryText(d *view.Delegation) string {
+	counts := d.Counts()
+	var parts []string
+	for _, s := range []string{"done", "running", "queued", "failed", "timeout", "skipped", "cancelled"} {
+		if counts[s] > 0 {
+			parts = append(parts, strconv.Itoa(counts[s])+" "+s)
+		}
+	}
+	return strconv.Itoa(len(d.Nodes)) + " nodes: " + strings.Join(parts, ", ")
+}

@@ -1,0 +1,42 @@
+package web
+
+import (
+	"bytes"
+	"html"
+
+	"github.com/microcosm-cc/bluemonday"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+)
+
+// Markdown renders untrusted markdown (what models and planning artifacts
+// say) to HTML that is safe to put in a page: goldmark without raw HTML,
+// then bluemonday's user-generated-content policy, which also drops every
+// attribute htmx would act on. Safe for concurrent use.
+type Markdown struct {
+	md     goldmark.Markdown
+	policy *bluemonday.Policy
+}
+
+// NewMarkdown returns a renderer with GitHub-flavoured tables, strikethrough
+// and autolinks. Links to other sites open in a new tab, without referrer
+// or opener.
+func NewMarkdown() *Markdown {
+	p := bluemonday.UGCPolicy()
+	p.AddTargetBlankToFullyQualifiedLinks(true)
+	p.RequireNoReferrerOnFullyQualifiedLinks(true)
+	return &Markdown{
+		md:     goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.Linkify)),
+		policy: p,
+	}
+}
+
+// HTML returns the sanitised HTML of src. Should goldmark fail (it accepts
+// any text), the source is shown escaped in a <pre>.
+func (m *Markdown) HTML(src string) string {
+	var buf bytes.Buffer
+	if err := m.md.Convert([]byte(src), &buf); err != nil {
+		return "<pre>" + html.EscapeString(src) + "</pre>"
+	}
+	return string(m.policy.SanitizeBytes(buf.Bytes()))
+}

@@ -1,0 +1,155 @@
+// Strategist's page script. The server draws the pages and the live
+// fragments; this only does what a browser must do itself: send the form
+// token with htmx requests, show errors of those requests, open inline
+// forms, and on the conversation page follow the stream without showing an
+// event twice, show the connection state, tick timers, keep opened details
+// open, and enable the composer as turns start and end.
+(function () {
+  'use strict';
+
+  var token = document.querySelector('meta[name="csrf-token"]');
+  document.addEventListener('htmx:configRequest', function (e) {
+    if (token) e.detail.headers['X-CSRF-Token'] = token.content;
+  });
+
+  // Errors of htmx requests: the server's message (its error page says it
+  // in [data-testid=error-message]) goes to the flash region.
+  function flash(msg) {
+    var f = document.getElementById('flash');
+    if (f) f.textContent = msg;
+  }
+  document.addEventListener('htmx:beforeRequest', function () { flash(''); });
+  document.addEventListener('htmx:responseError', function (e) {
+    var xhr = e.detail.xhr, msg = '';
+    try {
+      var doc = new DOMParser().parseFromString(xhr.responseText, 'text/html');
+      var m = doc.querySelector('[data-testid="error-message"]');
+      if (m) msg = m.textContent.trim();
+    } catch (_) { /* not HTML */ }
+    flash(msg || 'The request failed (' + xhr.status + '). Reload the page and try again.');
+  });
+  document.addEventListener('htmx:sendError', function () {
+    flash('The server could not be reached. Check the connection and try again.');
+  });
+
+  // A button with data-toggle="id" shows or hides that element.
+  document.addEventListener('click', function (e) {
+    var b = e.target.closest('[data-toggle]');
+    if (!b) return;
+    var id = b.getAttribute('data-toggle'), el = document.getElementById(id);
+    if (!el) return;
+    el.hidden = !el.hidden;
+    document.querySelectorAll('[data-toggle="' + id + '"]').forEach(function (t) {
+      if (t.hasAttribute('aria-expanded')) t.setAttribute('aria-expanded', String(!el.hidden));
+    });
+    if (!el.hidden) {
+      var first = el.querySelector('input:not([type=hidden]), textarea, button');
+      if (first) first.focus();
+    }
+  });
+
+  var live = document.getElementById('live');
+  if (!live) return;
+
+  // ---- The live stream ----
+  // lastSeq is the last event shown. A message at or below it is a replay
+  // and is dropped; when htmx-ext-sse opens a new EventSource (after the
+  // old one closed) it starts after lastSeq, not after the page's N.
+  var lastSeq = Number(live.dataset.after) || 0;
+  var status = document.getElementById('connection-status');
+  function setState(state, text) {
+    status.setAttribute('data-state', state);
+    status.querySelector('.label').textContent = text;
+  }
+  htmx.createEventSource = function (url) {
+    return new EventSource(url.replace(/([?&]after=)\d+/, '$1' + lastSeq), { withCredentials: true });
+  };
+  live.addEventListener('htmx:sseOpen', function () { setState('open', 'Live'); });
+  live.addEventListener('htmx:sseError', function () { setState('reconnecting', 'Reconnecting…'); });
+  live.addEventListener('htmx:sseClose', function () { setState('closed', 'Disconnected'); });
+
+  var chat = document.getElementById('chat');
+  var stick = true;
+  live.addEventListener('htmx:sseBeforeMessage', function (e) {
+    var id = Number(e.detail.lastEventId);
+    if (id && id <= lastSeq) { e.preventDefault(); return; }
+    if (id) lastSeq = id;
+    chat = document.getElementById('chat');
+    stick = chat.scrollHeight - chat.scrollTop - chat.clientHeight < 80;
+  });
+  var wide = window.matchMedia('(min-width: 900px)');
+  live.addEventListener('htmx:sseMessage', function (e) {
+    restoreOpen();
+    syncComposer();
+    chat = document.getElementById('chat');
+    if (stick) chat.scrollTop = chat.scrollHeight;
+    // A new delegation: bring the sub-agent panel into view (desktop,
+    // where the panels scroll on their own).
+    if (wide.matches && e.detail.data.indexOf('id="subagents"') >= 0) {
+      document.getElementById('subagents').scrollIntoView({ block: 'start' });
+    }
+  });
+  document.addEventListener('htmx:afterSwap', function (e) {
+    if (e.detail.target && e.detail.target.id === 'results') e.detail.target.scrollIntoView({ block: 'nearest' });
+  });
+  chat.scrollTop = chat.scrollHeight;
+
+  // Details the researcher opened stay open when the stream redraws them.
+  var open = new Set();
+  document.addEventListener('toggle', function (e) {
+    var d = e.target;
+    if (d.tagName !== 'DETAILS' || !d.id) return;
+    if (d.open) open.add(d.id); else open.delete(d.id);
+  }, true);
+  function restoreOpen() {
+    open.forEach(function (id) {
+      var d = document.getElementById(id);
+      if (d && !d.open) d.open = true;
+    });
+  }
+
+  // Running timers tick; the server's clock is the reference.
+  var convo = document.getElementById('convo');
+  var skew = Number(convo.dataset.serverNowMs) - Date.now();
+  function elapsed(ms) {
+    var s = Math.max(0, Math.floor(ms / 1000));
+    return s < 60 ? s + ' s' : Math.floor(s / 60) + ' min ' + String(s % 60).padStart(2, '0') + ' s';
+  }
+  setInterval(function () {
+    var now = Date.now() + skew;
+    document.querySelectorAll('[data-running="true"][data-started-ms]').forEach(function (el) {
+      el.textContent = elapsed(now - Number(el.dataset.startedMs));
+    });
+  }, 1000);
+
+  // ---- The composer ----
+  // It is disabled while a turn runs (the stream redraws #stop-form with
+  // data-running) and from Send until the turn it started is on the page.
+  var form = document.getElementById('composer');
+  var fields = document.getElementById('composer-fields');
+  var input = document.getElementById('message-input');
+  var awaiting = '';
+  function syncComposer() {
+    var stop = document.getElementById('stop-form');
+    var running = stop && stop.getAttribute('data-running') === 'true';
+    if (awaiting && chat.querySelector('[data-turn-id="' + CSS.escape(awaiting) + '"]')) awaiting = '';
+    fields.disabled = running || awaiting !== '';
+  }
+  form.addEventListener('htmx:beforeRequest', function (e) {
+    if (e.target === form) fields.disabled = true;
+  });
+  form.addEventListener('htmx:afterRequest', function (e) {
+    if (e.target !== form) return;
+    if (e.detail.successful) {
+      input.value = '';
+      awaiting = e.detail.xhr.getResponseHeader('X-Turn-Id') || '';
+    }
+    syncComposer();
+    if (!fields.disabled) input.focus();
+  });
+  input.addEventListener('keydown', function (e) {
+    if (e.key !== 'Enter' || e.shiftKey || e.altKey || e.ctrlKey || e.metaKey || e.isComposing) return;
+    e.preventDefault();
+    if (!fields.disabled && input.value.trim() !== '') form.requestSubmit();
+  });
+})();

@@ -1,0 +1,192 @@
+package view
+
+import (
+	"encoding/json"
+
+	"strategist/internal/event"
+	"strategist/internal/strategy"
+)
+
+// The artifact kinds.
+const (
+	KindPlanning        = "planning"
+	KindDelegationDraft = "delegation_draft"
+)
+
+// Artifact is the latest version of a planning artifact or delegation
+// draft.
+type Artifact struct {
+	event.Artifact
+	// Draft is the delegation draft's plan as a tree (nil for planning
+	// artifacts and unreadable plans).
+	Draft *DraftNode
+	// Validation is what the planner's validation said of the draft.
+	Validation *Validation
+}
+
+// Validation is a draft's validation result as saved with it.
+type Validation struct {
+	Valid    bool     `json:"valid"`
+	Tasks    int      `json:"tasks"`
+	Nodes    int      `json:"nodes"`
+	Warnings []string `json:"warnings"`
+	Problems []string `json:"problems"`
+}
+
+// DraftNode is one node of a delegation draft: a task, or a combine of two
+// subtrees with an operator. A task may have an input (a transform of
+// another subtree).
+type DraftNode struct {
+	Kind        string // task or combine
+	Task        string
+	Hint        string
+	SearchName  string
+	Operator    string // canonical when the alias is known, else as written
+	DisplayName string
+	Children    []*DraftNode
+}
+
+// draftJSON is the nested plan schema of a delegation (DESIGN §6).
+type draftJSON struct {
+	Type        string          `json:"type"`
+	Task        string          `json:"task"`
+	Hint        string          `json:"hint"`
+	Context     json.RawMessage `json:"context"`
+	Input       *draftJSON      `json:"input"`
+	Operator    string          `json:"operator"`
+	Left        *draftJSON      `json:"left"`
+	Right       *draftJSON      `json:"right"`
+	DisplayName string          `json:"displayName"`
+}
+
+// ParseDraft reads a delegation plan for display; it returns nil when the
+// plan is not a tree of the schema. It does not validate: the planner did.
+func ParseDraft(raw json.RawMessage) *DraftNode {
+	if len(raw) == 0 {
+		return nil
+	}
+	var d draftJSON
+	if err := json.Unmarshal(raw, &d); err != nil {
+		return nil
+	}
+	return draftNode(&d, 0)
+}
+
+func draftNode(d *draftJSON, depth int) *DraftNode {
+	if d == nil || depth > 16 {
+		return nil
+	}
+	n := &DraftNode{Kind: d.Type, Task: d.Task, Hint: d.Hint, DisplayName: d.DisplayName}
+	switch d.Type {
+	case "combine":
+		n.Operator = d.Operator
+		if op, err := strategy.ParseOperator(d.Operator); err == nil {
+			n.Operator = string(op)
+		}
+		for _, child := range []*draftJSON{d.Left, d.Right} {
+			if cn := draftNode(child, depth+1); cn != nil {
+				n.Children = append(n.Children, cn)
+			}
+		}
+	default:
+		n.Kind = "task"
+		var ctx struct {
+			SearchName string `json:"searchName"`
+		}
+		_ = json.Unmarshal(d.Context, &ctx)
+		n.SearchName = ctx.SearchName
+		if cn := draftNode(d.Input, depth+1); cn != nil {
+			n.Children = append(n.Children, cn)
+		}
+	}
+	return n
+}
+
+// Handoff is a plan the planner asked the researcher to approve.
+type Handoff struct {
+	ID            string
+	Goal          string
+	ArtifactID    string
+	Status        string // pending, accepted or superseded
+	ExecuteTurnID string
+}
+
+// The statuses of a handoff.
+const (
+	HandoffPending    = "pending"
+	HandoffAccepted   = "accepted"
+	HandoffSuperseded = "superseded"
+)
+
+// HandoffsOf returns the handoffs of an artifact, newest first.
+func (c *Conversation) HandoffsOf(artifactID string) []*Handoff {
+	var hs []*Handoff
+	for i := len(c.Handoffs) - 1; i >= 0; i-- {
+		if c.Handoffs[i].ArtifactID == artifactID {
+			hs = append(hs, c.Handoffs[i])
+		}
+	}
+	return hs
+}
+
+// LooseHandoffs returns the handoffs whose artifact is not shown, newest
+// first.
+func (c *Conversation) LooseHandoffs() []*Handoff {
+	var hs []*Handoff
+	for i := len(c.Handoffs) - 1; i >= 0; i-- {
+		if _, ok := c.artifacts[c.Handoffs[i].ArtifactID]; !ok {
+			hs = append(hs, c.Handoffs[i])
+		}
+	}
+	return hs
+}
+
+// Handoff returns a handoff by id.
+func (c *Conversation) Handoff(id string) *Handoff {
+	for _, h := range c.Handoffs {
+		if h.ID == id {
+			return h
+		}
+	}
+	return nil
+}
+
+func (c *Conversation) artifactSaved(e *event.ArtifactSaved) []Change {
+	a := &Artifact{Artifact: e.Artifact}
+	if a.Kind == KindDelegationDraft {
+		a.Draft = ParseDraft(a.Plan)
+		if len(a.Artifact.Validation) > 0 {
+			var v Validation
+			if json.Unmarshal(a.Artifact.Validation, &v) == nil {
+				a.Validation = &v
+			}
+		}
+	}
+	if old, ok := c.artifacts[a.ID]; ok {
+		*old = *a
+	} else {
+		c.artifacts[a.ID] = a
+		c.Artifacts = append(c.Artifacts, a)
+	}
+	return []Change{ArtifactsChanged{}}
+}
+
+func (c *Conversation) handoffRequested(e *event.HandoffRequested) []Change {
+	// Only the latest plan can be approved (store.CreateHandoff).
+	for _, h := range c.Handoffs {
+		if h.Status == HandoffPending {
+			h.Status = HandoffSuperseded
+		}
+	}
+	c.Handoffs = append(c.Handoffs, &Handoff{ID: e.HandoffID, Goal: e.Goal, ArtifactID: e.ArtifactID, Status: HandoffPending})
+	return []Change{ArtifactsChanged{}}
+}
+
+func (c *Conversation) handoffAccepted(e *event.HandoffAccepted) []Change {
+	h := c.Handoff(e.HandoffID)
+	if h == nil {
+		return nil
+	}
+	h.Status, h.ExecuteTurnID = HandoffAccepted, e.ExecuteTurnID
+	return []Change{ArtifactsChanged{}}
+}

@@ -1,0 +1,327 @@
+// Package view is the projection behind Strategist's conversation page: it
+// folds a conversation's event log, in sequence order, into what the page
+// shows (the chat with its tool calls, errors and usage, the artifacts and
+// handoffs, the latest delegation's nodes, the strategy), and says for each
+// event what changed, so that the live stream can send just that part.
+//
+// The page and the stream are two renderings of one fold: the page drawn
+// after event N, updated with the changes of events N+1..M, shows what the
+// page drawn after event M shows. Nothing here reads the database or the
+// clock; the event log is the only input (plus, for logs written before
+// turn_start carried the user's text, a lookup of stored messages).
+package view
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"strategist/internal/event"
+	"strategist/internal/llm"
+	"strategist/internal/strategy"
+)
+
+// Conversation is the projected state of one conversation's page.
+//
+// It is not safe for concurrent use: one request folds it and renders it.
+type Conversation struct {
+	ID     string
+	Title  string
+	SiteID string
+	// Mode is the conversation's current mode: that of its latest turn,
+	// else the one it was created with.
+	Mode string
+	// Model is the model of the latest turn, else the conversation's.
+	Model string
+	// Seq is the sequence number of the last event folded in.
+	Seq int64
+
+	Turns      []*Turn
+	Artifacts  []*Artifact
+	Handoffs   []*Handoff
+	Delegation *Delegation
+	Strategy   *strategy.Snapshot
+
+	userText  func(messageID string) string
+	turns     map[string]*Turn
+	messages  map[string]*Message
+	calls     map[string]*ToolCall // by turn id + "/" + call id
+	artifacts map[string]*Artifact
+}
+
+// Start is what the projection starts from: the conversation as stored.
+type Start struct {
+	ID, Title, SiteID, Mode, Model string
+	// UserText returns a stored user message's text; it fills in turns whose
+	// turn_start event predates the message field. May be nil.
+	UserText func(messageID string) string
+}
+
+// New returns the projection of a conversation before its first event.
+func New(s Start) *Conversation {
+	return &Conversation{
+		ID: s.ID, Title: s.Title, SiteID: s.SiteID, Mode: s.Mode, Model: s.Model,
+		userText:  s.UserText,
+		turns:     map[string]*Turn{},
+		messages:  map[string]*Message{},
+		calls:     map[string]*ToolCall{},
+		artifacts: map[string]*Artifact{},
+	}
+}
+
+// Turn is one turn: the user's message, what the assistant said and did,
+// and how it ended.
+type Turn struct {
+	// Key is the sequence number of the turn's turn_start; element ids of
+	// the page derive from such keys, so the page and the stream agree.
+	Key           int64
+	ID            string
+	Mode          string
+	Model         string
+	HandoffID     string
+	UserMessageID string
+	UserText      string
+	StartedAt     time.Time
+	Items         []Item
+
+	// Status is "running" until turn_end, then the turn's end status.
+	Status     string
+	Error      string
+	DurationMs int64
+	// Usage is the tokens counted so far (usage events), replaced by the
+	// turn_end total.
+	Usage llm.Usage
+}
+
+// Running reports whether the turn has not ended.
+func (t *Turn) Running() bool { return t.Status == StatusRunning }
+
+// StatusRunning is the status of a turn, node or tool call in progress.
+const StatusRunning = "running"
+
+// Item is one entry of a turn's timeline: *Message, *ToolCall or
+// *TurnError.
+type Item interface{ item() }
+
+// Message is an assistant message: streamed text until its final markdown
+// arrives.
+type Message struct {
+	Key  int64
+	ID   string
+	Text string
+	// Final is set by assistant_message; Text is then the whole markdown.
+	Final bool
+}
+
+// ToolCall is a tool call of the main agent or of a sub-agent.
+type ToolCall struct {
+	Key        int64
+	ID         string
+	Name       string
+	Args       json.RawMessage
+	Status     string // running, ok or error
+	Result     json.RawMessage
+	Error      *event.ToolError
+	DurationMs int64
+}
+
+// TurnError is an error event shown in place.
+type TurnError struct {
+	Key       int64
+	Code      string
+	Message   string
+	Retryable bool
+}
+
+func (*Message) item()   {}
+func (*ToolCall) item()  {}
+func (*TurnError) item() {}
+
+// The statuses of a tool call.
+const (
+	CallOK    = "ok"
+	CallError = "error"
+)
+
+// Running reports whether the turn of the conversation's latest turn is
+// running, and returns it (nil when there is no turn).
+func (c *Conversation) Running() (*Turn, bool) {
+	if len(c.Turns) == 0 {
+		return nil, false
+	}
+	t := c.Turns[len(c.Turns)-1]
+	return t, t.Running()
+}
+
+// Turn returns a turn by id.
+func (c *Conversation) Turn(id string) *Turn { return c.turns[id] }
+
+// Apply folds one event record into the projection and returns what
+// changed, in the order the page should be updated. A record at or below
+// the last one applied is ignored (no change), so a replayed record cannot
+// be counted twice. An event of a type this version does not know changes
+// nothing.
+func (c *Conversation) Apply(rec event.Record) ([]Change, error) {
+	if rec.Seq <= c.Seq {
+		return nil, nil
+	}
+	c.Seq = rec.Seq
+	ev, err := rec.Decode()
+	if err != nil {
+		return nil, fmt.Errorf("view: event %d: %w", rec.Seq, err)
+	}
+	switch e := ev.(type) {
+	case *event.TurnStart:
+		return c.turnStart(rec, e), nil
+	case *event.AssistantDelta:
+		return c.delta(rec, e), nil
+	case *event.AssistantMessage:
+		return c.message(rec, e), nil
+	case *event.ToolCallStart:
+		return c.toolStart(rec, e), nil
+	case *event.ToolCallEnd:
+		return c.toolEnd(rec, e), nil
+	case *event.Error:
+		t := c.turnOf(rec, e.TurnID)
+		te := &TurnError{Key: rec.Seq, Code: e.Code, Message: e.Message, Retryable: e.Retryable}
+		t.Items = append(t.Items, te)
+		return []Change{ItemAdded{Turn: t, Item: te}}, nil
+	case *event.Usage:
+		t := c.turnOf(rec, e.TurnID)
+		if !t.Running() {
+			return nil, nil
+		}
+		t.Usage = t.Usage.Add(e.Usage)
+		return []Change{TurnUpdated{Turn: t}}, nil
+	case *event.TurnEnd:
+		t := c.turnOf(rec, e.TurnID)
+		t.Status, t.Error, t.DurationMs, t.Usage = e.Status, e.Error, e.DurationMs, e.Usage
+		return []Change{TurnUpdated{Turn: t}, ComposerChanged{}}, nil
+	case *event.ArtifactSaved:
+		return c.artifactSaved(e), nil
+	case *event.HandoffRequested:
+		return c.handoffRequested(e), nil
+	case *event.HandoffAccepted:
+		return c.handoffAccepted(e), nil
+	case *event.GraphSnapshot:
+		return c.graphSnapshot(e)
+	case *event.SubagentPlan:
+		return c.subagentPlan(rec, e), nil
+	case *event.SubagentTaskStart:
+		return c.taskStart(rec, e), nil
+	case *event.SubagentTaskEnd:
+		return c.taskEnd(e), nil
+	case *event.SubagentToolCallStart:
+		return c.nodeToolStart(rec, e), nil
+	case *event.SubagentToolCallEnd:
+		return c.nodeToolEnd(e), nil
+	case *event.SubagentMessage:
+		return c.nodeMessage(e), nil
+	}
+	return nil, nil
+}
+
+func (c *Conversation) turnStart(rec event.Record, e *event.TurnStart) []Change {
+	t := &Turn{
+		Key: rec.Seq, ID: e.TurnID, Mode: e.Mode, Model: e.Model, HandoffID: e.HandoffID,
+		UserMessageID: e.UserMessageID, UserText: e.Message, StartedAt: rec.CreatedAt, Status: StatusRunning,
+	}
+	if t.UserText == "" && c.userText != nil {
+		t.UserText = c.userText(e.UserMessageID)
+	}
+	c.Turns = append(c.Turns, t)
+	c.turns[t.ID] = t
+	if e.Mode != "" {
+		c.Mode = e.Mode
+	}
+	if e.Model != "" {
+		c.Model = e.Model
+	}
+	return []Change{TurnAdded{Turn: t}, ComposerChanged{}}
+}
+
+// turnOf returns the event's turn; an event of a turn whose start the log
+// does not have (or of no turn) gets a placeholder turn so it is still
+// shown.
+func (c *Conversation) turnOf(rec event.Record, id string) *Turn {
+	if t, ok := c.turns[id]; ok {
+		return t
+	}
+	t := &Turn{Key: rec.Seq, ID: id, StartedAt: rec.CreatedAt, Status: StatusRunning}
+	c.Turns = append(c.Turns, t)
+	c.turns[id] = t
+	return t
+}
+
+func (c *Conversation) delta(rec event.Record, e *event.AssistantDelta) []Change {
+	if m, ok := c.messages[e.MessageID]; ok {
+		if m.Final {
+			return nil
+		}
+		m.Text += e.Delta
+		return []Change{DeltaAppended{Message: m, Delta: e.Delta}}
+	}
+	t := c.turnOf(rec, e.TurnID)
+	m := &Message{Key: rec.Seq, ID: e.MessageID, Text: e.Delta}
+	c.messages[m.ID] = m
+	t.Items = append(t.Items, m)
+	return []Change{ItemAdded{Turn: t, Item: m}}
+}
+
+func (c *Conversation) message(rec event.Record, e *event.AssistantMessage) []Change {
+	if m, ok := c.messages[e.MessageID]; ok {
+		m.Text, m.Final = e.Content, true
+		return []Change{ItemReplaced{Item: m}}
+	}
+	t := c.turnOf(rec, e.TurnID)
+	m := &Message{Key: rec.Seq, ID: e.MessageID, Text: e.Content, Final: true}
+	c.messages[m.ID] = m
+	t.Items = append(t.Items, m)
+	return []Change{ItemAdded{Turn: t, Item: m}}
+}
+
+func (c *Conversation) toolStart(rec event.Record, e *event.ToolCallStart) []Change {
+	t := c.turnOf(rec, e.TurnID)
+	tc := &ToolCall{Key: rec.Seq, ID: e.CallID, Name: e.Name, Args: e.Args, Status: StatusRunning}
+	c.calls[e.TurnID+"/"+e.CallID] = tc
+	t.Items = append(t.Items, tc)
+	return []Change{ItemAdded{Turn: t, Item: tc}}
+}
+
+func (c *Conversation) toolEnd(rec event.Record, e *event.ToolCallEnd) []Change {
+	tc, ok := c.calls[e.TurnID+"/"+e.CallID]
+	if !ok {
+		// An end without its start (a log cut short): show the call anyway.
+		t := c.turnOf(rec, e.TurnID)
+		tc = &ToolCall{Key: rec.Seq, ID: e.CallID, Name: e.Name}
+		c.calls[e.TurnID+"/"+e.CallID] = tc
+		t.Items = append(t.Items, tc)
+		endCall(tc, e.OK, e.Result, e.Error, e.DurationMs)
+		return []Change{ItemAdded{Turn: t, Item: tc}}
+	}
+	endCall(tc, e.OK, e.Result, e.Error, e.DurationMs)
+	return []Change{ItemReplaced{Item: tc}}
+}
+
+func endCall(tc *ToolCall, ok bool, result json.RawMessage, terr *event.ToolError, ms int64) {
+	tc.Status, tc.Result, tc.Error, tc.DurationMs = CallOK, result, terr, ms
+	if !ok {
+		tc.Status = CallError
+	}
+}
+
+func (c *Conversation) graphSnapshot(e *event.GraphSnapshot) ([]Change, error) {
+	var snap strategy.Snapshot
+	if err := json.Unmarshal(e.Snapshot, &snap); err != nil {
+		return nil, fmt.Errorf("view: graph snapshot %s v%d: %w", e.StrategyID, e.Version, err)
+	}
+	if snap.StrategyID == "" {
+		snap.StrategyID = e.StrategyID
+	}
+	c.Strategy = &snap
+	return []Change{StrategyChanged{}}, nil
+}
+
+// DOMID returns a page element id made of a prefix and a key.
+func DOMID(prefix string, key int64) string { return prefix + strconv.FormatInt(key, 10) }

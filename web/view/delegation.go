@@ -1,0 +1,139 @@
+package view
+
+import (
+	"time"
+
+	"strategist/internal/event"
+	"strategist/internal/llm"
+)
+
+// Delegation is the conversation's latest delegation: its goal and nodes in
+// plan (dependency) order.
+type Delegation struct {
+	// Key is the sequence number of its subagent_plan event.
+	Key    int64
+	ID     string
+	TurnID string
+	Goal   string
+	Nodes  []*Node
+	nodes  map[string]*Node
+}
+
+// Node is the live state of one node of the delegation.
+type Node struct {
+	// Key is the delegation's key; with ID it makes the node's element id.
+	Key       int64
+	ID        string
+	Kind      string // task or combine
+	Label     string
+	Operator  string
+	DependsOn []string
+
+	// Status is queued, running, done, failed, skipped, cancelled or
+	// timeout.
+	Status     string
+	Attempt    int
+	StartedAt  time.Time // of the current attempt; zero before any
+	DurationMs int64     // of the ended attempt
+	RootStepID string
+	Error      string
+	Usage      llm.Usage
+	Calls      []*ToolCall
+	Messages   []string
+	calls      map[string]*ToolCall
+}
+
+// StatusQueued is a node's status before it starts.
+const StatusQueued = "queued"
+
+// Counts returns how many nodes are in each status.
+func (d *Delegation) Counts() map[string]int {
+	m := map[string]int{}
+	for _, n := range d.Nodes {
+		m[n.Status]++
+	}
+	return m
+}
+
+func (c *Conversation) subagentPlan(rec event.Record, e *event.SubagentPlan) []Change {
+	d := &Delegation{Key: rec.Seq, ID: e.DelegationID, TurnID: e.TurnID, Goal: e.Goal, nodes: map[string]*Node{}}
+	for _, pn := range e.Nodes {
+		n := &Node{Key: rec.Seq, ID: pn.ID, Kind: pn.Kind, Label: pn.Label, Operator: pn.Operator,
+			DependsOn: pn.DependsOn, Status: StatusQueued, calls: map[string]*ToolCall{}}
+		d.Nodes = append(d.Nodes, n)
+		d.nodes[n.ID] = n
+	}
+	c.Delegation = d
+	return []Change{DelegationChanged{}}
+}
+
+// node returns a node of the current delegation, or nil for another
+// delegation's (an older one's late events change nothing shown).
+func (c *Conversation) node(delegationID, nodeID string) *Node {
+	if c.Delegation == nil || c.Delegation.ID != delegationID {
+		return nil
+	}
+	return c.Delegation.nodes[nodeID]
+}
+
+func (c *Conversation) taskStart(rec event.Record, e *event.SubagentTaskStart) []Change {
+	n := c.node(e.DelegationID, e.NodeID)
+	if n == nil {
+		return nil
+	}
+	n.Status, n.Attempt, n.StartedAt, n.DurationMs, n.Error = StatusRunning, e.Attempt, rec.CreatedAt, 0, ""
+	return []Change{NodeChanged{Node: n}}
+}
+
+func (c *Conversation) taskEnd(e *event.SubagentTaskEnd) []Change {
+	n := c.node(e.DelegationID, e.NodeID)
+	if n == nil {
+		return nil
+	}
+	n.Status, n.DurationMs, n.RootStepID, n.Error = e.Status, e.DurationMs, e.RootStepID, e.Error
+	if e.Attempt > n.Attempt {
+		n.Attempt = e.Attempt
+	}
+	n.Usage = n.Usage.Add(e.Usage)
+	// A call the sub-agent left running ended with its node.
+	for _, tc := range n.Calls {
+		if tc.Status == StatusRunning {
+			tc.Status = CallError
+			tc.Error = &event.ToolError{Code: "ENDED", Message: "the task ended (" + e.Status + ") before the call finished"}
+		}
+	}
+	return []Change{NodeChanged{Node: n}}
+}
+
+func (c *Conversation) nodeToolStart(rec event.Record, e *event.SubagentToolCallStart) []Change {
+	n := c.node(e.DelegationID, e.NodeID)
+	if n == nil {
+		return nil
+	}
+	tc := &ToolCall{Key: rec.Seq, ID: e.CallID, Name: e.Name, Args: e.Args, Status: StatusRunning}
+	n.Calls = append(n.Calls, tc)
+	n.calls[e.CallID] = tc
+	return []Change{NodeChanged{Node: n}}
+}
+
+func (c *Conversation) nodeToolEnd(e *event.SubagentToolCallEnd) []Change {
+	n := c.node(e.DelegationID, e.NodeID)
+	if n == nil {
+		return nil
+	}
+	tc, ok := n.calls[e.CallID]
+	if !ok {
+		return nil
+	}
+	endCall(tc, e.OK, e.Result, e.Error, e.DurationMs)
+	return []Change{NodeChanged{Node: n}}
+}
+
+func (c *Conversation) nodeMessage(e *event.SubagentMessage) []Change {
+	n := c.node(e.DelegationID, e.NodeID)
+	if n == nil || e.Content == "" {
+		return nil
+	}
+	n.Messages = append(n.Messages, e.Content)
+	return []Change{NodeChanged{Node: n}}
+}
