@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"strategist/internal/event"
@@ -92,8 +94,10 @@ func (m *masker) name(kind, id string) string {
 func (m *masker) value(parent, key string, v any) any {
 	switch v := v.(type) {
 	case map[string]any:
-		for k, x := range v {
-			v[k] = m.value(key, k, x)
+		// Sorted keys: placeholders are numbered in a fixed order, not in
+		// map order.
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			v[k] = m.value(key, k, v[k])
 		}
 		return v
 	case []any:
