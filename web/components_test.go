@@ -1,0 +1,489 @@
+package web_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/a-h/templ"
+	"github.com/google/go-cmp/cmp"
+
+	"strategist/internal/catalog"
+	"strategist/internal/event"
+	"strategist/internal/llm"
+	"strategist/web"
+)
+
+// log builds records from events, one second apart, ending at now.
+type log struct {
+	t    *testing.T
+	evs  []event.Event
+	recs []event.Record
+}
+
+func (l *log) add(evs ...event.Event) *log {
+	l.evs = append(l.evs, evs...)
+	return l
+}
+
+func (l *log) records() []event.Record {
+	l.t.Helper()
+	var recs []event.Record
+	start := now.Add(-time.Duration(len(l.evs)) * time.Second)
+	for i, e := range l.evs {
+		name, payload, err := event.Encode(e)
+		if err != nil {
+			l.t.Fatal(err)
+		}
+		seq := int64(i + 1)
+		recs = append(recs, event.Record{ConversationID: "c1", Seq: seq, TurnID: e.Turn(), Type: name, Payload: payload, CreatedAt: start.Add(time.Duration(i) * time.Second)})
+	}
+	return recs
+}
+
+func b(turn string) event.Base { return event.Base{TurnID: turn} }
+
+// page renders the conversation page after the events and returns it as a
+// goquery document.
+func page(t *testing.T, evs ...event.Event) *goquery.Document {
+	t.Helper()
+	h := newHarness(t)
+	l := &log{t: t}
+	l.add(evs...)
+	return query(t, web.ConversationView(web.Page{Title: "t", CSRFToken: "tok"}, h.page(h.fold(l.records()))))
+}
+
+func query(t *testing.T, c templ.Component) *goquery.Document {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := c.Render(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := goquery.NewDocumentFromReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func tid(s *goquery.Selection, id string) *goquery.Selection {
+	return s.Find(`[data-testid="` + id + `"]`)
+}
+
+func attrs(s *goquery.Selection, name string) []string {
+	var out []string
+	s.Each(func(_ int, e *goquery.Selection) {
+		v, _ := e.Attr(name)
+		out = append(out, v)
+	})
+	return out
+}
+
+func texts(s *goquery.Selection) []string {
+	var out []string
+	s.Each(func(_ int, e *goquery.Selection) { out = append(out, strings.Join(strings.Fields(e.Text()), " ")) })
+	return out
+}
+
+func TestEmptyConversation(t *testing.T) {
+	doc := page(t)
+	s := doc.Selection
+	for _, id := range []string{"chat", "composer", "artifacts-empty", "subagents-empty", "strategy-empty", "connection-status", "message-input", "send-button", "stop-button"} {
+		if n := tid(s, id).Length(); n != 1 {
+			t.Errorf("%s: %d elements, want 1", id, n)
+		}
+	}
+	if tid(s, "message").Length() != 0 {
+		t.Error("an empty conversation shows messages")
+	}
+	if _, dis := doc.Find("#composer-fields").Attr("disabled"); dis {
+		t.Error("composer disabled with no turn running")
+	}
+	if _, dis := tid(s, "stop-button").Attr("disabled"); !dis {
+		t.Error("stop button enabled with no turn running")
+	}
+	if _, hidden := doc.Find("#stop-form").Attr("hidden"); !hidden {
+		t.Error("stop form visible with no turn running")
+	}
+	if _, checked := tid(s, "mode-plan").Attr("checked"); !checked {
+		t.Error("plan mode not checked")
+	}
+	if got := strings.TrimSpace(tid(s, "current-mode").Text()); got != "Current mode: plan" {
+		t.Errorf("current-mode = %q", got)
+	}
+	if got, _ := tid(s, "model-select").Find("option[selected]").Attr("value"); got != "offline" {
+		t.Errorf("selected model = %q, want offline", got)
+	}
+	if got, _ := tid(s, "connection-status").Attr("data-state"); got != "connecting" {
+		t.Errorf("connection state = %q", got)
+	}
+	if got, _ := doc.Find("#live").Attr("sse-connect"); got != "/conversations/c1/stream?after=0" {
+		t.Errorf("sse-connect = %q", got)
+	}
+	// Every control of the composer has a label.
+	doc.Find("#composer textarea, #composer select, #composer input[type=radio]").Each(func(_ int, e *goquery.Selection) {
+		id, _ := e.Attr("id")
+		if doc.Find(`label[for="`+id+`"]`).Length() != 1 {
+			t.Errorf("control #%s has no label", id)
+		}
+	})
+}
+
+func TestRunningTurn(t *testing.T) {
+	doc := page(t,
+		&event.TurnStart{Base: b("t1"), Mode: "execute", Model: "offline", UserMessageID: "u1", Message: "build it"},
+		&event.AssistantDelta{Base: b("t1"), MessageID: "m1", Delta: "Working "},
+		&event.AssistantDelta{Base: b("t1"), MessageID: "m1", Delta: "**on it**"},
+		&event.ToolCallStart{Base: b("t1"), CallID: "k1", Name: "create_step", Args: json.RawMessage(`{"search_name":"GenesByGoTerm"}`)},
+	)
+	s := doc.Selection
+	if got := attrs(tid(s, "message"), "data-role"); !cmp.Equal(got, []string{"user", "assistant"}) {
+		t.Errorf("message roles = %v", got)
+	}
+	asst := tid(s, "message").Eq(1)
+	if got, _ := asst.Attr("data-streaming"); got != "true" {
+		t.Errorf("streaming message data-streaming = %q", got)
+	}
+	if got := tid(asst, "message-text").Text(); got != "Working **on it**" {
+		t.Errorf("streaming text = %q, want the deltas as plain text", got)
+	}
+	call := tid(s, "tool-call")
+	if got, _ := call.Attr("data-status"); got != "running" {
+		t.Errorf("tool call status = %q", got)
+	}
+	if !strings.Contains(call.Find("pre").Text(), `"search_name": "GenesByGoTerm"`) {
+		t.Errorf("tool call arguments not shown: %q", call.Find("pre").Text())
+	}
+	if _, dis := doc.Find("#composer-fields").Attr("disabled"); !dis {
+		t.Error("composer enabled while a turn runs")
+	}
+	stop := tid(s, "stop-button")
+	if _, dis := stop.Attr("disabled"); dis {
+		t.Error("stop button disabled while a turn runs")
+	}
+	if got, _ := doc.Find("#stop-form").Attr("hx-post"); got != "/conversations/c1/turns/t1/cancel" {
+		t.Errorf("stop posts to %q", got)
+	}
+	if _, checked := tid(s, "mode-execute").Attr("checked"); !checked {
+		t.Error("execute mode not checked after an execute turn")
+	}
+}
+
+func TestFinishedTurn(t *testing.T) {
+	doc := page(t,
+		&event.TurnStart{Base: b("t1"), Mode: "plan", UserMessageID: "u1", Message: "go"},
+		&event.ToolCallStart{Base: b("t1"), CallID: "k1", Name: "search_for_searches", Args: json.RawMessage(`{}`)},
+		&event.ToolCallEnd{Base: b("t1"), CallID: "k1", Name: "search_for_searches", OK: true, Result: json.RawMessage(`{"searches":[]}`), DurationMs: 2400},
+		&event.ToolCallStart{Base: b("t1"), CallID: "k2", Name: "get_search_parameters", Args: json.RawMessage(`{}`)},
+		&event.ToolCallEnd{Base: b("t1"), CallID: "k2", Name: "get_search_parameters", OK: false, Error: &event.ToolError{Code: "NOT_FOUND", Message: "no such search"}, DurationMs: 3},
+		&event.AssistantMessage{Base: b("t1"), MessageID: "m1", Content: "Found **two** searches:\n\n- GO\n- location"},
+		&event.Error{Base: b("t1"), Code: "MODEL_ERROR", Message: "the model stopped"},
+		&event.TurnEnd{Base: b("t1"), Status: "failed", Error: "the model stopped", DurationMs: 5000, Usage: llm.Usage{PromptTokens: 120, CompletionTokens: 30, TotalTokens: 150}},
+	)
+	s := doc.Selection
+	calls := tid(s, "tool-call")
+	if diff := cmp.Diff([]string{"ok", "error"}, attrs(calls, "data-status")); diff != "" {
+		t.Errorf("tool call statuses (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"search_for_searches", "get_search_parameters"}, attrs(calls, "data-tool-name")); diff != "" {
+		t.Errorf("tool names (-want +got):\n%s", diff)
+	}
+	if got := texts(calls.Find(".tool-meta")); !cmp.Equal(got, []string{"2.4 s", "failed · 3 ms"}) {
+		t.Errorf("durations = %v", got)
+	}
+	if !strings.Contains(calls.Eq(1).Text(), "no such search") {
+		t.Error("tool error not shown")
+	}
+	md := tid(s, "message").Eq(1)
+	if md.Find("strong").Text() != "two" || md.Find("li").Length() != 2 {
+		t.Errorf("final message is not rendered markdown: %s", md.Text())
+	}
+	// The error event is shown in place, and not again in the footer.
+	if got := texts(tid(s, "turn-error")); !cmp.Equal(got, []string{"MODEL_ERROR: the model stopped"}) {
+		t.Errorf("turn errors = %v", got)
+	}
+	u := tid(s, "turn-usage")
+	if diff := cmp.Diff([]string{"120", "30", "150"}, []string{u.AttrOr("data-prompt", ""), u.AttrOr("data-completion", ""), u.AttrOr("data-total", "")}); diff != "" {
+		t.Errorf("usage (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(u.Text(), "150 total") {
+		t.Errorf("usage text = %q", u.Text())
+	}
+}
+
+// TestUntrustedText: what users and models write is text, never markup.
+func TestUntrustedText(t *testing.T) {
+	evil := `<script>alert(1)</script><img src=x onerror=alert(2)> <b hx-get="/x">bold</b>`
+	doc := page(t,
+		&event.TurnStart{Base: b("t1"), Mode: "plan", UserMessageID: "u1", Message: evil},
+		&event.AssistantDelta{Base: b("t1"), MessageID: "m0", Delta: evil},
+		&event.AssistantMessage{Base: b("t1"), MessageID: "m1", Content: evil + "\n\n[click](javascript:alert(3)) [ok](https://plasmodb.org)"},
+		&event.ArtifactSaved{Base: b("t1"), Artifact: event.Artifact{ID: "a1", Kind: "planning", Title: evil, SummaryMarkdown: evil, Assumptions: []string{evil}, Version: 1}},
+		&event.ToolCallStart{Base: b("t1"), CallID: "k", Name: evil, Args: json.RawMessage(`{"q":"<script>alert(4)</script>"}`)},
+	)
+	main := doc.Find("#convo")
+	if n := main.Find("script, img, [onerror], b[hx-get], [hx-get='/x']").Length(); n != 0 {
+		html, _ := main.Html()
+		t.Fatalf("untrusted markup became %d elements:\n%s", n, html)
+	}
+	if got := tid(main, "message-text").First().Text(); got != evil {
+		t.Errorf("user text = %q, want it verbatim", got)
+	}
+	if got := tid(main, "message-text").Eq(1).Text(); got != evil {
+		t.Errorf("streamed text = %q, want it verbatim", got)
+	}
+	links := tid(main, "message").Eq(2).Find("a")
+	for i := range links.Length() {
+		href, _ := links.Eq(i).Attr("href")
+		if strings.HasPrefix(strings.ToLower(href), "javascript:") {
+			t.Errorf("a javascript: link survived sanitising")
+		}
+	}
+	if href, _ := links.Last().Attr("href"); href != "https://plasmodb.org" {
+		t.Errorf("a safe link was lost: %q", href)
+	}
+	if !strings.Contains(tid(main, "artifact").Find("h3").Text(), "<script>") {
+		t.Error("artifact title is not shown as text")
+	}
+}
+
+func TestArtifactsPanel(t *testing.T) {
+	plan := json.RawMessage(`{"type":"combine","operator":"MINUS","left":{"type":"combine","operator":"OR",
+		"left":{"type":"task","task":"DNA replication","context":{"searchName":"GenesByGoTerm"}},
+		"right":{"type":"task","task":"DNA repair"}},"right":{"type":"task","task":"Chromosome 14"}}`)
+	draft := func(v int) event.Event {
+		return &event.ArtifactSaved{Base: b("t1"), Artifact: event.Artifact{ID: "a2", Kind: "delegation_draft", Title: "Plan", Version: v, Plan: plan,
+			Validation: json.RawMessage(`{"valid":true,"tasks":3,"nodes":5,"warnings":["chromosome 14 is large"]}`)}}
+	}
+	tests := []struct {
+		name        string
+		evs         []event.Event
+		buttons     int
+		statuses    []string
+		handoffAttr []string
+	}{
+		{name: "pending", evs: []event.Event{draft(1), &event.HandoffRequested{Base: b("t1"), HandoffID: "h1", ArtifactID: "a2", Goal: "g"}},
+			buttons: 1, handoffAttr: []string{"pending"}},
+		{name: "superseded and pending", evs: []event.Event{draft(1), &event.HandoffRequested{Base: b("t1"), HandoffID: "h1", ArtifactID: "a2"}, draft(2),
+			&event.HandoffRequested{Base: b("t1"), HandoffID: "h2", ArtifactID: "a2"}},
+			buttons: 1, statuses: []string{"superseded"}, handoffAttr: []string{"pending", "superseded"}},
+		{name: "accepted", evs: []event.Event{draft(1), &event.HandoffRequested{Base: b("t1"), HandoffID: "h1", ArtifactID: "a2"},
+			&event.TurnEnd{Base: b("t1"), Status: "completed"}, &event.TurnStart{Base: b("t2"), Mode: "execute", HandoffID: "h1"},
+			&event.HandoffAccepted{Base: b("t2"), HandoffID: "h1", ExecuteTurnID: "t2"}},
+			statuses: []string{"accepted"}, handoffAttr: []string{"accepted"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			evs := append([]event.Event{
+				&event.TurnStart{Base: b("t1"), Mode: "plan", Message: "plan it"},
+				&event.ArtifactSaved{Base: b("t1"), Artifact: event.Artifact{ID: "a1", Kind: "planning", Title: "Notes", SummaryMarkdown: "Use **GO** terms", Version: 1}},
+			}, tt.evs...)
+			panel := tid(page(t, evs...).Selection, "artifacts")
+			arts := tid(panel, "artifact")
+			if diff := cmp.Diff([]string{"planning", "delegation_draft"}, attrs(arts, "data-kind")); diff != "" {
+				t.Errorf("artifact kinds (-want +got):\n%s", diff)
+			}
+			if arts.First().Find("strong").Text() != "GO" {
+				t.Error("planning artifact markdown not rendered")
+			}
+			tree := tid(panel, "draft-tree")
+			if diff := cmp.Diff([]string{"combine", "combine", "task", "task", "task"}, attrs(tid(tree, "draft-node"), "data-kind")); diff != "" {
+				t.Errorf("draft node kinds (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]string{"MINUS", "UNION", "", "", ""}, attrs(tid(tree, "draft-node"), "data-operator")); diff != "" {
+				t.Errorf("draft operators (-want +got):\n%s", diff)
+			}
+			// UNION's inputs are nested under it.
+			if n := tid(tree, "draft-node").Eq(1).Find(`[data-testid="draft-node"]`).Length(); n != 2 {
+				t.Errorf("UNION has %d nested nodes, want 2", n)
+			}
+			if v := tid(panel, "draft-validation").AttrOr("data-valid", ""); v != "true" {
+				t.Errorf("draft-validation data-valid = %q", v)
+			}
+			if n := tid(panel, "build-plan-button").Length(); n != tt.buttons {
+				t.Errorf("%d Build this plan buttons, want %d", n, tt.buttons)
+			}
+			if diff := cmp.Diff(tt.statuses, attrs(tid(panel, "handoff-status"), "data-status")); diff != "" {
+				t.Errorf("handoff-status (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.handoffAttr, attrs(tid(panel, "handoff"), "data-status")); diff != "" {
+				t.Errorf("handoffs (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSubagentsPanel(t *testing.T) {
+	doc := page(t,
+		&event.TurnStart{Base: b("t1"), Mode: "execute"},
+		&event.SubagentPlan{Base: b("t1"), DelegationID: "d1", Goal: "Off chromosome 14", Nodes: []event.PlanNode{
+			{ID: "n1", Kind: "task", Label: "Replication"}, {ID: "n2", Kind: "task", Label: "Repair"},
+			{ID: "n3", Kind: "combine", Label: "Either", DependsOn: []string{"n1", "n2"}, Operator: "UNION"},
+			{ID: "n4", Kind: "task", Label: "Chromosome 14"}, {ID: "n5", Kind: "task", Label: "Slow"},
+			{ID: "n6", Kind: "task", Label: "Stopped"}, {ID: "n7", Kind: "combine", Label: "Result", DependsOn: []string{"n3", "n4"}, Operator: "MINUS"},
+		}},
+		&event.SubagentTaskStart{Base: b("t1"), DelegationID: "d1", NodeID: "n1", Attempt: 1},
+		&event.SubagentToolCallStart{Base: b("t1"), DelegationID: "d1", NodeID: "n1", CallID: "k1", Name: "create_step", Args: json.RawMessage(`{}`)},
+		&event.SubagentToolCallEnd{Base: b("t1"), DelegationID: "d1", NodeID: "n1", CallID: "k1", Name: "create_step", OK: true, DurationMs: 40},
+		&event.SubagentTaskEnd{Base: b("t1"), DelegationID: "d1", NodeID: "n1", Status: "done", Attempt: 1, DurationMs: 2000},
+		&event.SubagentTaskStart{Base: b("t1"), DelegationID: "d1", NodeID: "n2", Attempt: 1},
+		&event.SubagentTaskEnd{Base: b("t1"), DelegationID: "d1", NodeID: "n2", Status: "failed", Attempt: 1, Error: "no finish", DurationMs: 900},
+		&event.SubagentTaskStart{Base: b("t1"), DelegationID: "d1", NodeID: "n2", Attempt: 2},
+		&event.SubagentTaskEnd{Base: b("t1"), DelegationID: "d1", NodeID: "n2", Status: "failed", Attempt: 2, Error: "no finish again", DurationMs: 800},
+		&event.SubagentTaskEnd{Base: b("t1"), DelegationID: "d1", NodeID: "n3", Status: "skipped", Error: "skipped: n2 did not finish"},
+		&event.SubagentTaskStart{Base: b("t1"), DelegationID: "d1", NodeID: "n5", Attempt: 1},
+		&event.SubagentTaskEnd{Base: b("t1"), DelegationID: "d1", NodeID: "n5", Status: "timeout", Attempt: 1, DurationMs: 120000},
+		&event.SubagentTaskEnd{Base: b("t1"), DelegationID: "d1", NodeID: "n6", Status: "cancelled"},
+		&event.SubagentTaskStart{Base: b("t1"), DelegationID: "d1", NodeID: "n4", Attempt: 1},
+	)
+	panel := tid(doc.Selection, "subagents")
+	nodes := tid(panel, "node")
+	if diff := cmp.Diff([]string{"n1", "n2", "n3", "n4", "n5", "n6", "n7"}, attrs(nodes, "data-node-id")); diff != "" {
+		t.Errorf("node order (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"done", "failed", "skipped", "running", "timeout", "cancelled", "queued"}, attrs(nodes, "data-status")); diff != "" {
+		t.Errorf("node statuses (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"1", "2", "0", "1", "1", "0", "0"}, attrs(tid(nodes, "node-attempt"), "data-attempt")); diff != "" {
+		t.Errorf("attempts (-want +got):\n%s", diff)
+	}
+	// n4 started one second before now: its timer runs from its start.
+	elapsed := tid(nodes, "node-elapsed")
+	if diff := cmp.Diff([]string{"2.0 s", "800 ms", "–", "1 s", "2 min 00 s", "–", "–"}, texts(elapsed)); diff != "" {
+		t.Errorf("elapsed (-want +got):\n%s", diff)
+	}
+	if got := attrs(elapsed, "data-running"); !cmp.Equal(got, []string{"false", "false", "false", "true", "false", "false", "false"}) {
+		t.Errorf("running timers = %v", got)
+	}
+	if _, ok := elapsed.Eq(3).Attr("data-started-ms"); !ok {
+		t.Error("running timer has no start for the script")
+	}
+	if n := tid(nodes.First(), "node-tool-call").Length(); n != 1 {
+		t.Errorf("n1 shows %d tool calls, want 1", n)
+	}
+	if !strings.Contains(nodes.Eq(1).Text(), "no finish again") {
+		t.Error("failed node does not say why")
+	}
+	if got := strings.TrimSpace(tid(panel, "delegation-summary").Text()); got != "7 nodes: 1 done, 1 running, 1 queued, 1 failed, 1 timeout, 1 skipped, 1 cancelled" {
+		t.Errorf("summary = %q", got)
+	}
+}
+
+func TestStrategyGraph(t *testing.T) {
+	snap := `{"strategyId":"s","version":3,"name":"Strategy","rootStepId":"s3","roots":["s3"],"steps":[
+		{"id":"s1","kind":"search","searchName":"GenesByGoTerm","displayName":"DNA replication","inputs":[],"count":57,"countStatus":"ok","countProvenance":{"source":"PlasmoDB export","offline":true}},
+		{"id":"s2","kind":"search","searchName":"GenesByTextSearch","displayName":"Kinases","inputs":[],"countStatus":"not_evaluable"},
+		{"id":"s3","kind":"combine","operator":"INTERSECT","displayName":"Both","inputs":["s1","s2"],"countStatus":"unknown"}]}`
+	doc := page(t,
+		&event.TurnStart{Base: b("t1"), Mode: "execute"},
+		&event.GraphSnapshot{Base: b("t1"), StrategyID: "s", Version: 3, Snapshot: json.RawMessage(snap)},
+	)
+	panel := tid(doc.Selection, "strategy")
+	svg := tid(panel, "strategy-graph")
+	if goquery.NodeName(svg) != "svg" {
+		t.Fatalf("strategy-graph is <%s>, want <svg>", goquery.NodeName(svg))
+	}
+	steps := tid(svg, "graph-step")
+	// The root first, its inputs below it.
+	if diff := cmp.Diff([]string{"s3", "s1", "s2"}, attrs(steps, "data-step-id")); diff != "" {
+		t.Errorf("steps (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"combine", "search", "search"}, attrs(steps, "data-kind")); diff != "" {
+		t.Errorf("kinds (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"", "57", ""}, attrs(steps, "data-count")); diff != "" {
+		t.Errorf("counts (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"true", "false", "false"}, attrs(steps, "data-root")); diff != "" {
+		t.Errorf("roots (-want +got):\n%s", diff)
+	}
+	combine := steps.First().Text()
+	if !strings.Contains(combine, "∩") || !strings.Contains(combine, "INTERSECT") {
+		t.Errorf("combine shows %q, want its symbol and name", combine)
+	}
+	if !strings.Contains(steps.Eq(1).Find("text.count").Text(), "57 genes") || !strings.Contains(steps.Eq(1).Text(), "offline") {
+		t.Errorf("search step shows %q, want its count and the offline mark", steps.Eq(1).Find("text.count").Text())
+	}
+	if !strings.Contains(steps.Eq(2).Text(), "not evaluable offline") {
+		t.Errorf("unevaluable step shows %q", steps.Eq(2).Text())
+	}
+	if n := svg.Find("polyline.edge").Length(); n != 2 {
+		t.Errorf("%d edges, want 2", n)
+	}
+	if got := steps.Eq(1).AttrOr("hx-get", ""); got != "/conversations/c1/strategy/steps/s1/results" {
+		t.Errorf("step opens %q", got)
+	}
+	if _, dis := tid(panel, "undo-button").Attr("disabled"); dis {
+		t.Error("undo disabled at version 3")
+	}
+	if got := tid(panel, "export-wdk").AttrOr("href", ""); got != "/api/v1/conversations/c1/strategy/wdk" {
+		t.Errorf("export href = %q", got)
+	}
+}
+
+func TestResults(t *testing.T) {
+	v := web.ResultsView{ConversationID: "c1", StepID: "s1", StepName: "DNA replication", Offset: 0, Limit: 2,
+		Answer: &catalog.Answer{Count: 3, Provenance: catalog.Provenance{Source: "PlasmoDB export", Year: 2017, Offline: true}, Records: []catalog.Record{
+			{GeneID: "PF3D7_0100100", Product: "VAR protein erythrocyte membrane protein 1", GeneType: "protein coding"},
+			{GeneID: "PF3D7_0100200", Product: "RIF protein", GeneType: "protein coding"},
+		}}}
+	doc := query(t, web.Results(v))
+	var rows []string
+	tid(doc.Selection, "result-row").Each(func(_ int, r *goquery.Selection) {
+		rows = append(rows, strings.Join(texts(r.Find("td")), " | "))
+	})
+	if diff := cmp.Diff([]string{"PF3D7_0100100 | VAR protein erythrocyte membrane protein 1 | protein coding", "PF3D7_0100200 | RIF protein | protein coding"}, rows); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+	if _, dis := tid(doc.Selection, "results-prev").Attr("disabled"); !dis {
+		t.Error("previous enabled on the first page")
+	}
+	next := tid(doc.Selection, "results-next")
+	if _, dis := next.Attr("disabled"); dis {
+		t.Error("next disabled with more genes")
+	}
+	if got := next.AttrOr("hx-get", ""); got != "/conversations/c1/strategy/steps/s1/results?offset=2&limit=2" {
+		t.Errorf("next = %q", got)
+	}
+	v.Error, v.Answer = "not evaluable offline", nil
+	if got := query(t, web.Results(v)).Find("[role=alert]").Text(); got != "not evaluable offline" {
+		t.Errorf("error shown = %q", got)
+	}
+}
+
+func TestHome(t *testing.T) {
+	sites := []web.SiteOption{{ID: "plasmodb", Name: "PlasmoDB", Offline: true}}
+	doc := query(t, web.Home(web.Page{Title: "t"}, web.HomeView{Sites: sites, CSRFToken: "tok"}))
+	if tid(doc.Selection, "empty-list").Length() != 1 || tid(doc.Selection, "conversation-list").Length() != 0 {
+		t.Error("empty list not shown as such")
+	}
+	sel := tid(doc.Selection, "site-select")
+	if doc.Find(`label[for="`+sel.AttrOr("id", "")+`"]`).Length() != 1 || sel.AttrOr("name", "") != "siteId" {
+		t.Error("site select without label or name siteId")
+	}
+	items := []web.ConversationItem{{ID: "c2", Title: "Kinases <b>", SiteID: "plasmodb", Mode: "plan", UpdatedAt: now}, {ID: "c1", Title: "Older", SiteID: "plasmodb", Mode: "execute", UpdatedAt: now.Add(-time.Hour)}}
+	doc = query(t, web.Home(web.Page{Title: "t"}, web.HomeView{Sites: sites, Conversations: items, CSRFToken: "tok"}))
+	list := tid(doc.Selection, "conversation-list")
+	if diff := cmp.Diff([]string{"c2", "c1"}, attrs(tid(list, "conversation-item"), "data-conversation-id")); diff != "" {
+		t.Errorf("items (-want +got):\n%s", diff)
+	}
+	first := tid(list, "conversation-item").First()
+	if first.Find("a").AttrOr("href", "") != "/conversations/c2" || first.Find("a").Text() != "Kinases <b>" {
+		t.Errorf("item link = %q %q", first.Find("a").AttrOr("href", ""), first.Find("a").Text())
+	}
+	for _, id := range []string{"rename-conversation", "rename-input", "rename-save", "delete-conversation", "delete-confirm"} {
+		if tid(first, id).Length() != 1 {
+			t.Errorf("item lacks %s", id)
+		}
+	}
+	if got := tid(first, "rename-input").AttrOr("value", ""); got != "Kinases <b>" {
+		t.Errorf("rename input = %q", got)
+	}
+	if n := first.Find(`input[name="csrf_token"][value="tok"]`).Length(); n != 2 {
+		t.Errorf("%d forms carry the token, want 2", n)
+	}
+}

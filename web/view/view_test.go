@@ -1,0 +1,335 @@
+package view_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"strategist/internal/event"
+	"strategist/internal/llm"
+	"strategist/web/view"
+)
+
+// transcript builds a log of records from events, one second apart.
+type transcript struct {
+	t    *testing.T
+	recs []event.Record
+}
+
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func (tr *transcript) add(evs ...event.Event) *transcript {
+	tr.t.Helper()
+	for _, e := range evs {
+		name, payload, err := event.Encode(e)
+		if err != nil {
+			tr.t.Fatal(err)
+		}
+		seq := int64(len(tr.recs) + 1)
+		tr.recs = append(tr.recs, event.Record{ConversationID: "c1", Seq: seq, TurnID: e.Turn(), Type: name, Payload: payload, CreatedAt: t0.Add(time.Duration(seq) * time.Second)})
+	}
+	return tr
+}
+
+func fold(t *testing.T, recs []event.Record) *view.Conversation {
+	t.Helper()
+	c := view.New(view.Start{ID: "c1", Title: "T", SiteID: "plasmodb", Mode: "plan", Model: "offline"})
+	for _, r := range recs {
+		if _, err := c.Apply(r); err != nil {
+			t.Fatalf("Apply(%d %s): %v", r.Seq, r.Type, err)
+		}
+	}
+	return c
+}
+
+func base(turn string) event.Base { return event.Base{TurnID: turn} }
+
+func TestChatFold(t *testing.T) {
+	tr := &transcript{t: t}
+	tr.add(
+		&event.TurnStart{Base: base("t1"), Mode: "plan", Model: "offline", UserMessageID: "u1", Message: "genes <b>please</b>"},
+		&event.AssistantDelta{Base: base("t1"), MessageID: "m1", Delta: "Look"},
+		&event.AssistantDelta{Base: base("t1"), MessageID: "m1", Delta: "ing."},
+		&event.ToolCallStart{Base: base("t1"), CallID: "c1", Name: "search_for_searches", Args: json.RawMessage(`{"query":"GO"}`)},
+		&event.ToolCallEnd{Base: base("t1"), CallID: "c1", Name: "search_for_searches", OK: false, Error: &event.ToolError{Code: "VALIDATION_ERROR", Message: "bad"}, DurationMs: 12},
+		&event.AssistantMessage{Base: base("t1"), MessageID: "m1", Content: "Looking."},
+		&event.Usage{Base: base("t1"), Scope: "main", Usage: llm.Usage{PromptTokens: 10, CompletionTokens: 2, TotalTokens: 12}},
+		&event.Error{Base: base("t1"), Code: "MODEL_ERROR", Message: "quota", Retryable: true},
+		&event.TurnEnd{Base: base("t1"), Status: "failed", Error: "quota", DurationMs: 900, Usage: llm.Usage{PromptTokens: 10, CompletionTokens: 2, TotalTokens: 12}},
+	)
+	c := fold(t, tr.recs)
+	if len(c.Turns) != 1 {
+		t.Fatalf("turns = %d, want 1", len(c.Turns))
+	}
+	got := c.Turns[0]
+	want := &view.Turn{
+		Key: 1, ID: "t1", Mode: "plan", Model: "offline", UserMessageID: "u1", UserText: "genes <b>please</b>",
+		StartedAt: t0.Add(time.Second),
+		Items: []view.Item{
+			&view.Message{Key: 2, ID: "m1", Text: "Looking.", Final: true},
+			&view.ToolCall{Key: 4, ID: "c1", Name: "search_for_searches", Args: json.RawMessage(`{"query":"GO"}`), Status: view.CallError,
+				Error: &event.ToolError{Code: "VALIDATION_ERROR", Message: "bad"}, DurationMs: 12},
+			&view.TurnError{Key: 8, Code: "MODEL_ERROR", Message: "quota", Retryable: true},
+		},
+		Status: "failed", Error: "quota", DurationMs: 900, Usage: llm.Usage{PromptTokens: 10, CompletionTokens: 2, TotalTokens: 12},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("turn mismatch (-want +got):\n%s", diff)
+	}
+	if _, running := c.Running(); running {
+		t.Error("Running() = true after turn_end")
+	}
+}
+
+// TestChanges pins what each event says changed: the stream sends exactly
+// these parts of the page.
+func TestChanges(t *testing.T) {
+	tr := &transcript{t: t}
+	tr.add(
+		&event.TurnStart{Base: base("t1"), Mode: "execute", UserMessageID: "u1", Message: "go"},
+		&event.AssistantDelta{Base: base("t1"), MessageID: "m1", Delta: "a"},
+		&event.AssistantDelta{Base: base("t1"), MessageID: "m1", Delta: "b"},
+		&event.AssistantMessage{Base: base("t1"), MessageID: "m1", Content: "ab"},
+		&event.AssistantMessage{Base: base("t1"), MessageID: "m2", Content: "whole"},
+		&event.ToolCallStart{Base: base("t1"), CallID: "x", Name: "delegate_strategy_subtasks"},
+		&event.SubagentPlan{Base: base("t1"), DelegationID: "d1", Goal: "g", Nodes: []event.PlanNode{{ID: "n1", Kind: "task", Label: "A"}}},
+		&event.SubagentTaskStart{Base: base("t1"), DelegationID: "d1", NodeID: "n1", Attempt: 1},
+		&event.SubagentTaskStart{Base: base("t1"), DelegationID: "old", NodeID: "n1", Attempt: 1},
+		&event.GraphSnapshot{Base: base("t1"), StrategyID: "s", Version: 1, Snapshot: json.RawMessage(`{"strategyId":"s","version":1,"roots":[],"steps":[]}`)},
+		&event.ArtifactSaved{Base: base("t1"), Artifact: event.Artifact{ID: "a1", Kind: "planning", Title: "A", Version: 1}},
+		&event.HandoffAccepted{Base: base("t1"), HandoffID: "unknown"},
+		&event.ToolCallEnd{Base: base("t1"), CallID: "x", Name: "delegate_strategy_subtasks", OK: true},
+		&event.Usage{Base: base("t1"), Scope: "main"},
+		&event.TurnEnd{Base: base("t1"), Status: "completed"},
+		&event.Usage{Base: base("t1"), Scope: "main"},
+	)
+	want := [][]string{
+		{"TurnAdded", "ComposerChanged"},
+		{"ItemAdded"},
+		{"DeltaAppended"},
+		{"ItemReplaced"},
+		{"ItemAdded"},
+		{"ItemAdded"},
+		{"DelegationChanged"},
+		{"NodeChanged"},
+		nil, // another delegation's node
+		{"StrategyChanged"},
+		{"ArtifactsChanged"},
+		nil, // a handoff the log never requested
+		{"ItemReplaced"},
+		{"TurnUpdated"},
+		{"TurnUpdated", "ComposerChanged"},
+		nil, // usage after the end
+	}
+	c := view.New(view.Start{ID: "c1"})
+	for i, r := range tr.recs {
+		changes, err := c.Apply(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, ch := range changes {
+			names = append(names, reflect.TypeOf(ch).Name())
+		}
+		if diff := cmp.Diff(want[i], names); diff != "" {
+			t.Errorf("event %d (%s) changes mismatch (-want +got):\n%s", r.Seq, r.Type, diff)
+		}
+	}
+	// A record replayed (seq not above the last) changes nothing.
+	if changes, _ := c.Apply(tr.recs[1]); changes != nil {
+		t.Errorf("replayed record changed %v", changes)
+	}
+}
+
+func TestDelegationFold(t *testing.T) {
+	tr := &transcript{t: t}
+	tr.add(
+		&event.TurnStart{Base: base("t1"), Mode: "execute"},
+		&event.SubagentPlan{Base: base("t1"), DelegationID: "d1", Goal: "g", Nodes: []event.PlanNode{
+			{ID: "n1", Kind: "task", Label: "A"}, {ID: "n2", Kind: "task", Label: "B"},
+			{ID: "n3", Kind: "combine", Label: "A or B", DependsOn: []string{"n1", "n2"}, Operator: "UNION"},
+		}},
+		&event.SubagentTaskStart{Base: base("t1"), DelegationID: "d1", NodeID: "n1", Attempt: 1},
+		&event.SubagentToolCallStart{Base: base("t1"), DelegationID: "d1", NodeID: "n1", CallID: "k1", Name: "create_step"},
+		&event.SubagentToolCallEnd{Base: base("t1"), DelegationID: "d1", NodeID: "n1", CallID: "k1", Name: "create_step", OK: true, DurationMs: 5},
+		&event.SubagentTaskEnd{Base: base("t1"), DelegationID: "d1", NodeID: "n1", Status: "done", Attempt: 1, RootStepID: "s1", DurationMs: 2000},
+		&event.SubagentTaskStart{Base: base("t1"), DelegationID: "d1", NodeID: "n2", Attempt: 1},
+		&event.SubagentMessage{Base: base("t1"), DelegationID: "d1", NodeID: "n2", Content: "no search fits"},
+		&event.SubagentTaskEnd{Base: base("t1"), DelegationID: "d1", NodeID: "n2", Status: "failed", Attempt: 1, Error: "no finish", DurationMs: 1000},
+		&event.SubagentTaskStart{Base: base("t1"), DelegationID: "d1", NodeID: "n2", Attempt: 2},
+		&event.SubagentToolCallStart{Base: base("t1"), DelegationID: "d1", NodeID: "n2", CallID: "k2", Name: "create_step"},
+		&event.SubagentTaskEnd{Base: base("t1"), DelegationID: "d1", NodeID: "n2", Status: "timeout", Attempt: 2, Error: "took too long", DurationMs: 120000},
+		&event.SubagentTaskEnd{Base: base("t1"), DelegationID: "d1", NodeID: "n3", Status: "skipped", Error: "skipped: n2 did not finish"},
+	)
+	c := fold(t, tr.recs)
+	type nodeState struct {
+		ID, Status, Error string
+		Attempt           int
+		DurationMs        int64
+		Calls             []string
+		Messages          []string
+	}
+	var got []nodeState
+	for _, n := range c.Delegation.Nodes {
+		ns := nodeState{ID: n.ID, Status: n.Status, Error: n.Error, Attempt: n.Attempt, DurationMs: n.DurationMs, Messages: n.Messages}
+		for _, tc := range n.Calls {
+			ns.Calls = append(ns.Calls, tc.Name+":"+tc.Status)
+		}
+		got = append(got, ns)
+	}
+	want := []nodeState{
+		{ID: "n1", Status: "done", Attempt: 1, DurationMs: 2000, Calls: []string{"create_step:ok"}},
+		{ID: "n2", Status: "timeout", Error: "took too long", Attempt: 2, DurationMs: 120000, Calls: []string{"create_step:error"}, Messages: []string{"no search fits"}},
+		{ID: "n3", Status: "skipped", Error: "skipped: n2 did not finish"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("nodes mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]int{"done": 1, "timeout": 1, "skipped": 1}, c.Delegation.Counts()); diff != "" {
+		t.Errorf("Counts() mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestHandoffs(t *testing.T) {
+	tr := &transcript{t: t}
+	tr.add(
+		&event.TurnStart{Base: base("t1"), Mode: "plan"},
+		&event.ArtifactSaved{Base: base("t1"), Artifact: event.Artifact{ID: "a1", Kind: view.KindDelegationDraft, Title: "Plan", Version: 1,
+			Plan: json.RawMessage(`{"type":"task","task":"A"}`), Validation: json.RawMessage(`{"valid":true,"tasks":1,"nodes":1}`)}},
+		&event.HandoffRequested{Base: base("t1"), HandoffID: "h1", Goal: "g1", ArtifactID: "a1"},
+		&event.ArtifactSaved{Base: base("t1"), Artifact: event.Artifact{ID: "a1", Kind: view.KindDelegationDraft, Title: "Plan v2", Version: 2,
+			Plan: json.RawMessage(`{"type":"task","task":"B"}`), Validation: json.RawMessage(`{"valid":true,"tasks":1,"nodes":1}`)}},
+		&event.HandoffRequested{Base: base("t1"), HandoffID: "h2", Goal: "g2", ArtifactID: "a1"},
+		&event.HandoffRequested{Base: base("t1"), HandoffID: "h3", Goal: "g3", ArtifactID: "a9"},
+		&event.TurnEnd{Base: base("t1"), Status: "completed"},
+		&event.TurnStart{Base: base("t2"), Mode: "execute", HandoffID: "h3"},
+		&event.HandoffAccepted{Base: base("t2"), HandoffID: "h3", ExecuteTurnID: "t2"},
+	)
+	c := fold(t, tr.recs)
+	var got []string
+	for _, h := range c.Handoffs {
+		got = append(got, h.ID+":"+h.Status)
+	}
+	if diff := cmp.Diff([]string{"h1:superseded", "h2:superseded", "h3:accepted"}, got); diff != "" {
+		t.Errorf("handoffs mismatch (-want +got):\n%s", diff)
+	}
+	if len(c.Artifacts) != 1 || c.Artifacts[0].Version != 2 || c.Artifacts[0].Draft.Task != "B" || !c.Artifacts[0].Validation.Valid {
+		t.Errorf("artifacts = %+v, want one at version 2 with task B, valid", c.Artifacts)
+	}
+	if n := len(c.HandoffsOf("a1")); n != 2 {
+		t.Errorf("HandoffsOf(a1) = %d handoffs, want 2", n)
+	}
+	if loose := c.LooseHandoffs(); len(loose) != 1 || loose[0].ID != "h3" {
+		t.Errorf("LooseHandoffs() = %v, want h3", loose)
+	}
+	if c.Mode != "execute" {
+		t.Errorf("Mode = %q, want execute (the latest turn's)", c.Mode)
+	}
+}
+
+func TestParseDraft(t *testing.T) {
+	plan := `{"type":"combine","operator":"not","displayName":"off 14",
+		"left":{"type":"combine","operator":"OR","left":{"type":"task","task":"A","context":{"searchName":"GenesByGoTerm"}},
+			"right":{"type":"task","task":"B","hint":"h","input":{"type":"task","task":"C"}}},
+		"right":{"type":"task","task":"D"}}`
+	got := view.ParseDraft(json.RawMessage(plan))
+	want := &view.DraftNode{Kind: "combine", Operator: "MINUS", DisplayName: "off 14", Children: []*view.DraftNode{
+		{Kind: "combine", Operator: "UNION", Children: []*view.DraftNode{
+			{Kind: "task", Task: "A", SearchName: "GenesByGoTerm"},
+			{Kind: "task", Task: "B", Hint: "h", Children: []*view.DraftNode{{Kind: "task", Task: "C"}}},
+		}},
+		{Kind: "task", Task: "D"},
+	}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ParseDraft() mismatch (-want +got):\n%s", diff)
+	}
+	for _, bad := range []string{``, `[]`, `"x"`, `{"type":`} {
+		if d := view.ParseDraft(json.RawMessage(bad)); d != nil {
+			t.Errorf("ParseDraft(%q) = %+v, want nil", bad, d)
+		}
+	}
+}
+
+func TestUserTextFallback(t *testing.T) {
+	tr := &transcript{t: t}
+	tr.add(&event.TurnStart{Base: base("t1"), Mode: "plan", UserMessageID: "u1"})
+	c := view.New(view.Start{ID: "c1", UserText: func(id string) string { return map[string]string{"u1": "from the table"}[id] }})
+	if _, err := c.Apply(tr.recs[0]); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Turns[0].UserText; got != "from the table" {
+		t.Errorf("UserText = %q, want the stored message", got)
+	}
+}
+
+// readRecorded reads a transcript recorded from a real server (see
+// web/testdata/README.md).
+func readRecorded(t *testing.T, name string) []event.Record {
+	t.Helper()
+	f, err := os.Open("../testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var recs []event.Record
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<22)
+	for sc.Scan() {
+		var r event.Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, r)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+func TestRecordedTranscript(t *testing.T) {
+	c := fold(t, readRecorded(t, "recorded.jsonl"))
+	var statuses []string
+	for _, tu := range c.Turns {
+		statuses = append(statuses, tu.Status)
+	}
+	wantStatuses := []string{"completed", "cancelled", "completed", "completed", "completed", "failed", "completed", "completed"}
+	if diff := cmp.Diff(wantStatuses, statuses); diff != "" {
+		t.Errorf("turn statuses mismatch (-want +got):\n%s", diff)
+	}
+	if got := c.Turns[0].UserText; got != "Replication or repair genes off chromosome 14 <script>alert(1)</script>" {
+		t.Errorf("first user text = %q", got)
+	}
+	var errs int
+	for _, it := range c.Turns[5].Items {
+		if _, ok := it.(*view.TurnError); ok {
+			errs++
+		}
+	}
+	if errs != 1 {
+		t.Errorf("failed turn has %d error items, want 1", errs)
+	}
+	var handoffs []string
+	for _, h := range c.Handoffs {
+		handoffs = append(handoffs, h.Status)
+	}
+	if diff := cmp.Diff([]string{"accepted", "superseded", "pending"}, handoffs); diff != "" {
+		t.Errorf("handoffs mismatch (-want +got):\n%s", diff)
+	}
+	if c.Strategy == nil || c.Strategy.Version != 9 {
+		t.Fatalf("strategy = %+v, want version 9", c.Strategy)
+	}
+	for _, n := range c.Delegation.Nodes {
+		if n.Status != "done" {
+			t.Errorf("last delegation's node %s = %s, want done", n.ID, n.Status)
+		}
+	}
+	if c.Seq != 243 {
+		t.Errorf("Seq = %d, want 243", c.Seq)
+	}
+}
