@@ -19,11 +19,10 @@ func conversationURL(c echo.Context) string { return "/conversations/" + c.Param
 // new turn's id is in the X-Turn-Id header, so the page's script knows
 // which turn_start and turn_end are its own.
 func (s *Server) sendMessageForm(c echo.Context) error {
-	ctx := c.Request().Context()
-	if _, err := s.cfg.Store.Conversation(ctx, userID(c), c.Param("id")); err != nil {
+	if err := s.ownConversation(c); err != nil {
 		return err
 	}
-	turnID, err := s.cfg.Chat.StartTurn(ctx, chat.TurnRequest{
+	turnID, err := s.cfg.Chat.StartTurn(c.Request().Context(), chat.TurnRequest{
 		UserID: userID(c), ConversationID: c.Param("id"),
 		Message: c.FormValue("message"), Mode: c.FormValue("mode"), Model: c.FormValue("model"),
 	})
@@ -34,8 +33,17 @@ func (s *Server) sendMessageForm(c echo.Context) error {
 	return afterForm(c, http.StatusAccepted, conversationURL(c))
 }
 
+// ownConversation answers 404 unless the conversation is the caller's.
+func (s *Server) ownConversation(c echo.Context) error {
+	_, err := s.cfg.Store.Conversation(c.Request().Context(), userID(c), c.Param("id"))
+	return err
+}
+
 // cancelTurnForm is the Stop button.
 func (s *Server) cancelTurnForm(c echo.Context) error {
+	if err := s.ownConversation(c); err != nil {
+		return err
+	}
 	if err := s.cfg.Chat.Cancel(c.Request().Context(), userID(c), c.Param("id"), c.Param("turnId")); err != nil {
 		return chatError(err)
 	}
@@ -44,6 +52,9 @@ func (s *Server) cancelTurnForm(c echo.Context) error {
 
 // acceptHandoffForm is the Build this plan button.
 func (s *Server) acceptHandoffForm(c echo.Context) error {
+	if err := s.ownConversation(c); err != nil {
+		return err
+	}
 	turnID, err := s.cfg.Chat.AcceptHandoff(c.Request().Context(), userID(c), c.Param("id"), c.Param("handoffId"))
 	if err != nil {
 		return chatError(err)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/a-h/templ"
@@ -17,6 +18,10 @@ func (s *Server) render(c echo.Context, status int, comp templ.Component) error 
 }
 
 func (s *Server) renderErrorPage(c echo.Context, ae *APIError) error {
+	// The error page is owed even when the request's context is over: the
+	// timeout middleware cancels it as soon as the handler returns, before
+	// this runs, and templ renders nothing under a cancelled context.
+	c.SetRequest(c.Request().WithContext(context.WithoutCancel(c.Request().Context())))
 	msg := ae.Message
 	if ae.Status == http.StatusNotFound {
 		msg = "This page does not exist, or it belongs to someone else."
