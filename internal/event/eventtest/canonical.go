@@ -21,12 +21,13 @@ var strategyVersion = regexp.MustCompile(`"strategyVersion":[0-9]+`)
 // Canonical renders a transcript in which sub-agents ran in parallel in a
 // form that does not depend on how they interleaved: the turn's own events in
 // order, then, node by node (sorted by node id), each delegation node's
-// events in order. Graph snapshots keep only their version (intermediate
+// events in order, then the graph snapshots. Snapshots keep only their
+// version (intermediate
 // graphs depend on the interleaving; the final one is checked by the tests
 // directly), step ids become <step> and the strategy versions tool results
 // report <v>; the rest is masked as Mask does.
 func Canonical(records []event.Record) string {
-	var main []event.Record
+	var main, graph []event.Record
 	nodes := map[string][]event.Record{}
 	for _, r := range records {
 		var p struct {
@@ -35,7 +36,12 @@ func Canonical(records []event.Record) string {
 		}
 		_ = json.Unmarshal(r.Payload, &p)
 		if r.Type == "graph_snapshot" {
+			// Snapshots come from the strategy service as changes commit;
+			// where they fall among the sub-agents' batched events depends
+			// on timing, so they get a lane of their own.
 			r.Payload = json.RawMessage(fmt.Sprintf(`{"version":%d}`, p.Version))
+			graph = append(graph, r)
+			continue
 		}
 		if p.NodeID != "" {
 			nodes[p.NodeID] = append(nodes[p.NodeID], r)
@@ -52,6 +58,7 @@ func Canonical(records []event.Record) string {
 	for _, id := range ids {
 		ordered = append(ordered, nodes[id]...)
 	}
+	ordered = append(ordered, graph...)
 	out := stepID.ReplaceAllString(Mask(ordered), "<step>")
 	return strategyVersion.ReplaceAllString(out, `"strategyVersion":"<v>"`)
 }
