@@ -54,15 +54,20 @@ func BenchmarkPostToTurnStart(b *testing.B) {
 }
 
 // BenchmarkToolCallCPU runs a turn whose scripted model (no latency) calls
-// list_steps 200 times, one call per round, and reports the server
+// list_steps 200 times, twenty calls a round, and reports the server
 // process's CPU time per tool call (user + system; the database server's
 // own CPU is not included).
 func BenchmarkToolCallCPU(b *testing.B) {
 	const calls = 200
 	dir := b.TempDir()
+	// Ten rounds of twenty calls: within the executor's round limit.
 	var responses []map[string]any
-	for range calls {
-		responses = append(responses, map[string]any{"toolCalls": []map[string]any{{"name": "list_steps", "args": map[string]any{}}}})
+	for range 10 {
+		var batch []map[string]any
+		for range calls / 10 {
+			batch = append(batch, map[string]any{"name": "list_steps", "args": map[string]any{}})
+		}
+		responses = append(responses, map[string]any{"toolCalls": batch})
 	}
 	responses = append(responses, map[string]any{"text": "done"})
 	script := map[string]any{"roles": map[string]any{"executor": responses}}
@@ -83,7 +88,7 @@ func BenchmarkToolCallCPU(b *testing.B) {
 			a.call("GET", "/api/v1/conversations/"+conv, nil, &tr)
 			if len(tr.Turns) == 1 && tr.Turns[0].ID == turn && tr.Turns[0].Status != "running" {
 				if tr.Turns[0].Status != "completed" {
-					b.Fatalf("turn %s", tr.Turns[0].Status)
+					b.Fatalf("turn %s\n%s", tr.Turns[0].Status, a.logs.String())
 				}
 				break
 			}
