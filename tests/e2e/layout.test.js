@@ -57,7 +57,9 @@ for (const [name, viewport] of Object.entries(viewports)) {
     await byTestId(page, 'strategy-graph').waitFor();
     assert.deepEqual(await horizontalOverflow(page), []);
     const order = await tabOrder(page, 200);
-    for (const id of ['message-input', 'mode-plan', 'model-select', 'send-button', 'undo-button', 'export-wdk', 'tool-call']) {
+    // The mode radios are one group: Tab reaches the checked one (the arrows move within it).
+    assert.ok(reached(order, 'mode-plan') || reached(order, 'mode-execute'), 'the mode switch is reachable by Tab');
+    for (const id of ['message-input', 'model-select', 'send-button', 'graph-step', 'undo-button', 'export-wdk', 'tool-call', 'node-tool-call']) {
       assert.ok(reached(order, id), `${id} is reachable by Tab: ${order.map((f) => f.testid || f.tag).join(' ')}`);
     }
     assert.deepEqual(order.filter((f) => !f.indicator).map((f) => f.testid || f.tag), [], 'every focused control shows a focus indicator');

@@ -38,9 +38,9 @@ test('new, rename and delete from the list; newest first', async () => {
   // Rename the older one: it shows the new title (and, as it changed, may move up).
   const item = page.locator(`[data-testid="conversation-item"][data-conversation-id="${first}"]`);
   await byTestId(item, 'rename-conversation').click();
-  const input = byTestId(page, 'rename-input');
+  const input = byTestId(item, 'rename-input');
   await input.fill('Kinases on chromosome 7');
-  await byTestId(page, 'rename-save').click();
+  await byTestId(item, 'rename-save').click();
   await page.waitForFunction(
     (id) => document.querySelector(`[data-testid="conversation-item"][data-conversation-id="${id}"]`)?.innerText.includes('Kinases on chromosome 7'),
     first,
@@ -52,7 +52,7 @@ test('new, rename and delete from the list; newest first', async () => {
   const doomed = page.locator(`[data-testid="conversation-item"][data-conversation-id="${second}"]`);
   await byTestId(doomed, 'delete-conversation').click();
   assert.equal((await api.call('GET', `/conversations/${second}`, undefined, { okStatuses: [200, 404] })).status, 200, 'not deleted before the confirmation');
-  await byTestId(page, 'delete-confirm').click();
+  await byTestId(doomed, 'delete-confirm').click();
   await page.waitForFunction(
     (id) => !document.querySelector(`[data-testid="conversation-item"][data-conversation-id="${id}"]`),
     second,

@@ -174,7 +174,7 @@ export async function horizontalOverflow(page) {
 /**
  * tabOrder presses Tab up to max times from the top of the page and returns
  * what got focus: testid (or tag and text), and whether a focus indicator is
- * drawn (outline or box-shadow).
+ * drawn (the control looks different focused than blurred).
  */
 export async function tabOrder(page, max = 80) {
   await page.evaluate(() => {
@@ -188,14 +188,26 @@ export async function tabOrder(page, max = 80) {
     const f = await page.evaluate(() => {
       const el = document.activeElement;
       if (!el || el === document.body) return null;
-      const s = getComputedStyle(el);
+      // A focus indicator is anything that looks different focused than not:
+      // an outline, a shadow, a colour, or the stroke of an SVG shape.
+      const look = () => {
+        const s = getComputedStyle(el);
+        const shape = el instanceof SVGElement ? el.querySelector('rect, circle, ellipse, path, polygon') : null;
+        const ss = shape ? getComputedStyle(shape) : null;
+        return [s.outlineStyle, s.outlineWidth, s.outlineColor, s.boxShadow, s.backgroundColor, s.borderColor,
+          s.textDecorationLine, ss?.stroke, ss?.strokeWidth].join('|');
+      };
+      const focused = look();
+      el.blur();
+      const plain = look();
+      el.focus({ focusVisible: true });
       const r = el.getBoundingClientRect();
       return {
-        testid: el.dataset.testid || el.closest('[data-testid]')?.dataset.testid || '',
+        testid: el.dataset?.testid || el.closest('[data-testid]')?.dataset.testid || '',
         tag: el.tagName.toLowerCase(),
         name: el.getAttribute('name') || el.id || '',
-        text: (el.innerText || el.value || el.getAttribute('aria-label') || '').trim().slice(0, 40),
-        indicator: (s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) > 0) || s.boxShadow !== 'none',
+        text: (el.innerText || el.value || el.getAttribute('aria-label') || el.textContent || '').trim().slice(0, 40),
+        indicator: focused !== plain,
         visible: r.width > 0 && r.height > 0,
       };
     });
