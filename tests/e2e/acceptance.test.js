@@ -69,6 +69,7 @@ test('plan, build and read the acceptance strategy by clicking (offline engine)'
   assert.equal(await byTestId(draft, 'draft-validation').getAttribute('data-valid'), 'true');
   const treeText = await tree.innerText();
   for (const want of ['GO:0006260', 'GO:0006281']) assert.ok(treeText.includes(want), `the tree names ${want}`);
+  await tree.scrollIntoViewIfNeeded();
   await screenshot(page, 'planning-done');
 
   // Build this plan: the execute turn delegates; every node ends done.
@@ -95,6 +96,7 @@ test('plan, build and read the acceptance strategy by clicking (offline engine)'
   assert.match(await graph.textContent(), /offline/i);
   const snapshot = await api.strategy(id);
   assert.equal(snapshot.rootStepId, root[0].id);
+  await graph.scrollIntoViewIfNeeded();
   await screenshot(page, 'strategy-built');
 
   // The root's results: 89 rows in pages, next and previous.

@@ -42,12 +42,12 @@ for (const [name, viewport] of Object.entries(viewports)) {
     const { page } = await b.openAs(env().alice, viewport);
     await byTestId(page, 'conversation-list').waitFor();
     assert.deepEqual(await horizontalOverflow(page), []);
+    await screenshot(page, name === 'phone' ? 'phone-list' : 'conversation-list');
     const order = await tabOrder(page);
     for (const id of ['site-select', 'new-conversation', 'conversation-item', 'rename-conversation', 'delete-conversation']) {
       assert.ok(reached(order, id), `${id} is reachable by Tab: ${order.map((f) => f.testid || f.tag).join(' ')}`);
     }
     assert.deepEqual(order.filter((f) => !f.indicator).map((f) => f.testid || f.tag), [], 'every focused control shows a focus indicator');
-    if (name === 'phone') await screenshot(page, 'phone-list');
   });
 
   test(`the conversation page fits and its controls are reachable by Tab (${name})`, async () => {
@@ -56,6 +56,11 @@ for (const [name, viewport] of Object.entries(viewports)) {
     await waitConnected(page);
     await byTestId(page, 'strategy-graph').waitFor();
     assert.deepEqual(await horizontalOverflow(page), []);
+    if (name === 'phone') {
+      await screenshot(page, 'phone-conversation');
+      await byTestId(page, 'strategy-graph').scrollIntoViewIfNeeded();
+      await screenshot(page, 'phone-strategy');
+    }
     const order = await tabOrder(page, 200);
     // The mode radios are one group: Tab reaches the checked one (the arrows move within it).
     assert.ok(reached(order, 'mode-plan') || reached(order, 'mode-execute'), 'the mode switch is reachable by Tab');
@@ -72,8 +77,6 @@ for (const [name, viewport] of Object.entries(viewports)) {
       assert.ok(graph.x >= chat.x + chat.width - 1, `the graph is right of the chat (chat ${JSON.stringify(chat)}, graph ${JSON.stringify(graph)})`);
     } else {
       assert.ok(graph.y >= chat.y + chat.height - 1, `the graph is below the chat (chat ${JSON.stringify(chat)}, graph ${JSON.stringify(graph)})`);
-      await screenshot(page, 'phone-conversation');
-      await screenshot(page, 'phone-conversation-full', { fullPage: true });
     }
   });
 }

@@ -2,7 +2,7 @@
 // rename in place, delete after a confirmation.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { env, useBrowser, byTestId, Api, screenshot } from './lib/harness.js';
+import { env, useBrowser, byTestId, Api } from './lib/harness.js';
 import { newConversation } from './lib/conversation.js';
 
 const b = useBrowser();
@@ -46,7 +46,6 @@ test('new, rename and delete from the list; newest first', async () => {
     first,
   );
   assert.equal((await api.conversation(first)).title, 'Kinases on chromosome 7');
-  await screenshot(page, 'conversation-list');
 
   // Delete the newer one: nothing happens before the confirmation.
   const doomed = page.locator(`[data-testid="conversation-item"][data-conversation-id="${second}"]`);
