@@ -114,7 +114,7 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger) (*app, error) 
 		Ready:    func(ctx context.Context) error { return db.Ready(ctx, migrations.FS) },
 		Registry: reg, Gatherer: reg,
 		Auth: cfg.Auth, SecureCookies: cfg.SecureCookies, DefaultModel: cfg.Model, Version: version,
-		TurnRate: cfg.TurnRate, TurnBurst: 10,
+		TurnRate: cfg.TurnRate, TurnBurst: 10, RequestRate: cfg.RequestRate,
 	})
 	if err != nil {
 		return nil, err

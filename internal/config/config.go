@@ -49,6 +49,9 @@ type Config struct {
 	SubagentConcurrency int
 	// TurnRate is how many turns per second one user may start (burst 10).
 	TurnRate float64
+	// RequestRate is how many requests per second one client address may
+	// make (burst four times that).
+	RequestRate float64
 	// SubagentTimeout bounds each attempt of a delegated task.
 	SubagentTimeout time.Duration
 	AutoApprove     bool
@@ -150,6 +153,14 @@ func settings() []setting {
 				return errors.New("must be a number from 0.01 to 1000")
 			}
 			c.TurnRate = f
+			return nil
+		}},
+		{"STRATEGIST_REQUEST_RATE", "request-rate", "50", "requests per second one client address may make, with bursts of four times that (1 to 100000)", func(c *Config, v string) error {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || f < 1 || f > 100000 {
+				return errors.New("must be a number from 1 to 100000")
+			}
+			c.RequestRate = f
 			return nil
 		}},
 		{"STRATEGIST_AUTO_APPROVE", "auto-approve", "false", "accept planner handoffs without a click", func(c *Config, v string) error {

@@ -107,6 +107,9 @@ type Config struct {
 	// burst 10).
 	TurnRate  float64
 	TurnBurst int
+	// RequestRate limits requests per client address (default 50/s, burst
+	// four times that).
+	RequestRate float64
 }
 
 // Server is the HTTP server. Create it with New and run it with Serve.
@@ -155,6 +158,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.TurnRate == 0 {
 		cfg.TurnRate, cfg.TurnBurst = 1, 10
+	}
+	if cfg.RequestRate == 0 {
+		cfg.RequestRate = 50
 	}
 	s := &Server{
 		cfg:  cfg,
@@ -230,7 +236,7 @@ func (s *Server) routes() error {
 	e.Use(s.crossOriginProtection())
 	e.Use(middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
 		Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
-			Rate: rate.Limit(50), Burst: 200, ExpiresIn: 3 * time.Minute,
+			Rate: rate.Limit(s.cfg.RequestRate), Burst: int(4 * s.cfg.RequestRate), ExpiresIn: 3 * time.Minute,
 		}),
 		IdentifierExtractor: func(c echo.Context) (string, error) { return c.RealIP(), nil },
 		DenyHandler: func(c echo.Context, _ string, _ error) error {
