@@ -148,10 +148,11 @@ func turnStatusText(t *view.Turn) string {
 	return t.Status
 }
 
-// turnEndError is the error a turn's footer shows: the turn_end error
-// unless an error event already said the same in place.
+// turnEndError is the error a failed or interrupted turn's footer shows:
+// the turn_end error unless an error event already said the same in place.
+// A stopped turn is not an error; its status says it was stopped.
 func turnEndError(t *view.Turn) string {
-	if t.Running() || t.Error == "" {
+	if t.Error == "" || t.Status != "failed" && t.Status != "interrupted" {
 		return ""
 	}
 	for _, it := range t.Items {
@@ -160,4 +161,13 @@ func turnEndError(t *view.Turn) string {
 		}
 	}
 	return t.Error
+}
+
+// buildRequestText is how the page shows the message of a turn started by
+// Build this plan.
+func buildRequestText(h *view.Handoff) string {
+	if h == nil || h.Goal == "" {
+		return "Build this plan"
+	}
+	return "Build this plan: " + h.Goal
 }

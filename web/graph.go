@@ -105,10 +105,8 @@ func OperatorSymbol(op string) string {
 		return "∩"
 	case strategy.Union:
 		return "∪"
-	case strategy.Minus:
-		return "∖"
-	case strategy.RMinus:
-		return "∕"
+	case strategy.Minus, strategy.RMinus:
+		return "−"
 	case strategy.LOnly:
 		return "◧"
 	case strategy.ROnly:
