@@ -2,12 +2,9 @@ package gemini
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
-	"strconv"
 
 	"google.golang.org/genai"
 
@@ -179,33 +176,4 @@ func generateConfig(req llm.Request) (*genai.GenerateContentConfig, error) {
 	}
 	cfg.Tools = []*genai.Tool{{FunctionDeclarations: decls}}
 	return cfg, nil
-}
-
-// callIDSeed identifies the request among the calls of one conversation,
-// so that ids derived for Gemini's id-less function calls differ from round
-// to round yet are the same when the same request is replayed.
-func callIDSeed(req llm.Request) string {
-	h := sha256.New()
-	h.Write([]byte(req.Model))
-	h.Write([]byte{0})
-	h.Write([]byte(strconv.Itoa(len(req.Messages))))
-	if n := len(req.Messages); n > 0 {
-		last := req.Messages[n-1]
-		h.Write([]byte{0})
-		h.Write([]byte(last.Text))
-		for _, r := range last.ToolResults {
-			h.Write([]byte{0})
-			h.Write([]byte(r.CallID))
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// derivedCallID is the id of the index-th function call of a response that
-// gave none.
-func derivedCallID(seed string, index int, name string, args []byte) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%d\x00%s\x00", seed, index, name)
-	h.Write(args)
-	return "call_" + hex.EncodeToString(h.Sum(nil))[:20]
 }

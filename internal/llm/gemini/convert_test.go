@@ -143,8 +143,8 @@ func TestNewConfig(t *testing.T) {
 				if err != nil || e == nil {
 					t.Fatalf("New = %v, %v", e, err)
 				}
-				if e.policy.maxAttempts != DefaultMaxAttempts || e.policy.base != DefaultBackoffBase || e.policy.max != DefaultBackoffMax {
-					t.Errorf("policy = %+v, want the defaults", e.policy)
+				if p := e.retry.Config(); p.MaxAttempts != DefaultMaxAttempts || p.BackoffBase != DefaultBackoffBase || p.BackoffMax != DefaultBackoffMax {
+					t.Errorf("policy = %+v, want the defaults", p)
 				}
 				return
 			}

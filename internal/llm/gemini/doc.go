@@ -22,17 +22,20 @@
 //
 // # Retry policy
 //
-// One call is at most Config.MaxAttempts requests (default 4). Rate limits
-// (429), server errors (5xx, 408), timeouts and dropped connections are
-// retried, but only while nothing has been yielded to the caller in this
-// call, so a retry never repeats text the researcher already saw. Between
-// attempts the engine waits BackoffBase·2ⁿ (capped at BackoffMax), jittered
-// into [d/2, d], unless the server said how long to wait: a Retry-After
-// header (seconds or HTTP date) or a google.rpc.RetryInfo detail is honoured
-// exactly. A requested wait longer than BackoffMax ends the call at once with
-// a retryable error instead of sleeping. Bad requests (400), unknown models
-// (404), rejected keys (401, 403, or 400 API_KEY_INVALID) and blocked content
-// (prompt feedback blockReason, finish reasons SAFETY, RECITATION, BLOCKLIST,
+// The policy is llm.Retrier, shared with the openai engine; this package
+// only says which of Gemini's answers are worth another attempt and how long
+// the server asked to wait. One call is at most Config.MaxAttempts requests
+// (default 4). Rate limits (429), server errors (5xx, 408), timeouts and
+// dropped connections are retried, but only while nothing has been yielded
+// to the caller in this call, so a retry never repeats text the researcher
+// already saw. Between attempts the engine waits BackoffBase·2ⁿ (capped at
+// BackoffMax), jittered into [d/2, d], unless the server said how long to
+// wait: a Retry-After header (seconds or HTTP date) or a
+// google.rpc.RetryInfo detail is honoured exactly. A requested wait longer
+// than BackoffMax ends the call at once with a retryable error instead of
+// sleeping. Bad requests (400), unknown models (404), rejected keys (401,
+// 403, or 400 API_KEY_INVALID) and blocked content (prompt feedback
+// blockReason, finish reasons SAFETY, RECITATION, BLOCKLIST,
 // PROHIBITED_CONTENT, SPII, IMAGE_*) fail at once. Every error is an
 // *llm.Error whose text never contains the API key; cancelling the context
 // ends the call with ctx.Err().

@@ -1,14 +1,10 @@
 package gemini
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"strings"
-	"syscall"
 	"time"
 
 	"google.golang.org/genai"
@@ -41,8 +37,8 @@ func (e *Engine) classify(err error, model string, hint *responseHint) (*llm.Err
 	if apiErr, ok := asAPIError(err); ok {
 		return e.classifyAPI(apiErr, err, model, hint)
 	}
-	safe := e.safeErr(err)
-	if transient(err) {
+	safe := e.secret.SafeError(err)
+	if llm.Transient(err) {
 		return &llm.Error{Kind: llm.ErrorRetryable, Engine: Name, Message: "could not reach Gemini: " + safe.Error(), Err: safe}, 0
 	}
 	return &llm.Error{Kind: llm.ErrorUnknown, Engine: Name, Message: "model call failed: " + safe.Error(), Err: safe}, 0
@@ -56,8 +52,8 @@ func (e *Engine) classifyAPI(apiErr genai.APIError, err error, model string, hin
 	if status == 0 && hint != nil {
 		status = hint.status
 	}
-	msg := e.serverMessage(apiErr.Message)
-	out := &llm.Error{Engine: Name, Status: status, Err: e.safeErr(err)}
+	msg := e.secret.ServerMessage(apiErr.Message)
+	out := &llm.Error{Engine: Name, Status: status, Err: e.secret.SafeError(err)}
 	var wait time.Duration
 	switch {
 	case status == http.StatusTooManyRequests:
@@ -146,7 +142,7 @@ func keyRejected(apiErr genai.APIError) bool {
 // then a google.rpc.RetryInfo detail.
 func (e *Engine) serverWait(apiErr genai.APIError, hint *responseHint) time.Duration {
 	if hint != nil {
-		if d := parseRetryAfter(hint.retryAfter, e.policy.now()); d > 0 {
+		if d := llm.ParseRetryAfter(hint.retryAfter, e.retry.Now()); d > 0 {
 			return d
 		}
 	}
@@ -162,54 +158,4 @@ func (e *Engine) serverWait(apiErr genai.APIError, hint *responseHint) time.Dura
 		}
 	}
 	return 0
-}
-
-// serverMessage is the server's own explanation, redacted and bounded, as a
-// suffix for our message.
-func (e *Engine) serverMessage(m string) string {
-	m = strings.TrimSpace(redact(m, e.key))
-	if m == "" {
-		return ""
-	}
-	const maxLen = 400
-	if len(m) > maxLen {
-		m = m[:maxLen] + "…"
-	}
-	return ": " + m
-}
-
-// safeErr returns err itself when its text is free of the key, else an error
-// with the redacted text (the original cannot be kept in the chain, since
-// anything printing the chain would print the key).
-func (e *Engine) safeErr(err error) error {
-	if err == nil || !strings.Contains(err.Error(), e.key) {
-		return err
-	}
-	return errors.New(redact(err.Error(), e.key))
-}
-
-// redact removes every occurrence of key from s.
-func redact(s, key string) string {
-	if key == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, key, "[redacted]")
-}
-
-// transient reports whether err is a network failure worth another attempt:
-// a timeout, a reset or refused connection, or a body cut short.
-func transient(err error) bool {
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return true
-	}
-	for _, target := range []error{
-		syscall.ECONNRESET, syscall.ECONNREFUSED, syscall.ECONNABORTED, syscall.EPIPE,
-		io.ErrUnexpectedEOF, io.EOF, context.DeadlineExceeded,
-	} {
-		if errors.Is(err, target) {
-			return true
-		}
-	}
-	return false
 }

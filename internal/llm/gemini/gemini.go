@@ -23,11 +23,12 @@ const Name = "gemini"
 // otherwise read, cannot send the key elsewhere.
 const DefaultBaseURL = "https://generativelanguage.googleapis.com/"
 
-// Defaults applied by New when the Config leaves a field zero.
+// Defaults applied by New when the Config leaves a field zero: the retry
+// policy every hosted engine shares.
 const (
-	DefaultMaxAttempts = 4
-	DefaultBackoffBase = time.Second
-	DefaultBackoffMax  = 30 * time.Second
+	DefaultMaxAttempts = llm.DefaultMaxAttempts
+	DefaultBackoffBase = llm.DefaultBackoffBase
+	DefaultBackoffMax  = llm.DefaultBackoffMax
 )
 
 // ErrNoAPIKey is returned by New when Config.APIKey is empty: the Gemini API
@@ -45,32 +46,24 @@ type Config struct {
 	// HTTPClient carries the requests; nil means a client on
 	// http.DefaultTransport. Its Transport is wrapped, not modified.
 	HTTPClient *http.Client
-	// MaxAttempts bounds the requests one Stream call makes (first try
-	// included). Zero means DefaultMaxAttempts.
+	// MaxAttempts, BackoffBase, BackoffMax, Sleep, Now and Logger set the
+	// retry policy shared by the hosted engines: they fill the fields of the
+	// same names in llm.RetryConfig, which says what each means. Zero values
+	// mean the defaults above; Logger receives one warning per retry.
 	MaxAttempts int
-	// BackoffBase is the wait before the second attempt; it doubles with each
-	// further attempt. Zero means DefaultBackoffBase.
 	BackoffBase time.Duration
-	// BackoffMax caps every wait, including one the server asks for. Zero
-	// means DefaultBackoffMax.
-	BackoffMax time.Duration
-	// Sleep waits between attempts; nil means a timer that stops early when
-	// ctx ends. Tests inject one that records the delay and returns at once.
-	Sleep func(ctx context.Context, d time.Duration) error
-	// Now reads the clock, for Retry-After given as an HTTP date. Nil means
-	// time.Now.
-	Now func() time.Time
-	// Logger receives one warning per retry. Nil discards.
-	Logger *slog.Logger
+	BackoffMax  time.Duration
+	Sleep       func(ctx context.Context, d time.Duration) error
+	Now         func() time.Time
+	Logger      *slog.Logger
 }
 
 // Engine streams model calls to the Gemini API. It is safe for concurrent
 // use: each Stream call owns its own state, and the genai client is shared.
 type Engine struct {
 	client *genai.Client
-	key    string
-	policy retryPolicy
-	log    *slog.Logger
+	secret llm.Redactor
+	retry  *llm.Retrier
 }
 
 // New checks cfg and builds an Engine. It makes no request and starts no
@@ -79,10 +72,22 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.APIKey == "" {
 		return nil, ErrNoAPIKey
 	}
-	policy, err := newRetryPolicy(cfg.MaxAttempts, cfg.BackoffBase, cfg.BackoffMax, cfg.Sleep, cfg.Now)
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	retry, err := llm.NewRetrier(llm.RetryConfig{
+		MaxAttempts: cfg.MaxAttempts,
+		BackoffBase: cfg.BackoffBase,
+		BackoffMax:  cfg.BackoffMax,
+		Sleep:       cfg.Sleep,
+		Now:         cfg.Now,
+		Logger:      log.With("component", "llm", "engine", Name),
+	})
 	if err != nil {
 		return nil, fmt.Errorf("gemini: %w", err)
 	}
+	secret := llm.NewRedactor(cfg.APIKey, nil)
 	hc := &http.Client{}
 	if cfg.HTTPClient != nil {
 		c := *cfg.HTTPClient
@@ -111,17 +116,14 @@ func New(cfg Config) (*Engine, error) {
 	if err != nil {
 		// The SDK prints its whole ClientConfig, key included, into some of
 		// its errors: keep only a redacted copy of the text.
-		return nil, fmt.Errorf("gemini: create client: %w", errors.New(redact(err.Error(), cfg.APIKey)))
+		return nil, fmt.Errorf("gemini: create client: %w", errors.New(secret.Redact(err.Error())))
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return &Engine{client: client, key: cfg.APIKey, policy: policy, log: log.With("component", "llm", "engine", Name)}, nil
+	return &Engine{client: client, secret: secret, retry: retry}, nil
 }
 
 // Stream sends one model call and yields its text deltas, tool calls, usage
-// and finish. See the package doc for the retry policy.
+// and finish. The retry policy (see the package doc) is llm.Retrier's; this
+// engine only says what each failure means.
 func (e *Engine) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chunk, error] {
 	return func(yield func(llm.Chunk, error) bool) {
 		if req.Model == "" {
@@ -138,63 +140,20 @@ func (e *Engine) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chun
 			yield(llm.Chunk{}, &llm.Error{Kind: llm.ErrorBadRequest, Engine: Name, Message: err.Error(), Err: err})
 			return
 		}
-		out := &output{yield: yield}
-		seed := callIDSeed(req)
-		for attempt := 1; ; attempt++ {
+		seed := llm.CallIDSeed(req)
+		e.retry.Stream(ctx, req.Model, func(ctx context.Context, send func(llm.Chunk) bool) (*llm.Error, time.Duration) {
 			hint := &responseHint{}
-			err := e.attempt(context.WithValue(ctx, hintKey{}, hint), req.Model, contents, cfg, seed, out)
-			if err == nil || out.stopped {
-				return
+			if err := e.attempt(context.WithValue(ctx, hintKey{}, hint), req.Model, contents, cfg, seed, send); err != nil {
+				return e.classify(err, req.Model, hint)
 			}
-			if ctx.Err() != nil {
-				yield(llm.Chunk{}, ctx.Err())
-				return
-			}
-			lerr, wait := e.classify(err, req.Model, hint)
-			delay, retry := e.policy.next(attempt, lerr, wait, out.yielded)
-			if !retry {
-				if lerr.Kind == llm.ErrorRetryable && !out.yielded {
-					lerr.Message += giveUpNote(attempt, wait, e.policy)
-				}
-				yield(llm.Chunk{}, lerr)
-				return
-			}
-			e.log.WarnContext(ctx, "retrying model call",
-				slog.String("model", req.Model), slog.Int("attempt", attempt),
-				slog.Int("status", lerr.Status), slog.Duration("delay", delay),
-				slog.String("error", lerr.Error()))
-			if err := e.policy.sleep(ctx, delay); err != nil {
-				if ctx.Err() != nil {
-					err = ctx.Err()
-				}
-				yield(llm.Chunk{}, err)
-				return
-			}
-		}
+			return nil, 0
+		})(yield)
 	}
 }
 
-// output wraps the caller's yield so that the retry loop knows whether
-// anything reached the caller (then no retry) and whether it stopped
-// listening (then nothing more is yielded).
-type output struct {
-	yield   func(llm.Chunk, error) bool
-	yielded bool
-	stopped bool
-}
-
-func (o *output) send(c llm.Chunk) bool {
-	o.yielded = true
-	if !o.yield(c, nil) {
-		o.stopped = true
-		return false
-	}
-	return true
-}
-
-// attempt makes one request and streams its answer into out. It returns nil
-// when the answer was complete or the caller stopped listening.
-func (e *Engine) attempt(ctx context.Context, model string, contents []*genai.Content, cfg *genai.GenerateContentConfig, seed string, out *output) error {
+// attempt makes one request and streams its answer through send. It returns
+// nil when the answer was complete or the caller stopped listening.
+func (e *Engine) attempt(ctx context.Context, model string, contents []*genai.Content, cfg *genai.GenerateContentConfig, seed string, send func(llm.Chunk) bool) error {
 	acc := newAccumulator(seed)
 	for resp, err := range e.client.Models.GenerateContentStream(ctx, model, contents, cfg) {
 		if err != nil {
@@ -204,7 +163,7 @@ func (e *Engine) attempt(ctx context.Context, model string, contents []*genai.Co
 		// stopped for safety has already been streamed by then.
 		chunks, err := acc.add(resp)
 		for _, c := range chunks {
-			if !out.send(c) {
+			if !send(c) {
 				return nil
 			}
 		}
@@ -217,7 +176,7 @@ func (e *Engine) attempt(ctx context.Context, model string, contents []*genai.Co
 		return err
 	}
 	for _, c := range chunks {
-		if !out.send(c) {
+		if !send(c) {
 			return nil
 		}
 	}

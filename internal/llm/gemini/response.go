@@ -133,7 +133,7 @@ func (a *accumulator) toolCall(fc *genai.FunctionCall) (*llm.ToolCall, error) {
 	}
 	id := fc.ID
 	if id == "" {
-		id = derivedCallID(a.seed, a.calls, fc.Name, args)
+		id = llm.DerivedCallID(a.seed, a.calls, fc.Name, args)
 	}
 	a.calls++
 	return &llm.ToolCall{ID: id, Name: fc.Name, Args: args}, nil

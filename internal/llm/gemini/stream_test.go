@@ -354,7 +354,8 @@ func TestStreamCancelDuringBackoff(t *testing.T) {
 	defer cancel()
 	h := newHarness(t, Config{Sleep: func(ctx context.Context, d time.Duration) error {
 		cancel()
-		return sleepContext(ctx, d)
+		<-ctx.Done()
+		return ctx.Err()
 	}}, apiError(503, "UNAVAILABLE", "overloaded"), sse(frameOK))
 	_, err := collect(h.engine.Stream(ctx, llm.Request{Model: "gemini-test", Messages: []llm.Message{{Role: llm.RoleUser, Text: "hi"}}}))
 	if err != context.Canceled {

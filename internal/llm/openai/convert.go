@@ -2,11 +2,8 @@ package openai
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 
 	oai "github.com/openai/openai-go/v3"
@@ -117,33 +114,4 @@ func schemaObject(schema json.RawMessage) (oai.FunctionParameters, error) {
 		return nil, fmt.Errorf("schema is not a JSON object: %w", err)
 	}
 	return oai.FunctionParameters(obj), nil
-}
-
-// callIDSeed identifies the request among the calls of one conversation,
-// so that ids derived for id-less tool calls differ from round to round yet
-// are the same when the same request is replayed.
-func callIDSeed(req llm.Request) string {
-	h := sha256.New()
-	h.Write([]byte(req.Model))
-	h.Write([]byte{0})
-	h.Write([]byte(strconv.Itoa(len(req.Messages))))
-	if n := len(req.Messages); n > 0 {
-		last := req.Messages[n-1]
-		h.Write([]byte{0})
-		h.Write([]byte(last.Text))
-		for _, r := range last.ToolResults {
-			h.Write([]byte{0})
-			h.Write([]byte(r.CallID))
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// derivedCallID is the id of the index-th tool call of a response that gave
-// none.
-func derivedCallID(seed string, index int, name string, args []byte) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%d\x00%s\x00", seed, index, name)
-	h.Write(args)
-	return "call_" + hex.EncodeToString(h.Sum(nil))[:20]
 }

@@ -20,17 +20,18 @@
 // # Retry policy
 //
 // The SDK's own retries are disabled (option.WithMaxRetries(0)) so that one
-// policy, the same as the Gemini engine's, governs every request: at most
-// Config.MaxAttempts requests per call (default 4); 429, 408, 5xx, timeouts
-// and dropped connections retried with a jittered exponential backoff
-// (BackoffBase·2ⁿ capped at BackoffMax, drawn from [d/2, d]), only while
-// nothing has been yielded in this call; a Retry-After header (seconds or
-// HTTP date, or the Retry-After-Ms that OpenAI sends) honoured exactly, and
-// a wait longer than BackoffMax ends the call with a retryable error
-// instead. 400, unknown models (404, code model_not_found), rejected keys
-// (401, 403) and content-filter stops fail at once. Every error is an
-// *llm.Error whose text never contains the API key; cancelling the context
-// ends the call with ctx.Err().
+// policy, llm.Retrier, shared with the Gemini engine, governs every request
+// (this package only says which answers are worth another attempt and how
+// long the server asked to wait): at most Config.MaxAttempts requests per
+// call (default 4); 429, 408, 5xx, timeouts and dropped connections retried
+// with a jittered exponential backoff (BackoffBase·2ⁿ capped at BackoffMax,
+// drawn from [d/2, d]), only while nothing has been yielded in this call; a
+// Retry-After header (seconds or HTTP date, or the Retry-After-Ms that
+// OpenAI sends) honoured exactly, and a wait longer than BackoffMax ends the
+// call with a retryable error instead. 400, unknown models (404, code
+// model_not_found), rejected keys (401, 403) and content-filter stops fail
+// at once. Every error is an *llm.Error whose text never contains the API
+// key; cancelling the context ends the call with ctx.Err().
 //
 // # Streaming
 //

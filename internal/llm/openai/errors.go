@@ -1,16 +1,12 @@
 package openai
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"regexp"
 	"strings"
-	"syscall"
 	"time"
 
 	oai "github.com/openai/openai-go/v3"
@@ -41,7 +37,7 @@ func (e *Engine) classify(err error, model string, hint *responseHint) (*llm.Err
 	if errors.Is(err, errTruncated) {
 		return &llm.Error{Kind: llm.ErrorRetryable, Engine: Name, Message: errTruncated.Error()}, 0
 	}
-	safe := e.safeErr(err)
+	safe := e.secret.SafeError(err)
 	var apiErr *oai.Error
 	if errors.As(err, &apiErr) {
 		out := e.byStatus(apiErr.StatusCode, apiErr.Code, apiErr.Type, apiErr.Message, model)
@@ -62,7 +58,7 @@ func (e *Engine) classify(err error, model string, hint *responseHint) (*llm.Err
 		out.Err = safe
 		return out, e.wait(out, hint)
 	}
-	if transient(err) {
+	if llm.Transient(err) {
 		return &llm.Error{Kind: llm.ErrorRetryable, Engine: Name, Message: "could not reach the model server: " + safe.Error(), Err: safe}, 0
 	}
 	return &llm.Error{Kind: llm.ErrorUnknown, Engine: Name, Message: "model call failed: " + safe.Error(), Err: safe}, 0
@@ -71,7 +67,7 @@ func (e *Engine) classify(err error, model string, hint *responseHint) (*llm.Err
 // byStatus classifies an error answer by its HTTP status and the error
 // object's code and type.
 func (e *Engine) byStatus(status int, code, typ, message, model string) *llm.Error {
-	msg := e.serverMessage(message)
+	msg := e.secret.ServerMessage(message)
 	out := &llm.Error{Engine: Name, Status: status}
 	switch {
 	case code == "insufficient_quota":
@@ -112,7 +108,7 @@ func (e *Engine) wait(out *llm.Error, hint *responseHint) time.Duration {
 	if out.Kind != llm.ErrorRetryable {
 		return 0
 	}
-	return hint.wait(e.policy.now())
+	return hint.wait(e.retry.Now())
 }
 
 // streamErrorFields reads the error object a server sends as an SSE event
@@ -144,60 +140,7 @@ func unknownModel(msg string) bool {
 	return strings.Contains(msg, "model") && (strings.Contains(msg, "not found") || strings.Contains(msg, "does not exist"))
 }
 
-// serverMessage is the server's own explanation, redacted and bounded, as a
-// suffix for our message.
-func (e *Engine) serverMessage(m string) string {
-	m = strings.TrimSpace(redact(m, e.key))
-	if m == "" {
-		return ""
-	}
-	const maxLen = 400
-	if len(m) > maxLen {
-		m = m[:maxLen] + "…"
-	}
-	return ": " + m
-}
-
-// safeErr returns err itself when its text is free of secrets, else an
-// error with the redacted text (the original cannot stay in the chain, since
-// anything printing the chain would print the key).
-func (e *Engine) safeErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	if s := err.Error(); redact(s, e.key) != s {
-		return errors.New(redact(s, e.key))
-	}
-	return err
-}
-
 // keyLike matches what looks like an OpenAI key, which OpenAI echoes
-// (partly masked) in its 401 messages.
+// (partly masked) in its 401 messages; the engine's Redactor removes it
+// along with the configured key.
 var keyLike = regexp.MustCompile(`sk-[A-Za-z0-9_\-*]{6,}`)
-
-// redact removes every occurrence of key, and anything shaped like a key,
-// from s.
-func redact(s, key string) string {
-	if key != "" {
-		s = strings.ReplaceAll(s, key, "[redacted]")
-	}
-	return keyLike.ReplaceAllString(s, "[redacted]")
-}
-
-// transient reports whether err is a network failure worth another attempt:
-// a timeout, a reset or refused connection, or a body cut short.
-func transient(err error) bool {
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return true
-	}
-	for _, target := range []error{
-		syscall.ECONNRESET, syscall.ECONNREFUSED, syscall.ECONNABORTED, syscall.EPIPE,
-		io.ErrUnexpectedEOF, io.EOF, context.DeadlineExceeded,
-	} {
-		if errors.Is(err, target) {
-			return true
-		}
-	}
-	return false
-}

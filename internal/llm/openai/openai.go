@@ -23,12 +23,12 @@ const Name = "openai"
 // DefaultBaseURL is OpenAI's own endpoint, used when only a key is given.
 const DefaultBaseURL = "https://api.openai.com/v1/"
 
-// Defaults applied by New when the Config leaves a field zero; the same as
-// the Gemini engine's, so that both engines behave alike under load.
+// Defaults applied by New when the Config leaves a field zero: the retry
+// policy every hosted engine shares, so that both behave alike under load.
 const (
-	DefaultMaxAttempts = 4
-	DefaultBackoffBase = time.Second
-	DefaultBackoffMax  = 30 * time.Second
+	DefaultMaxAttempts = llm.DefaultMaxAttempts
+	DefaultBackoffBase = llm.DefaultBackoffBase
+	DefaultBackoffMax  = llm.DefaultBackoffMax
 )
 
 // The values of Config.TokenLimitField.
@@ -56,38 +56,31 @@ type Config struct {
 	// Request.MaxOutputTokens: FieldMaxTokens, FieldMaxCompletionTokens, or
 	// empty to choose by host (see the package doc).
 	TokenLimitField string
-	// MaxAttempts bounds the requests one Stream call makes (first try
-	// included). Zero means DefaultMaxAttempts.
+	// MaxAttempts, BackoffBase, BackoffMax, Sleep, Now and Logger set the
+	// retry policy shared by the hosted engines: they fill the fields of the
+	// same names in llm.RetryConfig, which says what each means. Zero values
+	// mean the defaults above; Logger receives one warning per retry.
 	MaxAttempts int
-	// BackoffBase is the wait before the second attempt; it doubles with each
-	// further attempt. Zero means DefaultBackoffBase.
 	BackoffBase time.Duration
-	// BackoffMax caps every wait, including one the server asks for. Zero
-	// means DefaultBackoffMax.
-	BackoffMax time.Duration
-	// Sleep waits between attempts; nil means a timer that stops early when
-	// ctx ends. Tests inject one that records the delay and returns at once.
-	Sleep func(ctx context.Context, d time.Duration) error
-	// Now reads the clock, for Retry-After given as an HTTP date. Nil means
-	// time.Now.
-	Now func() time.Time
-	// Logger receives one warning per retry. Nil discards.
-	Logger *slog.Logger
+	BackoffMax  time.Duration
+	Sleep       func(ctx context.Context, d time.Duration) error
+	Now         func() time.Time
+	Logger      *slog.Logger
 }
 
 // Engine streams model calls to an OpenAI-compatible server. It is safe for
 // concurrent use: each Stream call owns its own state.
 type Engine struct {
 	chat                oai.ChatCompletionService
-	key                 string
+	secret              llm.Redactor
 	maxCompletionTokens bool
-	policy              retryPolicy
-	log                 *slog.Logger
+	retry               *llm.Retrier
 }
 
 // New checks cfg and builds an Engine. It makes no request and starts no
 // goroutine.
 func New(cfg Config) (*Engine, error) {
+	secret := llm.NewRedactor(cfg.APIKey, keyLike)
 	base := cfg.BaseURL
 	if base == "" {
 		if cfg.APIKey == "" {
@@ -97,7 +90,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("openai: base URL %q is not an http(s) URL", redact(base, cfg.APIKey))
+		return nil, fmt.Errorf("openai: base URL %q is not an http(s) URL", secret.Redact(base))
 	}
 	var maxCompletion bool
 	switch cfg.TokenLimitField {
@@ -109,7 +102,18 @@ func New(cfg Config) (*Engine, error) {
 	default:
 		return nil, fmt.Errorf("openai: token limit field %q is neither %s nor %s", cfg.TokenLimitField, FieldMaxTokens, FieldMaxCompletionTokens)
 	}
-	policy, err := newRetryPolicy(cfg.MaxAttempts, cfg.BackoffBase, cfg.BackoffMax, cfg.Sleep, cfg.Now)
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	retry, err := llm.NewRetrier(llm.RetryConfig{
+		MaxAttempts: cfg.MaxAttempts,
+		BackoffBase: cfg.BackoffBase,
+		BackoffMax:  cfg.BackoffMax,
+		Sleep:       cfg.Sleep,
+		Now:         cfg.Now,
+		Logger:      log.With("component", "llm", "engine", Name),
+	})
 	if err != nil {
 		return nil, fmt.Errorf("openai: %w", err)
 	}
@@ -127,22 +131,17 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(cfg.APIKey))
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
 	return &Engine{
 		chat:                oai.NewChatCompletionService(opts...),
-		key:                 cfg.APIKey,
+		secret:              secret,
 		maxCompletionTokens: maxCompletion,
-		policy:              policy,
-		log:                 log.With("component", "llm", "engine", Name),
+		retry:               retry,
 	}, nil
 }
 
 // Stream sends one chat completion request and yields its text deltas,
-// complete tool calls, usage and finish. See the package doc for the retry
-// policy.
+// complete tool calls, usage and finish. The retry policy (see the package
+// doc) is llm.Retrier's; this engine only says what each failure means.
 func (e *Engine) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chunk, error] {
 	return func(yield func(llm.Chunk, error) bool) {
 		if req.Model == "" {
@@ -154,70 +153,27 @@ func (e *Engine) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chun
 			yield(llm.Chunk{}, &llm.Error{Kind: llm.ErrorBadRequest, Engine: Name, Message: err.Error(), Err: err})
 			return
 		}
-		out := &output{yield: yield}
-		seed := callIDSeed(req)
-		for attempt := 1; ; attempt++ {
+		seed := llm.CallIDSeed(req)
+		e.retry.Stream(ctx, req.Model, func(ctx context.Context, send func(llm.Chunk) bool) (*llm.Error, time.Duration) {
 			hint := &responseHint{}
-			err := e.attempt(ctx, params, hint, seed, out)
-			if err == nil || out.stopped {
-				return
+			if err := e.attempt(ctx, params, hint, seed, send); err != nil {
+				return e.classify(err, req.Model, hint)
 			}
-			if ctx.Err() != nil {
-				yield(llm.Chunk{}, ctx.Err())
-				return
-			}
-			lerr, wait := e.classify(err, req.Model, hint)
-			delay, retry := e.policy.next(attempt, lerr, wait, out.yielded)
-			if !retry {
-				if lerr.Kind == llm.ErrorRetryable && !out.yielded {
-					lerr.Message += giveUpNote(attempt, wait, e.policy)
-				}
-				yield(llm.Chunk{}, lerr)
-				return
-			}
-			e.log.WarnContext(ctx, "retrying model call",
-				slog.String("model", req.Model), slog.Int("attempt", attempt),
-				slog.Int("status", lerr.Status), slog.Duration("delay", delay),
-				slog.String("error", lerr.Error()))
-			if err := e.policy.sleep(ctx, delay); err != nil {
-				if ctx.Err() != nil {
-					err = ctx.Err()
-				}
-				yield(llm.Chunk{}, err)
-				return
-			}
-		}
+			return nil, 0
+		})(yield)
 	}
 }
 
-// output wraps the caller's yield so that the retry loop knows whether
-// anything reached the caller (then no retry) and whether it stopped
-// listening (then nothing more is yielded).
-type output struct {
-	yield   func(llm.Chunk, error) bool
-	yielded bool
-	stopped bool
-}
-
-func (o *output) send(c llm.Chunk) bool {
-	o.yielded = true
-	if !o.yield(c, nil) {
-		o.stopped = true
-		return false
-	}
-	return true
-}
-
-// attempt makes one request and streams its answer into out. It returns nil
-// when the answer was complete or the caller stopped listening.
-func (e *Engine) attempt(ctx context.Context, params oai.ChatCompletionNewParams, hint *responseHint, seed string, out *output) error {
+// attempt makes one request and streams its answer through send. It returns
+// nil when the answer was complete or the caller stopped listening.
+func (e *Engine) attempt(ctx context.Context, params oai.ChatCompletionNewParams, hint *responseHint, seed string, send func(llm.Chunk) bool) error {
 	stream := e.chat.NewStreaming(ctx, params, option.WithMiddleware(hint.middleware))
 	defer stream.Close()
 	acc := newAccumulator(seed)
 	for stream.Next() {
 		chunks, err := acc.add(stream.Current())
 		for _, c := range chunks {
-			if !out.send(c) {
+			if !send(c) {
 				return nil
 			}
 		}
@@ -230,7 +186,7 @@ func (e *Engine) attempt(ctx context.Context, params oai.ChatCompletionNewParams
 	}
 	chunks, err := acc.finish()
 	for _, c := range chunks {
-		if !out.send(c) {
+		if !send(c) {
 			return nil
 		}
 	}

@@ -110,7 +110,7 @@ func (a *accumulator) complete() llm.Chunk {
 	}
 	id := p.id
 	if id == "" {
-		id = derivedCallID(a.seed, a.calls, p.name, args)
+		id = llm.DerivedCallID(a.seed, a.calls, p.name, args)
 	}
 	a.calls++
 	return llm.Chunk{Kind: llm.ChunkToolCall, ToolCall: &llm.ToolCall{ID: id, Name: p.name, Args: args}}

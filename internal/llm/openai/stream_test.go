@@ -356,7 +356,8 @@ func TestStreamCancelDuringBackoff(t *testing.T) {
 	defer cancel()
 	h := newHarness(t, Config{Sleep: func(ctx context.Context, d time.Duration) error {
 		cancel()
-		return sleepContext(ctx, d)
+		<-ctx.Done()
+		return ctx.Err()
 	}}, plain(503, "busy"), sse(okFrames...))
 	_, err := collect(h.engine.Stream(ctx, llm.Request{Model: "qwen-test", Messages: []llm.Message{{Role: llm.RoleUser, Text: "hi"}}}))
 	if err != context.Canceled {
