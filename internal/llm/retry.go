@@ -27,6 +27,9 @@ const (
 
 // RetryConfig configures a Retrier. Every field may be left zero.
 type RetryConfig struct {
+	// Engine names the engine in the retry warnings ("engine" next to
+	// "component": "llm"), so that an operator sees which server struggles.
+	Engine string
 	// MaxAttempts bounds the requests one call makes (first try included).
 	// Zero means DefaultMaxAttempts.
 	MaxAttempts int
@@ -92,7 +95,7 @@ func NewRetrier(cfg RetryConfig) (*Retrier, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Retrier{cfg: cfg, log: log}, nil
+	return &Retrier{cfg: cfg, log: log.With("component", "llm", "engine", cfg.Engine)}, nil
 }
 
 // Config returns the configuration in force, defaults applied, so that an

@@ -72,17 +72,14 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.APIKey == "" {
 		return nil, ErrNoAPIKey
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
 	retry, err := llm.NewRetrier(llm.RetryConfig{
+		Engine:      Name,
 		MaxAttempts: cfg.MaxAttempts,
 		BackoffBase: cfg.BackoffBase,
 		BackoffMax:  cfg.BackoffMax,
 		Sleep:       cfg.Sleep,
 		Now:         cfg.Now,
-		Logger:      log.With("component", "llm", "engine", Name),
+		Logger:      cfg.Logger,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("gemini: %w", err)

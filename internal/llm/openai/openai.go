@@ -102,17 +102,14 @@ func New(cfg Config) (*Engine, error) {
 	default:
 		return nil, fmt.Errorf("openai: token limit field %q is neither %s nor %s", cfg.TokenLimitField, FieldMaxTokens, FieldMaxCompletionTokens)
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
 	retry, err := llm.NewRetrier(llm.RetryConfig{
+		Engine:      Name,
 		MaxAttempts: cfg.MaxAttempts,
 		BackoffBase: cfg.BackoffBase,
 		BackoffMax:  cfg.BackoffMax,
 		Sleep:       cfg.Sleep,
 		Now:         cfg.Now,
-		Logger:      log.With("component", "llm", "engine", Name),
+		Logger:      cfg.Logger,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("openai: %w", err)
