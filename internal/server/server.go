@@ -243,6 +243,9 @@ func (s *Server) routes() error {
 			return &APIError{Status: http.StatusTooManyRequests, Code: CodeRateLimited, Message: "too many requests; slow down", RetryAfter: time.Second}
 		},
 	}))
+	// Pages and JSON compress well (a built conversation's page is ~90 KB,
+	// ~12 KB gzipped); streams are never buffered.
+	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{Skipper: isStream, MinLength: 1024}))
 	e.Use(middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{
 		Skipper: isStream,
 		Timeout: s.cfg.RequestTimeout,
