@@ -3,9 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"errors"
-	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -31,10 +28,8 @@ func (s *Server) streamPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(c.Request().Context())
+	ctx, cancel := s.streamContext(c)
 	defer cancel()
-	stop := context.AfterFunc(s.stopping, cancel)
-	defer stop()
 	uid, id := userID(c), c.Param("id")
 	conv, err := s.cfg.Store.Conversation(ctx, uid, id)
 	if err != nil {
@@ -45,75 +40,15 @@ func (s *Server) streamPage(c echo.Context) error {
 		return err
 	}
 	page := s.conversationView(c, proj)
-
-	type item struct {
-		rec event.Record
-		err error
-	}
-	items := make(chan item)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for rec, err := range s.cfg.Streamer.Stream(ctx, uid, id, proj.Seq) {
-			select {
-			case items <- item{rec, err}:
-			case <-ctx.Done():
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	defer func() { cancel(); <-done }()
-
-	w := c.Response()
-	h := w.Header()
-	h.Set(echo.HeaderContentType, "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("Connection", "keep-alive")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	write := func(frame string) error {
-		_ = rc.SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
-		if _, err := fmt.Fprint(w, frame); err != nil {
-			return err
-		}
-		return rc.Flush()
-	}
-	if err := write(": page stream of conversation " + id + "\nretry: 2000\n\n"); err != nil {
-		return nil
-	}
-	keepAlive := time.NewTicker(s.cfg.KeepAlive)
-	defer keepAlive.Stop()
 	var buf bytes.Buffer
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-keepAlive.C:
-			if write(": keep-alive\n\n") != nil {
-				return nil
-			}
-		case it := <-items:
-			if it.err != nil {
-				if !errors.Is(it.err, event.ErrSlowSubscriber) && ctx.Err() == nil {
-					s.log.Warn("page stream ended", "conversation_id", id, "error", it.err)
-				}
-				return nil
-			}
-			buf.Reset()
-			page.Now = time.Now()
-			if err := renderChanges(ctx, &buf, page, s.apply(proj, it.rec)); err != nil {
-				s.log.Warn("rendering a page fragment", "conversation_id", id, "seq", it.rec.Seq, "error", err)
-				return nil
-			}
-			if write(sseFrame(it.rec.Seq, buf.String())) != nil {
-				return nil
-			}
+	return s.serveStream(ctx, c, proj.Seq, "page stream", func(rec event.Record) (string, error) {
+		buf.Reset()
+		page.Now = time.Now()
+		if err := renderChanges(ctx, &buf, page, s.apply(proj, rec)); err != nil {
+			return "", err
 		}
-	}
+		return sseFrame(rec.Seq, buf.String()), nil
+	})
 }
 
 // renderChanges draws the fragments of an event's changes into buf.

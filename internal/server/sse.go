@@ -16,23 +16,39 @@ import (
 // streamEvents is GET /conversations/{id}/events: the conversation's events
 // after ?after=N (or the Last-Event-ID header of a reconnecting client) and
 // then live ones, as Server-Sent Events whose id is the event's sequence
-// number. A comment line every KeepAlive keeps proxies from closing an idle
-// stream. A client too slow to keep up is disconnected; it reconnects and
-// replays from the log.
+// number.
 func (s *Server) streamEvents(c echo.Context) error {
 	after, err := resumePoint(c)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(c.Request().Context())
+	ctx, cancel := s.streamContext(c)
 	defer cancel()
-	// Shutdown ends open streams; clients reconnect to another replica.
-	stop := context.AfterFunc(s.stopping, cancel)
-	defer stop()
 	if _, err := s.cfg.Store.Conversation(ctx, userID(c), c.Param("id")); err != nil {
 		return err
 	}
+	return s.serveStream(ctx, c, after, "stream", func(rec event.Record) (string, error) {
+		return "id: " + strconv.FormatInt(rec.Seq, 10) + "\nevent: " + rec.Type + "\ndata: " + string(rec.Payload) + "\n\n", nil
+	})
+}
 
+// streamContext is a stream's context: it ends with the request or when the
+// server begins shutting down (clients reconnect to another replica).
+func (s *Server) streamContext(c echo.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(c.Request().Context())
+	stop := context.AfterFunc(s.stopping, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+// serveStream follows the caller's conversation from after and writes one
+// SSE frame per record, made by frame. The rules every stream shares live
+// here: headers are written only now (the caller checked ownership first),
+// a comment line every KeepAlive keeps proxies from closing an idle stream,
+// a client that cannot take a frame within WriteTimeout is dropped, and a
+// client too slow to keep up (the broker drops it) is disconnected; it
+// reconnects and replays from the log.
+func (s *Server) serveStream(ctx context.Context, c echo.Context, after int64, label string, frame func(event.Record) (string, error)) error {
+	ctx, cancel := context.WithCancel(ctx)
 	type item struct {
 		rec event.Record
 		err error
@@ -62,14 +78,14 @@ func (s *Server) streamEvents(c echo.Context) error {
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
-	write := func(frame string) error {
+	write := func(f string) error {
 		_ = rc.SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
-		if _, err := fmt.Fprint(w, frame); err != nil {
+		if _, err := fmt.Fprint(w, f); err != nil {
 			return err
 		}
 		return rc.Flush()
 	}
-	if err := write(": stream of conversation " + c.Param("id") + "\nretry: 2000\n\n"); err != nil {
+	if err := write(": " + label + " of conversation " + c.Param("id") + "\nretry: 2000\n\n"); err != nil {
 		return nil
 	}
 	keepAlive := time.NewTicker(s.cfg.KeepAlive)
@@ -85,12 +101,16 @@ func (s *Server) streamEvents(c echo.Context) error {
 		case it := <-items:
 			if it.err != nil {
 				if !errors.Is(it.err, event.ErrSlowSubscriber) && ctx.Err() == nil {
-					s.log.Warn("event stream ended", "conversation_id", c.Param("id"), "error", it.err)
+					s.log.Warn(label+" ended", "conversation_id", c.Param("id"), "error", it.err)
 				}
 				return nil
 			}
-			frame := "id: " + strconv.FormatInt(it.rec.Seq, 10) + "\nevent: " + it.rec.Type + "\ndata: " + string(it.rec.Payload) + "\n\n"
-			if write(frame) != nil {
+			f, err := frame(it.rec)
+			if err != nil {
+				s.log.Warn("rendering a "+label+" frame", "conversation_id", c.Param("id"), "seq", it.rec.Seq, "error", err)
+				return nil
+			}
+			if write(f) != nil {
 				return nil
 			}
 		}
