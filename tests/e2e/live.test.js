@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { env, useBrowser, byTestId, Api, screenshot } from './lib/harness.js';
+import { startProxy } from './lib/proxy.js';
 import {
   acceptanceRequest,
   newConversation,
@@ -78,6 +79,56 @@ test('reloading in the middle of a delegation resumes with no duplicate and noth
   assert.equal(root?.count, 89);
   assert.deepEqual(problems.pageErrors, []);
   await fresh.close();
+});
+
+test('losing the connection in the middle shows Reconnecting, then resumes with no duplicate and nothing missing', async () => {
+  const { alice } = env();
+  const api = new Api(alice);
+  const proxy = await startProxy(env().baseURL);
+  try {
+    const { page, context, problems } = await b.open();
+    // Everything goes through the proxy (cookies are per host, not per port).
+    await page.goto(proxy.url + '/signin');
+    await page.getByLabel('Email').fill(alice.email);
+    await page.getByLabel('Password').fill(alice.password);
+    await Promise.all([page.waitForURL((u) => u.pathname === '/'), page.getByRole('button', { name: 'Sign in' }).click()]);
+    const id = await newConversation(page);
+    await send(page, acceptanceRequest, { mode: 'plan', model: 'scripted:e2e_reconnect.json' });
+    await api.waitIdle(id);
+    await buildPlan(page);
+    await page.locator('[data-testid="node"][data-status="running"]').first().waitFor({ timeout: 20_000 });
+
+    // The connection drops: the indicator says so; events go on on the
+    // server meanwhile.
+    proxy.cut();
+    const seqAtCut = (await api.conversation(id)).lastEventSeq;
+    const status = byTestId(page, 'connection-status');
+    await page.locator('[data-testid="connection-status"]:not([data-state="open"])').waitFor({ timeout: 10_000 });
+    assert.match(await status.getAttribute('data-state'), /reconnecting|connecting/);
+    assert.ok((await status.innerText()).trim().length > 0, 'the state is written, not only coloured');
+    await screenshot(page, 'reconnecting');
+    await page.waitForTimeout(2500);
+    const seqAtRestore = (await api.conversation(id)).lastEventSeq;
+    assert.ok(seqAtRestore > seqAtCut, `events happened while the page was cut off (${seqAtCut} -> ${seqAtRestore})`);
+    proxy.restore();
+    await waitConnected(page, 30_000);
+
+    await waitNodes(page, 5, ['done']);
+    const final = await waitIdle(page, api, id);
+    const fresh = await context.newPage();
+    await fresh.goto(`/conversations/${id}`);
+    await waitConnected(fresh);
+    assert.deepEqual(await pageState(page), await pageState(fresh), 'the reconnected page equals a fresh render');
+    const chatText = (await chatState(page)).map((m) => m.text).join('\n');
+    assert.equal(countOf(chatText, 'Delegating the plan.'), 1);
+    assert.equal(countOf(chatText, 'The strategy is built'), 1);
+    assert.equal((await graphState(page)).find((s) => s.root)?.count, 89);
+    assert.equal(final.turns.at(-1).status, 'completed');
+    assert.deepEqual(problems.pageErrors, []);
+    await fresh.close();
+  } finally {
+    await proxy.close();
+  }
 });
 
 test('Stop in the middle of a delegation cancels the turn and its nodes, and the composer works again', async () => {

@@ -26,58 +26,63 @@ function stats(xs) {
   return { n: s.length, min: r(s[0]), median: r(q(0.5)), p90: r(q(0.9)), max: r(s.at(-1)) };
 }
 
-// watchFirstToken records, in the page, when an assistant message's text
-// first becomes non-empty after it is armed (performance.now(), ms since the
-// navigation started).
-const watchFirstToken = () => {
-  window.__firstToken = null;
-  const seen = new Set(
-    [...document.querySelectorAll('[data-testid="message"][data-role="assistant"] [data-testid="message-text"]')].filter(
-      (el) => el.textContent.trim() !== '',
-    ),
-  );
-  const check = () => {
-    if (window.__firstToken !== null) return;
-    for (const el of document.querySelectorAll('[data-testid="message"][data-role="assistant"] [data-testid="message-text"]')) {
-      if (!seen.has(el) && el.textContent.trim() !== '') {
-        window.__firstToken = performance.now();
-        obs.disconnect();
-        return;
-      }
-    }
-  };
-  const obs = new MutationObserver(check);
+// armTimers records, in the page, performance.now() (ms since the navigation
+// started) of: Enter in the composer (__sent), the next user message on
+// screen (__echo), the next tool-call card (__firstTool), and the first text
+// of an assistant message that had none when armed (__firstToken).
+const armTimers = () => {
+  Object.assign(window, { __sent: null, __echo: null, __firstTool: null, __firstToken: null });
+  const q = (sel) => [...document.querySelectorAll(sel)];
+  const texts = '[data-testid="message"][data-role="assistant"] [data-testid="message-text"]';
+  const had = new Set(q(texts).filter((el) => el.textContent.trim() !== ''));
+  const users = q('[data-testid="message"][data-role="user"]').length;
+  const tools = q('[data-testid="tool-call"]').length;
+  const obs = new MutationObserver(() => {
+    const now = performance.now();
+    if (window.__echo === null && q('[data-testid="message"][data-role="user"]').length > users) window.__echo = now;
+    if (window.__firstTool === null && q('[data-testid="tool-call"]').length > tools) window.__firstTool = now;
+    if (window.__firstToken === null && q(texts).some((el) => !had.has(el) && el.textContent.trim() !== '')) window.__firstToken = now;
+    if (window.__echo !== null && window.__firstToken !== null) obs.disconnect();
+  });
   obs.observe(document.body, { childList: true, subtree: true, characterData: true });
+  document.querySelector('[data-testid="message-input"]')?.addEventListener(
+    'keydown',
+    (e) => {
+      if (e.key === 'Enter' && window.__sent === null) window.__sent = performance.now();
+    },
+    { capture: true },
+  );
 };
 
 test('time from Enter to the first streamed token on screen (offline engine)', async () => {
   const { alice } = env();
   const api = new Api(alice);
   const { page } = await b.openAs(alice);
-  const samples = [];
+  const samples = { acceptanceRequest: { echo: [], tool: [], first: [] }, shortQuestion: { echo: [], tool: [], first: [] } };
   for (let i = 0; i < 12; i++) {
     const conv = await api.createConversation(`first token ${i}`);
     await page.goto(`/conversations/${conv.id}`);
     await waitConnected(page);
-    await page.evaluate(watchFirstToken);
-    await page.evaluate(() => {
-      window.__sent = null;
-      document.querySelector('[data-testid="message-input"]').addEventListener(
-        'keydown',
-        (e) => {
-          if (e.key === 'Enter') window.__sent = performance.now();
-        },
-        { once: true, capture: true },
-      );
-    });
-    await byTestId(page, 'message-input').fill(i % 2 ? acceptanceRequest : 'Which searches find genes by GO term?');
+    await page.evaluate(armTimers);
+    await byTestId(page, 'message-input').fill(i % 2 ? acceptanceRequest : 'thanks');
     await byTestId(page, 'message-input').press('Enter');
-    await page.waitForFunction(() => window.__firstToken !== null, null, { timeout: 20_000 });
-    const [sent, first] = await page.evaluate(() => [window.__sent, window.__firstToken]);
-    if (i >= 2) samples.push(first - sent); // the first two warm the caches
+    await page.waitForFunction(() => window.__firstToken !== null && window.__echo !== null, null, { timeout: 20_000 });
+    const t = await page.evaluate(() => ({ sent: window.__sent, echo: window.__echo, tool: window.__firstTool, first: window.__firstToken }));
+    if (i >= 2) {
+      // the first two warm the caches
+      const kind = i % 2 ? 'acceptanceRequest' : 'shortQuestion';
+      samples[kind].first.push(t.first - t.sent);
+      samples[kind].echo.push(t.echo - t.sent);
+      if (t.tool !== null) samples[kind].tool.push(t.tool - t.sent);
+    }
     await waitIdle(page, api, conv.id);
   }
-  results.enterToFirstTokenMs = stats(samples);
+  results.enterTo = Object.fromEntries(
+    Object.entries(samples).map(([k, v]) => [
+      k,
+      { userMessageMs: stats(v.echo), firstToolCardMs: v.tool.length ? stats(v.tool) : null, firstTokenMs: stats(v.first) },
+    ]),
+  );
 });
 
 test('time from page load to the first streamed token, a turn starting as the page loads', async () => {
@@ -93,7 +98,7 @@ test('time from page load to the first streamed token, a turn starting as the pa
     // document has parsed, so its tokens stream into the page live.
     await page.goto(`/conversations/${conv.id}`, { waitUntil: 'commit' });
     await page.waitForFunction(() => document.readyState !== 'loading');
-    await page.evaluate(watchFirstToken);
+    await page.evaluate(armTimers);
     await api.startTurn(conv.id, acceptanceRequest, 'plan', 'offline');
     await page.waitForFunction(() => window.__firstToken !== null, null, { timeout: 20_000 });
     await waitConnected(page);
@@ -157,94 +162,137 @@ test('bytes of HTML, JS and CSS per page load, cold and warm cache', async () =>
   }
 });
 
-test('a 200-message conversation: load time, DOM size, and a new turn on it', async () => {
-  const { alice } = env();
-  const api = new Api(alice);
-  const conv = await api.createConversation('Two hundred messages');
-  const requests = [
-    'tRNA genes on chromosome 5',
-    'snoRNAs or rRNA genes',
-    'genes on chromosomes 1 and 2',
-    'DNA replication and DNA repair',
-    'protein coding genes on the apicoplast',
-  ];
-  const built = Date.now();
-  for (let i = 0; i < 100; i++) {
-    // One planned request in ten (tool calls, artifacts, a draft); short
-    // questions the planner answers in text otherwise.
-    const msg = i % 10 === 0 ? requests[(i / 10) % requests.length] : `Question ${i}: thanks, what next?`;
-    await api.startTurn(conv.id, msg, 'plan', 'offline');
-    await api.waitIdle(conv.id);
-  }
-  const state = await api.conversation(conv.id);
-  const chatRows = state.messages.filter((m) => m.role === 'user' || m.role === 'assistant');
-  const { page } = await b.openAs(alice);
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('Performance.enable');
-  const loads = [];
-  let last;
-  for (let i = 0; i < 5; i++) {
-    const t0 = Date.now();
-    const res = await page.goto(`/conversations/${conv.id}`);
-    await waitConnected(page);
-    const wall = Date.now() - t0;
-    last = await page.evaluate(() => {
-      const nav = performance.getEntriesByType('navigation')[0];
-      const chat = document.querySelector('[data-testid="chat"]');
-      const msgs = chat.querySelectorAll('[data-testid="message"]');
-      const lastMsg = msgs[msgs.length - 1]?.getBoundingClientRect();
-      return {
-        responseEndMs: nav.responseEnd,
-        domContentLoadedMs: nav.domContentLoadedEventEnd,
-        loadMs: nav.loadEventEnd,
-        htmlBytes: nav.decodedBodySize,
-        htmlTransferBytes: nav.transferSize,
-        domElements: document.getElementsByTagName('*').length,
-        messagesOnScreen: msgs.length,
-        toolCards: chat.querySelectorAll('[data-testid="tool-call"]').length,
-        artifacts: document.querySelectorAll('[data-testid="artifact"]').length,
-        lastMessageInView: lastMsg ? lastMsg.top < window.innerHeight && lastMsg.bottom > 0 : false,
-        heapMB: performance.memory ? Math.round(performance.memory.usedJSHeapSize / 1e5) / 10 : null,
-      };
-    });
-    loads.push({ wall, status: res.status(), ...last });
-  }
-  const metrics = Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
-  // A new turn on the long page: Enter to first token.
-  await page.evaluate(watchFirstToken);
-  await page.evaluate(() => {
-    window.__sent = null;
-    document
-      .querySelector('[data-testid="message-input"]')
-      .addEventListener('keydown', (e) => e.key === 'Enter' && (window.__sent = performance.now()), { once: true, capture: true });
+// firstDeltaViaAPI starts a turn through the JSON API and times, from the
+// POST, the turn_start and the first assistant_delta on the event stream:
+// the server's share of the time to the first token, without a browser.
+async function firstDeltaViaAPI(api, id, message) {
+  const after = (await api.conversation(id)).lastEventSeq;
+  const ctrl = new AbortController();
+  const res = await fetch(`${api.base}/api/v1/conversations/${id}/events?after=${after}`, {
+    headers: { Authorization: `Bearer ${api.user.token}` },
+    signal: ctrl.signal,
   });
-  await byTestId(page, 'message-input').fill('tRNA genes on chromosome 7');
-  await byTestId(page, 'message-input').press('Enter');
-  await page.waitForFunction(() => window.__firstToken !== null, null, { timeout: 30_000 });
-  const [sent, first] = await page.evaluate(() => [window.__sent, window.__firstToken]);
-  await waitIdle(page, api, conv.id);
-  // Scrolling the chat to the top and back: frames are not measured here,
-  // only that it completes.
-  const phone = await b.openAs(alice, viewports.phone);
-  const t1 = Date.now();
-  await phone.page.goto(`/conversations/${conv.id}`);
-  await waitConnected(phone.page);
-  results.longConversation = {
-    buildSeconds: Math.round((Date.now() - built) / 1000),
-    apiMessageRows: state.messages.length,
-    userAndAssistantRows: chatRows.length,
-    loads,
-    wallMs: stats(loads.map((l) => l.wall)),
-    domContentLoadedMs: stats(loads.map((l) => l.domContentLoadedMs)),
-    chromeMetrics: {
-      LayoutDurationS: metrics.LayoutDuration,
-      RecalcStyleDurationS: metrics.RecalcStyleDuration,
-      ScriptDurationS: metrics.ScriptDuration,
-      Nodes: metrics.Nodes,
-      JSHeapUsedMB: Math.round(metrics.JSHeapUsedSize / 1e5) / 10,
-    },
-    enterToFirstTokenMs: Math.round(first - sent),
-    phoneLoadWallMs: Date.now() - t1,
-  };
-  assert.ok(last.messagesOnScreen >= 200, `${last.messagesOnScreen} messages on screen`);
-});
+  const t0 = performance.now();
+  await api.startTurn(id, message, 'plan', 'offline');
+  const out = { turnStartMs: null, firstDeltaMs: null };
+  const reader = res.body.getReader();
+  const dec = new TextDecoder();
+  let buf = '';
+  try {
+    while (out.firstDeltaMs === null) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buf += dec.decode(value, { stream: true });
+      for (const m of buf.matchAll(/^event: (\w+)$/gm)) {
+        if (m[1] === 'turn_start' && out.turnStartMs === null) out.turnStartMs = Math.round(performance.now() - t0);
+        if (m[1] === 'assistant_delta') {
+          out.firstDeltaMs = Math.round(performance.now() - t0);
+          break;
+        }
+      }
+      buf = buf.slice(buf.lastIndexOf('\n') + 1);
+    }
+  } finally {
+    ctrl.abort();
+  }
+  await api.waitIdle(id);
+  return out;
+}
+
+// The offline planner answers these in text, without tools.
+const shortReplies = ['thanks', 'ok', 'thank you', 'great', 'yes', 'hello', 'hi', 'no'];
+const planned = [
+  'tRNA genes on chromosome 5',
+  'snoRNAs or rRNA genes',
+  'genes on chromosomes 1 and 2',
+  'DNA replication and DNA repair',
+  'protein coding genes on the apicoplast',
+];
+
+const longKinds = {
+  // 100 turns: one planned request in ten, short replies otherwise.
+  light: (i) => (i % 10 === 0 ? planned[(i / 10) % planned.length] : shortReplies[i % shortReplies.length]),
+  // 100 turns: one planned request in ten, and questions the planner reads
+  // as text searches otherwise (each a planning round with tool calls).
+  'tool-heavy': (i) => (i % 10 === 0 ? planned[(i / 10) % planned.length] : `Question ${i}: thanks, what next?`),
+};
+
+for (const [kind, messageFor] of Object.entries(longKinds)) {
+  test(`a 200-message conversation (${kind}): load time, DOM size, and a new turn on it`, async () => {
+    const { alice } = env();
+    const api = new Api(alice);
+    const conv = await api.createConversation(`Two hundred messages (${kind})`);
+    const built = Date.now();
+    const baseline = await firstDeltaViaAPI(api, (await api.createConversation('baseline')).id, 'tRNA genes on chromosome 7');
+    for (let i = 0; i < 100; i++) {
+      await api.startTurn(conv.id, messageFor(i), 'plan', 'offline');
+      await api.waitIdle(conv.id);
+    }
+    const state = await api.conversation(conv.id);
+    const { page } = await b.openAs(alice);
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Performance.enable');
+    const loads = [];
+    let last;
+    for (let i = 0; i < 5; i++) {
+      const t0 = Date.now();
+      const res = await page.goto(`/conversations/${conv.id}`);
+      await waitConnected(page);
+      const wall = Date.now() - t0;
+      last = await page.evaluate(() => {
+        const nav = performance.getEntriesByType('navigation')[0];
+        const chat = document.querySelector('[data-testid="chat"]');
+        const msgs = chat.querySelectorAll('[data-testid="message"]');
+        const lastMsg = msgs[msgs.length - 1]?.getBoundingClientRect();
+        return {
+          responseEndMs: Math.round(nav.responseEnd),
+          domContentLoadedMs: Math.round(nav.domContentLoadedEventEnd),
+          loadMs: Math.round(nav.loadEventEnd),
+          htmlBytes: nav.decodedBodySize,
+          htmlTransferBytes: nav.transferSize,
+          domElements: document.getElementsByTagName('*').length,
+          messagesOnScreen: msgs.length,
+          userMessagesOnScreen: chat.querySelectorAll('[data-testid="message"][data-role="user"]').length,
+          toolCards: chat.querySelectorAll('[data-testid="tool-call"]').length,
+          artifacts: document.querySelectorAll('[data-testid="artifact"]').length,
+          lastMessageInView: lastMsg ? lastMsg.top < window.innerHeight && lastMsg.bottom > 0 : false,
+        };
+      });
+      loads.push({ wall, status: res.status(), ...last });
+    }
+    const metrics = Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
+    // A new turn on the long page: Enter to the user's message and to the
+    // first token on screen; then the same through the API alone.
+    await page.evaluate(armTimers);
+    await byTestId(page, 'message-input').fill('tRNA genes on chromosome 7');
+    await byTestId(page, 'message-input').press('Enter');
+    await page.waitForFunction(() => window.__firstToken !== null && window.__echo !== null, null, { timeout: 30_000 });
+    const [sent, echo, first] = await page.evaluate(() => [window.__sent, window.__echo, window.__firstToken]);
+    await waitIdle(page, api, conv.id);
+    const viaAPI = await firstDeltaViaAPI(api, conv.id, 'tRNA genes on chromosome 9');
+    const phone = await b.openAs(alice, viewports.phone);
+    const t1 = Date.now();
+    await phone.page.goto(`/conversations/${conv.id}`);
+    await waitConnected(phone.page);
+    results[`longConversation ${kind}`] = {
+      buildSeconds: Math.round((Date.now() - built) / 1000),
+      apiMessageRows: state.messages.length,
+      apiUserAndAssistantRows: state.messages.filter((m) => m.role === 'user' || m.role === 'assistant').length,
+      page: last,
+      wallMs: stats(loads.map((l) => l.wall)),
+      responseEndMs: stats(loads.map((l) => l.responseEndMs)),
+      domContentLoadedMs: stats(loads.map((l) => l.domContentLoadedMs)),
+      chromeMetrics: {
+        LayoutDurationS: metrics.LayoutDuration,
+        RecalcStyleDurationS: metrics.RecalcStyleDuration,
+        ScriptDurationS: metrics.ScriptDuration,
+        JSHeapUsedMB: Math.round(metrics.JSHeapUsedSize / 1e5) / 10,
+      },
+      newTurnOnPage: { enterToUserMessageMs: Math.round(echo - sent), enterToFirstTokenMs: Math.round(first - sent) },
+      newTurnViaAPI: viaAPI,
+      freshConversationViaAPI: baseline,
+      phoneLoadWallMs: Date.now() - t1,
+    };
+    assert.ok(last.messagesOnScreen >= 200, `${last.messagesOnScreen} messages on screen`);
+  });
+}
