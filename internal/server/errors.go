@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"strategist/internal/account"
+	"strategist/internal/catalog"
 	"strategist/internal/store"
 )
 
@@ -111,6 +112,8 @@ func toAPIError(err error) *APIError {
 		return &APIError{Status: http.StatusConflict, Code: CodeConflict, Message: "conflicts with existing data", Err: err}
 	case errors.Is(err, account.ErrUnauthenticated):
 		return &APIError{Status: http.StatusUnauthorized, Code: CodeUnauthenticated, Message: "sign in or send an API token", Err: err}
+	case errors.Is(err, catalog.ErrUnavailable):
+		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: err.Error(), Err: err}
 	case errors.Is(err, context.DeadlineExceeded):
 		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "the request took too long", Err: err}
 	}

@@ -89,16 +89,22 @@ func (fixedModels) Models() llm.ModelList {
 
 func newEnv(t *testing.T, auth config.AuthMode) *env {
 	t.Helper()
+	cat, err := offline.New(offline.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newEnvWith(t, auth, cat)
+}
+
+// newEnvWith runs the server over a given catalog.
+func newEnvWith(t *testing.T, auth config.AuthMode, cat catalog.Catalog) *env {
+	t.Helper()
 	db, err := store.New(pgtest.New(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	clk := &clock{t: time.Now()}
 	accounts, err := account.New(account.Config{Store: db, SessionTTL: time.Hour, Now: clk.now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := offline.New(offline.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
