@@ -154,7 +154,11 @@ func (db *DB) CreateHandoff(ctx context.Context, userID, conversationID, artifac
 		if _, err := tx.Exec(ctx, supersedeHandoffsSQL, conversationID); err != nil {
 			return err
 		}
-		if err := tx.QueryRow(ctx, insertHandoffSQL, conversationID, artifactID, turnID, goal, plan).Scan(&id); err != nil {
+		var turn any
+		if turnID != "" {
+			turn = turnID
+		}
+		if err := tx.QueryRow(ctx, insertHandoffSQL, conversationID, artifactID, turn, goal, plan).Scan(&id); err != nil {
 			return err
 		}
 		rows, _ := tx.Query(ctx, handoffByIDSQL, id)
