@@ -158,6 +158,7 @@ test('Stop in the middle of a delegation cancels the turn and its nodes, and the
   assert.equal(execute.status, 'cancelled');
   assert.ok(conv.delegation.nodes.every((n) => n.status === 'cancelled'), JSON.stringify(conv.delegation.nodes));
   assert.equal(await stop.isVisible(), false, 'Stop is hidden once the turn ended');
+  assert.deepEqual((await toolCards(page)).filter((c) => c.status === 'running'), [], 'no tool card is left running');
   assert.equal(await byTestId(page, 'graph-step').count(), 0, 'nothing was built');
   await screenshot(page, 'delegation-stopped');
 
