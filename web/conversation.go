@@ -124,7 +124,12 @@ func itoa(n int) string     { return strconv.Itoa(n) }
 func i64toa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // usageText is a turn's token usage in words.
-func usageText(u llm.Usage) string {
+func usageText(t *view.Turn) string {
+	u := t.Usage
+	if u.TotalTokens == 0 && t.Model == "offline" {
+		// The offline planner runs no model: zero is the truth, said plainly.
+		return "No model tokens (offline planner)"
+	}
 	return fmt.Sprintf("Tokens: %d prompt · %d completion · %d total", u.PromptTokens, u.CompletionTokens, u.TotalTokens)
 }
 

@@ -173,6 +173,11 @@ func Fragment(p *ConversationPage, ch view.Change) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
+		case view.TitleChanged:
+			templ_7745c5c3_Err = conversationTitle(p, true).Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
 		}
 		return nil
 	})

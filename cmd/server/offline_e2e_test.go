@@ -455,6 +455,10 @@ func canonical(t *testing.T, recs []event.Record) string {
 			// depends on whether a combine ran before the last leaf.
 			fmt.Fprintf(&graph, "version with %d steps\n", len(g.Snapshot.Steps))
 			continue
+		case r.Type == "conversation_renamed":
+			// Emitted from inside a tool call running beside others: its
+			// place among their starts and ends is timing.
+			lane = "title"
 		case strings.HasPrefix(r.Type, "subagent_") && r.Type != "subagent_plan",
 			r.Type == "usage" && field[string](t, r, "nodeId") != "":
 			lane = "node " + field[string](t, r, "nodeId")

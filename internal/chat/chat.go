@@ -36,6 +36,7 @@ import (
 // Store is what the orchestrator needs from persistence.
 type Store interface {
 	Conversation(ctx context.Context, userID, id string) (store.Conversation, error)
+	RenameConversation(ctx context.Context, userID, id, title string) (store.Conversation, error)
 	Messages(ctx context.Context, userID, conversationID string) ([]store.Message, error)
 	StartTurnTx(ctx context.Context, st store.StartTurn) ([]store.EventRow, error)
 	EndTurnTx(ctx context.Context, et store.EndTurn) ([]store.EventRow, error)
@@ -423,4 +424,17 @@ func records(rows []store.EventRow) []event.Record {
 		out[i] = event.FromRow(r)
 	}
 	return out
+}
+
+// Rename retitles a conversation and records the new title in its stream,
+// so every open page follows, as it does when the planner names it.
+func (s *Service) Rename(ctx context.Context, userID, conversationID, title string) (store.Conversation, error) {
+	conv, err := s.cfg.Store.RenameConversation(ctx, userID, conversationID, title)
+	if err != nil {
+		return conv, err
+	}
+	if _, err := s.cfg.Log.Append(ctx, conversationID, &event.ConversationRenamed{Title: conv.Title}); err != nil {
+		return conv, fmt.Errorf("chat: rename: %w", err)
+	}
+	return conv, nil
 }

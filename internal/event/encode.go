@@ -25,6 +25,8 @@ func Name(e Event) string {
 		return "handoff_requested"
 	case *HandoffAccepted:
 		return "handoff_accepted"
+	case *ConversationRenamed:
+		return "conversation_renamed"
 	case *GraphSnapshot:
 		return "graph_snapshot"
 	case *SubagentPlan:
@@ -68,6 +70,8 @@ func newByName(name string) (Event, bool) {
 		return &HandoffRequested{}, true
 	case "handoff_accepted":
 		return &HandoffAccepted{}, true
+	case "conversation_renamed":
+		return &ConversationRenamed{}, true
 	case "graph_snapshot":
 		return &GraphSnapshot{}, true
 	case "subagent_plan":

@@ -119,6 +119,13 @@ type HandoffAccepted struct {
 	ExecuteTurnID string `json:"executeTurnId"`
 }
 
+// ConversationRenamed says the conversation has a new title (the planner
+// names conversations as it understands them).
+type ConversationRenamed struct {
+	Base
+	Title string `json:"title"`
+}
+
 // GraphSnapshot is the strategy after a mutation. The strategy service emits
 // it, from the one place that mutates.
 type GraphSnapshot struct {

@@ -314,6 +314,9 @@ func (t *tools) setTitle(ctx context.Context, a TitleArgs) (*TitleSet, error) {
 	if _, err := t.store.RenameConversation(ctx, t.env.UserID, t.env.ConversationID, title); err != nil {
 		return nil, err
 	}
+	if err := t.env.Emit(ctx, &event.ConversationRenamed{Title: title}); err != nil {
+		return nil, err
+	}
 	return &TitleSet{Title: title}, nil
 }
 

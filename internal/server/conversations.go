@@ -124,7 +124,7 @@ func (s *Server) renameConversation(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	conv, err := s.cfg.Store.RenameConversation(ctx, userID(c), c.Param("id"), title)
+	conv, err := s.cfg.Chat.Rename(ctx, userID(c), c.Param("id"), title)
 	if err != nil {
 		return err
 	}

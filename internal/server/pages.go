@@ -110,7 +110,7 @@ func (s *Server) renameConversationForm(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.cfg.Store.RenameConversation(c.Request().Context(), userID(c), c.Param("id"), title); err != nil {
+	if _, err := s.cfg.Chat.Rename(c.Request().Context(), userID(c), c.Param("id"), title); err != nil {
 		return err
 	}
 	return s.listAfterForm(c)

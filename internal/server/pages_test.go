@@ -31,6 +31,7 @@ import (
 
 // fakeChat records what the pages asked of the orchestrator.
 type fakeChat struct {
+	db      *store.DB
 	mu      sync.Mutex
 	turns   []chat.TurnRequest
 	cancels []string
@@ -63,6 +64,11 @@ func (f *fakeChat) AcceptHandoff(_ context.Context, _, _, handoffID string) (str
 	}
 	f.accepts = append(f.accepts, handoffID)
 	return "22222222-2222-2222-2222-222222222222", nil
+}
+
+// Rename renames in the store, as the orchestrator does (without events).
+func (f *fakeChat) Rename(ctx context.Context, userID, id, title string) (store.Conversation, error) {
+	return f.db.RenameConversation(ctx, userID, id, title)
 }
 
 // fakeStrategies serves one strategy (of any conversation it is asked
@@ -143,7 +149,7 @@ func newPageEnv(t *testing.T) *pageEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fc, fs := &fakeChat{}, &fakeStrategies{}
+	fc, fs := &fakeChat{db: db}, &fakeStrategies{}
 	reg := prometheus.NewRegistry()
 	s, err := server.New(server.Config{
 		Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelError})),

@@ -36,7 +36,6 @@ type Store interface {
 	CreateConversation(ctx context.Context, userID, siteID, title, model string) (store.Conversation, error)
 	Conversations(ctx context.Context, userID string, limit int) ([]store.Conversation, error)
 	Conversation(ctx context.Context, userID, id string) (store.Conversation, error)
-	RenameConversation(ctx context.Context, userID, id, title string) (store.Conversation, error)
 	DeleteConversation(ctx context.Context, userID, id string) error
 	Messages(ctx context.Context, userID, conversationID string) ([]store.Message, error)
 	Artifacts(ctx context.Context, userID, conversationID string) ([]store.Artifact, error)
@@ -53,6 +52,7 @@ type Chat interface {
 	StartTurn(ctx context.Context, req chat.TurnRequest) (string, error)
 	Cancel(ctx context.Context, userID, conversationID, turnID string) error
 	AcceptHandoff(ctx context.Context, userID, conversationID, handoffID string) (string, error)
+	Rename(ctx context.Context, userID, conversationID, title string) (store.Conversation, error)
 }
 
 // Streamer replays and follows a conversation's events (*event.Streamer).

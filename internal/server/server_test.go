@@ -47,12 +47,17 @@ func (c *clock) now() time.Time { return c.t }
 // The foundation tests exercise accounts, conversations and the catalog;
 // turns, streams and strategies are tested end to end in cmd/server with
 // the real orchestrator. These stand-ins answer as an empty system would.
-type unusedChat struct{}
+type unusedChat struct{ db *store.DB }
 
 func (unusedChat) StartTurn(context.Context, chat.TurnRequest) (string, error) {
 	return "", chat.ErrNotServing
 }
 func (unusedChat) Cancel(context.Context, string, string, string) error { return nil }
+
+// Rename renames in the store, as the orchestrator does (without events).
+func (c unusedChat) Rename(ctx context.Context, userID, id, title string) (store.Conversation, error) {
+	return c.db.RenameConversation(ctx, userID, id, title)
+}
 func (unusedChat) AcceptHandoff(context.Context, string, string, string) (string, error) {
 	return "", store.ErrNotFound
 }
@@ -114,7 +119,7 @@ func newEnvWith(t *testing.T, auth config.AuthMode, cat catalog.Catalog) *env {
 		Store:        db,
 		Accounts:     accounts,
 		Catalog:      cat,
-		Chat:         unusedChat{},
+		Chat:         unusedChat{db: db},
 		Streamer:     unusedStreamer{},
 		Strategies:   noStrategies{},
 		Models:       fixedModels{},

@@ -42,6 +42,9 @@ type NodeChanged struct{ Node *Node }
 // StrategyChanged redraws the strategy graph.
 type StrategyChanged struct{}
 
+// TitleChanged redraws the conversation's title.
+type TitleChanged struct{}
+
 func (TurnAdded) change()         {}
 func (ItemAdded) change()         {}
 func (ItemReplaced) change()      {}
@@ -52,3 +55,4 @@ func (ArtifactsChanged) change()  {}
 func (DelegationChanged) change() {}
 func (NodeChanged) change()       {}
 func (StrategyChanged) change()   {}
+func (TitleChanged) change()      {}

@@ -204,6 +204,9 @@ func (c *Conversation) Apply(rec event.Record) ([]Change, error) {
 		return c.handoffRequested(e), nil
 	case *event.HandoffAccepted:
 		return c.handoffAccepted(e), nil
+	case *event.ConversationRenamed:
+		c.Title = e.Title
+		return []Change{TitleChanged{}}, nil
 	case *event.GraphSnapshot:
 		return c.graphSnapshot(e)
 	case *event.SubagentPlan:
