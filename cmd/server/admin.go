@@ -17,21 +17,22 @@ import (
 	"strategist/internal/store"
 )
 
-// adminEnv loads the configuration of an administration command from the
-// environment alone (no serve flags).
-func adminEnv(getenv func(string) string, stderr io.Writer) (*config.Config, error) {
-	return config.Load(nil, getenv, stderr)
+// adminDB opens the database for an administration command, configured
+// from the environment alone (no serve flags).
+func adminDB(ctx context.Context, getenv func(string) string, stderr io.Writer) (*config.Config, *store.DB, error) {
+	cfg, err := config.Load(nil, getenv, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	db, err := openDB(ctx, cfg)
+	return cfg, db, err
 }
 
 func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	if len(args) > 0 {
 		return usageError{"usage: strategist migrate"}
 	}
-	cfg, err := adminEnv(getenv, stderr)
-	if err != nil {
-		return err
-	}
-	db, err := openDB(ctx, cfg)
+	_, db, err := adminDB(ctx, getenv, stderr)
 	if err != nil {
 		return err
 	}
@@ -56,11 +57,7 @@ func userCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if *email == "" && sub != "count" {
 		return usageError{"--email is required"}
 	}
-	cfg, err := adminEnv(getenv, stderr)
-	if err != nil {
-		return err
-	}
-	db, err := openDB(ctx, cfg)
+	cfg, db, err := adminDB(ctx, getenv, stderr)
 	if err != nil {
 		return err
 	}

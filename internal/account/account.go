@@ -163,15 +163,6 @@ func (s *Service) SignIn(ctx context.Context, email, password, clientIP string) 
 	return s.openSession(ctx, u.ID)
 }
 
-// SignInDev opens a session for dev mode's implicit user.
-func (s *Service) SignInDev(ctx context.Context) (string, Session, error) {
-	u, err := s.DevUser(ctx)
-	if err != nil {
-		return "", Session{}, err
-	}
-	return s.openSession(ctx, u.ID)
-}
-
 // DevUser returns (creating it on first use) dev mode's implicit user.
 func (s *Service) DevUser(ctx context.Context) (store.User, error) {
 	return s.store.EnsureUserWithoutPassword(ctx, DevEmail)

@@ -125,10 +125,7 @@ type delegator struct {
 }
 
 func (d *delegator) delegate(ctx context.Context, a DelegateArgs) (*subagent.Result, error) {
-	plan, err := subagent.Parse(a.Plan)
-	if pe, ok := errors.AsType[*subagent.PlanError](err); ok {
-		return nil, pe.ToolError("/plan")
-	}
+	plan, err := subagent.ParseArg(a.Plan, "/plan")
 	if err != nil {
 		return nil, err
 	}

@@ -77,10 +77,7 @@ func (t *tools) saveDelegationDraft(ctx context.Context, a SaveDraftArgs) (*Save
 		return nil, &agent.ToolError{Code: agent.CodeValidation, Message: "goal must not be empty",
 			Details: map[string]any{"problems": []agent.Problem{{Field: "/goal", Problem: "empty"}}}}
 	}
-	plan, err := subagent.Parse(a.Plan)
-	if pe, ok := errors.AsType[*subagent.PlanError](err); ok {
-		return nil, pe.ToolError("/plan")
-	}
+	plan, err := subagent.ParseArg(a.Plan, "/plan")
 	if err != nil {
 		return nil, err
 	}
@@ -247,10 +244,7 @@ func (t *tools) requestExecutorBuild(ctx context.Context, a RequestBuildArgs) (*
 	if err := json.Unmarshal(draft.Body, &body); err != nil {
 		return nil, err
 	}
-	plan, err := subagent.Parse(body.Plan)
-	if pe, ok := errors.AsType[*subagent.PlanError](err); ok {
-		return nil, pe.ToolError("/plan")
-	}
+	plan, err := subagent.ParseArg(body.Plan, "/plan")
 	if err != nil {
 		return nil, err
 	}

@@ -162,18 +162,7 @@ func (m AddSearch) refs() []StepID { return nil }
 
 func (m AddSearch) prepare(ctx context.Context, cat SearchCatalog, base *Graph) (plan, error) {
 	const op = "add search step"
-	s, err := lookupSearch(ctx, cat, base, op, m.SearchName)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkKind(base, op, s, catalog.KindLeaf); err != nil {
-		return nil, err
-	}
-	params, err := validateParams(ctx, cat, base, op, s, m.Parameters)
-	if err != nil {
-		return nil, err
-	}
-	name, err := displayName(base, op, m.DisplayName, s.DisplayName)
+	s, params, name, err := prepareSearchStep(ctx, cat, base, op, catalog.KindLeaf, m.SearchName, m.Parameters, m.DisplayName)
 	if err != nil {
 		return nil, err
 	}
@@ -192,6 +181,29 @@ func (m AddSearch) prepare(ctx context.Context, cat SearchCatalog, base *Graph) 
 	}), nil
 }
 
+// prepareSearchStep checks what a new search or transform step needs
+// before the graph is locked: the search exists and is of the wanted kind,
+// its parameters validate (filled from defaults), and its display name.
+func prepareSearchStep(ctx context.Context, cat SearchCatalog, base *Graph, op string, kind catalog.SearchKind,
+	searchName string, parameters map[string]string, display string) (*catalog.Search, map[string]string, string, error) {
+	s, err := lookupSearch(ctx, cat, base, op, searchName)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if err := checkKind(base, op, s, kind); err != nil {
+		return nil, nil, "", err
+	}
+	params, err := validateParams(ctx, cat, base, op, s, parameters)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	name, err := displayName(base, op, display, s.DisplayName)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return s, params, name, nil
+}
+
 // AddTransform adds a transform step over one root step.
 type AddTransform struct {
 	Input       StepID
@@ -205,18 +217,7 @@ func (m AddTransform) refs() []StepID { return []StepID{m.Input} }
 
 func (m AddTransform) prepare(ctx context.Context, cat SearchCatalog, base *Graph) (plan, error) {
 	const op = "add transform step"
-	s, err := lookupSearch(ctx, cat, base, op, m.SearchName)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkKind(base, op, s, catalog.KindTransform); err != nil {
-		return nil, err
-	}
-	params, err := validateParams(ctx, cat, base, op, s, m.Parameters)
-	if err != nil {
-		return nil, err
-	}
-	name, err := displayName(base, op, m.DisplayName, s.DisplayName)
+	s, params, name, err := prepareSearchStep(ctx, cat, base, op, catalog.KindTransform, m.SearchName, m.Parameters, m.DisplayName)
 	if err != nil {
 		return nil, err
 	}

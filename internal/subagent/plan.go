@@ -216,3 +216,14 @@ func (e *PlanError) ToolError(field string) *agent.ToolError {
 	}
 	return &agent.ToolError{Code: CodeInvalidPlan, Message: msg, Details: details, Err: e}
 }
+
+// ParseArg parses a plan a tool received in its argument field ("/plan"):
+// a rejected plan comes back as the *agent.ToolError a model can fix it
+// from, every problem's path prefixed with field.
+func ParseArg(raw json.RawMessage, field string) (*Plan, error) {
+	plan, err := Parse(raw)
+	if pe, ok := errors.AsType[*PlanError](err); ok {
+		return nil, pe.ToolError(field)
+	}
+	return plan, err
+}

@@ -154,9 +154,6 @@ func (c *Conversation) Running() (*Turn, bool) {
 	return t, t.Running()
 }
 
-// Turn returns a turn by id.
-func (c *Conversation) Turn(id string) *Turn { return c.turns[id] }
-
 // Apply folds one event record into the projection and returns what
 // changed, in the order the page should be updated. A record at or below
 // the last one applied is ignored (no change), so a replayed record cannot

@@ -83,9 +83,6 @@ func New(cfg Config) (*Set, error) {
 	return &Set{cat: cfg.Catalog, site: cfg.Site, maxTerms: cfg.MaxListedTerms}, nil
 }
 
-// Site returns the site the tools answer for.
-func (s *Set) Site() string { return s.site }
-
 // Tools returns the five catalog tools, in the order they are declared to
 // the model. A role composes them with its own tools in agent.NewToolset.
 func (s *Set) Tools() []agent.Tool {
