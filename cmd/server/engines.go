@@ -2,9 +2,9 @@ package main
 
 import (
 	"strategist/internal/llm"
-	offlineengine "strategist/internal/llm/offline"
+	"strategist/internal/llm/rules"
 )
 
 // newOfflineEngine builds the offline planner, the engine used when no model
 // key is configured.
-func newOfflineEngine() (llm.Engine, error) { return offlineengine.New(offlineengine.Config{}) }
+func newOfflineEngine() (llm.Engine, error) { return rules.New(rules.Config{}) }

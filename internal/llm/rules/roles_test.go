@@ -1,4 +1,4 @@
-package offline_test
+package rules_test
 
 import (
 	"encoding/json"

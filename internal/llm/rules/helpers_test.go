@@ -1,4 +1,4 @@
-package offline_test
+package rules_test
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ import (
 	catoffline "strategist/internal/catalog/offline"
 	"strategist/internal/event"
 	"strategist/internal/executor"
-	"strategist/internal/llm/offline"
+	"strategist/internal/llm/rules"
 	"strategist/internal/pgtest"
 	"strategist/internal/planner"
 	"strategist/internal/store"
@@ -76,7 +76,7 @@ type world struct {
 	strategies *strategy.Service
 	planner    *planner.Planner
 	executor   *executor.Executor
-	engine     *offline.Engine
+	engine     *rules.Engine
 	userID     string
 	convID     string
 
@@ -114,7 +114,7 @@ func newWorld(t testing.TB) *world {
 	if w.executor, err = executor.New(executor.Config{Catalog: cat, Strategies: w.strategies, Scheduler: sched}); err != nil {
 		t.Fatal(err)
 	}
-	if w.engine, err = offline.New(offline.Config{}); err != nil {
+	if w.engine, err = rules.New(rules.Config{}); err != nil {
 		t.Fatal(err)
 	}
 	ctx := t.Context()

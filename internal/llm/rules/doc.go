@@ -1,4 +1,4 @@
-// Package offline is Strategist's offline planner: an llm.Engine without a
+// Package rules is Strategist's offline planner: an llm.Engine without a
 // language model, so that a researcher with no API key still gets the whole
 // product (plan, approve, a live delegated build, true counts). It is the
 // default model when no key or base URL is configured.
@@ -44,4 +44,4 @@
 // Everything it writes says that it is Strategist's offline planner and not
 // a language model, and what it understood. Usage: it reports zero tokens,
 // since it runs no model; nothing is estimated.
-package offline
+package rules

@@ -1,4 +1,4 @@
-package offline_test
+package rules_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"strategist/internal/catalog/catalogtool"
 	catoffline "strategist/internal/catalog/offline"
 	"strategist/internal/llm"
-	"strategist/internal/llm/offline"
+	"strategist/internal/llm/rules"
 )
 
 // handler answers one tool call in a simulated run: a result object, or a
@@ -62,7 +62,7 @@ func simulate(t *testing.T, role, user string, overrides map[string]override, ma
 	for name := range tools {
 		decls = append(decls, llm.ToolDecl{Name: name})
 	}
-	e, err := offline.New(offline.Config{})
+	e, err := rules.New(rules.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestPlannerAdapts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			draft = nil
-			calls, text := simulate(t, offline.RolePlanner, "DNA repair genes", tt.override, 16)
+			calls, text := simulate(t, rules.RolePlanner, "DNA repair genes", tt.override, 16)
 			for _, w := range tt.want {
 				if !strings.Contains(text, w) {
 					t.Errorf("answer does not say %q:\n%s", w, text)
@@ -186,7 +186,7 @@ func TestPlannerAdapts(t *testing.T) {
 
 // TestConfirmationIsNotARequest: "yes, build it" is not searched for.
 func TestConfirmationIsNotARequest(t *testing.T) {
-	calls, text := simulate(t, offline.RolePlanner, "yes, build it", nil, 2)
+	calls, text := simulate(t, rules.RolePlanner, "yes, build it", nil, 2)
 	if len(calls) != 0 || !strings.Contains(text, "Build this plan") {
 		t.Errorf("calls %v, answer:\n%s", calls, text)
 	}

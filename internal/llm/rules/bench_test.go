@@ -1,27 +1,27 @@
-package offline_test
+package rules_test
 
 import (
 	"testing"
 
 	"strategist/internal/agent"
 	"strategist/internal/llm"
-	"strategist/internal/llm/offline"
+	"strategist/internal/llm/rules"
 )
 
 func BenchmarkParse(b *testing.B) {
 	for b.Loop() {
-		offline.Parse(acceptanceRequest)
+		rules.Parse(acceptanceRequest)
 	}
 }
 
 // BenchmarkStreamFirstRound measures one engine call: reading the request
 // and answering with the first round of catalog calls.
 func BenchmarkStreamFirstRound(b *testing.B) {
-	e, err := offline.New(offline.Config{})
+	e, err := rules.New(rules.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	req := llm.Request{Agent: offline.RolePlanner, Messages: []llm.Message{{Role: llm.RoleUser, Text: acceptanceRequest}},
+	req := llm.Request{Agent: rules.RolePlanner, Messages: []llm.Message{{Role: llm.RoleUser, Text: acceptanceRequest}},
 		Tools: []llm.ToolDecl{{Name: "search_for_searches"}, {Name: "get_search_parameters"}, {Name: "set_conversation_title"}}}
 	for b.Loop() {
 		for _, err := range e.Stream(b.Context(), req) {
