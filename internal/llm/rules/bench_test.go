@@ -8,12 +8,6 @@ import (
 	"strategist/internal/llm/rules"
 )
 
-func BenchmarkParse(b *testing.B) {
-	for b.Loop() {
-		rules.Parse(acceptanceRequest)
-	}
-}
-
 // BenchmarkStreamFirstRound measures one engine call: reading the request
 // and answering with the first round of catalog calls.
 func BenchmarkStreamFirstRound(b *testing.B) {

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"strategist/internal/english"
+
 	"fmt"
 	"strings"
 )
@@ -22,7 +24,7 @@ func createCall(search string, params map[string]string, display string) call {
 	return newCall("create_step", map[string]any{"search_name": search, "parameters": params, "display_name": limit(display, 200)})
 }
 
-func combineCall(left, right string, op Op, display string) call {
+func combineCall(left, right string, op english.Op, display string) call {
 	return newCall("combine_steps", map[string]any{"left_step_id": left, "right_step_id": right, "operator": string(op),
 		"display_name": limit(display, 200)})
 }
@@ -39,7 +41,7 @@ func newBuilder(a *asks) *builder { return &builder{a: a} }
 
 // build returns the root step once everything is built; "" while calls are
 // pending; or a message saying what failed.
-func (b *builder) build(m *mapped, root *Node) (string, string) {
+func (b *builder) build(m *mapped, root *english.Node) (string, string) {
 	if !b.a.t.has("create_step") || (root.Clause == nil && !b.a.t.has("combine_steps")) {
 		return "", "This role has no create_step or combine_steps tool, so I cannot build the strategy."
 	}
@@ -51,7 +53,7 @@ func (b *builder) build(m *mapped, root *Node) (string, string) {
 }
 
 // node builds n and returns its step, "" if waiting for calls.
-func (b *builder) node(m *mapped, n *Node) (string, string) {
+func (b *builder) node(m *mapped, n *english.Node) (string, string) {
 	if c := n.Clause; c != nil {
 		l := m.res.leaves[c]
 		d := b.a.get(createCall(l.search, l.params, m.names[c]))
@@ -60,7 +62,7 @@ func (b *builder) node(m *mapped, n *Node) (string, string) {
 		}
 		var sr stepResult
 		if !d.decode(&sr) {
-			return "", fmt.Sprintf("Creating the step for %s (%s) failed: %s (%s).", quote(c.Text), l.search, d.msg, d.code)
+			return "", fmt.Sprintf("Creating the step for %s (%s) failed: %s (%s).", english.Quote(c.Text), l.search, d.msg, d.code)
 		}
 		b.steps = append(b.steps, builtStep{label: m.names[c], step: sr.Step.StepID})
 		return sr.Step.StepID, ""

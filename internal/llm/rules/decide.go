@@ -1,46 +1,48 @@
 package rules
 
 import (
+	"strategist/internal/english"
+
 	"fmt"
 	"strings"
 )
 
 // decide maps one clause to a search and parameters from what the catalog
 // tools answered; a clause nothing fits becomes a text search, and says so.
-func (rv *resolver) decide(c *Clause) *leaf {
+func (rv *resolver) decide(c *english.Clause) *leaf {
 	switch c.Kind {
-	case KindTaxon:
+	case english.KindTaxon:
 		return rv.taxonLeaf(c)
-	case KindLocation:
+	case english.KindLocation:
 		return rv.locationLeaf(c)
-	case KindGeneIDs:
+	case english.KindGeneIDs:
 		return rv.idsLeaf(c)
-	case KindGOID:
+	case english.KindGOID:
 		return rv.goIDLeaf(c)
 	}
 	return rv.termLeaf(c)
 }
 
-func (rv *resolver) termLeaf(c *Clause) *leaf {
+func (rv *resolver) termLeaf(c *english.Clause) *leaf {
 	if t, ok := rv.geneTypeExact(c); ok {
-		return rv.geneTypeLeaf(c, t, "the gene type "+quote(t))
+		return rv.geneTypeLeaf(c, t, "the gene type "+english.Quote(t))
 	}
 	if !rv.r.picks[needGO].found {
 		return rv.textLeaf(c, c.Text, rv.r.picks[needGO].note)
 	}
 	if hits, variant := rv.goExact(c); len(hits) > 0 {
-		how := "the GO term named " + quote(goName(hits[0]))
+		how := "the GO term named " + english.Quote(goName(hits[0]))
 		if !strings.EqualFold(variant, c.Text) {
-			how = "I read " + quote(c.Text) + " as the GO term " + quote(goName(hits[0]))
+			how = "I read " + english.Quote(c.Text) + " as the GO term " + english.Quote(goName(hits[0]))
 		}
 		return rv.goLeaf(c, hits, how)
 	}
 	if t, ok := rv.geneTypeFuzzy(c); ok {
-		return rv.geneTypeLeaf(c, t, "I read "+quote(c.Text)+" as the gene type "+quote(t)+" (a typo)")
+		return rv.geneTypeLeaf(c, t, "I read "+english.Quote(c.Text)+" as the gene type "+english.Quote(t)+" (a typo)")
 	}
 	if hits, d, names := rv.goFuzzy(c); len(names) == 1 {
 		return rv.goLeaf(c, hits, fmt.Sprintf("I read %s as the GO term %s (a typo, %d edit%s away)",
-			quote(c.Text), quote(goName(hits[0])), d, plural(d)))
+			english.Quote(c.Text), english.Quote(goName(hits[0])), d, plural(d)))
 	} else if len(names) > 1 {
 		return rv.textLeaf(c, c.Text, "it is as close to the GO term "+strings.Join(quoteAll(names), " as to "))
 	}
@@ -48,14 +50,14 @@ func (rv *resolver) termLeaf(c *Clause) *leaf {
 	if partial := rv.goTerms(c, false); len(partial) > 0 {
 		var names []string
 		for _, t := range partial[:min(len(partial), 3)] {
-			names = append(names, quote(goName(t)))
+			names = append(names, english.Quote(goName(t)))
 		}
 		why = fmt.Sprintf("%d GO terms contain these words, such as %s, but none is named so", len(partial), strings.Join(names, ", "))
 	}
 	return rv.textLeaf(c, c.Text, why)
 }
 
-func (rv *resolver) goIDLeaf(c *Clause) *leaf {
+func (rv *resolver) goIDLeaf(c *english.Clause) *leaf {
 	if !rv.r.picks[needGO].found {
 		return rv.textLeaf(c, strings.Join(c.IDs, " "), rv.r.picks[needGO].note)
 	}
@@ -82,12 +84,12 @@ func (rv *resolver) goIDLeaf(c *Clause) *leaf {
 	}
 	names := make([]string, len(hits))
 	for i, t := range hits {
-		names[i] = t.Term + " is " + quote(goName(t))
+		names[i] = t.Term + " is " + english.Quote(goName(t))
 	}
 	return rv.goLeaf(c, hits, "the GO id "+strings.Join(names, "; "))
 }
 
-func (rv *resolver) goLeaf(c *Clause, hits []wireTerm, how string) *leaf {
+func (rv *resolver) goLeaf(c *english.Clause, hits []wireTerm, how string) *leaf {
 	ids := make([]string, len(hits))
 	for i, t := range hits {
 		ids[i] = t.Term
@@ -112,7 +114,7 @@ func (rv *resolver) goLeaf(c *Clause, hits []wireTerm, how string) *leaf {
 	})
 }
 
-func (rv *resolver) geneTypeLeaf(c *Clause, term, how string) *leaf {
+func (rv *resolver) geneTypeLeaf(c *english.Clause, term, how string) *leaf {
 	sd := rv.details[searchNeeds[needGeneType].search]
 	if sd == nil || !rv.r.picks[needGeneType].found {
 		return rv.textLeaf(c, c.Text, rv.r.picks[needGeneType].note)
@@ -122,18 +124,18 @@ func (rv *resolver) geneTypeLeaf(c *Clause, term, how string) *leaf {
 	})
 }
 
-func (rv *resolver) locationLeaf(c *Clause) *leaf {
+func (rv *resolver) locationLeaf(c *english.Clause) *leaf {
 	sd := rv.details[searchNeeds[needLocation].search]
 	if sd == nil || !rv.r.picks[needLocation].found {
-		return rv.textLeaf(c, describeClause(c), rv.r.picks[needLocation].note)
+		return rv.textLeaf(c, english.DescribeClause(c), rv.r.picks[needLocation].note)
 	}
 	p, ok := sd.param(paramChromosome)
 	if !ok {
-		return rv.textLeaf(c, describeClause(c), sd.Name+" has no chromosome parameter")
+		return rv.textLeaf(c, english.DescribeClause(c), sd.Name+" has no chromosome parameter")
 	}
 	var found *wireTerm
 	for i, t := range p.Values {
-		disp := normalize(t.Display)
+		disp := english.Normalize(t.Display)
 		switch {
 		case strings.EqualFold(t.Term, c.Location),
 			c.Location == "apicoplast" && strings.Contains(disp, "apicoplast"),
@@ -150,16 +152,16 @@ func (rv *resolver) locationLeaf(c *Clause) *leaf {
 		for _, t := range p.Values {
 			names = append(names, displayOr(t))
 		}
-		return rv.textLeaf(c, describeClause(c), "the catalog's sequences are "+strings.Join(names, ", "))
+		return rv.textLeaf(c, english.DescribeClause(c), "the catalog's sequences are "+strings.Join(names, ", "))
 	}
 	label := fmt.Sprintf("%s (%s)", displayOr(*found), found.Term)
 	return rv.build(c, sd, map[string]string{paramChromosome: found.Term}, leaf{
-		label: label, how: fmt.Sprintf("%s is %s in the catalog's list of sequences", quote(c.Text), found.Term),
+		label: label, how: fmt.Sprintf("%s is %s in the catalog's list of sequences", english.Quote(c.Text), found.Term),
 		task: "Find genes on " + label,
 	})
 }
 
-func (rv *resolver) idsLeaf(c *Clause) *leaf {
+func (rv *resolver) idsLeaf(c *english.Clause) *leaf {
 	sd := rv.details[searchNeeds[needIDs].search]
 	if sd == nil || !rv.r.picks[needIDs].found || !rv.a.t.has("lookup_genes") {
 		return rv.textLeaf(c, strings.Join(c.IDs, " "), "I could not look the genes up: "+rv.r.picks[needIDs].note)
@@ -207,7 +209,7 @@ func (rv *resolver) idsLeaf(c *Clause) *leaf {
 	})
 }
 
-func (rv *resolver) taxonLeaf(c *Clause) *leaf {
+func (rv *resolver) taxonLeaf(c *english.Clause) *leaf {
 	sd := rv.details[searchNeeds[needTaxon].search]
 	if sd == nil || !rv.r.picks[needTaxon].found || rv.r.organism == "" {
 		return &leaf{clause: c, fail: "I could not find a search for all genes of an organism: " + rv.r.picks[needTaxon].note}
@@ -220,15 +222,15 @@ func (rv *resolver) taxonLeaf(c *Clause) *leaf {
 
 // textLeaf is the fallback: a text search for the phrase, marked as not
 // mapped, saying why in the words the planning artifact uses.
-func (rv *resolver) textLeaf(c *Clause, phrase, why string) *leaf {
+func (rv *resolver) textLeaf(c *english.Clause, phrase, why string) *leaf {
 	sd := rv.details[searchNeeds[needText].search]
 	if sd == nil || !rv.r.picks[needText].found {
-		return &leaf{clause: c, fail: fmt.Sprintf("I could not map %s (%s), and the catalog offers no text search to fall back on", quote(c.Text), why)}
+		return &leaf{clause: c, fail: fmt.Sprintf("I could not map %s (%s), and the catalog offers no text search to fall back on", english.Quote(c.Text), why)}
 	}
 	expr := textExpression(phrase)
 	l := rv.build(c, sd, map[string]string{paramText: expr}, leaf{
 		label: "text " + expr, task: "Find genes whose annotation mentions " + expr + " (text search)",
-		how: fmt.Sprintf("I could not map %s; I used a text search for it (%s): %s", quote(c.Text), expr, why),
+		how: fmt.Sprintf("I could not map %s; I used a text search for it (%s): %s", english.Quote(c.Text), expr, why),
 	})
 	l.unmapped = true
 	return l
@@ -239,7 +241,7 @@ func (rv *resolver) textLeaf(c *Clause, phrase, why string) *leaf {
 func textExpression(phrase string) string {
 	words := strings.Fields(phrase)
 	if len(words) == 1 {
-		w := singular(words[0])
+		w := english.Singular(words[0])
 		if len([]rune(w)) >= 4 && !strings.Contains(w, "*") {
 			w += "*"
 		}
@@ -251,7 +253,7 @@ func textExpression(phrase string) string {
 // build completes a leaf: the values chosen, plus every required organism
 // parameter set to the organism. A required parameter the engine cannot
 // fill makes the clause a text search, unless it already is one.
-func (rv *resolver) build(c *Clause, sd *searchDetails, params map[string]string, l leaf) *leaf {
+func (rv *resolver) build(c *english.Clause, sd *searchDetails, params map[string]string, l leaf) *leaf {
 	l.clause, l.search, l.params = c, sd.Name, params
 	for name := range params {
 		if _, ok := sd.param(name); !ok {
@@ -280,7 +282,7 @@ func (rv *resolver) build(c *Clause, sd *searchDetails, params map[string]string
 
 // refill turns a leaf that cannot be built as planned into a text search,
 // or a failure when it already was one.
-func (rv *resolver) refill(c *Clause, l leaf, why string) *leaf {
+func (rv *resolver) refill(c *english.Clause, l leaf, why string) *leaf {
 	if l.search == searchNeeds[needText].search {
 		return &leaf{clause: c, fail: l.how + "; " + why}
 	}
@@ -324,7 +326,7 @@ func jsonList(values ...string) string {
 func quoteAll(s []string) []string {
 	out := make([]string, len(s))
 	for i, x := range s {
-		out[i] = quote(x)
+		out[i] = english.Quote(x)
 	}
 	return out
 }

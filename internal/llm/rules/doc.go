@@ -14,8 +14,8 @@
 // never retried blindly. It holds no state between calls and is
 // deterministic: the same request and results give the same answer.
 //
-//   - planner: Parse reads the request into a tree of clauses joined by
-//     INTERSECT, UNION and MINUS (the precedence rules are on Parse). Every
+//   - planner: english.Parse reads the request into a tree of clauses joined by
+//     INTERSECT, UNION and MINUS (the precedence rules are on english.Parse). Every
 //     clause is mapped through the catalog tools: search_for_searches finds
 //     the searches, get_search_parameters lists their parameters and, with
 //     vocabulary_query, looks terms up in large vocabularies (GO terms, with

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"strategist/internal/english"
+
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -61,7 +63,7 @@ func executeTurn(t *turn) response {
 	if bc, plan, ok := parseBuildContext(t.user); ok {
 		return buildApproved(a, bc, plan)
 	}
-	p := Parse(t.user)
+	p := english.Parse(t.user)
 	if p.Root == nil {
 		return say(nothingToSearch(t.user))
 	}
@@ -98,7 +100,7 @@ func executeTurn(t *turn) response {
 const maxDirectDepth = 4
 
 // depth counts the levels of combines above the deepest clause.
-func depth(n *Node) int {
+func depth(n *english.Node) int {
 	if n == nil || n.Clause != nil {
 		return 0
 	}
@@ -123,7 +125,7 @@ func buildApproved(a *asks, bc buildContext, plan *planNode) response {
 			}
 			var sr stepResult
 			if !d.decode(&sr) {
-				return say(fmt.Sprintf("%s\n\nI could not create the step for %s: %s (%s).", intro, quote(plan.Task), d.msg, d.code))
+				return say(fmt.Sprintf("%s\n\nI could not create the step for %s: %s (%s).", intro, english.Quote(plan.Task), d.msg, d.code))
 			}
 			steps := []builtStep{{label: plan.Task, step: sr.Step.StepID}}
 			return report(a, "I built the approved plan, one search: "+plan.Task+".", sr.Step.StepID, steps)

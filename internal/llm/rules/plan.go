@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"strategist/internal/english"
+
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -60,14 +62,14 @@ func (n *planNode) context() (taskContext, bool) {
 
 // mapped is a parsed request with every clause mapped.
 type mapped struct {
-	p   Parsed
+	p   english.Parsed
 	res *resolution
 	// byLabel numbers steps with the same label apart.
-	names map[*Clause]string
+	names map[*english.Clause]string
 }
 
-func newMapped(p Parsed, res *resolution) *mapped {
-	m := &mapped{p: p, res: res, names: map[*Clause]string{}}
+func newMapped(p english.Parsed, res *resolution) *mapped {
+	m := &mapped{p: p, res: res, names: map[*english.Clause]string{}}
 	seen := map[string]int{}
 	for _, c := range p.Root.Leaves() {
 		l := res.leaves[c]
@@ -93,7 +95,7 @@ func (m *mapped) failures() []string {
 
 // plan writes the delegation plan: one task per clause, with its search
 // and parameters in the context, combined as the request's tree.
-func (m *mapped) plan(n *Node) *planNode {
+func (m *mapped) plan(n *english.Node) *planNode {
 	if c := n.Clause; c != nil {
 		l := m.res.leaves[c]
 		ctx, _ := marshal(taskContext{SearchName: l.search, Parameters: l.params, DisplayName: m.names[c], Phrase: c.Text})
@@ -110,7 +112,7 @@ func hint(l *leaf) string {
 
 // searchTree renders the mapped tree with searches and their key values:
 // MINUS(UNION(GenesByGoTerm GO:0006260, ...), GenesByLocation Pf3D7_14_v3).
-func (m *mapped) searchTree(n *Node) string {
+func (m *mapped) searchTree(n *english.Node) string {
 	if c := n.Clause; c != nil {
 		l := m.res.leaves[c]
 		return l.search + " " + keyValue(l)

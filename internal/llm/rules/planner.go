@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"strategist/internal/english"
+
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -13,11 +15,11 @@ import (
 // failed step is reported instead of retried.
 func planTurn(t *turn) response {
 	if isConfirmation(t.user) {
-		return say(intro + "\n\nI read each message on its own, so " + quote(strings.TrimSpace(t.user)) +
+		return say(intro + "\n\nI read each message on its own, so " + english.Quote(strings.TrimSpace(t.user)) +
 			" gives me nothing to search for. To build the plan I saved, click **Build this plan**; to plan something else, " +
 			"describe the genes, for example \"tRNA genes on chromosome 5\".")
 	}
-	p := Parse(t.user)
+	p := english.Parse(t.user)
 	if p.Root == nil {
 		return say(nothingToSearch(t.user))
 	}
@@ -67,7 +69,7 @@ func planTurn(t *turn) response {
 
 // confirmations are replies to a previous answer, which the offline
 // planner cannot act on: it reads each message on its own.
-var confirmations = wordSet("yes ok okay sure go proceed continue thanks thank build do it please")
+var confirmations = english.WordSet("yes ok okay sure go proceed continue thanks thank build do it please")
 
 // isConfirmation reports whether a message is only a short reply such as
 // "yes, build it" or "ok go ahead".
@@ -87,7 +89,7 @@ func isConfirmation(msg string) bool {
 
 // nothingToSearch answers a request with no words to search for.
 func nothingToSearch(user string) string {
-	return intro + "\n\nI found nothing to search for in " + quote(limit(strings.TrimSpace(user), 200)) +
+	return intro + "\n\nI found nothing to search for in " + english.Quote(limit(strings.TrimSpace(user), 200)) +
 		". Name what the genes should have, for example: \"genes involved in DNA repair, excluding genes on chromosome 14\", " +
 		"\"tRNA genes on chromosome 5\" or \"PF3D7_1133400 and MSP1\"."
 }
@@ -142,7 +144,7 @@ func artifactMarkdown(m *mapped) string {
 	b.WriteString("## Searches and parameters\n\n")
 	for _, c := range m.p.Root.Leaves() {
 		l := m.res.leaves[c]
-		fmt.Fprintf(&b, "- %s → **%s** (%s): %s.\n", quote(c.Text), l.search, paramList(l.params), l.how)
+		fmt.Fprintf(&b, "- %s → **%s** (%s): %s.\n", english.Quote(c.Text), l.search, paramList(l.params), l.how)
 	}
 	b.WriteString("\n## How I found the searches\n\n")
 	for n := range numNeeds {
@@ -150,7 +152,7 @@ func artifactMarkdown(m *mapped) string {
 		switch {
 		case pk.rank > 0:
 			fmt.Fprintf(&b, "- %s: search_for_searches(%s) ranked %s #%d (score %.2f).\n",
-				searchNeeds[n].what, quote(searchNeeds[n].query), searchNeeds[n].search, pk.rank, pk.score)
+				searchNeeds[n].what, english.Quote(searchNeeds[n].query), searchNeeds[n].search, pk.rank, pk.score)
 		case pk.note != "":
 			fmt.Fprintf(&b, "- %s: %s.\n", searchNeeds[n].what, pk.note)
 		}
@@ -179,9 +181,9 @@ func artifactMarkdown(m *mapped) string {
 // assumptions are the readings a researcher should check.
 func assumptions(m *mapped) []string {
 	var out []string
-	ops := map[Op]bool{}
-	var walk func(n *Node)
-	walk = func(n *Node) {
+	ops := map[english.Op]bool{}
+	var walk func(n *english.Node)
+	walk = func(n *english.Node) {
 		if n == nil || n.Clause != nil {
 			return
 		}
@@ -190,16 +192,16 @@ func assumptions(m *mapped) []string {
 		walk(n.Right)
 	}
 	walk(m.p.Root)
-	if ops[OpUnion] {
+	if ops[english.OpUnion] {
 		out = append(out, "'or' keeps genes found by either side (UNION).")
 	}
-	if ops[OpIntersect] {
+	if ops[english.OpIntersect] {
 		out = append(out, "'and' keeps genes found by both sides (INTERSECT).")
 	}
-	if ops[OpMinus] {
+	if ops[english.OpMinus] {
 		out = append(out, "an exclusion ('excluding', 'but not', 'except', 'minus', 'not on') removes its genes from everything before it (MINUS); it binds loosest.")
 	}
-	if ops[OpUnion] && ops[OpIntersect] {
+	if ops[english.OpUnion] && ops[english.OpIntersect] {
 		out = append(out, "'and' binds tighter than 'or'.")
 	}
 	if m.res.orgNote != "" {
@@ -223,13 +225,13 @@ func planText(m *mapped, plan *planNode, art, draft, build *done) string {
 	var unmapped []string
 	for _, c := range m.p.Root.Leaves() {
 		l := m.res.leaves[c]
-		fmt.Fprintf(&b, "- %s → %s %s", quote(c.Text), l.search, keyValue(l))
+		fmt.Fprintf(&b, "- %s → %s %s", english.Quote(c.Text), l.search, keyValue(l))
 		if strings.HasPrefix(l.how, "I read ") {
 			fmt.Fprintf(&b, " (%s)", l.how)
 		}
 		b.WriteString("\n")
 		if l.unmapped {
-			unmapped = append(unmapped, fmt.Sprintf("I could not map %s; I used a text search for it.", quote(c.Text)))
+			unmapped = append(unmapped, fmt.Sprintf("I could not map %s; I used a text search for it.", english.Quote(c.Text)))
 		}
 	}
 	if len(unmapped) > 0 {

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"strategist/internal/english"
+
 	"fmt"
 	"slices"
 	"strings"
@@ -16,7 +18,7 @@ type pick struct {
 
 // leaf is a clause mapped to a search and parameter values.
 type leaf struct {
-	clause *Clause
+	clause *english.Clause
 	search string
 	params map[string]string
 	// label names the step ("DNA replication (GO:0006260)"); task is the
@@ -32,7 +34,7 @@ type leaf struct {
 
 // resolution is what the catalog said about every clause.
 type resolution struct {
-	leaves   map[*Clause]*leaf
+	leaves   map[*english.Clause]*leaf
 	picks    [numNeeds]pick
 	organism string
 	orgNote  string
@@ -42,15 +44,15 @@ type resolution struct {
 // calls it still lacks.
 type resolver struct {
 	a       *asks
-	p       Parsed
+	p       english.Parsed
 	r       *resolution
 	details map[string]*searchDetails // by search name (no vocabulary query)
 }
 
 // resolve returns the resolution, or false with the calls it needs asked
 // for in a (one response's worth of independent calls).
-func resolve(a *asks, p Parsed) (*resolution, bool) {
-	rv := &resolver{a: a, p: p, r: &resolution{leaves: map[*Clause]*leaf{}}, details: map[string]*searchDetails{}}
+func resolve(a *asks, p english.Parsed) (*resolution, bool) {
+	rv := &resolver{a: a, p: p, r: &resolution{leaves: map[*english.Clause]*leaf{}}, details: map[string]*searchDetails{}}
 	clauses := p.Root.Leaves()
 	needs := rv.needs(clauses)
 
@@ -88,11 +90,11 @@ func resolve(a *asks, p Parsed) (*resolution, bool) {
 	}
 	for _, c := range clauses {
 		switch {
-		case (c.Kind == KindTerm || c.Kind == KindGOID) && rv.r.picks[needGO].found:
+		case (c.Kind == english.KindTerm || c.Kind == english.KindGOID) && rv.r.picks[needGO].found:
 			for _, v := range c.Variants {
 				a.get(paramsCall(searchNeeds[needGO].search, v))
 			}
-		case c.Kind == KindGeneIDs && a.t.has("lookup_genes"):
+		case c.Kind == english.KindGeneIDs && a.t.has("lookup_genes"):
 			a.get(lookupCall(c.IDs))
 		}
 	}
@@ -103,7 +105,7 @@ func resolve(a *asks, p Parsed) (*resolution, bool) {
 
 	// 3. Terms with no exact match get a second, looser look-up.
 	for _, c := range clauses {
-		if c.Kind != KindTerm || !rv.r.picks[needGO].found {
+		if c.Kind != english.KindTerm || !rv.r.picks[needGO].found {
 			continue
 		}
 		if _, ok := rv.geneTypeExact(c); ok {
@@ -129,19 +131,19 @@ func resolve(a *asks, p Parsed) (*resolution, bool) {
 
 // needs lists the searches the clauses may need; the text search is always
 // among them, as the fallback.
-func (rv *resolver) needs(clauses []*Clause) []need {
+func (rv *resolver) needs(clauses []*english.Clause) []need {
 	want := [numNeeds]bool{needText: true}
 	for _, c := range clauses {
 		switch c.Kind {
-		case KindTerm:
+		case english.KindTerm:
 			want[needGO], want[needGeneType] = true, true
-		case KindGOID:
+		case english.KindGOID:
 			want[needGO] = true
-		case KindLocation:
+		case english.KindLocation:
 			want[needLocation] = true
-		case KindGeneIDs:
+		case english.KindGeneIDs:
 			want[needIDs] = true
-		case KindTaxon:
+		case english.KindTaxon:
 			want[needTaxon] = true
 		}
 	}
@@ -179,7 +181,7 @@ func (rv *resolver) goDetails(query string) *searchDetails {
 
 // goTerms pools the GO terms every look-up for a clause returned, in the
 // order they came.
-func (rv *resolver) goTerms(c *Clause, fuzzy bool) []wireTerm {
+func (rv *resolver) goTerms(c *english.Clause, fuzzy bool) []wireTerm {
 	queries := slices.Clone(c.Variants)
 	if fuzzy {
 		queries = append(queries, fuzzyQueries(c)...)
@@ -220,12 +222,12 @@ func goName(t wireTerm) string {
 // goExact finds the terms named exactly as one of the clause's variants
 // (several ids can share a name: replaced terms keep theirs), and the
 // variant that matched.
-func (rv *resolver) goExact(c *Clause) ([]wireTerm, string) {
+func (rv *resolver) goExact(c *english.Clause) ([]wireTerm, string) {
 	pool := rv.goTerms(c, false)
 	for _, v := range c.Variants {
 		var hits []wireTerm
 		for _, t := range pool {
-			if strings.EqualFold(t.Term, v) || normalize(goName(t)) == normalize(v) {
+			if strings.EqualFold(t.Term, v) || english.Normalize(goName(t)) == english.Normalize(v) {
 				hits = append(hits, t)
 			}
 		}
@@ -237,16 +239,16 @@ func (rv *resolver) goExact(c *Clause) ([]wireTerm, string) {
 }
 
 // goFuzzy finds the one GO name within typo distance of the clause.
-func (rv *resolver) goFuzzy(c *Clause) ([]wireTerm, int, []string) {
+func (rv *resolver) goFuzzy(c *english.Clause) ([]wireTerm, int, []string) {
 	pool := rv.goTerms(c, true)
-	phrases := []string{normalize(c.Text), normalize(singularPhrase(c.Text))}
+	phrases := []string{english.Normalize(c.Text), english.Normalize(english.SingularPhrase(c.Text))}
 	best, bestNames := -1, []string{}
 	var hits []wireTerm
 	for _, t := range pool {
-		name := normalize(goName(t))
+		name := english.Normalize(goName(t))
 		d := -1
 		for _, ph := range phrases {
-			if dd := distance(ph, name); dd <= typoTolerance(len(ph)) && (d < 0 || dd < d) {
+			if dd := english.Distance(ph, name); dd <= english.TypoTolerance(len(ph)) && (d < 0 || dd < d) {
 				d = dd
 			}
 		}
@@ -266,8 +268,8 @@ func (rv *resolver) goFuzzy(c *Clause) ([]wireTerm, int, []string) {
 
 // fuzzyQueries are looser look-ups for a misspelt term: every word cut to
 // its first four letters ("dna repl"), then the longest word so cut.
-func fuzzyQueries(c *Clause) []string {
-	words := strings.Fields(normalize(c.Text))
+func fuzzyQueries(c *english.Clause) []string {
+	words := strings.Fields(english.Normalize(c.Text))
 	if len(words) == 0 || len(words) > 6 {
 		return nil
 	}
@@ -295,7 +297,7 @@ func fuzzyQueries(c *Clause) []string {
 
 // geneTypeForms are the ways a researcher names a gene type term.
 func geneTypeForms(term string) []string {
-	t := normalize(term)
+	t := english.Normalize(term)
 	forms := []string{t}
 	if base, ok := strings.CutSuffix(t, " encoding"); ok {
 		forms = append(forms, base, base+" coding", base+" gene")
@@ -322,14 +324,14 @@ func (rv *resolver) geneTypeVocab() []wireTerm {
 	return p.Values
 }
 
-func clausePhrases(c *Clause) []string {
-	n := normalize(c.Text)
-	return []string{n, normalize(singularPhrase(c.Text))}
+func clausePhrases(c *english.Clause) []string {
+	n := english.Normalize(c.Text)
+	return []string{n, english.Normalize(english.SingularPhrase(c.Text))}
 }
 
 // geneTypeExact finds the gene type a clause names exactly (plural and
 // "encoding" aside).
-func (rv *resolver) geneTypeExact(c *Clause) (string, bool) {
+func (rv *resolver) geneTypeExact(c *english.Clause) (string, bool) {
 	for _, t := range rv.geneTypeVocab() {
 		for _, f := range geneTypeForms(t.Term) {
 			for _, ph := range clausePhrases(c) {
@@ -343,7 +345,7 @@ func (rv *resolver) geneTypeExact(c *Clause) (string, bool) {
 }
 
 // geneTypeFuzzy finds the one gene type a short clause is a typo of.
-func (rv *resolver) geneTypeFuzzy(c *Clause) (string, bool) {
+func (rv *resolver) geneTypeFuzzy(c *english.Clause) (string, bool) {
 	if len(strings.Fields(c.Text)) > 3 {
 		return "", false
 	}
@@ -352,7 +354,7 @@ func (rv *resolver) geneTypeFuzzy(c *Clause) (string, bool) {
 		d := -1
 		for _, f := range geneTypeForms(t.Term) {
 			for _, ph := range clausePhrases(c) {
-				if dd := distance(ph, f); dd <= typoTolerance(len(f)) && (d < 0 || dd < d) {
+				if dd := english.Distance(ph, f); dd <= english.TypoTolerance(len(f)) && (d < 0 || dd < d) {
 					d = dd
 				}
 			}
@@ -395,12 +397,12 @@ func (rv *resolver) organism() (string, string) {
 			}
 			for _, l := range leaves {
 				if strings.Contains(strings.ToLower(l), strings.TrimPrefix(w, "p.")) {
-					return l, fmt.Sprintf("%s is %s in the catalog", quote(rv.p.Organism), l)
+					return l, fmt.Sprintf("%s is %s in the catalog", english.Quote(rv.p.Organism), l)
 				}
 			}
 		}
 		return leaves[0], fmt.Sprintf("I could not map the organism %s: the catalog's organisms are %s; I used %s",
-			quote(rv.p.Organism), strings.Join(leaves, ", "), leaves[0])
+			english.Quote(rv.p.Organism), strings.Join(leaves, ", "), leaves[0])
 	}
 	if len(leaves) == 1 {
 		return leaves[0], "you named no organism; I used " + leaves[0] + ", the only organism the catalog offers"

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"strategist/internal/english"
+
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -180,7 +182,7 @@ func (st subtask) textFallback(a *asks, why string) (root, summary, failed strin
 	if !d.ok {
 		return "", "", fmt.Sprintf("%s; the text search fallback was refused too (%s: %s)", why, d.code, d.msg)
 	}
-	return st.done(d, fmt.Sprintf("I could not map %s with the plan's search (%s); I used a text search for it. ", quote(phrase), why))
+	return st.done(d, fmt.Sprintf("I could not map %s with the plan's search (%s); I used a text search for it. ", english.Quote(phrase), why))
 }
 
 // fromWords builds a task that names no search by reading its words like a
@@ -189,7 +191,7 @@ func (st subtask) fromWords(a *asks) (root, summary, failed string) {
 	if len(st.deps) > 0 {
 		return "", "", "the task builds on input steps but its context names no search to apply to them"
 	}
-	p := Parse(st.text)
+	p := english.Parse(st.text)
 	if p.Root == nil {
 		return "", "", "I found nothing to search for in its words"
 	}

@@ -1,4 +1,4 @@
-package rules
+package english
 
 import (
 	"regexp"
@@ -80,13 +80,13 @@ func goIDClause(w []token) *Clause {
 	}
 	c := &Clause{Text: join(w), Kind: KindGOID, IDs: ids, Variants: ids}
 	if len(rest) > 0 {
-		c.Notes = append(c.Notes, "I used the GO id "+strings.Join(ids, ", ")+" and not the words "+quote(strings.Join(rest, " ")))
+		c.Notes = append(c.Notes, "I used the GO id "+strings.Join(ids, ", ")+" and not the words "+Quote(strings.Join(rest, " ")))
 	}
 	return c
 }
 
 // chromosomeWords are the ways of writing "chromosome".
-var chromosomeWords = wordSet("chromosome chromosomes chr chr. chrom chrom.")
+var chromosomeWords = WordSet("chromosome chromosomes chr chr. chrom chrom.")
 
 var (
 	chrTokenRE   = regexp.MustCompile(`(?i)^chr(?:om|omosome)?[_-]?(\d{1,2})$`)
@@ -123,9 +123,9 @@ func locationClause(w []token) *Clause {
 		return loc(strconv.Itoa(n))
 	case len(w) == 1 && sequenceIDRE.MatchString(first):
 		return loc(w[0].text)
-	case len(rest) == 0 && (strings.HasPrefix(first, "apicoplast") || distance(first, "apicoplast") <= 2):
+	case len(rest) == 0 && (strings.HasPrefix(first, "apicoplast") || Distance(first, "apicoplast") <= 2):
 		return loc("apicoplast", typoNote(w[0].text, "apicoplast")...)
-	case len(rest) == 0 && (strings.HasPrefix(first, "mitochondri") || distance(first, "mitochondrion") <= 2 || distance(first, "mitochondrial") <= 2):
+	case len(rest) == 0 && (strings.HasPrefix(first, "mitochondri") || Distance(first, "mitochondrion") <= 2 || Distance(first, "mitochondrial") <= 2):
 		return loc("mitochondrion", typoNote(w[0].text, "mitochondrion", "mitochondrial", "mitochondria")...)
 	}
 	if len(rest) != 1 || !isNumberWord(rest[0].low) {
@@ -135,8 +135,8 @@ func locationClause(w []token) *Clause {
 	switch {
 	case chromosomeWords[first]:
 		return loc(strconv.Itoa(n))
-	case len(first) >= 7 && (distance(first, "chromosome") <= 2 || distance(first, "chromosomes") <= 2):
-		return loc(strconv.Itoa(n), "I read "+quote(w[0].text)+" as 'chromosome'")
+	case len(first) >= 7 && (Distance(first, "chromosome") <= 2 || Distance(first, "chromosomes") <= 2):
+		return loc(strconv.Itoa(n), "I read "+Quote(w[0].text)+" as 'chromosome'")
 	}
 	return nil
 }
@@ -150,7 +150,7 @@ func typoNote(written string, forms ...string) []string {
 			return nil
 		}
 	}
-	return []string{"I read " + quote(written) + " as " + quote(forms[0])}
+	return []string{"I read " + Quote(written) + " as " + Quote(forms[0])}
 }
 
 // isNumberWord reports whether w is a chromosome number: digits, a Roman
@@ -252,7 +252,7 @@ func termVariants(text string) []string {
 	if s, ok := synonym(text); ok {
 		add(s)
 	}
-	sg := singularPhrase(text)
+	sg := SingularPhrase(text)
 	add(sg)
 	if s, ok := synonym(sg); ok {
 		add(s)
@@ -270,7 +270,7 @@ func termVariants(text string) []string {
 const maxVariants = 4
 
 // describeClause names a clause for people: "DNA repair", "chromosome 14".
-func describeClause(c *Clause) string {
+func DescribeClause(c *Clause) string {
 	switch c.Kind {
 	case KindLocation:
 		switch {
@@ -300,7 +300,7 @@ func (n *Node) Describe() string {
 		return ""
 	}
 	if n.Clause != nil {
-		return describeClause(n.Clause)
+		return DescribeClause(n.Clause)
 	}
 	side := func(c *Node) string {
 		if c.Clause != nil || c.Op == n.Op && c == n.Left {

@@ -1,4 +1,4 @@
-package rules
+package english
 
 import (
 	"regexp"
@@ -191,7 +191,7 @@ func connectiveAt(toks []token, i int) (connective, bool) {
 // fillers are words that say nothing about which genes: request verbs,
 // articles, "genes", and the prepositions around a clause. They are only
 // taken off the ends of a clause, never out of its middle. Read-only.
-var fillers = wordSet(`find show me list get give return retrieve search look looking for i i'm im we want
+var fillers = WordSet(`find show me list get give return retrieve search look looking for i i'm im we want
 		need would like to please can could you which what who whose that those these them they all any every
 		everything each the a an some genes gene ones one ids id identifiers is are be were was being
 		involved involvement participating participate participates playing play role roles part
@@ -200,10 +200,10 @@ var fillers = wordSet(`find show me list get give return retrieve search look lo
 		both either also only just too encoded by whose products there here`)
 
 // trailingFillers are the fillers also taken off a clause's end. Read-only.
-var trailingFillers = wordSet(`genes gene ones please only too also ids id identifiers there here as well
+var trailingFillers = WordSet(`genes gene ones please only too also ids id identifiers there here as well
 	of in on the a an that which are is with for`)
 
-func wordSet(words string) map[string]bool {
+func WordSet(words string) map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(words) {
 		m[w] = true

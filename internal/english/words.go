@@ -1,4 +1,4 @@
-package rules
+package english
 
 import (
 	"strings"
@@ -9,7 +9,7 @@ import (
 // (insertions, deletions, substitutions and swaps of neighbours each cost
 // one), over runes. A swap counts once because swapped letters ("tRAN" for
 // "tRNA") are the commonest typo.
-func distance(a, b string) int {
+func Distance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
 	// Three rows: the one before the previous is needed for swaps.
 	prev2 := make([]int, len(rb)+1)
@@ -39,7 +39,7 @@ func distance(a, b string) int {
 // catalog name and still be read as that name: none for very short words
 // (where one edit is another word: rRNA, tRNA), one up to eight letters,
 // two beyond.
-func typoTolerance(n int) int {
+func TypoTolerance(n int) int {
 	switch {
 	case n <= 3:
 		return 0
@@ -53,7 +53,7 @@ func typoTolerance(n int) int {
 // singular returns the singular of an English word the simple way, which
 // is enough for catalog words: kinases -> kinase, processes -> process,
 // snoRNAs -> snoRNA, pathways -> pathway, activities -> activity.
-func singular(w string) string {
+func Singular(w string) string {
 	lw := strings.ToLower(w)
 	switch {
 	case len(lw) <= 3:
@@ -71,12 +71,12 @@ func singular(w string) string {
 }
 
 // singularPhrase makes the last word of a phrase singular.
-func singularPhrase(p string) string {
+func SingularPhrase(p string) string {
 	words := strings.Fields(p)
 	if len(words) == 0 {
 		return p
 	}
-	words[len(words)-1] = singular(words[len(words)-1])
+	words[len(words)-1] = Singular(words[len(words)-1])
 	return strings.Join(words, " ")
 }
 
@@ -156,7 +156,7 @@ func synonym(p string) (string, bool) {
 
 // normalize lower-cases s, turns hyphens and underscores into spaces and
 // collapses white space, for comparing phrases with catalog names.
-func normalize(s string) string {
+func Normalize(s string) string {
 	s = strings.ToLower(s)
 	s = strings.Map(func(r rune) rune {
 		if r == '-' || r == '_' || unicode.IsSpace(r) {
@@ -181,4 +181,4 @@ var numberWords = map[string]int{
 }
 
 // quote renders a phrase for messages: 'DNA repair'.
-func quote(s string) string { return "'" + s + "'" }
+func Quote(s string) string { return "'" + s + "'" }

@@ -1,4 +1,4 @@
-package rules
+package english
 
 import (
 	"slices"
@@ -162,7 +162,7 @@ func Parse(text string) Parsed {
 		case i == 0:
 			root = n
 		case n == nil:
-			p.Notes = append(p.Notes, quote(excls[i-1])+" had nothing after it; I ignored it")
+			p.Notes = append(p.Notes, Quote(excls[i-1])+" had nothing after it; I ignored it")
 		default:
 			root = &Node{Op: OpMinus, Left: root, Right: n}
 		}
@@ -348,7 +348,7 @@ func singleValued(nodes []*Node) bool {
 func describeList(nodes []*Node) string {
 	names := make([]string, len(nodes))
 	for i, n := range nodes {
-		names[i] = quote(describeClause(n.Clause))
+		names[i] = Quote(DescribeClause(n.Clause))
 	}
 	return strings.Join(names, ", ")
 }
@@ -356,8 +356,8 @@ func describeList(nodes []*Node) string {
 // geneTypeCue reports whether a phrase looks like a gene type by its words
 // alone (an RNA, coding or non-coding).
 func geneTypeCue(p string) bool {
-	for _, w := range strings.Fields(normalize(p)) {
-		w = singular(w)
+	for _, w := range strings.Fields(Normalize(p)) {
+		w = Singular(w)
 		if strings.HasSuffix(w, "rna") || w == "coding" || w == "noncoding" || w == "pseudogene" {
 			return true
 		}
@@ -376,7 +376,7 @@ func elide(prev, c *Clause) {
 	if c.Kind == KindTerm && prev.Kind == KindLocation && isNumberWord(c.Text) && !isSequenceID(prev.Location) {
 		n, _ := chromosomeNumber(c.Text)
 		c.Kind, c.Location, c.Variants = KindLocation, strconv.Itoa(n), nil
-		c.Notes = append(c.Notes, "I read "+quote(c.Text)+" as chromosome "+c.Location+", like the chromosome before it")
+		c.Notes = append(c.Notes, "I read "+Quote(c.Text)+" as chromosome "+c.Location+", like the chromosome before it")
 		return
 	}
 	if c.Kind == KindTerm && prev.Kind == KindTerm && !strings.Contains(c.Text, " ") {

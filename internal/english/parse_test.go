@@ -1,4 +1,4 @@
-package rules
+package english
 
 import (
 	"strings"
@@ -120,18 +120,13 @@ func TestWords(t *testing.T) {
 		a, b string
 		want int
 	}{{"trna", "tran", 1}, {"dna replicaton", "dna replication", 1}, {"", "abc", 3}, {"kitten", "sitting", 3}, {"ab", "ba", 1}} {
-		if got := distance(tt.a, tt.b); got != tt.want {
-			t.Errorf("distance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		if got := Distance(tt.a, tt.b); got != tt.want {
+			t.Errorf("Distance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
 		}
 	}
 	for in, want := range map[string]string{"kinases": "kinase", "processes": "process", "snoRNAs": "snoRNA", "activities": "activity", "gas": "gas", "virus": "virus"} {
-		if got := singular(in); got != want {
-			t.Errorf("singular(%q) = %q, want %q", in, got, want)
-		}
-	}
-	for in, want := range map[string]string{"kinases": "kinase*", "heat shock protein": `"heat shock protein"`, "zzq": "zzq"} {
-		if got := textExpression(in); got != want {
-			t.Errorf("textExpression(%q) = %q, want %q", in, got, want)
+		if got := Singular(in); got != want {
+			t.Errorf("Singular(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
