@@ -29,6 +29,9 @@ func parseClause(words []token) *Node {
 	if c := geneIDClause(w); c != nil {
 		return &Node{Clause: c}
 	}
+	if n := leadingLocation(w); n != nil {
+		return n
+	}
 	// A location at the end qualifies the rest: "DNA repair genes on
 	// chromosome 5".
 	for k := 1; k < len(w); k++ {
@@ -62,6 +65,28 @@ func parseClause(words []token) *Node {
 	return &Node{Clause: &Clause{Text: text, Kind: KindTerm, Variants: termVariants(text)}}
 }
 
+// leadingLocation reads a clause that starts with a location: "chr5 tRNA
+// genes", "Pf3D7_05_v3 tRNA genes", and an organelle before a gene type
+// ("mitochondrial rRNA genes"; "mitochondrial translation" stays a term,
+// since GO names processes so).
+func leadingLocation(w []token) *Node {
+	for k := 1; k <= 2 && k < len(w); k++ {
+		loc := locationClause(w[:k])
+		rest := strip(w[k:])
+		if loc == nil || len(rest) == 0 {
+			continue
+		}
+		organelle := loc.Location == "apicoplast" || loc.Location == "mitochondrion"
+		if _, typ := GeneTypeName(join(rest)); organelle && !typ {
+			return nil
+		}
+		if r := parseClause(rest); r != nil {
+			return &Node{Op: OpIntersect, Left: &Node{Clause: loc}, Right: r}
+		}
+	}
+	return nil
+}
+
 var goIDRE = regexp.MustCompile(`(?i)^GO:?(\d{7})$`)
 
 // goIDClause reads GO ids ("GO:0006260"); other words beside them are
@@ -93,10 +118,16 @@ var (
 	sequenceIDRE = regexp.MustCompile(`(?i)^(pf3d7_\d\d_v3|pfc10_api_irab|m76611)$`)
 )
 
+// organelleAbbrev reads the short names of the organelle genomes, as
+// PlasmoDB writes them in gene ids and sequence names (API, MIT).
+var organelleAbbrev = map[string]string{
+	"api": "apicoplast", "plastid": "apicoplast", "mit": "mitochondrion", "mito": "mitochondrion", "mtdna": "mitochondrion",
+}
+
 // isLocationWord reports whether a word can start a location phrase.
 func isLocationWord(w string) bool {
 	return chromosomeWords[w] || chrTokenRE.MatchString(w) || sequenceIDRE.MatchString(w) ||
-		strings.HasPrefix(w, "apicoplast") || strings.HasPrefix(w, "mitochondri")
+		strings.HasPrefix(w, "apicoplast") || strings.HasPrefix(w, "mitochondri") || organelleAbbrev[w] != ""
 }
 
 // locationClause reads a whole clause as a location: "chromosome 14",
@@ -108,11 +139,21 @@ func locationClause(w []token) *Clause {
 		return nil
 	}
 	text := join(w)
+	// "the MIT chromosome", "chromosome 5" written backwards.
+	if len(w) == 2 && chromosomeWords[w[1].low] && (organelleAbbrev[w[0].low] != "" || isNumberWord(w[0].low)) {
+		w = []token{w[1], w[0]}
+	}
 	first := w[0].low
 	rest := w[1:]
 	// A trailing "genome", "DNA" or "sequence" adds nothing.
 	for len(rest) > 0 && (rest[len(rest)-1].low == "genome" || rest[len(rest)-1].low == "dna" || rest[len(rest)-1].low == "sequence") {
 		rest = rest[:len(rest)-1]
+	}
+	if o := organelleAbbrev[first]; o != "" && len(rest) == 0 {
+		return &Clause{Text: text, Kind: KindLocation, Location: o}
+	}
+	if o := organelleAbbrev[strings.ToLower(join(rest))]; o != "" && len(rest) == 1 && chromosomeWords[first] {
+		return &Clause{Text: text, Kind: KindLocation, Location: o}
 	}
 	loc := func(l string, notes ...string) *Clause {
 		return &Clause{Text: text, Kind: KindLocation, Location: l, Notes: notes}
@@ -249,6 +290,9 @@ func termVariants(text string) []string {
 		out = append(out, s)
 	}
 	add(text)
+	if s, ok := GeneTypeName(text); ok {
+		add(s)
+	}
 	if s, ok := synonym(text); ok {
 		add(s)
 	}

@@ -1,6 +1,7 @@
 package english
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -148,7 +149,7 @@ func Parse(text string) Parsed {
 	var p Parsed
 	toks := tokenize(text)
 	toks, p.Organism = takeOrganism(toks)
-	segs, excls := splitExclusions(toks)
+	segs, joins := splitLoose(toks)
 	var root *Node
 	for i, seg := range segs {
 		n := parseSegment(seg, &p)
@@ -162,9 +163,9 @@ func Parse(text string) Parsed {
 		case i == 0:
 			root = n
 		case n == nil:
-			p.Notes = append(p.Notes, Quote(excls[i-1])+" had nothing after it; I ignored it")
+			p.Notes = append(p.Notes, Quote(strings.Join(joins[i-1].words, " "))+" had nothing after it; I ignored it")
 		default:
-			root = &Node{Op: OpMinus, Left: root, Right: n}
+			root = &Node{Op: joins[i-1].op, Left: root, Right: n}
 		}
 	}
 	p.Root = root
@@ -181,21 +182,38 @@ func taxonNode(p *Parsed, excluding bool) *Node {
 	return &Node{Clause: &Clause{Text: "all genes", Kind: KindTaxon, Notes: []string{note}}}
 }
 
-// splitExclusions cuts the words at exclusion connectives: the base, then
-// each part taken away, with the connective that introduced it.
-func splitExclusions(toks []token) (segs [][]token, excls []string) {
+// splitLoose cuts the words at loose connectives (exclusions, and the
+// words that restrict: "keep only", "limited to"): the base, then each
+// part, with the connective that introduced it. The words that merely
+// lead up to a connective ("…, and then remove") go with it.
+func splitLoose(toks []token) (segs [][]token, joins []connective) {
 	start := 0
 	for i := 0; i < len(toks); i++ {
 		c, ok := connectiveAt(toks, i)
-		if !ok || c.op != OpMinus {
+		if !ok || !c.loose {
 			continue
 		}
-		segs = append(segs, trimCommas(toks[start:i]))
-		excls = append(excls, strings.Join(c.words, " "))
+		segs = append(segs, trimJoiners(toks[start:i]))
+		joins = append(joins, c)
 		i += len(c.words) - 1
 		start = i + 1
 	}
-	return append(segs, trimCommas(toks[start:])), excls
+	return append(segs, trimJoiners(toks[start:])), joins
+}
+
+// joiners are the words that only lead from one part of a request to the
+// next: "…, and then remove …", "… but exclude …".
+var joiners = WordSet("and then but so now also that which who , ;")
+
+// trimJoiners takes commas and joiners off both ends of a part.
+func trimJoiners(toks []token) []token {
+	for len(toks) > 0 && !toks[0].quoted && (toks[0].comma || joiners[toks[0].low] && toks[0].low != "and") {
+		toks = toks[1:]
+	}
+	for len(toks) > 0 && !toks[len(toks)-1].quoted && (toks[len(toks)-1].comma || joiners[toks[len(toks)-1].low]) {
+		toks = toks[:len(toks)-1]
+	}
+	return toks
 }
 
 func trimCommas(toks []token) []token {
@@ -215,9 +233,194 @@ type item struct {
 	list  bool
 }
 
-// parseSegment parses words without exclusions: "or" over "and" over
-// clauses. It returns nil when the segment names nothing.
+// parseSegment parses words without loose connectives. A qualifier
+// applies to the whole list it follows or precedes, so qualifiers are
+// taken off first: a location list before a comma ("On chromosome 14, A
+// or B"), "X encode Y", "X genes involved in / on / with Y", and a trailing
+// location list ("A or B on chromosome 5 or 6"). What is left is "or" over
+// "and" over clauses. It returns nil when the segment names nothing.
 func parseSegment(toks []token, p *Parsed) *Node {
+	toks = trimCommas(toks)
+	if len(toks) == 0 {
+		return nil
+	}
+	if loc := locationList(toks, p); loc != nil {
+		return loc
+	}
+	if n := splitQualifier(toks, p); n != nil {
+		return n
+	}
+	return parseList(toks, p)
+}
+
+// splitQualifier finds a qualifier that applies to a whole list and returns
+// the intersection of the two sides, or nil when there is none.
+func splitQualifier(toks []token, p *Parsed) *Node {
+	both := func(head, tail []token) *Node {
+		if !hasContent(head) || !hasContent(tail) {
+			return nil
+		}
+		h, t := parseSegment(head, p), parseSegment(tail, p)
+		if h == nil || t == nil {
+			return nil
+		}
+		return &Node{Op: OpIntersect, Left: h, Right: t}
+	}
+	// "On chromosome 14, A or B".
+	if i := slices.IndexFunc(toks, func(t token) bool { return t.comma }); i > 0 {
+		if loc := locationList(toks[:i], p); loc != nil && hasContent(toks[i+1:]) {
+			if rest := parseSegment(toks[i+1:], p); rest != nil {
+				return &Node{Op: OpIntersect, Left: rest, Right: loc}
+			}
+		}
+	}
+	// "Genes on the apicoplast that encode rRNA".
+	for i := 1; i+1 < len(toks); i++ {
+		if !toks[i].quoted && (toks[i].low == "encode" || toks[i].low == "encodes") && !isJoin(toks[i-1]) {
+			if n := both(toks[:i], toks[i+1:]); n != nil {
+				return n
+			}
+		}
+	}
+	// "X genes involved in Y", "X genes on chromosome 5": X qualifies Y.
+	for i := 1; i+1 < len(toks); i++ {
+		if toks[i].quoted || (toks[i].low != "genes" && toks[i].low != "gene") || !relationWords[toks[i+1].low] || isJoin(toks[i-1]) {
+			continue
+		}
+		if n := both(toks[:i], toks[i+1:]); n != nil {
+			return n
+		}
+	}
+	// "A or B on chromosome 5 or 6".
+	for k := 1; k < len(toks); k++ {
+		if toks[k].quoted || !locationPrepositions[toks[k].low] || isJoin(toks[k-1]) || !hasContent(toks[:k]) {
+			continue
+		}
+		if loc := locationList(toks[k:], p); loc != nil {
+			if head := parseSegment(toks[:k], p); head != nil {
+				return &Node{Op: OpIntersect, Left: head, Right: loc}
+			}
+		}
+	}
+	return nil
+}
+
+// relationWords start what a gene is or does after "genes": "genes
+// involved in", "genes on", "genes with".
+var relationWords = WordSet(`involved participating that which with for in on from located lying annotated
+	associated related encoding whose of functioning playing having`)
+
+// locationPrepositions introduce a location.
+var locationPrepositions = WordSet("on in from located lying")
+
+// isJoin reports whether a word joins two parts (a connective or a comma),
+// so what follows it is a part of a list, not a qualifier of it.
+func isJoin(t token) bool {
+	if t.comma {
+		return true
+	}
+	_, ok := connectiveAt([]token{t}, 0)
+	return ok
+}
+
+// locationList reads words that are only locations: "on chromosomes 5 and
+// 6", "chromosome 3 or on the apicoplast", "chromosomes 1 through 3". It
+// returns their union (a gene lies in one place, so "and" between places
+// can only mean "or", and a note says so), or nil when any part is not a
+// location.
+func locationList(toks []token, p *Parsed) *Node {
+	type part struct {
+		words   []token
+		rangeTo bool // after "through", "to" or "-"
+	}
+	var parts []part
+	cur := part{}
+	ands := false
+	flush := func(rangeNext bool) {
+		parts = append(parts, cur)
+		cur = part{rangeTo: rangeNext}
+	}
+	for _, t := range toks {
+		switch {
+		case t.quoted:
+			return nil
+		case t.comma || t.low == "or" || t.low == "and/or" || t.low == "either":
+			flush(false)
+		case t.low == "and" || t.low == "&":
+			ands = true
+			flush(false)
+		case t.low == "through" || t.low == "thru" || t.low == "to" || t.low == "-":
+			flush(true)
+		default:
+			cur.words = append(cur.words, t)
+		}
+	}
+	flush(false)
+	var clauses []*Clause
+	for _, pt := range parts {
+		w := strip(pt.words)
+		if len(w) == 0 {
+			if pt.rangeTo {
+				return nil
+			}
+			continue
+		}
+		var prev *Clause
+		if len(clauses) > 0 {
+			prev = clauses[len(clauses)-1]
+		}
+		if m := numberRangeRE.FindStringSubmatch(w[0].low); len(w) == 1 && m != nil && prev != nil && !isSequenceID(prev.Location) {
+			from, _ := strconv.Atoi(m[1])
+			to, _ := strconv.Atoi(m[2])
+			clauses = append(clauses, chromosomeRange(from, to)...)
+			continue
+		}
+		c := locationClause(w)
+		if c == nil && len(w) == 1 && isNumberWord(w[0].low) && prev != nil && prev.Kind == KindLocation && !isSequenceID(prev.Location) {
+			n, _ := chromosomeNumber(w[0].low)
+			c = &Clause{Text: w[0].text, Kind: KindLocation, Location: strconv.Itoa(n)}
+		}
+		if c == nil {
+			return nil
+		}
+		if pt.rangeTo {
+			from, errFrom := strconv.Atoi(prev.Location)
+			to, errTo := strconv.Atoi(c.Location)
+			if prev == nil || errFrom != nil || errTo != nil || to <= from {
+				return nil
+			}
+			clauses = append(clauses, chromosomeRange(from+1, to)...)
+			continue
+		}
+		clauses = append(clauses, c)
+	}
+	if len(clauses) == 0 {
+		return nil
+	}
+	nodes := make([]*Node, len(clauses))
+	for i, c := range clauses {
+		nodes[i] = &Node{Clause: c}
+	}
+	op := OpUnion
+	if ands {
+		op = OpIntersect // chain reads it as "or", and says so
+	}
+	return chain(nodes, op, p)
+}
+
+var numberRangeRE = regexp.MustCompile(`^(\d{1,2})-(\d{1,2})$`)
+
+// chromosomeRange lists chromosomes from..to.
+func chromosomeRange(from, to int) []*Clause {
+	var out []*Clause
+	for n := from; n <= to && n-from < 20; n++ {
+		out = append(out, &Clause{Text: strconv.Itoa(n), Kind: KindLocation, Location: strconv.Itoa(n)})
+	}
+	return out
+}
+
+// parseList parses "or" over "and" over clauses.
+func parseList(toks []token, p *Parsed) *Node {
 	items := segmentItems(toks)
 	items = joinIDLists(items)
 	// OR parts, each a list of AND clauses.
@@ -340,7 +543,8 @@ func singleValued(nodes []*Node) bool {
 			return false
 		}
 		allLoc = allLoc && n.Clause.Kind == KindLocation
-		allType = allType && n.Clause.Kind == KindTerm && geneTypeCue(n.Clause.Text)
+		_, typ := GeneTypeName(n.Clause.Text)
+		allType = allType && n.Clause.Kind == KindTerm && typ
 	}
 	return allLoc || allType
 }
@@ -351,18 +555,6 @@ func describeList(nodes []*Node) string {
 		names[i] = Quote(DescribeClause(n.Clause))
 	}
 	return strings.Join(names, ", ")
-}
-
-// geneTypeCue reports whether a phrase looks like a gene type by its words
-// alone (an RNA, coding or non-coding).
-func geneTypeCue(p string) bool {
-	for _, w := range strings.Fields(Normalize(p)) {
-		w = Singular(w)
-		if strings.HasSuffix(w, "rna") || w == "coding" || w == "noncoding" || w == "pseudogene" {
-			return true
-		}
-	}
-	return false
 }
 
 // elide completes a clause that leans on the one before it: a bare number

@@ -27,11 +27,18 @@ func tokenize(s string) []token {
 		quoted := i%2 == 1
 		for _, t := range splitWords(part) {
 			t.quoted = quoted && !t.comma
+			// "GO 0006412" is the GO id GO:0006412.
+			if n := len(out); n > 0 && !t.quoted && out[n-1].low == "go" && sevenDigitsRE.MatchString(t.text) {
+				out[n-1] = token{text: "GO:" + t.text, low: "go:" + t.text}
+				continue
+			}
 			out = append(out, t)
 		}
 	}
 	return out
 }
+
+var sevenDigitsRE = regexp.MustCompile(`^\d{7}$`)
 
 // splitWords splits text into words and commas.
 func splitWords(s string) []token {
@@ -64,28 +71,18 @@ func splitWords(s string) []token {
 var abbrevRE = regexp.MustCompile(`^[A-Za-z]\.$`)
 
 // takeOrganism removes the organism's name from the words and returns it
-// as written. "P. falciparum", "P.falciparum", "Plasmodium falciparum
-// 3D7", "falciparum", "Pf3D7" and any other "<Genus initial>. <species>"
-// count.
+// as written: "P. falciparum", "P.falciparum", "Plasmodium falciparum
+// 3D7", "falciparum", "Pf3D7", any "<genus or its initial> <species>" of
+// the parasites VEuPathDB serves, and a host ("human", "mouse") named
+// right before "genes". Whether the catalog has that organism is for the
+// catalog to say.
 func takeOrganism(toks []token) ([]token, string) {
 	var out []token
 	var found []string
 	for i := 0; i < len(toks); i++ {
-		t := toks[i]
-		n := 0
-		switch {
-		case t.quoted:
-		case (t.low == "p." || t.low == "t." || t.low == "plasmodium") && i+1 < len(toks) && isSpecies(toks[i+1].low):
-			n = 2
-		case t.low == "plasmodium":
-			n = 1
-		case strings.HasPrefix(t.low, "p.") && len(t.low) > 3 && isSpecies(t.low[2:]):
-			n = 1
-		case t.low == "falciparum" || t.low == "pf3d7" || t.low == "pfalciparum":
-			n = 1
-		}
+		n := organismAt(toks, i)
 		if n == 0 {
-			out = append(out, t)
+			out = append(out, toks[i])
 			continue
 		}
 		words := []string{}
@@ -105,52 +102,117 @@ func takeOrganism(toks []token) ([]token, string) {
 	return out, found[0]
 }
 
-// isSpecies reports whether w can be a species epithet after a genus
-// initial: a lower-case word that is not a filler ("P. genes" is not one).
-func isSpecies(w string) bool {
-	if len(w) < 4 || fillers[w] || connectiveWords[w] {
-		return false
-	}
-	for _, r := range w {
-		if r < 'a' || r > 'z' {
-			return false
+// organismAt returns how many words at toks[i] name an organism, or 0.
+func organismAt(toks []token, i int) int {
+	t := toks[i]
+	next := func(k int) string {
+		if i+k < len(toks) && !toks[i+k].quoted {
+			return toks[i+k].low
 		}
+		return ""
 	}
-	return true
+	switch {
+	case t.quoted:
+		return 0
+	case (genera[t.low] || genusInitialRE.MatchString(t.low)) && isSpecies(next(1)):
+		return 2
+	case t.low == "plasmodium":
+		return 1
+	case len(t.low) > 3 && genusInitialRE.MatchString(t.low[:2]) && isSpecies(t.low[2:]):
+		return 1 // "P.falciparum"
+	case t.low == "falciparum" || t.low == "pf3d7" || t.low == "pfalciparum" || knownSpecies[t.low]:
+		return 1
+	case hosts[t.low] && (next(1) == "genes" || next(1) == "gene"):
+		return 1
+	}
+	return 0
 }
+
+// genusInitialRE matches an abbreviated genus: "P.", "T.".
+var genusInitialRE = regexp.MustCompile(`^[a-z]\.$`)
+
+// genera are the genera of VEuPathDB's organisms a researcher is likely to
+// name in full.
+var genera = WordSet(`plasmodium toxoplasma cryptosporidium leishmania trypanosoma giardia babesia theileria
+	neospora eimeria entamoeba trichomonas cyclospora sarcocystis`)
+
+// knownSpecies are species epithets that name an organism on their own.
+var knownSpecies = WordSet("vivax berghei yoelii knowlesi chabaudi malariae ovale gondii")
+
+// hosts are organisms named by a common name.
+var hosts = WordSet("human humans mouse murine yeast")
 
 // connective is a phrase that joins clauses.
 type connective struct {
 	words []string
 	op    Op
+	loose bool
 }
 
 // connectives, longest first within each operator so "but not" wins over
-// "not" and "and/or" over "and".
+// "not" and "and/or" over "and". Loose connectives apply to everything
+// before them ("A or B, then keep only C" is INTERSECT(UNION(A, B), C)):
+// every exclusion, and the words that restrict a list.
 var connectives = []connective{
-	{[]string{"and/or"}, OpUnion},
-	{[]string{"but", "not", "located", "on"}, OpMinus},
-	{[]string{"not", "located", "on"}, OpMinus},
-	{[]string{"but", "not"}, OpMinus},
-	{[]string{"and", "not"}, OpMinus},
-	{[]string{"but", "excluding"}, OpMinus},
-	{[]string{"but", "without"}, OpMinus},
-	{[]string{"except", "for"}, OpMinus},
-	{[]string{"other", "than"}, OpMinus},
-	{[]string{"not", "on"}, OpMinus},
-	{[]string{"not", "in"}, OpMinus},
-	{[]string{"excluding"}, OpMinus},
-	{[]string{"exclude"}, OpMinus},
-	{[]string{"excludes"}, OpMinus},
-	{[]string{"except"}, OpMinus},
-	{[]string{"minus"}, OpMinus},
-	{[]string{"without"}, OpMinus},
-	{[]string{"not"}, OpMinus},
-	{[]string{"but", "also"}, OpIntersect},
-	{[]string{"and", "also"}, OpIntersect},
-	{[]string{"or"}, OpUnion},
-	{[]string{"and"}, OpIntersect},
-	{[]string{"&"}, OpIntersect},
+	{words: []string{"and/or"}, op: OpUnion},
+	{words: []string{"but", "not", "located", "on"}, op: OpMinus, loose: true},
+	{words: []string{"not", "located", "on"}, op: OpMinus, loose: true},
+	{words: []string{"not", "located", "in"}, op: OpMinus, loose: true},
+	{words: []string{"but", "not"}, op: OpMinus, loose: true},
+	{words: []string{"and", "not"}, op: OpMinus, loose: true},
+	{words: []string{"but", "excluding"}, op: OpMinus, loose: true},
+	{words: []string{"but", "without"}, op: OpMinus, loose: true},
+	{words: []string{"except", "for"}, op: OpMinus, loose: true},
+	{words: []string{"other", "than"}, op: OpMinus, loose: true},
+	{words: []string{"leave", "out"}, op: OpMinus, loose: true},
+	{words: []string{"leaving", "out"}, op: OpMinus, loose: true},
+	{words: []string{"filter", "out"}, op: OpMinus, loose: true},
+	{words: []string{"take", "out"}, op: OpMinus, loose: true},
+	{words: []string{"throw", "out"}, op: OpMinus, loose: true},
+	{words: []string{"are", "not"}, op: OpMinus, loose: true},
+	{words: []string{"is", "not"}, op: OpMinus, loose: true},
+	{words: []string{"not", "on"}, op: OpMinus, loose: true},
+	{words: []string{"not", "in"}, op: OpMinus, loose: true},
+	{words: []string{"excluding"}, op: OpMinus, loose: true},
+	{words: []string{"exclude"}, op: OpMinus, loose: true},
+	{words: []string{"excludes"}, op: OpMinus, loose: true},
+	{words: []string{"except"}, op: OpMinus, loose: true},
+	{words: []string{"minus"}, op: OpMinus, loose: true},
+	{words: []string{"without"}, op: OpMinus, loose: true},
+	{words: []string{"remove"}, op: OpMinus, loose: true},
+	{words: []string{"removing"}, op: OpMinus, loose: true},
+	{words: []string{"drop"}, op: OpMinus, loose: true},
+	{words: []string{"dropping"}, op: OpMinus, loose: true},
+	{words: []string{"omit"}, op: OpMinus, loose: true},
+	{words: []string{"omitting"}, op: OpMinus, loose: true},
+	{words: []string{"skip"}, op: OpMinus, loose: true},
+	{words: []string{"skipping"}, op: OpMinus, loose: true},
+	{words: []string{"aren't"}, op: OpMinus, loose: true},
+	{words: []string{"isn't"}, op: OpMinus, loose: true},
+	{words: []string{"not"}, op: OpMinus, loose: true},
+	{words: []string{"keep", "only"}, op: OpIntersect, loose: true},
+	{words: []string{"keeping", "only"}, op: OpIntersect, loose: true},
+	{words: []string{"only", "keep"}, op: OpIntersect, loose: true},
+	{words: []string{"but", "only"}, op: OpIntersect, loose: true},
+	{words: []string{"restricted", "to"}, op: OpIntersect, loose: true},
+	{words: []string{"restrict", "to"}, op: OpIntersect, loose: true},
+	{words: []string{"limited", "to"}, op: OpIntersect, loose: true},
+	{words: []string{"limit", "to"}, op: OpIntersect, loose: true},
+	{words: []string{"narrowed", "to"}, op: OpIntersect, loose: true},
+	{words: []string{"narrow", "to"}, op: OpIntersect, loose: true},
+	{words: []string{"only", "the", "ones"}, op: OpIntersect, loose: true},
+	{words: []string{"just", "the", "ones"}, op: OpIntersect, loose: true},
+	{words: []string{"only", "those"}, op: OpIntersect, loose: true},
+	{words: []string{"just", "those"}, op: OpIntersect, loose: true},
+	{words: []string{"but", "also"}, op: OpIntersect},
+	{words: []string{"and", "also"}, op: OpIntersect},
+	{words: []string{"as", "well", "as"}, op: OpUnion},
+	{words: []string{"along", "with"}, op: OpUnion},
+	{words: []string{"together", "with"}, op: OpUnion},
+	{words: []string{"plus"}, op: OpUnion},
+	{words: []string{"or"}, op: OpUnion},
+	{words: []string{"and"}, op: OpIntersect},
+	{words: []string{"&"}, op: OpIntersect},
 }
 
 // connectiveWords are the words connectives are made of, which are never
@@ -197,11 +259,13 @@ var fillers = WordSet(`find show me list get give return retrieve search look lo
 		involved involvement participating participate participates playing play role roles part
 		related relating associated annotated annotation annotations as with having have has
 		functioning function functions located lying found sitting on in from of within at
-		both either also only just too encoded by whose products there here`)
+		both either also only just too encoded by whose products there here then now so those ones
+		see like i'd let us interested obtain fetch identify display tell how many do does help
+		hi hello hey thanks okay ok kindly`)
 
 // trailingFillers are the fillers also taken off a clause's end. Read-only.
 var trailingFillers = WordSet(`genes gene ones please only too also ids id identifiers there here as well
-	of in on the a an that which are is with for`)
+	of in on the a an that which are is with for but then now and so those`)
 
 func WordSet(words string) map[string]bool {
 	m := map[string]bool{}
@@ -247,4 +311,19 @@ func join(words []token) string {
 		s[i] = w.text
 	}
 	return strings.Join(s, " ")
+}
+
+// isSpecies reports whether w can be a species epithet after a genus or
+// its initial: a lower-case word that is not a filler ("P. genes" is not
+// one).
+func isSpecies(w string) bool {
+	if len(w) < 4 || fillers[w] || connectiveWords[w] {
+		return false
+	}
+	for _, r := range w {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	return true
 }

@@ -182,3 +182,35 @@ var numberWords = map[string]int{
 
 // quote renders a phrase for messages: 'DNA repair'.
 func Quote(s string) string { return "'" + s + "'" }
+
+// geneTypeNames maps the ways researchers name a kind of gene to a short
+// name the catalog's gene types are recognised by.
+var geneTypeNames = map[string]string{
+	"trna": "tRNA", "transfer rna": "tRNA",
+	"rrna": "rRNA", "ribosomal rna": "rRNA",
+	"snorna": "snoRNA", "small nucleolar rna": "snoRNA",
+	"snrna": "snRNA", "small nuclear rna": "snRNA",
+	"ncrna": "ncRNA", "non coding rna": "ncRNA", "noncoding rna": "ncRNA", "non coding": "ncRNA",
+	"noncoding": "ncRNA", "non protein coding": "ncRNA",
+	"protein coding": "protein coding", "coding": "protein coding", "mrna": "protein coding",
+	"pseudogene": "pseudogene",
+}
+
+// GeneTypeName reads a phrase as the name of a kind of gene ("ribosomal RNA
+// genes", "tRNAs", "non-coding"), returning its short name ("rRNA").
+func GeneTypeName(phrase string) (string, bool) {
+	words := strings.Fields(Normalize(phrase))
+	for len(words) > 0 {
+		last := words[len(words)-1]
+		if last != "gene" && last != "genes" && last != "encoding" && !(last == "coding" && len(words) > 1 && words[len(words)-2] != "protein" && words[len(words)-2] != "non") {
+			break
+		}
+		words = words[:len(words)-1]
+	}
+	if len(words) == 0 {
+		return "", false
+	}
+	words[len(words)-1] = strings.ToLower(Singular(words[len(words)-1]))
+	name, ok := geneTypeNames[strings.Join(words, " ")]
+	return name, ok
+}

@@ -1,0 +1,79 @@
+package english
+
+import "testing"
+
+// TestResearcherPhrasings reads requests the way researchers type them:
+// qualifiers over lists, location lists, ids inside clauses, and the
+// conversational words around a request.
+func TestResearcherPhrasings(t *testing.T) {
+	tests := []struct{ in, want string }{
+		// A qualifier applies to the whole list it follows or precedes.
+		{"DNA repair or DNA replication genes on chromosome 14", "INTERSECT(UNION(term:DNA repair, term:DNA replication), location:14)"},
+		{"On chromosome 14, DNA repair or DNA replication genes", "INTERSECT(UNION(term:DNA repair, term:DNA replication), location:14)"},
+		{"DNA repair or DNA replication on chromosome 14", "INTERSECT(UNION(term:DNA repair, term:DNA replication), location:14)"},
+		{"protein coding genes involved in DNA repair or DNA replication", "INTERSECT(term:protein coding, UNION(term:DNA repair, term:DNA replication))"},
+		{"tRNA or rRNA genes involved in translation", "INTERSECT(UNION(term:tRNA, term:rRNA), term:translation)"},
+		{"DNA repair genes or genes involved in translation", "UNION(term:DNA repair, term:translation)"},
+		// A location list is one unit.
+		{"tRNA genes on chromosome 5 or 6", "INTERSECT(term:tRNA, UNION(location:5, location:6))"},
+		{"protein phosphorylation genes on chromosomes 5 and 6", "INTERSECT(term:protein phosphorylation, UNION(location:5, location:6))"},
+		{"DNA repair genes excluding chromosomes 13 and 14", "MINUS(term:DNA repair, UNION(location:13, location:14))"},
+		{"genes on chromosomes 1 through 3", "UNION(UNION(location:1, location:2), location:3)"},
+		{"genes on chromosome 3 or on the apicoplast", "UNION(location:3, location:apicoplast)"},
+		// An id is one part of its clause.
+		{"GO:0006281 genes on chromosome 14", "INTERSECT(go:GO:0006281, location:14)"},
+		{"genes annotated with GO:0006281 on chromosome 14", "INTERSECT(go:GO:0006281, location:14)"},
+		{"go:0006412", "go:GO:0006412"},
+		{"GO 0006412 genes", "go:GO:0006412"},
+		{"tRNA genes on chromosome 5 except PF3D7_0512600", "MINUS(INTERSECT(term:tRNA, location:5), ids:PF3D7_0512600)"},
+		// Conversational wrappers are structure.
+		{"Can you find me genes involved in translation?", "term:translation"},
+		{"I need a list of tRNA genes on chromosome 3", "INTERSECT(term:tRNA, location:3)"},
+		{"I'd like to see DNA repair genes please", "term:DNA repair"},
+		{"Show me DNA replication genes, then remove any on chromosome 14", "MINUS(term:DNA replication, location:14)"},
+		{"DNA replication genes but exclude those for DNA repair", "MINUS(term:DNA replication, term:DNA repair)"},
+		{"Which genes on the apicoplast genome encode rRNA?", "INTERSECT(location:apicoplast, term:rRNA)"},
+		{"DNA repair genes, and then keep only those on chromosome 5", "INTERSECT(term:DNA repair, location:5)"},
+		{"DNA repair or DNA replication, then keep only the ones on chromosome 14", "INTERSECT(UNION(term:DNA repair, term:DNA replication), location:14)"},
+		{"DNA repair genes but leave out chromosome 14", "MINUS(term:DNA repair, location:14)"},
+		{"genes involved in translation that aren't on chromosome 1", "MINUS(term:translation, location:1)"},
+		{"genes involved in translation that are not on chromosome 1", "MINUS(term:translation, location:1)"},
+		{"DNA repair genes, skip chromosome 14", "MINUS(term:DNA repair, location:14)"},
+		{"tRNA genes plus rRNA genes", "UNION(term:tRNA, term:rRNA)"},
+		{"genes for both DNA repair and DNA replication", "INTERSECT(term:DNA repair, term:DNA replication)"},
+		{"either DNA repair or translation", "UNION(term:DNA repair, term:translation)"},
+		// Only gene-type names are one-of.
+		{"mRNA processing and RNA splicing", "INTERSECT(term:mRNA processing, term:RNA splicing)"},
+		{"ribosomal RNA and transfer RNA genes", "UNION(term:ribosomal RNA, term:transfer RNA)"},
+		// Vocabulary of places.
+		{"genes on API", "location:apicoplast"},
+		{"chromosome MIT genes", "location:mitochondrion"},
+		{"genes on the MIT chromosome", "location:mitochondrion"},
+		{"mitochondrial rRNA genes", "INTERSECT(location:mitochondrion, term:rRNA)"},
+		{"apicoplast genes involved in translation", "INTERSECT(location:apicoplast, term:translation)"},
+		{"Pf3D7_05_v3 tRNA genes", "INTERSECT(location:Pf3D7_05_v3, term:tRNA)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			if got := Parse(tt.in).Root.String(); got != tt.want {
+				t.Errorf("Parse(%q)\n got %s\nwant %s", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestOrganisms(t *testing.T) {
+	tests := []struct{ in, organism, tree string }{
+		{"P. vivax genes involved in translation", "P. vivax", "term:translation"},
+		{"Toxoplasma gondii genes involved in translation", "Toxoplasma gondii", "term:translation"},
+		{"human genes involved in DNA repair", "human", "term:DNA repair"},
+		{"Pf3D7 tRNA genes", "Pf3D7", "term:tRNA"},
+		{"orthologs of human TP53", "", "term:orthologs of human TP53"},
+	}
+	for _, tt := range tests {
+		p := Parse(tt.in)
+		if p.Organism != tt.organism || p.Root.String() != tt.tree {
+			t.Errorf("Parse(%q) = %q, %s; want %q, %s", tt.in, p.Organism, p.Root.String(), tt.organism, tt.tree)
+		}
+	}
+}
