@@ -350,14 +350,14 @@ func readRaw(t *testing.T, dir string) *raw {
 		}
 	}
 	// Genes without a mapping row lie where their id says: PF3D7_05... on
-	// chromosome 5, PF3D7_API... on the apicoplast, PF3D7_MIT... in the
-	// mitochondrion.
+	// chromosome 5, PF3D7_API... on the apicoplast, the mal_mito, mal_rna
+	// and malmito ids in the mitochondrion.
 	for _, g := range r.genes {
 		switch u := strings.ToUpper(g); {
 		case r.chromosome[g] != "":
 		case strings.HasPrefix(u, "PF3D7_API"):
 			r.chromosome[g] = "PFC10_API_IRAB"
-		case strings.HasPrefix(u, "PF3D7_MIT"):
+		case strings.HasPrefix(u, "PF3D7_MIT"), strings.HasPrefix(u, "MAL_MITO"), strings.HasPrefix(u, "MAL_RNA"), strings.HasPrefix(u, "MALMITO"):
 			r.chromosome[g] = "M76611"
 		case len(u) > 8 && strings.HasPrefix(u, "PF3D7_"):
 			r.chromosome[g] = "Pf3D7_" + u[6:8] + "_v3"

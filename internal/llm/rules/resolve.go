@@ -324,9 +324,16 @@ func (rv *resolver) geneTypeVocab() []wireTerm {
 	return p.Values
 }
 
+// clausePhrases are the normalised phrasings of a clause: as written, its
+// singular, and its variants (a gene type's short name among them).
 func clausePhrases(c *english.Clause) []string {
-	n := english.Normalize(c.Text)
-	return []string{n, english.Normalize(english.SingularPhrase(c.Text))}
+	out := []string{english.Normalize(c.Text), english.Normalize(english.SingularPhrase(c.Text))}
+	for _, v := range c.Variants {
+		if n := english.Normalize(v); !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // geneTypeExact finds the gene type a clause names exactly (plural and
