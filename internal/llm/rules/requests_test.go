@@ -73,7 +73,9 @@ func TestRequests(t *testing.T) {
 			}, nil},
 		{"a location list is a union", "tRNA genes on chromosome 5 or 6",
 			"INTERSECT(GenesByGeneType tRNA encoding, UNION(GenesByLocation Pf3D7_05_v3, GenesByLocation Pf3D7_06_v3))",
-			func(r *raw) set { return intersect(r.ofType("tRNA encoding"), union(r.on("Pf3D7_05_v3"), r.on("Pf3D7_06_v3"))) }, nil},
+			func(r *raw) set {
+				return intersect(r.ofType("tRNA encoding"), union(r.on("Pf3D7_05_v3"), r.on("Pf3D7_06_v3")))
+			}, nil},
 		{"and between chromosomes in a qualifier", "protein phosphorylation genes on chromosomes 5 and 6",
 			"INTERSECT(GenesByGoTerm GO:0006468, UNION(GenesByLocation Pf3D7_05_v3, GenesByLocation Pf3D7_06_v3))",
 			func(r *raw) set {
