@@ -2,6 +2,7 @@ package english
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -232,6 +233,10 @@ func connectiveAt(toks []token, i int) (connective, bool) {
 	if toks[i].quoted {
 		return connective{}, false
 	}
+	// "between 10 and 50" is a range, not two clauses.
+	if toks[i].low == "and" && i >= 2 && toks[i-2].low == "between" && isNumeric(toks[i-1].low) {
+		return connective{}, false
+	}
 	for _, c := range connectives {
 		if i+len(c.words) > len(toks) {
 			continue
@@ -326,4 +331,10 @@ func isSpecies(w string) bool {
 		}
 	}
 	return true
+}
+
+// isNumeric reports whether w is a number ("10", "2.5").
+func isNumeric(w string) bool {
+	_, err := strconv.ParseFloat(w, 64)
+	return err == nil
 }

@@ -84,6 +84,9 @@ func newMapped(p english.Parsed, res *resolution) *mapped {
 
 // failures lists the clauses that could not be built at all.
 func (m *mapped) failures() []string {
+	if m.res.refusal != "" {
+		return []string{m.res.refusal}
+	}
 	var out []string
 	for _, c := range m.p.Root.Leaves() {
 		if l := m.res.leaves[c]; l.fail != "" {

@@ -226,12 +226,17 @@ func planText(m *mapped, plan *planNode, art, draft, build *done) string {
 	for _, c := range m.p.Root.Leaves() {
 		l := m.res.leaves[c]
 		fmt.Fprintf(&b, "- %s → %s %s", english.Quote(c.Text), l.search, keyValue(l))
-		if strings.HasPrefix(l.how, "I read ") {
+		switch {
+		case l.notEvaluable:
+			b.WriteString(" (not evaluable offline: this step will have no count)")
+		case l.unmapped:
+			b.WriteString(" (approximate: a text search)")
+		case strings.HasPrefix(l.how, "I read "):
 			fmt.Fprintf(&b, " (%s)", l.how)
 		}
 		b.WriteString("\n")
 		if l.unmapped {
-			unmapped = append(unmapped, fmt.Sprintf("I could not map %s; I used a text search for it.", english.Quote(c.Text)))
+			unmapped = append(unmapped, fmt.Sprintf("I could not map %s; I used a text search for it, so its count is approximate.", english.Quote(c.Text)))
 		}
 	}
 	if len(unmapped) > 0 {

@@ -26,10 +26,12 @@ type leaf struct {
 	label, task string
 	// how says how the value was chosen, for the planning artifact.
 	how string
-	// unmapped is set when the clause fell back to a text search; fail
-	// when not even that could be built.
-	unmapped bool
-	fail     string
+	// unmapped is set when the clause fell back to a text search
+	// (approximate); notEvaluable when its search has no offline answer;
+	// fail when nothing can be built for it.
+	unmapped     bool
+	notEvaluable bool
+	fail         string
 }
 
 // resolution is what the catalog said about every clause.
@@ -38,6 +40,12 @@ type resolution struct {
 	picks    [numNeeds]pick
 	organism string
 	orgNote  string
+	// refusal says why the request cannot be planned at all (an organism
+	// the catalog lacks).
+	refusal string
+	// finders are the searches search_for_searches offered for a term's
+	// own words, by clause, with their parameters read.
+	finders map[*english.Clause]*searchDetails
 }
 
 // resolver maps a parsed request through the catalog tools, asking for the
@@ -52,7 +60,8 @@ type resolver struct {
 // resolve returns the resolution, or false with the calls it needs asked
 // for in a (one response's worth of independent calls).
 func resolve(a *asks, p english.Parsed) (*resolution, bool) {
-	rv := &resolver{a: a, p: p, r: &resolution{leaves: map[*english.Clause]*leaf{}}, details: map[string]*searchDetails{}}
+	rv := &resolver{a: a, p: p, r: &resolution{leaves: map[*english.Clause]*leaf{}, finders: map[*english.Clause]*searchDetails{}},
+		details: map[string]*searchDetails{}}
 	clauses := p.Root.Leaves()
 	needs := rv.needs(clauses)
 
@@ -69,6 +78,13 @@ func resolve(a *asks, p english.Parsed) (*resolution, bool) {
 			continue
 		}
 		rv.r.picks[n] = readPick(d, searchNeeds[n].search)
+	}
+	if a.t.has("search_for_searches") {
+		for _, c := range clauses {
+			if wantsFinder(c) && a.get(phraseSearchCall(c)) == nil {
+				ready = false
+			}
+		}
 	}
 	if !ready {
 		return nil, false
@@ -97,11 +113,22 @@ func resolve(a *asks, p english.Parsed) (*resolution, bool) {
 		case c.Kind == english.KindGeneIDs && a.t.has("lookup_genes"):
 			a.get(lookupCall(c.IDs))
 		}
+		if name := rv.finderName(c); name != "" {
+			a.get(paramsCall(name, ""))
+		}
 	}
 	if a.pending() {
 		return nil, false
 	}
-	rv.r.organism, rv.r.orgNote = rv.organism()
+	rv.r.organism, rv.r.orgNote, rv.r.refusal = rv.organism()
+	for _, c := range clauses {
+		if name := rv.finderName(c); name != "" {
+			var sd searchDetails
+			if rv.a.t.result(paramsCall(name, "")).decode(&sd) {
+				rv.r.finders[c] = &sd
+			}
+		}
+	}
 
 	// 3. Terms with no exact match get a second, looser look-up.
 	for _, c := range clauses {
@@ -127,6 +154,13 @@ func resolve(a *asks, p english.Parsed) (*resolution, bool) {
 		rv.r.leaves[c] = rv.decide(c)
 	}
 	return rv.r, true
+}
+
+// wantsFinder reports whether a clause's own words are worth a
+// search_for_searches of their own: terms that are not gene types.
+func wantsFinder(c *english.Clause) bool {
+	_, typ := english.GeneTypeName(c.Text)
+	return c.Kind == english.KindTerm && !typ
 }
 
 // needs lists the searches the clauses may need; the text search is always
@@ -378,8 +412,10 @@ func (rv *resolver) geneTypeFuzzy(c *english.Clause) (string, bool) {
 }
 
 // organism picks the organism term every organism parameter gets: the
-// catalog's organism that the request names, else its first.
-func (rv *resolver) organism() (string, string) {
+// catalog's organism that the request names, else its only or first one.
+// An organism the catalog does not have is a refusal, naming those it has:
+// quietly answering for another species would read as a result.
+func (rv *resolver) organism() (term, note, refusal string) {
 	var leaves []string
 	for _, sd := range rv.allDetails() {
 		for _, p := range sd.Parameters {
@@ -394,27 +430,50 @@ func (rv *resolver) organism() (string, string) {
 		}
 	}
 	if len(leaves) == 0 {
-		return "", ""
+		return "", "", ""
 	}
 	mention := strings.ToLower(rv.p.Organism)
 	if mention != "" {
-		for _, w := range strings.Fields(mention) {
-			if len(w) < 4 || w == "3d7" || w == "plasmodium" {
-				continue
-			}
-			for _, l := range leaves {
-				if strings.Contains(strings.ToLower(l), strings.TrimPrefix(w, "p.")) {
-					return l, fmt.Sprintf("%s is %s in the catalog", english.Quote(rv.p.Organism), l)
-				}
-			}
+		if l, ok := matchOrganism(mention, leaves); ok {
+			return l, fmt.Sprintf("%s is %s in the catalog", english.Quote(rv.p.Organism), l), ""
 		}
-		return leaves[0], fmt.Sprintf("I could not map the organism %s: the catalog's organisms are %s; I used %s",
-			english.Quote(rv.p.Organism), strings.Join(leaves, ", "), leaves[0])
+		return "", "", fmt.Sprintf("this catalog has no organism %s: its organisms are %s. Ask about one of them, or open a conversation on the VEuPathDB site that has %s",
+			english.Quote(rv.p.Organism), strings.Join(leaves, ", "), rv.p.Organism)
 	}
 	if len(leaves) == 1 {
-		return leaves[0], "you named no organism; I used " + leaves[0] + ", the only organism the catalog offers"
+		return leaves[0], "you named no organism; I used " + leaves[0] + ", the only organism the catalog offers", ""
 	}
-	return leaves[0], "you named no organism; I used " + leaves[0] + ", the first the catalog offers"
+	return leaves[0], "you named no organism; I used " + leaves[0] + ", the first the catalog offers", ""
+}
+
+// matchOrganism finds the catalog organism a mention names: its species
+// ("falciparum", "P. falciparum"), or "Pf3D7"; a genus alone
+// ("Plasmodium") fits when one organism of that genus exists.
+func matchOrganism(mention string, leaves []string) (string, bool) {
+	if strings.Contains(mention, "pf3d7") || mention == "pfalciparum" {
+		mention = "plasmodium falciparum 3d7"
+	}
+	words := strings.Fields(strings.ReplaceAll(mention, ".", ". "))
+	var species []string
+	for _, w := range words {
+		if len(w) >= 4 && w != "3d7" && w != "strain" && !strings.HasSuffix(w, ".") {
+			species = append(species, w)
+		}
+	}
+	for _, l := range leaves {
+		ll := strings.ToLower(l)
+		ok := len(species) > 0
+		for i, w := range species {
+			// The genus may be written in full; the species must match.
+			if !strings.Contains(ll, w) && !(i == 0 && len(species) > 1 && strings.HasPrefix(ll, w[:1])) {
+				ok = false
+			}
+		}
+		if ok {
+			return l, true
+		}
+	}
+	return "", false
 }
 
 // allDetails lists every parameter listing read so far, in search order.

@@ -1,6 +1,10 @@
 package rules
 
-import "strings"
+import (
+	"strings"
+
+	"strategist/internal/english"
+)
 
 // recordType is the record type of gene searches.
 const recordType = "transcript"
@@ -44,9 +48,11 @@ const (
 type (
 	searchHits struct {
 		Searches []struct {
-			Name      string  `json:"name"`
-			Evaluable bool    `json:"evaluable"`
-			Score     float64 `json:"score"`
+			Name        string  `json:"name"`
+			DisplayName string  `json:"displayName"`
+			Kind        string  `json:"kind"`
+			Evaluable   bool    `json:"evaluable"`
+			Score       float64 `json:"score"`
 		} `json:"searches"`
 	}
 	wireTerm struct {
@@ -58,13 +64,16 @@ type (
 		Name     string     `json:"name"`
 		Type     string     `json:"type"`
 		Required bool       `json:"required"`
+		Default  *string    `json:"default"`
 		Values   []wireTerm `json:"values"`
 		Size     int        `json:"vocabularySize"`
 	}
 	searchDetails struct {
-		Name       string      `json:"name"`
-		Evaluable  bool        `json:"evaluable"`
-		Parameters []wireParam `json:"parameters"`
+		Name        string      `json:"name"`
+		DisplayName string      `json:"displayName"`
+		Evaluable   bool        `json:"evaluable"`
+		OfflineNote string      `json:"offlineNote"`
+		Parameters  []wireParam `json:"parameters"`
 	}
 	geneMatches struct {
 		Genes []struct {
@@ -87,6 +96,13 @@ func (d *searchDetails) param(name string) (*wireParam, bool) {
 
 func searchCall(n need) call {
 	return newCall("search_for_searches", map[string]any{"query": searchNeeds[n].query, "record_type": recordType, "limit": 5})
+}
+
+// phraseSearchCall asks which searches a term's own words describe, so a
+// phrase such as "predicted signal peptide" finds GenesWithSignalPeptide
+// rather than a text search.
+func phraseSearchCall(c *english.Clause) call {
+	return newCall("search_for_searches", map[string]any{"query": c.Text, "record_type": recordType, "limit": 3})
 }
 
 func paramsCall(search, vocabularyQuery string) call {

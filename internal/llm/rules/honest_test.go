@@ -1,0 +1,91 @@
+package rules_test
+
+import (
+	"strings"
+	"testing"
+
+	"strategist/internal/agent"
+	"strategist/internal/event"
+	"strategist/internal/strategy"
+)
+
+// TestHonestRefusals: a request the offline catalog cannot answer builds
+// nothing and says why, rather than a text search that would read as a
+// result.
+func TestHonestRefusals(t *testing.T) {
+	tests := []struct {
+		request string
+		says    []string
+	}{
+		{"P. vivax genes involved in translation", []string{"no organism 'P. vivax'", "Plasmodium falciparum 3D7"}},
+		{"Toxoplasma gondii genes", []string{"no organism 'Toxoplasma gondii'"}},
+		{"human genes involved in DNA repair", []string{"no organism 'human'"}},
+		{"genes upregulated in gametocytes", []string{"expression", "no expression search"}},
+		{"genes with a predicted signal peptide", []string{"GenesWithSignalPeptide", "signalp_version"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.request, func(t *testing.T) {
+			w := newWorld(t)
+			plan := w.turn(t, "plan", tt.request)
+			if plan.end.Reason != agent.StopCompleted {
+				t.Fatalf("plan turn ended %v: %v", plan.end.Reason, plan.end.Err)
+			}
+			if h := find[*event.HandoffRequested](plan.emitted); len(h) > 0 {
+				t.Errorf("a build was requested for a request that cannot be answered:\n%s", plan.end.Text)
+			}
+			for _, s := range tt.says {
+				if !strings.Contains(plan.end.Text, s) {
+					t.Errorf("answer does not say %q:\n%s", s, plan.end.Text)
+				}
+			}
+		})
+	}
+}
+
+// TestNotEvaluableBuilds: a phrase that names a search the offline
+// snapshot cannot evaluate builds that search, with the values its words
+// give, and reports no number for it.
+func TestNotEvaluableBuilds(t *testing.T) {
+	tests := []struct {
+		request, tree string
+		params        map[string]string
+	}{
+		{"genes with molecular weight between 10 and 50 kDa", "GenesByMolecularWeight Plasmodium falciparum 3D7",
+			map[string]string{"min_molecular_weight": "10000", "max_molecular_weight": "50000"}},
+		{"genes with transmembrane domains", "GenesByTransmembraneDomains Plasmodium falciparum 3D7", nil},
+		{"orthologs of human TP53", "GenesByOrthologPattern Plasmodium falciparum 3D7", nil},
+		{"exported proteins on chromosome 5", "INTERSECT(GenesByExportPrediction Plasmodium falciparum 3D7, GenesByLocation Pf3D7_05_v3)", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.request, func(t *testing.T) {
+			w := newWorld(t)
+			plan := w.turn(t, "plan", tt.request)
+			handoffs := find[*event.HandoffRequested](plan.emitted)
+			arts := find[*event.ArtifactSaved](plan.emitted)
+			if len(handoffs) != 1 || len(arts) != 2 {
+				t.Fatalf("no plan; the planner said:\n%s", plan.end.Text)
+			}
+			if got := strings.TrimSpace(planTree(t, arts[1].Artifact.Plan)); got != tt.tree {
+				t.Errorf("plan = %s, want %s", got, tt.tree)
+			}
+			if !strings.Contains(plan.end.Text, "not evaluable offline") {
+				t.Errorf("the plan does not say the search is not evaluable offline:\n%s", plan.end.Text)
+			}
+			build := w.turn(t, "execute", buildMessage(t, handoffs[0]))
+			snap, root := rootCount(t, build.emitted)
+			if root.Count != nil || root.CountStatus != strategy.CountNotEvaluable {
+				t.Errorf("root count = %s (%v), want no number, not evaluable", show(root.Count), root.CountStatus)
+			}
+			for _, s := range snap.Steps {
+				for k, v := range tt.params {
+					if strings.HasPrefix(tt.tree, s.SearchName+" ") && s.Parameters[k] != v {
+						t.Errorf("%s = %q, want %q", k, s.Parameters[k], v)
+					}
+				}
+			}
+			if strings.Contains(build.end.Text, "0 genes") {
+				t.Errorf("the report gives a number:\n%s", build.end.Text)
+			}
+		})
+	}
+}
