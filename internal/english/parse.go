@@ -115,6 +115,10 @@ type Parsed struct {
 	// Organism is the organism as the request names it ("P. falciparum"),
 	// a qualifier of every clause rather than a clause of its own.
 	Organism string
+	// Evidence is the kind of GO evidence the request asks for:
+	// "Curated" ("with curated GO evidence", "manually curated
+	// annotations") or "Computed"; empty when it names none.
+	Evidence string
 	// Notes say how connectives and odd words were read.
 	Notes []string
 }
@@ -149,6 +153,7 @@ func Parse(text string) Parsed {
 	var p Parsed
 	toks := tokenize(text)
 	toks, p.Organism = takeOrganism(toks)
+	toks, p.Evidence = takeEvidence(toks)
 	segs, joins := splitLoose(toks)
 	var root *Node
 	for i, seg := range segs {
@@ -170,6 +175,41 @@ func Parse(text string) Parsed {
 	}
 	p.Root = root
 	return p
+}
+
+// evidenceKinds reads the words for kinds of GO evidence.
+var evidenceKinds = map[string]string{
+	"curated": "Curated", "manually": "Curated", "manual": "Curated", "experimental": "Curated", "experimentally": "Curated",
+	"computed": "Computed", "computational": "Computed", "computationally": "Computed", "predicted": "Computed", "electronic": "Computed",
+}
+
+// takeEvidence removes a GO evidence qualifier ("with curated GO
+// evidence", "based on computational annotations") from the words and
+// returns the kind it names.
+func takeEvidence(toks []token) ([]token, string) {
+	for i, t := range toks {
+		kind := evidenceKinds[t.low]
+		if kind == "" || t.quoted {
+			continue
+		}
+		end := -1
+		for j := i + 1; j < len(toks) && j <= i+3; j++ {
+			if w := toks[j].low; w == "evidence" || w == "annotation" || w == "annotations" {
+				end = j
+				break
+			}
+		}
+		if end < 0 {
+			continue
+		}
+		start := i
+		for start > 0 && (toks[start-1].low == "with" || toks[start-1].low == "having" || toks[start-1].low == "by" ||
+			toks[start-1].low == "only" || toks[start-1].low == "from" || toks[start-1].low == "on" || toks[start-1].low == "based") {
+			start--
+		}
+		return append(slices.Clip(toks[:start]), toks[end+1:]...), kind
+	}
+	return toks, ""
 }
 
 // taxonNode is "all genes" of the organism: the whole request, or the base

@@ -77,3 +77,16 @@ func TestOrganisms(t *testing.T) {
 		}
 	}
 }
+
+func TestEvidence(t *testing.T) {
+	tests := []struct{ in, evidence, tree string }{
+		{"DNA repair genes with curated GO evidence", "Curated", "term:DNA repair"},
+		{"translation genes based on computational annotations", "Computed", "term:translation"},
+		{"DNA repair genes", "", "term:DNA repair"},
+	}
+	for _, tt := range tests {
+		if p := Parse(tt.in); p.Evidence != tt.evidence || p.Root.String() != tt.tree {
+			t.Errorf("Parse(%q) = evidence %q, %s; want %q, %s", tt.in, p.Evidence, p.Root.String(), tt.evidence, tt.tree)
+		}
+	}
+}

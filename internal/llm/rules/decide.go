@@ -115,10 +115,23 @@ func (rv *resolver) goLeaf(c *english.Clause, hits []wireTerm, how string) *leaf
 		return rv.textLeaf(c, c.Text, "I could not read the parameters of GenesByGoTerm")
 	}
 	label := fmt.Sprintf("%s (%s)", name, strings.Join(ids, ", "))
-	return rv.build(c, sd, map[string]string{paramGO: jsonList(ids...)}, leaf{
+	params := map[string]string{paramGO: jsonList(ids...)}
+	evidence := rv.p.Evidence
+	if _, ok := sd.param(paramEvidence); !ok {
+		evidence = ""
+	}
+	if evidence != "" {
+		params[paramEvidence] = jsonList(evidence)
+		label += ", " + strings.ToLower(evidence) + " evidence"
+		how += "; you asked for " + strings.ToLower(evidence) + " evidence only, which the offline data cannot tell apart (it has no evidence codes), " +
+			"so this step is not evaluable offline"
+	}
+	l := rv.build(c, sd, params, leaf{
 		label: label, how: how,
 		task: "Find genes annotated with the GO biological process " + label,
 	})
+	l.notEvaluable = evidence != "" && l.search == sd.Name
+	return l
 }
 
 func (rv *resolver) geneTypeLeaf(c *english.Clause, term, how string) *leaf {

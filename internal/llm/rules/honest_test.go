@@ -54,6 +54,8 @@ func TestNotEvaluableBuilds(t *testing.T) {
 			map[string]string{"min_molecular_weight": "10000", "max_molecular_weight": "50000"}},
 		{"genes with transmembrane domains", "GenesByTransmembraneDomains Plasmodium falciparum 3D7", nil},
 		{"orthologs of human TP53", "GenesByOrthologPattern Plasmodium falciparum 3D7", nil},
+		{"DNA repair genes with curated GO evidence", "GenesByGoTerm GO:0006281",
+			map[string]string{"go_term_evidence": `["Curated"]`}},
 		{"exported proteins on chromosome 5", "INTERSECT(GenesByExportPrediction Plasmodium falciparum 3D7, GenesByLocation Pf3D7_05_v3)", nil},
 	}
 	for _, tt := range tests {

@@ -42,6 +42,7 @@ const (
 	paramChromosome = "chromosomeOptional"
 	paramIDs        = "ds_gene_ids"
 	paramText       = "text_expression"
+	paramEvidence   = "go_term_evidence"
 )
 
 // Wire forms of the catalog tools' results: only the fields read.
