@@ -293,6 +293,13 @@ func termVariants(text string) []string {
 	if s, ok := GeneTypeName(text); ok {
 		add(s)
 	}
+	if am := American(text); am != text {
+		add(am)
+		if s, ok := synonym(am); ok {
+			add(s)
+		}
+		text = am
+	}
 	if s, ok := synonym(text); ok {
 		add(s)
 	}

@@ -90,3 +90,15 @@ func TestEvidence(t *testing.T) {
 		}
 	}
 }
+
+func TestAmerican(t *testing.T) {
+	for in, want := range map[string]string{
+		"haemoglobin catabolism": "hemoglobin catabolism", "chromatin organisation": "chromatin organization",
+		"cell signalling": "cell signaling", "haem biosynthesis": "heme biosynthesis", "DNA repair": "DNA repair",
+		"promising": "promising", "catalyse": "catalyze",
+	} {
+		if got := American(in); got != want {
+			t.Errorf("American(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

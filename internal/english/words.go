@@ -214,3 +214,55 @@ func GeneTypeName(phrase string) (string, bool) {
 	name, ok := geneTypeNames[strings.Join(words, " ")]
 	return name, ok
 }
+
+// American rewrites British spellings word by word, as GO names its terms:
+// haemoglobin -> hemoglobin, organisation -> organization, signalling ->
+// signaling, catalyse -> catalyze, behaviour -> behavior.
+func American(phrase string) string {
+	words := strings.Fields(phrase)
+	for i, w := range words {
+		words[i] = americanWord(w)
+	}
+	return strings.Join(words, " ")
+}
+
+func americanWord(w string) string {
+	lw := strings.ToLower(w)
+	if lw != w && strings.ToUpper(w) == w {
+		return w // an acronym
+	}
+	if lw == "haem" {
+		return "heme"
+	}
+	for _, r := range britishRewrites {
+		if strings.Contains(lw, r.from) && (r.unless == "" || !strings.Contains(lw, r.unless)) {
+			lw = strings.Replace(lw, r.from, r.to, 1)
+		}
+	}
+	if lw == strings.ToLower(w) {
+		return w
+	}
+	return lw
+}
+
+// britishRewrites are the British spelling patterns GO does not use.
+var britishRewrites = []struct{ from, to, unless string }{
+	{"haem", "hem", ""},
+	{"anaem", "anem", ""},
+	{"oedema", "edema", ""},
+	{"oestr", "estr", ""},
+	{"isation", "ization", ""},
+	{"ising", "izing", "promising"},
+	{"ised", "ized", ""},
+	{"lyse", "lyze", ""},
+	{"lysing", "lyzing", ""},
+	{"signalling", "signaling", ""},
+	{"labelling", "labeling", ""},
+	{"modelling", "modeling", ""},
+	{"travelling", "traveling", ""},
+	{"colour", "color", ""},
+	{"behaviour", "behavior", ""},
+	{"centre", "center", ""},
+	{"fibre", "fiber", ""},
+	{"sulph", "sulf", ""},
+}

@@ -99,6 +99,10 @@ func TestRequests(t *testing.T) {
 		{"an organelle before a gene type", "mitochondrial rRNA genes",
 			"INTERSECT(GenesByLocation M76611, GenesByGeneType rRNA encoding)",
 			func(r *raw) set { return intersect(r.on("M76611"), r.ofType("rRNA encoding")) }, nil},
+		{"swapped letters", "DNA repiar genes", "GenesByGoTerm GO:0006281",
+			func(r *raw) set { return r.goTerm("GO:0006281") }, []string{"I read 'DNA repiar' as the GO term 'DNA repair' (a typo"}},
+		{"a British spelling", "genes involved in cell signalling", "GenesByGoTerm GO:0007165,GO:0023014",
+			func(r *raw) set { return union(r.goTerm("GO:0007165"), r.goTerm("GO:0023014")) }, nil},
 		{"a chromosome that does not exist", "chromosome 15", `GenesByText "chromosome 15"`,
 			func(r *raw) set { return set{} }, []string{"I could not map 'chromosome 15'; I used a text search for it"}},
 	}

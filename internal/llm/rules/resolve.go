@@ -301,7 +301,8 @@ func (rv *resolver) goFuzzy(c *english.Clause) ([]wireTerm, int, []string) {
 }
 
 // fuzzyQueries are looser look-ups for a misspelt term: every word cut to
-// its first four letters ("dna repl"), then the longest word so cut.
+// its first four letters ("dna repl"), the longest word so cut, then
+// every word cut to three ("dna rep").
 func fuzzyQueries(c *english.Clause) []string {
 	words := strings.Fields(english.Normalize(c.Text))
 	if len(words) == 0 || len(words) > 6 {
@@ -319,8 +320,15 @@ func fuzzyQueries(c *english.Clause) []string {
 			longest = w
 		}
 	}
+	// Swapped or wrong letters within the first four ("repiar") need a
+	// shorter cut.
+	var short []string
+	for _, w := range words {
+		r := []rune(w)
+		short = append(short, string(r[:min(len(r), 3)]))
+	}
 	var out []string
-	for _, q := range []string{strings.Join(parts, " "), cut(longest)} {
+	for _, q := range []string{strings.Join(parts, " "), cut(longest), strings.Join(short, " ")} {
 		if len([]rune(q)) < 3 || slices.ContainsFunc(c.Variants, func(v string) bool { return strings.EqualFold(v, q) }) || slices.Contains(out, q) {
 			continue
 		}
