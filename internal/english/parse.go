@@ -119,6 +119,14 @@ type Parsed struct {
 	// "Curated" ("with curated GO evidence", "manually curated
 	// annotations") or "Computed"; empty when it names none.
 	Evidence string
+	// Follow says how a message refines the strategy already built, for a
+	// message that reads as a follow-up ("now also exclude chromosome 5").
+	// Root is still the message read on its own, for a conversation with no
+	// strategy yet.
+	Follow FollowUp
+	// Part is what a follow-up adds, removes, keeps or puts in place of
+	// Replaced (nil when the message does not name what it replaces).
+	Part, Replaced *Node
 	// Notes say how connectives and odd words were read.
 	Notes []string
 }
@@ -154,27 +162,60 @@ func Parse(text string) Parsed {
 	toks := tokenize(text)
 	toks, p.Organism = takeOrganism(toks)
 	toks, p.Evidence = takeEvidence(toks)
+	var rest, replaced []token
+	p.Follow, rest, replaced = followUpOf(toks)
+	switch p.Follow {
+	case FollowUndo:
+		return p
+	case FollowNone:
+	default:
+		p.Part = parseTokens(rest, &p, nil)
+		if replaced != nil {
+			p.Replaced = parseTokens(replaced, &p, nil)
+			if p.Replaced != nil && p.Part != nil && p.Replaced.Clause != nil && p.Part.Clause != nil {
+				elide(p.Replaced.Clause, p.Part.Clause) // "replace chromosome 14 with 13"
+			}
+		}
+	}
+	if p.Follow == FollowStartOver || p.Follow == FollowReplace || p.Follow == FollowAdd || p.Follow == FollowRestrict {
+		toks = rest
+	}
+	p.Root = parseTokens(toks, &p, toks)
+	if p.Follow == FollowReplace {
+		p.Root = p.Part
+	}
+	return p
+}
+
+// parseTokens parses words into a tree: the parts between loose
+// connectives, joined left to right. With all set (the whole request), a
+// request that names no genes but an organism, or that starts with an
+// exclusion, starts from every gene of the organism.
+func parseTokens(toks []token, p *Parsed, all []token) *Node {
 	segs, joins := splitLoose(toks)
 	var root *Node
 	for i, seg := range segs {
-		n := parseSegment(seg, &p)
+		n := parseSegment(seg, p)
 		switch {
 		case i == 0 && n == nil:
-			if !hasContent(toks) && p.Organism == "" && !mentionsGenes(seg) {
-				return p
+			if all == nil || !hasContent(all) && p.Organism == "" && !mentionsGenes(seg) {
+				if len(segs) == 1 {
+					return nil
+				}
+				continue
 			}
-			n = taxonNode(&p, len(segs) > 1)
-			root = n
+			root = taxonNode(p, len(segs) > 1)
 		case i == 0:
 			root = n
 		case n == nil:
 			p.Notes = append(p.Notes, Quote(strings.Join(joins[i-1].words, " "))+" had nothing after it; I ignored it")
+		case root == nil:
+			root = n
 		default:
 			root = &Node{Op: joins[i-1].op, Left: root, Right: n}
 		}
 	}
-	p.Root = root
-	return p
+	return root
 }
 
 // evidenceKinds reads the words for kinds of GO evidence.

@@ -1,0 +1,152 @@
+package english
+
+import "slices"
+
+// FollowUp is how a message refines the strategy a conversation has.
+type FollowUp int
+
+// The kinds of follow-up. The zero value is a request of its own.
+const (
+	FollowNone FollowUp = iota
+	// FollowExclude removes the part's genes: "now also exclude
+	// chromosome 5" is MINUS(strategy, part).
+	FollowExclude
+	// FollowRestrict keeps the strategy's genes that the part has too:
+	// "only those on chromosome 14" is INTERSECT(strategy, part).
+	FollowRestrict
+	// FollowAdd adds the part's genes: "also add DNA replication genes" is
+	// UNION(strategy, part).
+	FollowAdd
+	// FollowReplace puts the part in place of Replaced (or of the search
+	// of the part's kind): "use proteolysis instead", "replace chromosome
+	// 14 with 13".
+	FollowReplace
+	// FollowUndo goes back to the strategy before the last change.
+	FollowUndo
+	// FollowStartOver drops the strategy and plans the message afresh.
+	FollowStartOver
+)
+
+// String names the follow-up for notes and tests.
+func (f FollowUp) String() string {
+	return [...]string{"none", "exclude", "restrict", "add", "replace", "undo", "start over"}[f]
+}
+
+// leadIns are words that open a follow-up without saying anything:
+// "now", "ok, also", "and then".
+var leadIns = WordSet("now ok okay also and then please so well but can could you i we want would like to")
+
+// undoWords are the words a request to undo is made of.
+var undoWords = WordSet("undo revert go back that it this the last change step previous version please take one")
+
+// followUpOf reads whether the words refine the strategy already built,
+// and returns the kind, the words of the part, and the words of what it
+// replaces.
+func followUpOf(toks []token) (FollowUp, []token, []token) {
+	w := toks
+	for len(w) > 0 && !w[0].quoted && (w[0].comma || leadIns[w[0].low]) {
+		w = w[1:]
+	}
+	if len(w) == 0 {
+		return FollowNone, toks, nil
+	}
+	if isUndo(w) {
+		return FollowUndo, nil, nil
+	}
+	if n := startOverAt(w); n > 0 {
+		return FollowStartOver, trimJoiners(w[n:]), nil
+	}
+	if f, rest, replaced, ok := replacement(w); ok {
+		return f, rest, replaced
+	}
+	if c, ok := connectiveAt(w, 0); ok && c.loose {
+		kind := FollowExclude
+		if c.op == OpIntersect {
+			kind = FollowRestrict
+		}
+		return kind, trimJoiners(w[len(c.words):]), nil
+	}
+	if w[0].low == "only" || w[0].low == "just" {
+		return FollowRestrict, trimJoiners(w[1:]), nil
+	}
+	for _, lead := range [][]string{{"add"}, {"adding"}, {"include"}, {"including"}, {"plus"}, {"as", "well", "as"}, {"what", "about"}} {
+		if hasWords(w, lead) {
+			return FollowAdd, trimJoiners(w[len(lead):]), nil
+		}
+	}
+	return FollowNone, toks, nil
+}
+
+// isUndo reports whether the words only ask to undo.
+func isUndo(w []token) bool {
+	hasVerb := false
+	for i, t := range w {
+		switch {
+		case t.comma:
+		case t.low == "undo" || t.low == "revert" || t.low == "back" && i > 0 && w[i-1].low == "go":
+			hasVerb = true
+		case !undoWords[t.low]:
+			return false
+		}
+	}
+	return hasVerb
+}
+
+// startOverAt returns how many words say to start over, or 0.
+func startOverAt(w []token) int {
+	for _, lead := range [][]string{{"start", "over"}, {"start", "again"}, {"start", "afresh"}, {"from", "scratch"},
+		{"new", "search"}, {"new", "strategy"}, {"forget", "that"}, {"forget", "it"}, {"scrap", "that"}, {"never", "mind"}} {
+		if hasWords(w, lead) {
+			return len(lead)
+		}
+	}
+	return 0
+}
+
+// replacement reads "use X instead (of Y)", "X instead of Y", "make that X
+// instead", "replace Y with X", "swap Y for X", "change Y to X".
+func replacement(w []token) (FollowUp, []token, []token, bool) {
+	for _, lead := range [][]string{{"replace"}, {"swap"}, {"change"}, {"substitute"}} {
+		if !hasWords(w, lead) {
+			continue
+		}
+		rest := w[len(lead):]
+		for i, t := range rest {
+			if t.low == "with" || t.low == "for" || t.low == "to" || t.low == "by" {
+				return FollowReplace, trimJoiners(rest[i+1:]), trimJoiners(rest[:i]), true
+			}
+		}
+	}
+	i := slices.IndexFunc(w, func(t token) bool { return t.low == "instead" && !t.quoted })
+	if i < 0 {
+		return FollowNone, nil, nil, false
+	}
+	part := w[:i]
+	var replaced []token
+	if i+1 < len(w) && w[i+1].low == "of" {
+		replaced = trimJoiners(w[i+2:])
+	} else if i+1 < len(w) {
+		part = append(slices.Clip(part), w[i+1:]...)
+	}
+	for len(part) > 0 && (part[0].low == "use" || part[0].low == "make" || part[0].low == "that" || part[0].low == "it" ||
+		part[0].low == "try" || part[0].low == "search" || part[0].low == "for" || part[0].low == "with" || part[0].comma) {
+		part = part[1:]
+	}
+	if len(replaced) == 0 {
+		replaced = nil
+	}
+	return FollowReplace, trimJoiners(part), replaced, true
+}
+
+// hasWords reports whether w starts with the words.
+func hasWords(w []token, words []string) bool {
+	if len(w) < len(words) {
+		return false
+	}
+	for i, x := range words {
+		if w[i].quoted || w[i].low != x {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,34 @@
+package english
+
+import "testing"
+
+func TestFollowUps(t *testing.T) {
+	tests := []struct {
+		in             string
+		follow         FollowUp
+		part, replaced string
+		root           string
+	}{
+		{"now also exclude chromosome 5", FollowExclude, "location:5", "<nil>", "MINUS(taxon, location:5)"},
+		{"Remove those on chromosome 14", FollowExclude, "location:14", "<nil>", "MINUS(taxon, location:14)"},
+		{"only those on chromosome 14", FollowRestrict, "location:14", "<nil>", "location:14"},
+		{"keep only the tRNA genes", FollowRestrict, "term:tRNA", "<nil>", "term:tRNA"},
+		{"also add DNA replication genes", FollowAdd, "term:DNA replication", "<nil>", "term:DNA replication"},
+		{"use proteolysis instead", FollowReplace, "term:proteolysis", "<nil>", "term:proteolysis"},
+		{"replace chromosome 14 with 13", FollowReplace, "location:13", "location:14", "location:13"},
+		{"make that chromosome 13 instead", FollowReplace, "location:13", "<nil>", "location:13"},
+		{"chromosome 13 instead of chromosome 14", FollowReplace, "location:13", "location:14", "location:13"},
+		{"undo that", FollowUndo, "<nil>", "<nil>", "<nil>"},
+		{"go back", FollowUndo, "<nil>", "<nil>", "<nil>"},
+		{"start over: tRNA genes on chromosome 5", FollowStartOver, "INTERSECT(term:tRNA, location:5)", "<nil>", "INTERSECT(term:tRNA, location:5)"},
+		{"DNA repair genes excluding chromosome 5", FollowNone, "<nil>", "<nil>", "MINUS(term:DNA repair, location:5)"},
+		{"genes involved in translation", FollowNone, "<nil>", "<nil>", "term:translation"},
+	}
+	for _, tt := range tests {
+		p := Parse(tt.in)
+		if p.Follow != tt.follow || p.Part.String() != tt.part || p.Replaced.String() != tt.replaced || p.Root.String() != tt.root {
+			t.Errorf("Parse(%q) = %v part %s replaced %s root %s; want %v part %s replaced %s root %s", tt.in,
+				p.Follow, p.Part, p.Replaced, p.Root, tt.follow, tt.part, tt.replaced, tt.root)
+		}
+	}
+}
