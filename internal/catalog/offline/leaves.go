@@ -114,6 +114,12 @@ func (c *Catalog) byGO(s *step) ([]int32, error) {
 	if err := requireOrganism(name, "organism", s.params["organism"]); err != nil {
 		return nil, err
 	}
+	if err := requireDataDefault(s, "go_term_evidence", "the 2017 export has no evidence codes"); err != nil {
+		return nil, err
+	}
+	if err := requireDataDefault(s, "go_term_slim", "the 2017 export does not mark GO slim terms"); err != nil {
+		return nil, err
+	}
 	if w := strings.TrimSpace(s.params["go_term"]); w != "" && w != "N/A" {
 		return nil, &catalog.NotEvaluableError{Search: name, Reason: fmt.Sprintf(
 			"the GO wildcard text %q is not evaluated offline; leave go_term at N/A and choose GO ids in go_typeahead", w)}
@@ -125,6 +131,33 @@ func (c *Catalog) byGO(s *step) ([]int32, error) {
 	}
 	slices.Sort(out)
 	return slices.Compact(out), nil
+}
+
+// requireDataDefault answers only a parameter's default value, the one the
+// snapshot's data stands for (GenesByGoTerm's evidence and GO slim
+// settings: the 2017 file's own propagated annotations, unfiltered). Any
+// other value is not evaluable offline, with why, rather than answered
+// with the default's genes.
+func requireDataDefault(s *step, param, why string) error {
+	pd, ok := s.def.params[param]
+	if !ok || !pd.param.HasDefault || sameTerms(s.params[param], pd.param.Default) {
+		return nil
+	}
+	return notEvaluable(s.def.search.Name, "%s %s: %s, so only the default %s is evaluated offline",
+		param, s.params[param], why, pd.param.Default)
+}
+
+// sameTerms reports whether two normalised values select the same terms:
+// multi-pick arrays in any order, else equal strings.
+func sameTerms(a, b string) bool {
+	ta, okA := decodeArray(a)
+	tb, okB := decodeArray(b)
+	if !okA || !okB {
+		return a == b
+	}
+	slices.Sort(ta)
+	slices.Sort(tb)
+	return slices.Equal(slices.Compact(ta), slices.Compact(tb))
 }
 
 func (c *Catalog) byGeneType(s *step) ([]int32, error) {
