@@ -196,9 +196,11 @@ func TestGetSearchParametersGoTerm(t *testing.T) {
 		t.Errorf("go_term = %+v, want default N/A", wildcard)
 	}
 
-	// 1,864 GO terms are trimmed to examples with a way to search them.
+	// 1,875 GO terms (1,864 gene sets of the 2017 file and 11 current ids
+	// GO has merged some of them into) are trimmed to examples with a way
+	// to search them.
 	terms := paramByName(t, d, "go_typeahead")
-	if !terms.Required || terms.VocabularySize != 1864 || len(terms.Values) != 5 ||
+	if !terms.Required || terms.VocabularySize != 1875 || len(terms.Values) != 5 ||
 		!strings.Contains(terms.VocabularyHint, "vocabulary_query") {
 		t.Errorf("go_typeahead = size %d, %d values, hint %q", terms.VocabularySize, len(terms.Values), terms.VocabularyHint)
 	}
@@ -217,7 +219,8 @@ func TestGetSearchParametersVocabularyQuery(t *testing.T) {
 	}{
 		{"DNA repair", catalogtool.Term{Term: "GO:0006281", Display: "DNA repair (GO:0006281)"}, 4, "the best 4 are shown"},
 		{"go:0006260", catalogtool.Term{Term: "GO:0006260", Display: "DNA replication (GO:0006260)"}, 1, "the 1 terms matching"},
-		{"zzzz", catalogtool.Term{}, 0, "none of the 1864 terms"},
+		{"GO:0098609", catalogtool.Term{Term: "GO:0098609", Display: "cell-cell adhesion (GO:0098609) – listed in the 2017 data as GO:0016337"}, 2, "the 2 terms matching"},
+		{"zzzz", catalogtool.Term{}, 0, "none of the 1875 terms"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {

@@ -127,10 +127,29 @@ func (c *Catalog) byGO(s *step) ([]int32, error) {
 	ids, _ := decodeArray(s.params["go_typeahead"])
 	var out []int32
 	for _, id := range ids {
-		out = append(out, c.data.goSets[id]...)
+		for _, listed := range c.data.goSetIDs(id) {
+			out = append(out, c.data.goSets[listed]...)
+		}
 	}
 	slices.Sort(out)
 	return slices.Compact(out), nil
+}
+
+// leafNotes says what a leaf's answer stands for beyond its parameters: the
+// GO ids answered with the sets of the older ids the 2017 file lists them
+// under.
+func (c *Catalog) leafNotes(s *step) []string {
+	if s.def.search.Name != "GenesByGoTerm" {
+		return nil
+	}
+	ids, _ := decodeArray(s.params["go_typeahead"])
+	var notes []string
+	for _, id := range ids {
+		if listed := c.data.goMerged[id]; len(listed) > 0 {
+			notes = append(notes, goMergeNote(id, listed))
+		}
+	}
+	return notes
 }
 
 // requireDataDefault answers only a parameter's default value, the one the
