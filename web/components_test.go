@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -422,6 +423,95 @@ func TestStrategyGraph(t *testing.T) {
 	}
 	if got := tid(panel, "export-wdk").AttrOr("href", ""); got != "/api/v1/conversations/c1/strategy/wdk" {
 		t.Errorf("export href = %q", got)
+	}
+}
+
+// TestStrategyGraphCounts: each kind of count reads as what it is: exact,
+// approximate (a text search contributed), an approximate zero (no text
+// matches, not "0 genes"), not evaluable (no number) — in the boxes, their
+// accessible names and the root's result line.
+func TestStrategyGraphCounts(t *testing.T) {
+	snap := `{"strategyId":"s","version":4,"name":"Strategy","rootStepId":"s4","roots":["s4"],"steps":[
+		{"id":"s1","kind":"search","searchName":"GenesByText","displayName":"kinases","inputs":[],"count":8,"countStatus":"ok","countProvenance":{"source":"PlasmoDB export","offline":true,"approximate":true}},
+		{"id":"s2","kind":"search","searchName":"GenesByText","displayName":"zzqx","inputs":[],"count":0,"countStatus":"ok","countProvenance":{"source":"PlasmoDB export","offline":true,"approximate":true}},
+		{"id":"s3","kind":"search","searchName":"GenesByGoTerm","displayName":"DNA repair","inputs":[],"count":0,"countStatus":"ok","countProvenance":{"source":"PlasmoDB export","offline":true}},
+		{"id":"s5","kind":"search","searchName":"GenesByOrthologs","displayName":"orthologs","inputs":[],"countStatus":"not_evaluable","countMessage":"catalog: GenesByOrthologs is not evaluable offline"},
+		{"id":"s6","kind":"combine","operator":"UNION","displayName":"either","inputs":["s1","s2"],"count":1,"countStatus":"ok","countProvenance":{"source":"PlasmoDB export","offline":true,"approximate":true}},
+		{"id":"s4","kind":"combine","operator":"UNION","displayName":"all","inputs":["s6","s3"],"count":8,"countStatus":"ok","countProvenance":{"source":"PlasmoDB export","offline":true,"approximate":true}}]}`
+	doc := page(t,
+		&event.TurnStart{Base: b("t1"), Mode: "execute"},
+		&event.GraphSnapshot{Base: b("t1"), StrategyID: "s", Version: 4, Snapshot: json.RawMessage(snap)},
+	)
+	panel := tid(doc.Selection, "strategy")
+	steps := tid(panel, "graph-step")
+	if diff := cmp.Diff([]string{"s4", "s6", "s1", "s2", "s3", "s5"}, attrs(steps, "data-step-id")); diff != "" {
+		t.Fatalf("steps (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"true", "true", "true", "true", "false", "false"}, attrs(steps, "data-approximate")); diff != "" {
+		t.Errorf("approximate marks (-want +got):\n%s", diff)
+	}
+	var counts []string
+	for _, c := range texts(tid(steps, "graph-step-count")) {
+		counts = append(counts, strings.TrimSpace(strings.Split(c, "·")[0]))
+	}
+	want := []string{"≈ 8 genes (approximate)", "≈ 1 gene (approximate)", "≈ 8 genes (approximate)", "no text matches", "0 genes", "not evaluable offline"}
+	if diff := cmp.Diff(want, counts); diff != "" {
+		t.Errorf("count lines (-want +got):\n%s", diff)
+	}
+	if label := steps.Eq(3).AttrOr("aria-label", ""); !strings.Contains(label, "no text matches") || strings.Contains(label, "0 genes") {
+		t.Errorf("approximate zero labelled %q", label)
+	}
+	if got := strings.TrimSpace(tid(panel, "strategy-root-count").Text()); got != "≈ 8 genes (approximate)" {
+		t.Errorf("root count = %q", got)
+	}
+}
+
+// TestResultsCounts: the results panel says an approximate count is one,
+// an approximate zero as no text matches, and a step it cannot compute as
+// not evaluable offline, with no number.
+func TestResultsCounts(t *testing.T) {
+	prov := catalog.Provenance{Source: "PlasmoDB export", Year: 2017, Offline: true, Approximate: true,
+		Note: "Text search is approximate: it matches gene ids, symbols, previous ids and product descriptions only."}
+	rec := []catalog.Record{{GeneID: "PF3D7_0100100", Product: "kinase", GeneType: "protein coding"}}
+	tests := []struct {
+		name string
+		v    web.ResultsView
+		want string
+	}{
+		{"approximate", web.ResultsView{Limit: 1, Answer: &catalog.Answer{Count: 8, Records: rec, Provenance: prov}},
+			"≈ 8 genes (approximate), 1–1 shown · PlasmoDB export, 2017"},
+		{"approximate zero", web.ResultsView{Limit: 1, Answer: &catalog.Answer{Count: 0, Provenance: prov}},
+			"No text matches. · PlasmoDB export, 2017"},
+		{"exact", web.ResultsView{Offset: 2, Limit: 1, Answer: &catalog.Answer{Count: 57, Records: rec, Provenance: catalog.Provenance{Source: "PlasmoDB export", Year: 2017}}},
+			"3–3 of 57 genes · PlasmoDB export, 2017"},
+		{"exact zero", web.ResultsView{Limit: 1, Answer: &catalog.Answer{Provenance: catalog.Provenance{Source: "PlasmoDB export"}}},
+			"No genes. · PlasmoDB export"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.v.ConversationID, tt.v.StepID, tt.v.StepName = "c1", "s1", "kinases"
+			doc := query(t, web.Results(tt.v))
+			count := tid(doc.Selection, "results-count")
+			if got := strings.Join(strings.Fields(count.Text()), " "); got != tt.want {
+				t.Errorf("count line = %q, want %q", got, tt.want)
+			}
+			if got, want := count.AttrOr("data-approximate", ""), strconv.FormatBool(tt.v.Answer.Provenance.Approximate); got != want {
+				t.Errorf("data-approximate = %q, want %q", got, want)
+			}
+			if got := tid(doc.Selection, "results-note").Text(); got != tt.v.Answer.Provenance.Note {
+				t.Errorf("note = %q, want the provenance note", got)
+			}
+		})
+	}
+	v := web.ResultsView{ConversationID: "c1", StepID: "s5", StepName: "orthologs", NotEvaluable: true,
+		NotEvaluableReason: "the offline snapshot has no ortholog data"}
+	doc := query(t, web.Results(v))
+	ne := strings.Join(strings.Fields(tid(doc.Selection, "results-not-evaluable").Text()), " ")
+	if ne != "not evaluable offline: the offline snapshot has no ortholog data" {
+		t.Errorf("not evaluable = %q", ne)
+	}
+	if tid(doc.Selection, "results-count").Length() != 0 || strings.ContainsAny(ne, "0123456789") {
+		t.Error("a step that is not evaluable shows a count")
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 // one step per row: it stays narrow enough for a phone whatever the
 // number of leaves.
 const (
-	boxW   = 252
+	boxW   = 300
 	boxH   = 62
 	rowH   = 72
 	indent = 22
@@ -162,11 +162,7 @@ func stepCountText(st strategy.Step) string {
 	switch st.CountStatus {
 	case strategy.CountOK:
 		if st.Count != nil {
-			n := *st.Count
-			if n == 1 {
-				return "1 gene"
-			}
-			return strconv.Itoa(n) + " genes"
+			return countText(*st.Count, stepApproximate(st))
 		}
 	case strategy.CountNotEvaluable:
 		return "not evaluable offline"
@@ -174,6 +170,33 @@ func stepCountText(st strategy.Step) string {
 		return "count failed"
 	}
 	return "count unknown"
+}
+
+// countText says a number of genes: "8 genes", or for an approximate count
+// (a text search contributed) "≈ 8 genes (approximate)", and "no text
+// matches" rather than "0 genes", which would read as an exact absence.
+func countText(n int, approximate bool) string {
+	switch {
+	case approximate && n == 0:
+		return "no text matches"
+	case approximate:
+		return "≈ " + genes(n) + " (approximate)"
+	}
+	return genes(n)
+}
+
+// genes is "1 gene", "8 genes".
+func genes(n int) string {
+	if n == 1 {
+		return "1 gene"
+	}
+	return strconv.Itoa(n) + " genes"
+}
+
+// stepApproximate reports whether a step's count is approximate (the
+// offline text search contributed to it).
+func stepApproximate(st strategy.Step) bool {
+	return st.CountStatus == strategy.CountOK && st.CountProvenance != nil && st.CountProvenance.Approximate
 }
 
 // stepOffline reports whether a step's count comes from the offline

@@ -49,7 +49,7 @@ func TestRunCatalog(t *testing.T) {
 	}{
 		{"search", []string{"search", "GO", "term"}, false, []string{" 1. GenesByGoTerm", "evaluable offline"}},
 		{"search nothing", []string{"search", "zebrafish xylophone"}, false, []string{"No search matches"}},
-		{"describe", []string{"describe", "GenesByGoTerm"}, false, []string{"GenesByGoTerm: GO Term (GeneQuestions.GenesByGoTerm)", "go_typeahead (multi-pick-vocabulary, typeAhead) required", "1864 terms", "Offline: "}},
+		{"describe", []string{"describe", "GenesByGoTerm"}, false, []string{"GenesByGoTerm: GO Term (GeneQuestions.GenesByGoTerm)", "go_typeahead (multi-pick-vocabulary, typeAhead) required", "1875 terms", "Offline: "}},
 		{"describe unknown", []string{"describe", "GenesByNothing"}, true, nil},
 		{"count", []string{"count", "GenesByGoTerm", org, `go_typeahead=["GO:0006412"]`}, false, []string{"GenesByGoTerm: 286 genes", "source: PlasmoDB export (offline snapshot), 2017 (offline)", "... 281 more"}},
 		{"count weight", []string{"count", "-weight", "7", "-records", "1", "GenesByGeneType", org, "geneType=tRNA encoding"}, false, []string{"GenesByGeneType: 79 genes", "  7  "}},

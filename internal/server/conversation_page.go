@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -146,13 +147,18 @@ func (s *Server) stepResultsPage(c echo.Context) error {
 		return strategyError(strategy.ErrStepNotFound)
 	}
 	ans, err := s.cfg.Strategies.StepResults(c.Request().Context(), userID(c), snap.StrategyID, stepID, catalog.Page{Offset: offset, Limit: limit})
-	if err != nil {
+	switch ne, ok := errors.AsType[*catalog.NotEvaluableError](err); {
+	case ok:
+		v.NotEvaluable, v.NotEvaluableReason = true, ne.Reason
+	case errors.Is(err, strategy.ErrNotEvaluable):
+		v.NotEvaluable = true
+	case err != nil:
 		ae := toAPIError(strategyError(err))
 		if ae.Status >= 500 && ae.Code != CodeUnavailable {
 			return err
 		}
 		v.Error = ae.Message
-	} else {
+	default:
 		v.Answer = ans
 	}
 	if isHTMX(c) {

@@ -6,7 +6,7 @@
 //
 // Results are small typed structs written for a model to read: a search's
 // parameters come with how to encode each value, and a vocabulary too large
-// to list (the 1,864 GO terms) is trimmed to a few examples and a way to
+// to list (the 1,875 GO terms offline) is trimmed to a few examples and a way to
 // search it, instead of flooding the context. Failures are *agent.ToolError
 // values with stable codes (NOT_FOUND, VALIDATION_ERROR with byKey details,
 // UNAVAILABLE), so a model can correct itself.

@@ -196,9 +196,11 @@ func TestGetSearchParametersGoTerm(t *testing.T) {
 		t.Errorf("go_term = %+v, want default N/A", wildcard)
 	}
 
-	// 1,864 GO terms are trimmed to examples with a way to search them.
+	// 1,875 GO terms (1,864 gene sets of the 2017 file and 11 current ids
+	// GO has merged some of them into) are trimmed to examples with a way
+	// to search them.
 	terms := paramByName(t, d, "go_typeahead")
-	if !terms.Required || terms.VocabularySize != 1864 || len(terms.Values) != 5 ||
+	if !terms.Required || terms.VocabularySize != 1875 || len(terms.Values) != 5 ||
 		!strings.Contains(terms.VocabularyHint, "vocabulary_query") {
 		t.Errorf("go_typeahead = size %d, %d values, hint %q", terms.VocabularySize, len(terms.Values), terms.VocabularyHint)
 	}
@@ -217,7 +219,8 @@ func TestGetSearchParametersVocabularyQuery(t *testing.T) {
 	}{
 		{"DNA repair", catalogtool.Term{Term: "GO:0006281", Display: "DNA repair (GO:0006281)"}, 4, "the best 4 are shown"},
 		{"go:0006260", catalogtool.Term{Term: "GO:0006260", Display: "DNA replication (GO:0006260)"}, 1, "the 1 terms matching"},
-		{"zzzz", catalogtool.Term{}, 0, "none of the 1864 terms"},
+		{"GO:0098609", catalogtool.Term{Term: "GO:0098609", Display: "cell-cell adhesion (GO:0098609) – listed in the 2017 data as GO:0016337"}, 2, "the 2 terms matching"},
+		{"zzzz", catalogtool.Term{}, 0, "none of the 1875 terms"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
@@ -240,6 +243,50 @@ func TestGetSearchParametersVocabularyQuery(t *testing.T) {
 				t.Errorf("go_term_slim values = %v", slim.Values)
 			}
 		})
+	}
+}
+
+// TestGetSearchParametersVocabularySuggestions: a vocabulary_query that
+// matches no term gets the terms nearest in spelling, marked as
+// suggestions and not as values; a query that matches gets none.
+func TestGetSearchParametersVocabularySuggestions(t *testing.T) {
+	set := newSet(t, catalogtool.Config{Catalog: dataCatalog(t), Site: "plasmodb"})
+	lookup := func(t *testing.T, query string) catalogtool.ParamInfo {
+		t.Helper()
+		got, err := call(t, set, "get_search_parameters",
+			fmt.Sprintf(`{"record_type":"transcript","search_name":"GenesByGoTerm","vocabulary_query":%q}`, query))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return paramByName(t, got.(*catalogtool.SearchDetails), "go_typeahead")
+	}
+	tests := []struct {
+		query string
+		first catalogtool.Term
+	}{
+		{"DNA repiar", catalogtool.Term{Term: "GO:0006281", Display: "DNA repair (GO:0006281)"}},          // a swap is one edit
+		{"dna replicaton", catalogtool.Term{Term: "GO:0006260", Display: "DNA replication (GO:0006260)"}}, // a letter left out
+		{"tranlsation", catalogtool.Term{Term: "GO:0006412", Display: "translation (GO:0006412)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			p := lookup(t, tt.query)
+			if len(p.Values) != 0 || len(p.Suggestions) == 0 || len(p.Suggestions) > 5 {
+				t.Fatalf("%d values, %d suggestions; want none and 1 to 5", len(p.Values), len(p.Suggestions))
+			}
+			if diff := cmp.Diff(tt.first, p.Suggestions[0]); diff != "" {
+				t.Errorf("nearest suggestion (-want +got):\n%s", diff)
+			}
+			if !strings.Contains(p.VocabularyHint, "none of the") || !strings.Contains(p.VocabularyHint, "suggestions") {
+				t.Errorf("hint %q does not say the suggestions are not matches", p.VocabularyHint)
+			}
+		})
+	}
+	if p := lookup(t, "DNA repair"); len(p.Suggestions) != 0 || len(p.Values) == 0 || p.Values[0].Term != "GO:0006281" {
+		t.Errorf("exact hit: values %v, suggestions %v", p.Values, p.Suggestions)
+	}
+	if p := lookup(t, "zzzz"); len(p.Suggestions) != 0 || len(p.Values) != 0 {
+		t.Errorf("nothing near: values %v, suggestions %v", p.Values, p.Suggestions)
 	}
 }
 

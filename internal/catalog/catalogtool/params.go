@@ -9,9 +9,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"strategist/internal/agent"
 	"strategist/internal/catalog"
+	"strategist/internal/english"
 )
 
 // ParamsArgs are the arguments of get_search_parameters.
@@ -51,6 +53,9 @@ type ParamInfo struct {
 	// Values are the allowed terms: all of them for a small vocabulary,
 	// examples or the matches of vocabulary_query for a large one.
 	Values []Term `json:"values,omitempty"`
+	// Suggestions are the terms nearest in spelling to a vocabulary_query
+	// that matched none: possible meanings of a typo, not matches.
+	Suggestions []Term `json:"suggestions,omitempty"`
 	// VocabularySize is the full number of terms when Values is not all.
 	VocabularySize int    `json:"vocabularySize,omitempty"`
 	VocabularyHint string `json:"vocabularyHint,omitempty"`
@@ -159,7 +164,7 @@ func nearNames(name string, searches []catalog.SearchSummary) []string {
 	limit := max(2, len(want)/4)
 	var found []near
 	for _, s := range searches {
-		if d := editDistance(want, strings.ToLower(s.Name)); d <= limit {
+		if d := english.Distance(want, strings.ToLower(s.Name)); d <= limit {
 			found = append(found, near{s.Name, d})
 		}
 	}
@@ -169,28 +174,6 @@ func nearNames(name string, searches []catalog.SearchSummary) []string {
 		out[i] = f.name
 	}
 	return out
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes
-// (search names are ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // paramInfo describes p, its vocabulary trimmed to what helps a model.
@@ -221,7 +204,12 @@ func (s *Set) paramInfo(p catalog.Param, query string) ParamInfo {
 		info.Values = terms(matches[:min(len(matches), s.maxTerms)])
 		switch {
 		case len(matches) == 0:
+			info.Suggestions = terms(nearTerms(p.Vocabulary, query))
 			info.VocabularyHint = fmt.Sprintf("none of the %d terms matches %q; try fewer or other words, or an id", size, query)
+			if len(info.Suggestions) > 0 {
+				info.VocabularyHint = fmt.Sprintf("none of the %d terms matches %q; suggestions lists the %d nearest in spelling (a typo?), "+
+					"which are not matches: use one only if it is what was meant", size, query, len(info.Suggestions))
+			}
 		case len(matches) > s.maxTerms:
 			info.VocabularyHint = fmt.Sprintf("%d of %d terms match %q; the best %d are shown, use more specific words to narrow them", len(matches), size, query, s.maxTerms)
 		default:
@@ -284,6 +272,80 @@ func matchTerms(vocab []catalog.Term, query string) []catalog.Term {
 		out[i] = h.t
 	}
 	return out
+}
+
+// maxTermSuggestions bounds the near spellings offered for a
+// vocabulary_query that matched nothing.
+const maxTermSuggestions = 5
+
+// nearTerms returns the terms whose name (the display label without its
+// id) or term is within a typo of query, nearest first, at most
+// maxTermSuggestions: the whole query against the whole name ("DNA
+// repiar" is one swap from "DNA repair"), else each word of the query
+// against a word of the name. Edits are counted by english.Distance, where
+// a swap of neighbours is one; how many a word may have grows with its
+// length (english.TypoTolerance), so short words must be exact.
+func nearTerms(vocab []catalog.Term, query string) []catalog.Term {
+	q := strings.ToLower(strings.TrimSpace(query))
+	words := strings.Fields(q)
+	// rank 0: the whole query is near the whole name; 1: word by word.
+	type near struct {
+		t          catalog.Term
+		dist, rank int
+	}
+	var found []near
+	for _, t := range vocab {
+		name := strings.ToLower(termName(t))
+		if d := min(english.Distance(q, name), english.Distance(q, strings.ToLower(t.Term))); d <= english.TypoTolerance(utf8.RuneCountInString(q)) {
+			found = append(found, near{t: t, dist: d})
+			continue
+		}
+		if d, ok := wordsNear(words, strings.Fields(name)); ok {
+			found = append(found, near{t: t, dist: d, rank: 1})
+		}
+	}
+	slices.SortStableFunc(found, func(a, b near) int {
+		return cmp.Or(cmp.Compare(a.dist, b.dist), cmp.Compare(a.rank, b.rank), cmp.Compare(len(a.t.Display), len(b.t.Display)))
+	})
+	out := make([]catalog.Term, 0, min(len(found), maxTermSuggestions))
+	for _, f := range found[:min(len(found), maxTermSuggestions)] {
+		out = append(out, f.t)
+	}
+	return out
+}
+
+// wordsNear reports whether every word of want is within a typo of some
+// word of have, and the edits that takes in all.
+func wordsNear(want, have []string) (int, bool) {
+	if len(want) == 0 {
+		return 0, false
+	}
+	total := 0
+	for _, w := range want {
+		best := -1
+		for _, h := range have {
+			if d := english.Distance(w, h); d <= english.TypoTolerance(utf8.RuneCountInString(w)) && (best < 0 || d < best) {
+				best = d
+			}
+		}
+		if best < 0 {
+			return 0, false
+		}
+		total += best
+	}
+	return total, true
+}
+
+// termName is a term's display label without the " (term)" that labels
+// such as "DNA repair (GO:0006281)" carry, nor what follows it.
+func termName(t catalog.Term) string {
+	if i := strings.Index(t.Display, " ("+t.Term+")"); i > 0 {
+		return t.Display[:i]
+	}
+	if t.Display == "" {
+		return t.Term
+	}
+	return t.Display
 }
 
 func allIn(words []string, text string) bool {

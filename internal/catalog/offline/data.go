@@ -84,12 +84,16 @@ type Data struct {
 	genes []Gene // sorted by ID; a gene's index is its identity in results
 	// ids maps lower-cased gene ids, transcript ids and previous ids to gene
 	// indexes (a retired id can name several genes).
-	ids         map[string][]int32
-	goSets      map[string][]int32 // GO id -> sorted gene indexes
-	goOrder     []string           // GO ids in file order
-	goTerms     map[string]GOTerm
-	geneTypes   []string
-	chromosomes []string
+	ids     map[string][]int32
+	goSets  map[string][]int32 // GO id -> sorted gene indexes
+	goOrder []string           // GO ids in file order
+	goTerms map[string]GOTerm
+	// goMerged maps current GO ids the file has no set for to the file's
+	// ids GO has merged into them; goMergedInto is the reverse.
+	goMerged     map[string][]string
+	goMergedInto map[string]string
+	geneTypes    []string
+	chromosomes  []string
 }
 
 // Load reads the snapshot from dir (laid out like data/: pf3d7/…). A missing
@@ -119,6 +123,7 @@ func Load(dir string) (*Data, error) {
 	if err := d.parseGOTerms(raw[FileGOTerms]); err != nil {
 		return nil, err
 	}
+	d.buildGOMerges()
 	d.buildVocabularies()
 	return d, nil
 }
@@ -147,7 +152,9 @@ func (d *Data) GOTermIDs() []string { return slices.Clone(d.goOrder) }
 
 // GOTermInfo returns the name of a GO id from go_terms.tsv (also for ids
 // without a gene set, such as the molecular-function ids listed there).
+// Case is ignored ("go:0006281").
 func (d *Data) GOTermInfo(id string) (GOTerm, bool) {
+	id, _ = canonicalGOID(id)
 	t, ok := d.goTerms[id]
 	return t, ok
 }

@@ -19,6 +19,22 @@ type result struct {
 	weights []int
 	// approximate is true when an approximate search (text) contributed.
 	approximate bool
+	// notes say how steps were answered beyond their parameters (a GO id
+	// answered with the sets it is listed under in the 2017 data).
+	notes []string
+}
+
+// withNotes returns notes followed by those of more not already among them.
+func withNotes(notes []string, more ...[]string) []string {
+	out := slices.Clone(notes)
+	for _, m := range more {
+		for _, n := range m {
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }
 
 func (r *result) len() int { return len(r.genes) }
@@ -48,24 +64,25 @@ const (
 // LONLY and RONLY return one input unchanged; they are not subtractions.
 func combine(op string, l, r *result) (*result, error) {
 	approx := l.approximate || r.approximate
+	notes := withNotes(l.notes, r.notes)
 	switch op {
 	case opLOnly:
-		return &result{genes: l.genes, weights: l.weights, approximate: l.approximate}, nil
+		return &result{genes: l.genes, weights: l.weights, approximate: l.approximate, notes: l.notes}, nil
 	case opROnly:
-		return &result{genes: r.genes, weights: r.weights, approximate: r.approximate}, nil
+		return &result{genes: r.genes, weights: r.weights, approximate: r.approximate, notes: r.notes}, nil
 	case opMinus:
 		out := subtract(l, r)
-		out.approximate = approx
+		out.approximate, out.notes = approx, notes
 		return out, nil
 	case opRMinus:
 		out := subtract(r, l)
-		out.approximate = approx
+		out.approximate, out.notes = approx, notes
 		return out, nil
 	case opUnion, opIntersect:
 	default:
 		return nil, fmt.Errorf("offline: unknown boolean operator %q", op)
 	}
-	out := &result{approximate: approx}
+	out := &result{approximate: approx, notes: notes}
 	i, j := 0, 0
 	for i < len(l.genes) || j < len(r.genes) {
 		switch {
@@ -137,6 +154,9 @@ func (c *Catalog) Answer(ctx context.Context, site string, q *catalog.Query, pag
 	if res.approximate {
 		prov.Approximate = true
 		prov.Note += " Text search is approximate: it matches gene ids, symbols, previous ids and product descriptions only."
+	}
+	for _, n := range res.notes {
+		prov.Note += " " + n
 	}
 	ans := &catalog.Answer{Count: res.len(), Records: []catalog.Record{}, Provenance: prov}
 	end := min(page.Offset+page.Limit, res.len())
@@ -287,7 +307,7 @@ func (c *Catalog) run(s *step, inputs []*result) (*result, error) {
 			return nil, err
 		}
 		r := uniform(genes, s.weight)
-		r.approximate = approx
+		r.approximate, r.notes = approx, c.leafNotes(s)
 		return r, nil
 	}
 	return nil, &catalog.NotEvaluableError{Search: name, Reason: s.def.note}
@@ -301,7 +321,7 @@ func weightFilter(s *step, in *result) (*result, error) {
 	if err1 != nil || err2 != nil {
 		return nil, &catalog.ValidationError{Search: s.def.search.Name, General: []string{"min_weight and max_weight must be numbers"}}
 	}
-	out := &result{approximate: in.approximate}
+	out := &result{approximate: in.approximate, notes: in.notes}
 	for i, g := range in.genes {
 		if w := float64(in.weights[i]); w >= lo && w <= hi {
 			out.genes = append(out.genes, g)

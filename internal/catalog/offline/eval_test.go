@@ -215,6 +215,9 @@ func TestNotEvaluable(t *testing.T) {
 		{"location unknown contig", leaf("GenesByLocation", map[string]string{"sequenceId": "Pf3D7_99_v3"}), "GenesByLocation"},
 		{"pseudogenes only", leaf("GenesByGeneType", withOrg("geneType", `["protein coding"]`, "includePseudogenes", "Pseudogenes Only")), "GenesByGeneType"},
 		{"GO wildcard text", leaf("GenesByGoTerm", withOrg("go_typeahead", `["GO:0006412"]`, "go_term", "*kinase*")), "GenesByGoTerm"},
+		{"GO curated evidence only", leaf("GenesByGoTerm", withOrg("go_typeahead", `["GO:0006412"]`, "go_term_evidence", `["Curated"]`)), "GenesByGoTerm"},
+		{"GO computed evidence only", leaf("GenesByGoTerm", withOrg("go_typeahead", `["GO:0006412"]`, "go_term_evidence", "Computed")), "GenesByGoTerm"},
+		{"GO slim only", leaf("GenesByGoTerm", withOrg("go_typeahead", `["GO:0006412"]`, "go_term_slim", "Yes")), "GenesByGoTerm"},
 		{"organism group only", leaf("GenesByTaxon", map[string]string{"organism": `["Plasmodium"]`}), "GenesByTaxon"},
 		{"live dataset id", leaf("GeneByLocusTag", map[string]string{"ds_gene_ids": "123456"}), "GeneByLocusTag"},
 		{"deep in a tree", boolQuery(opIntersect, taxon, boolQuery(opUnion, goQuery(0, "GO:0006412"), leaf("GenesByMolecularWeight", org))), "GenesByMolecularWeight"},
@@ -230,6 +233,49 @@ func TestNotEvaluable(t *testing.T) {
 				t.Errorf("NotEvaluableError = %+v, want search %s with a reason", ne, tt.wantSearch)
 			}
 		})
+	}
+}
+
+// TestGOEvidenceAndSlim: the 2017 file has no evidence codes and no GO
+// slim flags, so only the defaults (both kinds of evidence, slim No) are
+// answered, with the file's own set; any other value is not evaluable,
+// naming the parameter, never the unfiltered count.
+func TestGOEvidenceAndSlim(t *testing.T) {
+	c := testCatalog(t)
+	raw := readRaw(t, testDataDir(t))
+	want := withWeight(raw.goSets["GO:0006412"], 0)
+	for _, params := range []map[string]string{
+		{},
+		{"go_term_evidence": `["Curated","Computed"]`, "go_term_slim": "No"},
+		{"go_term_evidence": `["Computed","Curated"]`},
+	} {
+		q := goQuery(0, "GO:0006412")
+		maps.Copy(q.Params, params)
+		if diff := cmp.Diff(want, answerWeights(t, c, q)); diff != "" {
+			t.Errorf("%v: mismatch with the file's set (-want +got):\n%s", params, diff)
+		}
+	}
+	for param, value := range map[string]string{"go_term_evidence": `["Curated"]`, "go_term_slim": "Yes"} {
+		q := goQuery(0, "GO:0006412")
+		q.Params[param] = value
+		a, err := c.Answer(context.Background(), site, q, catalog.Page{})
+		ne, ok := errors.AsType[*catalog.NotEvaluableError](err)
+		if !ok {
+			t.Errorf("%s %s: Answer = %+v, %v; want not evaluable", param, value, a, err)
+			continue
+		}
+		if !strings.Contains(ne.Reason, param) || !strings.Contains(ne.Error(), "not evaluable offline") {
+			t.Errorf("%s %s: reason %q does not name the parameter", param, value, ne.Reason)
+		}
+	}
+	gt, err := c.Search(context.Background(), site, "", "GenesByGoTerm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"2017", "propagated Biological Process annotations", "no evidence filtering"} {
+		if !strings.Contains(gt.Description, want) {
+			t.Errorf("GenesByGoTerm description does not say %q: %s", want, gt.Description)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -72,6 +73,27 @@ type rawData struct {
 	geneType   map[string]string // gene -> type
 	chromosome map[string]string // gene -> sequence (from geneID_mappings.txt)
 	goSets     map[string]map[string]bool
+	// goReplacedBy maps the GO ids go_terms.tsv marks secondary_id (merged
+	// into another term by GO release 2022-07-01) to their current id.
+	goReplacedBy map[string]string
+}
+
+// goMerged is the tests' own reading of which current GO ids the 2017
+// file lists only under ids merged into them since: current ids without a
+// set of their own, roots excepted, each with the file's ids for it.
+func (r *rawData) goMerged() map[string][]string {
+	out := map[string][]string{}
+	for old, current := range r.goReplacedBy {
+		_, own := r.goSets[current]
+		_, listed := r.goSets[old]
+		if listed && !own && current != "GO:0008150" {
+			out[current] = append(out[current], old)
+		}
+	}
+	for _, olds := range out {
+		slices.Sort(olds)
+	}
+	return out
 }
 
 func readRaw(tb testing.TB, dir string) *rawData {
@@ -90,7 +112,8 @@ func readRaw(tb testing.TB, dir string) *rawData {
 		}
 		return out
 	}
-	r := &rawData{genes: map[string]bool{}, geneType: map[string]string{}, chromosome: map[string]string{}, goSets: map[string]map[string]bool{}}
+	r := &rawData{genes: map[string]bool{}, geneType: map[string]string{}, chromosome: map[string]string{}, goSets: map[string]map[string]bool{},
+		goReplacedBy: map[string]string{}}
 	txToGene := map[string]string{}
 	for _, l := range read("pf3d7/GeneAnnotationPlasmoDB.txt") {
 		cols := strings.Split(l, "\t")
@@ -117,6 +140,12 @@ func readRaw(tb testing.TB, dir string) *rawData {
 			}
 		}
 		r.goSets[id] = set
+	}
+	for _, l := range read("pf3d7/go_terms.tsv") {
+		cols := strings.Split(l, "\t")
+		if len(cols) >= 5 && cols[3] == "secondary_id" {
+			r.goReplacedBy[cols[0]] = cols[4]
+		}
 	}
 	return r
 }

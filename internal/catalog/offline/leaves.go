@@ -114,6 +114,12 @@ func (c *Catalog) byGO(s *step) ([]int32, error) {
 	if err := requireOrganism(name, "organism", s.params["organism"]); err != nil {
 		return nil, err
 	}
+	if err := requireDataDefault(s, "go_term_evidence", "the 2017 export has no evidence codes"); err != nil {
+		return nil, err
+	}
+	if err := requireDataDefault(s, "go_term_slim", "the 2017 export does not mark GO slim terms"); err != nil {
+		return nil, err
+	}
 	if w := strings.TrimSpace(s.params["go_term"]); w != "" && w != "N/A" {
 		return nil, &catalog.NotEvaluableError{Search: name, Reason: fmt.Sprintf(
 			"the GO wildcard text %q is not evaluated offline; leave go_term at N/A and choose GO ids in go_typeahead", w)}
@@ -121,10 +127,56 @@ func (c *Catalog) byGO(s *step) ([]int32, error) {
 	ids, _ := decodeArray(s.params["go_typeahead"])
 	var out []int32
 	for _, id := range ids {
-		out = append(out, c.data.goSets[id]...)
+		for _, listed := range c.data.goSetIDs(id) {
+			out = append(out, c.data.goSets[listed]...)
+		}
 	}
 	slices.Sort(out)
 	return slices.Compact(out), nil
+}
+
+// leafNotes says what a leaf's answer stands for beyond its parameters: the
+// GO ids answered with the sets of the older ids the 2017 file lists them
+// under.
+func (c *Catalog) leafNotes(s *step) []string {
+	if s.def.search.Name != "GenesByGoTerm" {
+		return nil
+	}
+	ids, _ := decodeArray(s.params["go_typeahead"])
+	var notes []string
+	for _, id := range ids {
+		if listed := c.data.goMerged[id]; len(listed) > 0 {
+			notes = append(notes, goMergeNote(id, listed))
+		}
+	}
+	return notes
+}
+
+// requireDataDefault answers only a parameter's default value, the one the
+// snapshot's data stands for (GenesByGoTerm's evidence and GO slim
+// settings: the 2017 file's own propagated annotations, unfiltered). Any
+// other value is not evaluable offline, with why, rather than answered
+// with the default's genes.
+func requireDataDefault(s *step, param, why string) error {
+	pd, ok := s.def.params[param]
+	if !ok || !pd.param.HasDefault || sameTerms(s.params[param], pd.param.Default) {
+		return nil
+	}
+	return notEvaluable(s.def.search.Name, "%s %s: %s, so only the default %s is evaluated offline",
+		param, s.params[param], why, pd.param.Default)
+}
+
+// sameTerms reports whether two normalised values select the same terms:
+// multi-pick arrays in any order, else equal strings.
+func sameTerms(a, b string) bool {
+	ta, okA := decodeArray(a)
+	tb, okB := decodeArray(b)
+	if !okA || !okB {
+		return a == b
+	}
+	slices.Sort(ta)
+	slices.Sort(tb)
+	return slices.Equal(slices.Compact(ta), slices.Compact(tb))
 }
 
 func (c *Catalog) byGeneType(s *step) ([]int32, error) {

@@ -144,13 +144,27 @@ func vocabularies(d *Data) map[string][]catalog.Term {
 	for _, c := range d.chromosomes {
 		v[vocabChromosomes] = append(v[vocabChromosomes], catalog.Term{Term: c, Display: chromosomeDisplay(c)})
 	}
-	gos := make([]catalog.Term, 0, len(d.goOrder))
+	v[vocabGOTerms] = goVocabulary(d)
+	return v
+}
+
+// goVocabulary lists the GO ids a search can use, sorted by label: every
+// id with a gene set in the 2017 file, and the current ids GO has merged
+// some of them into since, answered with the file's sets and labelled with
+// both ids. Labels keep "name (id)" first, so the name reads off them.
+func goVocabulary(d *Data) []catalog.Term {
+	gos := make([]catalog.Term, 0, len(d.goOrder)+len(d.goMerged))
 	for _, id := range d.goOrder {
-		display := id
-		if t, ok := d.goTerms[id]; ok && t.Name != "" {
-			display = t.Name + " (" + id + ")"
+		display := goLabel(d, id, id)
+		if current, ok := d.goMergedInto[id]; ok {
+			display += " – merged into " + current + " since 2017"
 		}
 		gos = append(gos, catalog.Term{Term: id, Display: display})
+	}
+	for current, listed := range d.goMerged {
+		// go_terms.tsv names a merged id by the term it is merged into.
+		display := goLabel(d, listed[0], current) + " – listed in the 2017 data as " + andList(listed)
+		gos = append(gos, catalog.Term{Term: current, Display: display})
 	}
 	// Sorted by name for people scanning the list; keys lower-cased once.
 	lower := make(map[string]string, len(gos))
@@ -160,8 +174,16 @@ func vocabularies(d *Data) map[string][]catalog.Term {
 	slices.SortStableFunc(gos, func(a, b catalog.Term) int {
 		return strings.Compare(lower[a.Term], lower[b.Term])
 	})
-	v[vocabGOTerms] = gos
-	return v
+	return gos
+}
+
+// goLabel is "name (shown)" with the name go_terms.tsv gives named, or
+// shown alone when it has none.
+func goLabel(d *Data, named, shown string) string {
+	if t, ok := d.goTerms[named]; ok && t.Name != "" {
+		return t.Name + " (" + shown + ")"
+	}
+	return shown
 }
 
 // buildSearches turns the spec into search definitions with vocabularies and

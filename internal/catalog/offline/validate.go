@@ -215,6 +215,7 @@ func (c *Catalog) checkSingle(pd *paramDef, v string) (string, []string) {
 		}
 		return "", []string{msgEmpty}
 	}
+	term = pd.normalize(term)
 	if msg, ok := c.checkTerm(pd, term); !ok {
 		return "", []string{msg}
 	}
@@ -241,6 +242,9 @@ func (c *Catalog) checkMulti(pd *paramDef, v string) (string, []string) {
 		}
 		terms = []string{v}
 	}
+	for i, t := range terms {
+		terms[i] = pd.normalize(t)
+	}
 	terms = dedupe(terms)
 	if len(terms) == 0 {
 		if emptyOK(p) {
@@ -261,6 +265,17 @@ func (c *Catalog) checkMulti(pd *paramDef, v string) (string, []string) {
 		return "", []string{fmt.Sprintf("Number of selected values (%d) was not in range ( Inf, %d ] for parameter %s.", n, p.MaxSelected, p.DisplayName)}
 	}
 	return encodeTerms(terms), nil
+}
+
+// normalize writes a term as the vocabulary does where case carries no
+// meaning: GO ids ("go:0006281" is GO:0006281).
+func (pd *paramDef) normalize(term string) string {
+	if pd.vocab == vocabGOTerms {
+		if id, ok := canonicalGOID(term); ok {
+			return id
+		}
+	}
+	return term
 }
 
 func dedupe(terms []string) []string {
@@ -328,19 +343,14 @@ func (c *Catalog) checkTerm(pd *paramDef, term string) (string, bool) {
 	return msg, false
 }
 
-// goIDIn finds a GO:nnnnnnn id in s.
+// goIDIn finds the first GO:nnnnnnn id in s, in any case.
 func goIDIn(s string) string {
-	i := strings.Index(s, "GO:")
-	if i < 0 || len(s) < i+10 {
-		return ""
-	}
-	id := s[i : i+10]
-	for _, r := range id[3:] {
-		if r < '0' || r > '9' {
-			return ""
+	for i := 0; i+len("GO:0000000") <= len(s); i++ {
+		if id, ok := canonicalGOID(s[i : i+len("GO:0000000")]); ok {
+			return id
 		}
 	}
-	return id
+	return ""
 }
 
 func ontologyName(o string) string {

@@ -66,6 +66,26 @@ func TestValidate(t *testing.T) {
 			errs:   map[string][]string{"go_typeahead": {"Invalid value 'GO:9999999'."}},
 		},
 		{
+			name: "GO ids in any case", search: "GenesByGoTerm",
+			params: map[string]string{"organism": testOrg, "go_typeahead": `["go:0006281"," Go:0006260","GO:0006281"]`},
+			want:   map[string]string{"go_typeahead": `["GO:0006281","GO:0006260"]`},
+		},
+		{
+			name: "a current GO id the 2017 file lists under a merged id", search: "GenesByGoTerm",
+			params: map[string]string{"organism": testOrg, "go_typeahead": `["go:0098609"]`},
+			want:   map[string]string{"go_typeahead": `["GO:0098609"]`},
+		},
+		{
+			name: "a root merged from a 2017 id is still not a gene set", search: "GenesByGoTerm",
+			params: map[string]string{"organism": testOrg, "go_typeahead": `["GO:0008150"]`},
+			errs:   map[string][]string{"go_typeahead": {"no biological-process gene set"}},
+		},
+		{
+			name: "a merged term's label", search: "GenesByGoTerm",
+			params: map[string]string{"organism": testOrg, "go_typeahead": `["cell-cell adhesion (GO:0098609) – listed in the 2017 data as GO:0016337"]`},
+			errs:   map[string][]string{"go_typeahead": {"Use the term 'GO:0098609'"}},
+		},
+		{
 			name: "two values on a single-pick", search: "GenesByLocation",
 			params: map[string]string{"chromosomeOptional": `["Pf3D7_01_v3","Pf3D7_02_v3"]`},
 			errs:   map[string][]string{"chromosomeOptional": {"takes one value; got 2"}},

@@ -202,23 +202,69 @@ type countView struct {
 }
 
 // describe renders a count exactly as the tools gave it, never a number
-// they did not give.
+// they did not give: "**57 genes** (source)"; an approximate count (a text
+// search contributed) "**≈ 8 genes (approximate: text search)** (source)",
+// and its zero "**no text matches**", not an exact-sounding "0 genes"; a
+// count the catalog cannot compute "**not evaluable offline** (why)",
+// with no number.
 func (c countView) describe() string {
 	switch {
 	case c.Status == "ok" && c.Value != nil:
-		s := fmt.Sprintf("**%d genes**", *c.Value)
+		s := "**" + c.amount() + "**"
 		if c.Provenance != "" {
-			s += " (" + c.Provenance
-			if c.Approximate {
-				s += "; approximate"
-			}
-			s += ")"
+			s += " (" + c.Provenance + ")"
+		}
+		return s
+	case c.Status == "not_evaluable":
+		s := "**not evaluable offline**"
+		if why := notEvaluableReason(c.Message); why != "" {
+			s += " (" + why + ")"
 		}
 		return s
 	case c.Message != "":
 		return c.Message
 	}
 	return "no count was given (status " + orDefault(c.Status, "unknown") + ")"
+}
+
+// amount says how many genes an ok count has.
+func (c countView) amount() string {
+	n := *c.Value
+	genes := fmt.Sprintf("%d genes", n)
+	if n == 1 {
+		genes = "1 gene"
+	}
+	switch {
+	case c.Approximate && n == 0:
+		return "no text matches"
+	case c.Approximate:
+		return "≈ " + genes + " (approximate: text search)"
+	}
+	return genes
+}
+
+// notEvaluableReason reads the search and the reason out of a count's
+// message ("count unavailable offline: GenesByX is not evaluable offline:
+// why" gives "GenesByX: why"), or the message as it is when it is not
+// written so.
+func notEvaluableReason(msg string) string {
+	const phrase = " is not evaluable offline"
+	before, after, ok := strings.Cut(msg, phrase)
+	if !ok {
+		return strings.TrimLeft(strings.TrimPrefix(msg, "count unavailable offline"), ": ")
+	}
+	if i := strings.LastIndex(before, ": "); i >= 0 {
+		before = before[i+2:]
+	}
+	search := strings.TrimSpace(before)
+	why := strings.TrimSpace(strings.TrimPrefix(after, ":"))
+	switch {
+	case search == "":
+		return why
+	case why == "":
+		return search
+	}
+	return search + ": " + why
 }
 
 // report validates the strategy and counts its steps, then says what was
@@ -241,14 +287,14 @@ func report(a *asks, what, root string, steps []builtStep) response {
 	var b strings.Builder
 	b.WriteString(intro + "\n\n" + what + "\n\n")
 	fmt.Fprintf(&b, "Root step %s: %s.\n", root, countOf(counted[root]))
-	if len(steps) > 0 {
-		b.WriteString("\n")
-		for _, s := range steps {
-			if s.step == root {
-				continue
-			}
-			fmt.Fprintf(&b, "- %s (step %s): %s\n", s.label, s.step, countOf(counted[s.step]))
+	var others []string
+	for _, s := range steps {
+		if s.step != root {
+			others = append(others, fmt.Sprintf("- %s (step %s): %s\n", s.label, s.step, countOf(counted[s.step])))
 		}
+	}
+	if len(others) > 0 {
+		b.WriteString("\n" + strings.Join(others, ""))
 	}
 	b.WriteString("\n" + validation(v))
 	return say(b.String())
