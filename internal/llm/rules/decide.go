@@ -92,6 +92,9 @@ func (rv *resolver) goIDLeaf(c *english.Clause) *leaf {
 	names := make([]string, len(hits))
 	for i, t := range hits {
 		names[i] = t.Term + " is " + english.Quote(goName(t))
+		if _, mapped, ok := strings.Cut(t.Display, "listed in the 2017 data as "); ok {
+			names[i] += " (the 2017 data lists its genes under " + mapped + ", the id GO has since merged into it)"
+		}
 	}
 	return rv.goLeaf(c, hits, "the GO id "+strings.Join(names, "; "))
 }

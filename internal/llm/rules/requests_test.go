@@ -103,6 +103,8 @@ func TestRequests(t *testing.T) {
 			func(r *raw) set { return r.goTerm("GO:0006281") }, []string{"I read 'DNA repiar' as the GO term 'DNA repair' (a typo"}},
 		{"a British spelling", "genes involved in cell signalling", "GenesByGoTerm GO:0007165,GO:0023014",
 			func(r *raw) set { return union(r.goTerm("GO:0007165"), r.goTerm("GO:0023014")) }, nil},
+		{"a current GO id the 2017 file lists under a merged id", "genes annotated with GO:0098609", "GenesByGoTerm GO:0098609",
+			func(r *raw) set { return r.goTerm("GO:0016337") }, []string{"GO:0016337"}},
 		{"a chromosome that does not exist", "chromosome 15", `GenesByText "chromosome 15"`,
 			func(r *raw) set { return set{} }, []string{"I could not map 'chromosome 15'; I used a text search for it"}},
 	}
