@@ -1,13 +1,12 @@
 package offline
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"strategist/internal/catalog"
+	"strategist/internal/eval"
 )
 
 // testDataDir finds the gene data the way the tests promise: STRATEGIST_DATA_DIR,
@@ -64,61 +63,16 @@ func testCatalog(tb testing.TB) *Catalog {
 	return c
 }
 
-// rawData is the tests' own reading of the export files, kept deliberately
-// plain and separate from the loader so the figures are checked against an
-// independent computation.
-type rawData struct {
-	genes      map[string]bool
-	geneType   map[string]string // gene -> type
-	chromosome map[string]string // gene -> sequence (from geneID_mappings.txt)
-	goSets     map[string]map[string]bool
-}
-
-func readRaw(tb testing.TB, dir string) *rawData {
+// readRaw reads the export files with the evaluation set's reader
+// (internal/eval), kept deliberately plain and separate from Load so the
+// figures are checked against an independent computation.
+func readRaw(tb testing.TB, dir string) *eval.Data {
 	tb.Helper()
-	read := func(name string) []string {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			tb.Fatal(err)
-		}
-		b = bytes.ReplaceAll(b, []byte("\r"), []byte("\n"))
-		var out []string
-		for i, l := range strings.Split(string(b), "\n") {
-			if i > 0 && strings.TrimSpace(l) != "" {
-				out = append(out, l)
-			}
-		}
-		return out
+	d, err := eval.Load(dir)
+	if err != nil {
+		tb.Fatal(err)
 	}
-	r := &rawData{genes: map[string]bool{}, geneType: map[string]string{}, chromosome: map[string]string{}, goSets: map[string]map[string]bool{}}
-	txToGene := map[string]string{}
-	for _, l := range read("pf3d7/GeneAnnotationPlasmoDB.txt") {
-		cols := strings.Split(l, "\t")
-		r.genes[cols[0]] = true
-		r.geneType[cols[0]] = cols[3]
-		txToGene[cols[1]] = cols[0]
-	}
-	for _, l := range read("pf3d7/geneID_mappings.txt") {
-		cols := strings.Split(l, "\t")
-		g := cols[0]
-		if !r.genes[g] {
-			g = txToGene[g]
-		}
-		if g != "" {
-			r.chromosome[g] = cols[1]
-		}
-	}
-	for _, l := range read("pf3d7/go_gene_lists.txt") {
-		id, list, _ := strings.Cut(l, "\t")
-		set := map[string]bool{}
-		for _, g := range strings.Split(strings.Trim(list, `"`), ",") {
-			if g != "" {
-				set[g] = true
-			}
-		}
-		r.goSets[id] = set
-	}
-	return r
+	return d
 }
 
 func union(sets ...map[string]bool) map[string]bool {
