@@ -50,6 +50,19 @@ func (e *apiError) Error() string {
 	return fmt.Sprintf("%s %s: %d %s %s", e.Method, e.Path, e.Status, e.Code, e.Message)
 }
 
+// Check asks the server for its sites, so that a wrong URL or token is
+// reported once, before any case is played.
+func (c *Client) Check(ctx context.Context) error {
+	err := c.callOnce(ctx, http.MethodGet, "/api/v1/sites", nil, nil)
+	if ae, ok := errors.AsType[*apiError](err); ok && ae.Status == http.StatusUnauthorized {
+		return fmt.Errorf("eval: not signed in: give an API token (strategist user token --email E): %w", err)
+	}
+	if err != nil {
+		return fmt.Errorf("eval: the server at %s does not answer: %w", c.BaseURL, err)
+	}
+	return nil
+}
+
 // Play runs one conversation of messages and reports what it left.
 func (c *Client) Play(ctx context.Context, messages []string) (Observation, error) {
 	var o Observation
