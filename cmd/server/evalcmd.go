@@ -31,6 +31,7 @@ the server), and a table of accuracy by category is printed per file.
   --failures         list every case that was not correct, with its conversation id
   FILE.jsonl         case files (default internal/eval/testdata/development.jsonl and heldout.jsonl)
 
+Every case's conversation is left on the server; --failures names them.
 The server limits how fast one user starts turns (STRATEGIST_TURN_RATE,
 default 1 a second); the client waits when told to, so raise the rate on
 the server for a faster run.`

@@ -76,22 +76,22 @@ func (c *Client) Play(ctx context.Context, messages []string) (Observation, erro
 	prefix := "/api/v1/conversations/" + url.PathEscape(conv.ID)
 	var last int64
 	for _, m := range messages {
-		reply, handoff, seq, notes, err := c.planTurn(ctx, prefix, last, m)
+		plan, err := c.planTurn(ctx, prefix, last, m)
 		if err != nil {
 			return o, err
 		}
-		last = seq
-		o.Notes = append(o.Notes, notes...)
-		if handoff != "" {
-			o.Handoffs++
-			var more string
-			if more, last, notes, err = c.buildTurn(ctx, prefix, last, handoff); err != nil {
-				return o, err
-			}
-			o.Notes = append(o.Notes, notes...)
-			reply += "\n" + more
+		last, o.Reply = plan.last, plan.reply
+		o.Notes = append(o.Notes, plan.notes...)
+		if plan.handoff == "" {
+			continue
 		}
-		o.Reply = reply
+		o.Handoffs++
+		build, err := c.buildTurn(ctx, prefix, last, plan.handoff)
+		if err != nil {
+			return o, err
+		}
+		last, o.Reply = build.last, plan.reply+"\n"+build.reply
+		o.Notes = append(o.Notes, build.notes...)
 	}
 	var snap strategy.Snapshot
 	err := c.call(ctx, http.MethodGet, prefix+"/strategy", nil, &snap)
@@ -105,37 +105,42 @@ func (c *Client) Play(ctx context.Context, messages []string) (Observation, erro
 	return o, nil
 }
 
-// planTurn sends message as a plan turn and follows it to its end: the
-// assistant's text, the handoff it requested ("" when none), the last seq
-// read and notes on a turn that did not complete.
-func (c *Client) planTurn(ctx context.Context, prefix string, after int64, message string) (reply, handoff string, seq int64, notes []string, err error) {
+// turnOutcome is what one turn left on the stream.
+type turnOutcome struct {
+	reply   string   // the assistant's text
+	handoff string   // the handoff the planner requested, "" when none
+	last    int64    // the seq of the last record read
+	notes   []string // how the turn ended, when it did not complete
+}
+
+// planTurn sends message as a plan turn and follows it to its end.
+func (c *Client) planTurn(ctx context.Context, prefix string, after int64, message string) (turnOutcome, error) {
 	var turn struct {
 		TurnID string `json:"turnId"`
 	}
 	if err := c.call(ctx, http.MethodPost, prefix+"/turns", map[string]string{"message": message, "mode": "plan"}, &turn); err != nil {
-		return "", "", after, nil, fmt.Errorf("eval: start plan turn: %w", err)
+		return turnOutcome{}, fmt.Errorf("eval: start plan turn: %w", err)
 	}
-	recs, err := c.follow(ctx, prefix, after, turnEnded(turn.TurnID))
+	out, recs, err := c.followTurn(ctx, prefix, after, turn.TurnID)
 	if err != nil {
-		return "", "", after, nil, fmt.Errorf("eval: plan turn: %w", err)
+		return out, fmt.Errorf("eval: plan turn: %w", err)
 	}
-	reply, notes = turnText(recs, turn.TurnID)
 	for _, r := range recs {
 		if e, ok := decodeAs[*event.HandoffRequested](r); ok && r.TurnID == turn.TurnID {
-			handoff = e.HandoffID
+			out.handoff = e.HandoffID
 		}
 	}
-	return reply, handoff, recs[len(recs)-1].Seq, notes, nil
+	return out, nil
 }
 
 // buildTurn accepts a handoff and follows the execute turn to its end. A
 // server that accepts handoffs by itself (STRATEGIST_AUTO_APPROVE) answers
 // the accept with a conflict; the turn is then found on the stream.
-func (c *Client) buildTurn(ctx context.Context, prefix string, after int64, handoffID string) (reply string, seq int64, notes []string, err error) {
+func (c *Client) buildTurn(ctx context.Context, prefix string, after int64, handoffID string) (turnOutcome, error) {
 	var turn struct {
 		TurnID string `json:"turnId"`
 	}
-	err = c.call(ctx, http.MethodPost, prefix+"/handoffs/"+url.PathEscape(handoffID)+"/accept", nil, &turn)
+	err := c.call(ctx, http.MethodPost, prefix+"/handoffs/"+url.PathEscape(handoffID)+"/accept", nil, &turn)
 	if ae, ok := errors.AsType[*apiError](err); ok && ae.Status == http.StatusConflict && ae.Code == "HANDOFF_DECIDED" {
 		_, err = c.follow(ctx, prefix, after, func(r event.Record) bool {
 			e, ok := decodeAs[*event.HandoffAccepted](r)
@@ -146,25 +151,25 @@ func (c *Client) buildTurn(ctx context.Context, prefix string, after int64, hand
 		})
 	}
 	if err != nil {
-		return "", after, nil, fmt.Errorf("eval: accept handoff: %w", err)
+		return turnOutcome{}, fmt.Errorf("eval: accept handoff: %w", err)
 	}
-	recs, err := c.follow(ctx, prefix, after, turnEnded(turn.TurnID))
+	out, _, err := c.followTurn(ctx, prefix, after, turn.TurnID)
 	if err != nil {
-		return "", after, nil, fmt.Errorf("eval: execute turn: %w", err)
+		return out, fmt.Errorf("eval: execute turn: %w", err)
 	}
-	reply, notes = turnText(recs, turn.TurnID)
-	return reply, recs[len(recs)-1].Seq, notes, nil
+	return out, nil
 }
 
-// turnEnded stops following at the turn's turn_end.
-func turnEnded(turnID string) func(event.Record) bool {
-	return func(r event.Record) bool { return r.Type == "turn_end" && r.TurnID == turnID }
-}
-
-// turnText joins the turn's assistant messages; notes say how a turn that
-// did not complete ended.
-func turnText(recs []event.Record, turnID string) (string, []string) {
-	var parts, notes []string
+// followTurn reads the stream after seq to the turn's turn_end: the
+// turn's assistant text, how it ended when it did not complete, and the
+// records read.
+func (c *Client) followTurn(ctx context.Context, prefix string, after int64, turnID string) (turnOutcome, []event.Record, error) {
+	recs, err := c.follow(ctx, prefix, after, func(r event.Record) bool { return r.Type == "turn_end" && r.TurnID == turnID })
+	if err != nil {
+		return turnOutcome{last: after}, nil, err
+	}
+	out := turnOutcome{last: recs[len(recs)-1].Seq}
+	var parts []string
 	for _, r := range recs {
 		if r.TurnID != turnID {
 			continue
@@ -173,10 +178,11 @@ func turnText(recs []event.Record, turnID string) (string, []string) {
 			parts = append(parts, e.Content)
 		}
 		if e, ok := decodeAs[*event.TurnEnd](r); ok && e.Status != event.TurnCompleted {
-			notes = append(notes, fmt.Sprintf("turn %s ended %s %s", turnID, e.Status, e.Error))
+			out.notes = append(out.notes, fmt.Sprintf("turn %s ended %s %s", turnID, e.Status, e.Error))
 		}
 	}
-	return strings.Join(parts, "\n"), notes
+	out.reply = strings.Join(parts, "\n")
+	return out, recs, nil
 }
 
 func decodeAs[T event.Event](r event.Record) (T, bool) {

@@ -55,8 +55,6 @@ type Data struct {
 	// ReplacedBy maps a GO id that GO has since merged into another to the
 	// id that replaced it (go_terms.tsv's replaced_by column).
 	ReplacedBy map[string]string
-
-	transcripts map[string]string // gene and transcript ids -> gene, while loading
 }
 
 // Load reads the raw files under dir (laid out like data/: pf3d7/…). Genes
@@ -67,13 +65,14 @@ type Data struct {
 func Load(dir string) (*Data, error) {
 	d := &Data{Type: map[string]string{}, Sequence: map[string]string{}, Product: map[string]string{},
 		Symbol: map[string]string{}, PreviousIDs: map[string][]string{}, GOSets: map[string]Set{},
-		GONames: map[string]string{}, ReplacedBy: map[string]string{}, transcripts: map[string]string{}}
+		GONames: map[string]string{}, ReplacedBy: map[string]string{}}
+	gene := map[string]string{} // gene and transcript ids -> gene id
 	steps := []struct {
 		file  string
 		parse func(rows [][]string) error
 	}{
-		{fileAnnotation, d.readAnnotation},
-		{fileMappings, d.readMappings},
+		{fileAnnotation, func(rows [][]string) error { return d.readAnnotation(rows, gene) }},
+		{fileMappings, func(rows [][]string) error { return d.readMappings(rows, gene) }},
 		{fileGOLists, d.readGOLists},
 		{fileGOTerms, d.readGOTerms},
 	}
@@ -86,7 +85,6 @@ func Load(dir string) (*Data, error) {
 			return nil, fmt.Errorf("eval: load %s: %w", s.file, err)
 		}
 	}
-	d.transcripts = nil
 	if err := d.placeUnmapped(); err != nil {
 		return nil, fmt.Errorf("eval: load: %w", err)
 	}
@@ -123,8 +121,8 @@ func present(v string) string {
 }
 
 // readAnnotation reads one row per transcript: gene, transcript, product,
-// gene type, symbol.
-func (d *Data) readAnnotation(rows [][]string) error {
+// gene type, symbol. It fills gene with each gene and transcript id's gene.
+func (d *Data) readAnnotation(rows [][]string, gene map[string]string) error {
 	for i, c := range rows {
 		if len(c) < 5 || c[0] == "" {
 			return fmt.Errorf("row %d has %d columns, want at least 5", i+2, len(c))
@@ -134,7 +132,7 @@ func (d *Data) readAnnotation(rows [][]string) error {
 			d.Genes = append(d.Genes, g)
 		}
 		d.Type[g], d.Product[g], d.Symbol[g] = c[3], c[2], present(c[4])
-		d.transcripts[g], d.transcripts[c[1]] = g, g
+		gene[g], gene[c[1]] = g, g
 	}
 	if len(d.Genes) == 0 {
 		return errors.New("no genes")
@@ -145,12 +143,12 @@ func (d *Data) readAnnotation(rows [][]string) error {
 // readMappings reads each gene's sequence and previous ids. A row names a
 // gene or one of its transcripts; rows of ids the annotation does not have
 // (retired genes, legacy apicoplast ids) are skipped.
-func (d *Data) readMappings(rows [][]string) error {
+func (d *Data) readMappings(rows [][]string, gene map[string]string) error {
 	for i, c := range rows {
 		if len(c) < 2 {
 			return fmt.Errorf("row %d has %d columns, want at least 2", i+2, len(c))
 		}
-		g := d.transcripts[c[0]]
+		g := gene[c[0]]
 		if g == "" {
 			continue
 		}

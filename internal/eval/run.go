@@ -69,10 +69,10 @@ func Run(ctx context.Context, c *Client, d *Data, cases []Case, concurrency int,
 	}()
 	out := make([]Result, len(cases))
 	played := make([]bool, len(cases))
-	for d := range results {
-		out[d.i], played[d.i] = d.r, true
+	for res := range results {
+		out[res.i], played[res.i] = res.r, true
 		if onResult != nil {
-			onResult(d.r)
+			onResult(res.r)
 		}
 	}
 	for i := range cases {
