@@ -6,7 +6,7 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 BIN := bin/strategist
 GO_TEST_FLAGS ?= -race -shuffle=on -timeout 20m
 
-.PHONY: run build test test-go test-e2e check generate data clean
+.PHONY: run build test test-go test-e2e check generate data eval clean
 
 ## run: build, find or start PostgreSQL, and serve on http://127.0.0.1:8080
 run: build
@@ -41,6 +41,10 @@ generate:
 ## data: fetch the offline gene data into ./data (checksummed)
 data:
 	scripts/fetch-data.sh
+
+## eval: score the server at STRATEGIST_URL (default http://127.0.0.1:8080, token STRATEGIST_TOKEN) on the evaluation set, by category; EVAL_FLAGS=--failures lists what went wrong
+eval: build
+	@source scripts/data-dir.sh && find_data_dir && $(BIN) eval $(EVAL_FLAGS)
 
 clean:
 	rm -rf bin

@@ -7,6 +7,7 @@
 //	strategist user revoke --email E --token-id ID
 //	strategist catalog search|describe|count ...   explore the offline PlasmoDB catalog
 //	strategist watch <conversation-id>             follow a conversation's live events
+//	strategist eval [FILE.jsonl ...]               score the default model on the evaluation set
 //	strategist version
 //
 // Configuration comes from the environment (see README); serve also takes
@@ -62,6 +63,7 @@ commands:
   catalog describe <search>         show a search's parameters
   catalog count <search> [p=v ...]  count genes offline
   watch <conversation-id>           follow a conversation live (STRATEGIST_URL, STRATEGIST_TOKEN)
+  eval [FILE.jsonl ...]             score the server's default model on the evaluation set (STRATEGIST_URL, STRATEGIST_TOKEN)
   healthcheck                       exit 0 when the local server is ready (containers)
   version                           print the version`
 
@@ -82,6 +84,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return catalogCmd(ctx, args, stdout, getenv)
 	case "watch":
 		return watchCmd(ctx, args, stdout, getenv)
+	case "eval":
+		return evalCmd(ctx, args, stdout, stderr, getenv)
 	case "healthcheck":
 		return healthcheck(ctx, stdout, getenv)
 	case "version":

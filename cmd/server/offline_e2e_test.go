@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"strategist/internal/config"
+	"strategist/internal/eval"
 	"strategist/internal/event"
 	"strategist/internal/event/eventtest"
 	"strategist/internal/event/sseclient"
@@ -32,7 +33,7 @@ const acceptanceRequest = "Find P. falciparum genes involved in DNA replication 
 
 func TestOfflineAcceptance(t *testing.T) {
 	srv := startOffline(t)
-	data := readGeneData(t, srv.dataDir)
+	data := loadGeneData(t, srv.dataDir)
 	first := srv.scenario(t, acceptanceRequest)
 	eventtest.Check(t, first.all())
 
@@ -98,7 +99,7 @@ func TestOfflineAcceptance(t *testing.T) {
 	if len(records(first.exec, "graph_snapshot")) == 0 {
 		t.Error("no graph_snapshot in the execute turn")
 	}
-	want := minusSet(unionSet(data.goSets["GO:0006260"], data.goSets["GO:0006281"]), data.on("Pf3D7_14_v3"))
+	want := eval.Minus(eval.Union(data.GO("GO:0006260"), data.GO("GO:0006281")), data.On("Pf3D7_14_v3"))
 	root, union := first.strategy.count(first.strategy.RootStepID), first.strategy.count(first.strategy.find(strategy.Union))
 	if root != 89 || root != len(want) || union != 108 {
 		t.Errorf("root count %d (raw data %d, issue 89), union count %d (issue 108)", root, len(want), union)
@@ -124,34 +125,34 @@ func TestOfflineAcceptance(t *testing.T) {
 // count computed here from the raw files.
 func TestOfflineRequests(t *testing.T) {
 	srv := startOffline(t)
-	d := readGeneData(t, srv.dataDir)
+	d := loadGeneData(t, srv.dataDir)
 	tests := []struct {
 		request, tree string
-		want          geneSet
+		want          eval.Set
 	}{
 		{"tRNA genes on chromosome 5", "INTERSECT(GenesByGeneType tRNA encoding, GenesByLocation Pf3D7_05_v3)",
-			intersectSet(d.ofType("tRNA encoding"), d.on("Pf3D7_05_v3"))},
+			eval.Intersect(d.OfType("tRNA encoding"), d.On("Pf3D7_05_v3"))},
 		{"snoRNAs or rRNA genes", "UNION(GenesByGeneType snoRNA encoding, GenesByGeneType rRNA encoding)",
-			unionSet(d.ofType("snoRNA encoding"), d.ofType("rRNA encoding"))},
+			eval.Union(d.OfType("snoRNA encoding"), d.OfType("rRNA encoding"))},
 		{"protein coding genes on the apicoplast", "INTERSECT(GenesByGeneType protein coding, GenesByLocation PFC10_API_IRAB)",
-			intersectSet(d.ofType("protein coding"), d.on("PFC10_API_IRAB"))},
+			eval.Intersect(d.OfType("protein coding"), d.On("PFC10_API_IRAB"))},
 		{"genes on chromosomes 1 and 2", "UNION(GenesByLocation Pf3D7_01_v3, GenesByLocation Pf3D7_02_v3)",
-			unionSet(d.on("Pf3D7_01_v3"), d.on("Pf3D7_02_v3"))},
+			eval.Union(d.On("Pf3D7_01_v3"), d.On("Pf3D7_02_v3"))},
 		{"PF3D7_1133400 and MSP1", "GeneByLocusTag PF3D7_1133400,PF3D7_0930300",
-			geneSet{"PF3D7_1133400": true, "PF3D7_0930300": true}},
-		{"DNA replicaton genes", "GenesByGoTerm GO:0006260", d.goSets["GO:0006260"]},
-		{"tRAN genes", "GenesByGeneType tRNA encoding", d.ofType("tRNA encoding")},
-		{"zzqx flurble", `GenesByText "zzqx flurble"`, geneSet{}},
+			eval.Set{"PF3D7_1133400": true, "PF3D7_0930300": true}},
+		{"DNA replicaton genes", "GenesByGoTerm GO:0006260", d.GO("GO:0006260")},
+		{"tRAN genes", "GenesByGeneType tRNA encoding", d.OfType("tRNA encoding")},
+		{"zzqx flurble", `GenesByText "zzqx flurble"`, eval.Set{}},
 		{"P. falciparum genes excluding protein coding genes",
 			"MINUS(GenesByTaxon Plasmodium falciparum 3D7, GenesByGeneType protein coding)",
-			minusSet(d.where(func(string) bool { return true }), d.ofType("protein coding"))},
+			eval.Minus(d.All(), d.OfType("protein coding"))},
 		{"genes involved in translation but not on chromosome 14 or the mitochondrion",
 			"MINUS(GenesByGoTerm GO:0006412, UNION(GenesByLocation Pf3D7_14_v3, GenesByLocation M76611))",
-			minusSet(d.goSets["GO:0006412"], unionSet(d.on("Pf3D7_14_v3"), d.on("M76611")))},
+			eval.Minus(d.GO("GO:0006412"), eval.Union(d.On("Pf3D7_14_v3"), d.On("M76611")))},
 		{"DNA replication and DNA repair", "INTERSECT(GenesByGoTerm GO:0006260, GenesByGoTerm GO:0006281)",
-			intersectSet(d.goSets["GO:0006260"], d.goSets["GO:0006281"])},
+			eval.Intersect(d.GO("GO:0006260"), d.GO("GO:0006281"))},
 		{"GO:0006281 minus chromosome 14", "MINUS(GenesByGoTerm GO:0006281, GenesByLocation Pf3D7_14_v3)",
-			minusSet(d.goSets["GO:0006281"], d.on("Pf3D7_14_v3"))},
+			eval.Minus(d.GO("GO:0006281"), d.On("Pf3D7_14_v3"))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.request, func(t *testing.T) {
@@ -536,17 +537,6 @@ func stepNames(t *testing.T, recs []event.Record) map[string]string {
 	return names
 }
 
-// geneData is the test's own reading of the raw export files, kept plain so
-// expected counts do not come from the catalog under test.
-type geneData struct {
-	genes      []string
-	geneType   map[string]string
-	chromosome map[string]string
-	goSets     map[string]geneSet
-}
-
-type geneSet map[string]bool
-
 func geneDataDir(t *testing.T) string {
 	t.Helper()
 	for _, dir := range []string{os.Getenv("STRATEGIST_DATA_DIR"), "../../data", "../../../shared/data"} {
@@ -568,102 +558,14 @@ func geneDataDir(t *testing.T) string {
 	return ""
 }
 
-func readGeneData(t *testing.T, dir string) *geneData {
+// loadGeneData reads the raw export files with the evaluation set's reader,
+// kept apart from the catalog under test so expected counts are computed
+// independently.
+func loadGeneData(t *testing.T, dir string) *eval.Data {
 	t.Helper()
-	rows := func(name string) [][]string {
-		b, err := os.ReadFile(filepath.Join(dir, "pf3d7", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out [][]string
-		for i, l := range strings.Split(strings.ReplaceAll(string(b), "\r", "\n"), "\n") {
-			if i > 0 && strings.TrimSpace(l) != "" {
-				out = append(out, strings.Split(l, "\t"))
-			}
-		}
-		return out
-	}
-	d := &geneData{geneType: map[string]string{}, chromosome: map[string]string{}, goSets: map[string]geneSet{}}
-	gene := map[string]string{} // gene and transcript ids -> gene id
-	for _, c := range rows("GeneAnnotationPlasmoDB.txt") {
-		if _, seen := d.geneType[c[0]]; !seen {
-			d.genes = append(d.genes, c[0])
-		}
-		d.geneType[c[0]], gene[c[0]], gene[c[1]] = c[3], c[0], c[0]
-	}
-	for _, c := range rows("geneID_mappings.txt") {
-		if g := gene[c[0]]; g != "" {
-			d.chromosome[g] = c[1]
-		}
-	}
-	for _, g := range d.genes { // no mapping row: the id says where the gene lies
-		switch u := strings.ToUpper(g); {
-		case d.chromosome[g] != "":
-		case strings.HasPrefix(u, "PF3D7_API"):
-			d.chromosome[g] = "PFC10_API_IRAB"
-		case strings.HasPrefix(u, "PF3D7_MIT"):
-			d.chromosome[g] = "M76611"
-		case len(u) > 8:
-			d.chromosome[g] = "Pf3D7_" + u[6:8] + "_v3"
-		}
-	}
-	for _, c := range rows("go_gene_lists.txt") {
-		set := geneSet{}
-		for _, g := range strings.Split(strings.Trim(c[1], `"`), ",") {
-			if g != "" {
-				set[g] = true
-			}
-		}
-		d.goSets[c[0]] = set
+	d, err := eval.Load(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return d
-}
-
-func (d *geneData) where(keep func(string) bool) geneSet {
-	s := geneSet{}
-	for _, g := range d.genes {
-		if keep(g) {
-			s[g] = true
-		}
-	}
-	return s
-}
-
-func (d *geneData) ofType(typ string) geneSet {
-	return d.where(func(g string) bool { return d.geneType[g] == typ })
-}
-
-func (d *geneData) on(seq string) geneSet {
-	return d.where(func(g string) bool { return d.chromosome[g] == seq })
-}
-
-func unionSet(a, b geneSet) geneSet {
-	out := geneSet{}
-	for g := range a {
-		out[g] = true
-	}
-	for g := range b {
-		out[g] = true
-	}
-	return out
-}
-
-func intersectSet(a, b geneSet) geneSet {
-	out := geneSet{}
-	for g := range a {
-		if b[g] {
-			out[g] = true
-		}
-	}
-	return out
-}
-
-func minusSet(a, b geneSet) geneSet {
-	out := geneSet{}
-	for g := range a {
-		if !b[g] {
-			out[g] = true
-		}
-	}
-	return out
 }

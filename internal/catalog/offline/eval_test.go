@@ -45,16 +45,11 @@ func TestFigures(t *testing.T) {
 	c := testCatalog(t)
 	raw := readRaw(t, testDataDir(t))
 
-	trna := map[string]bool{}
-	for g, typ := range raw.geneType {
-		if typ == "tRNA encoding" {
-			trna[g] = true
-		}
-	}
-	replRepair := union(raw.goSets["GO:0006260"], raw.goSets["GO:0006281"])
+	trna := raw.OfType("tRNA encoding")
+	replRepair := union(raw.GO("GO:0006260"), raw.GO("GO:0006281"))
 	notOn14 := map[string]bool{}
 	for g := range replRepair {
-		if raw.chromosome[g] != "Pf3D7_14_v3" {
+		if raw.Sequence[g] != "Pf3D7_14_v3" {
 			notOn14[g] = true
 		}
 	}
@@ -64,8 +59,8 @@ func TestFigures(t *testing.T) {
 		want      map[string]bool
 		wantCount int // the figure the issue states
 	}{
-		{"GenesByTaxon", &catalog.Query{Search: "GenesByTaxon", Params: map[string]string{"organism": testOrg}}, raw.genes, 5712},
-		{"GenesByGoTerm translation", goQuery(0, "GO:0006412"), raw.goSets["GO:0006412"], 286},
+		{"GenesByTaxon", &catalog.Query{Search: "GenesByTaxon", Params: map[string]string{"organism": testOrg}}, raw.All(), 5712},
+		{"GenesByGoTerm translation", goQuery(0, "GO:0006412"), raw.GO("GO:0006412"), 286},
 		{"GenesByGeneType tRNA", &catalog.Query{Search: "GenesByGeneType", Params: map[string]string{"organism": testOrg, "geneType": `["tRNA encoding"]`}}, trna, 79},
 		{"UNION replication repair", boolQuery(opUnion, goQuery(0, "GO:0006260"), goQuery(0, "GO:0006281")), replRepair, 108},
 		{"union MINUS chromosome 14", boolQuery(opMinus, boolQuery(opUnion, goQuery(0, "GO:0006260"), goQuery(0, "GO:0006281")), chromosomeQuery("Pf3D7_14_v3")), notOn14, 89},
@@ -89,7 +84,7 @@ func TestFigures(t *testing.T) {
 func TestBooleanOperators(t *testing.T) {
 	c := testCatalog(t)
 	raw := readRaw(t, testDataDir(t))
-	l, r := raw.goSets["GO:0006260"], raw.goSets["GO:0006281"]
+	l, r := raw.GO("GO:0006260"), raw.GO("GO:0006281")
 	const wl, wr = 10, 5
 	both, onlyL, onlyR := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for g := range union(l, r) {
@@ -138,7 +133,7 @@ func TestBooleanOperators(t *testing.T) {
 func TestWeightFilter(t *testing.T) {
 	c := testCatalog(t)
 	raw := readRaw(t, testDataDir(t))
-	l, r := raw.goSets["GO:0006412"], raw.goSets["GO:0006260"]
+	l, r := raw.GO("GO:0006412"), raw.GO("GO:0006260")
 	tests := []struct {
 		name     string
 		min, max string
@@ -243,7 +238,7 @@ func TestNotEvaluable(t *testing.T) {
 func TestGOEvidenceAndSlim(t *testing.T) {
 	c := testCatalog(t)
 	raw := readRaw(t, testDataDir(t))
-	want := withWeight(raw.goSets["GO:0006412"], 0)
+	want := withWeight(raw.GOSets["GO:0006412"], 0)
 	for _, params := range []map[string]string{
 		{},
 		{"go_term_evidence": `["Curated","Computed"]`, "go_term_slim": "No"},

@@ -18,7 +18,7 @@ import (
 func TestGOMergedIDs(t *testing.T) {
 	c := testCatalog(t)
 	raw := readRaw(t, testDataDir(t))
-	merged := raw.goMerged()
+	merged := goMerged(raw)
 	if diff := cmp.Diff([]string{"GO:0016337"}, merged["GO:0098609"]); diff != "" {
 		t.Fatalf("raw files: GO:0098609 listed as (-want +got):\n%s", diff)
 	}
@@ -50,7 +50,7 @@ func TestGOMergedIDs(t *testing.T) {
 			}
 			want := map[string]bool{}
 			for _, old := range listed {
-				want = union(want, raw.goSets[old])
+				want = union(want, raw.GOSets[old])
 			}
 			for _, id := range []string{current, strings.ToLower(current)} {
 				a, err := c.Answer(context.Background(), site, goQuery(0, id), catalog.Page{Limit: 10000})

@@ -1,14 +1,13 @@
 package offline
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"strategist/internal/catalog"
+	"strategist/internal/eval"
 )
 
 // testDataDir finds the gene data the way the tests promise: STRATEGIST_DATA_DIR,
@@ -65,27 +64,26 @@ func testCatalog(tb testing.TB) *Catalog {
 	return c
 }
 
-// rawData is the tests' own reading of the export files, kept deliberately
-// plain and separate from the loader so the figures are checked against an
-// independent computation.
-type rawData struct {
-	genes      map[string]bool
-	geneType   map[string]string // gene -> type
-	chromosome map[string]string // gene -> sequence (from geneID_mappings.txt)
-	goSets     map[string]map[string]bool
-	// goReplacedBy maps the GO ids go_terms.tsv marks secondary_id (merged
-	// into another term by GO release 2022-07-01) to their current id.
-	goReplacedBy map[string]string
+// readRaw reads the export files with the evaluation set's reader
+// (internal/eval), kept deliberately plain and separate from Load so the
+// figures are checked against an independent computation.
+func readRaw(tb testing.TB, dir string) *eval.Data {
+	tb.Helper()
+	d, err := eval.Load(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return d
 }
 
 // goMerged is the tests' own reading of which current GO ids the 2017
 // file lists only under ids merged into them since: current ids without a
 // set of their own, roots excepted, each with the file's ids for it.
-func (r *rawData) goMerged() map[string][]string {
+func goMerged(r *eval.Data) map[string][]string {
 	out := map[string][]string{}
-	for old, current := range r.goReplacedBy {
-		_, own := r.goSets[current]
-		_, listed := r.goSets[old]
+	for old, current := range r.ReplacedBy {
+		_, own := r.GOSets[current]
+		_, listed := r.GOSets[old]
 		if listed && !own && current != "GO:0008150" {
 			out[current] = append(out[current], old)
 		}
@@ -94,60 +92,6 @@ func (r *rawData) goMerged() map[string][]string {
 		slices.Sort(olds)
 	}
 	return out
-}
-
-func readRaw(tb testing.TB, dir string) *rawData {
-	tb.Helper()
-	read := func(name string) []string {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			tb.Fatal(err)
-		}
-		b = bytes.ReplaceAll(b, []byte("\r"), []byte("\n"))
-		var out []string
-		for i, l := range strings.Split(string(b), "\n") {
-			if i > 0 && strings.TrimSpace(l) != "" {
-				out = append(out, l)
-			}
-		}
-		return out
-	}
-	r := &rawData{genes: map[string]bool{}, geneType: map[string]string{}, chromosome: map[string]string{}, goSets: map[string]map[string]bool{},
-		goReplacedBy: map[string]string{}}
-	txToGene := map[string]string{}
-	for _, l := range read("pf3d7/GeneAnnotationPlasmoDB.txt") {
-		cols := strings.Split(l, "\t")
-		r.genes[cols[0]] = true
-		r.geneType[cols[0]] = cols[3]
-		txToGene[cols[1]] = cols[0]
-	}
-	for _, l := range read("pf3d7/geneID_mappings.txt") {
-		cols := strings.Split(l, "\t")
-		g := cols[0]
-		if !r.genes[g] {
-			g = txToGene[g]
-		}
-		if g != "" {
-			r.chromosome[g] = cols[1]
-		}
-	}
-	for _, l := range read("pf3d7/go_gene_lists.txt") {
-		id, list, _ := strings.Cut(l, "\t")
-		set := map[string]bool{}
-		for _, g := range strings.Split(strings.Trim(list, `"`), ",") {
-			if g != "" {
-				set[g] = true
-			}
-		}
-		r.goSets[id] = set
-	}
-	for _, l := range read("pf3d7/go_terms.tsv") {
-		cols := strings.Split(l, "\t")
-		if len(cols) >= 5 && cols[3] == "secondary_id" {
-			r.goReplacedBy[cols[0]] = cols[4]
-		}
-	}
-	return r
 }
 
 func union(sets ...map[string]bool) map[string]bool {

@@ -148,7 +148,7 @@ func TestDataVocabularies(t *testing.T) {
 		}
 	}
 	raw := readRaw(t, testDataDir(t))
-	if want := len(raw.goSets) + len(raw.goMerged()); len(gos) != want || len(raw.goSets) != 1864 || !found {
+	if want := len(raw.GOSets) + len(goMerged(raw)); len(gos) != want || len(raw.GOSets) != 1864 || !found {
 		t.Errorf("%d GO terms, want %d (1864 gene sets and the current ids of merged ones); GO:0006412 displayed right: %v", len(gos), want, found)
 	}
 	loc, _ := c.Search(ctx, site, "", "GenesByLocation")

@@ -1,10 +1,8 @@
 package rules_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +15,7 @@ import (
 	"strategist/internal/agent"
 	"strategist/internal/catalog"
 	catoffline "strategist/internal/catalog/offline"
+	"strategist/internal/eval"
 	"strategist/internal/event"
 	"strategist/internal/executor"
 	"strategist/internal/llm/rules"
@@ -294,162 +293,16 @@ func rootCount(t *testing.T, evs []event.Event) (strategy.Snapshot, *strategy.St
 	return s, nil
 }
 
-// raw is the tests' own reading of the export files, kept plain and
-// separate from the catalog's loader so expected counts are computed
+// loadData reads the raw export files with the evaluation set's reader,
+// kept separate from the catalog's loader so expected counts are computed
 // independently.
-type raw struct {
-	genes      []string
-	geneType   map[string]string
-	chromosome map[string]string
-	product    map[string]string
-	aliases    map[string][]string // gene -> symbol and previous ids
-	goSets     map[string]map[string]bool
-}
-
-func readRaw(t *testing.T, dir string) *raw {
+func loadData(t *testing.T) *eval.Data {
 	t.Helper()
-	lines := func(name string) [][]string {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b = bytes.ReplaceAll(b, []byte("\r"), []byte("\n"))
-		var out [][]string
-		for i, l := range strings.Split(string(b), "\n") {
-			if i > 0 && strings.TrimSpace(l) != "" {
-				out = append(out, strings.Split(l, "\t"))
-			}
-		}
-		return out
+	d, err := eval.Load(dataDir(t))
+	if err != nil {
+		t.Fatal(err)
 	}
-	r := &raw{geneType: map[string]string{}, chromosome: map[string]string{}, product: map[string]string{},
-		aliases: map[string][]string{}, goSets: map[string]map[string]bool{}}
-	txToGene := map[string]string{}
-	for _, c := range lines("pf3d7/GeneAnnotationPlasmoDB.txt") {
-		r.genes = append(r.genes, c[0])
-		txToGene[c[1]] = c[0]
-		r.geneType[c[0]], r.product[c[0]] = c[3], c[2]
-		if c[4] != "" && c[4] != "N/A" {
-			r.aliases[c[0]] = append(r.aliases[c[0]], c[4])
-		}
-	}
-	for _, c := range lines("pf3d7/geneID_mappings.txt") {
-		g := c[0] // a gene id, or for some rows a transcript id
-		if _, ok := r.geneType[g]; !ok {
-			if g = txToGene[g]; g == "" {
-				continue
-			}
-		}
-		r.chromosome[g] = c[1]
-		if len(c) > 5 {
-			for _, p := range strings.Split(c[5], ",") {
-				if p = strings.TrimSpace(p); p != "" && p != "null" {
-					r.aliases[g] = append(r.aliases[g], p)
-				}
-			}
-		}
-	}
-	// Genes without a mapping row lie where their id says: PF3D7_05... on
-	// chromosome 5, PF3D7_API... on the apicoplast, the mal_mito, mal_rna
-	// and malmito ids in the mitochondrion.
-	for _, g := range r.genes {
-		switch u := strings.ToUpper(g); {
-		case r.chromosome[g] != "":
-		case strings.HasPrefix(u, "PF3D7_API"):
-			r.chromosome[g] = "PFC10_API_IRAB"
-		case strings.HasPrefix(u, "PF3D7_MIT"), strings.HasPrefix(u, "MAL_MITO"), strings.HasPrefix(u, "MAL_RNA"), strings.HasPrefix(u, "MALMITO"):
-			r.chromosome[g] = "M76611"
-		case len(u) > 8 && strings.HasPrefix(u, "PF3D7_"):
-			r.chromosome[g] = "Pf3D7_" + u[6:8] + "_v3"
-		}
-	}
-	for _, c := range lines("pf3d7/go_gene_lists.txt") {
-		set := map[string]bool{}
-		for _, g := range strings.Split(strings.Trim(c[1], `"`), ",") {
-			if g != "" {
-				set[g] = true
-			}
-		}
-		r.goSets[c[0]] = set
-	}
-	return r
+	return d
 }
-
-// set is a gene set built from the raw data.
-type set map[string]bool
-
-func (r *raw) where(keep func(g string) bool) set {
-	s := set{}
-	for _, g := range r.genes {
-		if keep(g) {
-			s[g] = true
-		}
-	}
-	return s
-}
-
-func (r *raw) ofType(typ string) set {
-	return r.where(func(g string) bool { return r.geneType[g] == typ })
-}
-
-func (r *raw) on(seq string) set {
-	return r.where(func(g string) bool { return r.chromosome[g] == seq })
-}
-
-func (r *raw) goTerm(id string) set { return set(r.goSets[id]) }
-
-// words is a simple word match over product, symbol and previous ids: a
-// word starting with prefix.
-func (r *raw) words(prefix string) set {
-	split := func(s string) []string {
-		return strings.FieldsFunc(strings.ToLower(s), func(c rune) bool {
-			return !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.')
-		})
-	}
-	return r.where(func(g string) bool {
-		fields := append([]string{r.product[g], g}, r.aliases[g]...)
-		for _, f := range fields {
-			for _, w := range split(f) {
-				if strings.HasPrefix(strings.Trim(w, "."), prefix) {
-					return true
-				}
-			}
-		}
-		return false
-	})
-}
-
-func union(a, b set) set {
-	out := set{}
-	for g := range a {
-		out[g] = true
-	}
-	for g := range b {
-		out[g] = true
-	}
-	return out
-}
-
-func intersect(a, b set) set {
-	out := set{}
-	for g := range a {
-		if b[g] {
-			out[g] = true
-		}
-	}
-	return out
-}
-
-func minus(a, b set) set {
-	out := set{}
-	for g := range a {
-		if !b[g] {
-			out[g] = true
-		}
-	}
-	return out
-}
-
-func (s set) String() string { return fmt.Sprintf("%d genes", len(s)) }
 
 var _ catalog.Catalog = (*catoffline.Catalog)(nil)

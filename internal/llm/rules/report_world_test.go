@@ -17,7 +17,7 @@ import (
 // root the catalog cannot compute as not evaluable offline, with no
 // number. Expected counts come from the raw files.
 func TestReportCounts(t *testing.T) {
-	data := readRaw(t, dataDir(t))
+	data := loadData(t)
 	build := func(t *testing.T, request string) string {
 		t.Helper()
 		w := newWorld(t)
@@ -34,7 +34,7 @@ func TestReportCounts(t *testing.T) {
 	}
 	t.Run("approximate", func(t *testing.T) {
 		text := build(t, "kinases")
-		want := fmt.Sprintf("Root step s1: **≈ %d genes (approximate: text search)**", len(data.words("kinase")))
+		want := fmt.Sprintf("Root step s1: **≈ %d genes (approximate: text search)**", len(data.Words("kinase")))
 		if !strings.Contains(text, want) {
 			t.Errorf("report does not say %q:\n%s", want, text)
 		}

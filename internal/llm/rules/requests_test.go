@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"strategist/internal/agent"
+	"strategist/internal/eval"
 	"strategist/internal/event"
 )
 
@@ -13,100 +14,99 @@ import (
 // roles and checks the plan's tree, what the planning artifact says, and
 // the root's count against a count computed here from the raw files.
 func TestRequests(t *testing.T) {
-	dir := dataDir(t)
-	data := readRaw(t, dir)
+	data := loadData(t)
 	tests := []struct {
 		name, request string
 		tree          string
-		want          func(r *raw) set
+		want          func(d *eval.Data) eval.Set
 		notes         []string // in the planning artifact
 	}{
 		{"gene type on a chromosome", "tRNA genes on chromosome 5",
 			"INTERSECT(GenesByGeneType tRNA encoding, GenesByLocation Pf3D7_05_v3)",
-			func(r *raw) set { return intersect(r.ofType("tRNA encoding"), r.on("Pf3D7_05_v3")) }, nil},
+			func(d *eval.Data) eval.Set { return eval.Intersect(d.OfType("tRNA encoding"), d.On("Pf3D7_05_v3")) }, nil},
 		{"two gene types", "snoRNAs or rRNA genes",
 			"UNION(GenesByGeneType snoRNA encoding, GenesByGeneType rRNA encoding)",
-			func(r *raw) set { return union(r.ofType("snoRNA encoding"), r.ofType("rRNA encoding")) }, nil},
+			func(d *eval.Data) eval.Set { return eval.Union(d.OfType("snoRNA encoding"), d.OfType("rRNA encoding")) }, nil},
 		{"protein coding on the apicoplast", "protein coding genes on the apicoplast",
 			"INTERSECT(GenesByGeneType protein coding, GenesByLocation PFC10_API_IRAB)",
-			func(r *raw) set { return intersect(r.ofType("protein coding"), r.on("PFC10_API_IRAB")) }, nil},
+			func(d *eval.Data) eval.Set { return eval.Intersect(d.OfType("protein coding"), d.On("PFC10_API_IRAB")) }, nil},
 		{"and between chromosomes", "genes on chromosomes 1 and 2",
 			"UNION(GenesByLocation Pf3D7_01_v3, GenesByLocation Pf3D7_02_v3)",
-			func(r *raw) set { return union(r.on("Pf3D7_01_v3"), r.on("Pf3D7_02_v3")) }, []string{"so I read 'and' between"}},
+			func(d *eval.Data) eval.Set { return eval.Union(d.On("Pf3D7_01_v3"), d.On("Pf3D7_02_v3")) }, []string{"so I read 'and' between"}},
 		{"gene ids and a symbol", "PF3D7_1133400 and MSP1",
 			"GeneByLocusTag PF3D7_1133400,PF3D7_0930300",
-			func(r *raw) set { return set{"PF3D7_1133400": true, "PF3D7_0930300": true} }, []string{"MSP1 is PF3D7_0930300"}},
+			func(d *eval.Data) eval.Set { return eval.Set{"PF3D7_1133400": true, "PF3D7_0930300": true} }, []string{"MSP1 is PF3D7_0930300"}},
 		{"a GO term with a typo", "DNA replicaton genes", "GenesByGoTerm GO:0006260",
-			func(r *raw) set { return r.goTerm("GO:0006260") }, []string{"I read 'DNA replicaton' as the GO term 'DNA replication' (a typo"}},
+			func(d *eval.Data) eval.Set { return d.GO("GO:0006260") }, []string{"I read 'DNA replicaton' as the GO term 'DNA replication' (a typo"}},
 		{"a gene type with a typo", "tRAN genes", "GenesByGeneType tRNA encoding",
-			func(r *raw) set { return r.ofType("tRNA encoding") }, []string{"I read 'tRAN' as the gene type 'tRNA encoding' (a typo)"}},
+			func(d *eval.Data) eval.Set { return d.OfType("tRNA encoding") }, []string{"I read 'tRAN' as the gene type 'tRNA encoding' (a typo)"}},
 		{"nothing mappable", "zzqx flurble", `GenesByText "zzqx flurble"`,
-			func(r *raw) set { return set{} }, []string{`I could not map 'zzqx flurble'; I used a text search for it`}},
+			func(d *eval.Data) eval.Set { return eval.Set{} }, []string{`I could not map 'zzqx flurble'; I used a text search for it`}},
 		{"every gene but one type", "P. falciparum genes excluding protein coding genes",
 			"MINUS(GenesByTaxon Plasmodium falciparum 3D7, GenesByGeneType protein coding)",
-			func(r *raw) set { return minus(r.where(func(string) bool { return true }), r.ofType("protein coding")) }, nil},
+			func(d *eval.Data) eval.Set { return eval.Minus(d.All(), d.OfType("protein coding")) }, nil},
 		{"exclusion of two locations", "genes involved in translation but not on chromosome 14 or the mitochondrion",
 			"MINUS(GenesByGoTerm GO:0006412, UNION(GenesByLocation Pf3D7_14_v3, GenesByLocation M76611))",
-			func(r *raw) set {
-				return minus(r.goTerm("GO:0006412"), union(r.on("Pf3D7_14_v3"), r.on("M76611")))
+			func(d *eval.Data) eval.Set {
+				return eval.Minus(d.GO("GO:0006412"), eval.Union(d.On("Pf3D7_14_v3"), d.On("M76611")))
 			}, nil},
 		{"a synonym", "glycolysis", "GenesByGoTerm GO:0006096",
-			func(r *raw) set { return r.goTerm("GO:0006096") }, []string{"I read 'glycolysis' as the GO term 'glycolytic process'"}},
+			func(d *eval.Data) eval.Set { return d.GO("GO:0006096") }, []string{"I read 'glycolysis' as the GO term 'glycolytic process'"}},
 		{"and is an intersection", "DNA replication and DNA repair",
 			"INTERSECT(GenesByGoTerm GO:0006260, GenesByGoTerm GO:0006281)",
-			func(r *raw) set { return intersect(r.goTerm("GO:0006260"), r.goTerm("GO:0006281")) }, nil},
+			func(d *eval.Data) eval.Set { return eval.Intersect(d.GO("GO:0006260"), d.GO("GO:0006281")) }, nil},
 		{"a GO id minus a chromosome", "GO:0006281 minus chromosome 14",
 			"MINUS(GenesByGoTerm GO:0006281, GenesByLocation Pf3D7_14_v3)",
-			func(r *raw) set { return minus(r.goTerm("GO:0006281"), r.on("Pf3D7_14_v3")) }, nil},
+			func(d *eval.Data) eval.Set { return eval.Minus(d.GO("GO:0006281"), d.On("Pf3D7_14_v3")) }, nil},
 		{"a word with no GO term is a text search", "kinases", "GenesByText kinase*",
-			func(r *raw) set { return r.words("kinase") }, []string{"I could not map 'kinases'; I used a text search for it (kinase*)"}},
+			func(d *eval.Data) eval.Set { return d.Words("kinase") }, []string{"I could not map 'kinases'; I used a text search for it (kinase*)"}},
 		{"an elided phrase", "DNA replication or repair",
 			"UNION(GenesByGoTerm GO:0006260, GenesByGoTerm GO:0006281)",
-			func(r *raw) set { return union(r.goTerm("GO:0006260"), r.goTerm("GO:0006281")) }, []string{"I read 'repair' as the GO term 'DNA repair'"}},
+			func(d *eval.Data) eval.Set { return eval.Union(d.GO("GO:0006260"), d.GO("GO:0006281")) }, []string{"I read 'repair' as the GO term 'DNA repair'"}},
 		{"a GO id is one part of its clause", "GO:0006281 genes on chromosome 14",
 			"INTERSECT(GenesByGoTerm GO:0006281, GenesByLocation Pf3D7_14_v3)",
-			func(r *raw) set { return intersect(r.goTerm("GO:0006281"), r.on("Pf3D7_14_v3")) }, nil},
+			func(d *eval.Data) eval.Set { return eval.Intersect(d.GO("GO:0006281"), d.On("Pf3D7_14_v3")) }, nil},
 		{"a location qualifies the whole list", "DNA repair or DNA replication genes on chromosome 14",
 			"INTERSECT(UNION(GenesByGoTerm GO:0006281, GenesByGoTerm GO:0006260), GenesByLocation Pf3D7_14_v3)",
-			func(r *raw) set {
-				return intersect(union(r.goTerm("GO:0006281"), r.goTerm("GO:0006260")), r.on("Pf3D7_14_v3"))
+			func(d *eval.Data) eval.Set {
+				return eval.Intersect(eval.Union(d.GO("GO:0006281"), d.GO("GO:0006260")), d.On("Pf3D7_14_v3"))
 			}, nil},
 		{"a location list is a union", "tRNA genes on chromosome 5 or 6",
 			"INTERSECT(GenesByGeneType tRNA encoding, UNION(GenesByLocation Pf3D7_05_v3, GenesByLocation Pf3D7_06_v3))",
-			func(r *raw) set {
-				return intersect(r.ofType("tRNA encoding"), union(r.on("Pf3D7_05_v3"), r.on("Pf3D7_06_v3")))
+			func(d *eval.Data) eval.Set {
+				return eval.Intersect(d.OfType("tRNA encoding"), eval.Union(d.On("Pf3D7_05_v3"), d.On("Pf3D7_06_v3")))
 			}, nil},
 		{"and between chromosomes in a qualifier", "protein phosphorylation genes on chromosomes 5 and 6",
 			"INTERSECT(GenesByGoTerm GO:0006468, UNION(GenesByLocation Pf3D7_05_v3, GenesByLocation Pf3D7_06_v3))",
-			func(r *raw) set {
-				return intersect(r.goTerm("GO:0006468"), union(r.on("Pf3D7_05_v3"), r.on("Pf3D7_06_v3")))
+			func(d *eval.Data) eval.Set {
+				return eval.Intersect(d.GO("GO:0006468"), eval.Union(d.On("Pf3D7_05_v3"), d.On("Pf3D7_06_v3")))
 			}, []string{"so I read 'and' between"}},
 		{"a conversational request", "Show me DNA replication genes, then remove any on chromosome 14",
 			"MINUS(GenesByGoTerm GO:0006260, GenesByLocation Pf3D7_14_v3)",
-			func(r *raw) set { return minus(r.goTerm("GO:0006260"), r.on("Pf3D7_14_v3")) }, nil},
+			func(d *eval.Data) eval.Set { return eval.Minus(d.GO("GO:0006260"), d.On("Pf3D7_14_v3")) }, nil},
 		{"a question", "Which genes on the apicoplast genome encode rRNA?",
 			"INTERSECT(GenesByLocation PFC10_API_IRAB, GenesByGeneType rRNA encoding)",
-			func(r *raw) set { return intersect(r.on("PFC10_API_IRAB"), r.ofType("rRNA encoding")) }, nil},
+			func(d *eval.Data) eval.Set { return eval.Intersect(d.On("PFC10_API_IRAB"), d.OfType("rRNA encoding")) }, nil},
 		{"a gene type by its long name", "ribosomal RNA genes", "GenesByGeneType rRNA encoding",
-			func(r *raw) set { return r.ofType("rRNA encoding") }, nil},
+			func(d *eval.Data) eval.Set { return d.OfType("rRNA encoding") }, nil},
 		{"two gene types by their long names", "transfer RNA and small nucleolar RNA genes",
 			"UNION(GenesByGeneType tRNA encoding, GenesByGeneType snoRNA encoding)",
-			func(r *raw) set { return union(r.ofType("tRNA encoding"), r.ofType("snoRNA encoding")) }, nil},
+			func(d *eval.Data) eval.Set { return eval.Union(d.OfType("tRNA encoding"), d.OfType("snoRNA encoding")) }, nil},
 		{"the apicoplast by its short name", "genes on API", "GenesByLocation PFC10_API_IRAB",
-			func(r *raw) set { return r.on("PFC10_API_IRAB") }, nil},
+			func(d *eval.Data) eval.Set { return d.On("PFC10_API_IRAB") }, nil},
 		{"the mitochondrion as a chromosome", "chromosome MIT genes", "GenesByLocation M76611",
-			func(r *raw) set { return r.on("M76611") }, nil},
+			func(d *eval.Data) eval.Set { return d.On("M76611") }, nil},
 		{"an organelle before a gene type", "mitochondrial rRNA genes",
 			"INTERSECT(GenesByLocation M76611, GenesByGeneType rRNA encoding)",
-			func(r *raw) set { return intersect(r.on("M76611"), r.ofType("rRNA encoding")) }, nil},
+			func(d *eval.Data) eval.Set { return eval.Intersect(d.On("M76611"), d.OfType("rRNA encoding")) }, nil},
 		{"swapped letters", "DNA repiar genes", "GenesByGoTerm GO:0006281",
-			func(r *raw) set { return r.goTerm("GO:0006281") }, []string{"I read 'DNA repiar' as the GO term 'DNA repair' (a typo"}},
+			func(d *eval.Data) eval.Set { return d.GO("GO:0006281") }, []string{"I read 'DNA repiar' as the GO term 'DNA repair' (a typo"}},
 		{"a British spelling", "genes involved in cell signalling", "GenesByGoTerm GO:0007165,GO:0023014",
-			func(r *raw) set { return union(r.goTerm("GO:0007165"), r.goTerm("GO:0023014")) }, nil},
+			func(d *eval.Data) eval.Set { return eval.Union(d.GO("GO:0007165"), d.GO("GO:0023014")) }, nil},
 		{"a current GO id the 2017 file lists under a merged id", "genes annotated with GO:0098609", "GenesByGoTerm GO:0098609",
-			func(r *raw) set { return r.goTerm("GO:0016337") }, []string{"GO:0016337"}},
+			func(d *eval.Data) eval.Set { return d.GO("GO:0016337") }, []string{"GO:0016337"}},
 		{"a chromosome that does not exist", "chromosome 15", `GenesByText "chromosome 15"`,
-			func(r *raw) set { return set{} }, []string{"I could not map 'chromosome 15'; I used a text search for it"}},
+			func(d *eval.Data) eval.Set { return eval.Set{} }, []string{"I could not map 'chromosome 15'; I used a text search for it"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

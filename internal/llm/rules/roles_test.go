@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"strategist/internal/agent"
+	"strategist/internal/eval"
 	"strategist/internal/event"
 )
 
@@ -21,7 +22,7 @@ const acceptanceRequest = "Find P. falciparum genes involved in DNA replication 
 // the evaluator's counts.
 func TestPlanThenBuild(t *testing.T) {
 	w := newWorld(t)
-	raw := readRaw(t, dataDir(t))
+	raw := loadData(t)
 
 	plan := w.turn(t, "plan", acceptanceRequest)
 	if plan.end.Reason != agent.StopCompleted {
@@ -90,7 +91,7 @@ func TestPlanThenBuild(t *testing.T) {
 		}
 	}
 	snap, root := rootCount(t, build.emitted)
-	want := minus(union(raw.goTerm("GO:0006260"), raw.goTerm("GO:0006281")), raw.on("Pf3D7_14_v3"))
+	want := eval.Minus(eval.Union(raw.GO("GO:0006260"), raw.GO("GO:0006281")), raw.On("Pf3D7_14_v3"))
 	if root.Count == nil || *root.Count != len(want) || len(want) != 89 {
 		t.Errorf("root count = %v, want %d (raw data), 89 (issue)", root.Count, len(want))
 	}
@@ -142,7 +143,7 @@ func TestPlannerDeterministic(t *testing.T) {
 // graph tools directly: both leaves in one response, then their combine.
 func TestExecutePlainRequest(t *testing.T) {
 	w := newWorld(t)
-	raw := readRaw(t, dataDir(t))
+	raw := loadData(t)
 	r := w.turn(t, "execute", "tRNA genes on chromosome 5")
 	if r.end.Reason != agent.StopCompleted {
 		t.Fatalf("execute turn ended %v: %v", r.end.Reason, r.end.Err)
@@ -155,7 +156,7 @@ func TestExecutePlainRequest(t *testing.T) {
 		t.Errorf("calls = %v, want two create_step and a combine_steps", calls)
 	}
 	_, root := rootCount(t, r.emitted)
-	want := intersect(raw.ofType("tRNA encoding"), raw.on("Pf3D7_05_v3"))
+	want := eval.Intersect(raw.OfType("tRNA encoding"), raw.On("Pf3D7_05_v3"))
 	if root.Count == nil || *root.Count != len(want) {
 		t.Errorf("root count = %v, want %d", root.Count, len(want))
 	}
@@ -214,7 +215,7 @@ func TestSubagentFallsBack(t *testing.T) {
 // combines than the executor builds one round at a time is delegated.
 func TestExecuteDeepRequestDelegates(t *testing.T) {
 	w := newWorld(t)
-	raw := readRaw(t, dataDir(t))
+	raw := loadData(t)
 	r := w.turn(t, "execute", "translation excluding chromosome 1 excluding chromosome 2 excluding chromosome 3 excluding chromosome 4 excluding chromosome 5")
 	if r.end.Reason != agent.StopCompleted {
 		t.Fatalf("execute turn ended %v: %v", r.end.Reason, r.end.Err)
@@ -222,9 +223,9 @@ func TestExecuteDeepRequestDelegates(t *testing.T) {
 	if !slices.Contains(r.calls(), "delegate_strategy_subtasks") {
 		t.Errorf("calls = %v, want a delegation", r.calls())
 	}
-	want := raw.goTerm("GO:0006412")
+	want := raw.GO("GO:0006412")
 	for _, c := range []string{"01", "02", "03", "04", "05"} {
-		want = minus(want, raw.on("Pf3D7_"+c+"_v3"))
+		want = eval.Minus(want, raw.On("Pf3D7_"+c+"_v3"))
 	}
 	if _, root := rootCount(t, r.emitted); root.Count == nil || *root.Count != len(want) {
 		t.Errorf("root count = %s, want %d", show(root.Count), len(want))

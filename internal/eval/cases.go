@@ -1,0 +1,162 @@
+package eval
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+)
+
+// Categories are the kinds of request the set covers, in report order.
+var Categories = []string{
+	"basic",         // one search, or two joined plainly
+	"distribution",  // a qualifier applies to the whole list: (A or B) on chromosome 14
+	"location-list", // "on chromosomes 5 and 6", "excluding chromosomes 13 and 14": unions of locations
+	"clause",        // a GO id, gene id or gene type is one part of a clause
+	"wrapper",       // "Can you find me…", "Show me X, then remove…", questions
+	"vocabulary",    // synonyms, abbreviations, spellings, typos, GO ids in any case or replaced
+	"organism",      // organisms the catalog has, and ones it lacks (refused)
+	"follow-up",     // several messages in one conversation
+	"approximate",   // no GO term or gene type: a text search, marked approximate
+	"not-evaluable", // searches the offline snapshot cannot answer
+}
+
+// Outcomes a case can expect.
+const (
+	OutcomeCount        = "count"         // the tree's exact count at the root
+	OutcomeApproximate  = "approximate"   // a built answer marked approximate
+	OutcomeNotEvaluable = "not_evaluable" // the named search, marked not evaluable, no number
+	OutcomeRefused      = "refused"       // nothing built, and the answer says why
+)
+
+// Case is one line of a case file: a conversation and what it should leave.
+type Case struct {
+	ID       string   `json:"id"`
+	Category string   `json:"category"`
+	Messages []string `json:"messages"` // sent in order in one conversation, each in plan mode
+	// Outcome is count (when empty), approximate, not_evaluable or refused.
+	Outcome string `json:"outcome,omitempty"`
+	// Tree is the strategy expected after the last message (count and
+	// approximate); Count is its size, written down as a check on the file
+	// and for readers.
+	Tree  string `json:"tree,omitempty"`
+	Count *int   `json:"count,omitempty"`
+	// Search is the search a not_evaluable build must contain.
+	Search string `json:"search,omitempty"`
+	// Says lists words a refusal must contain (case-insensitive).
+	Says []string `json:"says,omitempty"`
+	Note string   `json:"note,omitempty"`
+}
+
+// Expectation is a case made concrete against the data.
+type Expectation struct {
+	Outcome string
+	Tree    *Tree // nil for not_evaluable and refused
+	Count   int   // the tree's size, computed from the raw files
+	Search  string
+	Says    []string
+}
+
+// LoadCases reads a JSON-lines case file; blank lines and lines starting
+// with # or // are skipped.
+func LoadCases(path string) ([]Case, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("eval: cases: %w", err)
+	}
+	var cases []Case
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "//") {
+			continue
+		}
+		dec := json.NewDecoder(strings.NewReader(line))
+		dec.DisallowUnknownFields()
+		var c Case
+		if err := dec.Decode(&c); err != nil {
+			return nil, fmt.Errorf("eval: %s line %d: %w", path, n, err)
+		}
+		if err := c.check(); err != nil {
+			return nil, fmt.Errorf("eval: %s line %d: %w", path, n, err)
+		}
+		if seen[c.ID] {
+			return nil, fmt.Errorf("eval: %s line %d: case id %s is used twice", path, n, c.ID)
+		}
+		seen[c.ID] = true
+		cases = append(cases, c)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("eval: %s: %w", path, err)
+	}
+	return cases, nil
+}
+
+// check validates a case's shape (not its tree against the data).
+func (c Case) check() error {
+	switch {
+	case c.ID == "":
+		return errors.New("a case without an id")
+	case !slices.Contains(Categories, c.Category):
+		return fmt.Errorf("case %s: unknown category %q", c.ID, c.Category)
+	case len(c.Messages) == 0 || slices.Contains(c.Messages, ""):
+		return fmt.Errorf("case %s: no message, or an empty one", c.ID)
+	}
+	switch c.outcome() {
+	case OutcomeCount, OutcomeApproximate:
+		if c.Tree == "" || c.Count == nil {
+			return fmt.Errorf("case %s: a %s case needs a tree and its count", c.ID, c.outcome())
+		}
+	case OutcomeNotEvaluable:
+		if c.Search == "" {
+			return fmt.Errorf("case %s: a not_evaluable case names its search", c.ID)
+		}
+	case OutcomeRefused:
+		if len(c.Says) == 0 {
+			return fmt.Errorf("case %s: a refused case lists words the answer must say", c.ID)
+		}
+	default:
+		return fmt.Errorf("case %s: unknown outcome %q", c.ID, c.Outcome)
+	}
+	return nil
+}
+
+func (c Case) outcome() string {
+	if c.Outcome == "" {
+		return OutcomeCount
+	}
+	return c.Outcome
+}
+
+// Expect computes what the case expects from the raw data. It fails when
+// the tree does not parse, names nothing in the data, disagrees with the
+// count written in the file, or when an approximate case's tree has no
+// text leaf (or a count case's tree has one).
+func (c Case) Expect(d *Data) (Expectation, error) {
+	e := Expectation{Outcome: c.outcome(), Search: c.Search, Says: c.Says}
+	if c.Tree == "" {
+		return e, nil
+	}
+	t, err := ParseTree(c.Tree)
+	if err != nil {
+		return e, fmt.Errorf("case %s: %w", c.ID, err)
+	}
+	if t.Approximate() != (e.Outcome == OutcomeApproximate) {
+		return e, fmt.Errorf("case %s: a %s case's tree %s must have a text leaf exactly when the outcome is approximate", c.ID, e.Outcome, t)
+	}
+	genes, err := t.Eval(d)
+	if err != nil {
+		return e, fmt.Errorf("case %s: %w", c.ID, err)
+	}
+	e.Tree, e.Count = t, len(genes)
+	if c.Count != nil && *c.Count != e.Count {
+		return e, fmt.Errorf("case %s: the file says %d genes, the raw data %d for %s", c.ID, *c.Count, e.Count, t)
+	}
+	return e, nil
+}
