@@ -46,9 +46,13 @@ func TestEvaluationSet(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := eval.Summarize(set.name, results)
+		// Only the development set's misses are listed: the held-out set
+		// is scored, never read case by case, so nobody tunes against it.
 		var failures strings.Builder
-		if err := eval.WriteFailures(&failures, results); err != nil {
-			t.Fatal(err)
+		if set.name == "development" {
+			if err := eval.WriteFailures(&failures, results); err != nil {
+				t.Fatal(err)
+			}
 		}
 		t.Logf("%s\n%s", table.String(), failures.String())
 		if got := s.Total.Accuracy(); got < set.minAccuracy {
@@ -59,7 +63,7 @@ func TestEvaluationSet(t *testing.T) {
 			case r.Verdict == eval.Failed:
 				t.Errorf("%s: the harness could not play it: %v", r.Case.ID, r.Err)
 			case r.Verdict == eval.Wrong && failOnConfidentWrong:
-				t.Errorf("%s: confident wrong answer: expected %s, seen %s", r.Case.ID, r.Expected(), r.Seen())
+				t.Errorf("%s: confident wrong answer", r.Case.ID)
 			}
 		}
 		if n := s.ConfidentWrong(); n > 0 && !failOnConfidentWrong {
