@@ -11,6 +11,7 @@ import (
 	"strategist/internal/agent"
 	"strategist/internal/catalog"
 	"strategist/internal/event"
+	"strategist/internal/plan"
 	"strategist/internal/store"
 	"strategist/internal/subagent"
 )
@@ -77,31 +78,31 @@ func (t *tools) saveDelegationDraft(ctx context.Context, a SaveDraftArgs) (*Save
 		return nil, &agent.ToolError{Code: agent.CodeValidation, Message: "goal must not be empty",
 			Details: map[string]any{"problems": []agent.Problem{{Field: "/goal", Problem: "empty"}}}}
 	}
-	plan, err := subagent.ParseArg(a.Plan, "/plan")
+	p, err := subagent.ParseArg(a.Plan, "/plan")
 	if err != nil {
 		return nil, err
 	}
-	tree, err := plan.Tree()
+	tree, err := p.Tree()
 	if err != nil {
 		return nil, err
 	}
-	warnings := t.preflight(ctx, plan)
+	warnings := t.preflight(ctx, p)
 	validation, err := json.Marshal(map[string]any{
-		"valid": true, "tasks": plan.Tasks(), "nodes": len(plan.Nodes), "warnings": orNone(warnings),
+		"valid": true, "tasks": p.Tasks(), "nodes": len(p.Nodes), "warnings": orNone(warnings),
 	})
 	if err != nil {
 		return nil, err
 	}
 	body := artifactBody{
-		Goal: goal, SummaryMarkdown: draftSummary(goal, plan), Assumptions: []string{},
+		Goal: goal, SummaryMarkdown: draftSummary(goal, p), Assumptions: []string{},
 		Parameters: json.RawMessage(`{}`), Plan: tree, Validation: validation,
 	}
 	saved, err := t.save(ctx, "", "delegation_draft", limit("Delegation plan: "+goal, 200), body)
 	if err != nil {
 		return nil, err
 	}
-	out := &SavedArtifact{ArtifactID: saved.ID, Kind: saved.Kind, Version: saved.Version, Warnings: warnings, Tasks: plan.Tasks()}
-	for _, n := range plan.EventNodes() {
+	out := &SavedArtifact{ArtifactID: saved.ID, Kind: saved.Kind, Version: saved.Version, Warnings: warnings, Tasks: p.Tasks()}
+	for _, n := range p.Nodes {
 		out.Nodes = append(out.Nodes, n.ID+": "+n.Label)
 	}
 	return out, nil
@@ -111,17 +112,14 @@ func (t *tools) saveDelegationDraft(ctx context.Context, a SaveDraftArgs) (*Save
 // the catalog, so a plan naming a missing search or a bad value is caught
 // before any sub-agent is spent on it. Problems are warnings: the sub-agent
 // can still find the right search.
-func (t *tools) preflight(ctx context.Context, plan *subagent.Plan) []string {
+func (t *tools) preflight(ctx context.Context, p *plan.Plan) []string {
 	var warnings []string
-	for _, n := range plan.Nodes {
-		if n.Kind != subagent.KindTask || len(n.Context) == 0 {
+	for _, n := range p.Nodes {
+		if n.Kind != plan.KindTask {
 			continue
 		}
-		var hint struct {
-			SearchName string            `json:"searchName"`
-			Parameters map[string]string `json:"parameters"`
-		}
-		if json.Unmarshal(n.Context, &hint) != nil || hint.SearchName == "" {
+		hint, ok := n.TaskContext()
+		if !ok {
 			continue
 		}
 		search, err := t.catalog.Search(ctx, t.env.SiteID, "", hint.SearchName)
@@ -143,11 +141,11 @@ func (t *tools) preflight(ctx context.Context, plan *subagent.Plan) []string {
 	return warnings
 }
 
-func draftSummary(goal string, plan *subagent.Plan) string {
+func draftSummary(goal string, p *plan.Plan) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**Goal:** %s\n\n", goal)
-	for _, n := range plan.EventNodes() {
-		if n.Kind == "combine" {
+	for _, n := range p.Nodes {
+		if n.Kind == plan.KindCombine {
 			fmt.Fprintf(&b, "- `%s` %s of %s\n", n.ID, n.Operator, strings.Join(n.DependsOn, " and "))
 		} else {
 			fmt.Fprintf(&b, "- `%s` %s\n", n.ID, n.Label)
@@ -244,11 +242,11 @@ func (t *tools) requestExecutorBuild(ctx context.Context, a RequestBuildArgs) (*
 	if err := json.Unmarshal(draft.Body, &body); err != nil {
 		return nil, err
 	}
-	plan, err := subagent.ParseArg(body.Plan, "/plan")
+	p, err := subagent.ParseArg(body.Plan, "/plan")
 	if err != nil {
 		return nil, err
 	}
-	tree, err := plan.Tree()
+	tree, err := p.Tree()
 	if err != nil {
 		return nil, err
 	}

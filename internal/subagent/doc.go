@@ -1,7 +1,8 @@
 // Package subagent runs Strategist's delegations: a nested plan of tasks
 // and combines, drafted by the planner or the executor, is parsed and
-// normalised into nodes with stable ids (Parse), then a single-owner
-// scheduler (Scheduler.Run) runs it in dependency order. Each task node is
+// normalised into nodes with stable ids (plan.Parse; ParseArg for a tool's
+// argument), then a single-owner scheduler (Scheduler.Run) runs it in
+// dependency order. Each task node is
 // a sub-agent with its own fresh agent loop, catalog tools and graph tools
 // scoped to its own steps and its dependencies' roots; it must name the
 // step it built with finish_subtask, so a node's result is never guessed

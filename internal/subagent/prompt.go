@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"strategist/internal/plan"
 	"strategist/internal/strategy"
 )
 
@@ -54,7 +55,7 @@ func describeDependency(nodeID, label string, s strategy.Step) Dependency {
 // task, hint and context, its input steps, and on a retry what went wrong
 // before. The task text comes first after the heading so that a scripted
 // engine can match on it.
-func taskMessage(goal string, n Node, deps []Dependency, attempt, maxAttempts int, previous string) string {
+func taskMessage(goal string, n plan.Node, deps []Dependency, attempt, maxAttempts int, previous string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Task %s\n\n%s\n", n.ID, n.Task)
 	if n.Hint != "" {
@@ -65,7 +66,7 @@ func taskMessage(goal string, n Node, deps []Dependency, attempt, maxAttempts in
 		fmt.Fprintf(&b, "\n## Context from the plan\n\n```json\n%s\n```\n", indent(n.Context))
 	}
 	if len(deps) > 0 {
-		raw, _ := marshalNoEscape(deps) // plain strings, maps and numbers
+		raw, _ := plan.MarshalNoEscape(deps) // plain strings, maps and numbers
 		fmt.Fprintf(&b, "\n## Input steps (build on these; your root must use every one)\n\n```json\n%s\n```\n", indent(raw))
 	} else {
 		b.WriteString("\n## Input steps\n\nNone: start from a search.\n")

@@ -11,6 +11,7 @@ import (
 
 	"strategist/internal/event"
 	"strategist/internal/llm"
+	"strategist/internal/plan"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
 )
@@ -66,7 +67,7 @@ type run struct {
 
 // nodeState is the owner's record of one node.
 type nodeState struct {
-	node       Node
+	node       plan.Node
 	deps       []int
 	dependents []int
 	status     Status
@@ -122,7 +123,7 @@ func newRun(ctx context.Context, s *Scheduler, d Delegation, id string) *run {
 func (r *run) loop() (*Result, error) {
 	go r.rows.run(r.writeCtx, r.writeRows, r.failed)
 	go r.events.run(r.writeCtx, r.emitBatch, r.failed)
-	r.events.send(&event.SubagentPlan{Base: r.base(), DelegationID: r.id, Goal: r.d.Goal, Nodes: r.d.Plan.EventNodes()})
+	r.events.send(&event.SubagentPlan{Base: r.base(), DelegationID: r.id, Goal: r.d.Goal, Nodes: eventNodes(r.d.Plan)})
 	for {
 		if r.ctx.Err() == nil {
 			r.startReady()
@@ -188,9 +189,9 @@ func (r *run) startReady() {
 			continue
 		}
 		switch ns.node.Kind {
-		case KindCombine:
+		case plan.KindCombine:
 			r.startCombine(i)
-		case KindTask:
+		case plan.KindTask:
 			if r.runningTasks < r.s.cfg.Concurrency {
 				r.startTask(i)
 			}
@@ -261,7 +262,7 @@ func (r *run) startCombine(i int) {
 func (r *run) record(res workerResult) {
 	i := res.index
 	ns := &r.nodes[i]
-	if ns.node.Kind == KindCombine {
+	if ns.node.Kind == plan.KindCombine {
 		switch {
 		case res.err == nil:
 			ns.root = res.root
@@ -348,7 +349,7 @@ func (r *run) persist(i int) {
 	ns := &r.nodes[i]
 	u := store.DelegationNodeUpdate{NodeID: ns.node.ID, Status: string(ns.status), Attempt: ns.attempt,
 		RootStepID: string(ns.root), Error: ns.err}
-	if ns.node.Kind == KindTask && ns.attempt > 0 {
+	if ns.node.Kind == plan.KindTask && ns.attempt > 0 {
 		u.Usage, _ = json.Marshal(ns.usage) // plain ints
 	}
 	if !ns.started.IsZero() {

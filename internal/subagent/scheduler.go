@@ -11,6 +11,7 @@ import (
 
 	"strategist/internal/event"
 	"strategist/internal/llm"
+	"strategist/internal/plan"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
 )
@@ -100,7 +101,7 @@ type Delegation struct {
 	UserID         string // owner of the conversation: every row is written as them
 	ConversationID string
 	Goal           string
-	Plan           *Plan
+	Plan           *plan.Plan
 	// Graph is the conversation's strategy (ServiceGraph in the server).
 	Graph Graph
 	// Agent is the sub-agents' model (the turn's) and bounds.
@@ -174,7 +175,7 @@ type Result struct {
 // NodeResult is how one node ended.
 type NodeResult struct {
 	ID         string          `json:"id"`
-	Kind       Kind            `json:"kind"`
+	Kind       plan.Kind       `json:"kind"`
 	Label      string          `json:"label"`
 	Status     Status          `json:"status"`
 	Attempts   int             `json:"attempts,omitempty"`

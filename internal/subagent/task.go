@@ -11,6 +11,7 @@ import (
 	"strategist/internal/agent"
 	"strategist/internal/event"
 	"strategist/internal/llm"
+	"strategist/internal/plan"
 	"strategist/internal/strategy"
 )
 
@@ -73,7 +74,7 @@ func (e permanentError) Unwrap() error { return e.err }
 
 // attemptSpec is one attempt of a task node, as its worker gets it.
 type attemptSpec struct {
-	node     Node
+	node     plan.Node
 	attempt  int
 	deps     []depRoot
 	previous string

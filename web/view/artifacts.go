@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"strategist/internal/event"
+	"strategist/internal/plan"
 	"strategist/internal/strategy"
 )
 
@@ -46,56 +47,38 @@ type DraftNode struct {
 	Children    []*DraftNode
 }
 
-// draftJSON is the nested plan schema of a delegation (DESIGN §6).
-type draftJSON struct {
-	Type        string          `json:"type"`
-	Task        string          `json:"task"`
-	Hint        string          `json:"hint"`
-	Context     json.RawMessage `json:"context"`
-	Input       *draftJSON      `json:"input"`
-	Operator    string          `json:"operator"`
-	Left        *draftJSON      `json:"left"`
-	Right       *draftJSON      `json:"right"`
-	DisplayName string          `json:"displayName"`
-}
-
 // ParseDraft reads a delegation plan for display; it returns nil when the
 // plan is not a tree of the schema. It does not validate: the planner did.
 func ParseDraft(raw json.RawMessage) *DraftNode {
 	if len(raw) == 0 {
 		return nil
 	}
-	var d draftJSON
-	if err := json.Unmarshal(raw, &d); err != nil {
+	t, err := plan.DecodeTree(raw)
+	if err != nil {
 		return nil
 	}
-	return draftNode(&d, 0)
+	return draftNode(t, 0)
 }
 
-func draftNode(d *draftJSON, depth int) *DraftNode {
-	if d == nil || depth > 16 {
+func draftNode(t *plan.TreeNode, depth int) *DraftNode {
+	if t == nil || depth > plan.MaxDepth {
 		return nil
 	}
-	n := &DraftNode{Kind: d.Type, Task: d.Task, Hint: d.Hint, DisplayName: d.DisplayName}
-	switch d.Type {
-	case "combine":
-		n.Operator = d.Operator
-		if op, err := strategy.ParseOperator(d.Operator); err == nil {
+	n := &DraftNode{Kind: t.Type.String(), Task: t.Task, Hint: t.Hint, DisplayName: t.DisplayName}
+	switch t.Type {
+	case plan.KindCombine:
+		n.Operator = string(t.Operator)
+		if op, err := strategy.ParseOperator(string(t.Operator)); err == nil {
 			n.Operator = string(op)
 		}
-		for _, child := range []*draftJSON{d.Left, d.Right} {
-			if cn := draftNode(child, depth+1); cn != nil {
-				n.Children = append(n.Children, cn)
-			}
-		}
 	default:
-		n.Kind = "task"
-		var ctx struct {
-			SearchName string `json:"searchName"`
+		n.Kind = plan.KindTask.String()
+		if ctx, ok := t.TaskContext(); ok {
+			n.SearchName = ctx.SearchName
 		}
-		_ = json.Unmarshal(d.Context, &ctx)
-		n.SearchName = ctx.SearchName
-		if cn := draftNode(d.Input, depth+1); cn != nil {
+	}
+	for _, c := range t.Children() {
+		if cn := draftNode(c, depth+1); cn != nil {
 			n.Children = append(n.Children, cn)
 		}
 	}

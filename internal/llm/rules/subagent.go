@@ -2,6 +2,7 @@ package rules
 
 import (
 	"strategist/internal/english"
+	"strategist/internal/plan"
 
 	"encoding/json"
 	"fmt"
@@ -14,7 +15,7 @@ import (
 type subtask struct {
 	node   string
 	text   string
-	ctx    taskContext
+	ctx    plan.TaskContext
 	hasCtx bool
 	deps   []struct {
 		NodeID string `json:"nodeId"`

@@ -1,4 +1,4 @@
-package subagent
+package plan
 
 import (
 	"bytes"
@@ -22,7 +22,6 @@ var (
 	taskKeys       = []string{"type", "task", "hint", "context", "input"}
 	combineKeys    = []string{"type", "operator", "left", "right", "displayName", "colocation"}
 	colocationKeys = []string{"upstream", "downstream", "strand"}
-	nodeTypes      = []string{"task", "combine"}
 )
 
 // Parse validates a delegation plan, the nested tree of DESIGN §6:
@@ -55,28 +54,19 @@ func Parse(raw json.RawMessage) (*Plan, error) {
 		if p.tasks > MaxTasks {
 			p.add("", fmt.Sprintf("the plan has %d tasks; at most %d (merge small tasks or build in several delegations)", p.tasks, MaxTasks))
 		}
-		if len(p.problems) == 0 {
+		if len(p.list) == 0 {
 			return &Plan{Root: root, Nodes: p.nodes}, nil
 		}
 	}
-	return nil, &PlanError{Problems: p.problems, Omitted: p.omitted}
+	return nil, p.err()
 }
 
 // parser walks a plan depth-first, collecting problems and nodes; nodes
 // are appended after their inputs, which numbers them in post-order.
 type parser struct {
-	problems []Problem
-	omitted  int
-	nodes    []Node
-	tasks    int
-}
-
-func (p *parser) add(path, msg string, allowed ...string) {
-	if len(p.problems) >= maxProblems {
-		p.omitted++
-		return
-	}
-	p.problems = append(p.problems, Problem{Path: path, Message: msg, Allowed: allowed})
+	problems
+	nodes []Node
+	tasks int
 }
 
 // pointer appends an escaped key to a JSON pointer (RFC 6901).
@@ -130,9 +120,9 @@ func (p *parser) node(v json.RawMessage, path string, depth int) string {
 	}
 	typ, typed := p.nodeType(obj, path)
 	switch typ {
-	case "task":
+	case KindTask:
 		return p.task(obj, path, depth)
-	case "combine":
+	case KindCombine:
 		return p.combine(obj, path, depth)
 	}
 	// Without a type the keys cannot be checked, but the children can.
@@ -147,23 +137,36 @@ func (p *parser) node(v json.RawMessage, path string, depth int) string {
 }
 
 // nodeType reads "type"; typed is false when it is missing or unknown.
-func (p *parser) nodeType(obj map[string]json.RawMessage, path string) (string, bool) {
+func (p *parser) nodeType(obj map[string]json.RawMessage, path string) (Kind, bool) {
+	names := kindNames()
 	raw, ok := obj["type"]
 	if !ok || isNull(raw) {
-		p.add(pointer(path, "type"), `missing: every node needs "type": "task" or "combine"`, nodeTypes...)
-		return "", false
+		p.add(pointer(path, "type"), `missing: every node needs "type": `+quotedList(names), names...)
+		return KindUnknown, false
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
-		p.add(pointer(path, "type"), fmt.Sprintf("must be a string, not %s", jsonKind(raw)), nodeTypes...)
-		return "", false
+		p.add(pointer(path, "type"), fmt.Sprintf("must be a string, not %s", jsonKind(raw)), names...)
+		return KindUnknown, false
 	}
-	t := strings.ToLower(strings.TrimSpace(s))
-	if !slices.Contains(nodeTypes, t) {
-		p.add(pointer(path, "type"), fmt.Sprintf(`unknown node type %q (use "task" or "combine")`, s), nodeTypes...)
-		return "", false
+	var k Kind
+	if err := k.UnmarshalText([]byte(strings.ToLower(strings.TrimSpace(s)))); err != nil || k == KindUnknown {
+		p.add(pointer(path, "type"), fmt.Sprintf(`unknown node type %q (use %s)`, s, quotedList(names)), names...)
+		return KindUnknown, false
 	}
-	return t, true
+	return k, true
+}
+
+// quotedList renders names as "a", "b" or "c".
+func quotedList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	if len(q) < 2 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
 
 // unknownKeys refuses keys outside allowed, in sorted order.

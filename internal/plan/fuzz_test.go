@@ -1,4 +1,4 @@
-package subagent_test
+package plan_test
 
 import (
 	"encoding/json"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"strategist/internal/subagent"
+	"strategist/internal/plan"
 )
 
 // FuzzParsePlan: Parse never panics; every problem's path is a valid JSON
@@ -30,9 +30,9 @@ func FuzzParsePlan(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := subagent.Parse(data)
+		p, err := plan.Parse(data)
 		if err != nil {
-			perr, ok := errors.AsType[*subagent.PlanError](err)
+			perr, ok := errors.AsType[*plan.PlanError](err)
 			if !ok {
 				t.Fatalf("error %T is not a *PlanError: %v", err, err)
 			}
@@ -62,7 +62,7 @@ func FuzzParsePlan(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Tree: %v", err)
 		}
-		again, err := subagent.Parse(tree)
+		again, err := plan.Parse(tree)
 		if err != nil {
 			t.Fatalf("Parse(Tree()) = %v for %s", err, tree)
 		}
@@ -79,7 +79,7 @@ func FuzzParsePlan(f *testing.F) {
 // checkTree checks the shape of an accepted plan: ids n1.. in order,
 // inputs before their node, every node but the root consumed exactly once
 // (a tree, never a DAG), the root last, and the bounds.
-func checkTree(t *testing.T, p *subagent.Plan) {
+func checkTree(t *testing.T, p *plan.Plan) {
 	t.Helper()
 	pos := map[string]int{}
 	consumed := map[string]int{}
@@ -94,11 +94,11 @@ func checkTree(t *testing.T, p *subagent.Plan) {
 			consumed[d]++
 		}
 		switch n.Kind {
-		case subagent.KindTask:
+		case plan.KindTask:
 			if n.Task == "" || len(n.DependsOn) > 1 {
 				t.Fatalf("bad task node %+v", n)
 			}
-		case subagent.KindCombine:
+		case plan.KindCombine:
 			if !n.Operator.Valid() || len(n.DependsOn) != 2 || (n.Colocation != nil) != (n.Operator == "COLOCATE") {
 				t.Fatalf("bad combine node %+v", n)
 			}
@@ -118,11 +118,11 @@ func checkTree(t *testing.T, p *subagent.Plan) {
 		if consumed[n.ID] != want {
 			t.Fatalf("%s is consumed %d times, want %d", n.ID, consumed[n.ID], want)
 		}
-		if depth := strings.Count(n.Path, "/") + 1; depth > subagent.MaxDepth {
+		if depth := strings.Count(n.Path, "/") + 1; depth > plan.MaxDepth {
 			t.Fatalf("%s at depth %d", n.ID, depth)
 		}
 	}
-	if p.Tasks() > subagent.MaxTasks {
+	if p.Tasks() > plan.MaxTasks {
 		t.Fatalf("%d tasks", p.Tasks())
 	}
 }
