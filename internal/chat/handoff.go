@@ -54,7 +54,7 @@ func (s *Service) AcceptHandoff(ctx context.Context, userID, conversationID, han
 	}
 	bc := BuildContext{HandoffID: h.ID, Goal: h.Goal, Plan: h.Plan, Artifacts: []ArtifactSummary{}}
 	for _, a := range arts {
-		if a.Kind != "planning" {
+		if a.Kind != event.ArtifactPlanning {
 			continue
 		}
 		var body struct {

@@ -36,12 +36,12 @@ type SaveArtifactArgs struct {
 
 // SavedArtifact is what saving an artifact returns to the model.
 type SavedArtifact struct {
-	ArtifactID string   `json:"artifactId"`
-	Kind       string   `json:"kind"`
-	Version    int      `json:"version"`
-	Warnings   []string `json:"warnings,omitempty"`
-	Tasks      int      `json:"tasks,omitempty"`
-	Nodes      []string `json:"nodes,omitempty"`
+	ArtifactID string             `json:"artifactId"`
+	Kind       event.ArtifactKind `json:"kind"`
+	Version    int                `json:"version"`
+	Warnings   []string           `json:"warnings,omitempty"`
+	Tasks      int                `json:"tasks,omitempty"`
+	Nodes      []string           `json:"nodes,omitempty"`
 }
 
 func (t *tools) savePlanningArtifact(ctx context.Context, a SaveArtifactArgs) (*SavedArtifact, error) {
@@ -54,7 +54,7 @@ func (t *tools) savePlanningArtifact(ctx context.Context, a SaveArtifactArgs) (*
 		return nil, err
 	}
 	body := artifactBody{SummaryMarkdown: a.SummaryMarkdown, Assumptions: orNone(a.Assumptions), Parameters: params}
-	saved, err := t.save(ctx, a.ArtifactID, "planning", limit(title, 200), body)
+	saved, err := t.save(ctx, a.ArtifactID, event.ArtifactPlanning, limit(title, 200), body)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +97,7 @@ func (t *tools) saveDelegationDraft(ctx context.Context, a SaveDraftArgs) (*Save
 		Goal: goal, SummaryMarkdown: draftSummary(goal, p), Assumptions: []string{},
 		Parameters: json.RawMessage(`{}`), Plan: tree, Validation: validation,
 	}
-	saved, err := t.save(ctx, "", "delegation_draft", limit("Delegation plan: "+goal, 200), body)
+	saved, err := t.save(ctx, "", event.ArtifactDelegationDraft, limit("Delegation plan: "+goal, 200), body)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +155,7 @@ func draftSummary(goal string, p *plan.Plan) string {
 }
 
 // save stores an artifact and streams it.
-func (t *tools) save(ctx context.Context, id, kind, title string, body artifactBody) (store.Artifact, error) {
+func (t *tools) save(ctx context.Context, id string, kind event.ArtifactKind, title string, body artifactBody) (store.Artifact, error) {
 	raw, err := json.Marshal(body)
 	if err != nil {
 		return store.Artifact{}, err
@@ -178,10 +178,10 @@ func (t *tools) save(ctx context.Context, id, kind, title string, body artifactB
 
 // ArtifactInfo lists an artifact.
 type ArtifactInfo struct {
-	ID      string `json:"id"`
-	Kind    string `json:"kind"`
-	Title   string `json:"title"`
-	Version int    `json:"version"`
+	ID      string             `json:"id"`
+	Kind    event.ArtifactKind `json:"kind"`
+	Title   string             `json:"title"`
+	Version int                `json:"version"`
 }
 
 // ArtifactList is list_artifacts' result.
@@ -268,7 +268,7 @@ func (t *tools) requestExecutorBuild(ctx context.Context, a RequestBuildArgs) (*
 func (t *tools) findDraft(ctx context.Context, id string) (store.Artifact, error) {
 	if id != "" {
 		a, err := t.store.Artifact(ctx, t.env.UserID, t.env.ConversationID, id)
-		if err == nil && a.Kind == "delegation_draft" {
+		if err == nil && a.Kind == event.ArtifactDelegationDraft {
 			return a, nil
 		}
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -281,7 +281,7 @@ func (t *tools) findDraft(ctx context.Context, id string) (store.Artifact, error
 		return store.Artifact{}, err
 	}
 	for _, a := range arts {
-		if a.Kind == "delegation_draft" {
+		if a.Kind == event.ArtifactDelegationDraft {
 			return a, nil
 		}
 	}

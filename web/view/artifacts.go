@@ -8,12 +8,6 @@ import (
 	"strategist/internal/strategy"
 )
 
-// The artifact kinds.
-const (
-	KindPlanning        = "planning"
-	KindDelegationDraft = "delegation_draft"
-)
-
 // Artifact is the latest version of a planning artifact or delegation
 // draft.
 type Artifact struct {
@@ -136,7 +130,7 @@ func (c *Conversation) Handoff(id string) *Handoff {
 
 func (c *Conversation) artifactSaved(e *event.ArtifactSaved) []Change {
 	a := &Artifact{Artifact: e.Artifact}
-	if a.Kind == KindDelegationDraft {
+	if a.Kind == event.ArtifactDelegationDraft {
 		a.Draft = ParseDraft(a.Plan)
 		if len(a.Artifact.Validation) > 0 {
 			var v Validation

@@ -199,10 +199,10 @@ func TestHandoffs(t *testing.T) {
 	tr := &transcript{t: t}
 	tr.add(
 		&event.TurnStart{Base: base("t1"), Mode: "plan"},
-		&event.ArtifactSaved{Base: base("t1"), Artifact: event.Artifact{ID: "a1", Kind: view.KindDelegationDraft, Title: "Plan", Version: 1,
+		&event.ArtifactSaved{Base: base("t1"), Artifact: event.Artifact{ID: "a1", Kind: event.ArtifactDelegationDraft, Title: "Plan", Version: 1,
 			Plan: json.RawMessage(`{"type":"task","task":"A"}`), Validation: json.RawMessage(`{"valid":true,"tasks":1,"nodes":1}`)}},
 		&event.HandoffRequested{Base: base("t1"), HandoffID: "h1", Goal: "g1", ArtifactID: "a1"},
-		&event.ArtifactSaved{Base: base("t1"), Artifact: event.Artifact{ID: "a1", Kind: view.KindDelegationDraft, Title: "Plan v2", Version: 2,
+		&event.ArtifactSaved{Base: base("t1"), Artifact: event.Artifact{ID: "a1", Kind: event.ArtifactDelegationDraft, Title: "Plan v2", Version: 2,
 			Plan: json.RawMessage(`{"type":"task","task":"B"}`), Validation: json.RawMessage(`{"valid":true,"tasks":1,"nodes":1}`)}},
 		&event.HandoffRequested{Base: base("t1"), HandoffID: "h2", Goal: "g2", ArtifactID: "a1"},
 		&event.HandoffRequested{Base: base("t1"), HandoffID: "h3", Goal: "g3", ArtifactID: "a9"},
