@@ -125,13 +125,13 @@ type delegator struct {
 }
 
 func (d *delegator) delegate(ctx context.Context, a DelegateArgs) (*subagent.Result, error) {
-	plan, err := subagent.ParseArg(a.Plan, "/plan")
+	p, err := subagent.ParseArg(a.Plan, "/plan")
 	if err != nil {
 		return nil, err
 	}
 	return d.x.cfg.Scheduler.Run(ctx, subagent.Delegation{
 		TurnID: d.env.TurnID, UserID: d.env.UserID, ConversationID: d.env.ConversationID,
-		Goal: a.Goal, Plan: plan,
+		Goal: a.Goal, Plan: p,
 		Graph:   subagent.ServiceGraph{Service: d.x.cfg.Strategies, UserID: d.env.UserID, ConversationID: d.env.ConversationID},
 		Agent:   subagent.AgentConfig{Engine: d.env.Engine, Model: d.env.Model, MaxRounds: d.x.cfg.SubagentMaxRounds},
 		Tools:   d.attemptTools,

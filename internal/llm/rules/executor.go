@@ -9,51 +9,14 @@ import (
 	"strings"
 )
 
-// buildContext is an approved plan as an execute turn receives it: the
-// user message "Build the approved plan:" and a ```json block.
-type buildContext struct {
-	HandoffID string          `json:"handoffId"`
-	Goal      string          `json:"goal"`
-	Plan      json.RawMessage `json:"plan"`
-}
-
-// buildPrefix starts the user message of a turn that builds an approved
-// plan.
-const buildPrefix = "Build the approved plan:"
-
-// parseBuildContext reads the approved plan from the user message.
-func parseBuildContext(user string) (buildContext, *plan.TreeNode, bool) {
-	if !strings.HasPrefix(strings.TrimSpace(user), buildPrefix) {
-		return buildContext{}, nil, false
-	}
-	raw, ok := fencedJSON(user)
-	if !ok {
-		return buildContext{}, nil, false
-	}
-	var bc buildContext
-	if json.Unmarshal(raw, &bc) != nil || len(bc.Plan) == 0 {
-		return buildContext{}, nil, false
-	}
-	tree, err := plan.DecodeTree(bc.Plan)
-	if err != nil || tree.Tasks() == 0 {
-		return buildContext{}, nil, false
+// parseBuildContext reads the approved plan of a build message
+// (plan.ReadBuildMessage); a plan without a task is not one to build here.
+func parseBuildContext(user string) (plan.BuildContext, *plan.TreeNode, bool) {
+	bc, tree, ok := plan.ReadBuildMessage(user)
+	if !ok || tree.Tasks() == 0 {
+		return plan.BuildContext{}, nil, false
 	}
 	return bc, tree, true
-}
-
-// fencedJSON returns the JSON value that opens the first ```json block of
-// s. The value is decoded rather than cut at the closing fence, so a fence
-// inside one of its strings (an artifact's markdown) does not cut it short.
-func fencedJSON(s string) (json.RawMessage, bool) {
-	_, rest, ok := strings.Cut(s, "```json")
-	if !ok {
-		return nil, false
-	}
-	var raw json.RawMessage
-	if err := json.NewDecoder(strings.NewReader(rest)).Decode(&raw); err != nil {
-		return nil, false
-	}
-	return raw, true
 }
 
 // executeTurn plays the executor: build an approved plan (delegating
@@ -109,7 +72,7 @@ func depth(n *english.Node) int {
 }
 
 // buildApproved builds the plan the researcher approved.
-func buildApproved(a *asks, bc buildContext, tree *plan.TreeNode) response {
+func buildApproved(a *asks, bc plan.BuildContext, tree *plan.TreeNode) response {
 	goal := bc.Goal
 	if strings.TrimSpace(goal) == "" {
 		goal = "the approved plan"

@@ -21,6 +21,7 @@ import (
 	"strategist/internal/executor"
 	"strategist/internal/llm/rules"
 	"strategist/internal/pgtest"
+	"strategist/internal/plan"
 	"strategist/internal/planner"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
@@ -220,12 +221,11 @@ func (w *world) turn(t testing.TB, mode, user string) run {
 // written the way the orchestrator writes it.
 func buildMessage(t *testing.T, h *event.HandoffRequested) string {
 	t.Helper()
-	bc := map[string]any{"handoffId": h.HandoffID, "goal": h.Goal, "plan": h.Plan, "planningArtifacts": []any{}}
-	pretty, err := json.MarshalIndent(bc, "", "  ")
+	content, _, err := plan.WriteBuildMessage(plan.BuildContext{HandoffID: h.HandoffID, Goal: h.Goal, Plan: h.Plan})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return "Build the approved plan:\n```json\n" + string(pretty) + "\n```"
+	return content
 }
 
 // planTree renders a delegation plan as searches and their key values:
