@@ -149,7 +149,7 @@ type GraphSnapshot struct {
 // PlanNode is one node of a delegation as streamed.
 type PlanNode struct {
 	ID        string   `json:"id"`
-	Kind      string   `json:"kind"` // task or combine
+	Kind      string   `json:"kind"` // task, combine or step
 	Label     string   `json:"label"`
 	DependsOn []string `json:"dependsOn"`
 	Operator  string   `json:"operator,omitempty"`

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"strategist/internal/plan"
+	"strategist/internal/strategy"
 )
 
 // FuzzParsePlan: Parse never panics; every problem's path is a valid JSON
@@ -25,6 +26,8 @@ func FuzzParsePlan(f *testing.F) {
 		`{"type":"combine","operator":"XOR","left":{"type":"task"},"right":[],"a~/b":1}`,
 		`{"type":"task","task":"<b>&</b>","hint":"\u2028"}`,
 		`{"type":"task","task":"a","input":{"type":"task","task":"b","input":null}}`,
+		`{"type":"combine","operator":"MINUS","left":{"type":"step","stepId":"s3"},"right":{"type":"task","task":"b","input":{"type":"step","stepId":"s12"}}}`,
+		`{"type":"combine","operator":"OR","left":{"type":"step","stepId":"s3"},"right":{"type":"step","stepId":" s3"}}`,
 		`[]`, `"task"`, `null`, `{`, ``,
 	} {
 		f.Add([]byte(seed))
@@ -83,6 +86,7 @@ func checkTree(t *testing.T, p *plan.Plan) {
 	t.Helper()
 	pos := map[string]int{}
 	consumed := map[string]int{}
+	steps := map[strategy.StepID]bool{}
 	for i, n := range p.Nodes {
 		if want := "n" + itoa(i+1); n.ID != want {
 			t.Fatalf("node %d has id %s, want %s", i, n.ID, want)
@@ -102,6 +106,11 @@ func checkTree(t *testing.T, p *plan.Plan) {
 			if !n.Operator.Valid() || len(n.DependsOn) != 2 || (n.Colocation != nil) != (n.Operator == "COLOCATE") {
 				t.Fatalf("bad combine node %+v", n)
 			}
+		case plan.KindStep:
+			if n.StepID == "" || len(n.DependsOn) != 0 || steps[n.StepID] {
+				t.Fatalf("bad step node %+v", n)
+			}
+			steps[n.StepID] = true
 		default:
 			t.Fatalf("node %s has no kind", n.ID)
 		}

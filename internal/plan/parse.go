@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,6 +22,7 @@ import (
 var (
 	taskKeys       = []string{"type", "task", "hint", "context", "input"}
 	combineKeys    = []string{"type", "operator", "left", "right", "displayName", "colocation"}
+	stepKeys       = []string{"type", "stepId"}
 	colocationKeys = []string{"upstream", "downstream", "strand"}
 )
 
@@ -29,8 +31,13 @@ var (
 //	{"type":"task","task":"...","hint"?:"...","context"?:{...},"input"?:<node>}
 //	{"type":"combine","operator":"...","left":<node>,"right":<node>,
 //	 "displayName"?:"...","colocation"?:{"upstream":n,"downstream":n,"strand"?:"same|opposite|both"}}
+//	{"type":"step","stepId":"s3"}
 //
-// A task with an input transforms the result of that node. Operators go
+// A task with an input transforms the result of that node. A step node
+// reuses a step of the conversation's strategy (a follow-up edits what
+// exists): it may stand wherever a task may, each step at most once in a
+// plan; whether the step exists is checked against the strategy when the
+// plan is built (CheckSteps). Operators go
 // through strategy.ParseOperator (AND, OR, NOT, MINUS_LEFT, LMINUS,
 // MINUS_RIGHT are accepted aliases); COLOCATE needs its colocation
 // (upstream and downstream distances in bases, strand "both" when
@@ -42,7 +49,7 @@ func Parse(raw json.RawMessage) (*Plan, error) {
 	data := bytes.TrimSpace(raw)
 	switch {
 	case len(data) == 0 || string(data) == "null":
-		p.add("", "a plan is required: a task or combine node object")
+		p.add("", "a plan is required: a task, combine or step node object")
 	case len(raw) > MaxPlanBytes:
 		p.add("", fmt.Sprintf("the plan is %d bytes; at most %d", len(raw), MaxPlanBytes))
 	case !utf8.Valid(data):
@@ -67,6 +74,7 @@ type parser struct {
 	problems
 	nodes []Node
 	tasks int
+	steps []strategy.StepID // reused so far, to refuse a step reused twice
 }
 
 // pointer appends an escaped key to a JSON pointer (RFC 6901).
@@ -124,6 +132,8 @@ func (p *parser) node(v json.RawMessage, path string, depth int) string {
 		return p.task(obj, path, depth)
 	case KindCombine:
 		return p.combine(obj, path, depth)
+	case KindStep:
+		return p.step(obj, path)
 	}
 	// Without a type the keys cannot be checked, but the children can.
 	if !typed {
@@ -254,6 +264,35 @@ func (p *parser) combine(obj map[string]json.RawMessage, path string, depth int)
 		}
 	}
 	n.DependsOn = []string{n.Left, n.Right}
+	return p.emit(n)
+}
+
+// stepIDPattern is the form of the strategy's step ids (s1, s2, ...).
+var stepIDPattern = regexp.MustCompile(`^s[1-9][0-9]{0,8}$`)
+
+func (p *parser) step(obj map[string]json.RawMessage, path string) string {
+	p.unknownKeys(obj, path, "a step node", stepKeys)
+	n := Node{Kind: KindStep, Path: path, DependsOn: []string{}}
+	at := pointer(path, "stepId")
+	raw, ok := obj["stepId"]
+	if !ok || isNull(raw) {
+		p.add(at, `missing: a step node names the existing step it reuses, e.g. "stepId": "s3" (get_strategy lists them)`)
+		return p.emit(n)
+	}
+	s, ok := p.text(raw, at, 32)
+	if !ok {
+		return p.emit(n)
+	}
+	switch id := strategy.StepID(s); {
+	case !stepIDPattern.MatchString(s):
+		p.add(at, fmt.Sprintf(`%q is not a step id; step ids look like "s3" (get_strategy lists them)`, s))
+	case slices.Contains(p.steps, id):
+		p.add(at, fmt.Sprintf("step %s is already reused by this plan; a step is the input of at most one node", id))
+	default:
+		p.steps = append(p.steps, id)
+		n.StepID = id
+		n.Label = "step " + s
+	}
 	return p.emit(n)
 }
 

@@ -248,3 +248,139 @@ func TestParseLimitsAccepted(t *testing.T) {
 		}
 	}
 }
+
+// TestParseStepNode: a step node reuses an existing step wherever a task
+// could stand, as a combine's side or a task's input, and survives the
+// round trip through the written form.
+func TestParseStepNode(t *testing.T) {
+	p, err := plan.Parse(json.RawMessage(`{"type":"combine","operator":"NOT","displayName":"Repair genes, not on chr 5",
+		"left":{"type":"step","stepId":" s3 "},
+		"right":{"type":"task","task":"Orthologs of them","input":{"type":"step","stepId":"s12"}}}`))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	want := &plan.Plan{Root: "n4", Nodes: []plan.Node{
+		{ID: "n1", Kind: plan.KindStep, Label: "step s3", DependsOn: []string{}, Path: "/left", StepID: "s3"},
+		{ID: "n2", Kind: plan.KindStep, Label: "step s12", DependsOn: []string{}, Path: "/right/input", StepID: "s12"},
+		{ID: "n3", Kind: plan.KindTask, Label: "Orthologs of them", DependsOn: []string{"n2"}, Path: "/right",
+			Task: "Orthologs of them", Input: "n2"},
+		{ID: "n4", Kind: plan.KindCombine, Label: "Repair genes, not on chr 5", DependsOn: []string{"n1", "n3"}, Path: "",
+			Operator: strategy.Minus, Left: "n1", Right: "n3", DisplayName: "Repair genes, not on chr 5"},
+	}}
+	if diff := cmp.Diff(want, p); diff != "" {
+		t.Errorf("Parse() mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]strategy.StepID{"s3", "s12"}, p.Steps()); diff != "" || p.Tasks() != 1 || p.Combines() != 1 {
+		t.Errorf("Steps() = %v, Tasks() = %d, Combines() = %d", p.Steps(), p.Tasks(), p.Combines())
+	}
+	tree, err := p.Tree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const wantTree = `{"type":"combine","operator":"MINUS","left":{"type":"step","stepId":"s3"},` +
+		`"right":{"type":"task","task":"Orthologs of them","input":{"type":"step","stepId":"s12"}},"displayName":"Repair genes, not on chr 5"}`
+	if string(tree) != wantTree {
+		t.Errorf("Tree() = %s\nwant     %s", tree, wantTree)
+	}
+	again, err := plan.Parse(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(p, again); diff != "" {
+		t.Errorf("Parse(Tree()) mismatch (-want +got):\n%s", diff)
+	}
+	written, err := plan.DecodeTree(tree)
+	if err != nil || written.Left.Type != plan.KindStep || written.Left.StepID != "s3" {
+		t.Fatalf("DecodeTree = %+v, %v", written, err)
+	}
+	if diff := cmp.Diff([]strategy.StepID{"s3", "s12"}, written.Steps()); diff != "" || written.Tasks() != 1 {
+		t.Errorf("TreeNode.Steps() = %v, Tasks() = %d", written.Steps(), written.Tasks())
+	}
+	only, err := plan.Parse(json.RawMessage(`{"type":"Step","stepId":"s1"}`))
+	if err != nil || only.Root != "n1" || only.Tasks() != 0 {
+		t.Errorf("a plan of one step = %+v, %v", only, err)
+	}
+}
+
+func TestParseRejectsStepNodes(t *testing.T) {
+	task := `{"type":"task","task":"Find kinases"}`
+	tests := []struct {
+		name string
+		plan string
+		want []string
+	}{
+		{"missing stepId", `{"type":"step"}`, []string{"/stepId: missing: a step node names the existing step"}},
+		{"stepId not a string", `{"type":"step","stepId":3}`, []string{"/stepId: must be a string, not a number"}},
+		{"not a step id", `{"type":"step","stepId":"step 3"}`, []string{`/stepId: "step 3" is not a step id`}},
+		{"unknown key", `{"type":"step","stepId":"s3","task":"x"}`, []string{`/task: unknown key "task": a step node has only type, stepId`}},
+		{"reused twice", `{"type":"combine","operator":"OR","left":{"type":"step","stepId":"s3"},"right":{"type":"task","task":"x","input":{"type":"step","stepId":"s3"}}}`,
+			[]string{"/right/input/stepId: step s3 is already reused by this plan"}},
+		{"unknown type names step", `{"type":"steps"}`, []string{`/type: unknown node type "steps" (use "task", "combine" or "step")`}},
+		{"step as combine side with task keys", `{"type":"combine","operator":"AND","left":{"type":"step","stepId":"s1","input":` + task + `},"right":` + task + `}`,
+			[]string{`/left/input: unknown key "input"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := plan.Parse(json.RawMessage(tt.plan))
+			perr, ok := errors.AsType[*plan.PlanError](err)
+			if !ok {
+				t.Fatalf("Parse error = %v, want a *PlanError", err)
+			}
+			var got []string
+			for i, p := range perr.Problems {
+				s := p.String()
+				if i < len(tt.want) && strings.HasPrefix(s, tt.want[i]) {
+					s = tt.want[i]
+				}
+				got = append(got, s)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("problems mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestCheckSteps: a step node must name a step of the strategy as it stands,
+// and the error lists the valid ids; a step below another reused step is
+// refused.
+func TestCheckSteps(t *testing.T) {
+	count := 12
+	snap := strategy.Snapshot{StrategyID: "st", RootStepID: "s3", Roots: []strategy.StepID{"s3"}, Steps: []strategy.Step{
+		{ID: "s1", Kind: strategy.KindSearch, Inputs: []strategy.StepID{}},
+		{ID: "s2", Kind: strategy.KindSearch, Inputs: []strategy.StepID{}},
+		{ID: "s3", Kind: strategy.KindCombine, Operator: strategy.Union, Inputs: []strategy.StepID{"s1", "s2"}, Count: &count, CountStatus: strategy.CountOK},
+	}}
+	parse := func(raw string) *plan.Plan {
+		t.Helper()
+		p, err := plan.Parse(json.RawMessage(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if err := parse(`{"type":"combine","operator":"MINUS","left":{"type":"step","stepId":"s1"},"right":{"type":"task","task":"x"}}`).CheckSteps(snap); err != nil {
+		t.Errorf("reusing s1: %v", err)
+	}
+	if err := parse(`{"type":"task","task":"x"}`).CheckSteps(strategy.Snapshot{}); err != nil {
+		t.Errorf("a plan without step nodes on no strategy: %v", err)
+	}
+	err := parse(`{"type":"combine","operator":"MINUS","left":{"type":"step","stepId":"s9"},"right":{"type":"task","task":"x"}}`).CheckSteps(snap)
+	perr, ok := errors.AsType[*plan.PlanError](err)
+	if !ok || len(perr.Problems) != 1 {
+		t.Fatalf("unknown step: %v", err)
+	}
+	if pr := perr.Problems[0]; pr.Path != "/left/stepId" || !strings.Contains(pr.Message, "there is no step s9") ||
+		!strings.Contains(pr.Message, "s1, s2, s3") || !cmp.Equal(pr.Allowed, []string{"s1", "s2", "s3"}) {
+		t.Errorf("problem = %+v", pr)
+	}
+	err = parse(`{"type":"combine","operator":"UNION","left":{"type":"step","stepId":"s3"},"right":{"type":"step","stepId":"s2"}}`).CheckSteps(snap)
+	if perr, ok := errors.AsType[*plan.PlanError](err); !ok || len(perr.Problems) != 1 || perr.Problems[0].Path != "/right/stepId" ||
+		!strings.Contains(perr.Problems[0].Message, "part of step s3") {
+		t.Errorf("nested reuse: %v", err)
+	}
+	err = parse(`{"type":"step","stepId":"s1"}`).CheckSteps(strategy.Snapshot{})
+	if err == nil || !strings.Contains(err.Error(), "has no steps yet") {
+		t.Errorf("reuse on an empty strategy: %v", err)
+	}
+}

@@ -29,8 +29,8 @@ const (
 	maxProblems = 50
 )
 
-// Kind says what a node is: work for a sub-agent, or a combine the
-// scheduler joins without a model.
+// Kind says what a node is: work for a sub-agent, a combine the scheduler
+// joins without a model, or a step of the strategy that the plan reuses.
 type Kind int
 
 // The node kinds. The zero value is unknown, which no parsed node has.
@@ -40,11 +40,14 @@ const (
 	KindTask
 	// KindCombine joins the roots of its two inputs, without a model.
 	KindCombine
+	// KindStep reuses a step the conversation's strategy already has: it
+	// is done at once, its result that step.
+	KindStep
 )
 
 // kinds lists the kinds a node can have, in the order their names are
 // offered to a model.
-var kinds = []Kind{KindTask, KindCombine}
+var kinds = []Kind{KindTask, KindCombine, KindStep}
 
 func (k Kind) String() string {
 	switch k {
@@ -52,6 +55,8 @@ func (k Kind) String() string {
 		return "task"
 	case KindCombine:
 		return "combine"
+	case KindStep:
+		return "step"
 	}
 	return "unknown"
 }
@@ -85,10 +90,11 @@ type Node struct {
 	ID   string `json:"id"`
 	Kind Kind   `json:"kind"`
 	// Label is a short name for the node, for the browser and logs: the
-	// first line of a task, or a combine's display name.
+	// first line of a task, a combine's display name, "step s3".
 	Label string `json:"label"`
 	// DependsOn lists the nodes whose results this node uses: a task's
-	// input, or a combine's left and right (in that order).
+	// input, or a combine's left and right (in that order); a step node
+	// has none.
 	DependsOn []string `json:"dependsOn"`
 	// Path is the JSON pointer of the node in the plan as submitted.
 	Path string `json:"path"`
@@ -110,6 +116,9 @@ type Node struct {
 	Right       string               `json:"right,omitempty"`
 	DisplayName string               `json:"displayName,omitempty"`
 	Colocation  *strategy.Colocation `json:"colocation,omitempty"`
+
+	// StepID is the existing step a step node reuses.
+	StepID strategy.StepID `json:"stepId,omitempty"`
 }
 
 // TaskContext reads a task node's context; ok is false when it names no
@@ -154,6 +163,17 @@ func (p *Plan) Tasks() int { return p.count(KindTask) }
 
 // Combines counts the combine nodes.
 func (p *Plan) Combines() int { return p.count(KindCombine) }
+
+// Steps returns the existing steps the plan reuses, in plan order.
+func (p *Plan) Steps() []strategy.StepID {
+	var ids []strategy.StepID
+	for _, n := range p.Nodes {
+		if n.Kind == KindStep {
+			ids = append(ids, n.StepID)
+		}
+	}
+	return ids
+}
 
 // JSON returns the normalised plan as stored with the delegation.
 func (p *Plan) JSON() (json.RawMessage, error) {

@@ -11,7 +11,8 @@ import (
 // with its keys in that order: what a planner writes, what a draft is saved
 // as, what the browser shows. Type says which fields apply (Task, Hint,
 // Context and Input for a task; Operator, Left, Right, DisplayName and
-// Colocation for a combine). Decoding one does not validate it: Parse does.
+// Colocation for a combine; StepID for a step). Decoding one does not
+// validate it: Parse does.
 type TreeNode struct {
 	Type        Kind                 `json:"type"`
 	Task        string               `json:"task,omitempty"`
@@ -23,6 +24,7 @@ type TreeNode struct {
 	Right       *TreeNode            `json:"right,omitempty"`
 	DisplayName string               `json:"displayName,omitempty"`
 	Colocation  *strategy.Colocation `json:"colocation,omitempty"`
+	StepID      strategy.StepID      `json:"stepId,omitempty"`
 }
 
 // DecodeTree reads a plan's written form without validating it (a reader
@@ -79,6 +81,17 @@ func (t *TreeNode) Tasks() int { return t.count(KindTask) }
 // Combines counts the combine nodes of the tree.
 func (t *TreeNode) Combines() int { return t.count(KindCombine) }
 
+// Steps returns the existing steps the tree reuses, in plan order.
+func (t *TreeNode) Steps() []strategy.StepID {
+	var ids []strategy.StepID
+	t.Walk(func(n *TreeNode) {
+		if n.Type == KindStep {
+			ids = append(ids, n.StepID)
+		}
+	})
+	return ids
+}
+
 // TaskContext reads a task node's context; ok is false when it names no
 // search.
 func (t *TreeNode) TaskContext() (TaskContext, bool) { return ReadTaskContext(t.Context) }
@@ -124,6 +137,8 @@ func (p *Plan) TreeNode() (*TreeNode, error) {
 			if t.Right, err = build(n.Right, depth+1); err != nil {
 				return nil, err
 			}
+		case KindStep:
+			t.StepID = n.StepID
 		default:
 			return nil, fmt.Errorf("plan: tree: node %s has no kind", id)
 		}

@@ -57,7 +57,7 @@ type NewDelegation struct {
 // NewDelegationNode is one node of a NewDelegation.
 type NewDelegationNode struct {
 	NodeID    string
-	Kind      string // task or combine
+	Kind      string // task, combine or step
 	Label     string
 	DependsOn []string
 	Operator  string

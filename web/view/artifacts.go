@@ -28,11 +28,12 @@ type Validation struct {
 	Problems []string `json:"problems"`
 }
 
-// DraftNode is one node of a delegation draft: a task, or a combine of two
-// subtrees with an operator. A task may have an input (a transform of
-// another subtree).
+// DraftNode is one node of a delegation draft: a task, a combine of two
+// subtrees with an operator, or an existing step the plan reuses. A task
+// may have an input (a transform of another subtree).
 type DraftNode struct {
-	Kind        string // task or combine
+	Kind        string // task, combine or step
+	StepID      string // the reused step of a step node
 	Task        string
 	Hint        string
 	SearchName  string
@@ -65,6 +66,8 @@ func draftNode(t *plan.TreeNode, depth int) *DraftNode {
 		if op, err := strategy.ParseOperator(string(t.Operator)); err == nil {
 			n.Operator = string(op)
 		}
+	case plan.KindStep:
+		n.StepID = string(t.StepID)
 	default:
 		n.Kind = plan.KindTask.String()
 		if ctx, ok := t.TaskContext(); ok {

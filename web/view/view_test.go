@@ -236,14 +236,14 @@ func TestParseDraft(t *testing.T) {
 	plan := `{"type":"combine","operator":"not","displayName":"off 14",
 		"left":{"type":"combine","operator":"OR","left":{"type":"task","task":"A","context":{"searchName":"GenesByGoTerm"}},
 			"right":{"type":"task","task":"B","hint":"h","input":{"type":"task","task":"C"}}},
-		"right":{"type":"task","task":"D"}}`
+		"right":{"type":"combine","operator":"AND","left":{"type":"step","stepId":"s3"},"right":{"type":"task","task":"D"}}}`
 	got := view.ParseDraft(json.RawMessage(plan))
 	want := &view.DraftNode{Kind: "combine", Operator: "MINUS", DisplayName: "off 14", Children: []*view.DraftNode{
 		{Kind: "combine", Operator: "UNION", Children: []*view.DraftNode{
 			{Kind: "task", Task: "A", SearchName: "GenesByGoTerm"},
 			{Kind: "task", Task: "B", Hint: "h", Children: []*view.DraftNode{{Kind: "task", Task: "C"}}},
 		}},
-		{Kind: "task", Task: "D"},
+		{Kind: "combine", Operator: "INTERSECT", Children: []*view.DraftNode{{Kind: "step", StepID: "s3"}, {Kind: "task", Task: "D"}}},
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("ParseDraft() mismatch (-want +got):\n%s", diff)
