@@ -14,6 +14,7 @@ import (
 	"strategist/internal/catalog"
 	"strategist/internal/catalog/catalogtool"
 	"strategist/internal/event"
+	"strategist/internal/plan"
 	"strategist/internal/strategy/graphtool"
 	"strategist/internal/subagent"
 )
@@ -129,7 +130,7 @@ func (d *delegator) delegate(ctx context.Context, a DelegateArgs) (*subagent.Res
 	if err != nil {
 		return nil, err
 	}
-	return d.x.cfg.Scheduler.Run(ctx, subagent.Delegation{
+	res, err := d.x.cfg.Scheduler.Run(ctx, subagent.Delegation{
 		TurnID: d.env.TurnID, UserID: d.env.UserID, ConversationID: d.env.ConversationID,
 		Goal: a.Goal, Plan: p,
 		Graph:   subagent.ServiceGraph{Service: d.x.cfg.Strategies, UserID: d.env.UserID, ConversationID: d.env.ConversationID},
@@ -137,6 +138,12 @@ func (d *delegator) delegate(ctx context.Context, a DelegateArgs) (*subagent.Res
 		Tools:   d.attemptTools,
 		Emitter: emitter(d.env.Emit),
 	})
+	if pe, ok := errors.AsType[*plan.PlanError](err); ok {
+		// A step node names a step the strategy does not have: the model
+		// can fix the plan from the valid ids.
+		return nil, subagent.ToolError(pe, "/plan")
+	}
+	return res, err
 }
 
 // attemptTools gives one sub-agent attempt the catalog tools and the graph

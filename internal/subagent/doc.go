@@ -8,6 +8,10 @@
 // step it built with finish_subtask, so a node's result is never guessed
 // from the graph. Combine nodes need no model: the scheduler joins their
 // inputs' roots through the strategy service as soon as both are done.
+// Step nodes reuse a step the strategy already has, so a follow-up edits
+// what exists: they are done at once, the steps above a reused step are
+// deleted just before it is consumed, and a completed plan leaves the
+// strategy one root, its result (reuse.go).
 //
 // Everything a delegation does is reported as the subagent_* events of the
 // stream, keyed by node id, and mirrored in the delegations and

@@ -40,8 +40,13 @@ const writeTimeout = 10 * time.Second
 // through the rowWriter. The owner starts both and waits for them before
 // Run returns, so every event and row of the delegation is durable by
 // then. The fields set in newRun (s, d, id, ctx, cancel, release, log,
-// writeCtx, rows, events) are read-only after it; failErr is guarded by
-// failMu.
+// writeCtx, rows, events) and reused are read-only after it; failErr is
+// guarded by failMu.
+//
+// Reused steps are freed by the workers of the nodes that consume them
+// (free), one worker at a time under freeMu, which also guards removed;
+// the owner reads removed, and writes it and warning in tidy, only once
+// every worker has ended.
 type run struct {
 	s        *Scheduler
 	d        Delegation
@@ -63,6 +68,14 @@ type run struct {
 
 	failMu  sync.Mutex
 	failErr error // the first write failure, which stops the run
+
+	// reused holds each step node's summary (checkSteps).
+	reused map[string]string
+	freeMu sync.Mutex
+	// removed lists the steps deleted to free reused steps and to leave
+	// a completed build one root, in the order they were deleted.
+	removed []strategy.StepID
+	warning string // what tidy could not do; owner only
 }
 
 // nodeState is the owner's record of one node.
@@ -96,13 +109,13 @@ type workerResult struct {
 // errOutOfTime is the cause of a delegation's overall deadline.
 var errOutOfTime = errors.New("the delegation ran out of time")
 
-func newRun(ctx context.Context, s *Scheduler, d Delegation, id string) *run {
+func newRun(ctx context.Context, s *Scheduler, d Delegation, id string, reused map[string]string) *run {
 	dctx, release := context.WithTimeoutCause(ctx, s.cfg.MaxDuration, errOutOfTime)
 	rctx, cancel := context.WithCancelCause(dctx)
 	r := &run{s: s, d: d, id: id, ctx: rctx, cancel: cancel, release: release, writeCtx: context.WithoutCancel(ctx),
 		log: s.log.With("delegation_id", id, "turn_id", d.TurnID), start: time.Now(),
 		index: make(map[string]int, len(d.Plan.Nodes)), results: make(chan workerResult),
-		rows: newRowWriter(), events: newEventPump()}
+		rows: newRowWriter(), events: newEventPump(), reused: reused}
 	r.nodes = make([]nodeState, len(d.Plan.Nodes))
 	for i, n := range d.Plan.Nodes {
 		r.nodes[i] = nodeState{node: n, status: StatusQueued}
@@ -146,6 +159,9 @@ func (r *run) loop() (*Result, error) {
 			r.end(i, StatusCancelled, r.stopReason())
 		}
 	}
+	if root := r.nodes[r.index[r.d.Plan.Root]]; root.status == StatusDone {
+		r.tidy(root.root)
+	}
 	r.rows.close()
 	r.events.close()
 	return r.finish()
@@ -179,8 +195,8 @@ func (r *run) ready(i int) bool {
 }
 
 // startReady starts, in plan order, every node whose inputs are done:
-// combines at once, tasks (and tasks waiting to retry) while a slot is
-// free.
+// step nodes and combines at once, tasks (and tasks waiting to retry)
+// while a slot is free.
 func (r *run) startReady() {
 	for i := range r.nodes {
 		ns := &r.nodes[i]
@@ -189,6 +205,8 @@ func (r *run) startReady() {
 			continue
 		}
 		switch ns.node.Kind {
+		case plan.KindStep:
+			r.startStep(i)
 		case plan.KindCombine:
 			r.startCombine(i)
 		case plan.KindTask:
@@ -214,6 +232,7 @@ func (r *run) startTask(i int) {
 		dep := r.nodes[j]
 		spec.deps = append(spec.deps, depRoot{nodeID: dep.node.ID, label: dep.node.Label, root: dep.root})
 	}
+	reused := r.reusedInputs(i)
 	r.inflight++
 	r.runningTasks++
 	go func() {
@@ -225,6 +244,10 @@ func (r *run) startTask(i int) {
 			r.results <- res
 		}()
 		r.events.send(&event.SubagentTaskStart{Base: r.base(), DelegationID: r.id, NodeID: spec.node.ID, Attempt: spec.attempt})
+		if err := r.free(r.ctx, reused); err != nil {
+			res.task = attemptResult{err: err, cancelled: r.ctx.Err() != nil}
+			return
+		}
 		res.task = r.runTask(r.ctx, spec)
 	}()
 }
@@ -237,6 +260,7 @@ func (r *run) startCombine(i int) {
 	n := ns.node
 	m := strategy.Combine{Left: r.nodes[ns.deps[0]].root, Right: r.nodes[ns.deps[1]].root,
 		Operator: n.Operator, Colocation: n.Colocation, DisplayName: n.DisplayName}
+	reused := r.reusedInputs(i)
 	r.inflight++
 	go func() {
 		res := workerResult{index: i}
@@ -249,6 +273,10 @@ func (r *run) startCombine(i int) {
 		r.events.send(&event.SubagentTaskStart{Base: r.base(), DelegationID: r.id, NodeID: n.ID, Attempt: 1})
 		ctx, cancel := context.WithTimeout(r.ctx, r.s.cfg.TaskTimeout)
 		defer cancel()
+		if err := r.free(ctx, reused); err != nil {
+			res.err = err
+			return
+		}
 		out, err := r.d.Graph.Apply(ctx, m)
 		if err != nil {
 			res.err = fmt.Errorf("combine %s %s %s: %w", m.Left, n.Operator, m.Right, err)
@@ -419,6 +447,7 @@ func (r *run) finish() (*Result, error) {
 	default:
 		res.Status = DelegationFailed
 	}
+	res.Removed, res.Warning = r.removed, r.warning
 	res.DurationMs = time.Since(r.start).Milliseconds()
 	usage, _ := json.Marshal(res.Usage)
 	ctx, cancel := context.WithTimeout(r.writeCtx, writeTimeout)
