@@ -23,6 +23,7 @@ import (
 // tools' and the sub-agents' needs (*strategy.Service satisfies it).
 type Strategies interface {
 	graphtool.Service
+	graphtool.Reader
 	subagent.StrategyService
 }
 
@@ -95,8 +96,14 @@ func (x *Executor) Tools(env agent.Env) (*agent.Toolset, error) {
 	if err != nil {
 		return nil, err
 	}
+	getStrategy, err := graphtool.GetStrategy(graphtool.OverviewConfig{Strategies: x.cfg.Strategies, Catalog: x.cfg.Catalog,
+		UserID: env.UserID, ConversationID: env.ConversationID})
+	if err != nil {
+		return nil, err
+	}
 	d := &delegator{x: x, env: env, catalog: cat, binding: binding}
-	all := append(cat.Tools(), graph...)
+	all := append(cat.Tools(), getStrategy)
+	all = append(all, graph...)
 	all = append(all, agent.NewTool("delegate_strategy_subtasks", delegateDoc, d.delegate,
 		agent.WithTimeout(x.cfg.DelegationTimeout)))
 	return agent.NewToolset(all...)

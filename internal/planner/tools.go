@@ -13,14 +13,17 @@ import (
 	"strategist/internal/event"
 	"strategist/internal/plan"
 	"strategist/internal/store"
+	"strategist/internal/strategy"
+	"strategist/internal/strategy/graphtool"
 	"strategist/internal/subagent"
 )
 
 // tools are the planner's own tools, bound to one turn.
 type tools struct {
-	store   Store
-	catalog catalog.Catalog
-	env     agent.Env
+	store      Store
+	catalog    catalog.Catalog
+	strategies graphtool.Reader
+	env        agent.Env
 }
 
 const saveArtifactDoc = `Save a planning artifact the researcher can read: what you understood, which searches and parameters you chose and why, and your assumptions. Markdown summary. Pass artifact_id to revise an earlier one (a new version is kept).`
@@ -82,6 +85,9 @@ func (t *tools) saveDelegationDraft(ctx context.Context, a SaveDraftArgs) (*Save
 	if err != nil {
 		return nil, err
 	}
+	if err := t.checkSteps(ctx, p); err != nil {
+		return nil, err
+	}
 	tree, err := p.Tree()
 	if err != nil {
 		return nil, err
@@ -106,6 +112,26 @@ func (t *tools) saveDelegationDraft(ctx context.Context, a SaveDraftArgs) (*Save
 		out.Nodes = append(out.Nodes, n.ID+": "+n.Label)
 	}
 	return out, nil
+}
+
+// checkSteps refuses a draft whose step nodes name steps the strategy does
+// not have, with the ids it has (the scheduler checks again at build time:
+// the strategy may change in between).
+func (t *tools) checkSteps(ctx context.Context, p *plan.Plan) error {
+	if len(p.Steps()) == 0 {
+		return nil
+	}
+	snap, err := t.strategies.Conversation(ctx, t.env.UserID, t.env.ConversationID)
+	if errors.Is(err, store.ErrNotFound) {
+		snap, err = strategy.Snapshot{}, nil
+	}
+	if err != nil {
+		return err
+	}
+	if pe, ok := errors.AsType[*plan.PlanError](p.CheckSteps(snap)); ok {
+		return subagent.ToolError(pe, "/plan")
+	}
+	return nil
 }
 
 // preflight checks what the plan's task contexts say about searches against
@@ -145,9 +171,12 @@ func draftSummary(goal string, p *plan.Plan) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**Goal:** %s\n\n", goal)
 	for _, n := range p.Nodes {
-		if n.Kind == plan.KindCombine {
+		switch n.Kind {
+		case plan.KindCombine:
 			fmt.Fprintf(&b, "- `%s` %s of %s\n", n.ID, n.Operator, strings.Join(n.DependsOn, " and "))
-		} else {
+		case plan.KindStep:
+			fmt.Fprintf(&b, "- `%s` the existing step %s, reused\n", n.ID, n.StepID)
+		default:
 			fmt.Fprintf(&b, "- `%s` %s\n", n.ID, n.Label)
 		}
 	}

@@ -109,7 +109,7 @@ func newWorld(t testing.TB) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.planner, err = planner.New(planner.Config{Store: db, Catalog: cat}); err != nil {
+	if w.planner, err = planner.New(planner.Config{Store: db, Catalog: cat, Strategies: w.strategies}); err != nil {
 		t.Fatal(err)
 	}
 	if w.executor, err = executor.New(executor.Config{Catalog: cat, Strategies: w.strategies, Scheduler: sched}); err != nil {
