@@ -116,7 +116,7 @@ func (x *Executor) binding(env agent.Env) graphtool.Binding {
 	}
 }
 
-const delegateDoc = `Build a multi-step plan with sub-agents: each task runs as its own agent (in parallel where the plan allows) and creates its step(s); combines are joined for you as soon as both inputs are done. plan is the nested tree {"type":"task","task":...,"hint"?,"context"?,"input"?} / {"type":"combine","operator":...,"left":...,"right":...}. Returns every node's status, the root step of the whole plan, and tokens spent.`
+const delegateDoc = `Build a plan with sub-agents: each task runs as its own agent (in parallel where the plan allows) and creates its step(s); combines are joined for you as soon as both inputs are done; a step node reuses an existing step as it is. plan is the nested tree {"type":"task","task":...,"hint"?,"context"?,"input"?} / {"type":"combine","operator":...,"left":...,"right":...} / {"type":"step","stepId":"s3"}. A reused step that another step consumes is freed first (the steps above it are removed); when the plan completes, every step outside its result is removed so the strategy has one root. Each removal is a version: Undo brings it back. Returns every node's status, the root step of the whole plan, removedSteps, and tokens spent.`
 
 // DelegateArgs are delegate_strategy_subtasks' arguments.
 type DelegateArgs struct {

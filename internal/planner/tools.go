@@ -66,8 +66,9 @@ func (t *tools) savePlanningArtifact(ctx context.Context, a SaveArtifactArgs) (*
 
 const saveDraftDoc = `Save the delegation plan the executor will build, validated now. plan is a nested tree:
 {"type":"task","task":"what to find","hint":"which search and why","context":{"searchName":"GenesByGoTerm","parameters":{"go_typeahead":"[\"GO:0006260\"]"}}}
-or {"type":"combine","operator":"UNION|INTERSECT|MINUS|RMINUS|LONLY|RONLY|COLOCATE","left":<node>,"right":<node>,"displayName":"..."}.
-A task with "input":<node> transforms that node's result. Put the search name and parameter values you verified with get_search_parameters in each task's context. Problems come back with JSON-pointer paths; fix them and save again.`
+or {"type":"combine","operator":"UNION|INTERSECT|MINUS|RMINUS|LONLY|RONLY|COLOCATE","left":<node>,"right":<node>,"displayName":"..."}
+or {"type":"step","stepId":"s3"} to reuse a step of the existing strategy (get_strategy lists them), wherever a task could stand: a follow-up edits what exists, e.g. MINUS(step <root>, <new task>).
+A task with "input":<node> transforms that node's result. Put the search name and parameter values you verified with get_search_parameters in each task's context. When built, the plan's result becomes the whole strategy: steps it does not use are removed (Undo brings them back). Problems come back with JSON-pointer paths; fix them and save again.`
 
 // SaveDraftArgs are save_delegation_draft's arguments.
 type SaveDraftArgs struct {
