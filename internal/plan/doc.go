@@ -9,6 +9,9 @@
 //     stable ids (n1, n2, ... in post-order); a rejected plan is a
 //     *PlanError listing every problem with its JSON pointer, so a model can
 //     fix them all in one go.
+//   - A step node ({"type":"step","stepId":"s3"}) reuses a step of the
+//     conversation's strategy, so a follow-up edits what exists;
+//     Plan.CheckSteps checks such nodes against the strategy at build time.
 //   - TaskContext is what a task's context tells its sub-agent: the search
 //     and parameter values the planner chose.
 //   - messages.go holds the text contracts between the roles: the build

@@ -23,8 +23,12 @@ import (
 // (tidy). Every removal is a DeleteStep through the strategy service,
 // hence a version of its own, so Undo brings the removed steps back.
 
-// tidyTimeout bounds the removals that leave a completed build one root.
-const tidyTimeout = 60 * time.Second
+// freeTimeout bounds the removals that free the reused steps of one node,
+// and tidyTimeout those that leave a completed build one root.
+const (
+	freeTimeout = 30 * time.Second
+	tidyTimeout = 60 * time.Second
+)
 
 // checkSteps checks d's step nodes against the strategy as it stands (a
 // *plan.PlanError naming the valid step ids when one does not exist) and
@@ -125,6 +129,8 @@ func (r *run) free(ctx context.Context, reused []strategy.StepID) error {
 	}
 	r.freeMu.Lock()
 	defer r.freeMu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, freeTimeout)
+	defer cancel()
 	for _, id := range reused {
 		snap, err := r.d.Graph.Snapshot(ctx)
 		if err != nil {
