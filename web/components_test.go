@@ -318,6 +318,21 @@ func TestArtifactsPanel(t *testing.T) {
 	}
 }
 
+// TestDraftReusesStep: a follow-up's draft shows the existing step it
+// reuses beside its new task.
+func TestDraftReusesStep(t *testing.T) {
+	plan := json.RawMessage(`{"type":"combine","operator":"MINUS","left":{"type":"step","stepId":"s3"},"right":{"type":"task","task":"Chromosome 5"}}`)
+	doc := page(t, &event.TurnStart{Base: b("t1"), Mode: "plan", Message: "now also exclude chromosome 5"},
+		&event.ArtifactSaved{Base: b("t1"), Artifact: event.Artifact{ID: "a2", Kind: event.ArtifactDelegationDraft, Title: "Plan", Version: 1, Plan: plan}})
+	tree := tid(doc.Selection, "draft-tree")
+	if diff := cmp.Diff([]string{"combine", "step", "task"}, attrs(tid(tree, "draft-node"), "data-kind")); diff != "" {
+		t.Errorf("draft node kinds (-want +got):\n%s", diff)
+	}
+	if got := tid(tree, "draft-step").Text(); got != "s3" {
+		t.Errorf("reused step = %q, want s3", got)
+	}
+}
+
 func TestSubagentsPanel(t *testing.T) {
 	doc := page(t,
 		&event.TurnStart{Base: b("t1"), Mode: "execute"},

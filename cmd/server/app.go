@@ -90,7 +90,7 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger) (*app, error) 
 		return nil, err
 	}
 	estimator := agent.NewEstimator(0)
-	plan, err := planner.New(planner.Config{Store: db, Catalog: cat, Estimator: estimator})
+	plan, err := planner.New(planner.Config{Store: db, Catalog: cat, Strategies: strategies, Estimator: estimator})
 	if err != nil {
 		return nil, err
 	}

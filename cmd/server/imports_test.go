@@ -9,8 +9,9 @@ import (
 
 // TestImportDirection keeps the layering of DESIGN §2 without anyone having
 // to remember it: imports flow server -> chat -> planner|executor ->
-// subagent -> agent -> llm, and only the store (and the test database
-// helper) touches pgx.
+// subagent -> agent -> llm, only the store (and the test database helper)
+// touches pgx, and the plan model imports nothing of Strategist but the
+// strategy types.
 func TestImportDirection(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "strategist/...").Output()
 	if err != nil {
@@ -35,9 +36,20 @@ func TestImportDirection(t *testing.T) {
 		return 0, false
 	}
 	pgxAllowed := []string{"strategist/internal/store", "strategist/internal/pgtest"}
+	// The plan model is shared by every role, the rules engine and the
+	// browser's view: it may use the strategy types, never the store, the
+	// event stream or the agent layers.
+	planImports := []string{"strategist/internal/strategy"}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
 		pkg, imports := fields[0], fields[1:]
+		if pkg == "strategist/internal/plan" {
+			for _, imp := range imports {
+				if strings.HasPrefix(imp, "strategist/") && !slices.Contains(planImports, imp) {
+					t.Errorf("%s imports %s: the plan model sits low and uses only %v of Strategist", pkg, imp, planImports)
+				}
+			}
+		}
 		if pkg == "strategist/internal/english" {
 			for _, imp := range imports {
 				if strings.Contains(strings.SplitN(imp, "/", 2)[0], ".") || strings.HasPrefix(imp, "strategist/") {

@@ -10,32 +10,15 @@ import (
 
 	"strategist/internal/agent"
 	"strategist/internal/event"
+	"strategist/internal/plan"
 	"strategist/internal/store"
 )
 
-// BuildContext is what an execute turn started from an approved plan
-// receives: structured, not prose. It is stored as the turn's user message
-// (data) and sent to the executor as a JSON block.
-type BuildContext struct {
-	HandoffID string            `json:"handoffId"`
-	Goal      string            `json:"goal"`
-	Plan      json.RawMessage   `json:"plan"`
-	Artifacts []ArtifactSummary `json:"planningArtifacts"`
-}
-
-// ArtifactSummary is a planning artifact as the executor sees it.
-type ArtifactSummary struct {
-	ID          string          `json:"id"`
-	Title       string          `json:"title"`
-	Summary     string          `json:"summaryMarkdown"`
-	Assumptions json.RawMessage `json:"assumptions,omitempty"`
-	Parameters  json.RawMessage `json:"parameters,omitempty"`
-}
-
 // AcceptHandoff approves a pending handoff: in one transaction the handoff
 // is accepted, the conversation switches to execute mode, and an execute
-// turn starts whose input is the goal, the validated plan and the planning
-// artifacts' summaries. It returns the execute turn's id.
+// turn starts whose input is the build message (plan.WriteBuildMessage):
+// the goal, the validated plan and the planning artifacts' summaries. It
+// returns the execute turn's id.
 func (s *Service) AcceptHandoff(ctx context.Context, userID, conversationID, handoffID string) (string, error) {
 	h, err := s.cfg.Store.Handoff(ctx, userID, conversationID, handoffID)
 	if err != nil {
@@ -52,9 +35,9 @@ func (s *Service) AcceptHandoff(ctx context.Context, userID, conversationID, han
 	if err != nil {
 		return "", err
 	}
-	bc := BuildContext{HandoffID: h.ID, Goal: h.Goal, Plan: h.Plan, Artifacts: []ArtifactSummary{}}
+	bc := plan.BuildContext{HandoffID: h.ID, Goal: h.Goal, Plan: h.Plan, Artifacts: []plan.ArtifactSummary{}}
 	for _, a := range arts {
-		if a.Kind != "planning" {
+		if a.Kind != event.ArtifactPlanning {
 			continue
 		}
 		var body struct {
@@ -63,13 +46,12 @@ func (s *Service) AcceptHandoff(ctx context.Context, userID, conversationID, han
 			Parameters  json.RawMessage `json:"parameters"`
 		}
 		_ = json.Unmarshal(a.Body, &body)
-		bc.Artifacts = append(bc.Artifacts, ArtifactSummary{ID: a.ID, Title: a.Title, Summary: body.Summary, Assumptions: body.Assumptions, Parameters: body.Parameters})
+		bc.Artifacts = append(bc.Artifacts, plan.ArtifactSummary{ID: a.ID, Title: a.Title, Summary: body.Summary, Assumptions: body.Assumptions, Parameters: body.Parameters})
 	}
-	data, err := json.Marshal(map[string]any{"build": bc})
+	content, data, err := plan.WriteBuildMessage(bc)
 	if err != nil {
-		return "", fmt.Errorf("chat: encode build context: %w", err)
+		return "", fmt.Errorf("chat: %w", err)
 	}
-	pretty, _ := json.MarshalIndent(bc, "", "  ")
 	model, err := s.pickModel("", conv.Model)
 	if err != nil {
 		return "", err
@@ -79,7 +61,7 @@ func (s *Service) AcceptHandoff(ctx context.Context, userID, conversationID, han
 	st := store.StartTurn{
 		UserID: userID, ConversationID: conv.ID, TurnID: t.id, Mode: ModeExecute, Model: model,
 		Message: store.NewMessage{ID: t.userMessageID, Role: agent.StoredUser,
-			Content: "Build the approved plan:\n```json\n" + string(pretty) + "\n```", Data: data},
+			Content: content, Data: data},
 		AcceptHandoff: h.ID,
 	}
 	err = s.begin(ctx, t, st,

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"strategist/internal/llm"
+	"strategist/internal/store"
 )
 
 // Event is one thing that happened in a turn. The set is sealed: the structs
@@ -84,10 +85,20 @@ type ToolCallEnd struct {
 	DurationMs int64           `json:"durationMs"`
 }
 
+// ArtifactKind says what an artifact is: the store's kinds, named here for
+// the stream's readers.
+type ArtifactKind = store.ArtifactKind
+
+// The artifact kinds.
+const (
+	ArtifactPlanning        = store.ArtifactPlanning
+	ArtifactDelegationDraft = store.ArtifactDelegationDraft
+)
+
 // Artifact is a planning artifact or delegation draft as streamed.
 type Artifact struct {
 	ID              string          `json:"id"`
-	Kind            string          `json:"kind"` // planning or delegation_draft
+	Kind            ArtifactKind    `json:"kind"`
 	Title           string          `json:"title"`
 	SummaryMarkdown string          `json:"summaryMarkdown"`
 	Assumptions     []string        `json:"assumptions"`
@@ -138,7 +149,7 @@ type GraphSnapshot struct {
 // PlanNode is one node of a delegation as streamed.
 type PlanNode struct {
 	ID        string   `json:"id"`
-	Kind      string   `json:"kind"` // task or combine
+	Kind      string   `json:"kind"` // task, combine or step
 	Label     string   `json:"label"`
 	DependsOn []string `json:"dependsOn"`
 	Operator  string   `json:"operator,omitempty"`

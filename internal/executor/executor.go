@@ -14,6 +14,7 @@ import (
 	"strategist/internal/catalog"
 	"strategist/internal/catalog/catalogtool"
 	"strategist/internal/event"
+	"strategist/internal/plan"
 	"strategist/internal/strategy/graphtool"
 	"strategist/internal/subagent"
 )
@@ -22,6 +23,7 @@ import (
 // tools' and the sub-agents' needs (*strategy.Service satisfies it).
 type Strategies interface {
 	graphtool.Service
+	graphtool.Reader
 	subagent.StrategyService
 }
 
@@ -94,8 +96,14 @@ func (x *Executor) Tools(env agent.Env) (*agent.Toolset, error) {
 	if err != nil {
 		return nil, err
 	}
+	getStrategy, err := graphtool.GetStrategy(graphtool.OverviewConfig{Strategies: x.cfg.Strategies, Catalog: x.cfg.Catalog,
+		UserID: env.UserID, ConversationID: env.ConversationID})
+	if err != nil {
+		return nil, err
+	}
 	d := &delegator{x: x, env: env, catalog: cat, binding: binding}
-	all := append(cat.Tools(), graph...)
+	all := append(cat.Tools(), getStrategy)
+	all = append(all, graph...)
 	all = append(all, agent.NewTool("delegate_strategy_subtasks", delegateDoc, d.delegate,
 		agent.WithTimeout(x.cfg.DelegationTimeout)))
 	return agent.NewToolset(all...)
@@ -108,7 +116,7 @@ func (x *Executor) binding(env agent.Env) graphtool.Binding {
 	}
 }
 
-const delegateDoc = `Build a multi-step plan with sub-agents: each task runs as its own agent (in parallel where the plan allows) and creates its step(s); combines are joined for you as soon as both inputs are done. plan is the nested tree {"type":"task","task":...,"hint"?,"context"?,"input"?} / {"type":"combine","operator":...,"left":...,"right":...}. Returns every node's status, the root step of the whole plan, and tokens spent.`
+const delegateDoc = `Build a plan with sub-agents: each task runs as its own agent (in parallel where the plan allows) and creates its step(s); combines are joined for you as soon as both inputs are done; a step node reuses an existing step as it is. plan is the nested tree {"type":"task","task":...,"hint"?,"context"?,"input"?} / {"type":"combine","operator":...,"left":...,"right":...} / {"type":"step","stepId":"s3"}. A reused step that another step consumes is freed first (the steps above it are removed); when the plan completes, every step outside its result is removed so the strategy has one root. Each removal is a version: Undo brings it back. Returns every node's status, the root step of the whole plan, removedSteps, and tokens spent.`
 
 // DelegateArgs are delegate_strategy_subtasks' arguments.
 type DelegateArgs struct {
@@ -125,18 +133,24 @@ type delegator struct {
 }
 
 func (d *delegator) delegate(ctx context.Context, a DelegateArgs) (*subagent.Result, error) {
-	plan, err := subagent.ParseArg(a.Plan, "/plan")
+	p, err := subagent.ParseArg(a.Plan, "/plan")
 	if err != nil {
 		return nil, err
 	}
-	return d.x.cfg.Scheduler.Run(ctx, subagent.Delegation{
+	res, err := d.x.cfg.Scheduler.Run(ctx, subagent.Delegation{
 		TurnID: d.env.TurnID, UserID: d.env.UserID, ConversationID: d.env.ConversationID,
-		Goal: a.Goal, Plan: plan,
+		Goal: a.Goal, Plan: p,
 		Graph:   subagent.ServiceGraph{Service: d.x.cfg.Strategies, UserID: d.env.UserID, ConversationID: d.env.ConversationID},
 		Agent:   subagent.AgentConfig{Engine: d.env.Engine, Model: d.env.Model, MaxRounds: d.x.cfg.SubagentMaxRounds},
 		Tools:   d.attemptTools,
 		Emitter: emitter(d.env.Emit),
 	})
+	if pe, ok := errors.AsType[*plan.PlanError](err); ok {
+		// A step node names a step the strategy does not have: the model
+		// can fix the plan from the valid ids.
+		return nil, subagent.ToolError(pe, "/plan")
+	}
+	return res, err
 }
 
 // attemptTools gives one sub-agent attempt the catalog tools and the graph

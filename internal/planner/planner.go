@@ -16,6 +16,7 @@ import (
 	"strategist/internal/catalog/catalogtool"
 	"strategist/internal/event"
 	"strategist/internal/store"
+	"strategist/internal/strategy/graphtool"
 )
 
 // Store is what the planner's tools need from persistence.
@@ -31,6 +32,9 @@ type Store interface {
 type Config struct {
 	Store   Store
 	Catalog catalog.Catalog
+	// Strategies reads the conversation's strategy (get_strategy, and the
+	// steps a draft reuses); *strategy.Service satisfies it.
+	Strategies graphtool.Reader
 	// MaxRounds bounds model calls per turn (default 16: planning explores).
 	MaxRounds int
 	// ToolTimeout bounds each tool call (default 30 s).
@@ -46,8 +50,8 @@ type Planner struct {
 
 // New checks cfg and returns the planner role.
 func New(cfg Config) (*Planner, error) {
-	if cfg.Store == nil || cfg.Catalog == nil {
-		return nil, errors.New("planner: nil store or catalog")
+	if cfg.Store == nil || cfg.Catalog == nil || cfg.Strategies == nil {
+		return nil, errors.New("planner: nil store, catalog or strategies")
 	}
 	if cfg.MaxRounds == 0 {
 		cfg.MaxRounds = 16
@@ -77,8 +81,13 @@ func (p *Planner) Tools(env agent.Env) (*agent.Toolset, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &tools{store: p.cfg.Store, catalog: p.cfg.Catalog, env: env}
-	all := append(cat.Tools(),
+	t := &tools{store: p.cfg.Store, catalog: p.cfg.Catalog, strategies: p.cfg.Strategies, env: env}
+	getStrategy, err := graphtool.GetStrategy(graphtool.OverviewConfig{Strategies: p.cfg.Strategies, Catalog: p.cfg.Catalog,
+		UserID: env.UserID, ConversationID: env.ConversationID})
+	if err != nil {
+		return nil, err
+	}
+	all := append(cat.Tools(), getStrategy,
 		agent.NewTool("save_planning_artifact", saveArtifactDoc, t.savePlanningArtifact),
 		agent.NewTool("save_delegation_draft", saveDraftDoc, t.saveDelegationDraft),
 		agent.NewTool("list_artifacts", "List this conversation's saved artifacts (planning notes and the delegation draft) with ids and versions.", t.listArtifacts),

@@ -17,6 +17,7 @@ import (
 	"strategist/internal/pgtest"
 	"strategist/internal/planner"
 	"strategist/internal/store"
+	"strategist/internal/strategy"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
@@ -34,7 +35,17 @@ func (r *recorder) emit(_ context.Context, evs ...event.Event) error {
 	return nil
 }
 
-func setup(t *testing.T) (*agent.Toolset, *store.DB, *recorder, string, string) {
+// fixture is a planner's tools for one turn of a fresh conversation, with
+// the strategy service the tools read.
+type fixture struct {
+	tools      *agent.Toolset
+	db         *store.DB
+	rec        *recorder
+	uid, conv  string
+	strategies *strategy.Service
+}
+
+func newFixture(t *testing.T) fixture {
 	t.Helper()
 	ctx := context.Background()
 	db, err := store.New(pgtest.New(t))
@@ -53,7 +64,11 @@ func setup(t *testing.T) (*agent.Toolset, *store.DB, *recorder, string, string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := planner.New(planner.Config{Store: db, Catalog: cat})
+	svc, err := strategy.NewService(strategy.Config{Store: db, Catalog: cat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := planner.New(planner.Config{Store: db, Catalog: cat, Strategies: svc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +77,13 @@ func setup(t *testing.T) (*agent.Toolset, *store.DB, *recorder, string, string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tools, db, rec, u.ID, conv.ID
+	return fixture{tools: tools, db: db, rec: rec, uid: u.ID, conv: conv.ID, strategies: svc}
+}
+
+func setup(t *testing.T) (*agent.Toolset, *store.DB, *recorder, string, string) {
+	t.Helper()
+	f := newFixture(t)
+	return f.tools, f.db, f.rec, f.uid, f.conv
 }
 
 func call(t *testing.T, tools *agent.Toolset, name, args string) (any, error) {

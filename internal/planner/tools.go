@@ -11,15 +11,19 @@ import (
 	"strategist/internal/agent"
 	"strategist/internal/catalog"
 	"strategist/internal/event"
+	"strategist/internal/plan"
 	"strategist/internal/store"
+	"strategist/internal/strategy"
+	"strategist/internal/strategy/graphtool"
 	"strategist/internal/subagent"
 )
 
 // tools are the planner's own tools, bound to one turn.
 type tools struct {
-	store   Store
-	catalog catalog.Catalog
-	env     agent.Env
+	store      Store
+	catalog    catalog.Catalog
+	strategies graphtool.Reader
+	env        agent.Env
 }
 
 const saveArtifactDoc = `Save a planning artifact the researcher can read: what you understood, which searches and parameters you chose and why, and your assumptions. Markdown summary. Pass artifact_id to revise an earlier one (a new version is kept).`
@@ -35,12 +39,12 @@ type SaveArtifactArgs struct {
 
 // SavedArtifact is what saving an artifact returns to the model.
 type SavedArtifact struct {
-	ArtifactID string   `json:"artifactId"`
-	Kind       string   `json:"kind"`
-	Version    int      `json:"version"`
-	Warnings   []string `json:"warnings,omitempty"`
-	Tasks      int      `json:"tasks,omitempty"`
-	Nodes      []string `json:"nodes,omitempty"`
+	ArtifactID string             `json:"artifactId"`
+	Kind       event.ArtifactKind `json:"kind"`
+	Version    int                `json:"version"`
+	Warnings   []string           `json:"warnings,omitempty"`
+	Tasks      int                `json:"tasks,omitempty"`
+	Nodes      []string           `json:"nodes,omitempty"`
 }
 
 func (t *tools) savePlanningArtifact(ctx context.Context, a SaveArtifactArgs) (*SavedArtifact, error) {
@@ -53,7 +57,7 @@ func (t *tools) savePlanningArtifact(ctx context.Context, a SaveArtifactArgs) (*
 		return nil, err
 	}
 	body := artifactBody{SummaryMarkdown: a.SummaryMarkdown, Assumptions: orNone(a.Assumptions), Parameters: params}
-	saved, err := t.save(ctx, a.ArtifactID, "planning", limit(title, 200), body)
+	saved, err := t.save(ctx, a.ArtifactID, event.ArtifactPlanning, limit(title, 200), body)
 	if err != nil {
 		return nil, err
 	}
@@ -62,8 +66,9 @@ func (t *tools) savePlanningArtifact(ctx context.Context, a SaveArtifactArgs) (*
 
 const saveDraftDoc = `Save the delegation plan the executor will build, validated now. plan is a nested tree:
 {"type":"task","task":"what to find","hint":"which search and why","context":{"searchName":"GenesByGoTerm","parameters":{"go_typeahead":"[\"GO:0006260\"]"}}}
-or {"type":"combine","operator":"UNION|INTERSECT|MINUS|RMINUS|LONLY|RONLY|COLOCATE","left":<node>,"right":<node>,"displayName":"..."}.
-A task with "input":<node> transforms that node's result. Put the search name and parameter values you verified with get_search_parameters in each task's context. Problems come back with JSON-pointer paths; fix them and save again.`
+or {"type":"combine","operator":"UNION|INTERSECT|MINUS|RMINUS|LONLY|RONLY|COLOCATE","left":<node>,"right":<node>,"displayName":"..."}
+or {"type":"step","stepId":"s3"} to reuse a step of the existing strategy (get_strategy lists them), wherever a task could stand: a follow-up edits what exists, e.g. MINUS(step <root>, <new task>).
+A task with "input":<node> transforms that node's result. Put the search name and parameter values you verified with get_search_parameters in each task's context. When built, the plan's result becomes the whole strategy: steps it does not use are removed (Undo brings them back). Problems come back with JSON-pointer paths; fix them and save again.`
 
 // SaveDraftArgs are save_delegation_draft's arguments.
 type SaveDraftArgs struct {
@@ -77,51 +82,71 @@ func (t *tools) saveDelegationDraft(ctx context.Context, a SaveDraftArgs) (*Save
 		return nil, &agent.ToolError{Code: agent.CodeValidation, Message: "goal must not be empty",
 			Details: map[string]any{"problems": []agent.Problem{{Field: "/goal", Problem: "empty"}}}}
 	}
-	plan, err := subagent.ParseArg(a.Plan, "/plan")
+	p, err := subagent.ParseArg(a.Plan, "/plan")
 	if err != nil {
 		return nil, err
 	}
-	tree, err := plan.Tree()
+	if err := t.checkSteps(ctx, p); err != nil {
+		return nil, err
+	}
+	tree, err := p.Tree()
 	if err != nil {
 		return nil, err
 	}
-	warnings := t.preflight(ctx, plan)
+	warnings := t.preflight(ctx, p)
 	validation, err := json.Marshal(map[string]any{
-		"valid": true, "tasks": plan.Tasks(), "nodes": len(plan.Nodes), "warnings": orNone(warnings),
+		"valid": true, "tasks": p.Tasks(), "nodes": len(p.Nodes), "warnings": orNone(warnings),
 	})
 	if err != nil {
 		return nil, err
 	}
 	body := artifactBody{
-		Goal: goal, SummaryMarkdown: draftSummary(goal, plan), Assumptions: []string{},
+		Goal: goal, SummaryMarkdown: draftSummary(goal, p), Assumptions: []string{},
 		Parameters: json.RawMessage(`{}`), Plan: tree, Validation: validation,
 	}
-	saved, err := t.save(ctx, "", "delegation_draft", limit("Delegation plan: "+goal, 200), body)
+	saved, err := t.save(ctx, "", event.ArtifactDelegationDraft, limit("Delegation plan: "+goal, 200), body)
 	if err != nil {
 		return nil, err
 	}
-	out := &SavedArtifact{ArtifactID: saved.ID, Kind: saved.Kind, Version: saved.Version, Warnings: warnings, Tasks: plan.Tasks()}
-	for _, n := range plan.EventNodes() {
+	out := &SavedArtifact{ArtifactID: saved.ID, Kind: saved.Kind, Version: saved.Version, Warnings: warnings, Tasks: p.Tasks()}
+	for _, n := range p.Nodes {
 		out.Nodes = append(out.Nodes, n.ID+": "+n.Label)
 	}
 	return out, nil
+}
+
+// checkSteps refuses a draft whose step nodes name steps the strategy does
+// not have, with the ids it has (the scheduler checks again at build time:
+// the strategy may change in between).
+func (t *tools) checkSteps(ctx context.Context, p *plan.Plan) error {
+	if len(p.Steps()) == 0 {
+		return nil
+	}
+	snap, err := t.strategies.Conversation(ctx, t.env.UserID, t.env.ConversationID)
+	if errors.Is(err, store.ErrNotFound) {
+		snap, err = strategy.Snapshot{}, nil
+	}
+	if err != nil {
+		return err
+	}
+	if pe, ok := errors.AsType[*plan.PlanError](p.CheckSteps(snap)); ok {
+		return subagent.ToolError(pe, "/plan")
+	}
+	return nil
 }
 
 // preflight checks what the plan's task contexts say about searches against
 // the catalog, so a plan naming a missing search or a bad value is caught
 // before any sub-agent is spent on it. Problems are warnings: the sub-agent
 // can still find the right search.
-func (t *tools) preflight(ctx context.Context, plan *subagent.Plan) []string {
+func (t *tools) preflight(ctx context.Context, p *plan.Plan) []string {
 	var warnings []string
-	for _, n := range plan.Nodes {
-		if n.Kind != subagent.KindTask || len(n.Context) == 0 {
+	for _, n := range p.Nodes {
+		if n.Kind != plan.KindTask {
 			continue
 		}
-		var hint struct {
-			SearchName string            `json:"searchName"`
-			Parameters map[string]string `json:"parameters"`
-		}
-		if json.Unmarshal(n.Context, &hint) != nil || hint.SearchName == "" {
+		hint, ok := n.TaskContext()
+		if !ok {
 			continue
 		}
 		search, err := t.catalog.Search(ctx, t.env.SiteID, "", hint.SearchName)
@@ -143,13 +168,16 @@ func (t *tools) preflight(ctx context.Context, plan *subagent.Plan) []string {
 	return warnings
 }
 
-func draftSummary(goal string, plan *subagent.Plan) string {
+func draftSummary(goal string, p *plan.Plan) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**Goal:** %s\n\n", goal)
-	for _, n := range plan.EventNodes() {
-		if n.Kind == "combine" {
+	for _, n := range p.Nodes {
+		switch n.Kind {
+		case plan.KindCombine:
 			fmt.Fprintf(&b, "- `%s` %s of %s\n", n.ID, n.Operator, strings.Join(n.DependsOn, " and "))
-		} else {
+		case plan.KindStep:
+			fmt.Fprintf(&b, "- `%s` the existing step %s, reused\n", n.ID, n.StepID)
+		default:
 			fmt.Fprintf(&b, "- `%s` %s\n", n.ID, n.Label)
 		}
 	}
@@ -157,7 +185,7 @@ func draftSummary(goal string, plan *subagent.Plan) string {
 }
 
 // save stores an artifact and streams it.
-func (t *tools) save(ctx context.Context, id, kind, title string, body artifactBody) (store.Artifact, error) {
+func (t *tools) save(ctx context.Context, id string, kind event.ArtifactKind, title string, body artifactBody) (store.Artifact, error) {
 	raw, err := json.Marshal(body)
 	if err != nil {
 		return store.Artifact{}, err
@@ -180,10 +208,10 @@ func (t *tools) save(ctx context.Context, id, kind, title string, body artifactB
 
 // ArtifactInfo lists an artifact.
 type ArtifactInfo struct {
-	ID      string `json:"id"`
-	Kind    string `json:"kind"`
-	Title   string `json:"title"`
-	Version int    `json:"version"`
+	ID      string             `json:"id"`
+	Kind    event.ArtifactKind `json:"kind"`
+	Title   string             `json:"title"`
+	Version int                `json:"version"`
 }
 
 // ArtifactList is list_artifacts' result.
@@ -244,11 +272,11 @@ func (t *tools) requestExecutorBuild(ctx context.Context, a RequestBuildArgs) (*
 	if err := json.Unmarshal(draft.Body, &body); err != nil {
 		return nil, err
 	}
-	plan, err := subagent.ParseArg(body.Plan, "/plan")
+	p, err := subagent.ParseArg(body.Plan, "/plan")
 	if err != nil {
 		return nil, err
 	}
-	tree, err := plan.Tree()
+	tree, err := p.Tree()
 	if err != nil {
 		return nil, err
 	}
@@ -270,7 +298,7 @@ func (t *tools) requestExecutorBuild(ctx context.Context, a RequestBuildArgs) (*
 func (t *tools) findDraft(ctx context.Context, id string) (store.Artifact, error) {
 	if id != "" {
 		a, err := t.store.Artifact(ctx, t.env.UserID, t.env.ConversationID, id)
-		if err == nil && a.Kind == "delegation_draft" {
+		if err == nil && a.Kind == event.ArtifactDelegationDraft {
 			return a, nil
 		}
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -283,7 +311,7 @@ func (t *tools) findDraft(ctx context.Context, id string) (store.Artifact, error
 		return store.Artifact{}, err
 	}
 	for _, a := range arts {
-		if a.Kind == "delegation_draft" {
+		if a.Kind == event.ArtifactDelegationDraft {
 			return a, nil
 		}
 	}

@@ -9,13 +9,27 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
+// ArtifactKind says what an artifact is; the artifacts table's CHECK
+// constraint lists the same kinds.
+type ArtifactKind string
+
+// The artifact kinds.
+const (
+	// ArtifactPlanning is a planner's notes: what it understood, the
+	// searches and parameters it chose, its assumptions.
+	ArtifactPlanning ArtifactKind = "planning"
+	// ArtifactDelegationDraft is the delegation plan waiting for approval.
+	// A conversation has one: saving another revises it.
+	ArtifactDelegationDraft ArtifactKind = "delegation_draft"
+)
+
 // Artifact is a planning artifact or a delegation draft. Body is the
 // artifact's JSON (summary, assumptions, parameters, plan, validation).
 type Artifact struct {
 	ID             string          `db:"id" json:"id"`
 	ConversationID string          `db:"conversation_id" json:"conversationId"`
 	TurnID         *string         `db:"turn_id" json:"turnId,omitempty"`
-	Kind           string          `db:"kind" json:"kind"`
+	Kind           ArtifactKind    `db:"kind" json:"kind"`
 	Title          string          `db:"title" json:"title"`
 	Body           json.RawMessage `db:"body" json:"body"`
 	Version        int             `db:"version" json:"version"`
@@ -33,13 +47,13 @@ type SaveArtifact struct {
 	// ID names the artifact to revise; "" creates one. A conversation has
 	// one delegation draft: saving a draft without an ID revises it.
 	ID    string
-	Kind  string
+	Kind  ArtifactKind
 	Title string
 	Body  json.RawMessage
 }
 
-const findDraftSQL = `
-SELECT id FROM artifacts WHERE conversation_id = $1 AND kind = 'delegation_draft'
+const findArtifactOfKindSQL = `
+SELECT id FROM artifacts WHERE conversation_id = $1 AND kind = $2
 ORDER BY created_at LIMIT 1`
 
 const insertArtifactSQL = `
@@ -66,8 +80,8 @@ func (db *DB) SaveArtifact(ctx context.Context, sa SaveArtifact) (Artifact, erro
 			return err
 		}
 		target := sa.ID
-		if target == "" && sa.Kind == "delegation_draft" {
-			err := tx.QueryRow(ctx, findDraftSQL, sa.ConversationID).Scan(&target)
+		if target == "" && sa.Kind == ArtifactDelegationDraft {
+			err := tx.QueryRow(ctx, findArtifactOfKindSQL, sa.ConversationID, sa.Kind).Scan(&target)
 			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 				return err
 			}

@@ -9,7 +9,7 @@ import (
 )
 
 // Delegation is one run of a delegation plan in a conversation: its goal,
-// its normalised plan (the subagent package's JSON, opaque here), status
+// its normalised plan (the plan package's JSON, opaque here), status
 // (running, completed, failed, cancelled, interrupted), token usage (JSON)
 // and, when read with its nodes, the state of each node.
 type Delegation struct {
@@ -57,7 +57,7 @@ type NewDelegation struct {
 // NewDelegationNode is one node of a NewDelegation.
 type NewDelegationNode struct {
 	NodeID    string
-	Kind      string // task or combine
+	Kind      string // task, combine or step
 	Label     string
 	DependsOn []string
 	Operator  string

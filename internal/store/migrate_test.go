@@ -95,6 +95,8 @@ func TestSchemaConstraints(t *testing.T) {
 		{"unknown artifact kind", `INSERT INTO artifacts (conversation_id, kind, title, body) VALUES ($1, 'memo', 't', '{}')`, []any{convID}},
 		{"unknown node status", `INSERT INTO delegation_nodes (delegation_id, node_id, position, kind, label, status)
 			VALUES ($1, 'n1', 0, 'task', 'x', 'waiting')`, []any{delegationID}},
+		{"unknown node kind", `INSERT INTO delegation_nodes (delegation_id, node_id, position, kind, label)
+			VALUES ($1, 'n1', 0, 'subtask', 'x')`, []any{delegationID}},
 		{"message role", `INSERT INTO messages (conversation_id, role) VALUES ($1, 'system')`, []any{convID}},
 	}
 	for _, tt := range bad {
@@ -104,6 +106,11 @@ func TestSchemaConstraints(t *testing.T) {
 				t.Errorf("%s was accepted", tt.name)
 			}
 		})
+	}
+	// A reused step is a node of its own kind (0002).
+	if _, err := pool.Exec(ctx, `INSERT INTO delegation_nodes (delegation_id, node_id, position, kind, label)
+		VALUES ($1, 'n1', 0, 'step', 'step s3')`, delegationID); err != nil {
+		t.Errorf("a step node was refused: %v", err)
 	}
 	// Deleting the user removes everything they own.
 	if _, err := pool.Exec(ctx, `DELETE FROM users WHERE id = $1`, userID); err != nil {

@@ -204,3 +204,22 @@ func (db *DB) StrategyVersion(ctx context.Context, userID, strategyID string, ve
 	v, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[StrategyVersion])
 	return v, translate("strategy version", err)
 }
+
+const recentStrategyVersionsSQL = `
+SELECT v.version, v.graph, v.change, v.created_at
+FROM strategy_versions v
+JOIN strategies s ON s.id = v.strategy_id
+JOIN conversations c ON c.id = s.conversation_id
+WHERE v.strategy_id = $1 AND c.user_id = $2 AND v.version < $3
+ORDER BY v.version DESC
+LIMIT $4`
+
+// RecentStrategyVersions returns, in one query, up to limit versions of a
+// user's strategy from before version before, newest first, with their
+// graphs. The list is empty when there are none, or when the strategy is
+// not the user's.
+func (db *DB) RecentStrategyVersions(ctx context.Context, userID, strategyID string, before, limit int) ([]StrategyVersion, error) {
+	rows, _ := db.pool.Query(ctx, recentStrategyVersionsSQL, strategyID, userID, before, limit)
+	vs, err := pgx.CollectRows(rows, pgx.RowToStructByName[StrategyVersion])
+	return vs, translate("recent strategy versions", err)
+}

@@ -203,6 +203,28 @@ func TestUpdateStrategyVersions(t *testing.T) {
 	if _, err := f.db.StrategyVersion(ctx, f.other, s.ID, 1); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("other user's version: %v, want ErrNotFound", err)
 	}
+
+	// The versions before 3, newest first, at most 2, with their graphs.
+	recent, err := f.db.RecentStrategyVersions(ctx, f.owner, s.ID, 3, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nums = nil
+	for _, v := range recent {
+		nums = append(nums, v.Version)
+		if v.Graph == nil || v.Change == nil {
+			t.Errorf("recent version %d lacks its graph or change", v.Version)
+		}
+	}
+	if diff := cmp.Diff([]int{2, 1}, nums); diff != "" {
+		t.Errorf("recent versions mismatch (-want +got):\n%s", diff)
+	}
+	if d := decodeDoc(t, recent[0].Graph); d != (doc{Name: "v2", N: 2}) {
+		t.Errorf("recent version 2 graph = %+v", d)
+	}
+	if other, err := f.db.RecentStrategyVersions(ctx, f.other, s.ID, 3, 2); err != nil || len(other) != 0 {
+		t.Errorf("other user's recent versions = %d, %v; want none", len(other), err)
+	}
 }
 
 // TestUpdateStrategySerialises runs read-modify-writes from 8 goroutines:

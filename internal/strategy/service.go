@@ -24,6 +24,7 @@ type Store interface {
 		fn func(current []byte, version int) (next, change []byte, err error)) (store.Strategy, error)
 	StrategyVersions(ctx context.Context, userID, strategyID string) ([]store.StrategyVersion, error)
 	StrategyVersion(ctx context.Context, userID, strategyID string, version int) (store.StrategyVersion, error)
+	RecentStrategyVersions(ctx context.Context, userID, strategyID string, before, limit int) ([]store.StrategyVersion, error)
 }
 
 // Config holds the Service's dependencies.

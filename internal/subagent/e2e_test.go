@@ -12,6 +12,7 @@ import (
 	"strategist/internal/catalog/offline"
 	"strategist/internal/event"
 	"strategist/internal/pgtest"
+	"strategist/internal/plan"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
 	"strategist/internal/strategy/graphtool"
@@ -80,7 +81,7 @@ func TestDelegationEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := Parse([]byte(`{"type":"combine","operator":"NOT","displayName":"Replication or repair, not on chromosome 14",
+	p, err := plan.Parse([]byte(`{"type":"combine","operator":"NOT","displayName":"Replication or repair, not on chromosome 14",
 		"left":{"type":"combine","operator":"OR",
 			"left":{"type":"task","task":"Genes annotated with DNA replication (GO:0006260)"},
 			"right":{"type":"task","task":"Genes annotated with DNA repair (GO:0006281)"}},
@@ -90,7 +91,7 @@ func TestDelegationEndToEnd(t *testing.T) {
 	}
 	// The orchestrator's turn context names the turn for the snapshots.
 	res, err := sched.Run(event.WithTurn(ctx, turnID), Delegation{UserID: userID, ConversationID: conversationID, TurnID: turnID,
-		Goal: "DNA replication or repair genes that are not on chromosome 14", Plan: plan,
+		Goal: "DNA replication or repair genes that are not on chromosome 14", Plan: p,
 		Graph: ServiceGraph{Service: svc, UserID: userID, ConversationID: conversationID},
 		Agent: AgentConfig{Engine: resolving{engine}}, Tools: tools, Emitter: events})
 	if err != nil {
@@ -103,7 +104,7 @@ func TestDelegationEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root, ok := stepOf(snap, res.RootStepID)
+	root, ok := plan.StepOf(snap, res.RootStepID)
 	if !ok || snap.RootStepID != res.RootStepID || root.Operator != strategy.Minus || root.Count == nil || *root.Count != 89 {
 		t.Fatalf("root %s of %v = %+v, want MINUS with 89 genes", res.RootStepID, snap.Roots, root)
 	}

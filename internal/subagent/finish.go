@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"strategist/internal/agent"
+	"strategist/internal/plan"
 	"strategist/internal/strategy"
 )
 
@@ -88,7 +89,7 @@ func (f *finisher) tool() agent.Tool {
 				return finishResult{}, &agent.ToolError{Code: code, Message: msg,
 					Details: map[string]any{"yourRoots": ids(candidates), "inputSteps": ids(f.inputs)}}
 			}
-			if _, ok := stepOf(snap, id); !ok {
+			if _, ok := plan.StepOf(snap, id); !ok {
 				return refuse(CodeStepNotFound, fmt.Sprintf("there is no step %q", a.RootStepID))
 			}
 			if !slices.Contains(own, id) {
@@ -100,7 +101,7 @@ func (f *finisher) tool() agent.Tool {
 			if by, used := consumerOf(snap, id); used {
 				return refuse(CodeNotRoot, fmt.Sprintf("step %s is the input of %s; return the step at the top of your subtree", id, by))
 			}
-			below := subtree(snap, id)
+			below := plan.Subtree(snap, id)
 			for _, in := range f.inputs {
 				if !below[in] {
 					return refuse(CodeInputUnused, fmt.Sprintf("the result must build on input step %s, which is not below %s", in, id))

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"strategist/internal/agent"
+	"strategist/internal/plan"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
 )
@@ -118,19 +119,19 @@ func TestTaskMessage(t *testing.T) {
 // (W12).
 func TestRunColocation(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		plan := `{"type":"combine","operator":"COLOCATE","colocation":{"upstream":1000,"downstream":500,"strand":"same"},
+		raw := `{"type":"combine","operator":"COLOCATE","colocation":{"upstream":1000,"downstream":500,"strand":"same"},
 			"left":` + task1 + `,"right":` + task2 + `}`
 		engine := script(t,
 			reply("n1", 10, createCall("GenesByText")), reply("n1", 10, finishCall("s1")),
 			reply("n2", 15, createCall("GenesByLocation")), reply("n2", 10, finishCall("s2")),
 		)
 		h := newHarness(t, engine, Config{})
-		res, err := h.sched.Run(t.Context(), h.delegation(t, plan))
+		res, err := h.sched.Run(t.Context(), h.delegation(t, raw))
 		if err != nil || res.Status != DelegationCompleted {
 			t.Fatalf("Run = %+v, %v", res, err)
 		}
 		snap, _ := h.graph.Snapshot(t.Context())
-		s3, _ := stepOf(snap, res.RootStepID)
+		s3, _ := plan.StepOf(snap, res.RootStepID)
 		want := &strategy.Colocation{Upstream: 1000, Downstream: 500, Strand: strategy.StrandSame}
 		if diff := cmp.Diff(want, s3.Colocation); diff != "" || s3.Operator != strategy.Colocate {
 			t.Errorf("root %s %s colocation mismatch (-want +got):\n%s", s3.ID, s3.Operator, diff)

@@ -56,16 +56,6 @@ func (g ServiceGraph) Apply(ctx context.Context, m strategy.Mutation) (strategy.
 	return g.Service.Apply(ctx, g.UserID, snap.StrategyID, m)
 }
 
-// stepOf finds a step of a snapshot.
-func stepOf(snap strategy.Snapshot, id strategy.StepID) (strategy.Step, bool) {
-	for _, s := range snap.Steps {
-		if s.ID == id {
-			return s, true
-		}
-	}
-	return strategy.Step{}, false
-}
-
 // consumerOf returns the step that takes id as an input.
 func consumerOf(snap strategy.Snapshot, id strategy.StepID) (strategy.StepID, bool) {
 	for _, s := range snap.Steps {
@@ -76,23 +66,4 @@ func consumerOf(snap strategy.Snapshot, id strategy.StepID) (strategy.StepID, bo
 		}
 	}
 	return "", false
-}
-
-// subtree returns root and every step below it.
-func subtree(snap strategy.Snapshot, root strategy.StepID) map[strategy.StepID]bool {
-	seen := map[strategy.StepID]bool{}
-	var walk func(id strategy.StepID)
-	walk = func(id strategy.StepID) {
-		if seen[id] {
-			return // a corrupt graph with a cycle
-		}
-		seen[id] = true
-		if s, ok := stepOf(snap, id); ok {
-			for _, in := range s.Inputs {
-				walk(in)
-			}
-		}
-	}
-	walk(root)
-	return seen
 }

@@ -20,6 +20,7 @@ import (
 	"strategist/internal/llm"
 	"strategist/internal/llm/scripted"
 	"strategist/internal/pgtest"
+	"strategist/internal/plan"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
 )
@@ -451,9 +452,9 @@ func newHarness(t testing.TB, engine llm.Engine, cfg Config) *harness {
 	return h
 }
 
-func (h *harness) delegation(t testing.TB, plan string) Delegation {
+func (h *harness) delegation(t testing.TB, raw string) Delegation {
 	t.Helper()
-	p, err := Parse(json.RawMessage(plan))
+	p, err := plan.Parse(json.RawMessage(raw))
 	if err != nil {
 		t.Fatalf("Parse: %v", err)
 	}

@@ -1,277 +1,46 @@
-package subagent_test
+package subagent
 
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"strategist/internal/agent"
 	"strategist/internal/event"
-	"strategist/internal/strategy"
-	"strategist/internal/subagent"
+	"strategist/internal/plan"
 )
 
-// fourTasks is a diamond-free tree of four tasks and three combines, one
-// task transforming another, with aliases and COLOCATE.
-const fourTasks = `{
-  "type": "combine", "operator": "minus_left", "displayName": "Kinases near ribosomal genes, not on chr 14",
-  "left": {
-    "type": "combine", "operator": "COLOCATE",
-    "colocation": {"upstream": 1000, "downstream": 500},
-    "left":  {"type": "task", "task": "  Find protein kinases\nby product text ", "hint": "GenesByText"},
-    "right": {"type": "task", "task": "Find ribosomal protein genes", "context": {"term": "ribosom*",  "fields": ["product"]}}
-  },
-  "right": {
-    "type": "combine", "operator": "AND",
-    "left":  {"type": "task", "task": "Orthologs of the chromosome 14 genes",
-              "input": {"type": "task", "task": "Find genes on chromosome 14", "hint": null}},
-    "right": {"type": "task", "task": "Find protein coding genes"}
-  }
-}`
-
-func TestParseNormalises(t *testing.T) {
-	p, err := subagent.Parse(json.RawMessage(fourTasks))
+// TestEventNodes: subagent_plan lists every node with its kind, label,
+// dependencies and canonical operator.
+func TestEventNodes(t *testing.T) {
+	p, err := plan.Parse(json.RawMessage(`{"type":"combine","operator":"NOT","displayName":"off 14",
+		"left":{"type":"task","task":"Orthologs\nof them","input":{"type":"task","task":"Kinases"}},
+		"right":{"type":"task","task":"Chromosome 14"}}`))
 	if err != nil {
-		t.Fatalf("Parse: %v", err)
+		t.Fatal(err)
 	}
-	want := &subagent.Plan{Root: "n8", Nodes: []subagent.Node{
-		{ID: "n1", Kind: subagent.KindTask, Label: "Find protein kinases", DependsOn: []string{}, Path: "/left/left",
-			Task: "Find protein kinases\nby product text", Hint: "GenesByText"},
-		{ID: "n2", Kind: subagent.KindTask, Label: "Find ribosomal protein genes", DependsOn: []string{}, Path: "/left/right",
-			Task: "Find ribosomal protein genes", Context: json.RawMessage(`{"term":"ribosom*","fields":["product"]}`)},
-		{ID: "n3", Kind: subagent.KindCombine, Label: "n1 COLOCATE n2", DependsOn: []string{"n1", "n2"}, Path: "/left",
-			Operator: strategy.Colocate, Left: "n1", Right: "n2",
-			Colocation: &strategy.Colocation{Upstream: 1000, Downstream: 500, Strand: strategy.StrandBoth}},
-		{ID: "n4", Kind: subagent.KindTask, Label: "Find genes on chromosome 14", DependsOn: []string{}, Path: "/right/left/input",
-			Task: "Find genes on chromosome 14"},
-		{ID: "n5", Kind: subagent.KindTask, Label: "Orthologs of the chromosome 14 genes", DependsOn: []string{"n4"}, Path: "/right/left",
-			Task: "Orthologs of the chromosome 14 genes", Input: "n4"},
-		{ID: "n6", Kind: subagent.KindTask, Label: "Find protein coding genes", DependsOn: []string{}, Path: "/right/right",
-			Task: "Find protein coding genes"},
-		{ID: "n7", Kind: subagent.KindCombine, Label: "n5 INTERSECT n6", DependsOn: []string{"n5", "n6"}, Path: "/right",
-			Operator: strategy.Intersect, Left: "n5", Right: "n6"},
-		{ID: "n8", Kind: subagent.KindCombine, Label: "Kinases near ribosomal genes, not on chr 14", DependsOn: []string{"n3", "n7"}, Path: "",
-			Operator: strategy.Minus, Left: "n3", Right: "n7", DisplayName: "Kinases near ribosomal genes, not on chr 14"},
-	}}
-	if diff := cmp.Diff(want, p); diff != "" {
-		t.Errorf("Parse() mismatch (-want +got):\n%s", diff)
+	want := []event.PlanNode{
+		{ID: "n1", Kind: "task", Label: "Kinases", DependsOn: []string{}},
+		{ID: "n2", Kind: "task", Label: "Orthologs", DependsOn: []string{"n1"}},
+		{ID: "n3", Kind: "task", Label: "Chromosome 14", DependsOn: []string{}},
+		{ID: "n4", Kind: "combine", Label: "off 14", DependsOn: []string{"n2", "n3"}, Operator: "MINUS"},
 	}
-	if got := p.Tasks(); got != 5 {
-		t.Errorf("Tasks() = %d, want 5", got)
-	}
-
-	wantEvents := []event.PlanNode{
-		{ID: "n1", Kind: "task", Label: "Find protein kinases", DependsOn: []string{}},
-		{ID: "n2", Kind: "task", Label: "Find ribosomal protein genes", DependsOn: []string{}},
-		{ID: "n3", Kind: "combine", Label: "n1 COLOCATE n2", DependsOn: []string{"n1", "n2"}, Operator: "COLOCATE"},
-		{ID: "n4", Kind: "task", Label: "Find genes on chromosome 14", DependsOn: []string{}},
-		{ID: "n5", Kind: "task", Label: "Orthologs of the chromosome 14 genes", DependsOn: []string{"n4"}},
-		{ID: "n6", Kind: "task", Label: "Find protein coding genes", DependsOn: []string{}},
-		{ID: "n7", Kind: "combine", Label: "n5 INTERSECT n6", DependsOn: []string{"n5", "n6"}, Operator: "INTERSECT"},
-		{ID: "n8", Kind: "combine", Label: "Kinases near ribosomal genes, not on chr 14", DependsOn: []string{"n3", "n7"}, Operator: "MINUS"},
-	}
-	if diff := cmp.Diff(wantEvents, p.EventNodes()); diff != "" {
-		t.Errorf("EventNodes() mismatch (-want +got):\n%s", diff)
-	}
-
-	tree, err := p.Tree()
-	if err != nil {
-		t.Fatalf("Tree: %v", err)
-	}
-	const wantTree = `{"type":"combine","operator":"MINUS",` +
-		`"left":{"type":"combine","operator":"COLOCATE",` +
-		`"left":{"type":"task","task":"Find protein kinases\nby product text","hint":"GenesByText"},` +
-		`"right":{"type":"task","task":"Find ribosomal protein genes","context":{"term":"ribosom*","fields":["product"]}},` +
-		`"colocation":{"upstream":1000,"downstream":500,"strand":"both"}},` +
-		`"right":{"type":"combine","operator":"INTERSECT",` +
-		`"left":{"type":"task","task":"Orthologs of the chromosome 14 genes","input":{"type":"task","task":"Find genes on chromosome 14"}},` +
-		`"right":{"type":"task","task":"Find protein coding genes"}},` +
-		`"displayName":"Kinases near ribosomal genes, not on chr 14"}`
-	if diff := cmp.Diff(wantTree, string(tree)); diff != "" {
-		t.Errorf("Tree() mismatch (-want +got):\n%s", diff)
-	}
-	again, err := subagent.Parse(tree)
-	if err != nil {
-		t.Fatalf("Parse(Tree()): %v", err)
-	}
-	if diff := cmp.Diff(p, again); diff != "" {
-		t.Errorf("Parse(Tree()) mismatch (-want +got):\n%s", diff)
-	}
-	if _, err := p.JSON(); err != nil {
-		t.Errorf("JSON: %v", err)
+	if diff := cmp.Diff(want, eventNodes(p)); diff != "" {
+		t.Errorf("eventNodes() mismatch (-want +got):\n%s", diff)
 	}
 }
 
-// TestParseKeepsIdenticalSubtrees: two identical tasks are two nodes, each
-// with its own steps (a step is consumed at most once).
-func TestParseKeepsIdenticalSubtrees(t *testing.T) {
-	p, err := subagent.Parse(json.RawMessage(`{"type":"combine","operator":"UNION",
-		"left":{"type":"task","task":"Find kinases"},"right":{"type":"task","task":"Find kinases"}}`))
-	if err != nil {
-		t.Fatalf("Parse: %v", err)
-	}
-	var ids []string
-	for _, n := range p.Nodes {
-		ids = append(ids, n.ID+":"+n.Kind.String())
-	}
-	if diff := cmp.Diff([]string{"n1:task", "n2:task", "n3:combine"}, ids); diff != "" {
-		t.Errorf("nodes mismatch (-want +got):\n%s", diff)
-	}
-}
-
-func TestParseOperatorAliases(t *testing.T) {
-	for alias, want := range map[string]strategy.Operator{
-		"AND": strategy.Intersect, "OR": strategy.Union, "NOT": strategy.Minus, "MINUS_LEFT": strategy.Minus,
-		"LMINUS": strategy.Minus, "MINUS_RIGHT": strategy.RMinus, "rminus": strategy.RMinus, "LONLY": strategy.LOnly,
-	} {
-		p, err := subagent.Parse(json.RawMessage(fmt.Sprintf(`{"type":"combine","operator":%q,
-			"left":{"type":"task","task":"a"},"right":{"type":"task","task":"b"}}`, alias)))
-		if err != nil {
-			t.Errorf("Parse(%s): %v", alias, err)
-			continue
-		}
-		if got := p.Nodes[2].Operator; got != want {
-			t.Errorf("Parse(%s) operator = %s, want %s", alias, got, want)
-		}
-	}
-}
-
-// chain nests n tasks through "input".
-func chain(n int) string {
-	s := `{"type":"task","task":"t1"}`
-	for i := 2; i <= n; i++ {
-		s = fmt.Sprintf(`{"type":"task","task":"t%d","input":%s}`, i, s)
-	}
-	return s
-}
-
-// balanced is a combine tree over n tasks.
-func balanced(n int) string {
-	if n == 1 {
-		return `{"type":"task","task":"leaf"}`
-	}
-	return fmt.Sprintf(`{"type":"combine","operator":"UNION","left":%s,"right":%s}`, balanced(n/2), balanced(n-n/2))
-}
-
-func TestParseRejects(t *testing.T) {
-	task := `{"type":"task","task":"Find kinases"}`
-	colocate := func(col string) string {
-		return `{"type":"combine","operator":"COLOCATE","left":` + task + `,"right":` + task + `,"colocation":` + col + `}`
-	}
-	tests := []struct {
-		name string
-		plan string
-		want []string // "path: message prefix"
-	}{
-		{"empty", ``, []string{"(plan): a plan is required"}},
-		{"null", `null`, []string{"(plan): a plan is required"}},
-		{"not json", `{"type":`, []string{"(plan): the plan is not valid JSON"}},
-		{"invalid utf-8", "{\"type\":\"task\",\"task\":\"\xff\"}", []string{"(plan): the plan is not valid UTF-8"}},
-		{"too large", `{"type":"task","task":"` + strings.Repeat("x", subagent.MaxPlanBytes) + `"}`, []string{"(plan): the plan is"}},
-		{"array", `[` + task + `]`, []string{"(plan): a plan node must be an object, not an array"}},
-		{"string child", `{"type":"combine","operator":"AND","left":"n1","right":` + task + `}`,
-			[]string{"/left: a plan node must be an object, not a string"}},
-		{"missing type", `{"task":"Find kinases"}`, []string{`/type: missing: every node needs "type"`}},
-		{"type not a string", `{"type":1,"task":"x"}`, []string{"/type: must be a string, not a number"}},
-		{"unknown type", `{"type":"subtask","task":"x"}`, []string{`/type: unknown node type "subtask"`}},
-		{"unknown type still checks children", `{"type":"op","left":{"type":"task","task":""}}`,
-			[]string{`/type: unknown node type "op"`, "/left/task: the task text is empty"}},
-		{"empty task", `{"type":"task","task":"   "}`, []string{"/task: the task text is empty"}},
-		{"missing task", `{"type":"task"}`, []string{"/task: missing: a task node needs the text"}},
-		{"task not a string", `{"type":"task","task":["a"]}`, []string{"/task: must be a string, not an array"}},
-		{"task too long", `{"type":"task","task":"` + strings.Repeat("é", subagent.MaxTaskLength+1) + `"}`,
-			[]string{"/task: 4001 characters; at most 4000"}},
-		{"task with NUL", `{"type":"task","task":"a\u0000b"}`, []string{"/task: must not contain NUL"}},
-		{"hint not a string", `{"type":"task","task":"x","hint":3}`, []string{"/hint: must be a string, not a number"}},
-		{"context not an object", `{"type":"task","task":"x","context":"chr 5"}`, []string{"/context: context must be an object, not a string"}},
-		{"context with NUL", `{"type":"task","task":"x","context":{"a":"\u0000"}}`, []string{"/context: must not contain NUL"}},
-		{"unknown key", `{"type":"task","task":"x","id":"t1"}`, []string{`/id: unknown key "id": a task node has only type, task, hint, context, input`}},
-		{"display name on task", `{"type":"task","task":"x","displayName":"X"}`, []string{`/displayName: unknown key "displayName"`}},
-		{"hint on combine", `{"type":"combine","operator":"OR","hint":"h","left":` + task + `,"right":` + task + `}`,
-			[]string{`/hint: unknown key "hint": a combine node has only`}},
-		{"escaped key", `{"type":"task","task":"x","a/b~c":1}`, []string{`/a~1b~0c: unknown key "a/b~c"`}},
-		{"unknown operator", `{"type":"combine","operator":"AND","left":` + task + `,"right":{"type":"combine","operator":"AND","left":` + task +
-			`,"right":{"type":"combine","operator":"XOR","left":` + task + `,"right":` + task + `}}}`,
-			[]string{`/right/right/operator: unknown operator "XOR"`}},
-		{"missing operator", `{"type":"combine","left":` + task + `,"right":` + task + `}`, []string{"/operator: missing"}},
-		{"operator not a string", `{"type":"combine","operator":true,"left":` + task + `,"right":` + task + `}`,
-			[]string{"/operator: must be a string, not a boolean"}},
-		{"missing left", `{"type":"combine","operator":"OR","right":` + task + `}`, []string{"/left: missing: a combine node needs both"}},
-		{"null right", `{"type":"combine","operator":"OR","left":` + task + `,"right":null}`, []string{"/right: missing: a combine node needs both"}},
-		{"bad display name", `{"type":"combine","operator":"OR","displayName":"a\tb","left":` + task + `,"right":` + task + `}`,
-			[]string{"/displayName: a display name cannot contain control characters"}},
-		{"colocate without colocation", `{"type":"combine","operator":"COLOCATE","left":` + task + `,"right":` + task + `}`,
-			[]string{"/colocation: missing: COLOCATE needs"}},
-		{"colocation on intersect", `{"type":"combine","operator":"INTERSECT","colocation":{"upstream":0,"downstream":0},"left":` + task + `,"right":` + task + `}`,
-			[]string{"/colocation: colocation belongs to COLOCATE, not INTERSECT"}},
-		{"colocation not an object", colocate(`[1000, 500]`), []string{"/colocation: colocation must be an object, not an array"}},
-		{"bad strand", colocate(`{"upstream":0,"downstream":0,"strand":"left"}`), []string{`/colocation/strand: unknown strand "left"`}},
-		{"negative upstream", colocate(`{"upstream":-5,"downstream":0}`), []string{"/colocation/upstream: must be 0 or more"}},
-		{"fractional downstream", colocate(`{"upstream":5,"downstream":2.5}`), []string{"/colocation/downstream: must be a whole number"}},
-		{"huge distance", colocate(`{"upstream":1e12,"downstream":0}`), []string{"/colocation/upstream: must be at most 10000000"}},
-		{"distance not a number", colocate(`{"upstream":"1kb","downstream":0}`), []string{"/colocation/upstream: must be a number of bases, not a string"}},
-		{"missing downstream", colocate(`{"upstream":5}`), []string{"/colocation/downstream: missing"}},
-		{"colocation unknown key", colocate(`{"upstream":5,"downstream":5,"window":10}`), []string{`/colocation/window: unknown key "window"`}},
-		{"too many tasks", balanced(subagent.MaxTasks + 1), []string{"(plan): the plan has 33 tasks; at most 32"}},
-		{"too deep", chain(subagent.MaxDepth + 1), []string{strings.Repeat("/input", subagent.MaxDepth) + ": the plan nests deeper than 8 levels"}},
-		{"every problem listed", `{"type":"combine","operator":"XOR","left":{"type":"task","task":""},"right":{"type":"tsk"},"extra":1}`,
-			[]string{
-				`/extra: unknown key "extra"`,
-				`/operator: unknown operator "XOR"`,
-				"/left/task: the task text is empty",
-				`/right/type: unknown node type "tsk"`,
-			}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p, err := subagent.Parse(json.RawMessage(tt.plan))
-			if err == nil {
-				t.Fatalf("Parse() = %+v, want an error", p)
-			}
-			if !errors.Is(err, subagent.ErrInvalidPlan) {
-				t.Errorf("errors.Is(%v, ErrInvalidPlan) = false", err)
-			}
-			perr, ok := errors.AsType[*subagent.PlanError](err)
-			if !ok {
-				t.Fatalf("error %T is not a *PlanError", err)
-			}
-			var got []string
-			for i, p := range perr.Problems {
-				s := p.String()
-				if i < len(tt.want) && strings.HasPrefix(s, tt.want[i]) {
-					s = tt.want[i]
-				}
-				got = append(got, s)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("problems mismatch (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-func TestParseLimitsAccepted(t *testing.T) {
-	for name, plan := range map[string]string{
-		"32 tasks": balanced(subagent.MaxTasks),
-		"depth 8":  chain(subagent.MaxDepth),
-	} {
-		if _, err := subagent.Parse(json.RawMessage(plan)); err != nil {
-			t.Errorf("Parse(%s): %v", name, err)
-		}
-	}
-}
-
-func TestPlanErrorToolError(t *testing.T) {
-	_, err := subagent.Parse(json.RawMessage(`{"type":"combine","operator":"XOR","left":{"type":"task","task":"a"}}`))
-	perr, ok := errors.AsType[*subagent.PlanError](err)
+// TestParseArg: a rejected plan is a tool error whose problems point into
+// the tool's arguments and that still wraps the plan error.
+func TestParseArg(t *testing.T) {
+	_, err := ParseArg(json.RawMessage(`{"type":"combine","operator":"XOR","left":{"type":"task","task":"a"}}`), "/plan")
+	te, ok := errors.AsType[*agent.ToolError](err)
 	if !ok {
-		t.Fatalf("Parse error = %v, want a *PlanError", err)
+		t.Fatalf("ParseArg error = %v, want an *agent.ToolError", err)
 	}
-	te := perr.ToolError("/plan")
-	if te.Code != subagent.CodeInvalidPlan {
+	if te.Code != plan.CodeInvalidPlan {
 		t.Errorf("Code = %q", te.Code)
 	}
 	b, err := json.Marshal(te.Details)
@@ -293,7 +62,7 @@ func TestPlanErrorToolError(t *testing.T) {
 	if diff := cmp.Diff([]string{"/plan/operator", "/plan/right"}, fields); diff != "" {
 		t.Errorf("fields mismatch (-want +got):\n%s", diff)
 	}
-	if !errors.Is(te, subagent.ErrInvalidPlan) {
+	if !errors.Is(te, plan.ErrInvalidPlan) {
 		t.Errorf("the tool error does not wrap the plan error")
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"strategist/internal/llm"
 	"strategist/internal/pgtest"
+	"strategist/internal/plan"
 	"strategist/internal/store"
 )
 
@@ -57,8 +58,8 @@ func TestRunKeepsRowsCurrent(t *testing.T) {
 	if err := json.Unmarshal(got.Usage, &total); err != nil || total != res.Usage || total.TotalTokens == 0 {
 		t.Errorf("delegation usage %s, want %+v", got.Usage, res.Usage)
 	}
-	var plan Plan
-	if err := json.Unmarshal(got.Plan, &plan); err != nil || len(plan.Nodes) != len(res.Nodes) {
+	var stored plan.Plan
+	if err := json.Unmarshal(got.Plan, &stored); err != nil || len(stored.Nodes) != len(res.Nodes) {
 		t.Errorf("stored plan %s: %v", got.Plan, err)
 	}
 }

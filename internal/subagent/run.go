@@ -11,6 +11,7 @@ import (
 
 	"strategist/internal/event"
 	"strategist/internal/llm"
+	"strategist/internal/plan"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
 )
@@ -39,8 +40,13 @@ const writeTimeout = 10 * time.Second
 // through the rowWriter. The owner starts both and waits for them before
 // Run returns, so every event and row of the delegation is durable by
 // then. The fields set in newRun (s, d, id, ctx, cancel, release, log,
-// writeCtx, rows, events) are read-only after it; failErr is guarded by
-// failMu.
+// writeCtx, rows, events) and reused are read-only after it; failErr is
+// guarded by failMu.
+//
+// Reused steps are freed by the workers of the nodes that consume them
+// (free), one worker at a time under freeMu, which also guards removed;
+// the owner reads removed, and writes it and warning in tidy, only once
+// every worker has ended.
 type run struct {
 	s        *Scheduler
 	d        Delegation
@@ -62,11 +68,19 @@ type run struct {
 
 	failMu  sync.Mutex
 	failErr error // the first write failure, which stops the run
+
+	// reused holds each step node's summary (checkSteps).
+	reused map[string]string
+	freeMu sync.Mutex
+	// removed lists the steps deleted to free reused steps and to leave
+	// a completed build one root, in the order they were deleted.
+	removed []strategy.StepID
+	warning string // what tidy could not do; owner only
 }
 
 // nodeState is the owner's record of one node.
 type nodeState struct {
-	node       Node
+	node       plan.Node
 	deps       []int
 	dependents []int
 	status     Status
@@ -95,13 +109,13 @@ type workerResult struct {
 // errOutOfTime is the cause of a delegation's overall deadline.
 var errOutOfTime = errors.New("the delegation ran out of time")
 
-func newRun(ctx context.Context, s *Scheduler, d Delegation, id string) *run {
+func newRun(ctx context.Context, s *Scheduler, d Delegation, id string, reused map[string]string) *run {
 	dctx, release := context.WithTimeoutCause(ctx, s.cfg.MaxDuration, errOutOfTime)
 	rctx, cancel := context.WithCancelCause(dctx)
 	r := &run{s: s, d: d, id: id, ctx: rctx, cancel: cancel, release: release, writeCtx: context.WithoutCancel(ctx),
 		log: s.log.With("delegation_id", id, "turn_id", d.TurnID), start: time.Now(),
 		index: make(map[string]int, len(d.Plan.Nodes)), results: make(chan workerResult),
-		rows: newRowWriter(), events: newEventPump()}
+		rows: newRowWriter(), events: newEventPump(), reused: reused}
 	r.nodes = make([]nodeState, len(d.Plan.Nodes))
 	for i, n := range d.Plan.Nodes {
 		r.nodes[i] = nodeState{node: n, status: StatusQueued}
@@ -122,7 +136,7 @@ func newRun(ctx context.Context, s *Scheduler, d Delegation, id string) *run {
 func (r *run) loop() (*Result, error) {
 	go r.rows.run(r.writeCtx, r.writeRows, r.failed)
 	go r.events.run(r.writeCtx, r.emitBatch, r.failed)
-	r.events.send(&event.SubagentPlan{Base: r.base(), DelegationID: r.id, Goal: r.d.Goal, Nodes: r.d.Plan.EventNodes()})
+	r.events.send(&event.SubagentPlan{Base: r.base(), DelegationID: r.id, Goal: r.d.Goal, Nodes: eventNodes(r.d.Plan)})
 	for {
 		if r.ctx.Err() == nil {
 			r.startReady()
@@ -144,6 +158,9 @@ func (r *run) loop() (*Result, error) {
 		case !ns.status.Final():
 			r.end(i, StatusCancelled, r.stopReason())
 		}
+	}
+	if root := r.nodes[r.index[r.d.Plan.Root]]; root.status == StatusDone {
+		r.tidy(root.root)
 	}
 	r.rows.close()
 	r.events.close()
@@ -178,8 +195,8 @@ func (r *run) ready(i int) bool {
 }
 
 // startReady starts, in plan order, every node whose inputs are done:
-// combines at once, tasks (and tasks waiting to retry) while a slot is
-// free.
+// step nodes and combines at once, tasks (and tasks waiting to retry)
+// while a slot is free.
 func (r *run) startReady() {
 	for i := range r.nodes {
 		ns := &r.nodes[i]
@@ -188,9 +205,11 @@ func (r *run) startReady() {
 			continue
 		}
 		switch ns.node.Kind {
-		case KindCombine:
+		case plan.KindStep:
+			r.startStep(i)
+		case plan.KindCombine:
 			r.startCombine(i)
-		case KindTask:
+		case plan.KindTask:
 			if r.runningTasks < r.s.cfg.Concurrency {
 				r.startTask(i)
 			}
@@ -213,6 +232,7 @@ func (r *run) startTask(i int) {
 		dep := r.nodes[j]
 		spec.deps = append(spec.deps, depRoot{nodeID: dep.node.ID, label: dep.node.Label, root: dep.root})
 	}
+	reused := r.reusedInputs(i)
 	r.inflight++
 	r.runningTasks++
 	go func() {
@@ -224,6 +244,10 @@ func (r *run) startTask(i int) {
 			r.results <- res
 		}()
 		r.events.send(&event.SubagentTaskStart{Base: r.base(), DelegationID: r.id, NodeID: spec.node.ID, Attempt: spec.attempt})
+		if err := r.free(r.ctx, reused); err != nil {
+			res.task = attemptResult{err: err, cancelled: r.ctx.Err() != nil}
+			return
+		}
 		res.task = r.runTask(r.ctx, spec)
 	}()
 }
@@ -236,6 +260,7 @@ func (r *run) startCombine(i int) {
 	n := ns.node
 	m := strategy.Combine{Left: r.nodes[ns.deps[0]].root, Right: r.nodes[ns.deps[1]].root,
 		Operator: n.Operator, Colocation: n.Colocation, DisplayName: n.DisplayName}
+	reused := r.reusedInputs(i)
 	r.inflight++
 	go func() {
 		res := workerResult{index: i}
@@ -248,6 +273,10 @@ func (r *run) startCombine(i int) {
 		r.events.send(&event.SubagentTaskStart{Base: r.base(), DelegationID: r.id, NodeID: n.ID, Attempt: 1})
 		ctx, cancel := context.WithTimeout(r.ctx, r.s.cfg.TaskTimeout)
 		defer cancel()
+		if err := r.free(ctx, reused); err != nil {
+			res.err = err
+			return
+		}
 		out, err := r.d.Graph.Apply(ctx, m)
 		if err != nil {
 			res.err = fmt.Errorf("combine %s %s %s: %w", m.Left, n.Operator, m.Right, err)
@@ -261,7 +290,7 @@ func (r *run) startCombine(i int) {
 func (r *run) record(res workerResult) {
 	i := res.index
 	ns := &r.nodes[i]
-	if ns.node.Kind == KindCombine {
+	if ns.node.Kind == plan.KindCombine {
 		switch {
 		case res.err == nil:
 			ns.root = res.root
@@ -348,7 +377,7 @@ func (r *run) persist(i int) {
 	ns := &r.nodes[i]
 	u := store.DelegationNodeUpdate{NodeID: ns.node.ID, Status: string(ns.status), Attempt: ns.attempt,
 		RootStepID: string(ns.root), Error: ns.err}
-	if ns.node.Kind == KindTask && ns.attempt > 0 {
+	if ns.node.Kind == plan.KindTask && ns.attempt > 0 {
 		u.Usage, _ = json.Marshal(ns.usage) // plain ints
 	}
 	if !ns.started.IsZero() {
@@ -418,6 +447,7 @@ func (r *run) finish() (*Result, error) {
 	default:
 		res.Status = DelegationFailed
 	}
+	res.Removed, res.Warning = r.removed, r.warning
 	res.DurationMs = time.Since(r.start).Milliseconds()
 	usage, _ := json.Marshal(res.Usage)
 	ctx, cancel := context.WithTimeout(r.writeCtx, writeTimeout)

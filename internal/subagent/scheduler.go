@@ -11,6 +11,7 @@ import (
 
 	"strategist/internal/event"
 	"strategist/internal/llm"
+	"strategist/internal/plan"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
 )
@@ -100,7 +101,7 @@ type Delegation struct {
 	UserID         string // owner of the conversation: every row is written as them
 	ConversationID string
 	Goal           string
-	Plan           *Plan
+	Plan           *plan.Plan
 	// Graph is the conversation's strategy (ServiceGraph in the server).
 	Graph Graph
 	// Agent is the sub-agents' model (the turn's) and bounds.
@@ -167,14 +168,21 @@ type Result struct {
 	// RootStepID is the root node's step, set when Status is completed.
 	RootStepID strategy.StepID `json:"rootStepId,omitempty"`
 	Nodes      []NodeResult    `json:"nodes"`
-	Usage      llm.Usage       `json:"usage"`
-	DurationMs int64           `json:"durationMs"`
+	// Removed lists the steps the delegation deleted, in order: those
+	// above a reused step (freed for it) and, once the plan completed,
+	// every step outside its result, so the strategy has one root. Each
+	// deletion is a version of the strategy: Undo brings them back.
+	Removed []strategy.StepID `json:"removedSteps,omitempty"`
+	// Warning says what could not be tidied after a completed build.
+	Warning    string    `json:"warning,omitempty"`
+	Usage      llm.Usage `json:"usage"`
+	DurationMs int64     `json:"durationMs"`
 }
 
 // NodeResult is how one node ended.
 type NodeResult struct {
 	ID         string          `json:"id"`
-	Kind       Kind            `json:"kind"`
+	Kind       plan.Kind       `json:"kind"`
 	Label      string          `json:"label"`
 	Status     Status          `json:"status"`
 	Attempts   int             `json:"attempts,omitempty"`
@@ -187,12 +195,20 @@ type NodeResult struct {
 }
 
 // Run runs a delegation to its end and returns how every node ended. It
-// stores the delegation and its nodes, emits subagent_plan, then starts
-// ready nodes in plan order (tasks up to Concurrency at once), each task
-// attempt with a fresh agent under its own deadline, retrying a failed
-// attempt up to MaxAttempts with a summary of the error; a node that fails
-// for good marks its dependents skipped without spending a model call on
-// them; a combine runs, without a model, as soon as both inputs are done.
+// checks the steps the plan reuses against the strategy (a step that does
+// not exist is a *plan.PlanError naming the valid ids, and nothing is
+// stored), stores the delegation and its nodes, emits subagent_plan, then
+// starts ready nodes in plan order (tasks up to Concurrency at once), each
+// task attempt with a fresh agent under its own deadline, retrying a
+// failed attempt up to MaxAttempts with a summary of the error; a node
+// that fails for good marks its dependents skipped without spending a
+// model call on them; a combine runs, without a model, as soon as both
+// inputs are done; a step node is done at once, its result the existing
+// step. A reused step is freed (the steps above it deleted) just before
+// the node that consumes it starts, and once the plan completes every step
+// outside its result is deleted, so a build leaves the strategy one root;
+// each deletion is a version (Result.Removed lists them), so Undo brings
+// them back.
 //
 // Events: subagent_plan once; per attempt subagent_task_start, the
 // sub-agent's subagent_tool_call_start/_end and subagent_message, a usage
@@ -213,6 +229,10 @@ func (s *Scheduler) Run(ctx context.Context, d Delegation) (*Result, error) {
 	if err := d.check(); err != nil {
 		return nil, fmt.Errorf("subagent: run: %w", err)
 	}
+	reused, err := checkSteps(ctx, &d)
+	if err != nil {
+		return nil, fmt.Errorf("subagent: run: %w", err)
+	}
 	planJSON, err := d.Plan.JSON()
 	if err != nil {
 		return nil, fmt.Errorf("subagent: run: %w", err)
@@ -227,7 +247,7 @@ func (s *Scheduler) Run(ctx context.Context, d Delegation) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("subagent: run: %w", err)
 	}
-	r := newRun(ctx, s, d, rec.ID)
+	r := newRun(ctx, s, d, rec.ID, reused)
 	defer r.release()
 	defer r.cancel(nil)
 	return r.loop()

@@ -11,6 +11,7 @@ import (
 	"strategist/internal/event"
 	"strategist/internal/event/eventtest"
 	"strategist/internal/llm"
+	"strategist/internal/plan"
 	"strategist/internal/strategy"
 )
 
@@ -76,7 +77,7 @@ func TestRunTree(t *testing.T) {
 		var statuses []string
 		for _, n := range res.Nodes {
 			statuses = append(statuses, n.ID+":"+string(n.Status)+":"+string(n.RootStepID))
-			if n.Kind == KindTask && (n.Summary != "built "+string(n.RootStepID) || n.Usage.TotalTokens == 0) {
+			if n.Kind == plan.KindTask && (n.Summary != "built "+string(n.RootStepID) || n.Usage.TotalTokens == 0) {
 				t.Errorf("node %s: summary %q, usage %+v", n.ID, n.Summary, n.Usage)
 			}
 		}
@@ -87,7 +88,7 @@ func TestRunTree(t *testing.T) {
 		if snap.RootStepID != "s7" || len(snap.Steps) != 7 {
 			t.Errorf("strategy = root %q, %d steps; want one tree of 7 under s7", snap.RootStepID, len(snap.Steps))
 		}
-		s7, _ := stepOf(snap, "s7")
+		s7, _ := plan.StepOf(snap, "s7")
 		if diff := cmp.Diff([]strategy.StepID{"s5", "s6"}, s7.Inputs); diff != "" || s7.Operator != strategy.Intersect {
 			t.Errorf("root step = %s %v, want INTERSECT of s5 and s6", s7.Operator, s7.Inputs)
 		}
@@ -113,18 +114,18 @@ func TestRunTree(t *testing.T) {
 func checkEvents(t *testing.T, events []event.Event) {
 	t.Helper()
 	checkStream(t, events)
-	plan, ok := events[0].(*event.SubagentPlan)
+	sp, ok := events[0].(*event.SubagentPlan)
 	if !ok {
 		t.Fatalf("first event is %T, want the plan", events[0])
 	}
 	deps := map[string][]string{}
-	for _, n := range plan.Nodes {
+	for _, n := range sp.Nodes {
 		deps[n.ID] = n.DependsOn
 	}
 	status := map[string]string{}
 	running := map[string]bool{}
 	for i, ev := range events {
-		if ev.Turn() != plan.TurnID {
+		if ev.Turn() != sp.TurnID {
 			t.Errorf("event %d (%T) has turn %q", i, ev, ev.Turn())
 		}
 		switch e := ev.(type) {
@@ -139,7 +140,7 @@ func checkEvents(t *testing.T, events []event.Event) {
 			}
 			running[e.NodeID], status[e.NodeID] = true, ""
 		case *event.SubagentToolCallStart:
-			if !running[e.NodeID] || e.DelegationID != plan.DelegationID {
+			if !running[e.NodeID] || e.DelegationID != sp.DelegationID {
 				t.Errorf("event %d: a tool call of %s outside its run", i, e.NodeID)
 			}
 		case *event.SubagentToolCallEnd:
@@ -151,7 +152,7 @@ func checkEvents(t *testing.T, events []event.Event) {
 			if !running[e.NodeID] && !neverRan {
 				t.Errorf("event %d: %s ends %s without running", i, e.NodeID, e.Status)
 			}
-			if e.DelegationID != plan.DelegationID {
+			if e.DelegationID != sp.DelegationID {
 				t.Errorf("event %d: delegation %q", i, e.DelegationID)
 			}
 			running[e.NodeID], status[e.NodeID] = false, e.Status

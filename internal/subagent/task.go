@@ -11,6 +11,7 @@ import (
 	"strategist/internal/agent"
 	"strategist/internal/event"
 	"strategist/internal/llm"
+	"strategist/internal/plan"
 	"strategist/internal/strategy"
 )
 
@@ -73,7 +74,7 @@ func (e permanentError) Unwrap() error { return e.err }
 
 // attemptSpec is one attempt of a task node, as its worker gets it.
 type attemptSpec struct {
-	node     Node
+	node     plan.Node
 	attempt  int
 	deps     []depRoot
 	previous string
@@ -223,7 +224,7 @@ func (r *run) forward(nodeID string, ev agent.Event, usage *llm.Usage) bool {
 }
 
 // describe looks up the root steps of a node's dependencies.
-func (r *run) describe(ctx context.Context, deps []depRoot) ([]Dependency, error) {
+func (r *run) describe(ctx context.Context, deps []depRoot) ([]plan.Dependency, error) {
 	if len(deps) == 0 {
 		return nil, nil
 	}
@@ -231,13 +232,13 @@ func (r *run) describe(ctx context.Context, deps []depRoot) ([]Dependency, error
 	if err != nil {
 		return nil, fmt.Errorf("describe inputs: %w", err)
 	}
-	out := make([]Dependency, len(deps))
+	out := make([]plan.Dependency, len(deps))
 	for i, d := range deps {
-		s, ok := stepOf(snap, d.root)
+		s, ok := plan.StepOf(snap, d.root)
 		if !ok {
 			return nil, fmt.Errorf("describe inputs: %s's root step %s is gone from the strategy", d.nodeID, d.root)
 		}
-		out[i] = describeDependency(d.nodeID, d.label, s)
+		out[i] = plan.DependencyOf(d.nodeID, d.label, s)
 	}
 	return out, nil
 }

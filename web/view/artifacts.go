@@ -4,13 +4,8 @@ import (
 	"encoding/json"
 
 	"strategist/internal/event"
+	"strategist/internal/plan"
 	"strategist/internal/strategy"
-)
-
-// The artifact kinds.
-const (
-	KindPlanning        = "planning"
-	KindDelegationDraft = "delegation_draft"
 )
 
 // Artifact is the latest version of a planning artifact or delegation
@@ -33,11 +28,12 @@ type Validation struct {
 	Problems []string `json:"problems"`
 }
 
-// DraftNode is one node of a delegation draft: a task, or a combine of two
-// subtrees with an operator. A task may have an input (a transform of
-// another subtree).
+// DraftNode is one node of a delegation draft: a task, a combine of two
+// subtrees with an operator, or an existing step the plan reuses. A task
+// may have an input (a transform of another subtree).
 type DraftNode struct {
-	Kind        string // task or combine
+	Kind        string // task, combine or step
+	StepID      string // the reused step of a step node
 	Task        string
 	Hint        string
 	SearchName  string
@@ -46,56 +42,40 @@ type DraftNode struct {
 	Children    []*DraftNode
 }
 
-// draftJSON is the nested plan schema of a delegation (DESIGN §6).
-type draftJSON struct {
-	Type        string          `json:"type"`
-	Task        string          `json:"task"`
-	Hint        string          `json:"hint"`
-	Context     json.RawMessage `json:"context"`
-	Input       *draftJSON      `json:"input"`
-	Operator    string          `json:"operator"`
-	Left        *draftJSON      `json:"left"`
-	Right       *draftJSON      `json:"right"`
-	DisplayName string          `json:"displayName"`
-}
-
 // ParseDraft reads a delegation plan for display; it returns nil when the
 // plan is not a tree of the schema. It does not validate: the planner did.
 func ParseDraft(raw json.RawMessage) *DraftNode {
 	if len(raw) == 0 {
 		return nil
 	}
-	var d draftJSON
-	if err := json.Unmarshal(raw, &d); err != nil {
+	t, err := plan.DecodeTree(raw)
+	if err != nil {
 		return nil
 	}
-	return draftNode(&d, 0)
+	return draftNode(t, 0)
 }
 
-func draftNode(d *draftJSON, depth int) *DraftNode {
-	if d == nil || depth > 16 {
+func draftNode(t *plan.TreeNode, depth int) *DraftNode {
+	if t == nil || depth > plan.MaxDepth {
 		return nil
 	}
-	n := &DraftNode{Kind: d.Type, Task: d.Task, Hint: d.Hint, DisplayName: d.DisplayName}
-	switch d.Type {
-	case "combine":
-		n.Operator = d.Operator
-		if op, err := strategy.ParseOperator(d.Operator); err == nil {
+	n := &DraftNode{Kind: t.Type.String(), Task: t.Task, Hint: t.Hint, DisplayName: t.DisplayName}
+	switch t.Type {
+	case plan.KindCombine:
+		n.Operator = string(t.Operator)
+		if op, err := strategy.ParseOperator(string(t.Operator)); err == nil {
 			n.Operator = string(op)
 		}
-		for _, child := range []*draftJSON{d.Left, d.Right} {
-			if cn := draftNode(child, depth+1); cn != nil {
-				n.Children = append(n.Children, cn)
-			}
-		}
+	case plan.KindStep:
+		n.StepID = string(t.StepID)
 	default:
-		n.Kind = "task"
-		var ctx struct {
-			SearchName string `json:"searchName"`
+		n.Kind = plan.KindTask.String()
+		if ctx, ok := t.TaskContext(); ok {
+			n.SearchName = ctx.SearchName
 		}
-		_ = json.Unmarshal(d.Context, &ctx)
-		n.SearchName = ctx.SearchName
-		if cn := draftNode(d.Input, depth+1); cn != nil {
+	}
+	for _, c := range t.Children() {
+		if cn := draftNode(c, depth+1); cn != nil {
 			n.Children = append(n.Children, cn)
 		}
 	}
@@ -153,7 +133,7 @@ func (c *Conversation) Handoff(id string) *Handoff {
 
 func (c *Conversation) artifactSaved(e *event.ArtifactSaved) []Change {
 	a := &Artifact{Artifact: e.Artifact}
-	if a.Kind == KindDelegationDraft {
+	if a.Kind == event.ArtifactDelegationDraft {
 		a.Draft = ParseDraft(a.Plan)
 		if len(a.Artifact.Validation) > 0 {
 			var v Validation

@@ -24,7 +24,7 @@ type Node struct {
 	// Key is the delegation's key; with ID it makes the node's element id.
 	Key       int64
 	ID        string
-	Kind      string // task or combine
+	Kind      string // task, combine or step (a reused step)
 	Label     string
 	Operator  string
 	DependsOn []string

@@ -199,10 +199,10 @@ func TestHandoffs(t *testing.T) {
 	tr := &transcript{t: t}
 	tr.add(
 		&event.TurnStart{Base: base("t1"), Mode: "plan"},
-		&event.ArtifactSaved{Base: base("t1"), Artifact: event.Artifact{ID: "a1", Kind: view.KindDelegationDraft, Title: "Plan", Version: 1,
+		&event.ArtifactSaved{Base: base("t1"), Artifact: event.Artifact{ID: "a1", Kind: event.ArtifactDelegationDraft, Title: "Plan", Version: 1,
 			Plan: json.RawMessage(`{"type":"task","task":"A"}`), Validation: json.RawMessage(`{"valid":true,"tasks":1,"nodes":1}`)}},
 		&event.HandoffRequested{Base: base("t1"), HandoffID: "h1", Goal: "g1", ArtifactID: "a1"},
-		&event.ArtifactSaved{Base: base("t1"), Artifact: event.Artifact{ID: "a1", Kind: view.KindDelegationDraft, Title: "Plan v2", Version: 2,
+		&event.ArtifactSaved{Base: base("t1"), Artifact: event.Artifact{ID: "a1", Kind: event.ArtifactDelegationDraft, Title: "Plan v2", Version: 2,
 			Plan: json.RawMessage(`{"type":"task","task":"B"}`), Validation: json.RawMessage(`{"valid":true,"tasks":1,"nodes":1}`)}},
 		&event.HandoffRequested{Base: base("t1"), HandoffID: "h2", Goal: "g2", ArtifactID: "a1"},
 		&event.HandoffRequested{Base: base("t1"), HandoffID: "h3", Goal: "g3", ArtifactID: "a9"},
@@ -236,14 +236,14 @@ func TestParseDraft(t *testing.T) {
 	plan := `{"type":"combine","operator":"not","displayName":"off 14",
 		"left":{"type":"combine","operator":"OR","left":{"type":"task","task":"A","context":{"searchName":"GenesByGoTerm"}},
 			"right":{"type":"task","task":"B","hint":"h","input":{"type":"task","task":"C"}}},
-		"right":{"type":"task","task":"D"}}`
+		"right":{"type":"combine","operator":"AND","left":{"type":"step","stepId":"s3"},"right":{"type":"task","task":"D"}}}`
 	got := view.ParseDraft(json.RawMessage(plan))
 	want := &view.DraftNode{Kind: "combine", Operator: "MINUS", DisplayName: "off 14", Children: []*view.DraftNode{
 		{Kind: "combine", Operator: "UNION", Children: []*view.DraftNode{
 			{Kind: "task", Task: "A", SearchName: "GenesByGoTerm"},
 			{Kind: "task", Task: "B", Hint: "h", Children: []*view.DraftNode{{Kind: "task", Task: "C"}}},
 		}},
-		{Kind: "task", Task: "D"},
+		{Kind: "combine", Operator: "INTERSECT", Children: []*view.DraftNode{{Kind: "step", StepID: "s3"}, {Kind: "task", Task: "D"}}},
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("ParseDraft() mismatch (-want +got):\n%s", diff)

@@ -2,57 +2,21 @@ package rules
 
 import (
 	"strategist/internal/english"
+	"strategist/internal/plan"
 
 	"encoding/json"
 	"fmt"
 	"strings"
 )
 
-// buildContext is an approved plan as an execute turn receives it: the
-// user message "Build the approved plan:" and a ```json block.
-type buildContext struct {
-	HandoffID string          `json:"handoffId"`
-	Goal      string          `json:"goal"`
-	Plan      json.RawMessage `json:"plan"`
-}
-
-// buildPrefix starts the user message of a turn that builds an approved
-// plan.
-const buildPrefix = "Build the approved plan:"
-
-// parseBuildContext reads the approved plan from the user message.
-func parseBuildContext(user string) (buildContext, *planNode, bool) {
-	if !strings.HasPrefix(strings.TrimSpace(user), buildPrefix) {
-		return buildContext{}, nil, false
+// parseBuildContext reads the approved plan of a build message
+// (plan.ReadBuildMessage); a plan without a task is not one to build here.
+func parseBuildContext(user string) (plan.BuildContext, *plan.TreeNode, bool) {
+	bc, tree, ok := plan.ReadBuildMessage(user)
+	if !ok || tree.Tasks() == 0 {
+		return plan.BuildContext{}, nil, false
 	}
-	raw, ok := fencedJSON(user)
-	if !ok {
-		return buildContext{}, nil, false
-	}
-	var bc buildContext
-	if json.Unmarshal(raw, &bc) != nil || len(bc.Plan) == 0 {
-		return buildContext{}, nil, false
-	}
-	var plan planNode
-	if json.Unmarshal(bc.Plan, &plan) != nil || plan.tasks() == 0 {
-		return buildContext{}, nil, false
-	}
-	return bc, &plan, true
-}
-
-// fencedJSON returns the JSON value that opens the first ```json block of
-// s. The value is decoded rather than cut at the closing fence, so a fence
-// inside one of its strings (an artifact's markdown) does not cut it short.
-func fencedJSON(s string) (json.RawMessage, bool) {
-	_, rest, ok := strings.Cut(s, "```json")
-	if !ok {
-		return nil, false
-	}
-	var raw json.RawMessage
-	if err := json.NewDecoder(strings.NewReader(rest)).Decode(&raw); err != nil {
-		return nil, false
-	}
-	return raw, true
+	return bc, tree, true
 }
 
 // executeTurn plays the executor: build an approved plan (delegating
@@ -60,8 +24,8 @@ func fencedJSON(s string) (json.RawMessage, bool) {
 // then validate the strategy and report the counts the catalog computed.
 func executeTurn(t *turn) response {
 	a := newAsks(t)
-	if bc, plan, ok := parseBuildContext(t.user); ok {
-		return buildApproved(a, bc, plan)
+	if bc, tree, ok := parseBuildContext(t.user); ok {
+		return buildApproved(a, bc, tree)
 	}
 	p := english.Parse(t.user)
 	if p.Root == nil {
@@ -77,10 +41,10 @@ func executeTurn(t *turn) response {
 	}
 	if depth(p.Root) > maxDirectDepth && t.has("delegate_strategy_subtasks") {
 		// Too many levels of combines to build one level per round.
-		plan := m.plan(p.Root)
-		raw, err := marshal(plan)
+		tree := m.plan(p.Root)
+		raw, err := marshal(tree)
 		if err == nil {
-			return delegate(a, goalOf(t.user), raw, plan)
+			return delegate(a, goalOf(t.user), raw, tree)
 		}
 	}
 	b := newBuilder(a)
@@ -108,33 +72,33 @@ func depth(n *english.Node) int {
 }
 
 // buildApproved builds the plan the researcher approved.
-func buildApproved(a *asks, bc buildContext, plan *planNode) response {
+func buildApproved(a *asks, bc plan.BuildContext, tree *plan.TreeNode) response {
 	goal := bc.Goal
 	if strings.TrimSpace(goal) == "" {
 		goal = "the approved plan"
 	}
-	if plan.tasks() >= 2 && a.t.has("delegate_strategy_subtasks") {
-		return delegate(a, goal, bc.Plan, plan)
+	if tree.Tasks() >= 2 && a.t.has("delegate_strategy_subtasks") {
+		return delegate(a, goal, bc.Plan, tree)
 	}
-	if plan.Type == "task" && plan.Input == nil {
-		if ctx, ok := plan.context(); ok && a.t.has("create_step") {
-			c := createCall(ctx.SearchName, ctx.Parameters, orDefault(ctx.DisplayName, plan.Task))
+	if tree.Type == plan.KindTask && tree.Input == nil {
+		if ctx, ok := tree.TaskContext(); ok && a.t.has("create_step") {
+			c := createCall(ctx.SearchName, ctx.Parameters, orDefault(ctx.DisplayName, tree.Task))
 			d := a.get(c)
 			if d == nil {
 				return response{calls: a.calls}
 			}
 			var sr stepResult
 			if !d.decode(&sr) {
-				return say(fmt.Sprintf("%s\n\nI could not create the step for %s: %s (%s).", intro, english.Quote(plan.Task), d.msg, d.code))
+				return say(fmt.Sprintf("%s\n\nI could not create the step for %s: %s (%s).", intro, english.Quote(tree.Task), d.msg, d.code))
 			}
-			steps := []builtStep{{label: plan.Task, step: sr.Step.StepID}}
-			return report(a, "I built the approved plan, one search: "+plan.Task+".", sr.Step.StepID, steps)
+			steps := []builtStep{{label: tree.Task, step: sr.Step.StepID}}
+			return report(a, "I built the approved plan, one search: "+tree.Task+".", sr.Step.StepID, steps)
 		}
 		// A task without a search in its context: read its words like a
 		// request.
-		return executeTurn(&turn{user: plan.Task, calls: a.t.calls, byKey: a.t.byKey, tools: a.t.tools, rounds: a.t.rounds})
+		return executeTurn(&turn{user: tree.Task, calls: a.t.calls, byKey: a.t.byKey, tools: a.t.tools, rounds: a.t.rounds})
 	}
-	return say(intro + "\n\nThis plan has " + fmt.Sprint(plan.tasks()) + " tasks but this role cannot delegate them, so I did not build it.")
+	return say(intro + "\n\nThis plan has " + fmt.Sprint(tree.Tasks()) + " tasks but this role cannot delegate them, so I did not build it.")
 }
 
 // delegateResult is the wire form of delegate_strategy_subtasks' result.
@@ -154,7 +118,7 @@ type delegateResult struct {
 }
 
 // delegate hands the plan, as given, to the sub-agents.
-func delegate(a *asks, goal string, raw json.RawMessage, plan *planNode) response {
+func delegate(a *asks, goal string, raw json.RawMessage, tree *plan.TreeNode) response {
 	d := a.get(newCall("delegate_strategy_subtasks", map[string]any{"goal": goal, "plan": raw}))
 	if d == nil {
 		return response{calls: a.calls}
@@ -183,7 +147,7 @@ func delegate(a *asks, goal string, raw json.RawMessage, plan *planNode) respons
 		}
 	}
 	return report(a, fmt.Sprintf("I delegated the approved plan (%d tasks, %d combines) to sub-agents; every node ended done.",
-		plan.tasks(), plan.combines()), dr.RootStepID, steps)
+		tree.Tasks(), tree.Combines()), dr.RootStepID, steps)
 }
 
 // builtStep is a step the report counts.

@@ -20,6 +20,7 @@ import (
 	"strategist/internal/executor"
 	"strategist/internal/llm/rules"
 	"strategist/internal/pgtest"
+	"strategist/internal/plan"
 	"strategist/internal/planner"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
@@ -107,7 +108,7 @@ func newWorld(t testing.TB) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.planner, err = planner.New(planner.Config{Store: db, Catalog: cat}); err != nil {
+	if w.planner, err = planner.New(planner.Config{Store: db, Catalog: cat, Strategies: w.strategies}); err != nil {
 		t.Fatal(err)
 	}
 	if w.executor, err = executor.New(executor.Config{Catalog: cat, Strategies: w.strategies, Scheduler: sched}); err != nil {
@@ -219,12 +220,11 @@ func (w *world) turn(t testing.TB, mode, user string) run {
 // written the way the orchestrator writes it.
 func buildMessage(t *testing.T, h *event.HandoffRequested) string {
 	t.Helper()
-	bc := map[string]any{"handoffId": h.HandoffID, "goal": h.Goal, "plan": h.Plan, "planningArtifacts": []any{}}
-	pretty, err := json.MarshalIndent(bc, "", "  ")
+	content, _, err := plan.WriteBuildMessage(plan.BuildContext{HandoffID: h.HandoffID, Goal: h.Goal, Plan: h.Plan})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return "Build the approved plan:\n```json\n" + string(pretty) + "\n```"
+	return content
 }
 
 // planTree renders a delegation plan as searches and their key values:

@@ -2,63 +2,13 @@ package rules
 
 import (
 	"strategist/internal/english"
+	"strategist/internal/plan"
+	"strategist/internal/strategy"
 
 	"encoding/json"
 	"fmt"
 	"strings"
 )
-
-// planNode is the delegation plan's nested form (DESIGN §6), as the engine
-// writes and reads it.
-type planNode struct {
-	Type        string          `json:"type"`
-	Task        string          `json:"task,omitempty"`
-	Hint        string          `json:"hint,omitempty"`
-	Context     json.RawMessage `json:"context,omitempty"`
-	Input       *planNode       `json:"input,omitempty"`
-	Operator    string          `json:"operator,omitempty"`
-	Left        *planNode       `json:"left,omitempty"`
-	Right       *planNode       `json:"right,omitempty"`
-	DisplayName string          `json:"displayName,omitempty"`
-}
-
-// taskContext is what a task's context tells its sub-agent: the search and
-// its parameter values, checked against the catalog by the planner.
-type taskContext struct {
-	SearchName  string            `json:"searchName"`
-	Parameters  map[string]string `json:"parameters"`
-	DisplayName string            `json:"displayName,omitempty"`
-	// Phrase is the researcher's words the task stands for.
-	Phrase string `json:"phrase,omitempty"`
-}
-
-// tasks counts the task nodes of a plan.
-func (n *planNode) tasks() int {
-	if n == nil {
-		return 0
-	}
-	if n.Type == "task" {
-		return 1 + n.Input.tasks()
-	}
-	return n.Left.tasks() + n.Right.tasks()
-}
-
-// combines counts the combine nodes of a plan.
-func (n *planNode) combines() int {
-	if n == nil || n.Type == "task" {
-		return 0
-	}
-	return 1 + n.Left.combines() + n.Right.combines()
-}
-
-// context decodes a task's context; ok is false when it names no search.
-func (n *planNode) context() (taskContext, bool) {
-	var c taskContext
-	if len(n.Context) == 0 || json.Unmarshal(n.Context, &c) != nil || c.SearchName == "" {
-		return taskContext{}, false
-	}
-	return c, true
-}
 
 // mapped is a parsed request with every clause mapped.
 type mapped struct {
@@ -98,13 +48,13 @@ func (m *mapped) failures() []string {
 
 // plan writes the delegation plan: one task per clause, with its search
 // and parameters in the context, combined as the request's tree.
-func (m *mapped) plan(n *english.Node) *planNode {
+func (m *mapped) plan(n *english.Node) *plan.TreeNode {
 	if c := n.Clause; c != nil {
 		l := m.res.leaves[c]
-		ctx, _ := marshal(taskContext{SearchName: l.search, Parameters: l.params, DisplayName: m.names[c], Phrase: c.Text})
-		return &planNode{Type: "task", Task: l.task, Hint: hint(l), Context: ctx}
+		ctx, _ := marshal(plan.TaskContext{SearchName: l.search, Parameters: l.params, DisplayName: m.names[c], Phrase: c.Text})
+		return &plan.TreeNode{Type: plan.KindTask, Task: l.task, Hint: hint(l), Context: ctx}
 	}
-	return &planNode{Type: "combine", Operator: string(n.Op), Left: m.plan(n.Left), Right: m.plan(n.Right),
+	return &plan.TreeNode{Type: plan.KindCombine, Operator: strategy.Operator(n.Op), Left: m.plan(n.Left), Right: m.plan(n.Right),
 		DisplayName: limit(n.Describe(), 120)}
 }
 

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"strategist/internal/english"
+	"strategist/internal/plan"
 
 	"encoding/json"
 	"fmt"
@@ -214,7 +215,7 @@ func assumptions(m *mapped) []string {
 }
 
 // planText is the planner's closing message.
-func planText(m *mapped, plan *planNode, art, draft, build *done) string {
+func planText(m *mapped, plan *plan.TreeNode, art, draft, build *done) string {
 	var b strings.Builder
 	b.WriteString(intro + "\n\n")
 	fmt.Fprintf(&b, "I understood: **%s**", m.p.Root.Describe())
@@ -254,7 +255,7 @@ func planText(m *mapped, plan *planNode, art, draft, build *done) string {
 		fmt.Fprintf(&b, "The delegation plan was refused (%s: %s); I did not request a build. %s", draft.code, draft.msg, problemList(draft))
 		return b.String()
 	default:
-		fmt.Fprintf(&b, "I saved a delegation plan of %d task%s and %d combine%s.", plan.tasks(), plural(plan.tasks()), plan.combines(), plural(plan.combines()))
+		fmt.Fprintf(&b, "I saved a delegation plan of %d task%s and %d combine%s.", plan.Tasks(), plural(plan.Tasks()), plan.Combines(), plural(plan.Combines()))
 		if w := draftWarnings(draft); len(w) > 0 {
 			fmt.Fprintf(&b, " The catalog warned: %s.", strings.Join(w, "; "))
 		}

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"strategist/internal/english"
+	"strategist/internal/plan"
 
 	"encoding/json"
 	"fmt"
@@ -14,40 +15,18 @@ import (
 type subtask struct {
 	node   string
 	text   string
-	ctx    taskContext
+	ctx    plan.TaskContext
 	hasCtx bool
-	deps   []struct {
-		NodeID string `json:"nodeId"`
-		Task   string `json:"task"`
-		StepID string `json:"stepId"`
-	}
+	deps   []plan.Dependency
 }
 
-// parseSubtask reads the sections of a sub-agent's task message: "# Task
-// <node>", the task text, then "## " sections of which the context and
-// the input steps hold JSON.
+// parseSubtask reads a sub-agent's task message (plan.ReadTaskMessage):
+// the node, the task text, the search its context names and its input
+// steps.
 func parseSubtask(user string) subtask {
-	var st subtask
-	head, rest, _ := strings.Cut(user, "\n## ")
-	head = strings.TrimSpace(head)
-	if h, body, ok := strings.Cut(head, "\n"); ok && strings.HasPrefix(h, "# Task ") {
-		st.node = strings.TrimSpace(strings.TrimPrefix(h, "# Task "))
-		head = strings.TrimSpace(body)
-	}
-	st.text = head
-	for _, sec := range strings.Split("## "+rest, "\n## ") {
-		title, body, _ := strings.Cut(strings.TrimPrefix(sec, "## "), "\n")
-		switch {
-		case strings.HasPrefix(title, "Context from the plan"):
-			if raw, ok := fencedJSON(body); ok && json.Unmarshal(raw, &st.ctx) == nil && st.ctx.SearchName != "" {
-				st.hasCtx = true
-			}
-		case strings.HasPrefix(title, "Input steps"):
-			if raw, ok := fencedJSON(body); ok {
-				_ = json.Unmarshal(raw, &st.deps) // no JSON: no inputs
-			}
-		}
-	}
+	m, _ := plan.ReadTaskMessage(user)
+	st := subtask{node: m.NodeID, text: m.Task, deps: m.Inputs}
+	st.ctx, st.hasCtx = plan.ReadTaskContext(m.Context)
 	return st
 }
 

@@ -3,7 +3,10 @@
 // transform_step, combine_steps, update_step, delete_step, list_steps,
 // validate_strategy, get_result_count, undo_last_change, rename_strategy)
 // and a sub-agent's set (create_step, transform_step, combine_steps,
-// get_result_count), the latter confined to a Scope.
+// get_result_count), the latter confined to a Scope; and get_strategy
+// (GetStrategy), the read-only overview the planner and the executor read
+// before planning a change: steps with their key values and counts, roots,
+// and the previous version with another result.
 //
 // Every change goes through strategy.Service, the one place that mutates
 // strategies, versions each change and reports the graph_snapshot; the tools

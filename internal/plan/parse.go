@@ -1,4 +1,4 @@
-package subagent
+package plan
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,8 +22,8 @@ import (
 var (
 	taskKeys       = []string{"type", "task", "hint", "context", "input"}
 	combineKeys    = []string{"type", "operator", "left", "right", "displayName", "colocation"}
+	stepKeys       = []string{"type", "stepId"}
 	colocationKeys = []string{"upstream", "downstream", "strand"}
-	nodeTypes      = []string{"task", "combine"}
 )
 
 // Parse validates a delegation plan, the nested tree of DESIGN §6:
@@ -30,8 +31,13 @@ var (
 //	{"type":"task","task":"...","hint"?:"...","context"?:{...},"input"?:<node>}
 //	{"type":"combine","operator":"...","left":<node>,"right":<node>,
 //	 "displayName"?:"...","colocation"?:{"upstream":n,"downstream":n,"strand"?:"same|opposite|both"}}
+//	{"type":"step","stepId":"s3"}
 //
-// A task with an input transforms the result of that node. Operators go
+// A task with an input transforms the result of that node. A step node
+// reuses a step of the conversation's strategy (a follow-up edits what
+// exists): it may stand wherever a task may, each step at most once in a
+// plan; whether the step exists is checked against the strategy when the
+// plan is built (CheckSteps). Operators go
 // through strategy.ParseOperator (AND, OR, NOT, MINUS_LEFT, LMINUS,
 // MINUS_RIGHT are accepted aliases); COLOCATE needs its colocation
 // (upstream and downstream distances in bases, strand "both" when
@@ -43,7 +49,7 @@ func Parse(raw json.RawMessage) (*Plan, error) {
 	data := bytes.TrimSpace(raw)
 	switch {
 	case len(data) == 0 || string(data) == "null":
-		p.add("", "a plan is required: a task or combine node object")
+		p.add("", "a plan is required: a task, combine or step node object")
 	case len(raw) > MaxPlanBytes:
 		p.add("", fmt.Sprintf("the plan is %d bytes; at most %d", len(raw), MaxPlanBytes))
 	case !utf8.Valid(data):
@@ -55,28 +61,20 @@ func Parse(raw json.RawMessage) (*Plan, error) {
 		if p.tasks > MaxTasks {
 			p.add("", fmt.Sprintf("the plan has %d tasks; at most %d (merge small tasks or build in several delegations)", p.tasks, MaxTasks))
 		}
-		if len(p.problems) == 0 {
+		if len(p.list) == 0 {
 			return &Plan{Root: root, Nodes: p.nodes}, nil
 		}
 	}
-	return nil, &PlanError{Problems: p.problems, Omitted: p.omitted}
+	return nil, p.err()
 }
 
 // parser walks a plan depth-first, collecting problems and nodes; nodes
 // are appended after their inputs, which numbers them in post-order.
 type parser struct {
-	problems []Problem
-	omitted  int
-	nodes    []Node
-	tasks    int
-}
-
-func (p *parser) add(path, msg string, allowed ...string) {
-	if len(p.problems) >= maxProblems {
-		p.omitted++
-		return
-	}
-	p.problems = append(p.problems, Problem{Path: path, Message: msg, Allowed: allowed})
+	problems
+	nodes []Node
+	tasks int
+	steps []strategy.StepID // reused so far, to refuse a step reused twice
 }
 
 // pointer appends an escaped key to a JSON pointer (RFC 6901).
@@ -130,10 +128,12 @@ func (p *parser) node(v json.RawMessage, path string, depth int) string {
 	}
 	typ, typed := p.nodeType(obj, path)
 	switch typ {
-	case "task":
+	case KindTask:
 		return p.task(obj, path, depth)
-	case "combine":
+	case KindCombine:
 		return p.combine(obj, path, depth)
+	case KindStep:
+		return p.step(obj, path)
 	}
 	// Without a type the keys cannot be checked, but the children can.
 	if !typed {
@@ -147,23 +147,36 @@ func (p *parser) node(v json.RawMessage, path string, depth int) string {
 }
 
 // nodeType reads "type"; typed is false when it is missing or unknown.
-func (p *parser) nodeType(obj map[string]json.RawMessage, path string) (string, bool) {
+func (p *parser) nodeType(obj map[string]json.RawMessage, path string) (Kind, bool) {
+	names := kindNames()
 	raw, ok := obj["type"]
 	if !ok || isNull(raw) {
-		p.add(pointer(path, "type"), `missing: every node needs "type": "task" or "combine"`, nodeTypes...)
-		return "", false
+		p.add(pointer(path, "type"), `missing: every node needs "type": `+quotedList(names), names...)
+		return KindUnknown, false
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
-		p.add(pointer(path, "type"), fmt.Sprintf("must be a string, not %s", jsonKind(raw)), nodeTypes...)
-		return "", false
+		p.add(pointer(path, "type"), fmt.Sprintf("must be a string, not %s", jsonKind(raw)), names...)
+		return KindUnknown, false
 	}
-	t := strings.ToLower(strings.TrimSpace(s))
-	if !slices.Contains(nodeTypes, t) {
-		p.add(pointer(path, "type"), fmt.Sprintf(`unknown node type %q (use "task" or "combine")`, s), nodeTypes...)
-		return "", false
+	var k Kind
+	if err := k.UnmarshalText([]byte(strings.ToLower(strings.TrimSpace(s)))); err != nil || k == KindUnknown {
+		p.add(pointer(path, "type"), fmt.Sprintf(`unknown node type %q (use %s)`, s, quotedList(names)), names...)
+		return KindUnknown, false
 	}
-	return t, true
+	return k, true
+}
+
+// quotedList renders names as "a", "b" or "c".
+func quotedList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	if len(q) < 2 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
 
 // unknownKeys refuses keys outside allowed, in sorted order.
@@ -251,6 +264,35 @@ func (p *parser) combine(obj map[string]json.RawMessage, path string, depth int)
 		}
 	}
 	n.DependsOn = []string{n.Left, n.Right}
+	return p.emit(n)
+}
+
+// stepIDPattern is the form of the strategy's step ids (s1, s2, ...).
+var stepIDPattern = regexp.MustCompile(`^s[1-9][0-9]{0,8}$`)
+
+func (p *parser) step(obj map[string]json.RawMessage, path string) string {
+	p.unknownKeys(obj, path, "a step node", stepKeys)
+	n := Node{Kind: KindStep, Path: path, DependsOn: []string{}}
+	at := pointer(path, "stepId")
+	raw, ok := obj["stepId"]
+	if !ok || isNull(raw) {
+		p.add(at, `missing: a step node names the existing step it reuses, e.g. "stepId": "s3" (get_strategy lists them)`)
+		return p.emit(n)
+	}
+	s, ok := p.text(raw, at, 32)
+	if !ok {
+		return p.emit(n)
+	}
+	switch id := strategy.StepID(s); {
+	case !stepIDPattern.MatchString(s):
+		p.add(at, fmt.Sprintf(`%q is not a step id; step ids look like "s3" (get_strategy lists them)`, s))
+	case slices.Contains(p.steps, id):
+		p.add(at, fmt.Sprintf("step %s is already reused by this plan; a step is the input of at most one node", id))
+	default:
+		p.steps = append(p.steps, id)
+		n.StepID = id
+		n.Label = "step " + s
+	}
 	return p.emit(n)
 }
 

@@ -1,4 +1,4 @@
-package subagent_test
+package plan_test
 
 import (
 	"encoding/json"
@@ -8,7 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"strategist/internal/subagent"
+	"strategist/internal/plan"
+	"strategist/internal/strategy"
 )
 
 // FuzzParsePlan: Parse never panics; every problem's path is a valid JSON
@@ -25,14 +26,16 @@ func FuzzParsePlan(f *testing.F) {
 		`{"type":"combine","operator":"XOR","left":{"type":"task"},"right":[],"a~/b":1}`,
 		`{"type":"task","task":"<b>&</b>","hint":"\u2028"}`,
 		`{"type":"task","task":"a","input":{"type":"task","task":"b","input":null}}`,
+		`{"type":"combine","operator":"MINUS","left":{"type":"step","stepId":"s3"},"right":{"type":"task","task":"b","input":{"type":"step","stepId":"s12"}}}`,
+		`{"type":"combine","operator":"OR","left":{"type":"step","stepId":"s3"},"right":{"type":"step","stepId":" s3"}}`,
 		`[]`, `"task"`, `null`, `{`, ``,
 	} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := subagent.Parse(data)
+		p, err := plan.Parse(data)
 		if err != nil {
-			perr, ok := errors.AsType[*subagent.PlanError](err)
+			perr, ok := errors.AsType[*plan.PlanError](err)
 			if !ok {
 				t.Fatalf("error %T is not a *PlanError: %v", err, err)
 			}
@@ -62,7 +65,7 @@ func FuzzParsePlan(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Tree: %v", err)
 		}
-		again, err := subagent.Parse(tree)
+		again, err := plan.Parse(tree)
 		if err != nil {
 			t.Fatalf("Parse(Tree()) = %v for %s", err, tree)
 		}
@@ -79,10 +82,11 @@ func FuzzParsePlan(f *testing.F) {
 // checkTree checks the shape of an accepted plan: ids n1.. in order,
 // inputs before their node, every node but the root consumed exactly once
 // (a tree, never a DAG), the root last, and the bounds.
-func checkTree(t *testing.T, p *subagent.Plan) {
+func checkTree(t *testing.T, p *plan.Plan) {
 	t.Helper()
 	pos := map[string]int{}
 	consumed := map[string]int{}
+	steps := map[strategy.StepID]bool{}
 	for i, n := range p.Nodes {
 		if want := "n" + itoa(i+1); n.ID != want {
 			t.Fatalf("node %d has id %s, want %s", i, n.ID, want)
@@ -94,14 +98,19 @@ func checkTree(t *testing.T, p *subagent.Plan) {
 			consumed[d]++
 		}
 		switch n.Kind {
-		case subagent.KindTask:
+		case plan.KindTask:
 			if n.Task == "" || len(n.DependsOn) > 1 {
 				t.Fatalf("bad task node %+v", n)
 			}
-		case subagent.KindCombine:
+		case plan.KindCombine:
 			if !n.Operator.Valid() || len(n.DependsOn) != 2 || (n.Colocation != nil) != (n.Operator == "COLOCATE") {
 				t.Fatalf("bad combine node %+v", n)
 			}
+		case plan.KindStep:
+			if n.StepID == "" || len(n.DependsOn) != 0 || steps[n.StepID] {
+				t.Fatalf("bad step node %+v", n)
+			}
+			steps[n.StepID] = true
 		default:
 			t.Fatalf("node %s has no kind", n.ID)
 		}
@@ -118,11 +127,11 @@ func checkTree(t *testing.T, p *subagent.Plan) {
 		if consumed[n.ID] != want {
 			t.Fatalf("%s is consumed %d times, want %d", n.ID, consumed[n.ID], want)
 		}
-		if depth := strings.Count(n.Path, "/") + 1; depth > subagent.MaxDepth {
+		if depth := strings.Count(n.Path, "/") + 1; depth > plan.MaxDepth {
 			t.Fatalf("%s at depth %d", n.ID, depth)
 		}
 	}
-	if p.Tasks() > subagent.MaxTasks {
+	if p.Tasks() > plan.MaxTasks {
 		t.Fatalf("%d tasks", p.Tasks())
 	}
 }

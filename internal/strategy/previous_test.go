@@ -1,0 +1,50 @@
+package strategy
+
+import (
+	"context"
+	"testing"
+)
+
+// TestServicePrevious: the previous version is the last complete one whose
+// root computes something else: half-built states and a rename of the same
+// result are skipped, and after an undo the build it undid is previous.
+func TestServicePrevious(t *testing.T) {
+	ctx := context.Background()
+	f := newServiceFixture(t)
+	previous := func() (int, StepID, bool) {
+		t.Helper()
+		snap, ok, err := f.svc.Previous(ctx, f.owner, f.strategy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snap.Version, snap.RootStepID, ok
+	}
+	if _, _, ok := previous(); ok {
+		t.Error("an empty strategy has a previous version")
+	}
+	f.apply(t, translation) // v1: s1, complete
+	if _, _, ok := previous(); ok {
+		t.Error("the first complete version has a previous one")
+	}
+	f.apply(t, trna)                                                  // v2: s1, s2 (two roots)
+	f.apply(t, Combine{Left: "s1", Right: "s2", Operator: Intersect}) // v3: s3, complete
+	if v, root, ok := previous(); !ok || v != 1 || root != "s1" {
+		t.Errorf("previous = v%d root %s (%v), want v1 root s1", v, root, ok)
+	}
+	f.apply(t, Rename{Name: "Translation and tRNA"}) // v4: same result as v3
+	if v, root, ok := previous(); !ok || v != 1 || root != "s1" {
+		t.Errorf("after a rename previous = v%d root %s (%v), want v1 root s1", v, root, ok)
+	}
+	if _, err := f.svc.Undo(ctx, f.owner, f.strategy); err != nil { // v5: as v3
+		t.Fatal(err)
+	}
+	if _, err := f.svc.Undo(ctx, f.owner, f.strategy); err != nil { // v6: as v2, two roots
+		t.Fatal(err)
+	}
+	if v, root, ok := previous(); !ok || v != 5 || root != "s3" {
+		t.Errorf("on a half-built strategy previous = v%d root %s (%v), want v5 root s3", v, root, ok)
+	}
+	if _, ok, err := f.svc.Previous(ctx, f.other, f.strategy); err == nil || ok {
+		t.Errorf("another user's previous version: %v, %v", ok, err)
+	}
+}

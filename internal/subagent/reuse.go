@@ -1,0 +1,209 @@
+package subagent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"strategist/internal/event"
+	"strategist/internal/plan"
+	"strategist/internal/store"
+	"strategist/internal/strategy"
+)
+
+// A follow-up edits the strategy that exists: its plan reuses steps
+// ({"type":"step","stepId":"s3"}) next to new tasks. The scheduler checks
+// the reused steps when the delegation starts (checkSteps), ends their
+// nodes done at once without a model (startStep), frees each just before
+// the node that consumes it starts (free), and, when the plan completes,
+// removes everything outside the result so the strategy has one root
+// (tidy). Every removal is a DeleteStep through the strategy service,
+// hence a version of its own, so Undo brings the removed steps back.
+
+// freeTimeout bounds the removals that free the reused steps of one node,
+// and tidyTimeout those that leave a completed build one root.
+const (
+	freeTimeout = 30 * time.Second
+	tidyTimeout = 60 * time.Second
+)
+
+// checkSteps checks d's step nodes against the strategy as it stands (a
+// *plan.PlanError naming the valid step ids when one does not exist) and
+// returns, for each step node, its summary: the step's name and count.
+// It labels the step nodes with their steps' names in a copy of the plan.
+// A plan without step nodes reads nothing.
+func checkSteps(ctx context.Context, d *Delegation) (map[string]string, error) {
+	if len(d.Plan.Steps()) == 0 {
+		return nil, nil
+	}
+	snap, err := d.Graph.Snapshot(ctx)
+	if errors.Is(err, store.ErrNotFound) {
+		snap, err = strategy.Snapshot{}, nil // no strategy yet: no step to reuse
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := d.Plan.CheckSteps(snap); err != nil {
+		return nil, err
+	}
+	labelled := *d.Plan
+	labelled.Nodes = slices.Clone(d.Plan.Nodes)
+	summaries := map[string]string{}
+	for i, n := range labelled.Nodes {
+		if n.Kind != plan.KindStep {
+			continue
+		}
+		s, _ := plan.StepOf(snap, n.StepID) // CheckSteps found it
+		labelled.Nodes[i].Label = clip(fmt.Sprintf("step %s: %s", s.ID, s.DisplayName), 80)
+		summaries[n.ID] = reusedSummary(s)
+	}
+	d.Plan = &labelled
+	return summaries, nil
+}
+
+// reusedSummary says which step a step node reused and what is known of
+// its count, never a number the strategy does not hold.
+func reusedSummary(s strategy.Step) string {
+	out := fmt.Sprintf("reused step %s %q: ", s.ID, s.DisplayName)
+	switch {
+	case s.CountStatus == strategy.CountOK && s.Count != nil:
+		out += fmt.Sprintf("%d genes", *s.Count)
+		if s.CountProvenance != nil && s.CountProvenance.Approximate {
+			out += " (approximate)"
+		}
+	case s.CountStatus == strategy.CountNotEvaluable:
+		out += "its count cannot be computed here (not evaluable)"
+	case s.CountStatus == strategy.CountError:
+		out += "its count failed: " + s.CountMessage
+	default:
+		out += "not counted yet"
+	}
+	return out
+}
+
+// clip shortens s to at most max characters, marking the cut.
+func clip(s string, max int) string {
+	r := []rune(s)
+	if len(r) <= max {
+		return s
+	}
+	return string(r[:max-1]) + "…"
+}
+
+// startStep ends a step node done at once, its result the existing step
+// (described, with its count, by checkSteps): no model is called.
+func (r *run) startStep(i int) {
+	ns := &r.nodes[i]
+	ns.status, ns.attempt, ns.started = StatusRunning, 1, time.Now()
+	ns.attemptAt = ns.started
+	ns.root, ns.summary = ns.node.StepID, r.reused[ns.node.ID]
+	r.events.send(&event.SubagentTaskStart{Base: r.base(), DelegationID: r.id, NodeID: ns.node.ID, Attempt: 1})
+	r.end(i, StatusDone, "")
+}
+
+// reusedInputs returns the steps node i takes from step nodes: the ones
+// free must make roots again before it starts.
+func (r *run) reusedInputs(i int) []strategy.StepID {
+	var ids []strategy.StepID
+	for _, j := range r.nodes[i].deps {
+		if r.nodes[j].node.Kind == plan.KindStep {
+			ids = append(ids, r.nodes[j].root)
+		}
+	}
+	return ids
+}
+
+// free makes each reused step a root again so that a new step can take it
+// as an input: the steps above it (its consumer, that one's consumer, up
+// to a root) are deleted, the top first. Workers call it just before the
+// node that consumes a reused step starts, so a plan whose new tasks fail
+// leaves the existing strategy as it was. freeMu lets one worker free at a
+// time: two reused steps under the same combine share its chain, and only
+// one worker may delete it.
+func (r *run) free(ctx context.Context, reused []strategy.StepID) error {
+	if len(reused) == 0 {
+		return nil
+	}
+	r.freeMu.Lock()
+	defer r.freeMu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, freeTimeout)
+	defer cancel()
+	for _, id := range reused {
+		snap, err := r.d.Graph.Snapshot(ctx)
+		if err != nil {
+			return fmt.Errorf("free reused step %s: %w", id, err)
+		}
+		if _, ok := plan.StepOf(snap, id); !ok {
+			return fmt.Errorf("free reused step %s: it is gone from the strategy", id)
+		}
+		chain := above(snap, id)
+		for j := len(chain) - 1; j >= 0; j-- {
+			if _, err := r.d.Graph.Apply(ctx, strategy.DeleteStep{Step: chain[j]}); err != nil {
+				return fmt.Errorf("free reused step %s: delete %s above it: %w", id, chain[j], err)
+			}
+			r.removed = append(r.removed, chain[j])
+		}
+		if len(chain) > 0 {
+			r.log.Info("freed a reused step", "step_id", string(id), "deleted", ids(chain))
+		}
+	}
+	return nil
+}
+
+// above returns the steps above id, nearest first: its consumer, that
+// step's consumer, ... up to a root.
+func above(snap strategy.Snapshot, id strategy.StepID) []strategy.StepID {
+	var chain []strategy.StepID
+	for cur, ok := consumerOf(snap, id); ok; cur, ok = consumerOf(snap, cur) {
+		if slices.Contains(chain, cur) || cur == id {
+			break // a corrupt graph with a cycle
+		}
+		chain = append(chain, cur)
+	}
+	return chain
+}
+
+// tidy leaves the strategy one root, the completed build's result: every
+// step outside the result's subtree (what the strategy held before and the
+// plan did not reuse) is deleted, newest first so that each is a root when
+// it goes. The owner calls it once every worker has ended. A step it
+// cannot delete stops it; the build stands and the result says what is
+// left.
+func (r *run) tidy(root strategy.StepID) {
+	if r.ctx.Err() != nil {
+		r.warning = "the strategy was not tidied to one root: " + r.stopReason()
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.ctx, tidyTimeout)
+	defer cancel()
+	snap, err := r.d.Graph.Snapshot(ctx)
+	if err != nil {
+		r.tidyFailed(fmt.Errorf("read the strategy: %w", err))
+		return
+	}
+	keep := plan.Subtree(snap, root)
+	var gone []strategy.StepID
+	for i := len(snap.Steps) - 1; i >= 0; i-- {
+		id := snap.Steps[i].ID
+		if keep[id] {
+			continue
+		}
+		if _, err := r.d.Graph.Apply(ctx, strategy.DeleteStep{Step: id}); err != nil {
+			r.tidyFailed(fmt.Errorf("delete step %s: %w", id, err))
+			break
+		}
+		gone = append(gone, id)
+	}
+	r.removed = append(r.removed, gone...) // every worker has ended: freeMu is free
+	if len(gone) > 0 {
+		r.log.Info("removed the steps outside the build's result", "root_step_id", string(root), "deleted", ids(gone))
+	}
+}
+
+func (r *run) tidyFailed(err error) {
+	r.warning = "the strategy may have more than one root: " + err.Error()
+	r.log.Warn("cannot leave the strategy one root", slog.Any("error", err))
+}
