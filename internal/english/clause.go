@@ -339,6 +339,8 @@ func DescribeClause(c *Clause) string {
 		return strings.Join(c.IDs, ", ")
 	case KindTaxon:
 		return "all genes"
+	case KindStep:
+		return c.Text
 	}
 	return c.Text
 }

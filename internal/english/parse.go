@@ -46,6 +46,10 @@ const (
 	KindGOID
 	// KindTaxon is "all genes" of the organism.
 	KindTaxon
+	// KindStep is a step of the strategy a conversation already has,
+	// reused by a follow-up (Location holds its id). Parse never makes
+	// one: the planner puts it in the tree when it plans a change.
+	KindStep
 )
 
 // Clause is one leaf of a parsed request: the phrase as the researcher
@@ -102,6 +106,8 @@ func (n *Node) String() string {
 			return "go:" + strings.Join(c.IDs, ",")
 		case KindTaxon:
 			return "taxon"
+		case KindStep:
+			return "step:" + c.Location
 		}
 		return "term:" + c.Text
 	}

@@ -19,6 +19,8 @@ func (rv *resolver) decide(c *english.Clause) *leaf {
 		return rv.idsLeaf(c)
 	case english.KindGOID:
 		return rv.goIDLeaf(c)
+	case english.KindStep:
+		return &leaf{clause: c, step: c.Location, label: c.Text}
 	}
 	return rv.termLeaf(c)
 }

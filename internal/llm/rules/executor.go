@@ -13,7 +13,7 @@ import (
 // (plan.ReadBuildMessage); a plan without a task is not one to build here.
 func parseBuildContext(user string) (plan.BuildContext, *plan.TreeNode, bool) {
 	bc, tree, ok := plan.ReadBuildMessage(user)
-	if !ok || tree.Tasks() == 0 {
+	if !ok || tree.Tasks()+len(tree.Steps()) == 0 {
 		return plan.BuildContext{}, nil, false
 	}
 	return bc, tree, true
@@ -77,7 +77,14 @@ func buildApproved(a *asks, bc plan.BuildContext, tree *plan.TreeNode) response 
 	if strings.TrimSpace(goal) == "" {
 		goal = "the approved plan"
 	}
-	if tree.Tasks() >= 2 && a.t.has("delegate_strategy_subtasks") {
+	if (tree.Tasks() >= 2 || len(tree.Steps()) > 0) && a.t.has("delegate_strategy_subtasks") {
+		return delegate(a, goal, bc.Plan, tree)
+	}
+	// One search: built directly on an empty strategy; on one that has
+	// steps, the scheduler builds it, since it also removes the old roots.
+	if cur, pending := current(a); pending {
+		return response{calls: a.calls}
+	} else if cur != nil && a.t.has("delegate_strategy_subtasks") {
 		return delegate(a, goal, bc.Plan, tree)
 	}
 	if tree.Type == plan.KindTask && tree.Input == nil {

@@ -16,6 +16,8 @@ type mapped struct {
 	res *resolution
 	// byLabel numbers steps with the same label apart.
 	names map[*english.Clause]string
+	// followNote says how a follow-up changes the strategy that exists.
+	followNote string
 }
 
 func newMapped(p english.Parsed, res *resolution) *mapped {
@@ -51,6 +53,9 @@ func (m *mapped) failures() []string {
 func (m *mapped) plan(n *english.Node) *plan.TreeNode {
 	if c := n.Clause; c != nil {
 		l := m.res.leaves[c]
+		if l.step != "" {
+			return &plan.TreeNode{Type: plan.KindStep, StepID: strategy.StepID(l.step)}
+		}
 		ctx, _ := marshal(plan.TaskContext{SearchName: l.search, Parameters: l.params, DisplayName: m.names[c], Phrase: c.Text})
 		return &plan.TreeNode{Type: plan.KindTask, Task: l.task, Hint: hint(l), Context: ctx}
 	}
@@ -68,6 +73,9 @@ func hint(l *leaf) string {
 func (m *mapped) searchTree(n *english.Node) string {
 	if c := n.Clause; c != nil {
 		l := m.res.leaves[c]
+		if l.step != "" {
+			return "step " + l.step
+		}
 		return l.search + " " + keyValue(l)
 	}
 	return string(n.Op) + "(" + m.searchTree(n.Left) + ", " + m.searchTree(n.Right) + ")"

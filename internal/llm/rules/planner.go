@@ -21,11 +21,25 @@ func planTurn(t *turn) response {
 			"describe the genes, for example \"tRNA genes on chromosome 5\".")
 	}
 	p := english.Parse(t.user)
+	a := newAsks(t)
+	cur, pending := current(a)
+	if pending {
+		return response{calls: a.calls}
+	}
+	if p.Follow == english.FollowUndo {
+		return undoTurn(a, cur, goalOf(t.user))
+	}
 	if p.Root == nil {
 		return say(nothingToSearch(t.user))
 	}
-	a := newAsks(t)
-	if t.has("set_conversation_title") {
+	var followNote string
+	if cur != nil {
+		var refusal string
+		if followNote, refusal = applyFollowUp(&p, cur); refusal != "" {
+			return say(intro + "\n\nI could not plan the change: " + refusal + ".")
+		}
+	} else if t.has("set_conversation_title") {
+		// Only a conversation's first request names it.
 		a.get(newCall("set_conversation_title", map[string]string{"title": limit(capitalize(p.Root.Describe()), 200)}))
 	}
 	res, ready := resolve(a, p)
@@ -36,6 +50,7 @@ func planTurn(t *turn) response {
 	if fails := m.failures(); len(fails) > 0 {
 		return say(intro + "\n\nI understood: " + p.Root.Describe() + ".\n\nI could not plan it: " + strings.Join(fails, "; ") + ".")
 	}
+	m.followNote = followNote
 	plan := m.plan(p.Root)
 	goal := goalOf(t.user)
 
@@ -145,7 +160,14 @@ func artifactMarkdown(m *mapped) string {
 	b.WriteString("## Searches and parameters\n\n")
 	for _, c := range m.p.Root.Leaves() {
 		l := m.res.leaves[c]
+		if l.step != "" {
+			fmt.Fprintf(&b, "- %s of the strategy you have, reused as it is.\n", c.Text)
+			continue
+		}
 		fmt.Fprintf(&b, "- %s → **%s** (%s): %s.\n", english.Quote(c.Text), l.search, paramList(l.params), l.how)
+	}
+	if m.followNote != "" {
+		fmt.Fprintf(&b, "\n%s.\n", capitalize(m.followNote))
 	}
 	b.WriteString("\n## How I found the searches\n\n")
 	for n := range numNeeds {
@@ -223,9 +245,16 @@ func planText(m *mapped, plan *plan.TreeNode, art, draft, build *done) string {
 		fmt.Fprintf(&b, ", in %s", m.res.organism)
 	}
 	b.WriteString(".\n\n")
+	if m.followNote != "" {
+		b.WriteString(capitalize(m.followNote) + ".\n\n")
+	}
 	var unmapped []string
 	for _, c := range m.p.Root.Leaves() {
 		l := m.res.leaves[c]
+		if l.step != "" {
+			fmt.Fprintf(&b, "- %s, reused as it is\n", c.Text)
+			continue
+		}
 		fmt.Fprintf(&b, "- %s → %s %s", english.Quote(c.Text), l.search, keyValue(l))
 		switch {
 		case l.notEvaluable:

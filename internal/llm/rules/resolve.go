@@ -32,6 +32,8 @@ type leaf struct {
 	unmapped     bool
 	notEvaluable bool
 	fail         string
+	// step is set when the clause reuses a step of the strategy.
+	step string
 }
 
 // resolution is what the catalog said about every clause.

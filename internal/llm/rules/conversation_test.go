@@ -1,0 +1,72 @@
+package rules_test
+
+import (
+	"strings"
+	"testing"
+
+	"strategist/internal/agent"
+	"strategist/internal/eval"
+	"strategist/internal/event"
+)
+
+// TestConversations: a follow-up edits the strategy the conversation has,
+// and every build leaves one root whose count is the one computed from the
+// raw files for the whole conversation.
+func TestConversations(t *testing.T) {
+	data := loadData(t)
+	const (
+		repair, replication = "GO:0006281", "GO:0006260"
+		chr5, chr13, chr14  = "Pf3D7_05_v3", "Pf3D7_13_v3", "Pf3D7_14_v3"
+	)
+	tests := []struct {
+		name     string
+		messages []string
+		want     eval.Set
+		says     string // in the last plan's answer
+	}{
+		{"exclude", []string{"DNA repair genes", "now also exclude chromosome 5"},
+			eval.Minus(data.GO(repair), data.On(chr5)), "reused"},
+		{"restrict", []string{"DNA repair genes", "only those on chromosome 14"},
+			eval.Intersect(data.GO(repair), data.On(chr14)), "reused"},
+		{"add", []string{"DNA repair genes", "also add DNA replication genes"},
+			eval.Union(data.GO(repair), data.GO(replication)), "reused"},
+		{"replace a term without naming it", []string{"DNA repair genes on chromosome 14", "use DNA replication instead"},
+			eval.Intersect(data.GO(replication), data.On(chr14)), "I replace step"},
+		{"replace a named location", []string{"tRNA genes on chromosome 14", "replace chromosome 14 with 13"},
+			eval.Intersect(data.OfType("tRNA encoding"), data.On(chr13)), "I replace step"},
+		{"two follow-ups", []string{"DNA repair genes", "exclude chromosome 14", "also exclude chromosome 5"},
+			eval.Minus(eval.Minus(data.GO(repair), data.On(chr14)), data.On(chr5)), "reused"},
+		{"undo", []string{"DNA repair genes", "exclude chromosome 5", "undo that"},
+			data.GO(repair), "going back"},
+		{"a new request replaces the strategy", []string{"DNA repair genes", "tRNA genes on chromosome 5"},
+			eval.Intersect(data.OfType("tRNA encoding"), data.On(chr5)), "replaces the current strategy"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t)
+			var plan run
+			var build run
+			for i, msg := range tt.messages {
+				plan = w.turn(t, "plan", msg)
+				handoffs := find[*event.HandoffRequested](plan.emitted)
+				if plan.end.Reason != agent.StopCompleted || len(handoffs) != 1 {
+					t.Fatalf("message %d %q: no plan (%v); the planner said:\n%s", i+1, msg, plan.end.Reason, plan.end.Text)
+				}
+				build = w.turn(t, "execute", buildMessage(t, handoffs[0]))
+				if build.end.Reason != agent.StopCompleted {
+					t.Fatalf("message %d %q: build ended %v: %v\n%s", i+1, msg, build.end.Reason, build.end.Err, build.end.Text)
+				}
+			}
+			if !strings.Contains(plan.end.Text, tt.says) {
+				t.Errorf("the last answer does not say %q:\n%s", tt.says, plan.end.Text)
+			}
+			snap, root := rootCount(t, build.emitted)
+			if len(snap.Roots) != 1 {
+				t.Errorf("the strategy has roots %v, want one", snap.Roots)
+			}
+			if root.Count == nil || *root.Count != len(tt.want) {
+				t.Errorf("root count = %s, want %d (computed from the raw files)\n%s", show(root.Count), len(tt.want), build.end.Text)
+			}
+		})
+	}
+}

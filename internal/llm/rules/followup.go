@@ -1,0 +1,329 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"strategist/internal/english"
+	"strategist/internal/plan"
+	"strategist/internal/strategy"
+)
+
+// strategyOverview is get_strategy's answer: only the fields read.
+type strategyOverview struct {
+	RootStepID string        `json:"rootStepId"`
+	Steps      []stepSummary `json:"steps"`
+	Previous   *struct {
+		RootStepID      string        `json:"rootStepId"`
+		Steps           []stepSummary `json:"steps"`
+		RootStillExists bool          `json:"rootStillExists"`
+	} `json:"previous"`
+}
+
+type stepSummary struct {
+	StepID        string            `json:"stepId"`
+	DisplayName   string            `json:"displayName"`
+	Kind          string            `json:"kind"`
+	SearchName    string            `json:"searchName"`
+	KeyParameters map[string]string `json:"keyParameters"`
+	Operator      string            `json:"operator"`
+	Inputs        []string          `json:"inputs"`
+}
+
+// current reads the conversation's strategy with get_strategy: nil when
+// it has none (or the role cannot read it), pending while the call runs.
+func current(a *asks) (ov *strategyOverview, pending bool) {
+	if !a.t.has("get_strategy") {
+		return nil, false
+	}
+	d := a.get(newCall("get_strategy", map[string]any{}))
+	if d == nil {
+		return nil, true
+	}
+	var o strategyOverview
+	if !d.decode(&o) || o.RootStepID == "" {
+		return nil, false
+	}
+	return &o, false
+}
+
+func (o *strategyOverview) step(id string) (stepSummary, bool) {
+	for _, s := range o.Steps {
+		if s.StepID == id {
+			return s, true
+		}
+	}
+	return stepSummary{}, false
+}
+
+// stepNode is a clause that reuses step id of the strategy.
+func (o *strategyOverview) stepNode(id string) *english.Node {
+	name := id
+	if s, ok := o.step(id); ok && s.DisplayName != "" {
+		name = s.DisplayName
+	}
+	return &english.Node{Clause: &english.Clause{Kind: english.KindStep, Location: id,
+		Text: fmt.Sprintf("step %s (%s)", id, limit(name, 80))}}
+}
+
+// applyFollowUp puts a follow-up's change into the request tree: the
+// strategy's root (as a reused step) joined with the new part, or the path
+// above a replaced step rebuilt around its replacement. It returns a note
+// for the answer, or a reason the change cannot be planned.
+func applyFollowUp(p *english.Parsed, o *strategyOverview) (note, refusal string) {
+	root := o.stepNode(o.RootStepID)
+	ops := map[english.FollowUp]english.Op{english.FollowExclude: english.OpMinus, english.FollowRestrict: english.OpIntersect, english.FollowAdd: english.OpUnion}
+	switch p.Follow {
+	case english.FollowExclude, english.FollowRestrict, english.FollowAdd:
+		if p.Part == nil {
+			return "", "I could not tell what to " + p.Follow.String() + ": name it, for example \"now also exclude chromosome 5\""
+		}
+		p.Root = &english.Node{Op: ops[p.Follow], Left: root, Right: p.Part}
+		return fmt.Sprintf("this refines the strategy you have (%s): its steps are reused, not built again", root.Clause.Text), ""
+	case english.FollowReplace:
+		if p.Part == nil {
+			return "", "I could not tell what to put in its place"
+		}
+		target, why := o.replaced(p)
+		if target == "" {
+			return "", why
+		}
+		p.Root = o.rebuild(o.RootStepID, target, p.Part)
+		s, _ := o.step(target)
+		return fmt.Sprintf("I replace step %s (%s) with %s and keep the rest of the strategy", target, s.DisplayName, p.Part.Describe()), ""
+	}
+	return "Building this replaces the current strategy (" + root.Clause.Text + "); Undo brings it back", ""
+}
+
+// replaced finds the step a replacement takes the place of: the one the
+// message names ("replace chromosome 14 with 13"), else the only step of
+// the same kind as the new part ("use proteolysis instead").
+func (o *strategyOverview) replaced(p *english.Parsed) (string, string) {
+	leaves := o.leafSteps(o.RootStepID)
+	if p.Replaced != nil && p.Replaced.Clause != nil {
+		var hits []string
+		for _, s := range leaves {
+			if stepMatches(s, p.Replaced.Clause) {
+				hits = append(hits, s.StepID)
+			}
+		}
+		if len(hits) == 1 {
+			return hits[0], ""
+		}
+		return "", fmt.Sprintf("I could not find one step of the strategy that is %s (its searches are %s)", p.Replaced.Describe(), names(leaves))
+	}
+	if p.Part.Clause == nil {
+		return "", "say which step to replace, for example \"replace chromosome 14 with chromosome 13\""
+	}
+	var hits []string
+	for _, s := range leaves {
+		if sameFamily(s, p.Part.Clause) {
+			hits = append(hits, s.StepID)
+		}
+	}
+	switch len(hits) {
+	case 1:
+		return hits[0], ""
+	case 0:
+		return "", fmt.Sprintf("no step of the strategy is of the same kind as %s (its searches are %s); say which to replace", p.Part.Describe(), names(leaves))
+	}
+	return "", fmt.Sprintf("several steps could be replaced by %s (%s); say which, for example \"replace %s with %s\"",
+		p.Part.Describe(), names(leaves), o.nameOf(hits[0]), p.Part.Describe())
+}
+
+func (o *strategyOverview) nameOf(id string) string {
+	s, _ := o.step(id)
+	return s.DisplayName
+}
+
+// leafSteps lists the searches under step id, left to right.
+func (o *strategyOverview) leafSteps(id string) []stepSummary {
+	s, ok := o.step(id)
+	if !ok {
+		return nil
+	}
+	if len(s.Inputs) == 0 {
+		return []stepSummary{s}
+	}
+	var out []stepSummary
+	for _, in := range s.Inputs {
+		out = append(out, o.leafSteps(in)...)
+	}
+	return out
+}
+
+func names(steps []stepSummary) string {
+	var out []string
+	for _, s := range steps {
+		out = append(out, s.StepID+" "+english.Quote(s.DisplayName))
+	}
+	return strings.Join(out, ", ")
+}
+
+// rebuild writes the tree of step id with target replaced by part: the
+// combines on the path to target are planned again, everything beside the
+// path is reused as it is.
+func (o *strategyOverview) rebuild(id, target string, part *english.Node) *english.Node {
+	if id == target {
+		return part
+	}
+	s, ok := o.step(id)
+	if !ok || len(s.Inputs) != 2 || !slices.ContainsFunc(o.leafSteps(id), func(l stepSummary) bool { return l.StepID == target }) {
+		return o.stepNode(id)
+	}
+	return &english.Node{Op: english.Op(s.Operator), Left: o.rebuild(s.Inputs[0], target, part), Right: o.rebuild(s.Inputs[1], target, part)}
+}
+
+// stepMatches reports whether a step is what a clause names.
+func stepMatches(s stepSummary, c *english.Clause) bool {
+	values := strings.ToLower(strings.Join(mapValues(s.KeyParameters), " "))
+	switch c.Kind {
+	case english.KindLocation:
+		return s.SearchName == "GenesByLocation" && strings.Contains(values, sequenceHint(c.Location))
+	case english.KindGOID:
+		for _, id := range c.IDs {
+			if !strings.Contains(values, strings.ToLower(id)) {
+				return false
+			}
+		}
+		return true
+	case english.KindGeneIDs:
+		return s.SearchName == "GeneByLocusTag"
+	}
+	name := strings.ToLower(s.DisplayName + " " + values)
+	for _, v := range c.Variants {
+		if strings.Contains(name, strings.ToLower(v)) {
+			return true
+		}
+	}
+	return false
+}
+
+// sequenceHint is how a location appears in GenesByLocation's value.
+func sequenceHint(loc string) string {
+	switch loc {
+	case "apicoplast":
+		return "api"
+	case "mitochondrion":
+		return "m76611"
+	}
+	if len(loc) == 1 {
+		loc = "0" + loc
+	}
+	return strings.ToLower("_" + loc + "_")
+}
+
+// sameFamily reports whether a step searches for the same kind of thing
+// as a clause: a location for a location, a term for a term.
+func sameFamily(s stepSummary, c *english.Clause) bool {
+	switch c.Kind {
+	case english.KindLocation:
+		return s.SearchName == "GenesByLocation"
+	case english.KindGOID:
+		return s.SearchName == "GenesByGoTerm"
+	case english.KindGeneIDs:
+		return s.SearchName == "GeneByLocusTag"
+	case english.KindTerm:
+		if _, typ := english.GeneTypeName(c.Text); typ {
+			return s.SearchName == "GenesByGeneType"
+		}
+		return s.SearchName == "GenesByGoTerm" || s.SearchName == "GenesByText"
+	}
+	return false
+}
+
+func mapValues(m map[string]string) []string {
+	var out []string
+	for _, k := range sortedKeys(m) {
+		out = append(out, m[k])
+	}
+	return out
+}
+
+// undoPlan is the plan that brings back the strategy as it was before the
+// last change: its root when that step still exists, else its tree, with
+// the steps that still exist reused and the others searched again.
+func undoPlan(o *strategyOverview) (*plan.TreeNode, string) {
+	prev := o.Previous
+	if prev == nil || prev.RootStepID == "" {
+		return nil, "there is nothing to undo: the strategy has had no other result"
+	}
+	if prev.RootStillExists {
+		return &plan.TreeNode{Type: plan.KindStep, StepID: strategy.StepID(prev.RootStepID)}, ""
+	}
+	byID := map[string]stepSummary{}
+	for _, s := range prev.Steps {
+		byID[s.StepID] = s
+	}
+	var build func(id string) (*plan.TreeNode, string)
+	build = func(id string) (*plan.TreeNode, string) {
+		if _, ok := o.step(id); ok {
+			return &plan.TreeNode{Type: plan.KindStep, StepID: strategy.StepID(id)}, ""
+		}
+		s, ok := byID[id]
+		switch {
+		case !ok:
+			return nil, "the earlier strategy's step " + id + " is not recorded"
+		case len(s.Inputs) == 0:
+			ctx, _ := marshal(plan.TaskContext{SearchName: s.SearchName, Parameters: s.KeyParameters, DisplayName: s.DisplayName})
+			return &plan.TreeNode{Type: plan.KindTask, Task: "Find " + s.DisplayName + " again (" + s.SearchName + ")", Context: ctx}, ""
+		case len(s.Inputs) == 2:
+			l, why := build(s.Inputs[0])
+			if l == nil {
+				return nil, why
+			}
+			r, why := build(s.Inputs[1])
+			if r == nil {
+				return nil, why
+			}
+			return &plan.TreeNode{Type: plan.KindCombine, Operator: strategy.Operator(s.Operator), Left: l, Right: r, DisplayName: limit(s.DisplayName, 120)}, ""
+		}
+		return nil, "the earlier strategy has a transform step (" + s.DisplayName + "), which I cannot plan again; use Undo on the strategy panel"
+	}
+	return build(prev.RootStepID)
+}
+
+// undoTurn plans going back to the strategy before the last change.
+func undoTurn(a *asks, o *strategyOverview, goal string) response {
+	if o == nil {
+		return say(intro + "\n\nThere is nothing to undo: this conversation has no strategy yet.")
+	}
+	tree, why := undoPlan(o)
+	if tree == nil {
+		return say(intro + "\n\nI could not plan the undo: " + why + ".")
+	}
+	if !a.t.has("save_delegation_draft") {
+		return say(intro + "\n\nThis role cannot save a plan; use Undo on the strategy panel.")
+	}
+	draft := a.get(newCall("save_delegation_draft", map[string]any{"goal": goal, "plan": tree}))
+	if draft == nil {
+		return response{calls: a.calls}
+	}
+	if !draft.ok {
+		return say(fmt.Sprintf("%s\n\nThe plan to undo was refused (%s: %s). %s", intro, draft.code, draft.msg, problemList(draft)))
+	}
+	var build *done
+	if a.t.has("request_executor_build") {
+		var saved struct {
+			ArtifactID string `json:"artifactId"`
+		}
+		draft.decode(&saved)
+		if build = a.get(newCall("request_executor_build", map[string]string{"goal": goal, "artifact_id": saved.ArtifactID})); build == nil {
+			return response{calls: a.calls}
+		}
+	}
+	text := fmt.Sprintf("%s\n\nI planned going back to the strategy before the last change (its root was step %s): %d step%s reused, %d search%s run again.",
+		intro, o.Previous.RootStepID, len(tree.Steps()), plural(len(tree.Steps())), tree.Tasks(), pluralES(tree.Tasks()))
+	if build != nil && build.ok {
+		text += "\n\nClick **Build this plan** to go back. The steps of today's strategy that the earlier one does not use are removed, and Undo brings them back."
+	}
+	return say(text)
+}
+
+func pluralES(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "es"
+}
