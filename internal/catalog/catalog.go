@@ -102,6 +102,11 @@ type Param struct {
 	// with HasDefault false means there is none.
 	Default    string `json:"default,omitempty"`
 	HasDefault bool   `json:"hasDefault"`
+	// SiteDefault is set when the default comes from a vocabulary only the
+	// live site has (WDK's selectMode first or all over a vocabulary the
+	// catalog cannot list): the parameter may be left out, and the site
+	// picks its first or all terms.
+	SiteDefault bool `json:"siteDefault,omitempty"`
 	// MinSelected and MaxSelected bound vocabulary picks; MaxSelected -1 is
 	// unlimited.
 	MinSelected int    `json:"minSelectedCount,omitempty"`

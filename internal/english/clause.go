@@ -146,7 +146,7 @@ func locationClause(w []token) *Clause {
 	first := w[0].low
 	rest := w[1:]
 	// A trailing "genome", "DNA" or "sequence" adds nothing.
-	for len(rest) > 0 && (rest[len(rest)-1].low == "genome" || rest[len(rest)-1].low == "dna" || rest[len(rest)-1].low == "sequence") {
+	for len(rest) > 0 && (rest[len(rest)-1].low == "genome" || rest[len(rest)-1].low == "genomes" || rest[len(rest)-1].low == "dna" || rest[len(rest)-1].low == "sequence") {
 		rest = rest[:len(rest)-1]
 	}
 	if o := organelleAbbrev[first]; o != "" && len(rest) == 0 {

@@ -34,7 +34,7 @@ func (f FollowUp) String() string {
 
 // leadIns are words that open a follow-up without saying anything:
 // "now", "ok, also", "and then".
-var leadIns = WordSet("now ok okay also and then please so well but can could you i we want would like to")
+var leadIns = WordSet("now ok okay also and then please so well but can could you i we want would like to actually hmm")
 
 // undoWords are the words a request to undo is made of.
 var undoWords = WordSet("undo revert go back that it this the last change step previous version please take one")
@@ -68,6 +68,17 @@ func followUpOf(toks []token) (FollowUp, []token, []token) {
 	}
 	if w[0].low == "only" || w[0].low == "just" {
 		return FollowRestrict, trimJoiners(w[1:]), nil
+	}
+	// "How many (of them) are on chromosome 13?"
+	if hasWords(w, []string{"how", "many"}) {
+		rest := w[2:]
+		for len(rest) > 0 && (rest[0].low == "of" || rest[0].low == "them" || rest[0].low == "those" || rest[0].low == "these" ||
+			rest[0].low == "are" || rest[0].low == "is" || rest[0].low == "lie" || rest[0].low == "sit") {
+			rest = rest[1:]
+		}
+		if len(rest) > 0 && !mentionsGenes(rest) {
+			return FollowRestrict, trimJoiners(rest), nil
+		}
 	}
 	for _, lead := range [][]string{{"add"}, {"adding"}, {"include"}, {"including"}, {"plus"}, {"as", "well", "as"}, {"what", "about"}} {
 		if hasWords(w, lead) {
@@ -106,6 +117,11 @@ func startOverAt(w []token) int {
 // replacement reads "use X instead (of Y)", "X instead of Y", "make that X
 // instead", "replace Y with X", "swap Y for X", "change Y to X".
 func replacement(w []token) (FollowUp, []token, []token, bool) {
+	for _, lead := range [][]string{{"make", "that"}, {"make", "it"}, {"switch", "to"}, {"change", "it", "to"}, {"change", "that", "to"}} {
+		if hasWords(w, lead) && !slices.ContainsFunc(w, func(t token) bool { return t.low == "instead" }) {
+			return FollowReplace, trimJoiners(w[len(lead):]), nil, true
+		}
+	}
 	for _, lead := range [][]string{{"replace"}, {"swap"}, {"change"}, {"substitute"}} {
 		if !hasWords(w, lead) {
 			continue
@@ -129,7 +145,8 @@ func replacement(w []token) (FollowUp, []token, []token, bool) {
 		part = append(slices.Clip(part), w[i+1:]...)
 	}
 	for len(part) > 0 && (part[0].low == "use" || part[0].low == "make" || part[0].low == "that" || part[0].low == "it" ||
-		part[0].low == "try" || part[0].low == "search" || part[0].low == "for" || part[0].low == "with" || part[0].comma) {
+		part[0].low == "try" || part[0].low == "search" || part[0].low == "for" || part[0].low == "with" || part[0].low == "what" ||
+		part[0].low == "about" || part[0].low == "how" || part[0].low == "switch" || part[0].low == "to" || part[0].comma) {
 		part = part[1:]
 	}
 	if len(replaced) == 0 {

@@ -361,6 +361,18 @@ func splitQualifier(toks []token, p *Parsed) *Node {
 			}
 		}
 	}
+	// "Genes on chromosome 8 involved in A or B": a location first, then
+	// what the genes do.
+	for k := 2; k < len(toks); k++ {
+		if toks[k].quoted || !relationWords[toks[k].low] || locationPrepositions[toks[k].low] || isJoin(toks[k-1]) {
+			continue
+		}
+		if loc := locationList(toks[:k], p); loc != nil && hasContent(toks[k:]) {
+			if rest := parseSegment(toks[k:], p); rest != nil {
+				return &Node{Op: OpIntersect, Left: loc, Right: rest}
+			}
+		}
+	}
 	// "Genes on the apicoplast that encode rRNA".
 	for i := 1; i+1 < len(toks); i++ {
 		if !toks[i].quoted && (toks[i].low == "encode" || toks[i].low == "encodes") && !isJoin(toks[i-1]) {
@@ -395,7 +407,7 @@ func splitQualifier(toks []token, p *Parsed) *Node {
 // relationWords start what a gene is or does after "genes": "genes
 // involved in", "genes on", "genes with".
 var relationWords = WordSet(`involved participating that which with for in on from located lying annotated
-	associated related encoding whose of functioning playing having`)
+	associated related encoding whose of functioning playing having lie lies sit sits sitting reside resides are is`)
 
 // locationPrepositions introduce a location.
 var locationPrepositions = WordSet("on in from located lying")

@@ -52,6 +52,16 @@ func TestResearcherPhrasings(t *testing.T) {
 		{"mitochondrial rRNA genes", "INTERSECT(location:mitochondrion, term:rRNA)"},
 		{"apicoplast genes involved in translation", "INTERSECT(location:apicoplast, term:translation)"},
 		{"Pf3D7_05_v3 tRNA genes", "INTERSECT(location:Pf3D7_05_v3, term:tRNA)"},
+		{"genes on chromosome 8 involved in DNA repair or DNA replication", "INTERSECT(location:8, UNION(term:DNA repair, term:DNA replication))"},
+		{"rRNA genes on the apicoplast and mitochondrial genomes", "INTERSECT(term:rRNA, UNION(location:apicoplast, location:mitochondrion))"},
+		{"protein folding genes outside chromosomes 1, 2 and 3", "MINUS(term:protein folding, UNION(UNION(location:1, location:2), location:3))"},
+		{"Please build a strategy for genes involved in glycolysis.", "term:glycolysis"},
+		{"Could you build me a search for snRNA genes?", "term:snRNA"},
+		{"Which tRNA genes lie on chromosome 13?", "INTERSECT(term:tRNA, location:13)"},
+		{"Find me the genes that take part in cell adhesion and sit on chromosome 4", "INTERSECT(term:cell adhesion, location:4)"},
+		{"Take the translation genes and keep only the ones on the apicoplast genome", "INTERSECT(term:translation, location:apicoplast)"},
+		{"Start with translation genes and drop those on chromosome 14", "MINUS(term:translation, location:14)"},
+		{"List the genes on the mitochondrial genome that encode proteins", "INTERSECT(location:mitochondrion, term:proteins)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -68,6 +78,9 @@ func TestOrganisms(t *testing.T) {
 		{"Toxoplasma gondii genes involved in translation", "Toxoplasma gondii", "term:translation"},
 		{"human genes involved in DNA repair", "human", "term:DNA repair"},
 		{"Pf3D7 tRNA genes", "Pf3D7", "term:tRNA"},
+		{"3D7 snoRNA genes", "3D7", "term:snoRNA"},
+		{"P. falciparum Dd2 genes involved in proteolysis", "P. falciparum Dd2", "term:proteolysis"},
+		{"Plasmodium falciparum 3D7 genes", "Plasmodium falciparum 3D7", "taxon"},
 		{"orthologs of human TP53", "", "term:orthologs of human TP53"},
 	}
 	for _, tt := range tests {

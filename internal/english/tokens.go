@@ -90,7 +90,10 @@ func takeOrganism(toks []token) ([]token, string) {
 		for _, w := range toks[i : i+n] {
 			words = append(words, w.text)
 		}
-		if i+n < len(toks) && (toks[i+n].low == "3d7" || toks[i+n].low == "strain") {
+		if i+n < len(toks) && toks[i+n].low == "strain" {
+			n++
+		}
+		if i+n < len(toks) && strainRE.MatchString(toks[i+n].text) && !toks[i+n].quoted {
 			words = append(words, toks[i+n].text)
 			n++
 		}
@@ -121,13 +124,16 @@ func organismAt(toks []token, i int) int {
 		return 1
 	case len(t.low) > 3 && genusInitialRE.MatchString(t.low[:2]) && isSpecies(t.low[2:]):
 		return 1 // "P.falciparum"
-	case t.low == "falciparum" || t.low == "pf3d7" || t.low == "pfalciparum" || knownSpecies[t.low]:
+	case t.low == "falciparum" || t.low == "pf3d7" || t.low == "pfalciparum" || t.low == "3d7" || knownSpecies[t.low]:
 		return 1
 	case hosts[t.low] && (next(1) == "genes" || next(1) == "gene"):
 		return 1
 	}
 	return 0
 }
+
+// strainRE matches a strain name after a species: 3D7, Dd2, HB3, 7G8, IT.
+var strainRE = regexp.MustCompile(`^(3D7|3d7|Dd2|DD2|HB3|7G8|IT|K1|NF54|W2|FCR3|GB4|D10|V1/S|HB3B|IT4|[A-Z0-9]{2,5}\d)$`)
 
 // genusInitialRE matches an abbreviated genus: "P.", "T.".
 var genusInitialRE = regexp.MustCompile(`^[a-z]\.$`)
@@ -191,7 +197,13 @@ var connectives = []connective{
 	{words: []string{"aren't"}, op: OpMinus, loose: true},
 	{words: []string{"isn't"}, op: OpMinus, loose: true},
 	{words: []string{"not"}, op: OpMinus, loose: true},
+	{words: []string{"outside", "of"}, op: OpMinus, loose: true},
+	{words: []string{"outside"}, op: OpMinus, loose: true},
+	{words: []string{"subtract"}, op: OpMinus, loose: true},
 	{words: []string{"keep", "only"}, op: OpIntersect, loose: true},
+	{words: []string{"intersect", "with"}, op: OpIntersect, loose: true},
+	{words: []string{"intersected", "with"}, op: OpIntersect, loose: true},
+	{words: []string{"overlap", "with"}, op: OpIntersect, loose: true},
 	{words: []string{"keeping", "only"}, op: OpIntersect, loose: true},
 	{words: []string{"only", "keep"}, op: OpIntersect, loose: true},
 	{words: []string{"but", "only"}, op: OpIntersect, loose: true},
@@ -266,7 +278,8 @@ var fillers = WordSet(`find show me list get give return retrieve search look lo
 		functioning function functions located lying found sitting on in from of within at
 		both either also only just too encoded by whose products there here then now so those ones
 		see like i'd let us interested obtain fetch identify display tell how many do does help
-		hi hello hey thanks okay ok kindly`)
+		hi hello hey thanks okay ok kindly build create construct make run query strategy start take
+		lie lies sit sits sitting reside resides residing actually about encode encodes`)
 
 // trailingFillers are the fillers also taken off a clause's end. Read-only.
 var trailingFillers = WordSet(`genes gene ones please only too also ids id identifiers there here as well

@@ -127,6 +127,12 @@ var synonyms = map[string]string{
 	"antigenic switching":       "antigenic variation",
 	"var gene switching":        "antigenic variation",
 	"cell cycle regulation":     "regulation of cell cycle",
+	"tca cycle":                 "tricarboxylic acid cycle",
+	"krebs cycle":               "tricarboxylic acid cycle",
+	"citric acid cycle":         "tricarboxylic acid cycle",
+	"pentose phosphate pathway": "pentose-phosphate shunt",
+	"pentose phosphate shunt":   "pentose-phosphate shunt",
+	"ppp":                       "pentose-phosphate shunt",
 	"regulation of cell cycles": "regulation of cell cycle",
 }
 
@@ -192,7 +198,7 @@ var geneTypeNames = map[string]string{
 	"snrna": "snRNA", "small nuclear rna": "snRNA",
 	"ncrna": "ncRNA", "non coding rna": "ncRNA", "noncoding rna": "ncRNA", "non coding": "ncRNA",
 	"noncoding": "ncRNA", "non protein coding": "ncRNA",
-	"protein coding": "protein coding", "coding": "protein coding", "mrna": "protein coding",
+	"protein coding": "protein coding", "coding": "protein coding", "mrna": "protein coding", "protein": "protein coding",
 	"pseudogene": "pseudogene",
 }
 

@@ -180,7 +180,7 @@ func nearNames(name string, searches []catalog.SearchSummary) []string {
 func (s *Set) paramInfo(p catalog.Param, query string) ParamInfo {
 	info := ParamInfo{
 		Name: p.Name, DisplayName: p.DisplayName, Type: p.Type, Hidden: !p.IsVisible, Help: p.Help,
-		Required: !p.HasDefault && !p.AllowEmpty, Min: p.Min, Max: p.Max,
+		Required: !p.HasDefault && !p.AllowEmpty && !p.SiteDefault, Min: p.Min, Max: p.Max,
 		DependentParams: p.DependentParams, Format: format(p),
 	}
 	if p.HasDefault {

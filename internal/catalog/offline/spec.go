@@ -296,6 +296,7 @@ func buildParam(sp specParam, vocab map[string][]catalog.Term) (catalog.Param, e
 		return p, nil
 	}
 	if p.Vocabulary == nil {
+		p.SiteDefault = sp.Vocabulary == vocabOpen && (sp.SelectMode == "first" || sp.SelectMode == "all")
 		return p, nil
 	}
 	var terms []string

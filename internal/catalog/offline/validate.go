@@ -43,6 +43,8 @@ func (c *Catalog) validate(d *searchDef, params map[string]string) (map[string]s
 			switch {
 			case p.HasDefault:
 				v = p.Default
+			case p.SiteDefault:
+				continue // the live site fills it from its vocabulary
 			case p.AllowEmpty:
 				v = ""
 			default:

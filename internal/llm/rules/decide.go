@@ -52,6 +52,10 @@ func (rv *resolver) termLeaf(c *english.Clause) *leaf {
 	} else if len(names) > 1 {
 		return rv.textLeaf(c, c.Text, "it is as close to the GO term "+strings.Join(quoteAll(names), " as to "))
 	}
+	if strings.Contains(strings.ToLower(c.Text), "ortholog") {
+		return &leaf{clause: c, fail: fmt.Sprintf("%s asks about orthology, which needs OrthoMCL data the offline snapshot does not have "+
+			"(GenesByOrthologs turns a result into its orthologs on a live VEuPathDB site)", english.Quote(c.Text))}
+	}
 	if sd := rv.r.finders[c]; sd != nil {
 		return rv.finderLeaf(c, sd)
 	}
@@ -177,7 +181,7 @@ func (rv *resolver) locationLeaf(c *english.Clause) *leaf {
 		for _, t := range p.Values {
 			names = append(names, displayOr(t))
 		}
-		return rv.textLeaf(c, english.DescribeClause(c), "the catalog's sequences are "+strings.Join(names, ", "))
+		return &leaf{clause: c, fail: fmt.Sprintf("this catalog has no %s: its sequences are %s", english.DescribeClause(c), strings.Join(names, ", "))}
 	}
 	label := fmt.Sprintf("%s (%s)", displayOr(*found), found.Term)
 	return rv.build(c, sd, map[string]string{paramChromosome: found.Term}, leaf{
@@ -375,9 +379,7 @@ var knownSearches = func() map[string]bool {
 
 // finderName is the search a term's own words describe, when
 // search_for_searches offered one clearly: a leaf search ranked first,
-// with a strong score half again the next one's, or any leaf search about
-// orthologs when the words speak of them (a finding search is preferred to
-// the orthology transform).
+// with a score half again the next one's.
 func (rv *resolver) finderName(c *english.Clause) string {
 	if !wantsFinder(c) {
 		return ""
@@ -385,14 +387,6 @@ func (rv *resolver) finderName(c *english.Clause) string {
 	var hits searchHits
 	if !rv.a.t.result(phraseSearchCall(c)).decode(&hits) {
 		return ""
-	}
-	low := strings.ToLower(c.Text)
-	if strings.Contains(low, "ortholog") {
-		for _, h := range hits.Searches {
-			if h.Kind == "leaf" && strings.Contains(h.Name, "Ortholog") {
-				return h.Name
-			}
-		}
 	}
 	if len(hits.Searches) == 0 {
 		return ""
@@ -408,9 +402,9 @@ func (rv *resolver) finderName(c *english.Clause) string {
 }
 
 // minFinderScore is the ranking score from which a search is taken as what
-// a phrase names (the catalog's ranker gives its keyword matches about 10
-// and more; loose word overlaps stay under 5).
-const minFinderScore = 8
+// a phrase names (the catalog's ranker gives a keyword of the search 4.5
+// and more, and one shared common word about 2).
+const minFinderScore = 4.5
 
 // finderLeaf builds the search a phrase names. Values come from the words
 // where they say them (a range "between 10 and 50 kDa", an EC number, an

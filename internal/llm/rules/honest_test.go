@@ -21,7 +21,9 @@ func TestHonestRefusals(t *testing.T) {
 		{"Toxoplasma gondii genes", []string{"no organism 'Toxoplasma gondii'"}},
 		{"human genes involved in DNA repair", []string{"no organism 'human'"}},
 		{"genes upregulated in gametocytes", []string{"expression", "no expression search"}},
-		{"genes with a predicted signal peptide", []string{"GenesWithSignalPeptide", "signalp_version"}},
+		{"orthologs of human TP53", []string{"orthology", "GenesByOrthologs"}},
+		{"genes on chromosome 15", []string{"no chromosome 15", "chromosome 14"}},
+		{"P. falciparum Dd2 genes involved in proteolysis", []string{"no organism 'P. falciparum Dd2'"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.request, func(t *testing.T) {
@@ -53,7 +55,8 @@ func TestNotEvaluableBuilds(t *testing.T) {
 		{"genes with molecular weight between 10 and 50 kDa", "GenesByMolecularWeight Plasmodium falciparum 3D7",
 			map[string]string{"min_molecular_weight": "10000", "max_molecular_weight": "50000"}},
 		{"genes with transmembrane domains", "GenesByTransmembraneDomains Plasmodium falciparum 3D7", nil},
-		{"orthologs of human TP53", "GenesByOrthologPattern Plasmodium falciparum 3D7", nil},
+		{"genes with a predicted signal peptide", "GenesWithSignalPeptide Plasmodium falciparum 3D7", nil},
+		{"genes with more than three paralogs", "GenesByParalogCount Plasmodium falciparum 3D7", map[string]string{"num_paralogs": `{"min":"4","max":"50"}`}},
 		{"DNA repair genes with curated GO evidence", "GenesByGoTerm GO:0006281",
 			map[string]string{"go_term_evidence": `["Curated"]`}},
 		{"exported proteins on chromosome 5", "INTERSECT(GenesByExportPrediction Plasmodium falciparum 3D7, GenesByLocation Pf3D7_05_v3)", nil},

@@ -105,8 +105,6 @@ func TestRequests(t *testing.T) {
 			func(d *eval.Data) eval.Set { return eval.Union(d.GO("GO:0007165"), d.GO("GO:0023014")) }, nil},
 		{"a current GO id the 2017 file lists under a merged id", "genes annotated with GO:0098609", "GenesByGoTerm GO:0098609",
 			func(d *eval.Data) eval.Set { return d.GO("GO:0016337") }, []string{"GO:0016337"}},
-		{"a chromosome that does not exist", "chromosome 15", `GenesByText "chromosome 15"`,
-			func(d *eval.Data) eval.Set { return eval.Set{} }, []string{"I could not map 'chromosome 15'; I used a text search for it"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

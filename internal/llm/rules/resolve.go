@@ -284,6 +284,11 @@ func (rv *resolver) goFuzzy(c *english.Clause) ([]wireTerm, int, []string) {
 		name := english.Normalize(goName(t))
 		d := -1
 		for _, ph := range phrases {
+			// A word that extends a name ("transporter" after "transport")
+			// is another word, not a typo.
+			if strings.HasPrefix(ph, name) {
+				continue
+			}
 			if dd := english.Distance(ph, name); dd <= english.TypoTolerance(len(ph)) && (d < 0 || dd < d) {
 				d = dd
 			}
@@ -463,11 +468,14 @@ func matchOrganism(mention string, leaves []string) (string, bool) {
 	if strings.Contains(mention, "pf3d7") || mention == "pfalciparum" {
 		mention = "plasmodium falciparum 3d7"
 	}
+	if mention == "3d7" {
+		mention = "falciparum 3d7"
+	}
 	words := strings.Fields(strings.ReplaceAll(mention, ".", ". "))
 	var species []string
 	for _, w := range words {
-		if len(w) >= 4 && w != "3d7" && w != "strain" && !strings.HasSuffix(w, ".") {
-			species = append(species, w)
+		if !strings.HasSuffix(w, ".") && (len(w) >= 4 || strings.ContainsAny(w, "0123456789")) {
+			species = append(species, w) // the species, and a strain (3D7, Dd2)
 		}
 	}
 	for _, l := range leaves {
