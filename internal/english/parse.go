@@ -407,7 +407,8 @@ func splitQualifier(toks []token, p *Parsed) *Node {
 // relationWords start what a gene is or does after "genes": "genes
 // involved in", "genes on", "genes with".
 var relationWords = WordSet(`involved participating that which with for in on from located lying annotated
-	associated related encoding whose of functioning playing having lie lies sit sits sitting reside resides are is`)
+	associated related encoding whose of functioning playing having lie lies sit sits sitting reside resides are is
+	mapped mapping assigned`)
 
 // locationPrepositions introduce a location.
 var locationPrepositions = WordSet("on in from located lying")
@@ -483,9 +484,12 @@ func locationList(toks []token, p *Parsed) *Node {
 			return nil
 		}
 		if pt.rangeTo {
+			if prev == nil {
+				return nil
+			}
 			from, errFrom := strconv.Atoi(prev.Location)
 			to, errTo := strconv.Atoi(c.Location)
-			if prev == nil || errFrom != nil || errTo != nil || to <= from {
+			if errFrom != nil || errTo != nil || to <= from {
 				return nil
 			}
 			clauses = append(clauses, chromosomeRange(from+1, to)...)

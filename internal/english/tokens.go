@@ -28,6 +28,11 @@ func tokenize(s string) []token {
 		quoted := i%2 == 1
 		for _, t := range splitWords(part) {
 			t.quoted = quoted && !t.comma
+			// "genes coding for tRNAs" is "genes encoding tRNAs".
+			if n := len(out); n > 0 && !t.quoted && t.low == "for" && (out[n-1].low == "code" || out[n-1].low == "codes" || out[n-1].low == "coding") {
+				out[n-1] = token{text: "encoding", low: "encoding"}
+				continue
+			}
 			// "GO 0006412" is the GO id GO:0006412.
 			if n := len(out); n > 0 && !t.quoted && out[n-1].low == "go" && sevenDigitsRE.MatchString(t.text) {
 				out[n-1] = token{text: "GO:" + t.text, low: "go:" + t.text}
@@ -279,11 +284,13 @@ var fillers = WordSet(`find show me list get give return retrieve search look lo
 		both either also only just too encoded by whose products there here then now so those ones
 		see like i'd let us interested obtain fetch identify display tell how many do does help
 		hi hello hey thanks okay ok kindly build create construct make run query strategy start take
-		lie lies sit sits sitting reside resides residing actually about encode encodes`)
+		lie lies sit sits sitting reside resides residing actually about encode encodes encoding am love set
+		up pull out generate produce finds finding returns returning gives lists listing collect gather compile
+		extract select choose mapped mapping assigned known thought predicted putative`)
 
 // trailingFillers are the fillers also taken off a clause's end. Read-only.
 var trailingFillers = WordSet(`genes gene ones please only too also ids id identifiers there here as well
-	of in on the a an that which are is with for but then now and so those`)
+	of in on the a an that which are is with for but then now and so those me us thanks`)
 
 func WordSet(words string) map[string]bool {
 	m := map[string]bool{}

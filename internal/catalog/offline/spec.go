@@ -296,7 +296,9 @@ func buildParam(sp specParam, vocab map[string][]catalog.Term) (catalog.Param, e
 		return p, nil
 	}
 	if p.Vocabulary == nil {
-		p.SiteDefault = sp.Vocabulary == vocabOpen && (sp.SelectMode == "first" || sp.SelectMode == "all")
+		// A type-ahead's first term is no choice at all (the first pathway,
+		// the first EC number): only lists and check boxes have one.
+		p.SiteDefault = sp.Vocabulary == vocabOpen && (sp.SelectMode == "first" || sp.SelectMode == "all") && sp.DisplayType != "typeAhead"
 		return p, nil
 	}
 	var terms []string
