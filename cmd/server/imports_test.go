@@ -7,10 +7,12 @@ import (
 	"testing"
 )
 
-// TestImportDirection keeps the layering of DESIGN §2 without anyone having
-// to remember it: imports flow server -> chat -> planner|executor ->
-// subagent -> agent -> llm, and only the store (and the test database
-// helper) touches pgx.
+// TestImportDirection keeps the layering without anyone having to remember
+// it: imports flow server -> chat -> planner|executor -> subagent -> agent
+// -> llm, so each layer can be tested with fakes of the one below and none
+// reaches back up; only the store (and the test database helper) touches
+// pgx, so SQL and its errors live in one package; the request parser uses
+// the standard library only. docs/architecture.md explains the layers.
 func TestImportDirection(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "strategist/...").Output()
 	if err != nil {

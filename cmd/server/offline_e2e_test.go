@@ -101,7 +101,7 @@ func TestOfflineAcceptance(t *testing.T) {
 	want := minusSet(unionSet(data.goSets["GO:0006260"], data.goSets["GO:0006281"]), data.on("Pf3D7_14_v3"))
 	root, union := first.strategy.count(first.strategy.RootStepID), first.strategy.count(first.strategy.find(strategy.Union))
 	if root != 89 || root != len(want) || union != 108 {
-		t.Errorf("root count %d (raw data %d, issue 89), union count %d (issue 108)", root, len(want), union)
+		t.Errorf("root count %d (raw data %d, README example 89), union count %d (README example 108)", root, len(want), union)
 	}
 	if len(first.strategy.Roots) != 1 {
 		t.Errorf("roots = %v, want one", first.strategy.Roots)

@@ -25,7 +25,7 @@ var (
 	nodeTypes      = []string{"task", "combine"}
 )
 
-// Parse validates a delegation plan, the nested tree of DESIGN §6:
+// Parse validates a delegation plan, a nested tree of these nodes:
 //
 //	{"type":"task","task":"...","hint"?:"...","context"?:{...},"input"?:<node>}
 //	{"type":"combine","operator":"...","left":<node>,"right":<node>,

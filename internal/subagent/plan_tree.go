@@ -8,8 +8,8 @@ import (
 	"strategist/internal/strategy"
 )
 
-// treeNode is the nested form of a node, with keys in the order of
-// DESIGN §6.
+// treeNode is the nested form of a node, with keys in the order Parse
+// documents (type, then the node's own keys, then its inputs).
 type treeNode struct {
 	Type        string               `json:"type"`
 	Task        string               `json:"task,omitempty"`

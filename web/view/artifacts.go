@@ -46,7 +46,8 @@ type DraftNode struct {
 	Children    []*DraftNode
 }
 
-// draftJSON is the nested plan schema of a delegation (DESIGN §6).
+// draftJSON is the nested plan schema of a delegation (the tree
+// subagent.Parse accepts).
 type draftJSON struct {
 	Type        string          `json:"type"`
 	Task        string          `json:"task"`

@@ -8,8 +8,8 @@ import (
 	"strings"
 )
 
-// planNode is the delegation plan's nested form (DESIGN §6), as the engine
-// writes and reads it.
+// planNode is the delegation plan's nested form (the tree subagent.Parse
+// accepts), as the engine writes and reads it.
 type planNode struct {
 	Type        string          `json:"type"`
 	Task        string          `json:"task,omitempty"`

@@ -92,7 +92,7 @@ func TestPlanThenBuild(t *testing.T) {
 	snap, root := rootCount(t, build.emitted)
 	want := minus(union(raw.goTerm("GO:0006260"), raw.goTerm("GO:0006281")), raw.on("Pf3D7_14_v3"))
 	if root.Count == nil || *root.Count != len(want) || len(want) != 89 {
-		t.Errorf("root count = %v, want %d (raw data), 89 (issue)", root.Count, len(want))
+		t.Errorf("root count = %v, want %d (raw data), 89 (the README example)", root.Count, len(want))
 	}
 	if len(snap.Roots) != 1 {
 		t.Errorf("strategy roots = %v, want one", snap.Roots)
