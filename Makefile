@@ -1,12 +1,13 @@
 # Strategist: `make run` starts the app on a fresh machine; `make test` runs
-# everything CI runs.
+# everything CI runs; `make help` lists the targets. Each target is documented
+# by a `## name: text` line above it, which is what help prints.
 
 SHELL := /bin/bash
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 BIN := bin/strategist
 GO_TEST_FLAGS ?= -race -shuffle=on -timeout 20m
 
-.PHONY: run build test test-go test-e2e check generate data clean
+.PHONY: run build test test-go test-e2e check generate data clean help
 
 ## run: build, find or start PostgreSQL, and serve on http://127.0.0.1:8080
 run: build
@@ -26,11 +27,13 @@ check:
 	go vet ./...
 	go tool templ generate -check -path . || { echo "templ output is stale: run make generate"; exit 1; }
 
+## test-go: Go tests (race detector, shuffled) on a real PostgreSQL and the gene data
 test-go:
 	@source scripts/db.sh && find_database && \
 	  source scripts/data-dir.sh && find_data_dir && \
 	  go test $(GO_TEST_FLAGS) ./...
 
+## test-e2e: browser tests: headless Chromium against the real server
 test-e2e:
 	@if [ -f tests/e2e/package.json ]; then scripts/e2e.sh; else echo "no browser tests yet"; fi
 
@@ -42,5 +45,11 @@ generate:
 data:
 	scripts/fetch-data.sh
 
+## clean: remove built binaries
 clean:
 	rm -rf bin
+
+## help: list the targets
+help:
+	@sed -n 's/^## \([^:]*\): \(.*\)/\1\t\2/p' $(MAKEFILE_LIST) | \
+	  awk -F'\t' '{ printf "  %-10s %s\n", $$1, $$2 }'
