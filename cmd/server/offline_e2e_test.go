@@ -22,6 +22,7 @@ import (
 	"strategist/internal/event"
 	"strategist/internal/event/eventtest"
 	"strategist/internal/event/sseclient"
+	"strategist/internal/offlinetest"
 	"strategist/internal/pgtest"
 	"strategist/internal/strategy"
 )
@@ -549,23 +550,7 @@ type geneSet map[string]bool
 
 func geneDataDir(t *testing.T) string {
 	t.Helper()
-	for _, dir := range []string{os.Getenv("STRATEGIST_DATA_DIR"), "../../data", "../../../shared/data"} {
-		if dir == "" {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(dir, "pf3d7", "GeneAnnotationPlasmoDB.txt")); err == nil {
-			abs, err := filepath.Abs(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return abs
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("gene data not found (STRATEGIST_DATA_DIR, data/, ../shared/data); run `make data`")
-	}
-	t.Skip("gene data not found; run `make data` to run the offline end-to-end tests")
-	return ""
+	return offlinetest.DataDir(t)
 }
 
 func readGeneData(t *testing.T, dir string) *geneData {
