@@ -22,7 +22,9 @@ import (
 	"strategist/internal/pgtest"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+// The -update flag rewrites the golden files; eventtest.Golden reads it with
+// flag.Lookup.
+var _ = flag.Bool("update", false, "rewrite the golden files")
 
 // dataDir is the offline gene data (offlinetest.DataDir: STRATEGIST_DATA_DIR,
 // else data/ at the repository root); without it a test is skipped, except

@@ -183,6 +183,13 @@ func (b toolbox) refused(name, args, code string) *agent.ToolError {
 	return te
 }
 
+// refuses runs a tool that must fail with code, when the test needs no more
+// of the error.
+func (b toolbox) refuses(name, args, code string) {
+	b.t.Helper()
+	_ = b.refused(name, args, code)
+}
+
 // Arguments used across tests.
 const (
 	org         = `"organism":["Plasmodium falciparum 3D7"]`
