@@ -6,8 +6,12 @@ SHELL := /bin/bash
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 BIN := bin/strategist
 GO_TEST_FLAGS ?= -race -shuffle=on -timeout 20m
+# golangci-lint is a Go tool pinned in its own module file, so that its
+# hundred dependencies never change the versions the server is built with.
+# The first run builds it (a few minutes); later runs use the build cache.
+GOLANGCI_LINT := go tool -modfile=tools/golangci-lint.mod golangci-lint
 
-.PHONY: run build test test-go test-e2e check generate data clean help
+.PHONY: run build test test-go test-e2e check lint generate data clean help
 
 ## run: build, find or start PostgreSQL, and serve on http://127.0.0.1:8080
 run: build
@@ -20,12 +24,17 @@ build:
 ## test: static checks, Go tests against a real PostgreSQL, browser tests
 test: check test-go test-e2e
 
-## check: gofmt, go vet, generated templ code up to date
+## check: gofmt, go vet, generated templ code up to date, golangci-lint
 check:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' | grep -v '_templ.go$$')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	go vet ./...
 	go tool templ generate -check -path . || { echo "templ output is stale: run make generate"; exit 1; }
+	$(GOLANGCI_LINT) run ./...
+
+## lint: golangci-lint alone (.golangci.yml: import rules, errcheck, staticcheck, govet, gocritic)
+lint:
+	$(GOLANGCI_LINT) run ./...
 
 ## test-go: Go tests (race detector, shuffled) on a real PostgreSQL and the gene data
 test-go:
