@@ -1,12 +1,17 @@
 # Strategist: `make run` starts the app on a fresh machine; `make test` runs
-# everything CI runs.
+# everything CI runs; `make help` lists the targets. Each target is documented
+# by a `## name: text` line above it, which is what help prints.
 
 SHELL := /bin/bash
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 BIN := bin/strategist
 GO_TEST_FLAGS ?= -race -shuffle=on -timeout 20m
+# golangci-lint is a Go tool pinned in its own module file, so that its
+# hundred dependencies never change the versions the server is built with.
+# The first run builds it (a few minutes); later runs use the build cache.
+GOLANGCI_LINT := go tool -modfile=tools/golangci-lint.mod golangci-lint
 
-.PHONY: run build test test-go test-e2e check generate data eval clean
+.PHONY: run build test test-go test-e2e check lint generate data eval clean help
 
 ## run: build, find or start PostgreSQL, and serve on http://127.0.0.1:8080
 run: build
@@ -19,18 +24,25 @@ build:
 ## test: static checks, Go tests against a real PostgreSQL, browser tests
 test: check test-go test-e2e
 
-## check: gofmt, go vet, generated templ code up to date
+## check: gofmt, go vet, generated templ code up to date, golangci-lint
 check:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' | grep -v '_templ.go$$')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	go vet ./...
 	go tool templ generate -check -path . || { echo "templ output is stale: run make generate"; exit 1; }
+	$(GOLANGCI_LINT) run ./...
 
+## lint: golangci-lint alone (.golangci.yml: import rules, errcheck, staticcheck, govet, gocritic)
+lint:
+	$(GOLANGCI_LINT) run ./...
+
+## test-go: Go tests (race detector, shuffled) on a real PostgreSQL and the gene data
 test-go:
 	@source scripts/db.sh && find_database && \
 	  source scripts/data-dir.sh && find_data_dir && \
 	  go test $(GO_TEST_FLAGS) ./...
 
+## test-e2e: browser tests: headless Chromium against the real server
 test-e2e:
 	@if [ -f tests/e2e/package.json ]; then scripts/e2e.sh; else echo "no browser tests yet"; fi
 
@@ -46,5 +58,11 @@ data:
 eval: build
 	@source scripts/data-dir.sh && find_data_dir && $(BIN) eval $(EVAL_FLAGS)
 
+## clean: remove built binaries
 clean:
 	rm -rf bin
+
+## help: list the targets
+help:
+	@sed -n 's/^## \([^:]*\): \(.*\)/\1\t\2/p' $(MAKEFILE_LIST) | \
+	  awk -F'\t' '{ printf "  %-10s %s\n", $$1, $$2 }'

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # fetch-data.sh fills data/pf3d7/ with the offline gene data Strategist reads at
-# start (see data/SOURCES.md). Called by `make data`.
+# start (see data/SOURCES.md). Called by `make data`, by `make run` when the
+# data is missing, and by make test when STRATEGIST_DATA_SOURCE is set.
 #
-# Where the files come from, first match wins:
-#   1. $STRATEGIST_DATA_SOURCE, a local directory laid out like data/ (with
-#      pf3d7/) or holding the files directly;
-#   2. ../shared/data next to the repository, when it exists;
-#   3. the public repository EmilieGllch/falciparum_transcriptome_manuscript,
-#      pinned to commit e7a9d33715264c741abfee77253e2244f5a8d91a
-#      ($STRATEGIST_DATA_BASE_URL overrides the download base, for mirrors).
+# Where the files come from:
+#   - $STRATEGIST_DATA_SOURCE when set: a local directory laid out like data/
+#     (with pf3d7/) or holding the files directly (CI sets it to its mirror,
+#     because CI cannot reach the data's host);
+#   - else the public repository EmilieGllch/falciparum_transcriptome_manuscript,
+#     pinned to commit e7a9d33715264c741abfee77253e2244f5a8d91a
+#     ($STRATEGIST_DATA_BASE_URL overrides the download base, for mirrors).
 # go_terms.tsv, when no local copy exists, is derived from Debian's
 # r-bioc-go.db 3.16.0-1 (GO release 2022-07-01) with apt-get, dpkg-deb and
 # sqlite3, exactly as the shipped file was made.
@@ -88,21 +89,15 @@ download() {
 # find_source sets src to the local directory to copy from, if any.
 src=""
 find_source() {
-  local candidates=()
-  [[ -n "${STRATEGIST_DATA_SOURCE:-}" ]] && candidates+=("$STRATEGIST_DATA_SOURCE")
-  candidates+=("$root/../shared/data")
-  for c in "${candidates[@]}"; do
-    if [[ -d "$c/pf3d7" ]]; then
-      src="$(cd "$c/pf3d7" && pwd)"
-      return
-    elif [[ -f "$c/GeneAnnotationPlasmoDB.txt" ]]; then
-      src="$(cd "$c" && pwd)"
-      return
-    fi
-    if [[ "$c" == "${STRATEGIST_DATA_SOURCE:-}" ]]; then
-      die "STRATEGIST_DATA_SOURCE=$c holds neither pf3d7/ nor GeneAnnotationPlasmoDB.txt"
-    fi
-  done
+  local c="${STRATEGIST_DATA_SOURCE:-}"
+  [[ -n "$c" ]] || return 0
+  if [[ -d "$c/pf3d7" ]]; then
+    src="$(cd "$c/pf3d7" && pwd)"
+  elif [[ -f "$c/GeneAnnotationPlasmoDB.txt" ]]; then
+    src="$(cd "$c" && pwd)"
+  else
+    die "STRATEGIST_DATA_SOURCE=$c holds neither pf3d7/ nor GeneAnnotationPlasmoDB.txt"
+  fi
 }
 
 # derive_go_terms writes go_terms.tsv: the name, ontology and 2022-07-01

@@ -1,16 +1,28 @@
 #!/usr/bin/env bash
 # make run: start Strategist on a fresh machine. Finds or starts PostgreSQL,
-# finds the offline gene data, and uses dev sign-in when no account exists.
+# fetches the offline gene data when it is missing, and uses dev sign-in
+# when no account exists.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-bin/strategist}
 source scripts/db.sh
 find_database
-source scripts/data-dir.sh
-find_data_dir || true
+# The offline gene data: STRATEGIST_DATA_DIR, else ./data, fetched (and
+# checksummed) by scripts/fetch-data.sh when it is missing.
 if [ -z "${STRATEGIST_DATA_DIR:-}" ] && [ ! -f data/pf3d7/GeneAnnotationPlasmoDB.txt ]; then
-  echo "fetching the offline gene data (make data)..." >&2
-  scripts/fetch-data.sh || echo "could not fetch the gene data; the server starts, but offline counts are unavailable until make data succeeds" >&2
+  echo "the offline gene data is not in ./data yet: fetching it (make data)..." >&2
+  if ! scripts/fetch-data.sh; then
+    cat >&2 <<'MSG'
+Could not fetch the offline gene data (no network?). The server starts anyway.
+  Works without it: signing in, conversations, and the catalog's searches and
+  their parameters (in the app, or bin/strategist catalog search|describe).
+  Needs it: result counts, gene look-ups and GO term names, which the offline
+  planner uses to turn requests into strategies; answers that need the data
+  say so instead.
+Run `make data` when you are online (or set STRATEGIST_DATA_SOURCE to a local
+copy of the data and run it), then `make run` again.
+MSG
+  fi
 fi
 "$bin" migrate >/dev/null
 if [ -z "${STRATEGIST_AUTH:-}" ]; then

@@ -21,9 +21,8 @@ import (
 
 // log builds records from events, one second apart, ending at now.
 type log struct {
-	t    *testing.T
-	evs  []event.Event
-	recs []event.Record
+	t   *testing.T
+	evs []event.Event
 }
 
 func (l *log) add(evs ...event.Event) *log {

@@ -4,38 +4,24 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"strategist/internal/catalog"
 	"strategist/internal/catalog/offline"
+	"strategist/internal/offlinetest"
 )
 
-// catalogTestData finds the gene data like the offline package's tests:
-// STRATEGIST_DATA_DIR, else data/ or ../shared/data at the repository root;
-// skipped without data unless CI=true.
+// catalogTestData opens the offline catalog over the gene data
+// (offlinetest.DataDir); skipped without data unless CI=true.
 func catalogTestData(t *testing.T) *offline.Catalog {
 	t.Helper()
-	dirs := []string{os.Getenv("STRATEGIST_DATA_DIR"), filepath.Join("..", "..", "data"), filepath.Join("..", "..", "..", "shared", "data")}
-	for _, dir := range dirs {
-		if dir == "" {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(dir, offline.FileGeneAnnotation)); err == nil {
-			c, err := offline.Open(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return c
-		}
+	c, err := offline.Open(offlinetest.DataDir(t))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("gene data not found; run `make data`")
-	}
-	t.Skip("gene data not found; run `make data`")
-	return nil
+	return c
 }
 
 func TestRunCatalog(t *testing.T) {

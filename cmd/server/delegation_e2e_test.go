@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
@@ -125,7 +126,7 @@ func TestCancelDuringDelegation(t *testing.T) {
 		t.Fatalf("cancel = %d", st)
 	}
 	rest := a.collect(conv, started[len(started)-1].Seq, 30*time.Second, untilTurnEnds(1))
-	recs := append(started, rest...)
+	recs := slices.Concat(started, rest)
 	eventtest.Check(t, recs)
 	end := payload(t, recs[len(recs)-1])
 	if end["status"] != "cancelled" {

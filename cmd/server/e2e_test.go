@@ -10,8 +10,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -20,31 +18,20 @@ import (
 	"strategist/internal/event"
 	"strategist/internal/event/eventtest"
 	"strategist/internal/event/sseclient"
+	"strategist/internal/offlinetest"
 	"strategist/internal/pgtest"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+// The -update flag rewrites the golden files; eventtest.Golden reads it with
+// flag.Lookup.
+var _ = flag.Bool("update", false, "rewrite the golden files")
 
-// dataDir finds the offline gene data for tests: STRATEGIST_DATA_DIR, the
-// repository's ./data, or ../shared/data beside the repository. Without it
-// a test is skipped, except with CI=true.
+// dataDir is the offline gene data (offlinetest.DataDir: STRATEGIST_DATA_DIR,
+// else data/ at the repository root); without it a test is skipped, except
+// with CI=true.
 func dataDir(t testing.TB) string {
 	t.Helper()
-	candidates := []string{os.Getenv("STRATEGIST_DATA_DIR"), "../../data", "../../../shared/data"}
-	for _, d := range candidates {
-		if d == "" {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(d, "pf3d7", "GeneAnnotationPlasmoDB.txt")); err == nil {
-			abs, _ := filepath.Abs(d)
-			return abs
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("offline gene data not found (CI=true makes this a failure): run make data")
-	}
-	t.Skip("offline gene data not found: run make data")
-	return ""
+	return offlinetest.DataDir(t)
 }
 
 // testApp is a running Strategist (the real application graph) on :0.

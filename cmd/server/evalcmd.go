@@ -26,7 +26,7 @@ the server), and a table of accuracy by category is printed per file.
 
   --url URL          server URL (default $STRATEGIST_URL, else http://127.0.0.1:8080)
   --token T          API token (default $STRATEGIST_TOKEN; from strategist user token)
-  --data DIR         raw gene data (default $STRATEGIST_DATA_DIR, else ./data, else ../shared/data)
+  --data DIR         raw gene data (default $STRATEGIST_DATA_DIR, else ./data)
   --concurrency N    conversations played at once (default 4)
   --failures         list every case that was not correct, with its conversation id
   FILE.jsonl         case files (default internal/eval/testdata/development.jsonl and heldout.jsonl)

@@ -7,11 +7,13 @@ import (
 	"testing"
 )
 
-// TestImportDirection keeps the layering of DESIGN §2 without anyone having
-// to remember it: imports flow server -> chat -> planner|executor ->
-// subagent -> agent -> llm, only the store (and the test database helper)
-// touches pgx, and the plan model imports nothing of Strategist but the
-// strategy types.
+// TestImportDirection keeps the layering without anyone having to remember
+// it: imports flow server -> chat -> planner|executor -> subagent -> agent
+// -> llm, so each layer can be tested with fakes of the one below and none
+// reaches back up; only the store (and the test database helper) touches
+// pgx, so SQL and its errors live in one package; the request parser uses
+// the standard library only, and the plan model imports nothing of
+// Strategist but the strategy types. docs/architecture.md explains the layers.
 func TestImportDirection(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "strategist/...").Output()
 	if err != nil {

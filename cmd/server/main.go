@@ -27,16 +27,23 @@ import (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
-func main() {
+func main() { os.Exit(exitStatus()) }
+
+// exitStatus runs the command and returns the process's exit status, so that
+// its deferred calls run before main exits.
+func exitStatus() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
-	if err != nil {
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errUsage):
 		fmt.Fprintln(os.Stderr, "strategist:", err)
-		if errors.Is(err, errUsage) {
-			os.Exit(2)
-		}
-		os.Exit(1)
+		return 2
+	default:
+		fmt.Fprintln(os.Stderr, "strategist:", err)
+		return 1
 	}
 }
 

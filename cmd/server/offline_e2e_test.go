@@ -8,8 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -23,6 +21,7 @@ import (
 	"strategist/internal/event"
 	"strategist/internal/event/eventtest"
 	"strategist/internal/event/sseclient"
+	"strategist/internal/offlinetest"
 	"strategist/internal/pgtest"
 	"strategist/internal/strategy"
 )
@@ -102,7 +101,7 @@ func TestOfflineAcceptance(t *testing.T) {
 	want := eval.Minus(eval.Union(data.GO("GO:0006260"), data.GO("GO:0006281")), data.On("Pf3D7_14_v3"))
 	root, union := first.strategy.count(first.strategy.RootStepID), first.strategy.count(first.strategy.find(strategy.Union))
 	if root != 89 || root != len(want) || union != 108 {
-		t.Errorf("root count %d (raw data %d, issue 89), union count %d (issue 108)", root, len(want), union)
+		t.Errorf("root count %d (raw data %d, README example 89), union count %d (README example 108)", root, len(want), union)
 	}
 	if len(first.strategy.Roots) != 1 {
 		t.Errorf("roots = %v, want one", first.strategy.Roots)
@@ -539,23 +538,7 @@ func stepNames(t *testing.T, recs []event.Record) map[string]string {
 
 func geneDataDir(t *testing.T) string {
 	t.Helper()
-	for _, dir := range []string{os.Getenv("STRATEGIST_DATA_DIR"), "../../data", "../../../shared/data"} {
-		if dir == "" {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(dir, "pf3d7", "GeneAnnotationPlasmoDB.txt")); err == nil {
-			abs, err := filepath.Abs(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return abs
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("gene data not found (STRATEGIST_DATA_DIR, data/, ../shared/data); run `make data`")
-	}
-	t.Skip("gene data not found; run `make data` to run the offline end-to-end tests")
-	return ""
+	return offlinetest.DataDir(t)
 }
 
 // loadGeneData reads the raw export files with the evaluation set's reader,

@@ -111,7 +111,7 @@ func (p *proc) kill() {
 		return
 	}
 	_ = p.cmd.Process.Signal(syscall.SIGKILL)
-	<-p.done
+	p.t.Logf("server killed: %v", <-p.done)
 }
 
 func mustAbs(t *testing.T, p string) string {

@@ -15,11 +15,11 @@
 // panic become a structured result fed back to the model
 // ({"ok":false,"code","message","details"}), and the loop goes on.
 //
-// History (the Koog notes in the design seeds): BuildHistory turns stored
-// messages into a model history with the current user message apart, so it
-// is sent exactly once; an Estimator counts tokens with a cache and a
-// per-model calibration from engine usage; a Compactor shrinks a history
-// over budget by keeping the last N messages, summarising it whole, or
-// summarising it in chunks; tool results enter history as Digest-bounded
-// copies, the full results living in the event log.
+// History: BuildHistory turns stored messages into a model history with the
+// current user message apart, so it is sent exactly once; an Estimator
+// counts tokens with a cache and a per-model calibration from engine usage;
+// a Compactor shrinks a history over budget by keeping the last N messages,
+// summarising it whole, or summarising it in chunks; tool results enter
+// history as Digest-bounded copies, the full results living in the event
+// log.
 package agent

@@ -180,9 +180,9 @@ func TestBuildHistoryErrors(t *testing.T) {
 	}
 }
 
-// TestCurrentMessageSentOnce is W4 of the reference system: the message
-// starting a turn is stored before the turn runs, and must still reach the
-// model exactly once.
+// TestCurrentMessageSentOnce: the message starting a turn is stored before
+// the turn runs, and must still reach the model exactly once (not once from
+// the stored history and again as the current message).
 func TestCurrentMessageSentOnce(t *testing.T) {
 	stored := []StoredMessage{
 		{ID: "u1", Role: StoredUser, Content: "Find kinases"},

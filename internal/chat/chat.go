@@ -27,9 +27,7 @@ import (
 	"strategist/internal/account"
 	"strategist/internal/agent"
 	"strategist/internal/event"
-	"strategist/internal/executor"
 	"strategist/internal/llm"
-	"strategist/internal/planner"
 	"strategist/internal/store"
 )
 
@@ -62,6 +60,12 @@ type Publisher interface {
 	Publish(records ...event.Record)
 }
 
+// Role builds the agent that runs one turn of its mode, bound to the turn's
+// Env: *planner.Planner for plan mode, *executor.Executor for execute mode.
+type Role interface {
+	Agent(env agent.Env) (*agent.Agent, error)
+}
+
 // Models resolves model ids to engines (llm.Registry).
 type Models interface {
 	Resolve(id string) (llm.Model, error)
@@ -77,9 +81,10 @@ type Config struct {
 	Log       Log
 	Publisher Publisher
 	Models    Models
-	Planner   *planner.Planner
-	Executor  *executor.Executor
-	Logger    *slog.Logger
+	// Planner runs plan turns and Executor execute turns.
+	Planner  Role
+	Executor Role
+	Logger   *slog.Logger
 	// Origin names this process in the event fan-out.
 	Origin string
 	// AutoApprove accepts the planner's handoffs without a click.

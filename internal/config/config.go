@@ -32,8 +32,8 @@ type Config struct {
 	Addr        string
 	DatabaseURL string
 	Auth        AuthMode
-	// DataDir is the offline gene data directory as configured ("" lets the
-	// catalog look in ./data, then ../shared/data).
+	// DataDir is the offline gene data directory as configured ("" means
+	// ./data: offline.FindDataDir).
 	DataDir string
 	// Model is the default model id.
 	Model string
@@ -96,7 +96,7 @@ func settings() []setting {
 			}
 			return errors.New(`must be "local" or "dev"`)
 		}},
-		{"STRATEGIST_DATA_DIR", "data-dir", "", "offline gene data directory (default ./data, else ../shared/data)", func(c *Config, v string) error {
+		{"STRATEGIST_DATA_DIR", "data-dir", "", "offline gene data directory (default ./data)", func(c *Config, v string) error {
 			c.DataDir = v
 			return nil
 		}},

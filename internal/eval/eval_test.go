@@ -10,28 +10,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"strategist/internal/catalog"
+	"strategist/internal/offlinetest"
 	"strategist/internal/strategy"
 )
 
-// dataDir finds the gene data (STRATEGIST_DATA_DIR, data/ at the repository
-// root, ../shared/data beside it). Without it the test is skipped, except
-// under CI=true.
-func dataDir(t *testing.T) string {
-	t.Helper()
-	for _, dir := range []string{os.Getenv("STRATEGIST_DATA_DIR"), "../../data", "../../../shared/data"} {
-		if dir == "" {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(dir, fileAnnotation)); err == nil {
-			return dir
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("gene data not found (STRATEGIST_DATA_DIR, data/, ../shared/data); run `make data`")
-	}
-	t.Skip("gene data not found; run `make data` to run this test")
-	return ""
-}
+// dataDir is the gene data (offlinetest.DataDir); without it the test is
+// skipped, except under CI=true.
+func dataDir(t *testing.T) string { return offlinetest.DataDir(t) }
 
 func load(t *testing.T) *Data {
 	t.Helper()

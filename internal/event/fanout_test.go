@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"strategist/internal/event"
 	"strategist/internal/pgtest"
@@ -172,20 +171,13 @@ func TestFanoutHealsAfterLostConnection(t *testing.T) {
 	// Kill every listener and keep them from reconnecting while p1 appends:
 	// those notifications reach nobody in p2. (The pools keep the
 	// connections they have.)
-	admin, err := pgxpool.New(ctx, pgtest.AdminURL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
 	var dbName string
 	if err := p1.db.Pool().QueryRow(ctx, "SELECT current_database()").Scan(&dbName); err != nil {
 		t.Fatal(err)
 	}
 	exec := func(sql string, args ...any) {
 		t.Helper()
-		if _, err := admin.Exec(ctx, sql, args...); err != nil {
-			t.Fatal(err)
-		}
+		pgtest.AdminExec(t, sql, args...)
 	}
 	exec(`ALTER DATABASE "` + dbName + `" ALLOW_CONNECTIONS false`)
 	exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND datname = $2", store.ListenerAppName, dbName)

@@ -9,9 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"strategist/internal/event"
+	"strategist/internal/pgtest"
 	"strategist/internal/store"
 )
 
@@ -62,11 +61,7 @@ type processOptions struct {
 func startProcess(t testing.TB, url, origin string, opts processOptions) *process {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	pool, err := pgxpool.New(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := store.New(pool)
+	db, err := store.New(pgtest.Connect(t, url))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +97,6 @@ func startProcess(t testing.TB, url, origin string, opts processOptions) *proces
 	t.Cleanup(func() {
 		cancel()
 		wg.Wait()
-		pool.Close()
 	})
 	return p
 }

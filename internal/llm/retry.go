@@ -225,7 +225,7 @@ func sleepContext(ctx context.Context, d time.Duration) error {
 }
 
 // ParseRetryAfter reads a Retry-After header value: delay-seconds or an
-// HTTP date (RFC 9110 §10.2.3). It returns 0 when the value is absent,
+// HTTP date (RFC 9110, section 10.2.3). It returns 0 when the value is absent,
 // malformed, in the past or more than a day away, so that a broken header
 // means "use the backoff" rather than "wait forever".
 func ParseRetryAfter(v string, now time.Time) time.Duration {

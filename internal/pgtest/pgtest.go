@@ -70,7 +70,15 @@ func (w mainWrapper) Run() int {
 // test ends.
 func New(t testing.TB) *pgxpool.Pool {
 	t.Helper()
-	url := NewURL(t)
+	return Connect(t, NewURL(t))
+}
+
+// Connect returns a pool on the database at url (from NewURL), closed when
+// the test ends, after the cleanups registered later (which stop what uses
+// it). Tests that run several "processes" on one database open one pool
+// each, without importing pgx themselves.
+func Connect(t testing.TB, url string) *pgxpool.Pool {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	pool, err := pgxpool.New(ctx, url)
@@ -79,6 +87,23 @@ func New(t testing.TB) *pgxpool.Pool {
 	}
 	t.Cleanup(pool.Close)
 	return pool
+}
+
+// AdminExec runs one statement on the test server's maintenance database,
+// for tests that change the server itself: refusing connections to a
+// database, ending other sessions.
+func AdminExec(t testing.TB, sql string, args ...any) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	admin, err := pgx.Connect(ctx, AdminURL(t))
+	if err != nil {
+		t.Fatalf("pgtest: connect admin: %v", err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, sql, args...); err != nil {
+		t.Fatalf("pgtest: %s: %v", sql, err)
+	}
 }
 
 // NewURL creates a fresh, migrated database and returns its connection URL;

@@ -26,7 +26,7 @@ var (
 	colocationKeys = []string{"upstream", "downstream", "strand"}
 )
 
-// Parse validates a delegation plan, the nested tree of DESIGN §6:
+// Parse validates a delegation plan, a nested tree of these nodes:
 //
 //	{"type":"task","task":"...","hint"?:"...","context"?:{...},"input"?:<node>}
 //	{"type":"combine","operator":"...","left":<node>,"right":<node>,

@@ -2,13 +2,12 @@ package server_test
 
 import (
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"strategist/internal/catalog/offline"
 	"strategist/internal/config"
+	"strategist/internal/offlinetest"
 )
 
 func TestCatalogRoutesWithoutData(t *testing.T) {
@@ -54,17 +53,7 @@ func TestCatalogRoutesWithoutData(t *testing.T) {
 // TestCatalogCountWithData counts through the HTTP API with the real gene
 // data: GO:0006412 translation is 286 genes in the 2017 snapshot.
 func TestCatalogCountWithData(t *testing.T) {
-	dir := os.Getenv("STRATEGIST_DATA_DIR")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "data")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "pf3d7")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("no gene data (CI=true)")
-		}
-		t.Skip("no gene data")
-	}
-	cat, err := offline.Open(dir)
+	cat, err := offline.Open(offlinetest.DataDir(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,8 +22,6 @@ type Turn struct {
 	EndedAt        *time.Time      `db:"ended_at" json:"endedAt,omitempty"`
 }
 
-const turnColumns = `id, conversation_id, mode, model, status, error, usage, owner, started_at, ended_at`
-
 // NewMessage is a message to insert.
 type NewMessage struct {
 	ID      string // "" lets the database choose

@@ -3,8 +3,6 @@ package strategy_test
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"testing"
@@ -12,16 +10,18 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"strategist/internal/catalog/offline"
+	"strategist/internal/offlinetest"
 	"strategist/internal/strategy"
 )
 
-// loadOffline opens the offline PlasmoDB catalog over the shared gene data
-// (STRATEGIST_DATA_DIR, else the checkout's ../shared/data) once per test
-// binary: the data is immutable and loading it under -race takes seconds.
+// loadOffline opens the offline PlasmoDB catalog over the gene data
+// (offlinetest.Find: STRATEGIST_DATA_DIR, else data/ at the repository root)
+// once per test binary: the data is immutable and loading it under -race
+// takes seconds. Without the data the catalog still validates and builds.
 var loadOffline = sync.OnceValues(func() (*offline.Catalog, error) {
-	dir := os.Getenv("STRATEGIST_DATA_DIR")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "data")
+	dir, err := offlinetest.Find()
+	if err != nil {
+		return offline.New(offline.Config{DataErr: err})
 	}
 	return offline.Open(dir)
 })

@@ -2,8 +2,6 @@ package subagent
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -11,6 +9,7 @@ import (
 	"strategist/internal/catalog/catalogtool"
 	"strategist/internal/catalog/offline"
 	"strategist/internal/event"
+	"strategist/internal/offlinetest"
 	"strategist/internal/pgtest"
 	"strategist/internal/plan"
 	"strategist/internal/store"
@@ -131,23 +130,9 @@ func TestDelegationEndToEnd(t *testing.T) {
 	}
 }
 
-// dataDir finds the offline gene data (STRATEGIST_DATA_DIR, data/ at the
-// repository root, ../shared/data beside it); without it the test is
-// skipped, except under CI=true where it fails.
+// dataDir is the offline gene data (offlinetest.DataDir); without it the
+// test is skipped, except under CI=true where it fails.
 func dataDir(t *testing.T) string {
 	t.Helper()
-	if dir := os.Getenv("STRATEGIST_DATA_DIR"); dir != "" {
-		return dir
-	}
-	root, _ := filepath.Abs(filepath.Join("..", ".."))
-	for _, d := range []string{filepath.Join(root, "data"), filepath.Join(root, "..", "shared", "data")} {
-		if _, err := os.Stat(filepath.Join(d, offline.FileGeneAnnotation)); err == nil {
-			return d
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("gene data not found (STRATEGIST_DATA_DIR, data/, ../shared/data); run `make data`")
-	}
-	t.Skip("gene data not found; run `make data` to run this test")
-	return ""
+	return offlinetest.DataDir(t)
 }

@@ -116,7 +116,7 @@ func TestTaskMessage(t *testing.T) {
 }
 
 // TestRunColocation: a delegated COLOCATE keeps its distances and strand
-// (W12).
+// all the way to the combined step.
 func TestRunColocation(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		raw := `{"type":"combine","operator":"COLOCATE","colocation":{"upstream":1000,"downstream":500,"strand":"same"},

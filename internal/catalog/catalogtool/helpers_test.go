@@ -4,67 +4,38 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 
 	"strategist/internal/agent"
 	"strategist/internal/catalog/catalogtool"
 	"strategist/internal/catalog/offline"
+	"strategist/internal/offlinetest"
 )
 
 // loadData reads the gene data once per test binary: loading takes
 // seconds and the catalog is read-only.
 var loadData = sync.OnceValues(func() (*offline.Catalog, error) {
-	dir, ok := findDataDir()
-	if !ok {
-		return nil, nil
+	dir, err := offlinetest.Find()
+	if err != nil {
+		return nil, err
 	}
 	return offline.Open(dir)
 })
-
-// findDataDir looks where the tests promise: STRATEGIST_DATA_DIR, else
-// data/ at the repository root, else ../shared/data beside it.
-func findDataDir() (string, bool) {
-	if dir := os.Getenv("STRATEGIST_DATA_DIR"); dir != "" {
-		return dir, true
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", false
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", false
-		}
-		dir = parent
-	}
-	for _, d := range []string{filepath.Join(dir, "data"), filepath.Join(dir, "..", "shared", "data")} {
-		if _, err := os.Stat(filepath.Join(d, offline.FileGeneAnnotation)); err == nil {
-			return d, true
-		}
-	}
-	return "", false
-}
 
 // dataCatalog is the offline catalog with its gene data; without the data
 // the test is skipped, except under CI=true where it fails.
 func dataCatalog(t *testing.T) *offline.Catalog {
 	t.Helper()
+	if _, err := offlinetest.Find(); err != nil {
+		offlinetest.Missing(t, err)
+	}
 	c, err := loadData()
 	if err != nil {
 		t.Fatalf("load offline catalog: %v", err)
 	}
-	if c == nil || c.DataErr() != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("gene data not found (STRATEGIST_DATA_DIR, data/, ../shared/data); run `make data`")
-		}
-		t.Skip("gene data not found; run `make data` to run this test")
+	if err := c.DataErr(); err != nil {
+		offlinetest.Missing(t, err)
 	}
 	return c
 }

@@ -13,19 +13,16 @@ import (
 func BenchmarkLoad(b *testing.B) {
 	dir := testDataDir(b)
 	b.ReportAllocs()
-	var d *Data
 	for b.Loop() {
-		var err error
-		if d, err = Load(dir); err != nil {
+		if _, err := Load(dir); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.StopTimer()
 	var before, after runtime.MemStats
-	d = nil
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	d, _ = Load(dir)
+	d, _ := Load(dir)
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "retained-MB")

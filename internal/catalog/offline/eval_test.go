@@ -57,7 +57,7 @@ func TestFigures(t *testing.T) {
 		name      string
 		q         *catalog.Query
 		want      map[string]bool
-		wantCount int // the figure the issue states
+		wantCount int // the published figure (README, catalog examples)
 	}{
 		{"GenesByTaxon", &catalog.Query{Search: "GenesByTaxon", Params: map[string]string{"organism": testOrg}}, raw.All(), 5712},
 		{"GenesByGoTerm translation", goQuery(0, "GO:0006412"), raw.GO("GO:0006412"), 286},

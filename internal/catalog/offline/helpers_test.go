@@ -1,53 +1,20 @@
 package offline
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"strategist/internal/catalog"
 	"strategist/internal/eval"
+	"strategist/internal/offlinetest"
 )
 
-// testDataDir finds the gene data the way the tests promise: STRATEGIST_DATA_DIR,
-// else data/ at the repository root, else ../shared/data next to the
-// repository. Without data the test is skipped, except under CI=true where
-// missing data is a failure.
+// testDataDir is the gene data (offlinetest.DataDir: STRATEGIST_DATA_DIR,
+// else data/ at the repository root); without it the test is skipped,
+// except under CI=true where it fails.
 func testDataDir(tb testing.TB) string {
 	tb.Helper()
-	root := repoRoot(tb)
-	for _, dir := range []string{os.Getenv("STRATEGIST_DATA_DIR"), filepath.Join(root, "data"), filepath.Join(root, "..", "shared", "data")} {
-		if dir == "" {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(dir, FileGeneAnnotation)); err == nil {
-			return dir
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		tb.Fatalf("gene data not found (STRATEGIST_DATA_DIR, %s/data, %s/../shared/data); run `make data`", root, root)
-	}
-	tb.Skip("gene data not found; run `make data` to run this test")
-	return ""
-}
-
-func repoRoot(tb testing.TB) string {
-	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
+	return offlinetest.DataDir(tb)
 }
 
 // testCatalog loads the data and builds a catalog (or skips, see testDataDir).

@@ -13,8 +13,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -134,17 +132,14 @@ func Open(dir string) (*Catalog, error) {
 	return New(Config{Data: d})
 }
 
-// FindDataDir picks the gene data directory: explicit when set (from
-// STRATEGIST_DATA_DIR), else the first of ./data and ../shared/data that
-// holds pf3d7/, else ./data so the missing-data message names it.
+// FindDataDir picks the gene data directory by the one rule the server,
+// the scripts and the tests share: explicit when set (from
+// STRATEGIST_DATA_DIR), else ./data, where `make data` puts it (`make run`
+// serves from the repository root). It does not check that the data is
+// there: Open says what is missing.
 func FindDataDir(explicit string) string {
 	if explicit != "" {
 		return explicit
-	}
-	for _, dir := range []string{"data", filepath.Join("..", "shared", "data")} {
-		if st, err := os.Stat(filepath.Join(dir, "pf3d7")); err == nil && st.IsDir() {
-			return dir
-		}
 	}
 	return "data"
 }

@@ -142,7 +142,9 @@ func TestAnswerThreeStepTree(t *testing.T) {
 		IsSaved  bool     `json:"isSaved"`
 		StepTree StepTree `json:"stepTree"`
 	}
-	json.Unmarshal([]byte(strat[0].Body), &ns)
+	if err := json.Unmarshal([]byte(strat[0].Body), &ns); err != nil {
+		t.Fatal(err)
+	}
 	if !strings.HasPrefix(ns.Name, "__strategist_temp__:") || ns.IsSaved {
 		t.Errorf("strategy name %q saved %v, want the temporary prefix, unsaved", ns.Name, ns.IsSaved)
 	}
@@ -186,11 +188,15 @@ func TestAnswerTransformOverCombine(t *testing.T) {
 	var ns struct {
 		StepTree json.RawMessage `json:"stepTree"`
 	}
-	json.Unmarshal([]byte(strat[0].Body), &ns)
+	if err := json.Unmarshal([]byte(strat[0].Body), &ns); err != nil {
+		t.Fatal(err)
+	}
 	var shape func(raw json.RawMessage) string
 	shape = func(raw json.RawMessage) string {
 		var m map[string]json.RawMessage
-		json.Unmarshal(raw, &m)
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatal(err)
+		}
 		s := "step"
 		for _, k := range []string{"primaryInput", "secondaryInput"} {
 			if in, ok := m[k]; ok {

@@ -274,7 +274,7 @@ func (f *fakeWDK) createStrategy(w http.ResponseWriter, body []byte, user fakeUs
 		return
 	}
 	var name string
-	json.Unmarshal(raw["name"], &name)
+	_ = json.Unmarshal(raw["name"], &name) // optional: no name is ""
 	f.nextStrat++
 	id := f.nextStrat
 	if status, msg := f.wire(&tree, user.id, id); status != 0 {

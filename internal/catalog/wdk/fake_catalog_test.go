@@ -97,7 +97,10 @@ func (f *fakeWDK) recordTypes(w http.ResponseWriter, r *http.Request, parts []st
 				continue
 			}
 			var m map[string]any
-			json.Unmarshal([]byte(fakeSearches[name]), &m)
+			if err := json.Unmarshal([]byte(fakeSearches[name]), &m); err != nil {
+				http.Error(w, "fixture "+name+": "+err.Error(), http.StatusInternalServerError)
+				return
+			}
 			delete(m, "parameters")
 			b, _ := json.Marshal(m)
 			list = append(list, b)

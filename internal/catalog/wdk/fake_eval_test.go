@@ -165,7 +165,10 @@ func (f *fakeWDK) writeReport(w http.ResponseWriter, res fakeResult, body []byte
 			Attributes []string `json:"attributes"`
 		} `json:"reportConfig"`
 	}
-	json.Unmarshal(body, &req)
+	if err := json.Unmarshal(body, &req); err != nil {
+		http.Error(w, "Malformed report request", http.StatusBadRequest)
+		return
+	}
 	genes := slices.Collect(maps.Keys(res))
 	sort.Slice(genes, func(i, j int) bool { return fakeGenes[genes[i]].ID < fakeGenes[genes[j]].ID })
 	type rec struct {

@@ -200,7 +200,7 @@ func (f *fakeWDK) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set(k, v)
 		}
 		w.WriteHeader(inj.status)
-		io.WriteString(w, inj.body)
+		_, _ = io.WriteString(w, inj.body)
 		return
 	}
 
@@ -250,7 +250,7 @@ func (f *fakeWDK) route(w http.ResponseWriter, r *http.Request, path string, bod
 func writeRaw(w http.ResponseWriter, status int, s string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	io.WriteString(w, s)
+	_, _ = io.WriteString(w, s)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -264,7 +264,7 @@ func write422(w http.ResponseWriter, general []string, byKey map[string][]string
 		"errors": map[string]any{"general": orEmpty(general), "byKey": byKey}})
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(http.StatusUnprocessableEntity)
-	w.Write(b)
+	_, _ = w.Write(b)
 }
 
 func orEmpty(s []string) []string {

@@ -30,7 +30,7 @@ func BenchmarkStream(b *testing.B) {
 	body := benchAnswer()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, body)
+		_, _ = io.WriteString(w, body)
 	}))
 	defer srv.Close()
 	e, err := New(Config{APIKey: testKey, BaseURL: srv.URL, HTTPClient: srv.Client()})

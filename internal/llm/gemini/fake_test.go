@@ -97,7 +97,7 @@ func writeFrames(w http.ResponseWriter, frames []string) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
 	for _, f := range frames {
-		io.WriteString(w, "data: "+f+"\r\n\r\n")
+		_, _ = io.WriteString(w, "data: "+f+"\r\n\r\n")
 		w.(http.Flusher).Flush()
 	}
 }
@@ -122,7 +122,7 @@ func apiErrorBody(status int, headers []string, body any) step {
 		}
 		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 		w.WriteHeader(status)
-		json.NewEncoder(w).Encode(body)
+		_ = json.NewEncoder(w).Encode(body)
 	}
 }
 

@@ -35,7 +35,7 @@ func BenchmarkStream(b *testing.B) {
 	body.WriteString("data: [DONE]\n\n")
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, body.String())
+		_, _ = io.WriteString(w, body.String())
 	}))
 	defer srv.Close()
 	e, err := New(Config{BaseURL: srv.URL + "/v1", HTTPClient: srv.Client()})

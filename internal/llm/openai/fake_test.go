@@ -106,7 +106,7 @@ func usageChunk(prompt, completion, total int) string {
 func sse(frames ...string) step {
 	return func(w http.ResponseWriter, r *http.Request) {
 		writeFrames(w, frames)
-		io.WriteString(w, "data: [DONE]\n\n")
+		_, _ = io.WriteString(w, "data: [DONE]\n\n")
 	}
 }
 
@@ -121,7 +121,7 @@ func writeFrames(w http.ResponseWriter, frames []string) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
 	for _, f := range frames {
-		io.WriteString(w, "data: "+f+"\n\n")
+		_, _ = io.WriteString(w, "data: "+f+"\n\n")
 		w.(http.Flusher).Flush()
 	}
 }
@@ -146,7 +146,7 @@ func apiError(status int, message, typ, code string, headers ...string) step {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
-		json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": message, "type": typ, "param": nil, "code": c}})
+		_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": message, "type": typ, "param": nil, "code": c}})
 	}
 }
 
@@ -155,7 +155,7 @@ func plain(status int, body string) step {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		w.WriteHeader(status)
-		io.WriteString(w, body)
+		_, _ = io.WriteString(w, body)
 	}
 }
 

@@ -3,8 +3,6 @@ package rules_test
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +17,7 @@ import (
 	"strategist/internal/event"
 	"strategist/internal/executor"
 	"strategist/internal/llm/rules"
+	"strategist/internal/offlinetest"
 	"strategist/internal/pgtest"
 	"strategist/internal/plan"
 	"strategist/internal/planner"
@@ -29,43 +28,11 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
 
-// dataDir finds the gene data (STRATEGIST_DATA_DIR, data/ at the repository
-// root, ../shared/data beside it). Without it the test is skipped, except
-// under CI=true.
+// dataDir is the gene data (offlinetest.DataDir). Without it the test is
+// skipped, except under CI=true.
 func dataDir(tb testing.TB) string {
 	tb.Helper()
-	root := repoRoot(tb)
-	for _, dir := range []string{os.Getenv("STRATEGIST_DATA_DIR"), filepath.Join(root, "data"), filepath.Join(root, "..", "shared", "data")} {
-		if dir == "" {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(dir, catoffline.FileGeneAnnotation)); err == nil {
-			return dir
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		tb.Fatal("gene data not found (STRATEGIST_DATA_DIR, data/, ../shared/data); run `make data`")
-	}
-	tb.Skip("gene data not found; run `make data` to run this test")
-	return ""
-}
-
-func repoRoot(tb testing.TB) string {
-	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Fatal("go.mod not found")
-		}
-		dir = parent
-	}
+	return offlinetest.DataDir(tb)
 }
 
 // world is the application graph the roles need, on a fresh database:

@@ -93,7 +93,7 @@ func TestPlanThenBuild(t *testing.T) {
 	snap, root := rootCount(t, build.emitted)
 	want := eval.Minus(eval.Union(raw.GO("GO:0006260"), raw.GO("GO:0006281")), raw.On("Pf3D7_14_v3"))
 	if root.Count == nil || *root.Count != len(want) || len(want) != 89 {
-		t.Errorf("root count = %v, want %d (raw data), 89 (issue)", root.Count, len(want))
+		t.Errorf("root count = %v, want %d (raw data), 89 (the README example)", root.Count, len(want))
 	}
 	if len(snap.Roots) != 1 {
 		t.Errorf("strategy roots = %v, want one", snap.Roots)

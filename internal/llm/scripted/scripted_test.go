@@ -225,7 +225,10 @@ func TestCancelledCallConsumesNothing(t *testing.T) {
 func TestStopEarly(t *testing.T) {
 	e := mustEngine(t, `{"roles":{"planner":[{"text":"one two three four five six seven eight nine ten"}]}}`)
 	n := 0
-	for range e.Stream(t.Context(), llm.Request{Agent: "planner"}) {
+	for _, err := range e.Stream(t.Context(), llm.Request{Agent: "planner"}) {
+		if err != nil {
+			t.Fatal(err)
+		}
 		n++
 		break
 	}

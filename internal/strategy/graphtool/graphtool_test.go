@@ -185,14 +185,14 @@ func TestValidationErrorsByKey(t *testing.T) {
 	}
 
 	// Arguments that do not fit the schema never reach the service.
-	ex.refused("create_step", `{"search_name":"GenesByGoTerm"}`, "VALIDATION_ERROR")
-	ex.refused("create_step", `{"search_name":"GenesByGoTerm","parameters":{"organism":null}}`, "VALIDATION_ERROR")
+	ex.refuses("create_step", `{"search_name":"GenesByGoTerm"}`, "VALIDATION_ERROR")
+	ex.refuses("create_step", `{"search_name":"GenesByGoTerm","parameters":{"organism":null}}`, "VALIDATION_ERROR")
 
 	te = ex.refused("create_step", `{"search_name":"GenesByGOTerm","parameters":{}}`, "SEARCH_NOT_FOUND")
 	if !strings.Contains(te.Message, "GenesByGOTerm") {
 		t.Errorf("message %q does not name the search", te.Message)
 	}
-	ex.refused("create_step", `{"search_name":"GenesByWeightFilter","parameters":{}}`, "WRONG_SEARCH_KIND")
+	ex.refuses("create_step", `{"search_name":"GenesByWeightFilter","parameters":{}}`, "WRONG_SEARCH_KIND")
 	if got := f.hook.versions(); !slices.Equal(got, []int{0}) {
 		t.Errorf("refusals changed the strategy: versions %v", got)
 	}
@@ -243,8 +243,8 @@ func TestCombineOperators(t *testing.T) {
 		t.Errorf("a refused combine created a strategy: %v", err)
 	}
 	// Naming steps before any exist does not create one either.
-	ex.refused("combine_steps", `{"left_step_id":"s1","right_step_id":"s2","operator":"AND"}`, "STEP_NOT_FOUND")
-	ex.refused("transform_step", `{"input_step_id":"s1","search_name":"GenesByWeightFilter","parameters":{}}`, "STEP_NOT_FOUND")
+	ex.refuses("combine_steps", `{"left_step_id":"s1","right_step_id":"s2","operator":"AND"}`, "STEP_NOT_FOUND")
+	ex.refuses("transform_step", `{"input_step_id":"s1","search_name":"GenesByWeightFilter","parameters":{}}`, "STEP_NOT_FOUND")
 	if _, err := f.svc.Conversation(context.Background(), f.user, f.conversation); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("a refused combine created a strategy: %v", err)
 	}
@@ -266,8 +266,8 @@ func TestCombineOperators(t *testing.T) {
 	if !strings.Contains(te.Message, "current roots: s3, s4") {
 		t.Errorf("message %q", te.Message)
 	}
-	ex.refused("combine_steps", `{"left_step_id":"s3","right_step_id":"s4","operator":"UNION","colocation":{"upstream":100,"downstream":0}}`, "INVALID_COLOCATION")
-	ex.refused("combine_steps", `{"left_step_id":"s3","right_step_id":"s4","operator":"COLOCATE","colocation":{"upstream":100,"downstream":0,"strand":"sideways"}}`, "INVALID_COLOCATION")
+	ex.refuses("combine_steps", `{"left_step_id":"s3","right_step_id":"s4","operator":"UNION","colocation":{"upstream":100,"downstream":0}}`, "INVALID_COLOCATION")
+	ex.refuses("combine_steps", `{"left_step_id":"s3","right_step_id":"s4","operator":"COLOCATE","colocation":{"upstream":100,"downstream":0,"strand":"sideways"}}`, "INVALID_COLOCATION")
 	col := must[*graphtool.StepResult](ex, "combine_steps",
 		`{"left_step_id":"s3","right_step_id":"s4","operator":"COLOCATE","colocation":{"upstream":1000,"downstream":500,"strand":"same"}}`)
 	if diff := cmp.Diff(&strategy.Colocation{Upstream: 1000, Downstream: 500, Strand: strategy.StrandSame}, col.Step.Colocation); diff != "" {
@@ -282,7 +282,7 @@ func TestEditUndoAndRename(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ex := f.executor(t)
-	ex.refused("undo_last_change", `{}`, "NOTHING_TO_UNDO")
+	ex.refuses("undo_last_change", `{}`, "NOTHING_TO_UNDO")
 	empty := must[*graphtool.StrategyView](ex, "list_steps", `{}`)
 	if empty.StrategyID != "" || len(empty.Steps) != 0 || len(empty.Roots) != 0 {
 		t.Errorf("list_steps without a strategy = %+v", empty)
@@ -309,8 +309,8 @@ func TestEditUndoAndRename(t *testing.T) {
 	if upd.Step.Operator != strategy.Intersect || upd.Step.DisplayName != "In both" || *upd.Step.Count.Value >= 108 {
 		t.Errorf("update_step = %+v", upd.Step)
 	}
-	ex.refused("update_step", `{"step_id":"s3","parameters":{"bq_operator":"UNION"}}`, "INVALID_UPDATE")
-	ex.refused("update_step", `{"step_id":"s3","operator":"XOR"}`, "INVALID_OPERATOR")
+	ex.refuses("update_step", `{"step_id":"s3","parameters":{"bq_operator":"UNION"}}`, "INVALID_UPDATE")
+	ex.refuses("update_step", `{"step_id":"s3","operator":"XOR"}`, "INVALID_OPERATOR")
 
 	undo := must[*graphtool.UndoResult](ex, "undo_last_change", `{}`)
 	if undo.RestoredVersion != 3 || undo.Strategy.Steps[2].Operator != strategy.Union {
@@ -343,8 +343,8 @@ func TestEditUndoAndRename(t *testing.T) {
 	if ren.Name != "Replication genes" {
 		t.Errorf("rename_strategy = %+v", ren)
 	}
-	ex.refused("rename_strategy", `{"name":""}`, "VALIDATION_ERROR")
-	ex.refused("get_result_count", `{"step_id":"s9"}`, "STEP_NOT_FOUND")
+	ex.refuses("rename_strategy", `{"name":""}`, "VALIDATION_ERROR")
+	ex.refuses("get_result_count", `{"step_id":"s9"}`, "STEP_NOT_FOUND")
 }
 
 func TestRenameCreatesTheStrategy(t *testing.T) {

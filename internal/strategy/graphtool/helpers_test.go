@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 
@@ -14,6 +12,7 @@ import (
 
 	"strategist/internal/agent"
 	"strategist/internal/catalog/offline"
+	"strategist/internal/offlinetest"
 	"strategist/internal/pgtest"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
@@ -25,54 +24,26 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
 // loadCatalog reads the gene data once per test binary: loading takes
 // seconds and the catalog is read-only.
 var loadCatalog = sync.OnceValues(func() (*offline.Catalog, error) {
-	dir, ok := findDataDir()
-	if !ok {
-		return nil, nil
+	dir, err := offlinetest.Find()
+	if err != nil {
+		return nil, err
 	}
 	return offline.Open(dir)
 })
-
-// findDataDir looks where the tests promise: STRATEGIST_DATA_DIR, else
-// data/ at the repository root, else ../shared/data beside it.
-func findDataDir() (string, bool) {
-	if dir := os.Getenv("STRATEGIST_DATA_DIR"); dir != "" {
-		return dir, true
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", false
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", false
-		}
-		dir = parent
-	}
-	for _, d := range []string{filepath.Join(dir, "data"), filepath.Join(dir, "..", "shared", "data")} {
-		if _, err := os.Stat(filepath.Join(d, offline.FileGeneAnnotation)); err == nil {
-			return d, true
-		}
-	}
-	return "", false
-}
 
 // dataCatalog is the offline catalog with its gene data; without the data
 // the test is skipped, except under CI=true where it fails.
 func dataCatalog(t testing.TB) *offline.Catalog {
 	t.Helper()
+	if _, err := offlinetest.Find(); err != nil {
+		offlinetest.Missing(t, err)
+	}
 	c, err := loadCatalog()
 	if err != nil {
 		t.Fatalf("load offline catalog: %v", err)
 	}
-	if c == nil || c.DataErr() != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("gene data not found (STRATEGIST_DATA_DIR, data/, ../shared/data); run `make data`")
-		}
-		t.Skip("gene data not found; run `make data` to run this test")
+	if err := c.DataErr(); err != nil {
+		offlinetest.Missing(t, err)
 	}
 	return c
 }
@@ -210,6 +181,13 @@ func (b toolbox) refused(name, args, code string) *agent.ToolError {
 		b.t.Fatalf("%s %s: code %s (%s), want %s", name, args, te.Code, te.Message, code)
 	}
 	return te
+}
+
+// refuses runs a tool that must fail with code, when the test needs no more
+// of the error.
+func (b toolbox) refuses(name, args, code string) {
+	b.t.Helper()
+	_ = b.refused(name, args, code)
 }
 
 // Arguments used across tests.

@@ -10,8 +10,8 @@ import (
 // Scope is the growing set of steps one sub-agent run may build on: the
 // roots its dependencies finished with, given at the start, and every step
 // the run creates, added as each is created. Sub-agents share one strategy,
-// so without it one could consume another's half-built subtree (the
-// reference's W10).
+// so without it one could consume another's half-built subtree, or combine
+// a step another sub-agent is still working on.
 //
 // A Scope belongs to one run. It is safe for the concurrent tool calls of
 // one model response: mu guards ids, and each mutation is checked against a

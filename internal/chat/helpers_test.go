@@ -1,0 +1,312 @@
+package chat_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"go.uber.org/goleak"
+
+	"strategist/internal/agent"
+	"strategist/internal/chat"
+	"strategist/internal/event"
+	"strategist/internal/event/eventtest"
+	"strategist/internal/llm"
+	"strategist/internal/llm/scripted"
+	"strategist/internal/pgtest"
+	"strategist/internal/store"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
+
+// testModel is the one model id the tests' registry knows.
+const testModel = "scripted:test"
+
+// models resolves testModel to one scripted engine (chat.Models).
+type models struct{ engine llm.Engine }
+
+func (m models) Default() string { return testModel }
+
+func (m models) Resolve(id string) (llm.Model, error) {
+	if id != testModel {
+		return llm.Model{}, &llm.UnknownModelError{ID: id, Reason: "not configured", Valid: []string{testModel}}
+	}
+	return llm.Model{ID: id, Family: llm.EngineScripted, Name: "test", Engine: m.engine}, nil
+}
+
+// role is a plan or execute role for the tests: the scripted engine with the
+// tools the test gives it, built per turn like the real roles.
+type role struct {
+	name  string
+	tools func(env agent.Env) []agent.Tool
+}
+
+func (r role) Agent(env agent.Env) (*agent.Agent, error) {
+	var tools []agent.Tool
+	if r.tools != nil {
+		tools = r.tools(env)
+	}
+	ts, err := agent.NewToolset(tools...)
+	if err != nil {
+		return nil, err
+	}
+	return agent.New(agent.Config{Engine: env.Engine, Model: env.Model, Agent: r.name,
+		System: "You are the " + r.name + " of a test.", Tools: ts})
+}
+
+// engine parses a scripted engine from JSON.
+func engine(t *testing.T, script string) *scripted.Engine {
+	t.Helper()
+	s, err := scripted.Parse([]byte(script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := scripted.New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// world is a test database with a user and a conversation.
+type world struct {
+	t      *testing.T
+	db     *store.DB
+	userID string
+	convID string
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	db, err := store.New(pgtest.New(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := db.CreateUser(t.Context(), "ada@example.org", "$argon2id$test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &world{t: t, db: db, userID: u.ID}
+	w.convID = w.conversation()
+	return w
+}
+
+// conversation creates another conversation of the user.
+func (w *world) conversation() string {
+	w.t.Helper()
+	c, err := w.db.CreateConversation(w.t.Context(), w.userID, "plasmodb", "", testModel)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return c.ID
+}
+
+// options are what a test process is started with.
+type options struct {
+	engine      llm.Engine
+	planner     chat.Role // default: a planner without tools
+	executor    chat.Role // default: an executor without tools
+	autoApprove bool
+}
+
+// process is one server process as main wires it, reduced to what chat
+// needs: its own owner session, event log and broker, and the Service, all
+// stopped (turns first, then the log, then the session) when the test ends.
+type process struct {
+	*chat.Service
+	owner string
+}
+
+func (w *world) start(o options) *process {
+	w.t.Helper()
+	if o.planner == nil {
+		o.planner = role{name: "planner"}
+	}
+	if o.executor == nil {
+		o.executor = role{name: "executor"}
+	}
+	origin := uuid.NewString()
+	broker := event.NewBroker(0)
+	log, err := event.NewLog(event.LogConfig{Store: w.db, Broker: broker, Origin: origin})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	svc, err := chat.New(chat.Config{Store: w.db, Log: log, Publisher: broker, Models: models{o.engine},
+		Planner: o.planner, Executor: o.executor, Origin: origin, AutoApprove: o.autoApprove,
+		// Orphans are looked for at start and on a conflict only: a test
+		// decides when a process dies.
+		SweepEvery: time.Hour})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+
+	backCtx, stopBack := context.WithCancel(context.Background())
+	frontCtx, stopFront := context.WithCancel(context.Background())
+	var back, front sync.WaitGroup
+	owners := make(chan string, 1)
+	back.Go(func() {
+		if err := log.Run(backCtx); err != nil && !errors.Is(err, context.Canceled) {
+			w.t.Errorf("event log: %v", err)
+		}
+	})
+	back.Go(func() {
+		if err := w.db.HoldOwnerSession(backCtx, func(o string) { owners <- o }); err != nil && backCtx.Err() == nil {
+			w.t.Errorf("owner session: %v", err)
+		}
+	})
+	var owner string
+	select {
+	case owner = <-owners:
+	case <-time.After(30 * time.Second):
+		w.t.Fatal("the owner session did not open")
+	}
+	front.Go(func() {
+		if err := svc.Run(frontCtx, owner); err != nil {
+			w.t.Errorf("chat: %v", err)
+		}
+	})
+	w.t.Cleanup(func() {
+		stopFront()
+		front.Wait()
+		stopBack()
+		back.Wait()
+	})
+	return &process{Service: svc, owner: owner}
+}
+
+// startTurn starts a turn, waiting out the moment before Run serves.
+func (p *process) startTurn(t *testing.T, req chat.TurnRequest) (string, error) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		id, err := p.StartTurn(t.Context(), req)
+		if !errors.Is(err, chat.ErrNotServing) || time.Now().After(deadline) {
+			return id, err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// mustStart starts a plan turn with message and returns its id.
+func (w *world) mustStart(p *process, convID, message string) string {
+	w.t.Helper()
+	id, err := p.startTurn(w.t, chat.TurnRequest{UserID: w.userID, ConversationID: convID, Message: message, Mode: chat.ModePlan})
+	if err != nil {
+		w.t.Fatalf("StartTurn: %v", err)
+	}
+	return id
+}
+
+// waitEnd waits for a turn to leave running and returns its row.
+func (w *world) waitEnd(convID, turnID string) store.Turn {
+	w.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		tr, err := w.db.Turn(context.Background(), w.userID, convID, turnID)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		if tr.Status != "running" {
+			return tr
+		}
+		if time.Now().After(deadline) {
+			w.t.Fatalf("turn %s still running after 30 s", turnID)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitFor waits until a conversation's log holds an event of type typ and
+// returns the log.
+func (w *world) waitFor(convID, typ string) []event.Record {
+	w.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		recs := w.events(convID)
+		for _, r := range recs {
+			if r.Type == typ {
+				return recs
+			}
+		}
+		if time.Now().After(deadline) {
+			w.t.Fatalf("no %s event after 30 s; log: %v", typ, types(recs))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// events reads a conversation's whole log.
+func (w *world) events(convID string) []event.Record {
+	w.t.Helper()
+	rows, err := w.db.EventsAfter(context.Background(), w.userID, convID, 0, 10_000)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	recs := make([]event.Record, len(rows))
+	for i, r := range rows {
+		recs[i] = event.FromRow(r)
+	}
+	return recs
+}
+
+// checkLog asserts the stream invariants on a conversation's log, every
+// turn of it ended.
+func (w *world) checkLog(convID string) []event.Record {
+	w.t.Helper()
+	recs := w.events(convID)
+	eventtest.Check(w.t, recs)
+	return recs
+}
+
+// turnEvents returns the types of one turn's events, in order.
+func turnEvents(recs []event.Record, turnID string) []string {
+	var out []string
+	for _, r := range recs {
+		if r.TurnID == turnID {
+			out = append(out, r.Type)
+		}
+	}
+	return out
+}
+
+func types(recs []event.Record) []string {
+	out := make([]string, len(recs))
+	for i, r := range recs {
+		out[i] = r.Type
+	}
+	return out
+}
+
+// decode returns the event of the first record of type typ in turnID.
+func decode[E event.Event](t *testing.T, recs []event.Record, turnID, typ string) E {
+	t.Helper()
+	var zero E
+	for _, r := range recs {
+		if r.TurnID == turnID && r.Type == typ {
+			ev, err := r.Decode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, ok := ev.(E)
+			if !ok {
+				t.Fatalf("%s decodes to %T", typ, ev)
+			}
+			return e
+		}
+	}
+	t.Fatalf("turn %s has no %s event", turnID, typ)
+	return zero
+}
+
+// newEvent encodes an event for the store, as a dead process wrote it.
+func newEvent(t *testing.T, convID string, ev event.Event) store.NewEvent {
+	t.Helper()
+	typ, payload, err := event.Encode(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store.NewEvent{ConversationID: convID, TurnID: ev.Turn(), Type: typ, Payload: payload}
+}
