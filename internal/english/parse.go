@@ -67,6 +67,9 @@ type Clause struct {
 	// phrase itself, then synonyms, singular forms and what an elliptic
 	// phrase ("repair" after "DNA replication") stands for.
 	Variants []string
+	// Start and End bound a location to a region, in base pairs ("between
+	// 100,000 and 200,000 bp"); empty for the whole sequence.
+	Start, End string
 	// Notes say how the parser read the clause, for the planning artifact.
 	Notes []string
 }
@@ -168,6 +171,8 @@ func Parse(text string) Parsed {
 	toks := tokenize(text)
 	toks, p.Organism = takeOrganism(toks)
 	toks, p.Evidence = takeEvidence(toks)
+	toks, start, end := takeRegion(toks)
+	defer func() { placeRegion(&p, start, end) }()
 	var rest, replaced []token
 	p.Follow, rest, replaced = followUpOf(toks)
 	switch p.Follow {
@@ -222,6 +227,66 @@ func parseTokens(toks []token, p *Parsed, all []token) *Node {
 		}
 	}
 	return root
+}
+
+// takeRegion removes a region of a sequence ("between 100,000 and
+// 200,000 bp", "from 1 to 50 kb") from the words and returns its bounds in
+// base pairs.
+func takeRegion(toks []token) ([]token, string, string) {
+	for i := 0; i+3 < len(toks); i++ {
+		if toks[i].quoted || (toks[i].low != "between" && toks[i].low != "from") {
+			continue
+		}
+		a, okA := basePairs(toks[i+1].low, "")
+		sep := toks[i+2].low
+		if !okA || (sep != "and" && sep != "to" && sep != "-") {
+			continue
+		}
+		n, unit := 4, ""
+		if i+4 < len(toks) && unitScale[toks[i+4].low] > 0 {
+			unit, n = toks[i+4].low, 5
+		}
+		b, okB := basePairs(toks[i+3].low, unit)
+		if !okB || unit == "" && a < 1000 && b < 1000 {
+			continue // "between 10 and 50" without a unit is no region
+		}
+		a, _ = basePairs(toks[i+1].low, unit)
+		return append(slices.Clip(toks[:i]), toks[i+n:]...), strconv.Itoa(a), strconv.Itoa(b)
+	}
+	return toks, "", ""
+}
+
+// unitScale is base pairs per unit.
+var unitScale = map[string]int{"bp": 1, "nt": 1, "bases": 1, "kb": 1000, "kbp": 1000, "mb": 1000000, "mbp": 1000000}
+
+// basePairs reads "100,000" or "1.5" (in unit) as base pairs.
+func basePairs(w, unit string) (int, bool) {
+	f, err := strconv.ParseFloat(strings.ReplaceAll(w, ",", ""), 64)
+	if err != nil || f < 0 {
+		return 0, false
+	}
+	if scale := unitScale[unit]; scale > 0 {
+		f *= float64(scale)
+	}
+	return int(f), true
+}
+
+// placeRegion bounds the request's one location to the region.
+func placeRegion(p *Parsed, start, end string) {
+	if start == "" {
+		return
+	}
+	var locs []*Clause
+	for _, c := range p.Root.Leaves() {
+		if c.Kind == KindLocation {
+			locs = append(locs, c)
+		}
+	}
+	if len(locs) != 1 {
+		p.Notes = append(p.Notes, "I could not tell which sequence the region "+start+"–"+end+" bp is on, so I left it out")
+		return
+	}
+	locs[0].Start, locs[0].End = start, end
 }
 
 // evidenceKinds reads the words for kinds of GO evidence.

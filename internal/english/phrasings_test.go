@@ -115,3 +115,18 @@ func TestAmerican(t *testing.T) {
 		}
 	}
 }
+
+func TestRegion(t *testing.T) {
+	p := Parse("genes on chromosome 5 between 100,000 and 200,000 bp")
+	leaves := p.Root.Leaves()
+	if p.Root.String() != "location:5" || leaves[0].Start != "100000" || leaves[0].End != "200000" {
+		t.Errorf("Parse = %s %+v", p.Root, leaves[0])
+	}
+	p = Parse("tRNA genes from 1 to 1.5 Mb on chromosome 7")
+	if p.Root.String() != "INTERSECT(term:tRNA, location:7)" || p.Root.Right.Clause.Start != "1000000" || p.Root.Right.Clause.End != "1500000" {
+		t.Errorf("Parse = %s %+v", p.Root, p.Root.Right.Clause)
+	}
+	if p := Parse("genes with molecular weight between 10 and 50 kDa"); p.Root.Leaves()[0].Kind != KindTerm {
+		t.Errorf("a weight range read as a region: %s", p.Root)
+	}
+}

@@ -184,10 +184,17 @@ func (rv *resolver) locationLeaf(c *english.Clause) *leaf {
 		return &leaf{clause: c, fail: fmt.Sprintf("this catalog has no %s: its sequences are %s", english.DescribeClause(c), strings.Join(names, ", "))}
 	}
 	label := fmt.Sprintf("%s (%s)", displayOr(*found), found.Term)
-	return rv.build(c, sd, map[string]string{paramChromosome: found.Term}, leaf{
-		label: label, how: fmt.Sprintf("%s is %s in the catalog's list of sequences", english.Quote(c.Text), found.Term),
-		task: "Find genes on " + label,
-	})
+	params := map[string]string{paramChromosome: found.Term}
+	how := fmt.Sprintf("%s is %s in the catalog's list of sequences", english.Quote(c.Text), found.Term)
+	region := c.Start != ""
+	if region {
+		params["start_point"], params["end_point"] = c.Start, c.End
+		label += fmt.Sprintf(", %s–%s bp", c.Start, c.End)
+		how += "; the offline snapshot has no gene coordinates, so a region of it is not evaluable offline"
+	}
+	l := rv.build(c, sd, params, leaf{label: label, how: how, task: "Find genes on " + label})
+	l.notEvaluable = region && l.search == sd.Name
+	return l
 }
 
 func (rv *resolver) idsLeaf(c *english.Clause) *leaf {

@@ -59,6 +59,8 @@ func TestNotEvaluableBuilds(t *testing.T) {
 		{"genes with more than three paralogs", "GenesByParalogCount Plasmodium falciparum 3D7", map[string]string{"num_paralogs": `{"min":"4","max":"50"}`}},
 		{"DNA repair genes with curated GO evidence", "GenesByGoTerm GO:0006281",
 			map[string]string{"go_term_evidence": `["Curated"]`}},
+		{"genes on chromosome 5 between 100,000 and 200,000 bp", "GenesByLocation Pf3D7_05_v3",
+			map[string]string{"start_point": "100000", "end_point": "200000"}},
 		{"exported proteins on chromosome 5", "INTERSECT(GenesByExportPrediction Plasmodium falciparum 3D7, GenesByLocation Pf3D7_05_v3)", nil},
 	}
 	for _, tt := range tests {
