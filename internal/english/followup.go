@@ -167,3 +167,16 @@ func hasWords(w []token, words []string) bool {
 	}
 	return true
 }
+
+// Repeats reports whether a message asks to do again what the one before
+// it did, to something else: "and chromosome 13 too", "chromosome 12 as
+// well", "same for tRNA genes".
+func Repeats(text string) bool {
+	w := tokenize(text)
+	if len(w) == 0 {
+		return false
+	}
+	last := w[len(w)-1].low
+	return last == "too" || hasWords(w[max(0, len(w)-2):], []string{"as", "well"}) || hasWords(w, []string{"same", "for"}) ||
+		hasWords(w, []string{"likewise"}) || hasWords(w, []string{"and", "also"})
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"strategist/internal/plan"
 	"strings"
 
 	"strategist/internal/llm"
@@ -216,11 +217,14 @@ func (d *done) decode(v any) bool {
 // turn is what the engine knows at one call: the user message that
 // started the run, and the calls the run made so far with their results.
 type turn struct {
-	user   string
-	calls  []*done
-	byKey  map[string]*done
-	tools  map[string]bool
-	rounds int
+	user string
+	// earlier are the researcher's earlier messages of the conversation,
+	// oldest first (build messages left out).
+	earlier []string
+	calls   []*done
+	byKey   map[string]*done
+	tools   map[string]bool
+	rounds  int
 }
 
 // readTurn reads the run so far from the request: the last user message
@@ -242,6 +246,11 @@ func readTurn(req llm.Request) (*turn, error) {
 		return nil, errors.New("the request has no user message")
 	}
 	t.user = req.Messages[start].Text
+	for _, m := range req.Messages[:start] {
+		if _, _, build := plan.ReadBuildMessage(m.Text); m.Role == llm.RoleUser && !build {
+			t.earlier = append(t.earlier, m.Text)
+		}
+	}
 	pending := map[string]llm.ToolCall{}
 	for _, m := range req.Messages[start+1:] {
 		switch m.Role {

@@ -74,6 +74,14 @@ func (o *strategyOverview) stepNode(id string) *english.Node {
 func applyFollowUp(p *english.Parsed, o *strategyOverview) (note, refusal string) {
 	root := o.stepNode(o.RootStepID)
 	ops := map[english.FollowUp]english.Op{english.FollowExclude: english.OpMinus, english.FollowRestrict: english.OpIntersect, english.FollowAdd: english.OpUnion}
+	if family := droppedFamily(p); family != "" {
+		n := o.without(o.RootStepID, family)
+		if n == nil || (n.Clause != nil && n.Clause.Location == o.RootStepID) {
+			return "", fmt.Sprintf("the strategy has no %s part to drop, or nothing would be left without it", familyNames[family])
+		}
+		p.Root = n
+		return fmt.Sprintf("I drop the %s steps and keep the rest of the strategy", familyNames[family]), ""
+	}
 	switch p.Follow {
 	case english.FollowExclude, english.FollowRestrict, english.FollowAdd:
 		if p.Part == nil {
@@ -326,4 +334,75 @@ func pluralES(n int) string {
 		return ""
 	}
 	return "es"
+}
+
+// familyNames name the searches a researcher may drop as a kind of
+// condition ("drop the chromosome restriction").
+var familyNames = map[string]string{
+	"GenesByLocation": "chromosome", "GenesByGoTerm": "GO term", "GenesByGeneType": "gene type", "GenesByText": "text search",
+}
+
+// droppedFamily reads "drop the chromosome restriction", "remove the GO
+// filter": the search whose steps the follow-up takes out, or "".
+func droppedFamily(p *english.Parsed) string {
+	if p.Follow != english.FollowExclude || p.Part == nil || p.Part.Clause == nil || p.Part.Clause.Kind != english.KindTerm {
+		return ""
+	}
+	words := strings.Fields(english.Normalize(p.Part.Clause.Text))
+	condition := false
+	for _, w := range words {
+		switch english.Singular(w) {
+		case "restriction", "filter", "limit", "constraint", "condition", "requirement", "qualifier":
+			condition = true
+		}
+	}
+	if !condition {
+		return ""
+	}
+	for _, w := range words {
+		switch english.Singular(w) {
+		case "chromosome", "location", "region", "sequence":
+			return "GenesByLocation"
+		case "go", "process", "term", "ontology":
+			return "GenesByGoTerm"
+		case "type":
+			return "GenesByGeneType"
+		case "text", "word", "keyword":
+			return "GenesByText"
+		}
+	}
+	return ""
+}
+
+// without writes the tree of step id with the searches of one family
+// taken out: a combine that loses one input becomes its other input. It
+// returns nil when nothing is left.
+func (o *strategyOverview) without(id, family string) *english.Node {
+	s, ok := o.step(id)
+	if !ok {
+		return nil
+	}
+	if len(s.Inputs) == 0 {
+		if s.SearchName == family {
+			return nil
+		}
+		return o.stepNode(id)
+	}
+	if len(s.Inputs) != 2 {
+		return o.stepNode(id)
+	}
+	l, r := o.without(s.Inputs[0], family), o.without(s.Inputs[1], family)
+	switch {
+	case l == nil && r == nil:
+		return nil
+	case l == nil:
+		return r
+	case r == nil:
+		return l
+	}
+	keep := func(n *english.Node, in string) bool { return n.Clause != nil && n.Clause.Location == in }
+	if keep(l, s.Inputs[0]) && keep(r, s.Inputs[1]) {
+		return o.stepNode(id) // nothing of the family below: reuse the combine
+	}
+	return &english.Node{Op: english.Op(s.Operator), Left: l, Right: r}
 }

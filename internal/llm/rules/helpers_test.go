@@ -16,6 +16,7 @@ import (
 	"strategist/internal/eval"
 	"strategist/internal/event"
 	"strategist/internal/executor"
+	"strategist/internal/llm"
 	"strategist/internal/llm/rules"
 	"strategist/internal/offlinetest"
 	"strategist/internal/pgtest"
@@ -46,6 +47,10 @@ type world struct {
 	engine     *rules.Engine
 	userID     string
 	convID     string
+
+	// history is the conversation so far, as the orchestrator passes it
+	// to the next turn: each message and the answer's text.
+	history []llm.Message
 
 	mu     sync.Mutex
 	events []event.Event // everything the tools and services emitted
@@ -170,12 +175,13 @@ func (w *world) turn(t testing.TB, mode, user string) run {
 		t.Fatal(err)
 	}
 	var r run
-	for ev := range ag.Run(ctx, agent.Input{User: user}) {
+	for ev := range ag.Run(ctx, agent.Input{History: w.history, User: user}) {
 		r.events = append(r.events, ev)
 		if e, ok := ev.(agent.RunEnd); ok {
 			r.end = e
 		}
 	}
+	w.history = append(w.history, llm.Message{Role: llm.RoleUser, Text: user}, llm.Message{Role: llm.RoleAssistant, Text: r.end.Text})
 	r.emitted = w.take()
 	if _, err := w.db.EndTurnTx(ctx, store.EndTurn{TurnID: turnID, Status: "completed", Usage: json.RawMessage(`{}`)}); err != nil {
 		t.Logf("end turn: %v", err)

@@ -32,6 +32,13 @@ func planTurn(t *turn) response {
 	if p.Root == nil {
 		return say(nothingToSearch(t.user))
 	}
+	if cur != nil && p.Follow == english.FollowNone && english.Repeats(t.user) && len(t.earlier) > 0 {
+		// "and chromosome 13 too" does again what the message before did.
+		if prev := english.Parse(t.earlier[len(t.earlier)-1]); prev.Follow == english.FollowExclude ||
+			prev.Follow == english.FollowRestrict || prev.Follow == english.FollowAdd {
+			p.Follow, p.Part = prev.Follow, p.Root
+		}
+	}
 	var followNote string
 	if cur != nil {
 		var refusal string
