@@ -250,6 +250,10 @@ func connectiveAt(toks []token, i int) (connective, bool) {
 	if toks[i].quoted {
 		return connective{}, false
 	}
+	// "3 or more", "2 or fewer" are bounds, not two clauses.
+	if toks[i].low == "or" && i >= 1 && i+1 < len(toks) && isNumeric(toks[i-1].low) && boundWords[toks[i+1].low] {
+		return connective{}, false
+	}
 	// "between 10 and 50" is a range, not two clauses.
 	if toks[i].low == "and" && i >= 2 && toks[i-2].low == "between" && isNumeric(toks[i-1].low) {
 		return connective{}, false
@@ -352,6 +356,9 @@ func isSpecies(w string) bool {
 	}
 	return true
 }
+
+// boundWords follow "N or" in a bound: "3 or more".
+var boundWords = WordSet("more greater higher larger above over fewer less lower smaller below under")
 
 // isNumeric reports whether w is a number ("10", "2.5").
 func isNumeric(w string) bool {

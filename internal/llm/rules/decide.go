@@ -395,6 +395,13 @@ func (rv *resolver) finderName(c *english.Clause) string {
 	if !rv.a.t.result(phraseSearchCall(c)).decode(&hits) {
 		return ""
 	}
+	if cue := wordValues(c.Text).cueSearch(); cue != "" {
+		for _, h := range hits.Searches {
+			if h.Kind == "leaf" && strings.Contains(h.Name, cue) {
+				return h.Name
+			}
+		}
+	}
 	if len(hits.Searches) == 0 {
 		return ""
 	}

@@ -61,6 +61,13 @@ func TestNotEvaluableBuilds(t *testing.T) {
 			map[string]string{"go_term_evidence": `["Curated"]`}},
 		{"genes on chromosome 5 between 100,000 and 200,000 bp", "GenesByLocation Pf3D7_05_v3",
 			map[string]string{"start_point": "100000", "end_point": "200000"}},
+		{"proteins between 20 and 40 kDa", "GenesByMolecularWeight Plasmodium falciparum 3D7",
+			map[string]string{"min_molecular_weight": "20000", "max_molecular_weight": "40000"}},
+		{"genes with 2 or more transmembrane domains", "GenesByTransmembraneDomains Plasmodium falciparum 3D7",
+			map[string]string{"min_tm": "2"}},
+		{"genes containing a PF00069 Pfam domain", "GenesByInterproDomain",
+			map[string]string{"domain_typeahead": `["PF00069"]`}},
+		{"enzymes with EC 3.4.22", "GenesByEcNumber Plasmodium falciparum 3D7", map[string]string{"ec_number_pattern": "3.4.22"}},
 		{"exported proteins on chromosome 5", "INTERSECT(GenesByExportPrediction Plasmodium falciparum 3D7, GenesByLocation Pf3D7_05_v3)", nil},
 	}
 	for _, tt := range tests {
@@ -85,7 +92,7 @@ func TestNotEvaluableBuilds(t *testing.T) {
 			}
 			for _, s := range snap.Steps {
 				for k, v := range tt.params {
-					if strings.HasPrefix(tt.tree, s.SearchName+" ") && s.Parameters[k] != v {
+					if strings.HasPrefix(tt.tree+" ", s.SearchName+" ") && s.Parameters[k] != v {
 						t.Errorf("%s = %q, want %q", k, s.Parameters[k], v)
 					}
 				}

@@ -23,8 +23,11 @@ var (
 	spanRE    = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?)\s*(?:-|to)\s*(\d+(?:\.\d+)?)\s*(kda|kilodaltons?)?\b`)
 	atLeastRE = regexp.MustCompile(`(?i)(?:\bat least|\b(more|greater|heavier|larger|higher) than|\bover|\babove|(>)=?)\s*(\d+(?:\.\d+)?)\s*(kda|kilodaltons?)?`)
 	atMostRE  = regexp.MustCompile(`(?i)(?:\bat most|\b(less|fewer|lighter|smaller|lower) than|\bunder|\bbelow|(<)=?)\s*(\d+(?:\.\d+)?)\s*(kda|kilodaltons?)?`)
-	ecRE      = regexp.MustCompile(`\b(\d+\.(?:\d+|-)\.(?:\d+|-)\.(?:\d+|-))`)
-	iprRE     = regexp.MustCompile(`(?i)\bIPR\d{6}\b`)
+	orMoreRE  = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?)\s*(kda|kilodaltons?)?\s+or\s+(more|greater|higher|larger|above|over)\b`)
+	orLessRE  = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?)\s*(kda|kilodaltons?)?\s+or\s+(fewer|less|lower|smaller|below|under)\b`)
+	ecRE      = regexp.MustCompile(`\b(\d+\.(?:\d+|-)(?:\.(?:\d+|-)){0,2})\b`)
+	iprRE     = regexp.MustCompile(`(?i)\b(IPR\d{6}|PF\d{5})\b`)
+	kDaRE     = regexp.MustCompile(`(?i)\d\s*(kda|kilodaltons?)\b`)
 )
 
 var (
@@ -42,9 +45,17 @@ func wordValues(text string) phraseValues {
 		text = strings.Replace(text, m[1], " ", 1) // its digits are no range
 	}
 	v.ipr = strings.ToUpper(iprRE.FindString(text))
+	v.kDa = kDaRE.MatchString(text)
 	switch m := betweenRE.FindStringSubmatch(text); {
 	case m != nil:
 		v.min, v.max, v.kDa = m[1], m[3], m[2] != "" || m[4] != ""
+	case orMoreRE.MatchString(text) || orLessRE.MatchString(text):
+		if m := orMoreRE.FindStringSubmatch(text); m != nil {
+			v.min, v.kDa = m[1], m[2] != ""
+		}
+		if m := orLessRE.FindStringSubmatch(text); m != nil {
+			v.max, v.kDa = m[1], v.kDa || m[2] != ""
+		}
 	default:
 		if m := spanRE.FindStringSubmatch(text); m != nil {
 			v.min, v.max, v.kDa = m[1], m[2], m[3] != ""
@@ -102,8 +113,23 @@ func (v phraseValues) valueFor(p wireParam) (string, bool) {
 		return count(v.max, v.maxStrict, -1), true
 	case strings.Contains(name, "ec_number") && v.ec != "":
 		return v.ec, true
-	case strings.Contains(name, "interpro") && v.ipr != "" && p.Type == "string":
-		return v.ipr, true
+	case strings.Contains(name, "domain_typeahead") && v.ipr != "":
+		return jsonList(v.ipr), true
 	}
 	return "", false
+}
+
+// cueSearch is the search a value in the words points to, whatever the
+// ranking says: a mass in kDa is a molecular weight, an EC number an EC
+// search, an InterPro or Pfam accession a domain search.
+func (v phraseValues) cueSearch() string {
+	switch {
+	case v.ipr != "":
+		return "Interpro"
+	case v.ec != "":
+		return "EcNumber"
+	case v.kDa:
+		return "MolecularWeight"
+	}
+	return ""
 }
