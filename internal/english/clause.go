@@ -363,3 +363,9 @@ func (n *Node) Describe() string {
 	}
 	return side(n.Left) + " " + n.Op.word() + " " + side(n.Right)
 }
+
+// TermClause is a clause for a phrase read as a term, with the phrasings
+// to look up (as Parse writes them).
+func TermClause(text string) *Clause {
+	return &Clause{Text: text, Kind: KindTerm, Variants: termVariants(text)}
+}

@@ -59,6 +59,16 @@ func (rv *resolver) termLeaf(c *english.Clause) *leaf {
 	if sd := rv.r.finders[c]; sd != nil {
 		return rv.finderLeaf(c, sd)
 	}
+	for _, sc := range suffixClauses(c) {
+		dropped := english.Quote(strings.TrimSpace(strings.TrimSuffix(c.Text, sc.Text)))
+		if t, ok := rv.geneTypeExact(sc); ok {
+			return rv.geneTypeLeaf(c, t, fmt.Sprintf("I read %s as the gene type %s, leaving out %s", english.Quote(c.Text), english.Quote(t), dropped))
+		}
+		if hits, _ := rv.goExact(sc); len(hits) > 0 {
+			return rv.goLeaf(c, hits, fmt.Sprintf("I read %s as the GO term %s, leaving out %s, which no GO term is named with",
+				english.Quote(c.Text), english.Quote(goName(hits[0])), dropped))
+		}
+	}
 	why := "no GO biological process or gene type of the catalog is named so"
 	if partial := rv.goTerms(c, false); len(partial) > 0 {
 		var names []string

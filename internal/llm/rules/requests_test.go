@@ -103,6 +103,10 @@ func TestRequests(t *testing.T) {
 			func(d *eval.Data) eval.Set { return d.GO("GO:0006281") }, []string{"I read 'DNA repiar' as the GO term 'DNA repair' (a typo"}},
 		{"a British spelling", "genes involved in cell signalling", "GenesByGoTerm GO:0007165,GO:0023014",
 			func(d *eval.Data) eval.Set { return eval.Union(d.GO("GO:0007165"), d.GO("GO:0023014")) }, nil},
+		{"words the catalog does not know before a term", "I am keen on snoRNA genes", "GenesByGeneType snoRNA encoding",
+			func(d *eval.Data) eval.Set { return d.OfType("snoRNA encoding") }, []string{"leaving out"}},
+		{"words before a GO term", "genes doing DNA repair", "GenesByGoTerm GO:0006281",
+			func(d *eval.Data) eval.Set { return d.GO("GO:0006281") }, []string{"leaving out 'doing'"}},
 		{"a current GO id the 2017 file lists under a merged id", "genes annotated with GO:0098609", "GenesByGoTerm GO:0098609",
 			func(d *eval.Data) eval.Set { return d.GO("GO:0016337") }, []string{"GO:0016337"}},
 	}

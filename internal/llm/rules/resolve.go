@@ -146,6 +146,11 @@ func resolve(a *asks, p english.Parsed) (*resolution, bool) {
 		for _, q := range fuzzyQueries(c) {
 			a.get(paramsCall(searchNeeds[needGO].search, q))
 		}
+		for _, sc := range suffixClauses(c) {
+			for _, v := range sc.Variants[:min(len(sc.Variants), 2)] {
+				a.get(paramsCall(searchNeeds[needGO].search, v))
+			}
+		}
 	}
 	if a.pending() {
 		return nil, false
@@ -528,3 +533,27 @@ func leafTerms(values []wireTerm) []string {
 	}
 	return out
 }
+
+// suffixClauses are a term's phrase without its first one, two or three
+// words, when those words name nothing a GO term or gene type is made of:
+// "am interested in tRNA" is tRNA, "take part in cell adhesion" is cell
+// adhesion. Words that change a term's meaning ("regulation of",
+// "mitochondrial") are never dropped.
+func suffixClauses(c *english.Clause) []*english.Clause {
+	words := strings.Fields(c.Text)
+	var out []*english.Clause
+	for k := 1; k <= 3 && k < len(words); k++ {
+		if keepWords[english.Singular(strings.ToLower(words[k-1]))] {
+			break
+		}
+		out = append(out, english.TermClause(strings.Join(words[k:], " ")))
+	}
+	return out
+}
+
+// keepWords are words that are part of what a GO term or gene type names.
+var keepWords = english.WordSet(`regulation negative positive of to cellular mitochondrial nuclear cytoplasmic
+	apicoplast plastid response establishment maintenance organization assembly biosynthesis biosynthetic metabolic
+	metabolism catabolic catabolism transport localization import export protein rna dna mrna trna rrna
+	modification processing repair replication translation transcription signaling signalling cell host
+	small large ribosomal transfer nucleolar non coding`)
