@@ -543,13 +543,27 @@ func suffixClauses(c *english.Clause) []*english.Clause {
 	words := strings.Fields(c.Text)
 	var out []*english.Clause
 	for k := 1; k <= 3 && k < len(words); k++ {
-		if keepWords[english.Singular(strings.ToLower(words[k-1]))] {
+		last := strings.ToLower(words[k-1])
+		if keepWords[english.Singular(last)] {
 			break
 		}
-		out = append(out, english.TermClause(strings.Join(words[k:], " ")))
+		// Only words that lead up to what follows are left out: a
+		// preposition ("keen on") or a verb ("doing"); "heat shock
+		// proteins" keeps every word.
+		if !leadUpWords[last] && !strings.HasSuffix(last, "ing") {
+			continue
+		}
+		rest := strings.Join(words[k:], " ")
+		if t, _ := english.GeneTypeName(rest); t == "protein coding" {
+			continue // "... proteins" is no gene type
+		}
+		out = append(out, english.TermClause(rest))
 	}
 	return out
 }
+
+// leadUpWords end a phrase that only leads up to what a request is about.
+var leadUpWords = english.WordSet("on in with for about into at by towards like regarding concerning")
 
 // keepWords are words that are part of what a GO term or gene type names.
 var keepWords = english.WordSet(`regulation negative positive of to cellular mitochondrial nuclear cytoplasmic
