@@ -55,6 +55,12 @@ func splitWords(s string) []token {
 			f = f[:len(f)-1]
 			trail++
 		}
+		// A colon ends a heading ("On the apicoplast: tRNA genes"), as a
+		// comma would; inside an id (GO:0006260) it stays.
+		if strings.HasSuffix(f, ":") {
+			f = f[:len(f)-1]
+			trail++
+		}
 		f = strings.TrimLeft(f, ",;:!?")
 		if !abbrevRE.MatchString(f) {
 			f = strings.TrimRight(f, ".:!?")
@@ -202,6 +208,11 @@ var connectives = []connective{
 	{words: []string{"aren't"}, op: OpMinus, loose: true},
 	{words: []string{"isn't"}, op: OpMinus, loose: true},
 	{words: []string{"not"}, op: OpMinus, loose: true},
+	{words: []string{"with", "the", "exception", "of"}, op: OpMinus, loose: true},
+	{words: []string{"apart", "from"}, op: OpMinus, loose: true},
+	{words: []string{"aside", "from"}, op: OpMinus, loose: true},
+	{words: []string{"save", "for"}, op: OpMinus, loose: true},
+	{words: []string{"barring"}, op: OpMinus, loose: true},
 	{words: []string{"outside", "of"}, op: OpMinus, loose: true},
 	{words: []string{"outside"}, op: OpMinus, loose: true},
 	{words: []string{"subtract"}, op: OpMinus, loose: true},
