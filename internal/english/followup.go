@@ -57,17 +57,17 @@ func followUpOf(toks []token) (FollowUp, []token, []token) {
 		return FollowStartOver, trimJoiners(w[n:]), nil
 	}
 	if f, rest, replaced, ok := replacement(w); ok {
-		return f, rest, replaced
+		return f, trimReference(rest), trimReference(replaced)
 	}
 	if c, ok := connectiveAt(w, 0); ok && c.loose {
 		kind := FollowExclude
 		if c.op == OpIntersect {
 			kind = FollowRestrict
 		}
-		return kind, trimJoiners(w[len(c.words):]), nil
+		return kind, trimJoiners(trimReference(w[len(c.words):])), nil
 	}
 	if w[0].low == "only" || w[0].low == "just" {
-		return FollowRestrict, trimJoiners(w[1:]), nil
+		return FollowRestrict, trimJoiners(trimReference(w[1:])), nil
 	}
 	// "How many (of them) are on chromosome 13?"
 	if hasWords(w, []string{"how", "many"}) {
@@ -80,9 +80,11 @@ func followUpOf(toks []token) (FollowUp, []token, []token) {
 			return FollowRestrict, trimJoiners(rest), nil
 		}
 	}
-	for _, lead := range [][]string{{"add"}, {"adding"}, {"include"}, {"including"}, {"plus"}, {"as", "well", "as"}, {"what", "about"}} {
+	for _, lead := range [][]string{{"add"}, {"adding"}, {"include"}, {"including"}, {"plus"}, {"as", "well", "as"}, {"what", "about"},
+		{"combine", "that", "with"}, {"combine", "it", "with"}, {"combine", "this", "with"}, {"combine", "with"}, {"merge", "that", "with"},
+		{"merge", "it", "with"}, {"merge", "with"}, {"union", "with"}, {"join", "with"}} {
 		if hasWords(w, lead) {
-			return FollowAdd, trimJoiners(w[len(lead):]), nil
+			return FollowAdd, trimJoiners(trimReference(w[len(lead):])), nil
 		}
 	}
 	return FollowNone, toks, nil
@@ -137,6 +139,12 @@ func replacement(w []token) (FollowUp, []token, []token, bool) {
 	if i < 0 {
 		return FollowNone, nil, nil, false
 	}
+	// "Instead of translation, use proteolysis".
+	if i == 0 && len(w) > 2 && w[1].low == "of" {
+		if c := slices.IndexFunc(w, func(t token) bool { return t.comma }); c > 2 {
+			return FollowReplace, trimJoiners(stripLeads(w[c+1:])), trimJoiners(w[2:c]), true
+		}
+	}
 	part := w[:i]
 	var replaced []token
 	if i+1 < len(w) && w[i+1].low == "of" {
@@ -144,16 +152,47 @@ func replacement(w []token) (FollowUp, []token, []token, bool) {
 	} else if i+1 < len(w) {
 		part = append(slices.Clip(part), w[i+1:]...)
 	}
-	for len(part) > 0 && (part[0].low == "use" || part[0].low == "make" || part[0].low == "that" || part[0].low == "it" ||
-		part[0].low == "try" || part[0].low == "search" || part[0].low == "for" || part[0].low == "with" || part[0].low == "what" ||
-		part[0].low == "about" || part[0].low == "how" || part[0].low == "switch" || part[0].low == "to" || part[0].comma) {
-		part = part[1:]
-	}
 	if len(replaced) == 0 {
 		replaced = nil
 	}
-	return FollowReplace, trimJoiners(part), replaced, true
+	return FollowReplace, trimJoiners(stripLeads(part)), replaced, true
 }
+
+// replaceLeads are the words before what a replacement puts in place:
+// "use", "what if we use", "let's look at", "switch to".
+var replaceLeads = WordSet(`use make that it try search for with what about how switch to if we let's lets look at go i want
+	would rather maybe perhaps then`)
+
+func stripLeads(w []token) []token {
+	for len(w) > 0 && !w[0].quoted && (w[0].comma || replaceLeads[w[0].low]) {
+		w = w[1:]
+	}
+	return w
+}
+
+// trimReference takes off the words that point back at the strategy: "from
+// that", "to this", "from the result".
+func trimReference(w []token) []token {
+	for {
+		n := len(w)
+		if n == 0 || w[n-1].quoted || !referenceWords[w[n-1].low] {
+			return w
+		}
+		k := n - 1
+		for k > 0 && !w[k-1].quoted && (referenceWords[w[k-1].low] || w[k-1].low == "the" || w[k-1].low == "our" || w[k-1].low == "my") {
+			k--
+		}
+		if k == 0 || !referencePrepositions[w[k-1].low] {
+			return w
+		}
+		w = w[:k-1]
+	}
+}
+
+var (
+	referenceWords        = WordSet("that this it them those these result results strategy list set search one ones current")
+	referencePrepositions = WordSet("from to in of on into")
+)
 
 // hasWords reports whether w starts with the words.
 func hasWords(w []token, words []string) bool {

@@ -183,9 +183,7 @@ func Parse(text string) Parsed {
 		p.Part = parseTokens(rest, &p, nil)
 		if replaced != nil {
 			p.Replaced = parseTokens(replaced, &p, nil)
-			if p.Replaced != nil && p.Part != nil && p.Replaced.Clause != nil && p.Part.Clause != nil {
-				elide(p.Replaced.Clause, p.Part.Clause) // "replace chromosome 14 with 13"
-			}
+			pairLocations(&p)
 		}
 	}
 	if p.Follow == FollowStartOver || p.Follow == FollowReplace || p.Follow == FollowAdd || p.Follow == FollowRestrict {
@@ -747,5 +745,26 @@ func elide(prev, c *Clause) {
 				c.Variants = append(c.Variants, full)
 			}
 		}
+	}
+}
+
+// pairLocations reads a bare number on one side of a replacement as a
+// chromosome when the other side is one ("replace chromosome 14 with 13",
+// "chromosome 5 instead of 14"), and "the chromosome" as no step in
+// particular ("change the chromosome to 9").
+func pairLocations(p *Parsed) {
+	if p.Part == nil || p.Replaced == nil || p.Part.Clause == nil || p.Replaced.Clause == nil {
+		return
+	}
+	part, old := p.Part.Clause, p.Replaced.Clause
+	switch {
+	case old.Kind == KindLocation:
+		elide(old, part)
+	case part.Kind == KindLocation:
+		elide(part, old)
+	case old.Kind == KindTerm && chromosomeWords[strings.ToLower(old.Text)] && part.Kind == KindTerm && isNumberWord(part.Text):
+		n, _ := chromosomeNumber(strings.ToLower(part.Text))
+		part.Kind, part.Location, part.Variants = KindLocation, strconv.Itoa(n), nil
+		p.Replaced = nil
 	}
 }

@@ -109,6 +109,22 @@ func applyFollowUp(p *english.Parsed, o *strategyOverview) (note, refusal string
 // the same kind as the new part ("use proteolysis instead").
 func (o *strategyOverview) replaced(p *english.Parsed) (string, string) {
 	leaves := o.leafSteps(o.RootStepID)
+	family := ""
+	if p.Replaced != nil && p.Replaced.Clause != nil && p.Replaced.Clause.Kind == english.KindTerm {
+		family = familyWord(p.Replaced.Clause.Text) // "swap the GO term for proteolysis"
+	}
+	if family != "" {
+		var hits []string
+		for _, s := range leaves {
+			if s.SearchName == family {
+				hits = append(hits, s.StepID)
+			}
+		}
+		if len(hits) == 1 {
+			return hits[0], ""
+		}
+		return "", fmt.Sprintf("the strategy has %d %s steps (%s); say which to replace", len(hits), familyNames[family], names(leaves))
+	}
 	if p.Replaced != nil && p.Replaced.Clause != nil {
 		var hits []string
 		for _, s := range leaves {
@@ -359,6 +375,13 @@ func droppedFamily(p *english.Parsed) string {
 	if !condition {
 		return ""
 	}
+	return familyWord(p.Part.Clause.Text)
+}
+
+// familyWord reads the name of a kind of step ("the chromosome", "GO
+// term", "gene type", "text search") as the search those steps use.
+func familyWord(text string) string {
+	words := strings.Fields(english.Normalize(text))
 	for _, w := range words {
 		switch english.Singular(w) {
 		case "chromosome", "location", "region", "sequence":

@@ -1,0 +1,37 @@
+package english
+
+import "testing"
+
+// TestFollowUpPhrasings: the ways researchers refine what they built.
+func TestFollowUpPhrasings(t *testing.T) {
+	tests := []struct {
+		in             string
+		follow         FollowUp
+		part, replaced string
+	}{
+		{"remove chromosome 5 from that", FollowExclude, "location:5", "<nil>"},
+		{"take out the ones on chromosome 3", FollowExclude, "location:3", "<nil>"},
+		{"Can you exclude chromosomes 1 and 2 from the result?", FollowExclude, "UNION(location:1, location:2)", "<nil>"},
+		{"filter to chromosome 12", FollowRestrict, "location:12", "<nil>"},
+		{"narrow it down to chromosome 2", FollowRestrict, "location:2", "<nil>"},
+		{"keep just chromosome 4", FollowRestrict, "location:4", "<nil>"},
+		{"now show only those also involved in DNA repair", FollowRestrict, "term:DNA repair", "<nil>"},
+		{"can you add tRNA genes to this?", FollowAdd, "term:tRNA", "<nil>"},
+		{"combine that with snoRNA genes", FollowAdd, "term:snoRNA", "<nil>"},
+		{"union with translation genes", FollowAdd, "term:translation", "<nil>"},
+		{"what if we use chromosome 6 instead?", FollowReplace, "location:6", "<nil>"},
+		{"let's look at chromosome 5 instead of 14", FollowReplace, "location:5", "location:14"},
+		{"change the chromosome to 9", FollowReplace, "location:9", "<nil>"},
+		{"instead of translation, use proteolysis", FollowReplace, "term:proteolysis", "term:translation"},
+		{"swap the GO term for proteolysis", FollowReplace, "term:proteolysis", "term:GO term"},
+		{"go back one step", FollowUndo, "<nil>", "<nil>"},
+		{"forget it, show me rRNA genes", FollowStartOver, "term:rRNA", "<nil>"},
+	}
+	for _, tt := range tests {
+		p := Parse(tt.in)
+		if p.Follow != tt.follow || p.Part.String() != tt.part || p.Replaced.String() != tt.replaced {
+			t.Errorf("Parse(%q) = %v part %s replaced %s; want %v part %s replaced %s",
+				tt.in, p.Follow, p.Part, p.Replaced, tt.follow, tt.part, tt.replaced)
+		}
+	}
+}
