@@ -139,6 +139,8 @@ func organismAt(toks []token, i int) int {
 		return 1
 	case hosts[t.low] && (next(1) == "genes" || next(1) == "gene"):
 		return 1
+	case t.low == "malaria" && (next(1) == "parasite" || next(1) == "parasites"):
+		return 2
 	}
 	return 0
 }
@@ -312,11 +314,15 @@ var fillers = WordSet(`find show me list get give return retrieve search look lo
 		hi hello hey thanks okay ok kindly build create construct make run query strategy start take
 		lie lies sit sits sitting reside resides residing actually about encode encodes encoding am love set
 		up pull out generate produce finds finding returns returning gives lists listing collect gather compile
-		extract select choose mapped mapping assigned known thought predicted putative`)
+		extract select choose mapped mapping assigned known thought predicted putative
+		trying try tried possible it curious idea appreciate bring wondering wonder hoping hope able mind kind
+		thank you much cheers lot my our your analysis analyses thesis paper project study studies research
+		work experiment lab plasmodb veupathdb database db site`)
 
 // trailingFillers are the fillers also taken off a clause's end. Read-only.
 var trailingFillers = WordSet(`genes gene ones please only too also ids id identifiers there here as well
-	of in on the a an that which are is with for but then now and so those me us thanks`)
+	of in on the a an that which are is with for but then now and so those me us thanks thank you much
+	if possible my our analysis thesis paper project study research work plasmodb veupathdb database db lot`)
 
 func WordSet(words string) map[string]bool {
 	m := map[string]bool{}

@@ -43,6 +43,18 @@ func TestWrappers(t *testing.T) {
 		{"Generate a list of translation genes not on chromosome 1", "MINUS(term:translation, location:1)"},
 		{"what are the tRNA genes on chromosome 10", "INTERSECT(term:tRNA, location:10)"},
 		{"Find me genes on chromosomes 2 or 3 that are involved in translation", "INTERSECT(UNION(location:2, location:3), term:translation)"},
+		{"tRNA genes for my analysis", "term:tRNA"},
+		{"DNA repair genes in PlasmoDB", "term:DNA repair"},
+		{"genes on chromosome 3, if possible", "location:3"},
+		{"snoRNA genes, thank you!", "term:snoRNA"},
+		{"I'm trying to find the genes that are involved in DNA replication", "term:DNA replication"},
+		{"Is it possible to get the genes for glycolysis?", "term:glycolysis"},
+		{"Bring up the snRNA genes", "term:snRNA"},
+		{"I'm curious about genes related to proteolysis", "term:proteolysis"},
+		{"Any idea which genes are involved in glycolysis?", "term:glycolysis"},
+		{"I would appreciate a list of snRNA genes", "term:snRNA"},
+		{"For my thesis I need the tRNA genes", "term:tRNA"},
+		{"Find genes for DNA repair in the malaria parasite", "term:DNA repair"},
 	}
 	for _, tt := range tests {
 		if got := Parse(tt.in).Root.String(); got != tt.want {

@@ -473,8 +473,11 @@ func matchOrganism(mention string, leaves []string) (string, bool) {
 	if strings.Contains(mention, "pf3d7") || mention == "pfalciparum" {
 		mention = "plasmodium falciparum 3d7"
 	}
-	if mention == "3d7" {
+	switch {
+	case mention == "3d7":
 		mention = "falciparum 3d7"
+	case strings.HasPrefix(mention, "malaria parasite"):
+		mention = "plasmodium"
 	}
 	words := strings.Fields(strings.ReplaceAll(mention, ".", ". "))
 	var species []string
