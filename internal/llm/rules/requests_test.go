@@ -107,6 +107,8 @@ func TestRequests(t *testing.T) {
 			func(d *eval.Data) eval.Set { return d.OfType("snoRNA encoding") }, []string{"leaving out"}},
 		{"words before a GO term", "genes doing DNA repair", "GenesByGoTerm GO:0006281",
 			func(d *eval.Data) eval.Set { return d.GO("GO:0006281") }, []string{"leaving out 'doing'"}},
+		{"a process by its everyday name", "purine synthesis genes", "GenesByGoTerm GO:0006164",
+			func(d *eval.Data) eval.Set { return d.GO("GO:0006164") }, []string{"I read 'purine synthesis' as the GO term 'purine nucleotide biosynthetic process'"}},
 		{"a current GO id the 2017 file lists under a merged id", "genes annotated with GO:0098609", "GenesByGoTerm GO:0098609",
 			func(d *eval.Data) eval.Set { return d.GO("GO:0016337") }, []string{"GO:0016337"}},
 	}
