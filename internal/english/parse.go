@@ -453,18 +453,55 @@ func splitQualifier(toks []token, p *Parsed) *Node {
 			return n
 		}
 	}
-	// "A or B on chromosome 5 or 6".
+	// "A or B on chromosome 5 or 6", "A or B, on chromosome 5".
 	for k := 1; k < len(toks); k++ {
-		if toks[k].quoted || !locationPrepositions[toks[k].low] || isJoin(toks[k-1]) || !hasContent(toks[:k]) {
+		if toks[k].quoted || !locationPrepositions[toks[k].low] || !hasContent(toks[:k]) {
+			continue
+		}
+		head := toks[:k]
+		if toks[k-1].comma {
+			head = toks[:k-1]
+		} else if isJoin(toks[k-1]) {
 			continue
 		}
 		if loc := locationList(toks[k:], p); loc != nil {
-			if head := parseSegment(toks[:k], p); head != nil {
-				return &Node{Op: OpIntersect, Left: head, Right: loc}
+			if h := parseSegment(head, p); h != nil {
+				return &Node{Op: OpIntersect, Left: h, Right: loc}
 			}
 		}
 	}
+	// "chr5 tRNA or rRNA genes", "apicoplast tRNA and rRNA genes": a
+	// location first qualifies the whole list (an organelle only a list of
+	// gene types, since GO names processes "mitochondrial ...").
+	for k := 1; k <= 2 && k < len(toks); k++ {
+		loc := locationClause(toks[:k])
+		rest := toks[k:]
+		if loc == nil || !slices.ContainsFunc(rest, isJoin) {
+			continue
+		}
+		if loc.Location == "apicoplast" || loc.Location == "mitochondrion" {
+			if !allGeneTypes(rest) {
+				continue
+			}
+		}
+		if r := parseSegment(rest, p); r != nil {
+			return &Node{Op: OpIntersect, Left: &Node{Clause: loc}, Right: r}
+		}
+	}
 	return nil
+}
+
+// allGeneTypes reports whether every item of a list names a gene type.
+func allGeneTypes(toks []token) bool {
+	for _, it := range segmentItems(toks) {
+		if it.op != "" {
+			continue
+		}
+		if _, ok := GeneTypeName(join(strip(it.words))); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // relationWords start what a gene is or does after "genes": "genes
