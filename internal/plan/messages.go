@@ -163,7 +163,7 @@ func (m TaskMessage) String() string {
 		fmt.Fprintf(&b, "\n## %s\n\n```json\n%s\n```\n", sectionContext, indent(m.Context))
 	}
 	if len(m.Inputs) > 0 {
-		raw, _ := marshalNoEscape(m.Inputs) // plain strings, maps and numbers
+		raw, _ := Marshal(m.Inputs) // plain strings, maps and numbers
 		fmt.Fprintf(&b, "\n## %s (build on these; your root must use every one)\n\n```json\n%s\n```\n", sectionInputs, indent(raw))
 	} else {
 		fmt.Fprintf(&b, "\n## %s\n\nNone: start from a search.\n", sectionInputs)

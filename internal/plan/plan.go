@@ -177,7 +177,7 @@ func (p *Plan) Steps() []strategy.StepID {
 
 // JSON returns the normalised plan as stored with the delegation.
 func (p *Plan) JSON() (json.RawMessage, error) {
-	b, err := marshalNoEscape(p)
+	b, err := Marshal(p)
 	if err != nil {
 		return nil, fmt.Errorf("plan: encode plan: %w", err)
 	}
@@ -207,11 +207,11 @@ func ReadTaskContext(raw json.RawMessage) (TaskContext, bool) {
 }
 
 // JSON encodes the context as a task's context object.
-func (c TaskContext) JSON() (json.RawMessage, error) { return marshalNoEscape(c) }
+func (c TaskContext) JSON() (json.RawMessage, error) { return Marshal(c) }
 
-// marshalNoEscape encodes v as compact JSON without HTML escaping, so that
+// Marshal encodes v as compact JSON without HTML escaping, so that
 // texts and contexts come back byte for byte.
-func marshalNoEscape(v any) (json.RawMessage, error) {
+func Marshal(v any) (json.RawMessage, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

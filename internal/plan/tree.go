@@ -98,7 +98,7 @@ func (t *TreeNode) TaskContext() (TaskContext, bool) { return ReadTaskContext(t.
 
 // JSON encodes the tree as written, without HTML escaping.
 func (t *TreeNode) JSON() (json.RawMessage, error) {
-	b, err := marshalNoEscape(t)
+	b, err := Marshal(t)
 	if err != nil {
 		return nil, fmt.Errorf("plan: encode tree: %w", err)
 	}

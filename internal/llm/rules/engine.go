@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -188,15 +187,7 @@ func callKey(name string, args json.RawMessage) string {
 
 // marshal encodes v as compact JSON without HTML escaping, so texts with
 // "<" or "&" read as written.
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
-}
+func marshal(v any) ([]byte, error) { return plan.Marshal(v) }
 
 // done is a call of this run with its result.
 type done struct {
