@@ -3,97 +3,76 @@ package event
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 )
 
-// Name returns the SSE event name of e. It is the only place names are
-// produced.
-func Name(e Event) string {
-	switch e.(type) {
-	case *TurnStart:
-		return "turn_start"
-	case *AssistantDelta:
-		return "assistant_delta"
-	case *AssistantMessage:
-		return "assistant_message"
-	case *ToolCallStart:
-		return "tool_call_start"
-	case *ToolCallEnd:
-		return "tool_call_end"
-	case *ArtifactSaved:
-		return "artifact_saved"
-	case *HandoffRequested:
-		return "handoff_requested"
-	case *HandoffAccepted:
-		return "handoff_accepted"
-	case *ConversationRenamed:
-		return "conversation_renamed"
-	case *GraphSnapshot:
-		return "graph_snapshot"
-	case *SubagentPlan:
-		return "subagent_plan"
-	case *SubagentTaskStart:
-		return "subagent_task_start"
-	case *SubagentToolCallStart:
-		return "subagent_tool_call_start"
-	case *SubagentToolCallEnd:
-		return "subagent_tool_call_end"
-	case *SubagentMessage:
-		return "subagent_message"
-	case *SubagentTaskEnd:
-		return "subagent_task_end"
-	case *Usage:
-		return "usage"
-	case *Error:
-		return "error"
-	case *TurnEnd:
-		return "turn_end"
+// Name returns the SSE event name of e. Every event type names itself
+// with an unexported method, so the set is sealed: a type outside this
+// package cannot be an Event, and a type here cannot forget its name.
+func Name(e Event) string { return e.wireName() }
+
+func (*TurnStart) wireName() string             { return "turn_start" }
+func (*AssistantDelta) wireName() string        { return "assistant_delta" }
+func (*AssistantMessage) wireName() string      { return "assistant_message" }
+func (*ToolCallStart) wireName() string         { return "tool_call_start" }
+func (*ToolCallEnd) wireName() string           { return "tool_call_end" }
+func (*ArtifactSaved) wireName() string         { return "artifact_saved" }
+func (*HandoffRequested) wireName() string      { return "handoff_requested" }
+func (*HandoffAccepted) wireName() string       { return "handoff_accepted" }
+func (*ConversationRenamed) wireName() string   { return "conversation_renamed" }
+func (*GraphSnapshot) wireName() string         { return "graph_snapshot" }
+func (*SubagentPlan) wireName() string          { return "subagent_plan" }
+func (*SubagentTaskStart) wireName() string     { return "subagent_task_start" }
+func (*SubagentToolCallStart) wireName() string { return "subagent_tool_call_start" }
+func (*SubagentToolCallEnd) wireName() string   { return "subagent_tool_call_end" }
+func (*SubagentMessage) wireName() string       { return "subagent_message" }
+func (*SubagentTaskEnd) wireName() string       { return "subagent_task_end" }
+func (*Usage) wireName() string                 { return "usage" }
+func (*Error) wireName() string                 { return "error" }
+func (*TurnEnd) wireName() string               { return "turn_end" }
+
+// All returns an empty event of every type, in contract order.
+func All() []Event {
+	return []Event{
+		&TurnStart{},
+		&AssistantDelta{},
+		&AssistantMessage{},
+		&ToolCallStart{},
+		&ToolCallEnd{},
+		&ArtifactSaved{},
+		&HandoffRequested{},
+		&HandoffAccepted{},
+		&ConversationRenamed{},
+		&GraphSnapshot{},
+		&SubagentPlan{},
+		&SubagentTaskStart{},
+		&SubagentToolCallStart{},
+		&SubagentToolCallEnd{},
+		&SubagentMessage{},
+		&SubagentTaskEnd{},
+		&Usage{},
+		&Error{},
+		&TurnEnd{},
 	}
-	panic(fmt.Sprintf("event: unknown event type %T", e)) // the set is sealed; a new type must be named here
 }
+
+// byName makes an empty event of a wire name.
+var byName = func() map[string]func() Event {
+	m := map[string]func() Event{}
+	for _, proto := range All() {
+		t := reflect.TypeOf(proto).Elem()
+		m[proto.wireName()] = func() Event { return reflect.New(t).Interface().(Event) }
+	}
+	return m
+}()
 
 // newByName returns an empty event of a wire name.
 func newByName(name string) (Event, bool) {
-	switch name {
-	case "turn_start":
-		return &TurnStart{}, true
-	case "assistant_delta":
-		return &AssistantDelta{}, true
-	case "assistant_message":
-		return &AssistantMessage{}, true
-	case "tool_call_start":
-		return &ToolCallStart{}, true
-	case "tool_call_end":
-		return &ToolCallEnd{}, true
-	case "artifact_saved":
-		return &ArtifactSaved{}, true
-	case "handoff_requested":
-		return &HandoffRequested{}, true
-	case "handoff_accepted":
-		return &HandoffAccepted{}, true
-	case "conversation_renamed":
-		return &ConversationRenamed{}, true
-	case "graph_snapshot":
-		return &GraphSnapshot{}, true
-	case "subagent_plan":
-		return &SubagentPlan{}, true
-	case "subagent_task_start":
-		return &SubagentTaskStart{}, true
-	case "subagent_tool_call_start":
-		return &SubagentToolCallStart{}, true
-	case "subagent_tool_call_end":
-		return &SubagentToolCallEnd{}, true
-	case "subagent_message":
-		return &SubagentMessage{}, true
-	case "subagent_task_end":
-		return &SubagentTaskEnd{}, true
-	case "usage":
-		return &Usage{}, true
-	case "error":
-		return &Error{}, true
-	case "turn_end":
-		return &TurnEnd{}, true
+	mk, ok := byName[name]
+	if !ok {
+		return nil, false
 	}
-	return nil, false
+	return mk(), true
 }
 
 // Encode returns the wire name and JSON payload of e.

@@ -21,7 +21,7 @@ import (
 type Event interface {
 	// Turn returns the id of the turn the event belongs to.
 	Turn() string
-	event()
+	wireName() string
 }
 
 // Base carries the turn id every event has.
@@ -31,7 +31,6 @@ type Base struct {
 
 // Turn returns the event's turn id.
 func (b Base) Turn() string { return b.TurnID }
-func (Base) event()         {}
 
 // TurnStart opens a turn; it is always the turn's first event.
 type TurnStart struct {
