@@ -21,6 +21,7 @@ import (
 	"strategist/internal/chat"
 	"strategist/internal/config"
 	"strategist/internal/event"
+	"strategist/internal/eventlog"
 	"strategist/internal/executor"
 	"strategist/internal/llm"
 	"strategist/internal/llm/gemini"
@@ -41,9 +42,9 @@ type app struct {
 	db       *store.DB
 	accounts *account.Service
 	models   *llm.Registry
-	broker   *event.Broker
-	events   *event.Log
-	fanout   *event.Fanout
+	broker   *eventlog.Broker
+	events   *eventlog.Log
+	fanout   *eventlog.Fanout
 	chat     *chat.Service
 	server   *server.Server
 }
@@ -63,16 +64,16 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger) (*app, error) 
 		return nil, err
 	}
 	origin := uuid.NewString()
-	broker := event.NewBroker(0)
-	events, err := event.NewLog(event.LogConfig{Store: db, Broker: broker, Origin: origin, Logger: log})
+	broker := eventlog.NewBroker(0)
+	events, err := eventlog.NewLog(eventlog.LogConfig{Store: db, Broker: broker, Origin: origin, Logger: log})
 	if err != nil {
 		return nil, err
 	}
-	fanout, err := event.NewFanout(event.FanoutConfig{Store: db, Broker: broker, Origin: origin, Logger: log})
+	fanout, err := eventlog.NewFanout(eventlog.FanoutConfig{Store: db, Broker: broker, Origin: origin, Logger: log})
 	if err != nil {
 		return nil, err
 	}
-	streamer, err := event.NewStreamer(event.StreamerConfig{Store: db, Broker: broker})
+	streamer, err := eventlog.NewStreamer(eventlog.StreamerConfig{Store: db, Broker: broker})
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +178,7 @@ func (a *app) run(ctx context.Context, ln net.Listener) error {
 
 // graphSnapshots appends a graph_snapshot event for every committed change
 // of a strategy: the one place snapshots come from.
-func graphSnapshots(events *event.Log, log *slog.Logger) func(ctx context.Context, s strategy.Snapshot) {
+func graphSnapshots(events *eventlog.Log, log *slog.Logger) func(ctx context.Context, s strategy.Snapshot) {
 	return func(ctx context.Context, s strategy.Snapshot) {
 		raw, err := json.Marshal(s)
 		if err != nil {

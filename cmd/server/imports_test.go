@@ -96,3 +96,27 @@ func lowerDomain(pkg string) bool {
 	}
 	return false
 }
+
+// TestEventsWithoutStorage: the packages that only speak events (the
+// stream contract, the agent loop, the engines, the stream client and its
+// checker) reach neither the store nor PostgreSQL, even through what they
+// import; storage and transport of events live in internal/eventlog.
+func TestEventsWithoutStorage(t *testing.T) {
+	pkgs := []string{
+		"strategist/internal/event", "strategist/internal/event/eventtest", "strategist/internal/event/sseclient",
+		"strategist/internal/agent", "strategist/internal/llm", "strategist/internal/llm/gemini",
+		"strategist/internal/llm/openai", "strategist/internal/llm/scripted", "strategist/internal/english",
+	}
+	out, err := exec.Command("go", append([]string{"list", "-f", `{{.ImportPath}} {{join .Deps " "}}`}, pkgs...)...).Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		for _, dep := range fields[1:] {
+			if dep == "strategist/internal/store" || dep == "strategist/internal/eventlog" || strings.HasPrefix(dep, "github.com/jackc/pgx") {
+				t.Errorf("%s reaches %s: packages that only speak events stay off storage", fields[0], dep)
+			}
+		}
+	}
+}

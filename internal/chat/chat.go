@@ -27,6 +27,7 @@ import (
 	"strategist/internal/account"
 	"strategist/internal/agent"
 	"strategist/internal/event"
+	"strategist/internal/eventlog"
 	"strategist/internal/llm"
 	"strategist/internal/store"
 )
@@ -49,13 +50,13 @@ type Store interface {
 	Listen(ctx context.Context, channels []string, handle func(channel, payload string), onConnect func(lost error)) error
 }
 
-// Log appends events durably and publishes them (event.Log).
+// Log appends events durably and publishes them (eventlog.Log).
 type Log interface {
 	Append(ctx context.Context, conversationID string, events ...event.Event) ([]event.Record, error)
 }
 
 // Publisher delivers already durable records to live subscribers
-// (event.Broker).
+// (eventlog.Broker).
 type Publisher interface {
 	Publish(records ...event.Record)
 }
@@ -426,7 +427,7 @@ func newEvent(conversationID string, ev event.Event) (store.NewEvent, error) {
 func records(rows []store.EventRow) []event.Record {
 	out := make([]event.Record, len(rows))
 	for i, r := range rows {
-		out[i] = event.FromRow(r)
+		out[i] = eventlog.FromRow(r)
 	}
 	return out
 }

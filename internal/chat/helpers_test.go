@@ -14,6 +14,7 @@ import (
 	"strategist/internal/chat"
 	"strategist/internal/event"
 	"strategist/internal/event/eventtest"
+	"strategist/internal/eventlog"
 	"strategist/internal/llm"
 	"strategist/internal/llm/scripted"
 	"strategist/internal/pgtest"
@@ -129,8 +130,8 @@ func (w *world) start(o options) *process {
 		o.executor = role{name: "executor"}
 	}
 	origin := uuid.NewString()
-	broker := event.NewBroker(0)
-	log, err := event.NewLog(event.LogConfig{Store: w.db, Broker: broker, Origin: origin})
+	broker := eventlog.NewBroker(0)
+	log, err := eventlog.NewLog(eventlog.LogConfig{Store: w.db, Broker: broker, Origin: origin})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -247,7 +248,7 @@ func (w *world) events(convID string) []event.Record {
 	}
 	recs := make([]event.Record, len(rows))
 	for i, r := range rows {
-		recs[i] = event.FromRow(r)
+		recs[i] = eventlog.FromRow(r)
 	}
 	return recs
 }

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"strategist/internal/llm"
-	"strategist/internal/store"
 )
 
 // Event is one thing that happened in a turn. The set is sealed: the structs
@@ -84,14 +83,17 @@ type ToolCallEnd struct {
 	DurationMs int64           `json:"durationMs"`
 }
 
-// ArtifactKind says what an artifact is: the store's kinds, named here for
-// the stream's readers.
-type ArtifactKind = store.ArtifactKind
+// ArtifactKind says what an artifact is.
+type ArtifactKind string
 
 // The artifact kinds.
 const (
-	ArtifactPlanning        = store.ArtifactPlanning
-	ArtifactDelegationDraft = store.ArtifactDelegationDraft
+	// ArtifactPlanning is a planner's notes: what it understood, the
+	// searches and parameters it chose, its assumptions.
+	ArtifactPlanning ArtifactKind = "planning"
+	// ArtifactDelegationDraft is the delegation plan waiting for approval.
+	// A conversation has one: saving another revises it.
+	ArtifactDelegationDraft ArtifactKind = "delegation_draft"
 )
 
 // Artifact is a planning artifact or delegation draft as streamed.

@@ -11,6 +11,7 @@ import (
 
 	"strategist/internal/catalog"
 	"strategist/internal/event"
+	"strategist/internal/eventlog"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
 	"strategist/web"
@@ -72,7 +73,7 @@ func (s *Server) project(ctx context.Context, uid string, conv store.Conversatio
 			if row.Seq > upTo {
 				return proj, nil
 			}
-			s.apply(proj, event.FromRow(row))
+			s.apply(proj, eventlog.FromRow(row))
 		}
 		if len(rows) < foldPage {
 			break

@@ -23,6 +23,7 @@ import (
 	"strategist/internal/chat"
 	"strategist/internal/config"
 	"strategist/internal/event"
+	"strategist/internal/eventlog"
 	"strategist/internal/pgtest"
 	"strategist/internal/server"
 	"strategist/internal/store"
@@ -118,7 +119,7 @@ func (s logStreamer) Stream(ctx context.Context, userID, conversationID string, 
 			return
 		}
 		for _, r := range rows {
-			if !yield(event.FromRow(r), nil) {
+			if !yield(eventlog.FromRow(r), nil) {
 				return
 			}
 		}

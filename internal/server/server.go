@@ -55,7 +55,7 @@ type Chat interface {
 	Rename(ctx context.Context, userID, conversationID, title string) (store.Conversation, error)
 }
 
-// Streamer replays and follows a conversation's events (*event.Streamer).
+// Streamer replays and follows a conversation's events (*eventlog.Streamer).
 type Streamer interface {
 	Stream(ctx context.Context, userID, conversationID string, after int64) iter.Seq2[event.Record, error]
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"strategist/internal/event"
+	"strategist/internal/eventlog"
 )
 
 // streamEvents is GET /conversations/{id}/events: the conversation's events
@@ -100,7 +101,7 @@ func (s *Server) serveStream(ctx context.Context, c echo.Context, after int64, l
 			}
 		case it := <-items:
 			if it.err != nil {
-				if !errors.Is(it.err, event.ErrSlowSubscriber) && ctx.Err() == nil {
+				if !errors.Is(it.err, eventlog.ErrSlowSubscriber) && ctx.Err() == nil {
 					s.log.Warn(label+" ended", "conversation_id", c.Param("id"), "error", it.err)
 				}
 				return nil

@@ -7,20 +7,19 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"strategist/internal/event"
 )
 
-// ArtifactKind says what an artifact is; the artifacts table's CHECK
+// ArtifactKind says what an artifact is (event.ArtifactKind: the stream
+// and the store speak of the same kinds); the artifacts table's CHECK
 // constraint lists the same kinds.
-type ArtifactKind string
+type ArtifactKind = event.ArtifactKind
 
 // The artifact kinds.
 const (
-	// ArtifactPlanning is a planner's notes: what it understood, the
-	// searches and parameters it chose, its assumptions.
-	ArtifactPlanning ArtifactKind = "planning"
-	// ArtifactDelegationDraft is the delegation plan waiting for approval.
-	// A conversation has one: saving another revises it.
-	ArtifactDelegationDraft ArtifactKind = "delegation_draft"
+	ArtifactPlanning        = event.ArtifactPlanning
+	ArtifactDelegationDraft = event.ArtifactDelegationDraft
 )
 
 // Artifact is a planning artifact or a delegation draft. Body is the

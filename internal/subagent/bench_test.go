@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"strategist/internal/event"
+	"strategist/internal/eventlog"
 	"strategist/internal/pgtest"
 	"strategist/internal/store"
 )
@@ -60,7 +61,7 @@ func makespanScript(tb testing.TB, c makespanCase, l time.Duration) *resolving {
 // metric makespan/kL is the ratio (bar: makespan ≤ 1.1·k·L + 50 ms), and
 // overhead-ms the time above k·L. "memory" keeps rows and events in
 // memory; "postgres" writes the delegation rows to a real database and the
-// events through the server's event log (event.Log: group commit,
+// events through the server's event log (eventlog.Log: group commit,
 // published once durable), as a turn does.
 func BenchmarkMakespan(b *testing.B) {
 	for _, l := range []time.Duration{20 * time.Millisecond, 50 * time.Millisecond} {
@@ -142,7 +143,7 @@ func newConversation(tb testing.TB, db *store.DB) (userID, conversationID string
 // logEmitter appends a delegation's events to the server's event log
 // (group commit, published once durable).
 type logEmitter struct {
-	log            *event.Log
+	log            *eventlog.Log
 	conversationID string
 }
 
@@ -152,8 +153,8 @@ func (e logEmitter) Emit(ctx context.Context, events ...event.Event) error {
 }
 
 // newEventLog runs an event log over db until the benchmark ends.
-func newEventLog(b *testing.B, db *store.DB) *event.Log {
-	l, err := event.NewLog(event.LogConfig{Store: db, Broker: event.NewBroker(0), Origin: "bench"})
+func newEventLog(b *testing.B, db *store.DB) *eventlog.Log {
+	l, err := eventlog.NewLog(eventlog.LogConfig{Store: db, Broker: eventlog.NewBroker(0), Origin: "bench"})
 	if err != nil {
 		b.Fatal(err)
 	}

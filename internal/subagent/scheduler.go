@@ -27,7 +27,7 @@ const (
 )
 
 // Emitter appends a delegation's events to its turn's stream: in order,
-// durably, before returning (event.Log.Append does). The events of one
+// durably, before returning (eventlog.Log.Append does). The events of one
 // call should be one append: a delegation hands over, in one call,
 // everything its nodes produced while the previous append was in flight.
 // Each delegation calls it from one goroutine at a time; several

@@ -1,7 +1,8 @@
-package event
+package eventlog
 
 import (
 	"errors"
+	"strategist/internal/event"
 	"strings"
 	"sync"
 )
@@ -10,7 +11,7 @@ import (
 // broker published: the subscriber fell behind, and rather than let it block
 // every other subscriber the broker let it go. It reconnects and replays
 // from the log.
-var ErrSlowSubscriber = errors.New("event: subscriber too slow, dropped")
+var ErrSlowSubscriber = errors.New("eventlog: subscriber too slow, dropped")
 
 // DefaultSubscriberBuffer is how many records a subscription holds before
 // its subscriber counts as slow.
@@ -47,7 +48,7 @@ func NewBroker(buffer int) *Broker {
 type Subscription struct {
 	broker         *Broker
 	conversationID string
-	ch             chan Record
+	ch             chan event.Record
 	err            error // guarded by broker.mu
 	closed         bool  // guarded by broker.mu
 }
@@ -56,7 +57,7 @@ type Subscription struct {
 // Close the subscription.
 func (b *Broker) Subscribe(conversationID string) *Subscription {
 	conversationID = strings.ToLower(conversationID) // ids are uuids, whatever case a URL used
-	s := &Subscription{broker: b, conversationID: conversationID, ch: make(chan Record, b.buffer)}
+	s := &Subscription{broker: b, conversationID: conversationID, ch: make(chan event.Record, b.buffer)}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	set := b.subs[conversationID]
@@ -70,7 +71,7 @@ func (b *Broker) Subscribe(conversationID string) *Subscription {
 
 // Records is the subscription's channel. It is closed when the subscription
 // is closed or dropped; Err then says which.
-func (s *Subscription) Records() <-chan Record { return s.ch }
+func (s *Subscription) Records() <-chan event.Record { return s.ch }
 
 // Err returns ErrSlowSubscriber once the broker dropped the subscription,
 // else nil.
@@ -112,7 +113,7 @@ func (b *Broker) removeLocked(s *Subscription, err error) {
 // published only once durable and each conversation commits in sequence
 // order, so everything below a published record is in the log, where a
 // new subscriber replays it and Stream fills gaps from.
-func (b *Broker) Publish(records ...Record) {
+func (b *Broker) Publish(records ...event.Record) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, r := range records {

@@ -1,4 +1,4 @@
-package event_test
+package eventlog_test
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"strategist/internal/event"
+	"strategist/internal/eventlog"
 )
 
 func rec(conv string, seq int64) event.Record {
@@ -15,7 +16,7 @@ func rec(conv string, seq int64) event.Record {
 }
 
 // received drains what a subscription holds without blocking.
-func received(s *event.Subscription) []int64 {
+func received(s *eventlog.Subscription) []int64 {
 	var seqs []int64
 	for {
 		select {
@@ -32,7 +33,7 @@ func received(s *event.Subscription) []int64 {
 
 func TestBrokerDeliversByConversation(t *testing.T) {
 	const a, b = "aaaaaaaa-0000-4000-8000-000000000001", "bbbbbbbb-0000-4000-8000-000000000002"
-	br := event.NewBroker(10)
+	br := eventlog.NewBroker(10)
 	sa1, sa2, sb := br.Subscribe(a), br.Subscribe(strings.ToUpper(a)), br.Subscribe(b)
 	defer sa1.Close()
 	defer sa2.Close()
@@ -41,7 +42,7 @@ func TestBrokerDeliversByConversation(t *testing.T) {
 	br.Publish(rec(a, 3))
 	br.Publish(rec(a, 2), rec(a, 3)) // not above what was published: dropped
 	for name, tt := range map[string]struct {
-		sub  *event.Subscription
+		sub  *eventlog.Subscription
 		want []int64
 	}{"a": {sa1, []int64{1, 2, 3}}, "A (upper-case id)": {sa2, []int64{1, 2, 3}}, "b": {sb, []int64{1}}} {
 		if diff := cmp.Diff(tt.want, received(tt.sub)); diff != "" {
@@ -55,7 +56,7 @@ func TestBrokerDeliversByConversation(t *testing.T) {
 
 func TestBrokerDropsSlowSubscriber(t *testing.T) {
 	const a = "aaaaaaaa-0000-4000-8000-000000000001"
-	br := event.NewBroker(2)
+	br := eventlog.NewBroker(2)
 	slow, fast := br.Subscribe(a), br.Subscribe(a)
 	defer slow.Close()
 	defer fast.Close()
@@ -74,7 +75,7 @@ func TestBrokerDropsSlowSubscriber(t *testing.T) {
 	if _, open := <-slow.Records(); open {
 		t.Error("slow subscriber's channel still open")
 	}
-	if err := slow.Err(); !errors.Is(err, event.ErrSlowSubscriber) {
+	if err := slow.Err(); !errors.Is(err, eventlog.ErrSlowSubscriber) {
 		t.Errorf("slow.Err() = %v, want ErrSlowSubscriber", err)
 	}
 	if err := fast.Err(); err != nil {
@@ -84,7 +85,7 @@ func TestBrokerDropsSlowSubscriber(t *testing.T) {
 
 func TestBrokerClose(t *testing.T) {
 	const a = "aaaaaaaa-0000-4000-8000-000000000001"
-	br := event.NewBroker(0)
+	br := eventlog.NewBroker(0)
 	s := br.Subscribe(a)
 	if !br.Watching(a) {
 		t.Fatal("Watching() = false with a subscriber")

@@ -1,4 +1,4 @@
-package event_test
+package eventlog_test
 
 import (
 	"flag"

@@ -1,10 +1,11 @@
-package event
+package eventlog
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"iter"
+	"strategist/internal/event"
 
 	"strategist/internal/store"
 )
@@ -13,7 +14,7 @@ import (
 // have. It cannot happen while events are published only after commit and
 // each conversation commits in sequence order; Stream reports it rather
 // than send a stream with a hole.
-var ErrGap = errors.New("event: stream: gap in the log")
+var ErrGap = errors.New("eventlog: stream: gap in the log")
 
 // StreamStore is what a stream reads: a page of a user's conversation's log
 // (store.DB.EventsAfter, ErrNotFound for another user's conversation).
@@ -40,9 +41,9 @@ type Streamer struct {
 func NewStreamer(cfg StreamerConfig) (*Streamer, error) {
 	switch {
 	case cfg.Store == nil:
-		return nil, errors.New("event: streamer: no store")
+		return nil, errors.New("eventlog: streamer: no store")
 	case cfg.Broker == nil:
-		return nil, errors.New("event: streamer: no broker")
+		return nil, errors.New("eventlog: streamer: no broker")
 	}
 	if cfg.PageSize <= 0 {
 		cfg.PageSize = 500
@@ -64,8 +65,8 @@ func NewStreamer(cfg StreamerConfig) (*Streamer, error) {
 // being slow (ErrSlowSubscriber): the client reconnects with the last seq
 // it got and replays from the log. A long history is replayed without
 // holding a subscription, so that live records do not pile up meanwhile.
-func (s *Streamer) Stream(ctx context.Context, userID, conversationID string, after int64) iter.Seq2[Record, error] {
-	return func(yield func(Record, error) bool) {
+func (s *Streamer) Stream(ctx context.Context, userID, conversationID string, after int64) iter.Seq2[event.Record, error] {
+	return func(yield func(event.Record, error) bool) {
 		st := &streamState{s: s, ctx: ctx, userID: userID, conversationID: conversationID, last: after, yield: yield}
 		sub := s.cfg.Broker.Subscribe(conversationID)
 		defer func() {
@@ -98,7 +99,7 @@ func (s *Streamer) Stream(ctx context.Context, userID, conversationID string, af
 				return
 			case r, open := <-sub.Records():
 				if !open {
-					yield(Record{}, fmt.Errorf("event: stream: %w", sub.Err()))
+					yield(event.Record{}, fmt.Errorf("event: stream: %w", sub.Err()))
 					return
 				}
 				if !st.live(r) {
@@ -116,7 +117,7 @@ type streamState struct {
 	ctx                    context.Context
 	userID, conversationID string
 	last                   int64 // seq of the last record yielded
-	yield                  func(Record, error) bool
+	yield                  func(event.Record, error) bool
 }
 
 // page reads and yields one page after last; it returns how many records
@@ -125,7 +126,7 @@ func (st *streamState) page() (int, bool) {
 	rows, err := st.s.cfg.Store.EventsAfter(st.ctx, st.userID, st.conversationID, st.last, st.s.cfg.PageSize)
 	if err != nil {
 		if st.ctx.Err() == nil {
-			st.yield(Record{}, fmt.Errorf("event: stream: replay: %w", err))
+			st.yield(event.Record{}, fmt.Errorf("event: stream: replay: %w", err))
 		}
 		return 0, false
 	}
@@ -140,7 +141,7 @@ func (st *streamState) page() (int, bool) {
 
 // live yields a live record in its place: skipped when already sent, after
 // its missing predecessors when early.
-func (st *streamState) live(r Record) bool {
+func (st *streamState) live(r event.Record) bool {
 	if r.Seq <= st.last {
 		return true
 	}
@@ -151,7 +152,7 @@ func (st *streamState) live(r Record) bool {
 		}
 		if n == 0 {
 			if st.ctx.Err() == nil {
-				st.yield(Record{}, fmt.Errorf("%w: %s after seq %d, before %d", ErrGap, st.conversationID, st.last, r.Seq))
+				st.yield(event.Record{}, fmt.Errorf("%w: %s after seq %d, before %d", ErrGap, st.conversationID, st.last, r.Seq))
 			}
 			return false
 		}

@@ -1,4 +1,4 @@
-package event_test
+package eventlog_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"strategist/internal/event"
+	"strategist/internal/eventlog"
 	"strategist/internal/store"
 )
 
@@ -32,7 +33,7 @@ func (s *tableStore) add(conv string, seqs ...int64) []event.Record {
 	for _, seq := range seqs {
 		row := store.EventRow{ConversationID: conv, Seq: seq, Type: "usage", Payload: []byte(fmt.Sprintf(`{"n":%d}`, seq))}
 		s.rows = append(s.rows, row)
-		recs = append(recs, event.FromRow(row))
+		recs = append(recs, eventlog.FromRow(row))
 	}
 	return recs
 }
@@ -91,9 +92,9 @@ func collect(t *testing.T, it func(yield func(event.Record, error) bool), n int)
 	return got, err
 }
 
-func newStreamer(t *testing.T, st event.StreamStore, br *event.Broker, page int) *event.Streamer {
+func newStreamer(t *testing.T, st eventlog.StreamStore, br *eventlog.Broker, page int) *eventlog.Streamer {
 	t.Helper()
-	s, err := event.NewStreamer(event.StreamerConfig{Store: st, Broker: br, PageSize: page})
+	s, err := eventlog.NewStreamer(eventlog.StreamerConfig{Store: st, Broker: br, PageSize: page})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +104,7 @@ func newStreamer(t *testing.T, st event.StreamStore, br *event.Broker, page int)
 func TestStreamReplaysThenFollows(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := &tableStore{owner: "ada"}
-		br := event.NewBroker(0)
+		br := eventlog.NewBroker(0)
 		st.add(convA, seqs(5, 1)...)
 		s := newStreamer(t, st, br, 100)
 
@@ -116,7 +117,7 @@ func TestStreamReplaysThenFollows(t *testing.T) {
 		}()
 		synctest.Wait() // replayed 3..5, waiting for live records
 		// Live: 5 again (already replayed), then 6..8.
-		br.Publish(event.FromRow(store.EventRow{ConversationID: convA, Seq: 5}))
+		br.Publish(eventlog.FromRow(store.EventRow{ConversationID: convA, Seq: 5}))
 		br.Publish(st.add(convA, 6, 7, 8)...)
 		<-done
 		if err != nil {
@@ -136,7 +137,7 @@ func TestStreamReplaysThenFollows(t *testing.T) {
 func TestStreamAppendDuringReplay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := &tableStore{owner: "ada"}
-		br := event.NewBroker(0)
+		br := eventlog.NewBroker(0)
 		st.add(convA, 1, 2, 3)
 		appended := false
 		st.onRead = func(after int64) {
@@ -162,7 +163,7 @@ func TestStreamAppendDuringReplay(t *testing.T) {
 func TestStreamFillsGaps(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := &tableStore{owner: "ada"}
-		br := event.NewBroker(0)
+		br := eventlog.NewBroker(0)
 		st.add(convA, 1, 2)
 		s := newStreamer(t, st, br, 2)
 		var got []int64
@@ -190,14 +191,14 @@ func TestStreamFillsGaps(t *testing.T) {
 func TestStreamLongHistory(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := &tableStore{owner: "ada"}
-		br := event.NewBroker(1) // a subscription held during the replay would overflow
+		br := eventlog.NewBroker(1) // a subscription held during the replay would overflow
 		st.add(convA, seqs(10, 1)...)
 		watchedDuringReplay := false
 		st.onRead = func(after int64) {
 			if after > 0 && after < 9 && br.Watching(convA) {
 				watchedDuringReplay = true
 			}
-			br.Publish(event.FromRow(store.EventRow{ConversationID: convA, Seq: 1000 + after})) // live traffic meanwhile
+			br.Publish(eventlog.FromRow(store.EventRow{ConversationID: convA, Seq: 1000 + after})) // live traffic meanwhile
 		}
 		s := newStreamer(t, st, br, 3)
 		got, err := collect(t, s.Stream(context.Background(), "ada", convA, 0), 10)
@@ -219,7 +220,7 @@ func TestStreamLongHistory(t *testing.T) {
 func TestStreamEnds(t *testing.T) {
 	t.Run("another user's conversation", func(t *testing.T) {
 		st := &tableStore{owner: "ada"}
-		s := newStreamer(t, st, event.NewBroker(0), 10)
+		s := newStreamer(t, st, eventlog.NewBroker(0), 10)
 		got, err := collect(t, s.Stream(context.Background(), "bob", convA, 0), 1)
 		if !errors.Is(err, store.ErrNotFound) || len(got) != 0 {
 			t.Errorf("Stream(bob) = %v, %v; want ErrNotFound and nothing", got, err)
@@ -228,7 +229,7 @@ func TestStreamEnds(t *testing.T) {
 	t.Run("slow subscriber", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			st := &tableStore{owner: "ada"}
-			br := event.NewBroker(2)
+			br := eventlog.NewBroker(2)
 			s := newStreamer(t, st, br, 10)
 			var got []int64
 			var err error
@@ -248,7 +249,7 @@ func TestStreamEnds(t *testing.T) {
 			br.Publish(st.add(convA, 1, 2, 3, 4)...) // 1 taken, 2 and 3 buffered, 4 overflows
 			close(block)
 			<-done
-			if !errors.Is(err, event.ErrSlowSubscriber) {
+			if !errors.Is(err, eventlog.ErrSlowSubscriber) {
 				t.Errorf("stream error = %v, want ErrSlowSubscriber", err)
 			}
 			if diff := cmp.Diff([]int64{1, 2, 3}, got); diff != "" {
@@ -259,7 +260,7 @@ func TestStreamEnds(t *testing.T) {
 	t.Run("context", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			st := &tableStore{owner: "ada"}
-			br := event.NewBroker(0)
+			br := eventlog.NewBroker(0)
 			s := newStreamer(t, st, br, 10)
 			ctx, cancel := context.WithCancel(context.Background())
 			var err error

@@ -1,4 +1,4 @@
-package event_test
+package eventlog_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"strategist/internal/event"
+	"strategist/internal/eventlog"
 	"strategist/internal/store"
 )
 
@@ -65,9 +66,9 @@ func (m *memStore) calls() [][]string {
 }
 
 // runLog starts a log's Run; the returned stop ends it and waits.
-func runLog(t *testing.T, cfg event.LogConfig) (*event.Log, func()) {
+func runLog(t *testing.T, cfg eventlog.LogConfig) (*eventlog.Log, func()) {
 	t.Helper()
-	l, err := event.NewLog(cfg)
+	l, err := eventlog.NewLog(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,10 +95,10 @@ func TestLogGroupCommits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := newMemStore()
 		st.gate = make(chan struct{})
-		br := event.NewBroker(0)
+		br := eventlog.NewBroker(0)
 		sub := br.Subscribe(convA)
 		defer sub.Close()
-		l, stop := runLog(t, event.LogConfig{Store: st, Broker: br, Origin: "p1"})
+		l, stop := runLog(t, eventlog.LogConfig{Store: st, Broker: br, Origin: "p1"})
 		defer stop()
 
 		var wg sync.WaitGroup
@@ -153,7 +154,7 @@ func TestLogGroupCommits(t *testing.T) {
 func TestLogWindowCollects(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := newMemStore()
-		l, stop := runLog(t, event.LogConfig{Store: st, Broker: event.NewBroker(0), Origin: "p1", Window: 2 * time.Millisecond, MaxBatch: 3})
+		l, stop := runLog(t, eventlog.LogConfig{Store: st, Broker: eventlog.NewBroker(0), Origin: "p1", Window: 2 * time.Millisecond, MaxBatch: 3})
 		defer stop()
 		var wg sync.WaitGroup
 		for i := range 5 {
@@ -182,10 +183,10 @@ func TestLogWriteFailureReachesEveryWaiter(t *testing.T) {
 		st.gate = make(chan struct{})
 		boom := errors.New("disk on fire")
 		st.failure = boom
-		br := event.NewBroker(0)
+		br := eventlog.NewBroker(0)
 		sub := br.Subscribe(convA)
 		defer sub.Close()
-		l, stop := runLog(t, event.LogConfig{Store: st, Broker: br, Origin: "p1"})
+		l, stop := runLog(t, eventlog.LogConfig{Store: st, Broker: br, Origin: "p1"})
 		defer stop()
 		errs := make(chan error, 4)
 		for range 4 {
@@ -212,7 +213,7 @@ func TestLogMissingConversationFailsOnlyItsAppends(t *testing.T) {
 		st := newMemStore()
 		st.gate = make(chan struct{})
 		st.missing = convB
-		l, stop := runLog(t, event.LogConfig{Store: st, Broker: event.NewBroker(0), Origin: "p1"})
+		l, stop := runLog(t, eventlog.LogConfig{Store: st, Broker: eventlog.NewBroker(0), Origin: "p1"})
 		defer stop()
 		type result struct {
 			conv string
@@ -243,7 +244,7 @@ func TestLogShutdown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := newMemStore()
 		st.gate = make(chan struct{})
-		l, err := event.NewLog(event.LogConfig{Store: st, Broker: event.NewBroker(0), Origin: "p1"})
+		l, err := eventlog.NewLog(eventlog.LogConfig{Store: st, Broker: eventlog.NewBroker(0), Origin: "p1"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -265,7 +266,7 @@ func TestLogShutdown(t *testing.T) {
 		if err := <-runDone; err != nil {
 			t.Errorf("Run() = %v, want nil", err)
 		}
-		if _, err := l.Append(context.Background(), convA, delta(turn1, "late")); !errors.Is(err, event.ErrClosed) {
+		if _, err := l.Append(context.Background(), convA, delta(turn1, "late")); !errors.Is(err, eventlog.ErrClosed) {
 			t.Errorf("Append after shutdown = %v, want ErrClosed", err)
 		}
 		if err := l.Run(context.Background()); err == nil {
@@ -276,7 +277,7 @@ func TestLogShutdown(t *testing.T) {
 
 func TestLogAppendRefusals(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l, err := event.NewLog(event.LogConfig{Store: newMemStore(), Broker: event.NewBroker(0), Origin: "p1"})
+		l, err := eventlog.NewLog(eventlog.LogConfig{Store: newMemStore(), Broker: eventlog.NewBroker(0), Origin: "p1"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -301,13 +302,13 @@ func TestLogAppendRefusals(t *testing.T) {
 			t.Errorf("Append() with no events = %v, %v", recs, err)
 		}
 	})
-	for name, cfg := range map[string]event.LogConfig{
-		"no store":   {Broker: event.NewBroker(0), Origin: "p"},
+	for name, cfg := range map[string]eventlog.LogConfig{
+		"no store":   {Broker: eventlog.NewBroker(0), Origin: "p"},
 		"no broker":  {Store: newMemStore(), Origin: "p"},
-		"no origin":  {Store: newMemStore(), Broker: event.NewBroker(0)},
-		"bad origin": {Store: newMemStore(), Broker: event.NewBroker(0), Origin: "a|b"},
+		"no origin":  {Store: newMemStore(), Broker: eventlog.NewBroker(0)},
+		"bad origin": {Store: newMemStore(), Broker: eventlog.NewBroker(0), Origin: "a|b"},
 	} {
-		if _, err := event.NewLog(cfg); err == nil {
+		if _, err := eventlog.NewLog(cfg); err == nil {
 			t.Errorf("NewLog(%s) succeeded", name)
 		}
 	}
@@ -346,7 +347,7 @@ func storedQ(t *testing.T, r event.Record) string {
 // the batch of every turn writing at the same moment.
 func TestLogScrubsJSON(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l, stop := runLog(t, event.LogConfig{Store: newMemStore(), Broker: event.NewBroker(0), Origin: "p1"})
+		l, stop := runLog(t, eventlog.LogConfig{Store: newMemStore(), Broker: eventlog.NewBroker(0), Origin: "p1"})
 		defer stop()
 		for _, tt := range scrubCases {
 			recs, err := l.Append(context.Background(), convA, &event.ToolCallStart{Base: event.Base{TurnID: turn1}, CallID: "c", Name: "n", Args: json.RawMessage(tt.args)})

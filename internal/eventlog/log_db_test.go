@@ -1,4 +1,4 @@
-package event_test
+package eventlog_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"strategist/internal/event"
+	"strategist/internal/eventlog"
 	"strategist/internal/pgtest"
 )
 
@@ -31,7 +32,7 @@ func checkLog(t *testing.T, p *process, userID string, conversations []string, w
 			if r.Seq != int64(i+1) {
 				t.Fatalf("conversation %s: event %d has seq %d: not contiguous", conv, i, r.Seq)
 			}
-			writer, n := splitText(t, deltaText(t, event.FromRow(r)))
+			writer, n := splitText(t, deltaText(t, eventlog.FromRow(r)))
 			if n != next[writer] {
 				t.Fatalf("conversation %s: writer %s's event %d stored where %d was due", conv, writer, n, next[writer])
 			}
@@ -58,7 +59,7 @@ func TestLogConcurrentAppends(t *testing.T) {
 	const writers, perWriter, conversations = 20, 50, 5
 	url := pgtest.NewURL(t)
 	counter := &countingStore{}
-	p := startProcess(t, url, "p1", processOptions{wrap: func(s event.LogStore) event.LogStore {
+	p := startProcess(t, url, "p1", processOptions{wrap: func(s eventlog.LogStore) eventlog.LogStore {
 		counter.LogStore = s
 		return counter
 	}, buffer: writers * perWriter})
@@ -67,7 +68,7 @@ func TestLogConcurrentAppends(t *testing.T) {
 	// One subscriber per conversation checks each record against the table
 	// as it arrives: published implies committed.
 	var checkers sync.WaitGroup
-	subs := make([]*event.Subscription, conversations)
+	subs := make([]*eventlog.Subscription, conversations)
 	for i, conv := range convs {
 		subs[i] = p.broker.Subscribe(conv)
 		checkers.Go(func() {

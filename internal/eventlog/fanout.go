@@ -1,4 +1,4 @@
-package event
+package eventlog
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strategist/internal/event"
 	"strconv"
 	"strings"
 
@@ -58,9 +59,9 @@ type Fanout struct {
 func NewFanout(cfg FanoutConfig) (*Fanout, error) {
 	switch {
 	case cfg.Store == nil:
-		return nil, errors.New("event: fanout: no store")
+		return nil, errors.New("eventlog: fanout: no store")
 	case cfg.Broker == nil:
-		return nil, errors.New("event: fanout: no broker")
+		return nil, errors.New("eventlog: fanout: no broker")
 	case cfg.Origin == "" || strings.Contains(cfg.Origin, "|"):
 		return nil, fmt.Errorf("event: fanout: origin %q must be non-empty and without '|'", cfg.Origin)
 	}
@@ -142,7 +143,7 @@ func (f *Fanout) catchUp(ctx context.Context, lost error) {
 }
 
 func (f *Fanout) publish(rows []store.EventRow) {
-	records := make([]Record, len(rows))
+	records := make([]event.Record, len(rows))
 	for i, r := range rows {
 		records[i] = FromRow(r)
 	}

@@ -1,4 +1,4 @@
-package event_test
+package eventlog_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"strategist/internal/event"
+	"strategist/internal/eventlog"
 	"strategist/internal/pgtest"
 	"strategist/internal/store"
 )
@@ -46,15 +47,15 @@ func deltaText(t testing.TB, r event.Record) string {
 // ends.
 type process struct {
 	db       *store.DB
-	broker   *event.Broker
-	log      *event.Log
-	streamer *event.Streamer
+	broker   *eventlog.Broker
+	log      *eventlog.Log
+	streamer *eventlog.Streamer
 	origin   string
 }
 
 type processOptions struct {
-	wrap   func(event.LogStore) event.LogStore // wraps the log's store (counting)
-	buffer int                                 // subscriber buffer
+	wrap   func(eventlog.LogStore) eventlog.LogStore // wraps the log's store (counting)
+	buffer int                                       // subscriber buffer
 	window time.Duration
 }
 
@@ -65,21 +66,21 @@ func startProcess(t testing.TB, url, origin string, opts processOptions) *proces
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logStore event.LogStore = db
+	var logStore eventlog.LogStore = db
 	if opts.wrap != nil {
 		logStore = opts.wrap(db)
 	}
 	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
-	p := &process{db: db, broker: event.NewBroker(opts.buffer), origin: origin}
-	p.log, err = event.NewLog(event.LogConfig{Store: logStore, Broker: p.broker, Origin: origin, Window: opts.window, Logger: logger})
+	p := &process{db: db, broker: eventlog.NewBroker(opts.buffer), origin: origin}
+	p.log, err = eventlog.NewLog(eventlog.LogConfig{Store: logStore, Broker: p.broker, Origin: origin, Window: opts.window, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fanout, err := event.NewFanout(event.FanoutConfig{Store: db, Broker: p.broker, Origin: origin, Logger: logger})
+	fanout, err := eventlog.NewFanout(eventlog.FanoutConfig{Store: db, Broker: p.broker, Origin: origin, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.streamer, err = event.NewStreamer(event.StreamerConfig{Store: db, Broker: p.broker})
+	p.streamer, err = eventlog.NewStreamer(eventlog.StreamerConfig{Store: db, Broker: p.broker})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func seed(t testing.TB, db *store.DB, n int) (userID string, conversations []str
 
 // countingStore counts the log's transactions.
 type countingStore struct {
-	event.LogStore
+	eventlog.LogStore
 	mu      sync.Mutex
 	batches []int // events per transaction
 }

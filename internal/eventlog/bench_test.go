@@ -1,4 +1,4 @@
-package event_test
+package eventlog_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"strategist/internal/event"
+	"strategist/internal/eventlog"
 	"strategist/internal/pgtest"
 )
 
@@ -57,7 +57,7 @@ func BenchmarkAppend(b *testing.B) {
 			}
 			b.Run(name, func(b *testing.B) {
 				counter := &countingStore{}
-				p := startProcess(b, url, "bench", processOptions{window: window, wrap: func(s event.LogStore) event.LogStore {
+				p := startProcess(b, url, "bench", processOptions{window: window, wrap: func(s eventlog.LogStore) eventlog.LogStore {
 					counter.LogStore = s
 					return counter
 				}})

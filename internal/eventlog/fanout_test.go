@@ -1,4 +1,4 @@
-package event_test
+package eventlog_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"strategist/internal/event"
+	"strategist/internal/eventlog"
 	"strategist/internal/pgtest"
 	"strategist/internal/store"
 )
@@ -248,7 +249,7 @@ func (s *scriptedListener) LatestEvents(ctx context.Context, ids []string) ([]st
 }
 
 func TestFanoutAnnouncements(t *testing.T) {
-	br := event.NewBroker(0)
+	br := eventlog.NewBroker(0)
 	sub := br.Subscribe(convA)
 	defer sub.Close()
 	br.Publish(event.Record{ConversationID: convA, Seq: 2})
@@ -264,7 +265,7 @@ func TestFanoutAnnouncements(t *testing.T) {
 			"p2|" + convA + "|7|7",
 		},
 	}
-	f, err := event.NewFanout(event.FanoutConfig{Store: st, Broker: br, Origin: "p1"})
+	f, err := eventlog.NewFanout(eventlog.FanoutConfig{Store: st, Broker: br, Origin: "p1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,12 +288,12 @@ func TestFanoutAnnouncements(t *testing.T) {
 	if diff := cmp.Diff([]string{convA + " 4-5", convA + " 7-7"}, st.ranges); diff != "" {
 		t.Errorf("ranges read mismatch (-want +got):\n%s", diff)
 	}
-	for name, cfg := range map[string]event.FanoutConfig{
+	for name, cfg := range map[string]eventlog.FanoutConfig{
 		"no store":   {Broker: br, Origin: "p1"},
 		"no broker":  {Store: st, Origin: "p1"},
 		"bad origin": {Store: st, Broker: br, Origin: "p|1"},
 	} {
-		if _, err := event.NewFanout(cfg); err == nil {
+		if _, err := eventlog.NewFanout(cfg); err == nil {
 			t.Errorf("NewFanout(%s) succeeded", name)
 		}
 	}

@@ -1,4 +1,4 @@
-package event
+package eventlog
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strategist/internal/event"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -14,7 +15,7 @@ import (
 )
 
 // ErrClosed is returned by Append once the log's Run has ended.
-var ErrClosed = errors.New("event: log closed")
+var ErrClosed = errors.New("eventlog: log closed")
 
 // LogStore is what the log needs from the database: one transaction that
 // appends a batch of events of any conversations (store.DB.AppendEvents).
@@ -70,7 +71,7 @@ type appendRequest struct {
 }
 
 type appendResult struct {
-	records []Record
+	records []event.Record
 	err     error
 }
 
@@ -78,13 +79,13 @@ type appendResult struct {
 func NewLog(cfg LogConfig) (*Log, error) {
 	switch {
 	case cfg.Store == nil:
-		return nil, errors.New("event: log: no store")
+		return nil, errors.New("eventlog: log: no store")
 	case cfg.Broker == nil:
-		return nil, errors.New("event: log: no broker")
+		return nil, errors.New("eventlog: log: no broker")
 	case cfg.Origin == "" || strings.Contains(cfg.Origin, "|"):
 		return nil, fmt.Errorf("event: log: origin %q must be non-empty and without '|'", cfg.Origin)
 	case cfg.Window < 0:
-		return nil, errors.New("event: log: negative window")
+		return nil, errors.New("eventlog: log: negative window")
 	}
 	if cfg.MaxBatch <= 0 {
 		cfg.MaxBatch = 256
@@ -110,7 +111,7 @@ func NewLog(cfg LogConfig) (*Log, error) {
 // should still append its last events with a context that is not
 // cancelled (context.WithoutCancel). After Run ended Append fails with
 // ErrClosed.
-func (l *Log) Append(ctx context.Context, conversationID string, events ...Event) ([]Record, error) {
+func (l *Log) Append(ctx context.Context, conversationID string, events ...event.Event) ([]event.Record, error) {
 	if len(events) == 0 {
 		return nil, nil
 	}
@@ -124,7 +125,7 @@ func (l *Log) Append(ctx context.Context, conversationID string, events ...Event
 		if t := e.Turn(); t != "" && !isUUID(t) {
 			return nil, fmt.Errorf("event: append: turn id %q is not a uuid", t)
 		}
-		name, payload, err := Encode(e)
+		name, payload, err := event.Encode(e)
 		if err != nil {
 			return nil, fmt.Errorf("event: append: %w", err)
 		}
@@ -148,7 +149,7 @@ func (l *Log) Append(ctx context.Context, conversationID string, events ...Event
 // called once.
 func (l *Log) Run(ctx context.Context) error {
 	if !l.running.CompareAndSwap(false, true) {
-		return errors.New("event: log: Run called twice")
+		return errors.New("eventlog: log: Run called twice")
 	}
 	var timer *time.Timer
 	if l.cfg.Window > 0 {
@@ -232,7 +233,7 @@ func (l *Log) write(batch []*appendRequest) {
 			}
 			return
 		}
-		records := make([]Record, len(rows))
+		records := make([]event.Record, len(rows))
 		for i, row := range rows {
 			records[i] = FromRow(row)
 		}
@@ -270,8 +271,8 @@ func (l *Log) fail(batch []*appendRequest, conversationID string, err error) []*
 // FromRow is the record of a stored event row. Store methods that append
 // events inside their own transaction (a turn's start) publish the rows they
 // get back through it once committed.
-func FromRow(r store.EventRow) Record {
-	return Record{
+func FromRow(r store.EventRow) event.Record {
+	return event.Record{
 		ConversationID: r.ConversationID,
 		Seq:            r.Seq,
 		TurnID:         r.TurnID,
