@@ -259,7 +259,7 @@ func lines(events []event.Event) []string {
 }
 
 // fakeStore keeps the delegation rows in memory; failAfter makes node
-// writes fail once that many succeeded.
+// writes fail once that many node rows were written.
 type fakeStore struct {
 	mu        sync.Mutex
 	created   []store.NewDelegation
@@ -282,10 +282,13 @@ func (s *fakeStore) CreateDelegation(_ context.Context, _ string, d store.NewDel
 func (s *fakeStore) UpdateDelegationNodes(_ context.Context, _, _ string, us []store.DelegationNodeUpdate) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.failAfter > 0 && s.updates >= s.failAfter {
+	// Rows, not calls, are counted: the scheduler batches the rows of
+	// one moment into one write, and how many share a batch depends on
+	// timing.
+	if s.failAfter > 0 && s.updates+len(us) > s.failAfter {
 		return errors.New("database unavailable")
 	}
-	s.updates++
+	s.updates += len(us)
 	for _, u := range us {
 		s.nodes[u.NodeID] = u
 	}
