@@ -44,6 +44,8 @@ func TestConversations(t *testing.T) {
 			eval.Intersect(data.GO("GO:0006508"), data.On("Pf3D7_03_v3")), "I replace step"},
 		{"refer back to the result", []string{"DNA repair genes", "can you exclude chromosomes 13 and 14 from the result?"},
 			eval.Minus(data.GO(repair), eval.Union(data.On(chr13), data.On(chr14))), "reused"},
+		{"the README's follow-up", []string{"DNA repair or DNA replication genes on chromosome 14", "now also exclude the apicoplast"},
+			eval.Minus(eval.Intersect(eval.Union(data.GO(repair), data.GO(replication)), data.On(chr14)), data.On("PFC10_API_IRAB")), "reused"},
 		{"undo", []string{"DNA repair genes", "exclude chromosome 5", "undo that"},
 			data.GO(repair), "going back"},
 		{"a new request replaces the strategy", []string{"DNA repair genes", "tRNA genes on chromosome 5"},
