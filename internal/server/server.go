@@ -21,6 +21,7 @@ import (
 
 	"strategist/internal/account"
 	"strategist/internal/catalog"
+	"strategist/internal/catalog/sites"
 	"strategist/internal/chat"
 	"strategist/internal/config"
 	"strategist/internal/event"
@@ -69,6 +70,11 @@ type Strategies interface {
 	WDK(ctx context.Context, userID, strategyID string) (*strategy.WDKStrategy, error)
 }
 
+// Sites reports the sites' states for a user (*sites.Registry).
+type Sites interface {
+	Statuses(ctx context.Context, userID string) ([]sites.Status, error)
+}
+
 // Models lists the models researchers can pick (*llm.Registry).
 type Models interface {
 	Models() llm.ModelList
@@ -76,10 +82,13 @@ type Models interface {
 
 // Config is everything the server is built from. main wires it.
 type Config struct {
-	Logger     *slog.Logger
-	Store      Store
-	Accounts   *account.Service
-	Catalog    catalog.Catalog
+	Logger   *slog.Logger
+	Store    Store
+	Accounts *account.Service
+	Catalog  catalog.Catalog
+	// Sites says which sites each user can use (*sites.Registry); nil
+	// means every site of Catalog is available to everyone.
+	Sites      Sites
 	Chat       Chat
 	Streamer   Streamer
 	Strategies Strategies
