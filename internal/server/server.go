@@ -88,7 +88,9 @@ type Config struct {
 	Catalog  catalog.Catalog
 	// Sites says which sites each user can use (*sites.Registry); nil
 	// means every site of Catalog is available to everyone.
-	Sites      Sites
+	Sites Sites
+	// Keys stores researchers' VEuPathDB API keys (nil: not offered).
+	Keys       VEuPathDBKeys
 	Chat       Chat
 	Streamer   Streamer
 	Strategies Strategies
@@ -285,6 +287,9 @@ func (s *Server) routes() error {
 	page(http.MethodPost, "/conversations/:id/handoffs/:handoffId/accept", s.acceptHandoffForm)
 	page(http.MethodPost, "/conversations/:id/strategy/undo", s.undoStrategyForm)
 	page(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/results", s.stepResultsPage)
+	page(http.MethodGet, "/settings", s.settingsPage)
+	page(http.MethodPost, "/settings/veupathdb", s.saveKeyForm)
+	page(http.MethodPost, "/settings/veupathdb/delete", s.deleteKeyForm)
 
 	api(http.MethodGet, "/sites", s.listSites)
 	api(http.MethodGet, "/catalog/:site/searches", s.searchSearches)
@@ -296,6 +301,9 @@ func (s *Server) routes() error {
 	api(http.MethodPatch, "/conversations/:id", s.renameConversation)
 	api(http.MethodDelete, "/conversations/:id", s.deleteConversation)
 	api(http.MethodGet, "/models", s.listModels)
+	api(http.MethodGet, "/account/veupathdb", s.getVEuPathDBAccount)
+	api(http.MethodPut, "/account/veupathdb", s.putVEuPathDBKey)
+	api(http.MethodDelete, "/account/veupathdb", s.deleteVEuPathDBKey)
 	e.Add(http.MethodPost, "/api/v1/conversations/:id/turns", s.startTurn, s.requireAPIUser, s.turnLimiter())
 	api(http.MethodPost, "/conversations/:id/turns/:turnId/cancel", s.cancelTurn)
 	api(http.MethodGet, "/conversations/:id/events", s.streamEvents)
