@@ -144,7 +144,7 @@ func TestLiveCountAgainstSilentSite(t *testing.T) {
 	if took > 10*time.Second {
 		t.Errorf("answered after %s, want within 10 s", took)
 	}
-	if st != http.StatusServiceUnavailable || e.Error.Code != "UNAVAILABLE" || !strings.Contains(e.Error.Message, "did not answer") {
-		t.Errorf("count = %d %+v, want 503 UNAVAILABLE saying the site did not answer", st, e)
+	if st != http.StatusServiceUnavailable || e.Error.Code != "SITE_UNAVAILABLE" || !strings.Contains(e.Error.Message, "did not answer") {
+		t.Errorf("count = %d %+v, want 503 SITE_UNAVAILABLE saying the site did not answer", st, e)
 	}
 }

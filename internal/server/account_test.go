@@ -273,3 +273,58 @@ func optionDisabled(page, site string) bool {
 	end := i + strings.Index(page[i:], ">")
 	return strings.Contains(page[start:end], " disabled")
 }
+
+func TestLiveSiteFaults(t *testing.T) {
+	e := newLiveEnv(t, true, 5*time.Second)
+	_, token := e.user("ada@example.org")
+	count := func() response {
+		return e.do("POST", "/api/v1/catalog/plasmodb-live/searches/GenesByGoTerm/count", token, `{"parameters":{}}`)
+	}
+	// No key stored: 403 saying what to do.
+	r := count()
+	if r.status != 403 || r.errorCode(t) != "SITE_ACCOUNT" || !strings.Contains(string(r.body), "/settings") {
+		t.Errorf("count without a key = %d %s", r.status, r.body)
+	}
+	if r := e.do("PUT", "/api/v1/account/veupathdb", token, `{"siteId":"plasmodb-live","apiKey":"`+goodKey+`"}`); r.status != 200 {
+		t.Fatalf("PUT key = %d %s", r.status, r.body)
+	}
+	tests := []struct {
+		name       string
+		status     int
+		retryAfter string
+		want       int
+		code       string
+		wantRetry  string
+		says       string
+	}{
+		{"revoked key", 401, "", 403, "SITE_ACCOUNT", "", "revoked or expired"},
+		{"forbidden", 403, "", 403, "SITE_ACCOUNT", "", "Settings page"},
+		{"site fault", 500, "", 502, "SITE_ERROR", "", "answered with an error (HTTP 500"},
+		{"maintenance", 503, "120", 503, "SITE_UNAVAILABLE", "120", "unavailable (HTTP 503)"},
+		{"rate limited", 429, "90", 503, "SITE_UNAVAILABLE", "90", "HTTP 429"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := http.Header{}
+			if tt.retryAfter != "" {
+				h.Set("Retry-After", tt.retryAfter)
+			}
+			e.fake.set(tt.status, h)
+			start := time.Now()
+			r := count()
+			if r.status != tt.want || r.errorCode(t) != tt.code || r.header.Get("Retry-After") != tt.wantRetry || !strings.Contains(string(r.body), tt.says) {
+				t.Errorf("count = %d Retry-After %q %s, want %d %s Retry-After %q saying %q",
+					r.status, r.header.Get("Retry-After"), r.body, tt.want, tt.code, tt.wantRetry, tt.says)
+			}
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("took %s", d)
+			}
+		})
+	}
+	// A key the site refuses while it is in maintenance is not stored and
+	// the researcher hears why.
+	e.fake.set(503, http.Header{"Retry-After": {"60"}})
+	if r := e.do("PUT", "/api/v1/account/veupathdb", token, `{"siteId":"toxodb-live","apiKey":"`+goodKey+`"}`); r.status != 503 || r.header.Get("Retry-After") != "60" {
+		t.Errorf("PUT during maintenance = %d %s", r.status, r.body)
+	}
+}

@@ -122,7 +122,7 @@ func (k *Keyring) Save(ctx context.Context, userID, siteID, apiKey string) (Stor
 	defer cancel()
 	u, err := k.checker.CheckToken(cctx, siteID, apiKey)
 	if err != nil {
-		return StoredKey{}, bound(ctx, cctx, err)
+		return StoredKey{}, classify(siteID, siteID, bound(ctx, cctx, err))
 	}
 	sealed, err := k.creds.Seal(userID, siteID, apiKey)
 	if err != nil {

@@ -54,6 +54,7 @@ type Registry struct {
 	all     []catalog.Site
 	offline map[string]bool
 	live    map[string]bool
+	names   map[string]string
 }
 
 // New lists the sites of both catalogs. A site id served by both is an
@@ -65,7 +66,7 @@ func New(ctx context.Context, cfg Config) (*Registry, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
-	r := &Registry{cfg: cfg, offline: map[string]bool{}, live: map[string]bool{}}
+	r := &Registry{cfg: cfg, offline: map[string]bool{}, live: map[string]bool{}, names: map[string]string{}}
 	off, err := cfg.Offline.Sites(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("sites: offline: %w", err)
@@ -85,6 +86,7 @@ func New(ctx context.Context, cfg Config) (*Registry, error) {
 			}
 			s.Offline = false
 			r.live[s.ID] = true
+			r.names[s.ID] = s.DisplayName
 			r.all = append(r.all, s)
 		}
 	}
@@ -118,6 +120,16 @@ func bound(ctx, cctx context.Context, err error) error {
 	return err
 }
 
+// done finishes a routed call: the live deadline becomes a *TimeoutError
+// and a live site's failure a *catalog.SiteError.
+func (r *Registry) done(ctx, cctx context.Context, site string, err error) error {
+	err = bound(ctx, cctx, err)
+	if err == nil || !r.live[site] {
+		return err
+	}
+	return classify(r.names[site], site, err)
+}
+
 // Sites lists every site: the offline ones first, then the live ones.
 func (r *Registry) Sites(context.Context) ([]catalog.Site, error) {
 	return append([]catalog.Site(nil), r.all...), nil
@@ -131,7 +143,7 @@ func (r *Registry) RecordTypes(ctx context.Context, site string) ([]catalog.Reco
 	}
 	defer cancel()
 	out, err := cat.RecordTypes(cctx, site)
-	return out, bound(ctx, cctx, err)
+	return out, r.done(ctx, cctx, site, err)
 }
 
 // Searches routes to the site's catalog.
@@ -142,7 +154,7 @@ func (r *Registry) Searches(ctx context.Context, site, recordType string) ([]cat
 	}
 	defer cancel()
 	out, err := cat.Searches(cctx, site, recordType)
-	return out, bound(ctx, cctx, err)
+	return out, r.done(ctx, cctx, site, err)
 }
 
 // Search routes to the site's catalog.
@@ -153,7 +165,7 @@ func (r *Registry) Search(ctx context.Context, site, recordType, name string) (*
 	}
 	defer cancel()
 	out, err := cat.Search(cctx, site, recordType, name)
-	return out, bound(ctx, cctx, err)
+	return out, r.done(ctx, cctx, site, err)
 }
 
 // SearchForSearches routes to the site's catalog.
@@ -164,7 +176,7 @@ func (r *Registry) SearchForSearches(ctx context.Context, site, query, recordTyp
 	}
 	defer cancel()
 	out, err := cat.SearchForSearches(cctx, site, query, recordType, limit)
-	return out, bound(ctx, cctx, err)
+	return out, r.done(ctx, cctx, site, err)
 }
 
 // Validate routes to the site's catalog.
@@ -175,7 +187,7 @@ func (r *Registry) Validate(ctx context.Context, site, searchName string, params
 	}
 	defer cancel()
 	out, err := cat.Validate(cctx, site, searchName, params)
-	return out, bound(ctx, cctx, err)
+	return out, r.done(ctx, cctx, site, err)
 }
 
 // Answer routes to the site's catalog.
@@ -186,7 +198,7 @@ func (r *Registry) Answer(ctx context.Context, site string, q *catalog.Query, pa
 	}
 	defer cancel()
 	out, err := cat.Answer(cctx, site, q, page)
-	return out, bound(ctx, cctx, err)
+	return out, r.done(ctx, cctx, site, err)
 }
 
 // Status is a site as a user sees it: whether it can be used and why not.
@@ -289,7 +301,7 @@ func (r *Registry) LookupGenes(ctx context.Context, site, query string, limit in
 		return nil, fmt.Errorf("gene lookup is not available for site %s; search genes with a text search instead: %w", site, catalog.ErrUnavailable)
 	}
 	out, err := gl.LookupGenes(cctx, site, query, limit)
-	return out, bound(ctx, cctx, err)
+	return out, r.done(ctx, cctx, site, err)
 }
 
 // OfflineNoteFor is the offline snapshot's note on a search, for an offline
