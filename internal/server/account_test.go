@@ -96,7 +96,7 @@ func (l *syncLog) String() string {
 // newLiveEnv is a server over the sites registry (offline snapshot plus
 // live sites at a fake WDK) with the real store; secret false leaves
 // STRATEGIST_SECRET_KEY unset.
-func newLiveEnv(t *testing.T, secret bool, timeout time.Duration) *liveEnv {
+func newLiveEnv(t *testing.T, secret bool, timeout time.Duration, opts ...func(*server.Config)) *liveEnv {
 	t.Helper()
 	db, err := store.New(pgtest.New(t))
 	if err != nil {
@@ -128,12 +128,16 @@ func newLiveEnv(t *testing.T, secret bool, timeout time.Duration) *liveEnv {
 		t.Fatal(err)
 	}
 	prom := prometheus.NewRegistry()
-	s, err := server.New(server.Config{
-		Logger: log, Store: db, Accounts: accounts, Catalog: reg, Sites: reg, Keys: keys,
+	cfg := server.Config{
+		Logger: log, Store: db, Accounts: accounts, Catalog: reg, Sites: reg, Keys: keys, Saver: reg,
 		Chat: unusedChat{db: db}, Streamer: unusedStreamer{}, Strategies: noStrategies{}, Models: fixedModels{},
 		Ready:    func(ctx context.Context) error { return db.Ping(ctx) },
 		Registry: prom, Gatherer: prom, Auth: config.AuthLocal, DefaultModel: "offline",
-	})
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	s, err := server.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,7 +90,9 @@ type Config struct {
 	// means every site of Catalog is available to everyone.
 	Sites Sites
 	// Keys stores researchers' VEuPathDB API keys (nil: not offered).
-	Keys       VEuPathDBKeys
+	Keys VEuPathDBKeys
+	// Saver saves built strategies to live sites (nil: not offered).
+	Saver      StrategySaver
 	Chat       Chat
 	Streamer   Streamer
 	Strategies Strategies
@@ -286,6 +288,7 @@ func (s *Server) routes() error {
 	page(http.MethodPost, "/conversations/:id/turns/:turnId/cancel", s.cancelTurnForm)
 	page(http.MethodPost, "/conversations/:id/handoffs/:handoffId/accept", s.acceptHandoffForm)
 	page(http.MethodPost, "/conversations/:id/strategy/undo", s.undoStrategyForm)
+	page(http.MethodPost, "/conversations/:id/strategy/veupathdb", s.saveStrategyForm)
 	page(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/results", s.stepResultsPage)
 	page(http.MethodGet, "/settings", s.settingsPage)
 	page(http.MethodPost, "/settings/veupathdb", s.saveKeyForm)
@@ -309,6 +312,7 @@ func (s *Server) routes() error {
 	api(http.MethodGet, "/conversations/:id/events", s.streamEvents)
 	api(http.MethodPost, "/conversations/:id/handoffs/:handoffId/accept", s.acceptHandoff)
 	api(http.MethodGet, "/conversations/:id/strategy", s.getStrategy)
+	api(http.MethodPost, "/conversations/:id/strategy/veupathdb", s.saveStrategyAPI)
 	api(http.MethodGet, "/conversations/:id/strategy/versions", s.strategyVersions)
 	api(http.MethodPost, "/conversations/:id/strategy/undo", s.undoStrategy)
 	api(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/results", s.stepResults)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"time"
 
 	"strategist/internal/account"
@@ -160,7 +161,11 @@ func Live(off catalog.Catalog, keys *Keyring, baseURL string, timeout time.Durat
 		return nil, nil, err
 	}
 	keys.SetChecker(live)
-	reg, err := New(context.Background(), Config{Offline: off, Live: live, Timeout: timeout, Keys: keys, LiveOff: keys.Off()})
+	apps := map[string]string{}
+	for _, s := range WDKSites(baseURL) {
+		apps[s.ID] = strings.TrimSuffix(strings.TrimRight(s.BaseURL, "/"), "/service")
+	}
+	reg, err := New(context.Background(), Config{Offline: off, Live: live, Timeout: timeout, Keys: keys, LiveOff: keys.Off(), AppURLs: apps})
 	if err != nil {
 		return nil, nil, err
 	}

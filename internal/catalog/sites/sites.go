@@ -46,6 +46,9 @@ type Config struct {
 	// LiveOff, when set, is why no live site is available (no server
 	// secret key configured).
 	LiveOff string
+	// AppURLs are the live sites' web addresses by id (where a saved
+	// strategy opens).
+	AppURLs map[string]string
 }
 
 // Registry routes catalog calls by site. It is safe for concurrent use.
