@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"strategist/internal/catalog/wdk"
+	"strategist/internal/event/eventtest"
 )
 
 // testSecretKey is a STRATEGIST_SECRET_KEY for tests.
@@ -146,5 +148,36 @@ func TestLiveCountAgainstSilentSite(t *testing.T) {
 	}
 	if st != http.StatusServiceUnavailable || e.Error.Code != "SITE_UNAVAILABLE" || !strings.Contains(e.Error.Message, "did not answer") {
 		t.Errorf("count = %d %+v, want 503 SITE_UNAVAILABLE saying the site did not answer", st, e)
+	}
+}
+
+// A plan turn on a live conversation asks the live site, not the offline
+// snapshot: against a site that never answers, the planner's catalog calls
+// end within STRATEGIST_LIVE_TIMEOUT with a message naming the site, and
+// the turn still ends.
+func TestPlanTurnOnLiveSiteUsesItsCatalog(t *testing.T) {
+	a := startApp(t, appOptions{Env: map[string]string{
+		"STRATEGIST_SECRET_KEY":   testSecretKey,
+		"STRATEGIST_WDK_BASE_URL": silentListener(t),
+		"STRATEGIST_LIVE_TIMEOUT": "300ms",
+	}})
+	a.storeKey("plasmodb-live", "key-of-ada")
+	var conv struct{ ID string }
+	if st := a.call("POST", "/api/v1/conversations", map[string]string{"siteId": "plasmodb-live"}, &conv); st != http.StatusCreated {
+		t.Fatalf("create conversation: %d", st)
+	}
+	a.startTurn(conv.ID, "plan", "Find genes involved in DNA repair")
+	recs := a.collect(conv.ID, 0, 60*time.Second, untilTurnEnds(1))
+	eventtest.Check(t, recs)
+	var calls, siteErrors int
+	for _, r := range find(recs, "tool_call_end") {
+		p := payload(t, r)
+		calls++
+		if e, ok := p["error"].(map[string]any); ok && strings.Contains(fmt.Sprint(e["message"]), "plasmodb-live) did not answer within 300ms") {
+			siteErrors++
+		}
+	}
+	if calls == 0 || siteErrors == 0 {
+		t.Errorf("%d tool calls, %d saying the live site did not answer:\n%s", calls, siteErrors, eventtest.Mask(recs))
 	}
 }
