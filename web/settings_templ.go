@@ -308,7 +308,7 @@ func Settings(p Page, v SettingsView) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "</select> <label for=\"key-value\">API key</label> <input id=\"key-value\" type=\"password\" name=\"apiKey\" required autocomplete=\"off\" spellcheck=\"false\"> <button type=\"submit\" class=\"primary\">Check and store</button></form>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "</select> <label for=\"key-value\">API key</label> <input id=\"key-value\" type=\"password\" name=\"apiKey\" required autocomplete=\"off\" spellcheck=\"false\"> <label class=\"check\"><input type=\"checkbox\" name=\"allSites\" value=\"1\" checked data-testid=\"all-sites\"> Use it for every live site (one VEuPathDB account serves them all; it is checked with the site chosen above)</label> <button type=\"submit\" class=\"primary\">Check and store</button></form>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -24,6 +24,9 @@ type VEuPathDBKeys interface {
 	Stored(ctx context.Context, userID string) ([]StoredKey, error)
 	// Save checks the key against the site, then seals and stores it.
 	Save(ctx context.Context, userID, siteID, apiKey string) (StoredKey, error)
+	// SaveAll checks the key against checkSite and stores it for every
+	// site listed.
+	SaveAll(ctx context.Context, userID, checkSite string, siteIDs []string, apiKey string) ([]StoredKey, error)
 	// Delete removes the user's key for a site; none is store.ErrNotFound.
 	Delete(ctx context.Context, userID, siteID string) error
 }
@@ -95,6 +98,8 @@ func (s *Server) getVEuPathDBAccount(c echo.Context) error {
 type putKeyRequest struct {
 	SiteID string `json:"siteId"`
 	APIKey string `json:"apiKey"`
+	// AllSites stores the key for every live site (checked with SiteID).
+	AllSites bool `json:"allSites"`
 }
 
 func (s *Server) putVEuPathDBKey(c echo.Context) error {
@@ -102,11 +107,11 @@ func (s *Server) putVEuPathDBKey(c echo.Context) error {
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	k, err := s.saveKey(c, req.SiteID, req.APIKey)
+	keys, err := s.saveKey(c, req.SiteID, req.APIKey, req.AllSites)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, k)
+	return c.JSON(http.StatusOK, map[string]any{"stored": keys})
 }
 
 func (s *Server) deleteVEuPathDBKey(c echo.Context) error {
@@ -142,27 +147,51 @@ func (s *Server) checkLiveSite(c echo.Context, siteID string) error {
 	return validationError(quote(siteID)+" is not a live VEuPathDB site", map[string]string{"siteId": "not a live site"})
 }
 
-// saveKey checks and stores a key. A key the site refuses is the
-// researcher's input to fix: 422 with what the site said.
-func (s *Server) saveKey(c echo.Context, siteID, apiKey string) (StoredKey, error) {
+// saveKey checks and stores a key, for one live site or all of them. A
+// key the site refuses is the researcher's input to fix: 422 with what the
+// site said.
+func (s *Server) saveKey(c echo.Context, siteID, apiKey string, all bool) ([]StoredKey, error) {
 	if s.cfg.Keys == nil || s.cfg.Keys.Off() != "" {
-		return StoredKey{}, s.keysOff()
+		return nil, s.keysOff()
 	}
 	if err := s.checkLiveSite(c, siteID); err != nil {
-		return StoredKey{}, err
+		return nil, err
 	}
 	apiKey = strings.TrimSpace(apiKey)
 	switch {
 	case apiKey == "":
-		return StoredKey{}, validationError("paste the API key of your VEuPathDB account", map[string]string{"apiKey": "required"})
+		return nil, validationError("paste the API key of your VEuPathDB account", map[string]string{"apiKey": "required"})
 	case len(apiKey) > maxAPIKey:
-		return StoredKey{}, validationError("that is too long for a VEuPathDB API key", map[string]string{"apiKey": "too long"})
+		return nil, validationError("that is too long for a VEuPathDB API key", map[string]string{"apiKey": "too long"})
 	}
-	k, err := s.cfg.Keys.Save(c.Request().Context(), userID(c), siteID, apiKey)
+	var (
+		keys []StoredKey
+		err  error
+	)
+	if all {
+		var live []string
+		statuses, serr := s.siteStatuses(c)
+		if serr != nil {
+			return nil, serr
+		}
+		for _, st := range statuses {
+			if st.Live {
+				live = append(live, st.ID)
+			}
+		}
+		keys, err = s.cfg.Keys.SaveAll(c.Request().Context(), userID(c), siteID, live, apiKey)
+	} else {
+		var k StoredKey
+		k, err = s.cfg.Keys.Save(c.Request().Context(), userID(c), siteID, apiKey)
+		keys = []StoredKey{k}
+	}
 	if ae, ok := errors.AsType[*wdk.AuthError](err); ok {
-		return StoredKey{}, validationError("the site refused this key, so it was not saved: "+ae.Error(), map[string]string{"apiKey": "refused by the site"})
+		return nil, validationError("the site refused this key, so it was not saved: "+ae.Error(), map[string]string{"apiKey": "refused by the site"})
 	}
-	return k, err
+	if err != nil {
+		return nil, err
+	}
+	return keys, nil
 }
 
 func (s *Server) deleteKey(c echo.Context, siteID string) error {
@@ -211,11 +240,15 @@ func (s *Server) formProblem(c echo.Context, err error) error {
 
 // saveKeyForm is POST /settings/veupathdb.
 func (s *Server) saveKeyForm(c echo.Context) error {
-	siteID := c.FormValue("siteId")
-	if _, err := s.saveKey(c, siteID, c.FormValue("apiKey")); err != nil {
+	siteID, all := c.FormValue("siteId"), c.FormValue("allSites") != ""
+	if _, err := s.saveKey(c, siteID, c.FormValue("apiKey"), all); err != nil {
 		return s.formProblem(c, err)
 	}
-	return c.Redirect(http.StatusSeeOther, "/settings?done="+urlQuery("API key stored for "+siteID))
+	done := "API key stored for " + siteID
+	if all {
+		done = "API key checked with " + siteID + " and stored for every live site"
+	}
+	return c.Redirect(http.StatusSeeOther, "/settings?done="+urlQuery(done))
 }
 
 // deleteKeyForm is POST /settings/veupathdb/delete.

@@ -202,6 +202,22 @@ func TestVEuPathDBKeyAPI(t *testing.T) {
 	if r := e.do("DELETE", "/api/v1/account/veupathdb?siteId=plasmodb-live", token, ""); r.status != 404 {
 		t.Errorf("second DELETE = %d %s", r.status, r.body)
 	}
+	// One key for every live site: checked once, stored for all 13.
+	r = e.do("PUT", "/api/v1/account/veupathdb", token, `{"siteId":"toxodb-live","apiKey":"`+goodKey+`","allSites":true}`)
+	if r.status != 200 || strings.Contains(string(r.body), goodKey) {
+		t.Fatalf("PUT for every site = %d %s", r.status, r.body)
+	}
+	if keys, _ := e.db.WDKCredentials(context.Background(), u.ID); len(keys) != 13 {
+		t.Errorf("stored for %d sites, want 13", len(keys))
+	}
+	for _, s := range e.do("GET", "/api/v1/sites", token, "").json(t)["sites"].([]any) {
+		if m := s.(map[string]any); m["available"] != true {
+			t.Errorf("after storing for every site, %v is unavailable", m["id"])
+		}
+	}
+	if r := e.do("PUT", "/api/v1/account/veupathdb", token, `{"siteId":"toxodb-live","apiKey":"wrong","allSites":true}`); r.status != 422 {
+		t.Errorf("PUT a refused key for every site = %d", r.status)
+	}
 	if strings.Contains(e.logs.String(), goodKey) || strings.Contains(e.logs.String(), "not-a-key") {
 		t.Errorf("a key reached the logs:\n%s", e.logs.String())
 	}

@@ -138,6 +138,33 @@ func (k *Keyring) Save(ctx context.Context, userID, siteID, apiKey string) (Stor
 	return StoredKey{SiteID: c.SiteID, StoredAt: c.UpdatedAt, WDKUserID: c.WDKUserID}, nil
 }
 
+// SaveAll checks the key with one site, then stores it for every site
+// listed: one VEuPathDB account (and its key) serves all the sites. A key
+// that does not work on another site is reported there when it is used.
+func (k *Keyring) SaveAll(ctx context.Context, userID, checkSite string, siteIDs []string, apiKey string) ([]StoredKey, error) {
+	first, err := k.Save(ctx, userID, checkSite, apiKey)
+	if err != nil {
+		return nil, err
+	}
+	out := []StoredKey{first}
+	for _, site := range siteIDs {
+		if site == checkSite {
+			continue
+		}
+		sealed, err := k.creds.Seal(userID, site, apiKey)
+		if err != nil {
+			return nil, err
+		}
+		c, err := k.db.PutWDKCredential(ctx, userID, site, sealed, first.WDKUserID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, StoredKey{SiteID: c.SiteID, StoredAt: c.UpdatedAt, WDKUserID: c.WDKUserID})
+	}
+	k.log.Info("VEuPathDB API key stored for every live site", slog.String("user_id", userID), slog.Int("sites", len(out)))
+	return out, nil
+}
+
 // Delete removes the user's key for a site; none is store.ErrNotFound.
 func (k *Keyring) Delete(ctx context.Context, userID, siteID string) error {
 	if err := k.db.DeleteWDKCredential(ctx, userID, siteID); err != nil {
