@@ -560,7 +560,7 @@ func TestResults(t *testing.T) {
 }
 
 func TestHome(t *testing.T) {
-	sites := []web.SiteOption{{ID: "plasmodb", Name: "PlasmoDB", Offline: true}}
+	sites := []web.SiteOption{{ID: "plasmodb", Name: "PlasmoDB", Offline: true, Available: true}}
 	doc := query(t, web.Home(web.Page{Title: "t"}, web.HomeView{Sites: sites, CSRFToken: "tok"}))
 	if tid(doc.Selection, "empty-list").Length() != 1 || tid(doc.Selection, "conversation-list").Length() != 0 {
 		t.Error("empty list not shown as such")
@@ -589,5 +589,25 @@ func TestHome(t *testing.T) {
 	}
 	if n := first.Find(`input[name="csrf_token"][value="tok"]`).Length(); n != 2 {
 		t.Errorf("%d forms carry the token, want 2", n)
+	}
+}
+
+func TestHomeGreysOutUnavailableSites(t *testing.T) {
+	sites := []web.SiteOption{
+		{ID: "plasmodb", Name: "PlasmoDB", Offline: true, Available: true},
+		{ID: "toxodb-live", Name: "ToxoDB", Reason: "needs your VEuPathDB API key"},
+		{ID: "plasmodb-live", Name: "PlasmoDB", Available: true},
+	}
+	doc := query(t, web.Home(web.Page{Title: "t"}, web.HomeView{Sites: sites, CSRFToken: "tok"}))
+	toxo := tid(doc.Selection, "site-toxodb-live")
+	if _, disabled := toxo.Attr("disabled"); !disabled || toxo.AttrOr("title", "") != "needs your VEuPathDB API key" || !strings.Contains(toxo.Text(), "(unavailable)") {
+		t.Errorf("unavailable live site option = %q title %q", toxo.Text(), toxo.AttrOr("title", ""))
+	}
+	live := tid(doc.Selection, "site-plasmodb-live")
+	if _, disabled := live.Attr("disabled"); disabled || !strings.Contains(live.Text(), "(live)") {
+		t.Errorf("available live site option = %q", live.Text())
+	}
+	if !strings.Contains(tid(doc.Selection, "site-hint").Text(), "needs your VEuPathDB API key") {
+		t.Error("no hint says why sites are greyed out")
 	}
 }

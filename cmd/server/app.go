@@ -55,7 +55,7 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger) (*app, error) 
 	if err != nil {
 		return nil, err
 	}
-	cat, err := newCatalog(cfg, log)
+	cat, keys, err := newSites(cfg, db, log)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +110,7 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger) (*app, error) 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	srv, err := server.New(server.Config{
-		Logger: log, Store: db, Accounts: accounts, Catalog: cat,
+		Logger: log, Store: db, Accounts: accounts, Catalog: cat, Sites: cat, Keys: keys, Saver: cat,
 		Chat: orchestrator, Streamer: streamer, Strategies: strategies, Models: models,
 		Ready:    func(ctx context.Context) error { return db.Ready(ctx, migrations.FS) },
 		Registry: reg, Gatherer: reg,

@@ -39,10 +39,12 @@ type testApp struct {
 	t     testing.TB
 	URL   string
 	Token string
-	app   *app
-	stop  context.CancelFunc
-	done  chan error
-	logs  *syncBuffer
+	// UserID is the user the Token signs in.
+	UserID string
+	app    *app
+	stop   context.CancelFunc
+	done   chan error
+	logs   *syncBuffer
 }
 
 type appOptions struct {
@@ -107,6 +109,7 @@ func startApp(t testing.TB, opts appOptions) *testApp {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ta.UserID = u.ID
 	ta.Token, _, err = a.accounts.CreateAPIToken(context.Background(), u.ID, "e2e")
 	if err != nil {
 		t.Fatal(err)

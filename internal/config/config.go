@@ -61,6 +61,11 @@ type Config struct {
 	SessionTTL    time.Duration
 	// SecretKey encrypts stored VEuPathDB credentials (32 bytes; nil = off).
 	SecretKey []byte
+	// WDKBaseURL re-points every live VEuPathDB site at one WDK service
+	// ("" = each site's own; tests and fakes set it).
+	WDKBaseURL string
+	// LiveTimeout bounds one catalog call to a live site.
+	LiveTimeout time.Duration
 
 	LogLevel  string
 	LogFormat string
@@ -196,6 +201,21 @@ func settings() []setting {
 				return errors.New("must be the base64 encoding of exactly 32 bytes (openssl rand -base64 32)")
 			}
 			c.SecretKey = k
+			return nil
+		}},
+		{"STRATEGIST_WDK_BASE_URL", "wdk-base-url", "", "WDK service URL every live site is sent to instead of its own (tests, mirrors)", func(c *Config, v string) error {
+			if v != "" && !strings.HasPrefix(v, "http://") && !strings.HasPrefix(v, "https://") {
+				return errors.New("must be an http:// or https:// URL")
+			}
+			c.WDKBaseURL = v
+			return nil
+		}},
+		{"STRATEGIST_LIVE_TIMEOUT", "live-timeout", "8s", "time allowed to one catalog call to a live VEuPathDB site (100ms to 10m)", func(c *Config, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 100*time.Millisecond || d > 10*time.Minute {
+				return errors.New("must be a duration from 100ms to 10m, e.g. 8s")
+			}
+			c.LiveTimeout = d
 			return nil
 		}},
 		{"STRATEGIST_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", func(c *Config, v string) error {

@@ -8,14 +8,37 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"strategist/internal/catalog"
+	"strategist/internal/catalog/sites"
 )
 
 func (s *Server) listSites(c echo.Context) error {
-	sites, err := s.cfg.Catalog.Sites(c.Request().Context())
+	all, err := s.siteStatuses(c)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"sites": sites})
+	return c.JSON(http.StatusOK, map[string]any{"sites": all})
+}
+
+// siteStatuses lists every site with whether the caller can use it.
+func (s *Server) siteStatuses(c echo.Context) ([]sites.Status, error) {
+	ctx := c.Request().Context()
+	if s.cfg.Sites != nil {
+		return s.cfg.Sites.Statuses(ctx, userID(c))
+	}
+	list, err := s.cfg.Catalog.Sites(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]sites.Status, 0, len(list))
+	for _, x := range list {
+		kind := "live"
+		if x.Offline {
+			kind = "offline"
+		}
+		out = append(out, sites.Status{ID: x.ID, Name: x.DisplayName, DisplayName: x.DisplayName, ProjectID: x.ProjectID,
+			Kind: kind, Offline: x.Offline, Live: !x.Offline, Available: true})
+	}
+	return out, nil
 }
 
 func (s *Server) searchSearches(c echo.Context) error {

@@ -155,7 +155,7 @@ func (s *Server) stepResultsPage(c echo.Context) error {
 		v.NotEvaluable = true
 	case err != nil:
 		ae := toAPIError(strategyError(err))
-		if ae.Status >= 500 && ae.Code != CodeUnavailable {
+		if ae.Status >= 500 && ae.Code != CodeUnavailable && ae.Code != CodeSiteUnavailable && ae.Code != CodeSiteError {
 			return err
 		}
 		v.Error = ae.Message

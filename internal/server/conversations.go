@@ -77,11 +77,23 @@ func checkTitle(title string) (string, error) {
 	return title, nil
 }
 
-// checkSite answers 422 for a site the catalog does not know.
+// checkSite answers 422 for a site the catalog does not know or the caller
+// cannot use (a live site without their VEuPathDB API key).
 func (s *Server) checkSite(c echo.Context, siteID string) error {
-	ok, known, err := s.siteKnown(c, siteID)
-	if err != nil || ok {
+	all, err := s.siteStatuses(c)
+	if err != nil {
 		return err
+	}
+	known := make([]string, 0, len(all))
+	for _, st := range all {
+		if st.ID != siteID {
+			known = append(known, st.ID)
+			continue
+		}
+		if !st.Available {
+			return validationError(st.Name+" is not available: "+st.Message, map[string]any{"siteId": "unavailable"})
+		}
+		return nil
 	}
 	return validationError("unknown site "+quote(siteID), map[string]any{"siteId": "unknown", "known": known})
 }

@@ -29,6 +29,13 @@ const (
 	CodeRateLimited     = "RATE_LIMITED"
 	CodeMethod          = "METHOD_NOT_ALLOWED"
 	CodeUnavailable     = "UNAVAILABLE"
+	// CodeSiteAccount: a live site needs (or refused) the researcher's
+	// VEuPathDB API key; 403, the message says what to do.
+	CodeSiteAccount = "SITE_ACCOUNT"
+	// CodeSiteError: a live site answered with an error of its own; 502.
+	CodeSiteError = "SITE_ERROR"
+	// CodeSiteUnavailable: a live site is down, slow or rate limiting; 503.
+	CodeSiteUnavailable = "SITE_UNAVAILABLE"
 	CodeInternal        = "INTERNAL"
 )
 
@@ -104,6 +111,17 @@ func toAPIError(err error) *APIError {
 	}
 	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 		return &APIError{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge, Message: "request body too large", Err: err}
+	}
+	if se, ok := errors.AsType[*catalog.SiteError](err); ok {
+		switch se.Kind {
+		case catalog.SiteAccount:
+			return &APIError{Status: http.StatusForbidden, Code: CodeSiteAccount, Message: se.Message, Details: map[string]any{"site": se.Site}, Err: err}
+		case catalog.SiteUnavailable:
+			return &APIError{Status: http.StatusServiceUnavailable, Code: CodeSiteUnavailable, Message: se.Message,
+				Details: map[string]any{"site": se.Site}, RetryAfter: se.RetryAfter, Err: err}
+		default:
+			return &APIError{Status: http.StatusBadGateway, Code: CodeSiteError, Message: se.Message, Details: map[string]any{"site": se.Site}, Err: err}
+		}
 	}
 	switch {
 	case errors.Is(err, store.ErrNotFound):

@@ -42,7 +42,7 @@ func (s *Server) homeView(c echo.Context) (web.HomeView, error) {
 	if err != nil {
 		return web.HomeView{}, err
 	}
-	sites, err := s.cfg.Catalog.Sites(ctx)
+	sites, err := s.siteStatuses(c)
 	if err != nil {
 		return web.HomeView{}, err
 	}
@@ -53,7 +53,11 @@ func (s *Server) homeView(c echo.Context) (web.HomeView, error) {
 		})
 	}
 	for _, site := range sites {
-		v.Sites = append(v.Sites, web.SiteOption{ID: site.ID, Name: site.DisplayName, Offline: site.Offline})
+		opt := web.SiteOption{ID: site.ID, Name: site.Name, Offline: site.Offline, Available: site.Available}
+		if !site.Available {
+			opt.Reason = site.Message
+		}
+		v.Sites = append(v.Sites, opt)
 	}
 	return v, nil
 }

@@ -21,6 +21,7 @@ import (
 
 	"strategist/internal/account"
 	"strategist/internal/catalog"
+	"strategist/internal/catalog/sites"
 	"strategist/internal/chat"
 	"strategist/internal/config"
 	"strategist/internal/event"
@@ -69,6 +70,11 @@ type Strategies interface {
 	WDK(ctx context.Context, userID, strategyID string) (*strategy.WDKStrategy, error)
 }
 
+// Sites reports the sites' states for a user (*sites.Registry).
+type Sites interface {
+	Statuses(ctx context.Context, userID string) ([]sites.Status, error)
+}
+
 // Models lists the models researchers can pick (*llm.Registry).
 type Models interface {
 	Models() llm.ModelList
@@ -76,10 +82,17 @@ type Models interface {
 
 // Config is everything the server is built from. main wires it.
 type Config struct {
-	Logger     *slog.Logger
-	Store      Store
-	Accounts   *account.Service
-	Catalog    catalog.Catalog
+	Logger   *slog.Logger
+	Store    Store
+	Accounts *account.Service
+	Catalog  catalog.Catalog
+	// Sites says which sites each user can use (*sites.Registry); nil
+	// means every site of Catalog is available to everyone.
+	Sites Sites
+	// Keys stores researchers' VEuPathDB API keys (nil: not offered).
+	Keys VEuPathDBKeys
+	// Saver saves built strategies to live sites (nil: not offered).
+	Saver      StrategySaver
 	Chat       Chat
 	Streamer   Streamer
 	Strategies Strategies
@@ -275,7 +288,11 @@ func (s *Server) routes() error {
 	page(http.MethodPost, "/conversations/:id/turns/:turnId/cancel", s.cancelTurnForm)
 	page(http.MethodPost, "/conversations/:id/handoffs/:handoffId/accept", s.acceptHandoffForm)
 	page(http.MethodPost, "/conversations/:id/strategy/undo", s.undoStrategyForm)
+	page(http.MethodPost, "/conversations/:id/strategy/veupathdb", s.saveStrategyForm)
 	page(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/results", s.stepResultsPage)
+	page(http.MethodGet, "/settings", s.settingsPage)
+	page(http.MethodPost, "/settings/veupathdb", s.saveKeyForm)
+	page(http.MethodPost, "/settings/veupathdb/delete", s.deleteKeyForm)
 
 	api(http.MethodGet, "/sites", s.listSites)
 	api(http.MethodGet, "/catalog/:site/searches", s.searchSearches)
@@ -287,11 +304,15 @@ func (s *Server) routes() error {
 	api(http.MethodPatch, "/conversations/:id", s.renameConversation)
 	api(http.MethodDelete, "/conversations/:id", s.deleteConversation)
 	api(http.MethodGet, "/models", s.listModels)
+	api(http.MethodGet, "/account/veupathdb", s.getVEuPathDBAccount)
+	api(http.MethodPut, "/account/veupathdb", s.putVEuPathDBKey)
+	api(http.MethodDelete, "/account/veupathdb", s.deleteVEuPathDBKey)
 	e.Add(http.MethodPost, "/api/v1/conversations/:id/turns", s.startTurn, s.requireAPIUser, s.turnLimiter())
 	api(http.MethodPost, "/conversations/:id/turns/:turnId/cancel", s.cancelTurn)
 	api(http.MethodGet, "/conversations/:id/events", s.streamEvents)
 	api(http.MethodPost, "/conversations/:id/handoffs/:handoffId/accept", s.acceptHandoff)
 	api(http.MethodGet, "/conversations/:id/strategy", s.getStrategy)
+	api(http.MethodPost, "/conversations/:id/strategy/veupathdb", s.saveStrategyAPI)
 	api(http.MethodGet, "/conversations/:id/strategy/versions", s.strategyVersions)
 	api(http.MethodPost, "/conversations/:id/strategy/undo", s.undoStrategy)
 	api(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/results", s.stepResults)

@@ -99,6 +99,9 @@ func (s *Server) strategyWDK(c echo.Context) error {
 
 // strategyError maps graph and catalog errors onto responses.
 func strategyError(err error) error {
+	if _, ok := errors.AsType[*catalog.SiteError](err); ok {
+		return toAPIError(err)
+	}
 	switch {
 	case errors.Is(err, strategy.ErrNothingToUndo):
 		return &APIError{Status: http.StatusConflict, Code: "NOTHING_TO_UNDO", Message: "there is no earlier version to go back to", Err: err}

@@ -52,6 +52,12 @@ type offlineNoter interface {
 	OfflineNote(name string) string
 }
 
+// siteNoter is the same note from a catalog serving several sites (the
+// sites registry): "" for a site that is not offline.
+type siteNoter interface {
+	OfflineNoteFor(site, name string) string
+}
+
 // Config configures the tools of one site.
 type Config struct {
 	Catalog catalog.Catalog // required

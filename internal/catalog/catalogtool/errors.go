@@ -22,12 +22,20 @@ const (
 	// CodeNotEvaluable: the search builds but its answer cannot be
 	// computed here; never answered with an invented number.
 	CodeNotEvaluable = "NOT_EVALUABLE"
+	// CodeSiteAccount: the live site needs (or refused) the researcher's
+	// VEuPathDB API key; only the researcher can fix it, on the settings
+	// page.
+	CodeSiteAccount = "SITE_ACCOUNT"
+	// CodeSiteError: the live site answered with an error of its own.
+	CodeSiteError = "SITE_ERROR"
 )
 
 // ToolError turns a catalog error into the *agent.ToolError a model can act
 // on: ErrNotFound is NOT_FOUND, a *catalog.ValidationError is
 // VALIDATION_ERROR with byKey and general details, ErrUnavailable is
-// UNAVAILABLE and a *catalog.NotEvaluableError is NOT_EVALUABLE. Context
+// UNAVAILABLE, a *catalog.NotEvaluableError is NOT_EVALUABLE and a live
+// site's *catalog.SiteError is SITE_ACCOUNT, UNAVAILABLE or SITE_ERROR by
+// its kind, with its message. Context
 // errors are returned unchanged so the loop reports cancellation and
 // timeouts as such; anything else is returned wrapped with op, which the
 // loop shows as a TOOL_ERROR. The graph tools use it for the catalog errors
@@ -48,6 +56,20 @@ func ToolError(op string, err error) error {
 	if ne, ok := errors.AsType[*catalog.NotEvaluableError](err); ok {
 		return &agent.ToolError{Code: CodeNotEvaluable, Message: ne.Error(),
 			Details: map[string]any{"search": ne.Search, "reason": ne.Reason}, Err: err}
+	}
+	if se, ok := errors.AsType[*catalog.SiteError](err); ok {
+		code := CodeSiteError
+		switch se.Kind {
+		case catalog.SiteAccount:
+			code = CodeSiteAccount
+		case catalog.SiteUnavailable:
+			code = CodeUnavailable
+		}
+		d := map[string]any{"site": se.Site}
+		if se.RetryAfter > 0 {
+			d["retryAfterSeconds"] = int(se.RetryAfter.Seconds())
+		}
+		return &agent.ToolError{Code: code, Message: se.Message, Details: d, Err: err}
 	}
 	switch {
 	case errors.Is(err, catalog.ErrNotFound):

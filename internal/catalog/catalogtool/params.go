@@ -113,7 +113,9 @@ func (s *Set) GetSearchParameters(ctx context.Context, a ParamsArgs) (*SearchDet
 		Summary: search.Summary, Description: search.Description, Evaluable: search.Evaluable, Note: note,
 		InputParams: search.InputParams, Parameters: []ParamInfo{}, Encoding: encodingNote,
 	}
-	if n, ok := s.cat.(offlineNoter); ok {
+	if n, ok := s.cat.(siteNoter); ok {
+		out.OfflineNote = n.OfflineNoteFor(s.site, search.Name)
+	} else if n, ok := s.cat.(offlineNoter); ok {
 		out.OfflineNote = n.OfflineNote(search.Name)
 	}
 	query := strings.TrimSpace(a.VocabularyQuery)
