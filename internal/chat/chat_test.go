@@ -55,7 +55,7 @@ func TestTurnStartsAndEnds(t *testing.T) {
 	}
 	var roles []string
 	for _, m := range msgs {
-		roles = append(roles, m.Role+": "+m.Content)
+		roles = append(roles, string(m.Role)+": "+m.Content)
 	}
 	want := []string{"user: Find kinases", "assistant: Which organism do you study?"}
 	if diff := cmp.Diff(want, roles); diff != "" {
@@ -71,7 +71,7 @@ func TestTurnStartsAndEnds(t *testing.T) {
 func TestStartTurnInput(t *testing.T) {
 	w := newWorld(t)
 	p := w.start(options{engine: engine(t, `{"roles":{}}`)})
-	req := func(mode, msg, model string) chat.TurnRequest {
+	req := func(mode chat.Mode, msg, model string) chat.TurnRequest {
 		return chat.TurnRequest{UserID: w.userID, ConversationID: w.convID, Message: msg, Mode: mode, Model: model}
 	}
 	for _, tt := range []struct {
@@ -369,7 +369,7 @@ func TestRecoverOrphanedTurn(t *testing.T) {
 	}
 	var nodes []string
 	for _, n := range d.Nodes {
-		nodes = append(nodes, n.NodeID+":"+n.Status)
+		nodes = append(nodes, n.NodeID+":"+string(n.Status))
 	}
 	if d.Status != "interrupted" || !slices.Equal(nodes, []string{"n1:cancelled", "n2:cancelled"}) {
 		t.Errorf("delegation = %s %v, want interrupted with every node cancelled", d.Status, nodes)

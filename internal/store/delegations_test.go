@@ -223,7 +223,7 @@ func TestInterruptDelegations(t *testing.T) {
 	}
 	var statuses []string
 	for _, nd := range got.Nodes {
-		statuses = append(statuses, nd.NodeID+":"+nd.Status)
+		statuses = append(statuses, nd.NodeID+":"+string(nd.Status))
 		if nd.EndedAt == nil {
 			t.Errorf("%s has no end time", nd.NodeID)
 		}
@@ -234,7 +234,7 @@ func TestInterruptDelegations(t *testing.T) {
 	if diff := cmp.Diff([]string{"n1:done", "n2:cancelled", "n3:cancelled"}, statuses); diff != "" {
 		t.Errorf("node statuses mismatch (-want +got):\n%s", diff)
 	}
-	for id, want := range map[string]string{finished.ID: "completed", running.ID: "running"} {
+	for id, want := range map[string]store.DelegationStatus{finished.ID: store.DelegationCompleted, running.ID: store.DelegationRunning} {
 		d, err := f.db.Delegation(ctx, f.owner, id)
 		if err != nil || d.Status != want {
 			t.Errorf("delegation %s = %s, %v; want %s", id, d.Status, err, want)
@@ -274,7 +274,7 @@ func TestUpdateDelegationNodes(t *testing.T) {
 	}
 	var statuses []string
 	for _, n := range got.Nodes {
-		statuses = append(statuses, n.NodeID+":"+n.Status)
+		statuses = append(statuses, n.NodeID+":"+string(n.Status))
 	}
 	if diff := cmp.Diff([]string{"n1:running", "n2:running", "n3:queued"}, statuses); diff != "" {
 		t.Errorf("statuses mismatch (-want +got):\n%s", diff)

@@ -40,7 +40,7 @@ func TestRunKeepsRowsCurrent(t *testing.T) {
 	}
 	var rows, want []string
 	for i, n := range got.Nodes {
-		rows = append(rows, n.NodeID+" "+n.Kind+" "+n.Status+" "+n.RootStepID)
+		rows = append(rows, n.NodeID+" "+n.Kind+" "+string(n.Status)+" "+n.RootStepID)
 		r := res.Nodes[i]
 		want = append(want, r.ID+" "+r.Kind.String()+" "+string(r.Status)+" "+string(r.RootStepID))
 		if n.StartedAt == nil || n.EndedAt == nil || n.Attempt != r.Attempts {

@@ -205,7 +205,7 @@ func TestReuseRootStep(t *testing.T) {
 	}
 	var got []string
 	for _, n := range rows.Nodes {
-		got = append(got, n.NodeID+" "+n.Kind+" "+n.Status+" "+n.RootStepID)
+		got = append(got, n.NodeID+" "+n.Kind+" "+string(n.Status)+" "+n.RootStepID)
 	}
 	if diff := cmp.Diff([]string{"n1 step done s3", "n2 task done s4", "n3 combine done s5"}, got); diff != "" {
 		t.Errorf("stored nodes (-want +got):\n%s", diff)
