@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 
 	"strategist/internal/event"
-	"strategist/internal/store"
 	"strategist/internal/plan"
+	"strategist/internal/store"
 	"strategist/internal/strategy"
 )
 
