@@ -45,6 +45,7 @@ func newDelegation(conversationID, turnID string) store.NewDelegation {
 var ignoreTimes = cmpopts.IgnoreFields(store.DelegationNode{}, "StartedAt", "EndedAt")
 
 func TestDelegationLifecycle(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newStrategyFixture(t)
 	turn := insertTurn(t, f.db, f.conversation)
@@ -115,6 +116,7 @@ func TestDelegationLifecycle(t *testing.T) {
 }
 
 func TestLatestDelegation(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newStrategyFixture(t)
 	if _, err := f.db.LatestDelegation(ctx, f.owner, f.conversation); !errors.Is(err, store.ErrNotFound) {
@@ -138,6 +140,7 @@ func TestLatestDelegation(t *testing.T) {
 }
 
 func TestDelegationOwnerFilter(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newStrategyFixture(t)
 	if _, err := f.db.CreateDelegation(ctx, f.other, newDelegation(f.conversation, "")); !errors.Is(err, store.ErrNotFound) {
@@ -169,6 +172,7 @@ func TestDelegationOwnerFilter(t *testing.T) {
 }
 
 func TestCreateDelegationIsAtomic(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newStrategyFixture(t)
 	nd := newDelegation(f.conversation, "")
@@ -182,6 +186,7 @@ func TestCreateDelegationIsAtomic(t *testing.T) {
 }
 
 func TestInterruptDelegations(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newStrategyFixture(t)
 	crashed := insertTurn(t, f.db, f.conversation)
@@ -246,6 +251,7 @@ func TestInterruptDelegations(t *testing.T) {
 }
 
 func TestUpdateDelegationNodes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newStrategyFixture(t)
 	d, err := f.db.CreateDelegation(ctx, f.owner, newDelegation(f.conversation, ""))

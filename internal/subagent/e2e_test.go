@@ -23,6 +23,7 @@ import (
 // attempt, and the delegation rows in the store. (DNA replication OR DNA
 // repair) MINUS chromosome 14 is 89 genes.
 func TestDelegationEndToEnd(t *testing.T) {
+	t.Parallel()
 	dir := dataDir(t)
 	cat, err := offline.Open(dir)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 // it, a reload (LatestDelegation) shows every node as it ended, with its
 // attempts, root step and usage.
 func TestRunKeepsRowsCurrent(t *testing.T) {
+	t.Parallel()
 	db, err := store.New(pgtest.New(t))
 	if err != nil {
 		t.Fatal(err)
