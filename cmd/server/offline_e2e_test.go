@@ -31,6 +31,7 @@ import (
 const acceptanceRequest = "Find P. falciparum genes involved in DNA replication or DNA repair, excluding genes on chromosome 14"
 
 func TestOfflineAcceptance(t *testing.T) {
+	t.Parallel()
 	srv := startOffline(t)
 	data := loadGeneData(t, srv.dataDir)
 	first := srv.scenario(t, acceptanceRequest)
@@ -123,6 +124,7 @@ func TestOfflineAcceptance(t *testing.T) {
 // checks the tree of each delegation draft and the root's count against a
 // count computed here from the raw files.
 func TestOfflineRequests(t *testing.T) {
+	t.Parallel()
 	srv := startOffline(t)
 	d := loadGeneData(t, srv.dataDir)
 	tests := []struct {

@@ -148,6 +148,7 @@ func newToken(t *testing.T, dbURL string) string {
 // starts another: the turn is interrupted, the conversation takes a new
 // turn, and nothing persisted before the crash is gone.
 func TestRestartAfterCrash(t *testing.T) {
+	t.Parallel()
 	dbURL := pgtest.NewURL(t)
 	token := newToken(t, dbURL)
 	first := startProc(t, dbURL, map[string]string{"STRATEGIST_MODEL": "scripted:cancel_delegation.json"})
@@ -204,6 +205,7 @@ func TestRestartAfterCrash(t *testing.T) {
 // TestTwoProcesses streams from one server while another runs the turn, and
 // cancels through the streaming one: the cancel reaches the owner.
 func TestTwoProcesses(t *testing.T) {
+	t.Parallel()
 	dbURL := pgtest.NewURL(t)
 	token := newToken(t, dbURL)
 	runner := startProc(t, dbURL, map[string]string{"STRATEGIST_MODEL": "scripted:cancel_delegation.json"})
