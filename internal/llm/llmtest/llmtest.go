@@ -297,14 +297,16 @@ func (e Engine) cancelMidStream(t *testing.T, eng llm.Engine, req llm.Request) {
 	defer timer.Stop()
 	var got []llm.Chunk
 	var gotErr error
-	for c, err := range eng.Stream(ctx, req) {
-		if err != nil {
-			gotErr = err
-			break
+	within(t, Prompt+time.Second, func() {
+		for c, err := range eng.Stream(ctx, req) {
+			if err != nil {
+				gotErr = err
+				break
+			}
+			got = append(got, c)
+			cancelNow()
 		}
-		got = append(got, c)
-		cancelNow()
-	}
+	})
 	for _, c := range got {
 		if c.Kind == llm.ChunkFinish {
 			t.Errorf("a cancelled stream finished: %+v", got)
@@ -317,6 +319,23 @@ func (e Engine) cancelMidStream(t *testing.T, eng llm.Engine, req llm.Request) {
 	defer mu.Unlock()
 	if d := time.Since(cancelled); d > Prompt {
 		t.Errorf("the stream ended %v after the cancel, want within %v", d, Prompt)
+	}
+}
+
+// within runs f, failing the test at once when it has not returned after
+// d: a stream that ignores its context fails the suite instead of hanging
+// it (f's goroutine is then left behind, and the leak check says so too).
+func within(t *testing.T, d time.Duration, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("the stream had not ended %v after it started, though its context was cancelled", d)
 	}
 }
 
@@ -344,7 +363,8 @@ func (e Engine) cancelDuringBackoff(t *testing.T, eng llm.Engine, req llm.Reques
 	stop := time.AfterFunc(50*time.Millisecond, cancel)
 	defer stop.Stop()
 	start := time.Now()
-	_, err := collect(t, eng.Stream(ctx, req))
+	var err error
+	within(t, Prompt+time.Second, func() { _, err = collect(t, eng.Stream(ctx, req)) })
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("error = %v, want context.Canceled", err)
 	}
