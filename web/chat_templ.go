@@ -591,7 +591,7 @@ func toolCallCard(tc *view.ToolCall, testID string, idPrefix string, oob bool) t
 			return templ_7745c5c3_Err
 		}
 		switch tc.Status {
-		case view.StatusRunning:
+		case view.CallRunning:
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 44, "running…")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

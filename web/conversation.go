@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"strategist/internal/event"
 	"strategist/internal/llm"
 	"strategist/web/view"
 )
@@ -139,25 +140,25 @@ func unixMs(t time.Time) string { return strconv.FormatInt(t.UnixMilli(), 10) }
 // turnStatusText says how a turn ended.
 func turnStatusText(t *view.Turn) string {
 	switch t.Status {
-	case view.StatusRunning:
+	case event.TurnRunning:
 		return "Working…"
-	case "completed":
+	case event.TurnCompleted:
 		return "Done in " + formatMs(t.DurationMs)
-	case "cancelled":
+	case event.TurnCancelled:
 		return "Stopped after " + formatMs(t.DurationMs)
-	case "failed":
+	case event.TurnFailed:
 		return "Failed after " + formatMs(t.DurationMs)
-	case "interrupted":
+	case event.TurnInterrupted:
 		return "Interrupted (the server stopped during this turn)"
 	}
-	return t.Status
+	return string(t.Status)
 }
 
 // turnEndError is the error a failed or interrupted turn's footer shows:
 // the turn_end error unless an error event already said the same in place.
 // A stopped turn is not an error; its status says it was stopped.
 func turnEndError(t *view.Turn) string {
-	if t.Error == "" || t.Status != "failed" && t.Status != "interrupted" {
+	if t.Error == "" || t.Status != event.TurnFailed && t.Status != event.TurnInterrupted {
 		return ""
 	}
 	for _, it := range t.Items {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"strategist/internal/event"
 	"strategist/internal/strategy"
 	"strategist/web/view"
 )
@@ -253,9 +254,9 @@ func joinIDs(ids []string) string { return strings.Join(ids, ", ") }
 func delegationSummaryText(d *view.Delegation) string {
 	counts := d.Counts()
 	var parts []string
-	for _, s := range []string{"done", "running", "queued", "failed", "timeout", "skipped", "cancelled"} {
+	for _, s := range []event.NodeStatus{event.NodeDone, event.NodeRunning, event.NodeQueued, event.NodeFailed, event.NodeTimeout, event.NodeSkipped, event.NodeCancelled} {
 		if counts[s] > 0 {
-			parts = append(parts, strconv.Itoa(counts[s])+" "+s)
+			parts = append(parts, strconv.Itoa(counts[s])+" "+string(s))
 		}
 	}
 	return strconv.Itoa(len(d.Nodes)) + " nodes: " + strings.Join(parts, ", ")

@@ -33,6 +33,7 @@ func runDelegation(t *testing.T, script string, env map[string]string) (*testApp
 }
 
 func TestDelegationFourTasksThreeCombines(t *testing.T) {
+	t.Parallel()
 	a, conv, recs := runDelegation(t, "delegation4.json", nil)
 	eventtest.Golden(t, "testdata/golden/delegation4.txt", eventtest.Canonical(recs))
 	want := map[string]string{"n1": "done", "n2": "done", "n3": "done", "n4": "done", "n5": "done", "n6": "done", "n7": "done"}
@@ -76,6 +77,7 @@ func TestDelegationFourTasksThreeCombines(t *testing.T) {
 }
 
 func TestDelegationFailureSkipsDependents(t *testing.T) {
+	t.Parallel()
 	_, _, recs := runDelegation(t, "failure_skip.json", nil)
 	eventtest.Golden(t, "testdata/golden/failure_skip.txt", eventtest.Canonical(recs))
 	want := map[string]string{"n1": "done", "n2": "failed", "n3": "skipped", "n4": "done", "n5": "skipped"}
@@ -98,6 +100,7 @@ func TestDelegationFailureSkipsDependents(t *testing.T) {
 }
 
 func TestDelegationTimeoutThenRetry(t *testing.T) {
+	t.Parallel()
 	_, _, recs := runDelegation(t, "timeout_retry.json", map[string]string{"STRATEGIST_SUBAGENT_TIMEOUT": "1s"})
 	eventtest.Golden(t, "testdata/golden/timeout_retry.txt", eventtest.Canonical(recs))
 	if got := nodeEnds(t, recs); !equalMaps(got, map[string]string{"n1": "done", "n2": "done", "n3": "done"}) {
@@ -115,6 +118,7 @@ func TestDelegationTimeoutThenRetry(t *testing.T) {
 }
 
 func TestCancelDuringDelegation(t *testing.T) {
+	t.Parallel()
 	a := startApp(t, appOptions{Script: "cancel_delegation.json"})
 	conv := a.newConversation()
 	turn := a.startTurn(conv, "execute", "Build it")

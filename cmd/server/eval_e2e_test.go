@@ -24,6 +24,7 @@ const (
 // over HTTP and SSE with an API token, through the client `strategist
 // eval` uses, and checks accuracy and confident wrong answers.
 func TestEvaluationSet(t *testing.T) {
+	t.Parallel()
 	app := startApp(t, appOptions{Env: map[string]string{
 		// A run starts a few hundred turns as one user.
 		"STRATEGIST_TURN_RATE": "1000", "STRATEGIST_REQUEST_RATE": "100000",

@@ -28,6 +28,7 @@ func envMap(m map[string]string) func(string) string { return func(k string) str
 // TestServeReady starts the real server on :0 against a fresh database and
 // waits for /readyz, then shuts it down through its context.
 func TestServeReady(t *testing.T) {
+	t.Parallel()
 	url := pgtest.NewURL(t)
 	cfg, err := config.Load(nil, envMap(map[string]string{"DATABASE_URL": url, "STRATEGIST_ADDR": "127.0.0.1:0"}), io.Discard)
 	if err != nil {
@@ -76,6 +77,7 @@ func TestServeReady(t *testing.T) {
 }
 
 func TestUserCommands(t *testing.T) {
+	t.Parallel()
 	url := pgtest.NewURL(t)
 	env := envMap(map[string]string{"DATABASE_URL": url})
 	ctx := context.Background()

@@ -31,6 +31,7 @@ import (
 const acceptanceRequest = "Find P. falciparum genes involved in DNA replication or DNA repair, excluding genes on chromosome 14"
 
 func TestOfflineAcceptance(t *testing.T) {
+	t.Parallel()
 	srv := startOffline(t)
 	data := loadGeneData(t, srv.dataDir)
 	first := srv.scenario(t, acceptanceRequest)
@@ -85,7 +86,7 @@ func TestOfflineAcceptance(t *testing.T) {
 			if firstEnd < 0 && (field[string](t, r, "nodeId") == goNodes["GO:0006260"] || field[string](t, r, "nodeId") == goNodes["GO:0006281"]) {
 				firstEnd = i
 			}
-			if s := field[string](t, r, "status"); s != event.NodeDone {
+			if s := field[event.NodeStatus](t, r, "status"); s != event.NodeDone {
 				t.Errorf("node %s ended %s", field[string](t, r, "nodeId"), s)
 			}
 		}
@@ -107,7 +108,7 @@ func TestOfflineAcceptance(t *testing.T) {
 		t.Errorf("roots = %v, want one", first.strategy.Roots)
 	}
 	for _, turn := range [][]event.Record{first.plan, first.exec} {
-		if end := turn[len(turn)-1]; end.Type != "turn_end" || field[string](t, end, "status") != event.TurnCompleted {
+		if end := turn[len(turn)-1]; end.Type != "turn_end" || field[event.TurnStatus](t, end, "status") != event.TurnCompleted {
 			t.Errorf("turn ended with %s %s", end.Type, end.Payload)
 		}
 	}
@@ -123,6 +124,7 @@ func TestOfflineAcceptance(t *testing.T) {
 // checks the tree of each delegation draft and the root's count against a
 // count computed here from the raw files.
 func TestOfflineRequests(t *testing.T) {
+	t.Parallel()
 	srv := startOffline(t)
 	d := loadGeneData(t, srv.dataDir)
 	tests := []struct {
@@ -164,7 +166,7 @@ func TestOfflineRequests(t *testing.T) {
 				t.Errorf("root count = %d, want %d (computed from the raw files)", got, len(tt.want))
 			}
 			for _, turn := range [][]event.Record{s.plan, s.exec} {
-				if end := turn[len(turn)-1]; field[string](t, end, "status") != event.TurnCompleted {
+				if end := turn[len(turn)-1]; field[event.TurnStatus](t, end, "status") != event.TurnCompleted {
 					t.Errorf("turn ended %s", end.Payload)
 				}
 			}

@@ -12,6 +12,7 @@ import (
 // conversation id, another user gets 404 NOT_FOUND (never 403), and the
 // owner's data is untouched afterwards.
 func TestEveryConversationRouteIsPrivate(t *testing.T) {
+	t.Parallel()
 	a := startApp(t, appOptions{Script: "plan_build.json", Env: map[string]string{"STRATEGIST_TURN_RATE": "1000"}})
 	conv := a.newConversation()
 	turn := a.startTurn(conv, "plan", "Find genes in DNA replication or DNA repair, excluding chromosome 14")

@@ -148,6 +148,8 @@ func newToken(t *testing.T, dbURL string) string {
 // starts another: the turn is interrupted, the conversation takes a new
 // turn, and nothing persisted before the crash is gone.
 func TestRestartAfterCrash(t *testing.T) {
+	// Not parallel: it waits on real processes with deadlines, which a
+	// loaded machine can miss; it runs before the parallel tests, alone.
 	dbURL := pgtest.NewURL(t)
 	token := newToken(t, dbURL)
 	first := startProc(t, dbURL, map[string]string{"STRATEGIST_MODEL": "scripted:cancel_delegation.json"})
@@ -204,6 +206,8 @@ func TestRestartAfterCrash(t *testing.T) {
 // TestTwoProcesses streams from one server while another runs the turn, and
 // cancels through the streaming one: the cancel reaches the owner.
 func TestTwoProcesses(t *testing.T) {
+	// Not parallel: it waits on real processes with deadlines, which a
+	// loaded machine can miss; it runs before the parallel tests, alone.
 	dbURL := pgtest.NewURL(t)
 	token := newToken(t, dbURL)
 	runner := startProc(t, dbURL, map[string]string{"STRATEGIST_MODEL": "scripted:cancel_delegation.json"})

@@ -16,6 +16,7 @@ import (
 // and checks that what it pieced together is exactly the uninterrupted
 // stream: no event lost, none repeated.
 func TestResumeAfterEveryEvent(t *testing.T) {
+	t.Parallel()
 	a := startApp(t, appOptions{Script: "slow_delegation.json"})
 	conv := a.newConversation()
 

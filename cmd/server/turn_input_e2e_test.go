@@ -10,6 +10,7 @@ import (
 // TestTurnInput: bad turn requests get a clear 4xx and leave nothing behind;
 // a second turn while one runs is a 409; the models list names the default.
 func TestTurnInput(t *testing.T) {
+	t.Parallel()
 	a := startApp(t, appOptions{Script: "cancel_delegation.json"})
 	conv := a.newConversation()
 	var models struct {

@@ -14,6 +14,7 @@ import (
 // plan turn that ends in a handoff, its acceptance, and the execute turn that
 // delegates three tasks and two combines to sub-agents.
 func TestPlanAcceptExecute(t *testing.T) {
+	t.Parallel()
 	a := startApp(t, appOptions{Script: "plan_build.json"})
 	conv := a.newConversation()
 
@@ -117,6 +118,7 @@ func TestPlanAcceptExecute(t *testing.T) {
 
 // TestDirectStep is an execute turn that builds one step itself.
 func TestDirectStep(t *testing.T) {
+	t.Parallel()
 	a := startApp(t, appOptions{Script: "direct_step.json"})
 	conv := a.newConversation()
 	a.startTurn(conv, "execute", "tRNA genes please")

@@ -103,7 +103,7 @@ type watchDelegation struct {
 
 type watchNode struct {
 	label  string
-	status string // queued, running, done, failed, skipped, cancelled, timeout
+	status event.NodeStatus
 }
 
 func newWatchPrinter(w io.Writer, conversationID string) *watchPrinter {
@@ -183,7 +183,7 @@ func (p *watchPrinter) print(r event.Record) {
 	case *event.SubagentPlan:
 		p.plan(e)
 	case *event.SubagentTaskStart:
-		p.nodeChange(e.DelegationID, e.NodeID, "running", fmt.Sprintf("attempt %d", e.Attempt))
+		p.nodeChange(e.DelegationID, e.NodeID, event.NodeRunning, fmt.Sprintf("attempt %d", e.Attempt))
 	case *event.SubagentToolCallStart:
 		p.line("    %s → %s %s", e.NodeID, e.Name, compact(e.Args, 80))
 	case *event.SubagentToolCallEnd:
@@ -224,7 +224,7 @@ func (p *watchPrinter) plan(e *event.SubagentPlan) {
 	d := &watchDelegation{nodes: map[string]*watchNode{}}
 	for _, n := range e.Nodes {
 		d.order = append(d.order, n.ID)
-		d.nodes[n.ID] = &watchNode{label: n.Label, status: "queued"}
+		d.nodes[n.ID] = &watchNode{label: n.Label, status: event.NodeQueued}
 	}
 	p.delegations[e.DelegationID] = d
 	p.line("  delegation %s: %s (%d nodes)", short(e.DelegationID), e.Goal, len(e.Nodes))
@@ -242,18 +242,18 @@ func (p *watchPrinter) plan(e *event.SubagentPlan) {
 }
 
 // nodeChange prints a node's new status with the delegation's tally.
-func (p *watchPrinter) nodeChange(delegationID, nodeID, status, detail string) {
+func (p *watchPrinter) nodeChange(delegationID, nodeID string, status event.NodeStatus, detail string) {
 	label, tally := "", ""
 	if d := p.delegations[delegationID]; d != nil {
 		if n := d.nodes[nodeID]; n != nil {
 			n.status, label = status, fmt.Sprintf(" %q", n.label)
 		}
-		counts := map[string]int{}
+		counts := map[event.NodeStatus]int{}
 		for _, id := range d.order {
 			counts[d.nodes[id].status]++
 		}
 		var parts []string
-		for _, s := range []string{"done", "running", "queued", "failed", "timeout", "skipped", "cancelled"} {
+		for _, s := range []event.NodeStatus{event.NodeDone, event.NodeRunning, event.NodeQueued, event.NodeFailed, event.NodeTimeout, event.NodeSkipped, event.NodeCancelled} {
 			if counts[s] > 0 {
 				parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 			}
@@ -266,13 +266,13 @@ func (p *watchPrinter) nodeChange(delegationID, nodeID, status, detail string) {
 	p.line("    %s %s %s%s%s%s", nodeID, statusMark(status), status, detail, label, tally)
 }
 
-func statusMark(status string) string {
+func statusMark(status event.NodeStatus) string {
 	switch status {
-	case "running":
+	case event.NodeRunning:
 		return "▸"
-	case "done":
+	case event.NodeDone:
 		return "✓"
-	case "skipped":
+	case event.NodeSkipped:
 		return "–"
 	}
 	return "✗"

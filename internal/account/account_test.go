@@ -36,6 +36,7 @@ func newService(t *testing.T) (*account.Service, *store.DB, *clock) {
 }
 
 func TestCreateUserValidation(t *testing.T) {
+	t.Parallel()
 	svc, _, _ := newService(t)
 	ctx := context.Background()
 	tests := []struct {
@@ -68,6 +69,7 @@ func TestCreateUserValidation(t *testing.T) {
 }
 
 func TestSignInSessionsAndExpiry(t *testing.T) {
+	t.Parallel()
 	svc, _, clk := newService(t)
 	ctx := context.Background()
 	if _, err := svc.CreateUser(ctx, "ada@example.org", "correct horse battery"); err != nil {
@@ -101,6 +103,7 @@ func TestSignInSessionsAndExpiry(t *testing.T) {
 }
 
 func TestSignInThrottle(t *testing.T) {
+	t.Parallel()
 	svc, _, clk := newService(t)
 	ctx := context.Background()
 	if _, err := svc.CreateUser(ctx, "ada@example.org", "correct horse battery"); err != nil {
@@ -128,6 +131,7 @@ func TestSignInThrottle(t *testing.T) {
 }
 
 func TestAPITokens(t *testing.T) {
+	t.Parallel()
 	svc, _, _ := newService(t)
 	ctx := context.Background()
 	u, err := svc.CreateUser(ctx, "ada@example.org", "correct horse battery")
@@ -158,6 +162,7 @@ func TestAPITokens(t *testing.T) {
 }
 
 func TestDevUser(t *testing.T) {
+	t.Parallel()
 	svc, _, _ := newService(t)
 	ctx := context.Background()
 	u1, err := svc.DevUser(ctx)

@@ -6,23 +6,28 @@ import (
 	"fmt"
 
 	"strategist/internal/llm"
+	"strategist/internal/store"
 )
 
-// The roles of stored messages (the messages table's role column).
+// StoredRole is the role of a stored message (the messages table's role
+// column, whose vocabulary the store owns).
+type StoredRole = store.MessageRole
+
+// The roles of stored messages.
 const (
-	StoredUser      = "user"
-	StoredAssistant = "assistant"
-	StoredTool      = "tool"
+	StoredUser      = store.RoleUser
+	StoredAssistant = store.RoleAssistant
+	StoredTool      = store.RoleTool
 	// StoredSummary is a compaction summary: it stands in for every message
 	// up to and including the one its data names (coversThrough).
-	StoredSummary = "summary"
+	StoredSummary = store.RoleSummary
 )
 
 // StoredMessage is one row of the messages table as the orchestrator reads
 // and writes it: role, visible content, and the structured parts in Data.
 type StoredMessage struct {
 	ID      string
-	Role    string
+	Role    StoredRole
 	Content string
 	Data    json.RawMessage
 }
@@ -38,7 +43,7 @@ type storedData struct {
 // Stored converts a message of RunEnd.Messages into the row to insert (its
 // ID is left for the database to assign). Data is nil for plain text.
 func Stored(m llm.Message) (StoredMessage, error) {
-	s := StoredMessage{Role: string(m.Role), Content: m.Text}
+	s := StoredMessage{Role: StoredRole(m.Role), Content: m.Text}
 	switch m.Role {
 	case llm.RoleUser, llm.RoleAssistant, llm.RoleTool:
 	default:

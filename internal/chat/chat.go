@@ -162,10 +162,13 @@ type InputError struct {
 
 func (e *InputError) Error() string { return "chat: " + e.Field + ": " + e.Message }
 
+// Mode is a turn's mode (the store's vocabulary).
+type Mode = store.Mode
+
 // Modes of a turn.
 const (
-	ModePlan    = "plan"
-	ModeExecute = "execute"
+	ModePlan    = store.ModePlan
+	ModeExecute = store.ModeExecute
 )
 
 // MaxMessage is the longest user message accepted, in characters.
@@ -176,7 +179,7 @@ type TurnRequest struct {
 	UserID         string
 	ConversationID string
 	Message        string
-	Mode           string
+	Mode           Mode
 	// Model is a model id; "" keeps the conversation's.
 	Model string
 }
@@ -230,7 +233,7 @@ var (
 // turn with its turn_start event, and starts the turn in the background.
 func (s *Service) StartTurn(ctx context.Context, req TurnRequest) (string, error) {
 	if req.Mode != ModePlan && req.Mode != ModeExecute {
-		return "", &InputError{Field: "mode", Message: `must be "plan" or "execute"`, Allowed: []string{ModePlan, ModeExecute}}
+		return "", &InputError{Field: "mode", Message: `must be "plan" or "execute"`, Allowed: []string{string(ModePlan), string(ModeExecute)}}
 	}
 	n := utf8.RuneCountInString(req.Message)
 	if n == 0 || strings.TrimSpace(req.Message) == "" {
@@ -348,7 +351,7 @@ func (s *Service) Cancel(ctx context.Context, userID, conversationID, turnID str
 	if err != nil {
 		return err
 	}
-	if tr.Status != "running" {
+	if tr.Status != store.TurnRunning {
 		return nil
 	}
 	if s.cancelLocal(turnID, errCancelled) {

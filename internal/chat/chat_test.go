@@ -24,6 +24,7 @@ import (
 // from the caller, streams what the agent says and ends with turn_end and
 // the row's final status; its messages are stored for the next turn.
 func TestTurnStartsAndEnds(t *testing.T) {
+	t.Parallel()
 	e := engine(t, `{"roles":{"planner":[{"text":"Which organism do you study?"}]}}`)
 	w := newWorld(t)
 	p := w.start(options{engine: e})
@@ -55,7 +56,7 @@ func TestTurnStartsAndEnds(t *testing.T) {
 	}
 	var roles []string
 	for _, m := range msgs {
-		roles = append(roles, m.Role+": "+m.Content)
+		roles = append(roles, string(m.Role)+": "+m.Content)
 	}
 	want := []string{"user: Find kinases", "assistant: Which organism do you study?"}
 	if diff := cmp.Diff(want, roles); diff != "" {
@@ -69,9 +70,10 @@ func TestTurnStartsAndEnds(t *testing.T) {
 // TestStartTurnInput: a bad request is refused before anything is stored,
 // naming the field; another user's conversation is not found.
 func TestStartTurnInput(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	p := w.start(options{engine: engine(t, `{"roles":{}}`)})
-	req := func(mode, msg, model string) chat.TurnRequest {
+	req := func(mode chat.Mode, msg, model string) chat.TurnRequest {
 		return chat.TurnRequest{UserID: w.userID, ConversationID: w.convID, Message: msg, Mode: mode, Model: model}
 	}
 	for _, tt := range []struct {
@@ -109,6 +111,7 @@ func TestStartTurnInput(t *testing.T) {
 // not held up, cancelling ends the turn cancelled, and then the
 // conversation takes turns again. Cancelling an ended turn is a no-op.
 func TestOneRunningTurn(t *testing.T) {
+	t.Parallel()
 	e := engine(t, `{"roles":{"planner":[
 		{"text":"slow answer","latencyMs":600000},
 		{"text":"elsewhere"},
@@ -154,6 +157,7 @@ func TestOneRunningTurn(t *testing.T) {
 // TestCancelFromAnotherProcess: a turn is cancelled where it runs, whichever
 // process the request reaches (through the cancel notification).
 func TestCancelFromAnotherProcess(t *testing.T) {
+	t.Parallel()
 	e := engine(t, `{"roles":{"planner":[{"text":"slow answer","latencyMs":600000}]}}`)
 	w := newWorld(t)
 	runner := w.start(options{engine: e})
@@ -241,6 +245,7 @@ const handoffScript = `{"roles":{
 // receives the goal, the plan and the planning artifacts. A decided handoff
 // cannot be accepted again, and none can while a turn runs.
 func TestAcceptHandoff(t *testing.T) {
+	t.Parallel()
 	e := engine(t, handoffScript)
 	w := newWorld(t)
 	draft := w.artifacts()
@@ -318,6 +323,7 @@ func TestAcceptHandoff(t *testing.T) {
 // TestAutoApprove: with AutoApprove the handoff a plan turn requests is
 // accepted as soon as that turn ends, and the build runs.
 func TestAutoApprove(t *testing.T) {
+	t.Parallel()
 	e := engine(t, handoffScript)
 	w := newWorld(t)
 	p := w.start(options{engine: e, planner: handoffPlanner(w, w.artifacts()), autoApprove: true})
@@ -345,6 +351,7 @@ func TestAutoApprove(t *testing.T) {
 // calls end INTERRUPTED, its delegation's unfinished nodes cancelled), so
 // the stream keeps its invariants, and its delegation row is interrupted.
 func TestRecoverOrphanedTurn(t *testing.T) {
+	t.Parallel()
 	e := engine(t, `{"roles":{"planner":[{"text":"Back again."}]}}`)
 	w := newWorld(t)
 	orphan := w.orphan(w.convID, true)
@@ -369,7 +376,7 @@ func TestRecoverOrphanedTurn(t *testing.T) {
 	}
 	var nodes []string
 	for _, n := range d.Nodes {
-		nodes = append(nodes, n.NodeID+":"+n.Status)
+		nodes = append(nodes, n.NodeID+":"+string(n.Status))
 	}
 	if d.Status != "interrupted" || !slices.Equal(nodes, []string{"n1:cancelled", "n2:cancelled"}) {
 		t.Errorf("delegation = %s %v, want interrupted with every node cancelled", d.Status, nodes)

@@ -39,7 +39,7 @@ func (s *Service) compact(ctx context.Context, t *turn, ag *agent.Agent, engine 
 		t.mu.Lock()
 		t.subUsage = t.subUsage.Add(res.Usage)
 		t.mu.Unlock()
-		if err := s.emit(t)(ctx, &event.Usage{Scope: "main", Usage: res.Usage}); err != nil {
+		if err := s.emit(t)(ctx, &event.Usage{Scope: event.ScopeMain, Usage: res.Usage}); err != nil {
 			return err
 		}
 	}

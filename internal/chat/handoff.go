@@ -24,7 +24,7 @@ func (s *Service) AcceptHandoff(ctx context.Context, userID, conversationID, han
 	if err != nil {
 		return "", err
 	}
-	if h.Status != "pending" {
+	if h.Status != store.HandoffPending {
 		return "", ErrHandoffDecided
 	}
 	conv, err := s.cfg.Store.Conversation(ctx, userID, conversationID)

@@ -22,7 +22,7 @@ type turn struct {
 	id            string
 	userID        string
 	conv          store.Conversation
-	mode          string
+	mode          Mode
 	model         string
 	userMessageID string
 	start         time.Time
@@ -44,7 +44,7 @@ func (s *Service) emit(t *turn) func(ctx context.Context, evs ...event.Event) er
 		for _, ev := range evs {
 			switch e := ev.(type) {
 			case *event.Usage:
-				if e.Scope == "subagent" {
+				if e.Scope == event.ScopeSubagent {
 					t.mu.Lock()
 					t.subUsage = t.subUsage.Add(e.Usage)
 					t.mu.Unlock()
@@ -150,7 +150,7 @@ func (s *Service) forward(ctx context.Context, emit func(context.Context, ...eve
 		}
 		return emit(ctx, end)
 	case agent.CallUsage:
-		return emit(ctx, &event.Usage{Scope: "main", Usage: e.Usage})
+		return emit(ctx, &event.Usage{Scope: event.ScopeMain, Usage: e.Usage})
 	case agent.RunEnd:
 		*end = e
 	}
@@ -177,7 +177,7 @@ func (s *Service) persist(t *turn, msgs []llm.Message) error {
 }
 
 // outcome decides a turn's status and the message a researcher sees.
-func outcome(ctx context.Context, end agent.RunEnd, runErr error) (string, string) {
+func outcome(ctx context.Context, end agent.RunEnd, runErr error) (event.TurnStatus, string) {
 	if cause := context.Cause(ctx); cause != nil {
 		if errors.Is(cause, errShutdown) {
 			return event.TurnInterrupted, "the server shut down during this turn; what was saved before is kept"
@@ -210,7 +210,7 @@ func outcome(ctx context.Context, end agent.RunEnd, runErr error) (string, strin
 
 // endTurn commits the turn's status with its turn_end event, retrying a
 // few times: a turn must not stay "running" because of a database blip.
-func (s *Service) endTurn(t *turn, status, msg string, usage llm.Usage, log *slog.Logger) {
+func (s *Service) endTurn(t *turn, status event.TurnStatus, msg string, usage llm.Usage, log *slog.Logger) {
 	end := &event.TurnEnd{Base: event.Base{TurnID: t.id}, Status: status, Error: msg,
 		DurationMs: time.Since(t.start).Milliseconds(), Usage: usage}
 	ne, err := newEvent(t.conv.ID, end)
@@ -226,7 +226,7 @@ func (s *Service) endTurn(t *turn, status, msg string, usage llm.Usage, log *slo
 		cancel()
 		if err == nil {
 			s.cfg.Publisher.Publish(records(rows)...)
-			log.Info("turn ended", slog.String("status", status), slog.Int("total_tokens", usage.TotalTokens))
+			log.Info("turn ended", slog.String("status", string(status)), slog.Int("total_tokens", usage.TotalTokens))
 			return
 		}
 		if errors.Is(err, store.ErrNotFound) {

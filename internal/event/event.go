@@ -34,7 +34,7 @@ func (b Base) Turn() string { return b.TurnID }
 // TurnStart opens a turn; it is always the turn's first event.
 type TurnStart struct {
 	Base
-	Mode          string `json:"mode"`
+	Mode          Mode   `json:"mode"`
 	Model         string `json:"model"`
 	UserMessageID string `json:"userMessageId"`
 	// Message is the user's text (or, for a turn started by a handoff, the
@@ -203,34 +203,50 @@ type SubagentMessage struct {
 	Content      string `json:"content"`
 }
 
-// The statuses a delegation node ends with.
+// NodeStatus is a delegation node's state (the store's vocabulary, which
+// the stream shares).
+type NodeStatus = store.NodeStatus
+
+// The states of a delegation node: queued and running while it is live,
+// then the status it ends with.
 const (
-	NodeDone      = "done"
-	NodeFailed    = "failed"
-	NodeSkipped   = "skipped"
-	NodeCancelled = "cancelled"
-	NodeTimeout   = "timeout"
+	NodeQueued    = store.NodeQueued
+	NodeRunning   = store.NodeRunning
+	NodeDone      = store.NodeDone
+	NodeFailed    = store.NodeFailed
+	NodeSkipped   = store.NodeSkipped
+	NodeCancelled = store.NodeCancelled
+	NodeTimeout   = store.NodeTimeout
 )
 
 // SubagentTaskEnd says a node ended, with its root step when done.
 type SubagentTaskEnd struct {
 	Base
-	DelegationID string    `json:"delegationId"`
-	NodeID       string    `json:"nodeId"`
-	Status       string    `json:"status"`
-	Attempt      int       `json:"attempt"`
-	RootStepID   string    `json:"rootStepId,omitempty"`
-	Error        string    `json:"error,omitempty"`
-	DurationMs   int64     `json:"durationMs"`
-	Usage        llm.Usage `json:"usage"`
+	DelegationID string     `json:"delegationId"`
+	NodeID       string     `json:"nodeId"`
+	Status       NodeStatus `json:"status"`
+	Attempt      int        `json:"attempt"`
+	RootStepID   string     `json:"rootStepId,omitempty"`
+	Error        string     `json:"error,omitempty"`
+	DurationMs   int64      `json:"durationMs"`
+	Usage        llm.Usage  `json:"usage"`
 }
+
+// UsageScope says whose model call a Usage event counts.
+type UsageScope string
+
+// The scopes of usage: the main agent's call, or a sub-agent node's.
+const (
+	ScopeMain     UsageScope = "main"
+	ScopeSubagent UsageScope = "subagent"
+)
 
 // Usage reports tokens: of one model call of the main agent (scope main) or
 // of a sub-agent node (scope subagent).
 type Usage struct {
 	Base
-	Scope  string `json:"scope"` // main or subagent
-	NodeID string `json:"nodeId,omitempty"`
+	Scope  UsageScope `json:"scope"`
+	NodeID string     `json:"nodeId,omitempty"`
 	llm.Usage
 }
 
@@ -242,21 +258,36 @@ type Error struct {
 	Retryable bool   `json:"retryable"`
 }
 
-// The statuses a turn ends with.
+// TurnStatus is a turn's status (the store's vocabulary, which the stream
+// shares).
+type TurnStatus = store.TurnStatus
+
+// The statuses of a turn: running until turn_end, then the status it ends
+// with.
 const (
-	TurnCompleted   = "completed"
-	TurnFailed      = "failed"
-	TurnCancelled   = "cancelled"
-	TurnInterrupted = "interrupted"
+	TurnRunning     = store.TurnRunning
+	TurnCompleted   = store.TurnCompleted
+	TurnFailed      = store.TurnFailed
+	TurnCancelled   = store.TurnCancelled
+	TurnInterrupted = store.TurnInterrupted
+)
+
+// Mode is a turn's mode (the store's vocabulary).
+type Mode = store.Mode
+
+// The modes of a turn.
+const (
+	ModePlan    = store.ModePlan
+	ModeExecute = store.ModeExecute
 )
 
 // TurnEnd closes a turn; it is always the turn's last event.
 type TurnEnd struct {
 	Base
-	Status     string    `json:"status"`
-	Error      string    `json:"error,omitempty"`
-	DurationMs int64     `json:"durationMs"`
-	Usage      llm.Usage `json:"usage"`
+	Status     TurnStatus `json:"status"`
+	Error      string     `json:"error,omitempty"`
+	DurationMs int64      `json:"durationMs"`
+	Usage      llm.Usage  `json:"usage"`
 }
 
 // Record is an event as stored: its place in the conversation's sequence,

@@ -55,6 +55,7 @@ func drainSeqs(t *testing.T, ch <-chan event.Record) []int64 {
 // beginning while 10 goroutines append to it: every event arrives once,
 // in sequence order, whether it came from the replay or live.
 func TestStreamWithConcurrentAppends(t *testing.T) {
+	t.Parallel()
 	const writers, perWriter, history = 10, 30, 200
 	url := pgtest.NewURL(t)
 	p := startProcess(t, url, "p1", processOptions{})
@@ -108,6 +109,7 @@ func TestStreamWithConcurrentAppends(t *testing.T) {
 // its own process's events are published once (the fan-out ignores its own
 // notifications).
 func TestFanoutDeliversOtherProcessEvents(t *testing.T) {
+	t.Parallel()
 	url := pgtest.NewURL(t)
 	p1, p2 := startProcess(t, url, "p1", processOptions{}), startProcess(t, url, "p2", processOptions{})
 	userID, convs := seed(t, p1.db, 2)
@@ -155,6 +157,7 @@ func TestFanoutDeliversOtherProcessEvents(t *testing.T) {
 // TestFanoutHealsAfterLostConnection: events appended by another process
 // while the listening connection is down reach the stream once it is back.
 func TestFanoutHealsAfterLostConnection(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	url := pgtest.NewURL(t)
 	p1, p2 := startProcess(t, url, "p1", processOptions{}), startProcess(t, url, "p2", processOptions{})

@@ -56,6 +56,7 @@ func splitText(t *testing.T, text string) (string, int) {
 // lost, each goroutine's order is kept, a subscriber only ever sees
 // records the table already has, and the writes were group-committed.
 func TestLogConcurrentAppends(t *testing.T) {
+	t.Parallel()
 	const writers, perWriter, conversations = 20, 50, 5
 	url := pgtest.NewURL(t)
 	counter := &countingStore{}
@@ -133,6 +134,7 @@ func TestLogConcurrentAppends(t *testing.T) {
 // processes) append to the same conversations at once; the sequences stay
 // contiguous and each writer's order is kept.
 func TestLogTwoProcesses(t *testing.T) {
+	t.Parallel()
 	const writers, perWriter = 8, 25
 	url := pgtest.NewURL(t)
 	procs := []*process{startProcess(t, url, "p1", processOptions{}), startProcess(t, url, "p2", processOptions{})}
@@ -158,6 +160,7 @@ func TestLogTwoProcesses(t *testing.T) {
 // TestLogScrubsJSONForPostgres appends the payloads jsonb would refuse, all
 // in one batch: every one is stored.
 func TestLogScrubsJSONForPostgres(t *testing.T) {
+	t.Parallel()
 	p := startProcess(t, pgtest.NewURL(t), "p1", processOptions{})
 	_, convs := seed(t, p.db, 1)
 	var evs []event.Event

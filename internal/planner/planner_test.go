@@ -96,6 +96,7 @@ func call(t *testing.T, tools *agent.Toolset, name, args string) (any, error) {
 }
 
 func TestDelegationDraftIsValidatedOnSave(t *testing.T) {
+	t.Parallel()
 	tools, db, rec, uid, conv := setup(t)
 
 	_, err := call(t, tools, "save_delegation_draft", `{"goal":"g","plan":{"type":"combine","operator":"XOR","left":{"type":"task","task":""}}}`)
@@ -159,6 +160,7 @@ func TestDelegationDraftIsValidatedOnSave(t *testing.T) {
 }
 
 func TestTitleAndArtifacts(t *testing.T) {
+	t.Parallel()
 	tools, db, _, uid, conv := setup(t)
 	if _, err := call(t, tools, "set_conversation_title", `{"title":"  "}`); err == nil {
 		t.Error("an empty title was accepted")

@@ -47,6 +47,7 @@ func buildFollowUp(t *testing.T, f fixture) strategy.Snapshot {
 // steps with their key values and counts, its root, and the version before
 // the last change of result (what "undo that" goes back to).
 func TestGetStrategy(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	out, err := call(t, f.tools, "get_strategy", `{}`)
 	if err != nil {
@@ -101,6 +102,7 @@ func TestGetStrategy(t *testing.T) {
 // TestDraftReusesSteps: a follow-up's draft reuses the strategy's root; a
 // step the strategy does not have is refused with the ids it has.
 func TestDraftReusesSteps(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	buildFollowUp(t, f)
 	chr5 := `{"type":"task","task":"chromosome 5","context":{"searchName":"GenesByLocation","parameters":{"chromosomeOptional":"Pf3D7_05_v3"}}}`

@@ -23,6 +23,7 @@ func sessionCookie(t *testing.T, r response) *http.Cookie {
 }
 
 func TestBrowserSignIn(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, config.AuthLocal)
 	e.user("ada@example.org")
 
@@ -75,6 +76,7 @@ func TestBrowserSignIn(t *testing.T) {
 }
 
 func TestOpenRedirectRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, config.AuthLocal)
 	e.user("ada@example.org")
 	for _, next := range []string{"https://evil.example", "//evil.example", "/\\evil.example"} {
@@ -86,6 +88,7 @@ func TestOpenRedirectRefused(t *testing.T) {
 }
 
 func TestExpiredSession(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, config.AuthLocal)
 	e.user("ada@example.org")
 	ck := sessionCookie(t, e.form("/signin", url.Values{"email": {"ada@example.org"}, "password": {"correct horse battery"}}, nil))
@@ -99,6 +102,7 @@ func TestExpiredSession(t *testing.T) {
 }
 
 func TestSignInThrottled(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, config.AuthLocal)
 	e.user("ada@example.org")
 	var last response
@@ -111,6 +115,7 @@ func TestSignInThrottled(t *testing.T) {
 }
 
 func TestTokens(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, config.AuthLocal)
 	u, token := e.user("ada@example.org")
 	if r := e.do("GET", "/api/v1/conversations", token, ""); r.status != 200 {
@@ -138,6 +143,7 @@ func TestTokens(t *testing.T) {
 }
 
 func TestDevMode(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, config.AuthDev)
 	r := e.do("POST", "/api/v1/conversations", "", `{"siteId":"plasmodb"}`)
 	if r.status != http.StatusCreated {
@@ -149,6 +155,7 @@ func TestDevMode(t *testing.T) {
 }
 
 func TestCrossOriginRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, config.AuthLocal)
 	_, token := e.user("ada@example.org")
 	r := e.do("POST", "/api/v1/conversations", token, `{"siteId":"plasmodb"}`, "Sec-Fetch-Site", "cross-site")

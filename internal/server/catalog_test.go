@@ -11,6 +11,7 @@ import (
 )
 
 func TestCatalogRoutesWithoutData(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, config.AuthLocal) // the offline catalog without gene data
 	_, token := e.user("ada@example.org")
 	sites := e.do("GET", "/api/v1/sites", token, "")
@@ -53,6 +54,7 @@ func TestCatalogRoutesWithoutData(t *testing.T) {
 // TestCatalogCountWithData counts through the HTTP API with the real gene
 // data: GO:0006412 translation is 286 genes in the 2017 snapshot.
 func TestCatalogCountWithData(t *testing.T) {
+	t.Parallel()
 	cat, err := offline.Open(offlinetest.DataDir(t))
 	if err != nil {
 		t.Fatal(err)

@@ -103,7 +103,7 @@ func (s *Server) storedUserText(ctx context.Context, uid, conversationID string)
 				s.log.Warn("reading messages for the page", slog.String("conversation_id", conversationID), slog.Any("error", err))
 			}
 			for _, m := range msgs {
-				if m.Role == "user" {
+				if m.Role == store.RoleUser {
 					texts[m.ID] = m.Content
 				}
 			}

@@ -10,6 +10,7 @@ import (
 )
 
 func TestConversationCRUD(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, config.AuthLocal)
 	_, token := e.user("ada@example.org")
 
@@ -53,6 +54,7 @@ func TestConversationCRUD(t *testing.T) {
 }
 
 func TestConversationBadInput(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, config.AuthLocal)
 	_, token := e.user("ada@example.org")
 	id := e.do("POST", "/api/v1/conversations", token, `{"siteId":"plasmodb"}`).json(t)["id"].(string)
@@ -106,6 +108,7 @@ var conversationRoutes = []struct{ method, path, body string }{
 }
 
 func TestConversationRoutesAnswer404ToOtherUsers(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, config.AuthLocal)
 	_, ada := e.user("ada@example.org")
 	_, eve := e.user("eve@example.org")

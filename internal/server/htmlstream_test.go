@@ -69,6 +69,7 @@ func readStream(t *testing.T, e *pageEnv, b browser, path string, header http.He
 }
 
 func TestPageStream(t *testing.T) {
+	t.Parallel()
 	e := newPageEnv(t)
 	ada, eve := e.signIn("ada@example.org"), e.signIn("eve@example.org")
 	conv := e.conversation(ada, "Ada's")

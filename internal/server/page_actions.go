@@ -24,7 +24,7 @@ func (s *Server) sendMessageForm(c echo.Context) error {
 	}
 	turnID, err := s.cfg.Chat.StartTurn(c.Request().Context(), chat.TurnRequest{
 		UserID: userID(c), ConversationID: c.Param("id"),
-		Message: c.FormValue("message"), Mode: c.FormValue("mode"), Model: c.FormValue("model"),
+		Message: c.FormValue("message"), Mode: chat.Mode(c.FormValue("mode")), Model: c.FormValue("model"),
 	})
 	if err != nil {
 		return chatError(err)

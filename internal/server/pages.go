@@ -49,7 +49,7 @@ func (s *Server) homeView(c echo.Context) (web.HomeView, error) {
 	v := web.HomeView{CSRFToken: currentIdentity(c).csrf}
 	for _, conv := range convs {
 		v.Conversations = append(v.Conversations, web.ConversationItem{
-			ID: conv.ID, Title: conv.Title, SiteID: conv.SiteID, Mode: conv.Mode, UpdatedAt: conv.UpdatedAt,
+			ID: conv.ID, Title: conv.Title, SiteID: conv.SiteID, Mode: string(conv.Mode), UpdatedAt: conv.UpdatedAt,
 		})
 	}
 	for _, site := range sites {

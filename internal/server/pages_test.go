@@ -224,6 +224,7 @@ func testid(d *goquery.Document, id string) *goquery.Selection {
 }
 
 func TestConversationPageIsTheOwners(t *testing.T) {
+	t.Parallel()
 	e := newPageEnv(t)
 	ada, eve := e.signIn("ada@example.org"), e.signIn("eve@example.org")
 	conv := e.conversation(ada, "Ada's <kinases>")
@@ -261,6 +262,7 @@ func TestConversationPageIsTheOwners(t *testing.T) {
 // TestPageFormsNeedTheToken: every state-changing page form is refused
 // without the session's token, and another user's conversation is a 404.
 func TestPageFormsNeedTheToken(t *testing.T) {
+	t.Parallel()
 	e := newPageEnv(t)
 	ada, eve := e.signIn("ada@example.org"), e.signIn("eve@example.org")
 	conv := e.conversation(ada, "Ada's")
@@ -312,6 +314,7 @@ func TestPageFormsNeedTheToken(t *testing.T) {
 // htmx request gets the fragment that changed, or nothing when the live
 // stream brings the change.
 func TestPageForms(t *testing.T) {
+	t.Parallel()
 	e := newPageEnv(t)
 	ada := e.signIn("ada@example.org")
 	conv := e.conversation(ada, "Ada's")
@@ -407,6 +410,7 @@ func TestPageForms(t *testing.T) {
 }
 
 func TestStepResultsPage(t *testing.T) {
+	t.Parallel()
 	e := newPageEnv(t)
 	ada, eve := e.signIn("ada@example.org"), e.signIn("eve@example.org")
 	conv := e.conversation(ada, "Ada's")

@@ -250,6 +250,7 @@ func (e *env) send(req *http.Request) response {
 }
 
 func TestHealthReadyMetrics(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, config.AuthLocal)
 	if r := e.do("GET", "/healthz", "", ""); r.status != 200 {
 		t.Errorf("healthz = %d", r.status)

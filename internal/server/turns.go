@@ -27,7 +27,7 @@ func (s *Server) startTurn(c echo.Context) error {
 		return err
 	}
 	turnID, err := s.cfg.Chat.StartTurn(ctx, chat.TurnRequest{
-		UserID: userID(c), ConversationID: c.Param("id"), Message: req.Message, Mode: req.Mode, Model: req.Model,
+		UserID: userID(c), ConversationID: c.Param("id"), Message: req.Message, Mode: chat.Mode(req.Mode), Model: req.Model,
 	})
 	if err != nil {
 		return chatError(err)

@@ -138,7 +138,7 @@ type Handoff struct {
 	ExecuteTurnID   *string         `db:"execute_turn_id" json:"executeTurnId"`
 	Goal            string          `db:"goal" json:"goal"`
 	Plan            json.RawMessage `db:"plan" json:"plan"`
-	Status          string          `db:"status" json:"status"`
+	Status          HandoffStatus   `db:"status" json:"status"`
 	CreatedAt       time.Time       `db:"created_at" json:"createdAt"`
 	DecidedAt       *time.Time      `db:"decided_at" json:"decidedAt,omitempty"`
 }

@@ -14,7 +14,7 @@ type Conversation struct {
 	UserID       string    `db:"user_id" json:"-"`
 	SiteID       string    `db:"site_id" json:"siteId"`
 	Title        string    `db:"title" json:"title"`
-	Mode         string    `db:"mode" json:"mode"`
+	Mode         Mode      `db:"mode" json:"mode"`
 	StrategyID   *string   `db:"strategy_id" json:"strategyId"`
 	Model        string    `db:"model" json:"model"`
 	LastEventSeq int64     `db:"last_event_seq" json:"lastEventSeq"`
@@ -98,7 +98,7 @@ func (db *DB) DeleteConversation(ctx context.Context, userID, id string) error {
 type Message struct {
 	ID        string          `db:"id" json:"id"`
 	TurnID    *string         `db:"turn_id" json:"turnId"`
-	Role      string          `db:"role" json:"role"`
+	Role      MessageRole     `db:"role" json:"role"`
 	Content   string          `db:"content" json:"content"`
 	Data      json.RawMessage `db:"data" json:"data,omitempty"`
 	CreatedAt time.Time       `db:"created_at" json:"createdAt"`

@@ -31,6 +31,7 @@ func mustUser(t *testing.T, db *store.DB, email string) store.User {
 }
 
 func TestConversationLifecycle(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := newDB(t)
 	ada := mustUser(t, db, "ada@example.org")
@@ -85,6 +86,7 @@ func TestConversationLifecycle(t *testing.T) {
 }
 
 func TestConversationOwnership(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := newDB(t)
 	ada := mustUser(t, db, "ada@example.org")
@@ -127,6 +129,7 @@ func TestConversationOwnership(t *testing.T) {
 }
 
 func TestUsersTokensSessions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := newDB(t)
 	ada := mustUser(t, db, "ada@example.org")

@@ -18,7 +18,7 @@ type Delegation struct {
 	TurnID         *string          `db:"turn_id" json:"turnId"`
 	Goal           string           `db:"goal" json:"goal"`
 	Plan           json.RawMessage  `db:"plan" json:"plan"`
-	Status         string           `db:"status" json:"status"`
+	Status         DelegationStatus `db:"status" json:"status"`
 	Usage          json.RawMessage  `db:"usage" json:"usage"`
 	StartedAt      time.Time        `db:"started_at" json:"startedAt"`
 	EndedAt        *time.Time       `db:"ended_at" json:"endedAt"`
@@ -35,7 +35,7 @@ type DelegationNode struct {
 	Label      string          `db:"label" json:"label"`
 	DependsOn  []string        `db:"depends_on" json:"dependsOn"`
 	Operator   string          `db:"operator" json:"operator,omitempty"`
-	Status     string          `db:"status" json:"status"`
+	Status     NodeStatus      `db:"status" json:"status"`
 	Attempt    int             `db:"attempt" json:"attempt"`
 	RootStepID string          `db:"root_step_id" json:"rootStepId,omitempty"`
 	Error      string          `db:"error" json:"error,omitempty"`
@@ -67,7 +67,7 @@ type NewDelegationNode struct {
 // each change: the scheduler owns it and writes what it holds.
 type DelegationNodeUpdate struct {
 	NodeID     string
-	Status     string
+	Status     NodeStatus
 	Attempt    int
 	RootStepID string
 	Error      string
@@ -171,7 +171,7 @@ WHERE c.id = d.conversation_id AND d.id = $1 AND c.user_id = $2`
 
 // FinishDelegation records how a delegation ended (completed, failed or
 // cancelled) and its total usage.
-func (db *DB) FinishDelegation(ctx context.Context, userID, delegationID, status string, usage json.RawMessage) error {
+func (db *DB) FinishDelegation(ctx context.Context, userID, delegationID string, status DelegationStatus, usage json.RawMessage) error {
 	return db.tx(ctx, "finish delegation", func(tx pgx.Tx) error {
 		var u any
 		if usage != nil {

@@ -45,6 +45,7 @@ func newDelegation(conversationID, turnID string) store.NewDelegation {
 var ignoreTimes = cmpopts.IgnoreFields(store.DelegationNode{}, "StartedAt", "EndedAt")
 
 func TestDelegationLifecycle(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newStrategyFixture(t)
 	turn := insertTurn(t, f.db, f.conversation)
@@ -115,6 +116,7 @@ func TestDelegationLifecycle(t *testing.T) {
 }
 
 func TestLatestDelegation(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newStrategyFixture(t)
 	if _, err := f.db.LatestDelegation(ctx, f.owner, f.conversation); !errors.Is(err, store.ErrNotFound) {
@@ -138,6 +140,7 @@ func TestLatestDelegation(t *testing.T) {
 }
 
 func TestDelegationOwnerFilter(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newStrategyFixture(t)
 	if _, err := f.db.CreateDelegation(ctx, f.other, newDelegation(f.conversation, "")); !errors.Is(err, store.ErrNotFound) {
@@ -169,6 +172,7 @@ func TestDelegationOwnerFilter(t *testing.T) {
 }
 
 func TestCreateDelegationIsAtomic(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newStrategyFixture(t)
 	nd := newDelegation(f.conversation, "")
@@ -182,6 +186,7 @@ func TestCreateDelegationIsAtomic(t *testing.T) {
 }
 
 func TestInterruptDelegations(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newStrategyFixture(t)
 	crashed := insertTurn(t, f.db, f.conversation)
@@ -223,7 +228,7 @@ func TestInterruptDelegations(t *testing.T) {
 	}
 	var statuses []string
 	for _, nd := range got.Nodes {
-		statuses = append(statuses, nd.NodeID+":"+nd.Status)
+		statuses = append(statuses, nd.NodeID+":"+string(nd.Status))
 		if nd.EndedAt == nil {
 			t.Errorf("%s has no end time", nd.NodeID)
 		}
@@ -234,7 +239,7 @@ func TestInterruptDelegations(t *testing.T) {
 	if diff := cmp.Diff([]string{"n1:done", "n2:cancelled", "n3:cancelled"}, statuses); diff != "" {
 		t.Errorf("node statuses mismatch (-want +got):\n%s", diff)
 	}
-	for id, want := range map[string]string{finished.ID: "completed", running.ID: "running"} {
+	for id, want := range map[string]store.DelegationStatus{finished.ID: store.DelegationCompleted, running.ID: store.DelegationRunning} {
 		d, err := f.db.Delegation(ctx, f.owner, id)
 		if err != nil || d.Status != want {
 			t.Errorf("delegation %s = %s, %v; want %s", id, d.Status, err, want)
@@ -246,6 +251,7 @@ func TestInterruptDelegations(t *testing.T) {
 }
 
 func TestUpdateDelegationNodes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newStrategyFixture(t)
 	d, err := f.db.CreateDelegation(ctx, f.owner, newDelegation(f.conversation, ""))
@@ -274,7 +280,7 @@ func TestUpdateDelegationNodes(t *testing.T) {
 	}
 	var statuses []string
 	for _, n := range got.Nodes {
-		statuses = append(statuses, n.NodeID+":"+n.Status)
+		statuses = append(statuses, n.NodeID+":"+string(n.Status))
 	}
 	if diff := cmp.Diff([]string{"n1:running", "n2:running", "n3:queued"}, statuses); diff != "" {
 		t.Errorf("statuses mismatch (-want +got):\n%s", diff)

@@ -49,6 +49,7 @@ func mustConversation(t *testing.T, db *store.DB, userID string) store.Conversat
 }
 
 func TestAppendEvents(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := newDB(t)
 	ada := mustUser(t, db, "ada@example.org")
@@ -111,6 +112,7 @@ func TestAppendEvents(t *testing.T) {
 }
 
 func TestAppendEventsMissingConversation(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := newDB(t)
 	ada := mustUser(t, db, "ada@example.org")
@@ -138,6 +140,7 @@ func TestAppendEventsMissingConversation(t *testing.T) {
 }
 
 func TestAppendEventsInCallersTransaction(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := newDB(t)
 	ada := mustUser(t, db, "ada@example.org")
@@ -160,6 +163,7 @@ func TestAppendEventsInCallersTransaction(t *testing.T) {
 }
 
 func TestEventsAfterOwnerAndPaging(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := newDB(t)
 	ada, bob := mustUser(t, db, "ada@example.org"), mustUser(t, db, "bob@example.org")
@@ -214,6 +218,7 @@ func TestEventsAfterOwnerAndPaging(t *testing.T) {
 }
 
 func TestEventsRangeAndLatest(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := newDB(t)
 	ada := mustUser(t, db, "ada@example.org")
@@ -250,6 +255,7 @@ func TestEventsRangeAndLatest(t *testing.T) {
 // (two server processes) at once: the row lock makes the sequence
 // contiguous, and each appender's events keep their order.
 func TestAppendEventsConcurrentPools(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	url := pgtest.NewURL(t)
 	dbs := make([]*store.DB, 2)

@@ -59,6 +59,7 @@ func (l *listener) next(t *testing.T) string {
 }
 
 func TestListenReceivesAppendNotifications(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := newDB(t)
 	ada := mustUser(t, db, "ada@example.org")
@@ -95,6 +96,7 @@ func TestListenReceivesAppendNotifications(t *testing.T) {
 // Listen reconnects, says so through onConnect with the error that ended
 // the previous connection, and notifications flow again.
 func TestListenReconnects(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := newDB(t)
 	l := startListener(t, db, "strategist_test")
@@ -128,6 +130,7 @@ func TestListenReconnects(t *testing.T) {
 }
 
 func TestListenStopsWithContext(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup

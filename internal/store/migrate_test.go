@@ -71,6 +71,7 @@ func TestMigrateFreshTwiceAndConcurrently(t *testing.T) {
 }
 
 func TestSchemaConstraints(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := pgtest.New(t)
 	var userID, convID, delegationID string

@@ -81,6 +81,7 @@ func (f strategyFixture) create(t *testing.T) store.Strategy {
 }
 
 func TestCreateConversationStrategy(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newStrategyFixture(t)
 	if _, err := f.db.ConversationStrategy(ctx, f.owner, f.conversation); !errors.Is(err, store.ErrNotFound) {
@@ -138,6 +139,7 @@ func TestCreateConversationStrategy(t *testing.T) {
 }
 
 func TestUpdateStrategyVersions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newStrategyFixture(t)
 	s := f.create(t)
@@ -230,6 +232,7 @@ func TestUpdateStrategyVersions(t *testing.T) {
 // TestUpdateStrategySerialises runs read-modify-writes from 8 goroutines:
 // the row lock must make every one of them see the previous one's result.
 func TestUpdateStrategySerialises(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newStrategyFixture(t)
 	s := f.create(t)

@@ -12,9 +12,9 @@ import (
 type Turn struct {
 	ID             string          `db:"id" json:"id"`
 	ConversationID string          `db:"conversation_id" json:"conversationId"`
-	Mode           string          `db:"mode" json:"mode"`
+	Mode           Mode            `db:"mode" json:"mode"`
 	Model          string          `db:"model" json:"model"`
-	Status         string          `db:"status" json:"status"`
+	Status         TurnStatus      `db:"status" json:"status"`
 	Error          string          `db:"error" json:"error,omitempty"`
 	Usage          json.RawMessage `db:"usage" json:"usage"`
 	Owner          string          `db:"owner" json:"-"`
@@ -25,7 +25,7 @@ type Turn struct {
 // NewMessage is a message to insert.
 type NewMessage struct {
 	ID      string // "" lets the database choose
-	Role    string
+	Role    MessageRole
 	Content string
 	Data    json.RawMessage
 }
@@ -35,7 +35,7 @@ type StartTurn struct {
 	UserID         string
 	ConversationID string
 	TurnID         string
-	Mode           string
+	Mode           Mode
 	Model          string
 	// Owner names the server process that runs the turn.
 	Owner string
@@ -142,7 +142,7 @@ func (db *DB) AddMessages(ctx context.Context, conversationID, turnID string, ms
 // EndTurn is what EndTurnTx writes.
 type EndTurn struct {
 	TurnID string
-	Status string
+	Status TurnStatus
 	Error  string
 	Usage  json.RawMessage
 	// Events are appended in the same transaction: turn_end last.

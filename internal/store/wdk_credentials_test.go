@@ -33,6 +33,7 @@ func insertUser(t *testing.T, pool *pgxpool.Pool, email string) string {
 }
 
 func TestWDKCredentials(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := pgtest.New(t)
 	db, err := store.New(pool)

@@ -9,6 +9,7 @@ import (
 // root computes something else: half-built states and a rename of the same
 // result are skipped, and after an undo the build it undid is previous.
 func TestServicePrevious(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newServiceFixture(t)
 	previous := func() (int, StepID, bool) {

@@ -103,6 +103,7 @@ func (f serviceFixture) apply(t *testing.T, m Mutation) Result {
 }
 
 func TestServiceCreateOrGet(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newServiceFixture(t)
 	want := Snapshot{ConversationID: f.conversation, StrategyID: f.strategy, Version: 0, Name: "Translation genes", RecordType: testRT, SiteID: testSite, Roots: []StepID{}, Steps: []Step{}}
@@ -136,6 +137,7 @@ func TestServiceCreateOrGet(t *testing.T) {
 }
 
 func TestServiceVersionsAndCounts(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newServiceFixture(t)
 	steps := []Mutation{
@@ -194,6 +196,7 @@ func graphOf(s Snapshot) *Graph {
 }
 
 func TestServiceRefusalChangesNothing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newServiceFixture(t)
 	f.apply(t, translation)
@@ -217,6 +220,7 @@ func TestServiceRefusalChangesNothing(t *testing.T) {
 }
 
 func TestServiceUndo(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newServiceFixture(t)
 	var history []Snapshot // history[v] is version v
@@ -269,6 +273,7 @@ func TestServiceUndo(t *testing.T) {
 // search, through Scoped: nothing is lost, versions are contiguous, the
 // hook sees them in order, and no agent touches another's steps.
 func TestServiceConcurrentApply(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newServiceFixture(t)
 	const agents = 8
@@ -343,6 +348,7 @@ func (s staleStore) Strategy(context.Context, string, string) (store.Strategy, e
 }
 
 func TestServiceReprepareUnderLock(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newServiceFixture(t)
 	f.apply(t, AddSearch{SearchName: "GenesByGoTerm", Parameters: map[string]string{"go_typeahead": `["GO:0006412"]`}})
@@ -371,6 +377,7 @@ func TestServiceReprepareUnderLock(t *testing.T) {
 }
 
 func TestServiceOtherUsers(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newServiceFixture(t)
 	f.apply(t, translation)
@@ -403,6 +410,7 @@ func TestServiceOtherUsers(t *testing.T) {
 }
 
 func TestServiceResultsAndExport(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newServiceFixture(t)
 	f.apply(t, translation)
@@ -467,6 +475,7 @@ func (stuckCatalog) Answer(ctx context.Context, _ string, _ *catalog.Query, _ ca
 // TestServiceSlowCountStillCommits: a count that outlives CountTimeout is
 // recorded as failed, and the change commits anyway.
 func TestServiceSlowCountStillCommits(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newServiceFixture(t)
 	svc, err := NewService(Config{Store: f.db, Catalog: stuckCatalog{f.cat}, CountTimeout: 20 * time.Millisecond})

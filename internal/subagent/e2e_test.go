@@ -23,6 +23,7 @@ import (
 // attempt, and the delegation rows in the store. (DNA replication OR DNA
 // repair) MINUS chromosome 14 is 89 genes.
 func TestDelegationEndToEnd(t *testing.T) {
+	t.Parallel()
 	dir := dataDir(t)
 	cat, err := offline.Open(dir)
 	if err != nil {
@@ -122,7 +123,7 @@ func TestDelegationEndToEnd(t *testing.T) {
 	// and the root are fixed, the other ids are not.
 	var got []string
 	for _, n := range rows.Nodes {
-		got = append(got, n.NodeID+":"+n.Status)
+		got = append(got, n.NodeID+":"+string(n.Status))
 	}
 	want := []string{"n1:done", "n2:done", "n3:done", "n4:done", "n5:done"}
 	if diff := cmp.Diff(want, got); diff != "" || rows.Status != DelegationCompleted || rows.Nodes[4].RootStepID != string(res.RootStepID) {

@@ -266,7 +266,7 @@ type fakeStore struct {
 	nodes     map[string]store.DelegationNodeUpdate
 	updates   int
 	failAfter int
-	status    string
+	status    store.DelegationStatus
 	usage     json.RawMessage
 }
 
@@ -295,7 +295,7 @@ func (s *fakeStore) UpdateDelegationNodes(_ context.Context, _, _ string, us []s
 	return nil
 }
 
-func (s *fakeStore) FinishDelegation(_ context.Context, _, _, status string, usage json.RawMessage) error {
+func (s *fakeStore) FinishDelegation(_ context.Context, _, _ string, status store.DelegationStatus, usage json.RawMessage) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.status, s.usage = status, usage

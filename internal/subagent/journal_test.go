@@ -23,7 +23,7 @@ func TestRowWriterCoalesces(t *testing.T) {
 		write := func(_ context.Context, us []store.DelegationNodeUpdate) error {
 			var batch []string
 			for _, u := range us {
-				batch = append(batch, u.NodeID+":"+u.Status)
+				batch = append(batch, u.NodeID+":"+string(u.Status))
 			}
 			writes = append(writes, batch)
 			if len(writes) == 1 {

@@ -17,6 +17,7 @@ import (
 // it, a reload (LatestDelegation) shows every node as it ended, with its
 // attempts, root step and usage.
 func TestRunKeepsRowsCurrent(t *testing.T) {
+	t.Parallel()
 	db, err := store.New(pgtest.New(t))
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +41,7 @@ func TestRunKeepsRowsCurrent(t *testing.T) {
 	}
 	var rows, want []string
 	for i, n := range got.Nodes {
-		rows = append(rows, n.NodeID+" "+n.Kind+" "+n.Status+" "+n.RootStepID)
+		rows = append(rows, n.NodeID+" "+n.Kind+" "+string(n.Status)+" "+n.RootStepID)
 		r := res.Nodes[i]
 		want = append(want, r.ID+" "+r.Kind.String()+" "+string(r.Status)+" "+string(r.RootStepID))
 		if n.StartedAt == nil || n.EndedAt == nil || n.Attempt != r.Attempts {

@@ -169,6 +169,7 @@ func stepIDs(snap strategy.Snapshot) []string {
 // node is done at once with its count and no model call, the new task and
 // the combine build on it, and nothing is deleted.
 func TestReuseRootStep(t *testing.T) {
+	t.Parallel()
 	w := newPGWorld(t)
 	before := w.seed(t)
 	s3, _ := plan.StepOf(before, "s3")
@@ -205,7 +206,7 @@ func TestReuseRootStep(t *testing.T) {
 	}
 	var got []string
 	for _, n := range rows.Nodes {
-		got = append(got, n.NodeID+" "+n.Kind+" "+n.Status+" "+n.RootStepID)
+		got = append(got, n.NodeID+" "+n.Kind+" "+string(n.Status)+" "+n.RootStepID)
 	}
 	if diff := cmp.Diff([]string{"n1 step done s3", "n2 task done s4", "n3 combine done s5"}, got); diff != "" {
 		t.Errorf("stored nodes (-want +got):\n%s", diff)
@@ -217,6 +218,7 @@ func TestReuseRootStep(t *testing.T) {
 // the rest of the old strategy (s1) is removed, leaving one root. Undo
 // walks the removals back.
 func TestReuseFreesConsumedStep(t *testing.T) {
+	t.Parallel()
 	w := newPGWorld(t)
 	before := w.seed(t)
 	res, err := w.run(t, `{"type":"combine","operator":"AND","displayName":"Repair genes on chromosome 14",
@@ -257,6 +259,7 @@ func TestReuseFreesConsumedStep(t *testing.T) {
 // delegation before anything is stored or a model is called, with the ids
 // that do exist.
 func TestReuseUnknownStep(t *testing.T) {
+	t.Parallel()
 	w := newPGWorld(t)
 	before := w.seed(t)
 	_, err := w.run(t, `{"type":"combine","operator":"MINUS","left":{"type":"step","stepId":"s9"},"right":`+chromosome14T+`}`)
@@ -280,6 +283,7 @@ func TestReuseUnknownStep(t *testing.T) {
 // plan is done every step of the old one is removed, newest first, each a
 // version.
 func TestBuildLeavesOneRoot(t *testing.T) {
+	t.Parallel()
 	w := newPGWorld(t)
 	before := w.seed(t)
 	res, err := w.run(t, chromosome14T, reply("n1", 0, chromosome14), reply("n1", 0, finishCall(createdStep)))

@@ -307,7 +307,7 @@ func (r *run) record(res workerResult) {
 	ns.usage = ns.usage.Add(t.usage)
 	// The tokens of this attempt, once: summing usage events gives the
 	// delegation's spend.
-	r.events.send(&event.Usage{Base: r.base(), Scope: "subagent", NodeID: ns.node.ID, Usage: t.usage})
+	r.events.send(&event.Usage{Base: r.base(), Scope: event.ScopeSubagent, NodeID: ns.node.ID, Usage: t.usage})
 	failed := StatusFailed
 	if t.timedOut {
 		failed = StatusTimeout
@@ -358,7 +358,7 @@ func (r *run) end(i int, status Status, msg string) {
 		took = ns.ended.Sub(ns.attemptAt)
 	}
 	id := ns.node.ID
-	r.events.send(&event.SubagentTaskEnd{Base: r.base(), DelegationID: r.id, NodeID: id, Status: string(status),
+	r.events.send(&event.SubagentTaskEnd{Base: r.base(), DelegationID: r.id, NodeID: id, Status: status,
 		Attempt: ns.attempt, RootStepID: string(ns.root), Error: msg, DurationMs: took.Milliseconds(), Usage: ns.usage})
 	if status != StatusDone {
 		r.log.Info("node ended", "node_id", id, "status", string(status), "attempt", ns.attempt, "error", msg)
@@ -375,7 +375,7 @@ func (ns *nodeState) duration() time.Duration {
 // persist hands node i's state, as the owner holds it, to the row writer.
 func (r *run) persist(i int) {
 	ns := &r.nodes[i]
-	u := store.DelegationNodeUpdate{NodeID: ns.node.ID, Status: string(ns.status), Attempt: ns.attempt,
+	u := store.DelegationNodeUpdate{NodeID: ns.node.ID, Status: ns.status, Attempt: ns.attempt,
 		RootStepID: string(ns.root), Error: ns.err}
 	if ns.node.Kind == plan.KindTask && ns.attempt > 0 {
 		u.Usage, _ = json.Marshal(ns.usage) // plain ints

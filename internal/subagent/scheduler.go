@@ -41,7 +41,7 @@ type Emitter interface {
 type Store interface {
 	CreateDelegation(ctx context.Context, userID string, d store.NewDelegation) (store.Delegation, error)
 	UpdateDelegationNodes(ctx context.Context, userID, delegationID string, us []store.DelegationNodeUpdate) error
-	FinishDelegation(ctx context.Context, userID, delegationID, status string, usage json.RawMessage) error
+	FinishDelegation(ctx context.Context, userID, delegationID string, status store.DelegationStatus, usage json.RawMessage) error
 }
 
 // Config is a Scheduler's settings, shared by every delegation it runs.
@@ -127,35 +127,27 @@ func (d *Delegation) check() error {
 	return nil
 }
 
-// Status is a node's state. Queued and running are live states; the others
-// are final and are the statuses of subagent_task_end.
-type Status string
+// Status is a node's state (the store's vocabulary). Queued and running
+// are live states; the others are final and are the statuses of
+// subagent_task_end.
+type Status = store.NodeStatus
 
 // The node statuses.
 const (
-	StatusQueued    Status = "queued"
-	StatusRunning   Status = "running"
-	StatusDone      Status = event.NodeDone
-	StatusFailed    Status = event.NodeFailed
-	StatusSkipped   Status = event.NodeSkipped
-	StatusCancelled Status = event.NodeCancelled
-	StatusTimeout   Status = event.NodeTimeout
+	StatusQueued    = store.NodeQueued
+	StatusRunning   = store.NodeRunning
+	StatusDone      = store.NodeDone
+	StatusFailed    = store.NodeFailed
+	StatusSkipped   = store.NodeSkipped
+	StatusCancelled = store.NodeCancelled
+	StatusTimeout   = store.NodeTimeout
 )
-
-// Final reports whether s is an end state.
-func (s Status) Final() bool {
-	switch s {
-	case StatusDone, StatusFailed, StatusSkipped, StatusCancelled, StatusTimeout:
-		return true
-	}
-	return false
-}
 
 // The statuses a delegation ends with (delegations.status).
 const (
-	DelegationCompleted = "completed"
-	DelegationFailed    = "failed"
-	DelegationCancelled = "cancelled"
+	DelegationCompleted = store.DelegationCompleted
+	DelegationFailed    = store.DelegationFailed
+	DelegationCancelled = store.DelegationCancelled
 )
 
 // Result is how a delegation ended: the status of every node, the root
@@ -164,7 +156,7 @@ const (
 type Result struct {
 	DelegationID string `json:"delegationId"`
 	// Status is completed (every node done), failed or cancelled.
-	Status string `json:"status"`
+	Status store.DelegationStatus `json:"status"`
 	// RootStepID is the root node's step, set when Status is completed.
 	RootStepID strategy.StepID `json:"rootStepId,omitempty"`
 	Nodes      []NodeResult    `json:"nodes"`

@@ -122,7 +122,7 @@ func checkEvents(t *testing.T, events []event.Event) {
 	for _, n := range sp.Nodes {
 		deps[n.ID] = n.DependsOn
 	}
-	status := map[string]string{}
+	status := map[string]event.NodeStatus{}
 	running := map[string]bool{}
 	for i, ev := range events {
 		if ev.Turn() != sp.TurnID {

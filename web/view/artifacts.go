@@ -5,6 +5,7 @@ import (
 
 	"strategist/internal/event"
 	"strategist/internal/plan"
+	"strategist/internal/store"
 	"strategist/internal/strategy"
 )
 
@@ -87,15 +88,15 @@ type Handoff struct {
 	ID            string
 	Goal          string
 	ArtifactID    string
-	Status        string // pending, accepted or superseded
+	Status        store.HandoffStatus
 	ExecuteTurnID string
 }
 
-// The statuses of a handoff.
+// The statuses of a handoff (the store's vocabulary).
 const (
-	HandoffPending    = "pending"
-	HandoffAccepted   = "accepted"
-	HandoffSuperseded = "superseded"
+	HandoffPending    = store.HandoffPending
+	HandoffAccepted   = store.HandoffAccepted
+	HandoffSuperseded = store.HandoffSuperseded
 )
 
 // HandoffsOf returns the handoffs of an artifact, newest first.

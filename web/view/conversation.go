@@ -31,7 +31,7 @@ type Conversation struct {
 	SiteID string
 	// Mode is the conversation's current mode: that of its latest turn,
 	// else the one it was created with.
-	Mode string
+	Mode event.Mode
 	// Model is the model of the latest turn, else the conversation's.
 	Model string
 	// Seq is the sequence number of the last event folded in.
@@ -52,7 +52,9 @@ type Conversation struct {
 
 // Start is what the projection starts from: the conversation as stored.
 type Start struct {
-	ID, Title, SiteID, Mode, Model string
+	ID, Title, SiteID string
+	Mode              event.Mode
+	Model             string
 	// UserText returns a stored user message's text; it fills in turns whose
 	// turn_start event predates the message field. May be nil.
 	UserText func(messageID string) string
@@ -77,7 +79,7 @@ type Turn struct {
 	// the page derive from such keys, so the page and the stream agree.
 	Key           int64
 	ID            string
-	Mode          string
+	Mode          event.Mode
 	Model         string
 	HandoffID     string
 	UserMessageID string
@@ -86,7 +88,7 @@ type Turn struct {
 	Items         []Item
 
 	// Status is "running" until turn_end, then the turn's end status.
-	Status     string
+	Status     event.TurnStatus
 	Error      string
 	DurationMs int64
 	// Usage is the tokens counted so far (usage events), replaced by the
@@ -95,10 +97,7 @@ type Turn struct {
 }
 
 // Running reports whether the turn has not ended.
-func (t *Turn) Running() bool { return t.Status == StatusRunning }
-
-// StatusRunning is the status of a turn, node or tool call in progress.
-const StatusRunning = "running"
+func (t *Turn) Running() bool { return t.Status == event.TurnRunning }
 
 // Item is one entry of a turn's timeline: *Message, *ToolCall or
 // *TurnError.
@@ -120,7 +119,7 @@ type ToolCall struct {
 	ID         string
 	Name       string
 	Args       json.RawMessage
-	Status     string // running, ok or error
+	Status     CallStatus
 	Result     json.RawMessage
 	Error      *event.ToolError
 	DurationMs int64
@@ -138,10 +137,14 @@ func (*Message) item()   {}
 func (*ToolCall) item()  {}
 func (*TurnError) item() {}
 
+// CallStatus is the state of a tool call on the page.
+type CallStatus string
+
 // The statuses of a tool call.
 const (
-	CallOK    = "ok"
-	CallError = "error"
+	CallRunning CallStatus = "running"
+	CallOK      CallStatus = "ok"
+	CallError   CallStatus = "error"
 )
 
 // Running reports whether the turn of the conversation's latest turn is
@@ -225,7 +228,7 @@ func (c *Conversation) Apply(rec event.Record) ([]Change, error) {
 func (c *Conversation) turnStart(rec event.Record, e *event.TurnStart) []Change {
 	t := &Turn{
 		Key: rec.Seq, ID: e.TurnID, Mode: e.Mode, Model: e.Model, HandoffID: e.HandoffID,
-		UserMessageID: e.UserMessageID, UserText: e.Message, StartedAt: rec.CreatedAt, Status: StatusRunning,
+		UserMessageID: e.UserMessageID, UserText: e.Message, StartedAt: rec.CreatedAt, Status: event.TurnRunning,
 	}
 	if t.UserText == "" && c.userText != nil {
 		t.UserText = c.userText(e.UserMessageID)
@@ -248,7 +251,7 @@ func (c *Conversation) turnOf(rec event.Record, id string) *Turn {
 	if t, ok := c.turns[id]; ok {
 		return t
 	}
-	t := &Turn{Key: rec.Seq, ID: id, StartedAt: rec.CreatedAt, Status: StatusRunning}
+	t := &Turn{Key: rec.Seq, ID: id, StartedAt: rec.CreatedAt, Status: event.TurnRunning}
 	c.Turns = append(c.Turns, t)
 	c.turns[id] = t
 	return t
@@ -283,7 +286,7 @@ func (c *Conversation) message(rec event.Record, e *event.AssistantMessage) []Ch
 
 func (c *Conversation) toolStart(rec event.Record, e *event.ToolCallStart) []Change {
 	t := c.turnOf(rec, e.TurnID)
-	tc := &ToolCall{Key: rec.Seq, ID: e.CallID, Name: e.Name, Args: e.Args, Status: StatusRunning}
+	tc := &ToolCall{Key: rec.Seq, ID: e.CallID, Name: e.Name, Args: e.Args, Status: CallRunning}
 	c.calls[e.TurnID+"/"+e.CallID] = tc
 	t.Items = append(t.Items, tc)
 	return []Change{ItemAdded{Turn: t, Item: tc}}

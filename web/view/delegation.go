@@ -31,7 +31,7 @@ type Node struct {
 
 	// Status is queued, running, done, failed, skipped, cancelled or
 	// timeout.
-	Status     string
+	Status     event.NodeStatus
 	Attempt    int
 	StartedAt  time.Time // of the current attempt; zero before any
 	DurationMs int64     // of the ended attempt
@@ -43,12 +43,9 @@ type Node struct {
 	calls      map[string]*ToolCall
 }
 
-// StatusQueued is a node's status before it starts.
-const StatusQueued = "queued"
-
 // Counts returns how many nodes are in each status.
-func (d *Delegation) Counts() map[string]int {
-	m := map[string]int{}
+func (d *Delegation) Counts() map[event.NodeStatus]int {
+	m := map[event.NodeStatus]int{}
 	for _, n := range d.Nodes {
 		m[n.Status]++
 	}
@@ -59,7 +56,7 @@ func (c *Conversation) subagentPlan(rec event.Record, e *event.SubagentPlan) []C
 	d := &Delegation{Key: rec.Seq, ID: e.DelegationID, TurnID: e.TurnID, Goal: e.Goal, nodes: map[string]*Node{}}
 	for _, pn := range e.Nodes {
 		n := &Node{Key: rec.Seq, ID: pn.ID, Kind: pn.Kind, Label: pn.Label, Operator: pn.Operator,
-			DependsOn: pn.DependsOn, Status: StatusQueued, calls: map[string]*ToolCall{}}
+			DependsOn: pn.DependsOn, Status: event.NodeQueued, calls: map[string]*ToolCall{}}
 		d.Nodes = append(d.Nodes, n)
 		d.nodes[n.ID] = n
 	}
@@ -81,7 +78,7 @@ func (c *Conversation) taskStart(rec event.Record, e *event.SubagentTaskStart) [
 	if n == nil {
 		return nil
 	}
-	n.Status, n.Attempt, n.StartedAt, n.DurationMs, n.Error = StatusRunning, e.Attempt, rec.CreatedAt, 0, ""
+	n.Status, n.Attempt, n.StartedAt, n.DurationMs, n.Error = event.NodeRunning, e.Attempt, rec.CreatedAt, 0, ""
 	return []Change{NodeChanged{Node: n}}
 }
 
@@ -97,9 +94,9 @@ func (c *Conversation) taskEnd(e *event.SubagentTaskEnd) []Change {
 	n.Usage = n.Usage.Add(e.Usage)
 	// A call the sub-agent left running ended with its node.
 	for _, tc := range n.Calls {
-		if tc.Status == StatusRunning {
+		if tc.Status == CallRunning {
 			tc.Status = CallError
-			tc.Error = &event.ToolError{Code: "ENDED", Message: "the task ended (" + e.Status + ") before the call finished"}
+			tc.Error = &event.ToolError{Code: "ENDED", Message: "the task ended (" + string(e.Status) + ") before the call finished"}
 		}
 	}
 	return []Change{NodeChanged{Node: n}}
@@ -110,7 +107,7 @@ func (c *Conversation) nodeToolStart(rec event.Record, e *event.SubagentToolCall
 	if n == nil {
 		return nil
 	}
-	tc := &ToolCall{Key: rec.Seq, ID: e.CallID, Name: e.Name, Args: e.Args, Status: StatusRunning}
+	tc := &ToolCall{Key: rec.Seq, ID: e.CallID, Name: e.Name, Args: e.Args, Status: CallRunning}
 	n.Calls = append(n.Calls, tc)
 	n.calls[e.CallID] = tc
 	return []Change{NodeChanged{Node: n}}

@@ -176,9 +176,9 @@ func TestDelegationFold(t *testing.T) {
 	}
 	var got []nodeState
 	for _, n := range c.Delegation.Nodes {
-		ns := nodeState{ID: n.ID, Status: n.Status, Error: n.Error, Attempt: n.Attempt, DurationMs: n.DurationMs, Messages: n.Messages}
+		ns := nodeState{ID: n.ID, Status: string(n.Status), Error: n.Error, Attempt: n.Attempt, DurationMs: n.DurationMs, Messages: n.Messages}
 		for _, tc := range n.Calls {
-			ns.Calls = append(ns.Calls, tc.Name+":"+tc.Status)
+			ns.Calls = append(ns.Calls, tc.Name+":"+string(tc.Status))
 		}
 		got = append(got, ns)
 	}
@@ -190,7 +190,7 @@ func TestDelegationFold(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("nodes mismatch (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(map[string]int{"done": 1, "timeout": 1, "skipped": 1}, c.Delegation.Counts()); diff != "" {
+	if diff := cmp.Diff(map[event.NodeStatus]int{event.NodeDone: 1, event.NodeTimeout: 1, event.NodeSkipped: 1}, c.Delegation.Counts()); diff != "" {
 		t.Errorf("Counts() mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -213,7 +213,7 @@ func TestHandoffs(t *testing.T) {
 	c := fold(t, tr.recs)
 	var got []string
 	for _, h := range c.Handoffs {
-		got = append(got, h.ID+":"+h.Status)
+		got = append(got, h.ID+":"+string(h.Status))
 	}
 	if diff := cmp.Diff([]string{"h1:superseded", "h2:superseded", "h3:accepted"}, got); diff != "" {
 		t.Errorf("handoffs mismatch (-want +got):\n%s", diff)
@@ -296,7 +296,7 @@ func TestRecordedTranscript(t *testing.T) {
 	c := fold(t, readRecorded(t, "recorded.jsonl"))
 	var statuses []string
 	for _, tu := range c.Turns {
-		statuses = append(statuses, tu.Status)
+		statuses = append(statuses, string(tu.Status))
 	}
 	wantStatuses := []string{"completed", "cancelled", "completed", "completed", "completed", "failed", "completed", "completed"}
 	if diff := cmp.Diff(wantStatuses, statuses); diff != "" {
@@ -316,7 +316,7 @@ func TestRecordedTranscript(t *testing.T) {
 	}
 	var handoffs []string
 	for _, h := range c.Handoffs {
-		handoffs = append(handoffs, h.Status)
+		handoffs = append(handoffs, string(h.Status))
 	}
 	if diff := cmp.Diff([]string{"accepted", "superseded", "pending"}, handoffs); diff != "" {
 		t.Errorf("handoffs mismatch (-want +got):\n%s", diff)

@@ -93,9 +93,9 @@ type delegation struct {
 
 type node struct {
 	deps    []string
-	attempt int    // last attempt started
-	running bool   // an attempt is running
-	status  string // status of the last end, "" before
+	attempt int              // last attempt started
+	running bool             // an attempt is running
+	status  event.NodeStatus // status of the last end, "" before
 }
 
 func (c *checker) fail(format string, args ...any) {
@@ -184,7 +184,7 @@ func (c *checker) turnStart(r event.Record, e *event.TurnStart, ts *turnState) {
 	c.turnOrder = append(c.turnOrder, e.TurnID)
 }
 
-var turnStatuses = []string{event.TurnCompleted, event.TurnFailed, event.TurnCancelled, event.TurnInterrupted}
+var turnStatuses = []event.TurnStatus{event.TurnCompleted, event.TurnFailed, event.TurnCancelled, event.TurnInterrupted}
 
 func (c *checker) turnEnd(turnID string, ts *turnState, e *event.TurnEnd) {
 	if !slices.Contains(turnStatuses, e.Status) {
@@ -309,7 +309,7 @@ func (c *checker) taskStart(ts *turnState, e *event.SubagentTaskStart) {
 	}
 	for _, dep := range n.deps {
 		if dn := d.nodes[dep]; dn != nil && (dn.running || dn.status != event.NodeDone) {
-			state := dn.status
+			state := string(dn.status)
 			if dn.running {
 				state = "running"
 			} else if state == "" {
@@ -321,7 +321,7 @@ func (c *checker) taskStart(ts *turnState, e *event.SubagentTaskStart) {
 	n.attempt, n.running, n.status = e.Attempt, true, ""
 }
 
-var nodeStatuses = []string{event.NodeDone, event.NodeFailed, event.NodeSkipped, event.NodeCancelled, event.NodeTimeout}
+var nodeStatuses = []event.NodeStatus{event.NodeDone, event.NodeFailed, event.NodeSkipped, event.NodeCancelled, event.NodeTimeout}
 
 func (c *checker) taskEnd(ts *turnState, e *event.SubagentTaskEnd) {
 	if !slices.Contains(nodeStatuses, e.Status) {

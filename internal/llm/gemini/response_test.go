@@ -2,13 +2,10 @@ package gemini
 
 import (
 	"encoding/json"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/genai"
-
-	"strategist/internal/llm"
 )
 
 // TestMerge pins down how streamed parts become the one content sent back:
@@ -47,34 +44,5 @@ func TestMerge(t *testing.T) {
 				t.Errorf("parts mismatch (-want +got):\n%s", diff)
 			}
 		})
-	}
-}
-
-// TestStreamConcurrent runs calls in parallel on one engine; under -race it
-// checks that calls share no mutable state (each attempt has its own hint
-// and accumulator).
-func TestStreamConcurrent(t *testing.T) {
-	const n = 8
-	steps := make([]step, 0, n)
-	for range n {
-		steps = append(steps, sse(frameOK))
-	}
-	h := newHarness(t, Config{}, steps...)
-	var wg sync.WaitGroup
-	errs := make([]error, n)
-	for i := range n {
-		wg.Go(func() {
-			got, err := collect(h.engine.Stream(t.Context(), llm.Request{Model: "gemini-test", Messages: []llm.Message{{Role: llm.RoleUser, Text: "hi"}}}))
-			if err == nil && len(got) != len(okChunks) {
-				t.Errorf("call %d: %d chunks", i, len(got))
-			}
-			errs[i] = err
-		})
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Errorf("call %d: %v", i, err)
-		}
 	}
 }

@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -316,69 +315,5 @@ func TestStreamHeaderTimeoutRetried(t *testing.T) {
 	}
 	if n := len(s.got()); n != 1 {
 		t.Errorf("sleeps = %d, want 1", n)
-	}
-}
-
-// TestStreamCancelMidStream: the fake keeps the stream open; cancelling the
-// context ends the call with ctx.Err() and no retry, and (TestMain) leaves
-// no goroutine behind.
-func TestStreamCancelMidStream(t *testing.T) {
-	h := newHarness(t, Config{}, hold(frameHel))
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	var got []llm.Chunk
-	var gotErr error
-	for c, err := range h.engine.Stream(ctx, llm.Request{Model: "gemini-test", Messages: []llm.Message{{Role: llm.RoleUser, Text: "hi"}}}) {
-		if err != nil {
-			gotErr = err
-			break
-		}
-		got = append(got, c)
-		cancel()
-	}
-	if diff := cmp.Diff([]llm.Chunk{{Kind: llm.ChunkText, Text: "Hel"}}, got); diff != "" {
-		t.Errorf("chunks mismatch (-want +got):\n%s", diff)
-	}
-	if !errors.Is(gotErr, context.Canceled) || gotErr != ctx.Err() {
-		t.Errorf("error = %v, want ctx.Err() = %v", gotErr, ctx.Err())
-	}
-	if n := len(h.fake.requests()); n != 1 {
-		t.Errorf("requests = %d, want 1 (no retry after cancel)", n)
-	}
-}
-
-// TestStreamCancelDuringBackoff: cancelling while the engine waits to retry
-// ends the call with ctx.Err() and sends no further request.
-func TestStreamCancelDuringBackoff(t *testing.T) {
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	h := newHarness(t, Config{Sleep: func(ctx context.Context, d time.Duration) error {
-		cancel()
-		<-ctx.Done()
-		return ctx.Err()
-	}}, apiError(503, "UNAVAILABLE", "overloaded"), sse(frameOK))
-	_, err := collect(h.engine.Stream(ctx, llm.Request{Model: "gemini-test", Messages: []llm.Message{{Role: llm.RoleUser, Text: "hi"}}}))
-	if err != context.Canceled {
-		t.Errorf("error = %v, want context.Canceled", err)
-	}
-	if n := len(h.fake.requests()); n != 1 {
-		t.Errorf("requests = %d, want 1", n)
-	}
-}
-
-// TestStreamConsumerStops: a caller that stops ranging early gets nothing
-// more, and the stream's connection is released.
-func TestStreamConsumerStops(t *testing.T) {
-	h := newHarness(t, Config{}, hold(frameHel, frameLo))
-	n := 0
-	for _, err := range h.engine.Stream(t.Context(), llm.Request{Model: "gemini-test", Messages: []llm.Message{{Role: llm.RoleUser, Text: "hi"}}}) {
-		if err != nil {
-			t.Fatalf("unexpected error: %v", err)
-		}
-		n++
-		break
-	}
-	if n != 1 {
-		t.Errorf("chunks before stop = %d, want 1", n)
 	}
 }

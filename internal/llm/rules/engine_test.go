@@ -103,17 +103,6 @@ func decls(names ...string) []llm.ToolDecl {
 	return out
 }
 
-// TestStreamCancelled: a cancelled context ends the stream with its error.
-func TestStreamCancelled(t *testing.T) {
-	e := newEngine(t)
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	_, err := collect(t, e, ctx, llm.Request{Agent: RolePlanner, Messages: []llm.Message{{Role: llm.RoleUser, Text: "DNA repair"}}})
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("err = %v, want context.Canceled", err)
-	}
-}
-
 // TestStreamBadRequest: a request the engine cannot serve is a bad
 // request, not a crash.
 func TestStreamBadRequest(t *testing.T) {

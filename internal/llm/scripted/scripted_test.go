@@ -222,21 +222,6 @@ func TestCancelledCallConsumesNothing(t *testing.T) {
 	}
 }
 
-func TestStopEarly(t *testing.T) {
-	e := mustEngine(t, `{"roles":{"planner":[{"text":"one two three four five six seven eight nine ten"}]}}`)
-	n := 0
-	for _, err := range e.Stream(t.Context(), llm.Request{Agent: "planner"}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		n++
-		break
-	}
-	if n != 1 {
-		t.Errorf("got %d chunks before break, want 1", n)
-	}
-}
-
 func TestParseErrors(t *testing.T) {
 	tests := []struct{ name, script, want string }{
 		{"unknown field", `{"roles":{"planner":[{"txt":"hi"}]}}`, `unknown field "txt"`},

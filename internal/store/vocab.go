@@ -1,0 +1,86 @@
+package store
+
+// The vocabularies of the columns that hold a state. Each is a named string
+// type whose values are exactly those of the column's CHECK constraint
+// (migrations/0001_init.sql): the database and the wire keep these strings,
+// Go code compares and assigns only the constants.
+
+// Mode is a turn's (and a conversation's) mode.
+type Mode string
+
+// The modes: plan explores and drafts a plan, execute builds the strategy.
+const (
+	ModePlan    Mode = "plan"
+	ModeExecute Mode = "execute"
+)
+
+// TurnStatus is a turn's status: running until it ends, then how it ended.
+type TurnStatus string
+
+// The statuses of a turn.
+const (
+	TurnRunning     TurnStatus = "running"
+	TurnCompleted   TurnStatus = "completed"
+	TurnFailed      TurnStatus = "failed"
+	TurnCancelled   TurnStatus = "cancelled"
+	TurnInterrupted TurnStatus = "interrupted"
+)
+
+// HandoffStatus is the state of the planner's request that a plan be built.
+type HandoffStatus string
+
+// The states of a handoff: pending until accepted, or superseded by a
+// later request.
+const (
+	HandoffPending    HandoffStatus = "pending"
+	HandoffAccepted   HandoffStatus = "accepted"
+	HandoffSuperseded HandoffStatus = "superseded"
+)
+
+// DelegationStatus is a delegation's status.
+type DelegationStatus string
+
+// The statuses of a delegation.
+const (
+	DelegationRunning     DelegationStatus = "running"
+	DelegationCompleted   DelegationStatus = "completed"
+	DelegationFailed      DelegationStatus = "failed"
+	DelegationCancelled   DelegationStatus = "cancelled"
+	DelegationInterrupted DelegationStatus = "interrupted"
+)
+
+// NodeStatus is the state of one node of a delegation. Queued and running
+// are live states; the others are final.
+type NodeStatus string
+
+// The states of a delegation node.
+const (
+	NodeQueued    NodeStatus = "queued"
+	NodeRunning   NodeStatus = "running"
+	NodeDone      NodeStatus = "done"
+	NodeFailed    NodeStatus = "failed"
+	NodeSkipped   NodeStatus = "skipped"
+	NodeCancelled NodeStatus = "cancelled"
+	NodeTimeout   NodeStatus = "timeout"
+)
+
+// Final reports whether the node has ended.
+func (s NodeStatus) Final() bool {
+	switch s {
+	case NodeDone, NodeFailed, NodeSkipped, NodeCancelled, NodeTimeout:
+		return true
+	}
+	return false
+}
+
+// MessageRole is who a stored message is from.
+type MessageRole string
+
+// The roles of stored messages. A summary stands in for the earlier
+// messages of a compacted conversation.
+const (
+	RoleUser      MessageRole = "user"
+	RoleAssistant MessageRole = "assistant"
+	RoleTool      MessageRole = "tool"
+	RoleSummary   MessageRole = "summary"
+)
