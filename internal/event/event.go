@@ -203,22 +203,6 @@ type SubagentMessage struct {
 	Content      string `json:"content"`
 }
 
-// NodeStatus is a delegation node's state (the store's vocabulary, which
-// the stream shares).
-type NodeStatus = store.NodeStatus
-
-// The states of a delegation node: queued and running while it is live,
-// then the status it ends with.
-const (
-	NodeQueued    = store.NodeQueued
-	NodeRunning   = store.NodeRunning
-	NodeDone      = store.NodeDone
-	NodeFailed    = store.NodeFailed
-	NodeSkipped   = store.NodeSkipped
-	NodeCancelled = store.NodeCancelled
-	NodeTimeout   = store.NodeTimeout
-)
-
 // SubagentTaskEnd says a node ended, with its root step when done.
 type SubagentTaskEnd struct {
 	Base
@@ -257,29 +241,6 @@ type Error struct {
 	Message   string `json:"message"`
 	Retryable bool   `json:"retryable"`
 }
-
-// TurnStatus is a turn's status (the store's vocabulary, which the stream
-// shares).
-type TurnStatus = store.TurnStatus
-
-// The statuses of a turn: running until turn_end, then the status it ends
-// with.
-const (
-	TurnRunning     = store.TurnRunning
-	TurnCompleted   = store.TurnCompleted
-	TurnFailed      = store.TurnFailed
-	TurnCancelled   = store.TurnCancelled
-	TurnInterrupted = store.TurnInterrupted
-)
-
-// Mode is a turn's mode (the store's vocabulary).
-type Mode = store.Mode
-
-// The modes of a turn.
-const (
-	ModePlan    = store.ModePlan
-	ModeExecute = store.ModeExecute
-)
 
 // TurnEnd closes a turn; it is always the turn's last event.
 type TurnEnd struct {

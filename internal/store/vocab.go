@@ -1,29 +1,46 @@
 package store
 
+import "strategist/internal/event"
+
 // The vocabularies of the columns that hold a state. Each is a named string
 // type whose values are exactly those of the column's CHECK constraint
 // (migrations/0001_init.sql): the database and the wire keep these strings,
-// Go code compares and assigns only the constants.
+// Go code compares and assigns only the constants. Those the event stream
+// carries too are defined with the stream's contract and named here.
 
 // Mode is a turn's (and a conversation's) mode.
-type Mode string
+type Mode = event.Mode
 
-// The modes: plan explores and drafts a plan, execute builds the strategy.
+// The modes.
 const (
-	ModePlan    Mode = "plan"
-	ModeExecute Mode = "execute"
+	ModePlan    = event.ModePlan
+	ModeExecute = event.ModeExecute
 )
 
-// TurnStatus is a turn's status: running until it ends, then how it ended.
-type TurnStatus string
+// TurnStatus is a turn's status.
+type TurnStatus = event.TurnStatus
 
 // The statuses of a turn.
 const (
-	TurnRunning     TurnStatus = "running"
-	TurnCompleted   TurnStatus = "completed"
-	TurnFailed      TurnStatus = "failed"
-	TurnCancelled   TurnStatus = "cancelled"
-	TurnInterrupted TurnStatus = "interrupted"
+	TurnRunning     = event.TurnRunning
+	TurnCompleted   = event.TurnCompleted
+	TurnFailed      = event.TurnFailed
+	TurnCancelled   = event.TurnCancelled
+	TurnInterrupted = event.TurnInterrupted
+)
+
+// NodeStatus is the state of one node of a delegation.
+type NodeStatus = event.NodeStatus
+
+// The states of a delegation node.
+const (
+	NodeQueued    = event.NodeQueued
+	NodeRunning   = event.NodeRunning
+	NodeDone      = event.NodeDone
+	NodeFailed    = event.NodeFailed
+	NodeSkipped   = event.NodeSkipped
+	NodeCancelled = event.NodeCancelled
+	NodeTimeout   = event.NodeTimeout
 )
 
 // HandoffStatus is the state of the planner's request that a plan be built.
@@ -48,30 +65,6 @@ const (
 	DelegationCancelled   DelegationStatus = "cancelled"
 	DelegationInterrupted DelegationStatus = "interrupted"
 )
-
-// NodeStatus is the state of one node of a delegation. Queued and running
-// are live states; the others are final.
-type NodeStatus string
-
-// The states of a delegation node.
-const (
-	NodeQueued    NodeStatus = "queued"
-	NodeRunning   NodeStatus = "running"
-	NodeDone      NodeStatus = "done"
-	NodeFailed    NodeStatus = "failed"
-	NodeSkipped   NodeStatus = "skipped"
-	NodeCancelled NodeStatus = "cancelled"
-	NodeTimeout   NodeStatus = "timeout"
-)
-
-// Final reports whether the node has ended.
-func (s NodeStatus) Final() bool {
-	switch s {
-	case NodeDone, NodeFailed, NodeSkipped, NodeCancelled, NodeTimeout:
-		return true
-	}
-	return false
-}
 
 // MessageRole is who a stored message is from.
 type MessageRole string

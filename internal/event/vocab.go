@@ -1,0 +1,50 @@
+package event
+
+// The vocabularies of states the stream carries and the store keeps: each
+// a named string type whose values are exactly those of the column's CHECK
+// constraint (migrations/0001_init.sql). The store names the same types.
+
+// Mode is a turn's (and a conversation's) mode.
+type Mode string
+
+// The modes: plan explores and drafts a plan, execute builds the strategy.
+const (
+	ModePlan    Mode = "plan"
+	ModeExecute Mode = "execute"
+)
+
+// TurnStatus is a turn's status: running until it ends, then how it ended.
+type TurnStatus string
+
+// The statuses of a turn.
+const (
+	TurnRunning     TurnStatus = "running"
+	TurnCompleted   TurnStatus = "completed"
+	TurnFailed      TurnStatus = "failed"
+	TurnCancelled   TurnStatus = "cancelled"
+	TurnInterrupted TurnStatus = "interrupted"
+)
+
+// NodeStatus is the state of one node of a delegation. Queued and running
+// are live states; the others are final.
+type NodeStatus string
+
+// The states of a delegation node.
+const (
+	NodeQueued    NodeStatus = "queued"
+	NodeRunning   NodeStatus = "running"
+	NodeDone      NodeStatus = "done"
+	NodeFailed    NodeStatus = "failed"
+	NodeSkipped   NodeStatus = "skipped"
+	NodeCancelled NodeStatus = "cancelled"
+	NodeTimeout   NodeStatus = "timeout"
+)
+
+// Final reports whether the node has ended.
+func (s NodeStatus) Final() bool {
+	switch s {
+	case NodeDone, NodeFailed, NodeSkipped, NodeCancelled, NodeTimeout:
+		return true
+	}
+	return false
+}
