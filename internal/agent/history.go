@@ -5,22 +5,22 @@ import (
 	"errors"
 	"fmt"
 
+	"strategist/internal/event"
 	"strategist/internal/llm"
-	"strategist/internal/store"
 )
 
 // StoredRole is the role of a stored message (the messages table's role
 // column, whose vocabulary the store owns).
-type StoredRole = store.MessageRole
+type StoredRole = event.MessageRole
 
 // The roles of stored messages.
 const (
-	StoredUser      = store.RoleUser
-	StoredAssistant = store.RoleAssistant
-	StoredTool      = store.RoleTool
+	StoredUser      = event.RoleUser
+	StoredAssistant = event.RoleAssistant
+	StoredTool      = event.RoleTool
 	// StoredSummary is a compaction summary: it stands in for every message
 	// up to and including the one its data names (coversThrough).
-	StoredSummary = store.RoleSummary
+	StoredSummary = event.RoleSummary
 )
 
 // StoredMessage is one row of the messages table as the orchestrator reads

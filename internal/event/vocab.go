@@ -48,3 +48,15 @@ func (s NodeStatus) Final() bool {
 	}
 	return false
 }
+
+// MessageRole is who a stored message is from.
+type MessageRole string
+
+// The roles of stored messages. A summary stands in for the earlier
+// messages of a compacted conversation.
+const (
+	RoleUser      MessageRole = "user"
+	RoleAssistant MessageRole = "assistant"
+	RoleTool      MessageRole = "tool"
+	RoleSummary   MessageRole = "summary"
+)

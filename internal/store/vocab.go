@@ -67,13 +67,12 @@ const (
 )
 
 // MessageRole is who a stored message is from.
-type MessageRole string
+type MessageRole = event.MessageRole
 
-// The roles of stored messages. A summary stands in for the earlier
-// messages of a compacted conversation.
+// The roles of stored messages.
 const (
-	RoleUser      MessageRole = "user"
-	RoleAssistant MessageRole = "assistant"
-	RoleTool      MessageRole = "tool"
-	RoleSummary   MessageRole = "summary"
+	RoleUser      = event.RoleUser
+	RoleAssistant = event.RoleAssistant
+	RoleTool      = event.RoleTool
+	RoleSummary   = event.RoleSummary
 )
