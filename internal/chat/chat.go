@@ -399,6 +399,11 @@ func (s *Service) recoverOrphans(ctx context.Context) int {
 			}
 			batch = append(batch, ne)
 		}
+		// The delegation ends first, so a reader who sees the turn's end
+		// never finds its delegation still running.
+		if _, err := s.cfg.Store.InterruptDelegations(ctx, []string{o.ID}); err != nil {
+			s.log.Warn("interrupting an orphaned turn's delegation", slog.String("turn_id", o.ID), slog.Any("error", err))
+		}
 		usage, _ := json.Marshal(llm.Usage{})
 		rows, err := s.cfg.Store.EndTurnTx(ctx, store.EndTurn{TurnID: o.ID, Status: event.TurnInterrupted,
 			Error: end.Error, Usage: usage, Events: batch, Origin: s.cfg.Origin})
@@ -410,9 +415,6 @@ func (s *Service) recoverOrphans(ctx context.Context) int {
 			continue
 		}
 		s.cfg.Publisher.Publish(records(rows)...)
-		if _, err := s.cfg.Store.InterruptDelegations(ctx, []string{o.ID}); err != nil {
-			s.log.Warn("interrupting an orphaned turn's delegation", slog.String("turn_id", o.ID), slog.Any("error", err))
-		}
 		s.log.Info("interrupted an orphaned turn", slog.String("turn_id", o.ID), slog.String("conversation_id", o.ConversationID))
 		n++
 	}
