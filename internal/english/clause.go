@@ -339,10 +339,8 @@ func DescribeClause(c *Clause) string {
 		return strings.Join(c.IDs, ", ")
 	case KindTaxon:
 		return "all genes"
-	case KindStep:
-		return c.Text
 	}
-	return c.Text
+	return c.Text // a term, or a reused step's name
 }
 
 // Describe renders the tree for people, with parentheses where the

@@ -4,7 +4,8 @@
 // default model when no key or base URL is configured.
 //
 // It plays every role through the same tools a model would call, and reads
-// nothing but the llm.Request: the role (Request.Agent), the user message,
+// nothing but the llm.Request: the role (Request.Agent), the user message
+// (and the researcher's message before it, for "and chromosome 13 too"),
 // the tool results already in the history and the tools offered. Each call
 // works out, from those alone, which calls it still needs and asks for them
 // (independent calls in one response, which the agent loop runs
@@ -22,8 +23,13 @@
 //     synonyms, plural forms and a looser look-up for typos), lookup_genes
 //     resolves gene ids and symbols. Gene types and chromosomes are matched
 //     against the listed values (typos within one or two edits are read and
-//     said so). A clause nothing fits becomes a text search, reported as
-//     "I could not map 'X'; I used a text search for it". It then saves a
+//     said so). A phrase that names another search of the catalog builds
+//     it, marked not evaluable offline; a value only the live site lists, or
+//     an organism, strain or chromosome the catalog lacks, is refused with
+//     the reason. A clause nothing fits becomes a text search, reported as
+//     approximate. A follow-up ("now also exclude chromosome 5", "use
+//     proteolysis instead", "undo that") reads the strategy with
+//     get_strategy and reuses its steps in the plan. It then saves a
 //     planning artifact, a delegation draft whose task contexts carry
 //     {"searchName","parameters"}, requests the build, and says what it did.
 //   - executor: an approved plan ("Build the approved plan:" and a JSON build

@@ -209,13 +209,13 @@ func (d *done) decode(v any) bool {
 // started the run, and the calls the run made so far with their results.
 type turn struct {
 	user string
-	// earlier are the researcher's earlier messages of the conversation,
-	// oldest first (build messages left out).
-	earlier []string
-	calls   []*done
-	byKey   map[string]*done
-	tools   map[string]bool
-	rounds  int
+	// previous is the researcher's message before this one ("" when there
+	// is none); build messages are not the researcher's words.
+	previous string
+	calls    []*done
+	byKey    map[string]*done
+	tools    map[string]bool
+	rounds   int
 }
 
 // readTurn reads the run so far from the request: the last user message
@@ -237,9 +237,10 @@ func readTurn(req llm.Request) (*turn, error) {
 		return nil, errors.New("the request has no user message")
 	}
 	t.user = req.Messages[start].Text
-	for _, m := range req.Messages[:start] {
-		if _, _, build := plan.ReadBuildMessage(m.Text); m.Role == llm.RoleUser && !build {
-			t.earlier = append(t.earlier, m.Text)
+	for i := start - 1; i >= 0 && t.previous == ""; i-- {
+		m := req.Messages[i]
+		if m.Role == llm.RoleUser && !strings.HasPrefix(strings.TrimSpace(m.Text), plan.BuildPrefix) {
+			t.previous = m.Text
 		}
 	}
 	pending := map[string]llm.ToolCall{}

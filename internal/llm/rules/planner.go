@@ -16,9 +16,10 @@ import (
 // failed step is reported instead of retried.
 func planTurn(t *turn) response {
 	if isConfirmation(t.user) {
-		return say(intro + "\n\nI read each message on its own, so " + english.Quote(strings.TrimSpace(t.user)) +
-			" gives me nothing to search for. To build the plan I saved, click **Build this plan**; to plan something else, " +
-			"describe the genes, for example \"tRNA genes on chromosome 5\".")
+		return say(intro + "\n\n" + english.Quote(strings.TrimSpace(t.user)) +
+			" gives me nothing to search for. To build the plan I saved, click **Build this plan**; to change it, " +
+			"say how, for example \"now also exclude chromosome 5\"; to plan something else, describe the genes, " +
+			"for example \"tRNA genes on chromosome 5\".")
 	}
 	p := english.Parse(t.user)
 	a := newAsks(t)
@@ -32,9 +33,9 @@ func planTurn(t *turn) response {
 	if p.Root == nil {
 		return say(nothingToSearch(t.user))
 	}
-	if cur != nil && p.Follow == english.FollowNone && english.Repeats(t.user) && len(t.earlier) > 0 {
+	if cur != nil && p.Follow == english.FollowNone && english.Repeats(t.user) && t.previous != "" {
 		// "and chromosome 13 too" does again what the message before did.
-		if prev := english.Parse(t.earlier[len(t.earlier)-1]); prev.Follow == english.FollowExclude ||
+		if prev := english.Parse(t.previous); prev.Follow == english.FollowExclude ||
 			prev.Follow == english.FollowRestrict || prev.Follow == english.FollowAdd {
 			p.Follow, p.Part = prev.Follow, p.Root
 		}
@@ -90,8 +91,8 @@ func planTurn(t *turn) response {
 	return say(planText(m, plan, art, draft, build))
 }
 
-// confirmations are replies to a previous answer, which the offline
-// planner cannot act on: it reads each message on its own.
+// confirmations are replies to a previous answer that ask for nothing new:
+// the plan they agree to is built with Build this plan.
 var confirmations = english.WordSet("yes ok okay sure go proceed continue thanks thank build do it please")
 
 // isConfirmation reports whether a message is only a short reply such as
