@@ -29,12 +29,12 @@ func (p *Plan) CheckSteps(snap strategy.Snapshot) error {
 			continue
 		}
 		at := pointer(n.Path, "stepId")
-		if _, ok := StepOf(snap, n.StepID); !ok {
+		if _, ok := snap.Step(n.StepID); !ok {
 			ps.add(at, unknownStep(n.StepID, ids), ids...)
 			continue
 		}
 		for _, other := range reused {
-			if other != n.StepID && Subtree(snap, other)[n.StepID] {
+			if other != n.StepID && snap.Subtree(other)[n.StepID] {
 				ps.add(at, fmt.Sprintf("step %s is part of step %s, which the plan also reuses; reuse %s alone, or %s without %s",
 					n.StepID, other, other, n.StepID, other))
 				break
@@ -51,34 +51,4 @@ func unknownStep(id strategy.StepID, ids []string) string {
 	}
 	return fmt.Sprintf("there is no step %s in the conversation's strategy; its steps are %s (get_strategy describes them)",
 		id, strings.Join(ids, ", "))
-}
-
-// StepOf finds a step of a snapshot.
-func StepOf(snap strategy.Snapshot, id strategy.StepID) (strategy.Step, bool) {
-	for _, s := range snap.Steps {
-		if s.ID == id {
-			return s, true
-		}
-	}
-	return strategy.Step{}, false
-}
-
-// Subtree returns root and every step below it (its inputs, their inputs,
-// ...); a step that does not exist gives just itself.
-func Subtree(snap strategy.Snapshot, root strategy.StepID) map[strategy.StepID]bool {
-	seen := map[strategy.StepID]bool{}
-	var walk func(id strategy.StepID)
-	walk = func(id strategy.StepID) {
-		if seen[id] {
-			return // a corrupt graph with a cycle
-		}
-		seen[id] = true
-		if s, ok := StepOf(snap, id); ok {
-			for _, in := range s.Inputs {
-				walk(in)
-			}
-		}
-	}
-	walk(root)
-	return seen
 }

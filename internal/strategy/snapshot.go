@@ -38,3 +38,33 @@ func (g *Graph) Snapshot(strategyID string, version int) Snapshot {
 	}
 	return s
 }
+
+// Step finds a step of the snapshot by id.
+func (s Snapshot) Step(id StepID) (Step, bool) {
+	for _, st := range s.Steps {
+		if st.ID == id {
+			return st, true
+		}
+	}
+	return Step{}, false
+}
+
+// Subtree returns root and every step below it (its inputs, their inputs,
+// ...); a step that does not exist gives just itself.
+func (s Snapshot) Subtree(root StepID) map[StepID]bool {
+	seen := map[StepID]bool{}
+	var walk func(id StepID)
+	walk = func(id StepID) {
+		if seen[id] {
+			return // a corrupt graph with a cycle
+		}
+		seen[id] = true
+		if st, ok := s.Step(id); ok {
+			for _, in := range st.Inputs {
+				walk(in)
+			}
+		}
+	}
+	walk(root)
+	return seen
+}

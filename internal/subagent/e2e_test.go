@@ -104,7 +104,7 @@ func TestDelegationEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root, ok := plan.StepOf(snap, res.RootStepID)
+	root, ok := snap.Step(res.RootStepID)
 	if !ok || snap.RootStepID != res.RootStepID || root.Operator != strategy.Minus || root.Count == nil || *root.Count != 89 {
 		t.Fatalf("root %s of %v = %+v, want MINUS with 89 genes", res.RootStepID, snap.Roots, root)
 	}

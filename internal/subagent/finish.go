@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"strategist/internal/agent"
-	"strategist/internal/plan"
 	"strategist/internal/strategy"
 )
 
@@ -89,7 +88,7 @@ func (f *finisher) tool() agent.Tool {
 				return finishResult{}, &agent.ToolError{Code: code, Message: msg,
 					Details: map[string]any{"yourRoots": ids(candidates), "inputSteps": ids(f.inputs)}}
 			}
-			if _, ok := plan.StepOf(snap, id); !ok {
+			if _, ok := snap.Step(id); !ok {
 				return refuse(CodeStepNotFound, fmt.Sprintf("there is no step %q", a.RootStepID))
 			}
 			if !slices.Contains(own, id) {
@@ -101,7 +100,7 @@ func (f *finisher) tool() agent.Tool {
 			if by, used := consumerOf(snap, id); used {
 				return refuse(CodeNotRoot, fmt.Sprintf("step %s is the input of %s; return the step at the top of your subtree", id, by))
 			}
-			below := plan.Subtree(snap, id)
+			below := snap.Subtree(id)
 			for _, in := range f.inputs {
 				if !below[in] {
 					return refuse(CodeInputUnused, fmt.Sprintf("the result must build on input step %s, which is not below %s", in, id))

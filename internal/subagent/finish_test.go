@@ -13,7 +13,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"strategist/internal/agent"
-	"strategist/internal/plan"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
 )
@@ -131,7 +130,7 @@ func TestRunColocation(t *testing.T) {
 			t.Fatalf("Run = %+v, %v", res, err)
 		}
 		snap, _ := h.graph.Snapshot(t.Context())
-		s3, _ := plan.StepOf(snap, res.RootStepID)
+		s3, _ := snap.Step(res.RootStepID)
 		want := &strategy.Colocation{Upstream: 1000, Downstream: 500, Strand: strategy.StrandSame}
 		if diff := cmp.Diff(want, s3.Colocation); diff != "" || s3.Operator != strategy.Colocate {
 			t.Errorf("root %s %s colocation mismatch (-want +got):\n%s", s3.ID, s3.Operator, diff)

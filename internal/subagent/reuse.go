@@ -56,7 +56,7 @@ func checkSteps(ctx context.Context, d *Delegation) (map[string]string, error) {
 		if n.Kind != plan.KindStep {
 			continue
 		}
-		s, _ := plan.StepOf(snap, n.StepID) // CheckSteps found it
+		s, _ := snap.Step(n.StepID) // CheckSteps found it
 		labelled.Nodes[i].Label = clip(fmt.Sprintf("step %s: %s", s.ID, s.DisplayName), 80)
 		summaries[n.ID] = reusedSummary(s)
 	}
@@ -136,7 +136,7 @@ func (r *run) free(ctx context.Context, reused []strategy.StepID) error {
 		if err != nil {
 			return fmt.Errorf("free reused step %s: %w", id, err)
 		}
-		if _, ok := plan.StepOf(snap, id); !ok {
+		if _, ok := snap.Step(id); !ok {
 			return fmt.Errorf("free reused step %s: it is gone from the strategy", id)
 		}
 		chain := above(snap, id)
@@ -184,7 +184,7 @@ func (r *run) tidy(root strategy.StepID) {
 		r.tidyFailed(fmt.Errorf("read the strategy: %w", err))
 		return
 	}
-	keep := plan.Subtree(snap, root)
+	keep := snap.Subtree(root)
 	var gone []strategy.StepID
 	for i := len(snap.Steps) - 1; i >= 0; i-- {
 		id := snap.Steps[i].ID

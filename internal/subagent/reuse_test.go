@@ -172,7 +172,7 @@ func TestReuseRootStep(t *testing.T) {
 	t.Parallel()
 	w := newPGWorld(t)
 	before := w.seed(t)
-	s3, _ := plan.StepOf(before, "s3")
+	s3, _ := before.Step("s3")
 	res, err := w.run(t, `{"type":"combine","operator":"MINUS","displayName":"Replication or repair, not on chromosome 14",
 		"left":{"type":"step","stepId":"s3"},"right":`+chromosome14T+`}`,
 		reply("n2", 0, chromosome14), reply("n2", 0, finishCall(createdStep)))
@@ -188,7 +188,7 @@ func TestReuseRootStep(t *testing.T) {
 		t.Errorf("step node label = %q", n1.Label)
 	}
 	snap := w.snapshot(t)
-	root, _ := plan.StepOf(snap, res.RootStepID)
+	root, _ := snap.Step(res.RootStepID)
 	if snap.RootStepID != "s5" || root.Operator != strategy.Minus || !cmp.Equal(root.Inputs, []strategy.StepID{"s3", "s4"}) ||
 		root.Count == nil || *root.Count != 89 {
 		t.Errorf("root = %+v of roots %v, want s5 = s3 MINUS s4 with 89 genes", root, snap.Roots)
@@ -341,7 +341,7 @@ func TestReuseSiblingsShareAChain(t *testing.T) {
 			t.Errorf("removed (-want +got):\n%s", diff)
 		}
 		for _, id := range []strategy.StepID{"s1", "s2"} {
-			if _, ok := plan.Subtree(snap, res.RootStepID)[id]; !ok {
+			if _, ok := snap.Subtree(res.RootStepID)[id]; !ok {
 				t.Errorf("reused step %s is not under the root", id)
 			}
 		}

@@ -88,7 +88,7 @@ func TestRunTree(t *testing.T) {
 		if snap.RootStepID != "s7" || len(snap.Steps) != 7 {
 			t.Errorf("strategy = root %q, %d steps; want one tree of 7 under s7", snap.RootStepID, len(snap.Steps))
 		}
-		s7, _ := plan.StepOf(snap, "s7")
+		s7, _ := snap.Step("s7")
 		if diff := cmp.Diff([]strategy.StepID{"s5", "s6"}, s7.Inputs); diff != "" || s7.Operator != strategy.Intersect {
 			t.Errorf("root step = %s %v, want INTERSECT of s5 and s6", s7.Operator, s7.Inputs)
 		}

@@ -234,7 +234,7 @@ func (r *run) describe(ctx context.Context, deps []depRoot) ([]plan.Dependency, 
 	}
 	out := make([]plan.Dependency, len(deps))
 	for i, d := range deps {
-		s, ok := plan.StepOf(snap, d.root)
+		s, ok := snap.Step(d.root)
 		if !ok {
 			return nil, fmt.Errorf("describe inputs: %s's root step %s is gone from the strategy", d.nodeID, d.root)
 		}

@@ -126,8 +126,9 @@ func overview(ctx context.Context, cfg OverviewConfig) (*Overview, error) {
 		return nil, fmt.Errorf("previous version: %w", err)
 	}
 	if ok {
+		_, exists := snap.Step(prev.RootStepID)
 		out.Previous = &PreviousVersion{Version: prev.Version, Name: prev.Name, RootStepID: prev.RootStepID,
-			Steps: keys.summaries(ctx, treeOf(prev)), RootStillExists: hasStep(snap, prev.RootStepID)}
+			Steps: keys.summaries(ctx, treeOf(prev)), RootStillExists: exists}
 	}
 	return out, nil
 }
@@ -135,20 +136,7 @@ func overview(ctx context.Context, cfg OverviewConfig) (*Overview, error) {
 // treeOf returns the steps of a complete snapshot's root tree, in creation
 // order (inputs first).
 func treeOf(snap strategy.Snapshot) []strategy.Step {
-	below := map[strategy.StepID]bool{}
-	var walk func(id strategy.StepID)
-	walk = func(id strategy.StepID) {
-		if below[id] {
-			return
-		}
-		below[id] = true
-		if s, ok := findStep(snap, id); ok {
-			for _, in := range s.Inputs {
-				walk(in)
-			}
-		}
-	}
-	walk(snap.RootStepID)
+	below := snap.Subtree(snap.RootStepID)
 	var out []strategy.Step
 	for _, s := range snap.Steps {
 		if below[s.ID] {
@@ -156,11 +144,6 @@ func treeOf(snap strategy.Snapshot) []strategy.Step {
 		}
 	}
 	return out
-}
-
-func hasStep(snap strategy.Snapshot, id strategy.StepID) bool {
-	_, ok := findStep(snap, id)
-	return ok
 }
 
 // keyParams tells a step's key parameter values from the rest, looking

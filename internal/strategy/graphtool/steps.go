@@ -200,7 +200,7 @@ func (t *tools) apply(ctx context.Context, op string, m strategy.Mutation, creat
 	if err != nil {
 		return nil, t.fail(op, err)
 	}
-	step, ok := findStep(res.Snapshot, res.Change.Step)
+	step, ok := res.Snapshot.Step(res.Change.Step)
 	if !ok {
 		return nil, fmt.Errorf("graphtool: %s: step %s is missing from version %d", op, res.Change.Step, res.Snapshot.Version)
 	}

@@ -106,22 +106,13 @@ func stepView(s strategy.Step) StepView {
 	return v
 }
 
-func findStep(snap strategy.Snapshot, id strategy.StepID) (strategy.Step, bool) {
-	for _, s := range snap.Steps {
-		if s.ID == id {
-			return s, true
-		}
-	}
-	return strategy.Step{}, false
-}
-
 // roots lists the snapshot's roots the caller may use.
 func (t *tools) roots(snap strategy.Snapshot) []Root {
 	ids := t.scope.filter(snap.Roots)
 	out := make([]Root, 0, len(ids))
 	for _, id := range ids {
 		r := Root{StepID: id}
-		if s, ok := findStep(snap, id); ok {
+		if s, ok := snap.Step(id); ok {
 			r.DisplayName = s.DisplayName
 		}
 		out = append(out, r)
