@@ -444,11 +444,11 @@ func operatorNames() []string {
 // taskLabel is the first line of a task, clipped for display.
 func taskLabel(task string) string {
 	line, _, _ := strings.Cut(task, "\n")
-	return clip(strings.TrimSpace(line), 80)
+	return Clip(strings.TrimSpace(line), 80)
 }
 
-// clip shortens s to at most max characters, marking the cut.
-func clip(s string, max int) string {
+// Clip shortens s to at most max characters, marking the cut.
+func Clip(s string, max int) string {
 	if utf8.RuneCountInString(s) <= max {
 		return s
 	}

@@ -57,7 +57,7 @@ func checkSteps(ctx context.Context, d *Delegation) (map[string]string, error) {
 			continue
 		}
 		s, _ := snap.Step(n.StepID) // CheckSteps found it
-		labelled.Nodes[i].Label = clip(fmt.Sprintf("step %s: %s", s.ID, s.DisplayName), 80)
+		labelled.Nodes[i].Label = plan.Clip(fmt.Sprintf("step %s: %s", s.ID, s.DisplayName), 80)
 		summaries[n.ID] = reusedSummary(s)
 	}
 	d.Plan = &labelled
@@ -82,15 +82,6 @@ func reusedSummary(s strategy.Step) string {
 		out += "not counted yet"
 	}
 	return out
-}
-
-// clip shortens s to at most max characters, marking the cut.
-func clip(s string, max int) string {
-	r := []rune(s)
-	if len(r) <= max {
-		return s
-	}
-	return string(r[:max-1]) + "…"
 }
 
 // startStep ends a step node done at once, its result the existing step
