@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,7 +22,6 @@ import (
 type VEuPathDBKeys interface {
 	// Off says why no key can be stored ("" when keys can be stored).
 	Off() string
-	Stored(ctx context.Context, userID string) ([]StoredKey, error)
 	// Save checks the key against the site, then seals and stores it.
 	Save(ctx context.Context, userID, siteID, apiKey string) (StoredKey, error)
 	// SaveAll checks the key against checkSite and stores it for every
@@ -56,31 +56,18 @@ func (s *Server) keyViews(c echo.Context) (accountResponse, error) {
 	if err != nil {
 		return accountResponse{}, err
 	}
-	out := accountResponse{Sites: []keyView{}}
-	stored := map[string]StoredKey{}
-	if s.cfg.Keys != nil {
-		out.Message = s.cfg.Keys.Off()
-		out.Enabled = out.Message == ""
-		if out.Enabled {
-			keys, err := s.cfg.Keys.Stored(c.Request().Context(), userID(c))
-			if err != nil {
-				return accountResponse{}, err
-			}
-			for _, k := range keys {
-				stored[k.SiteID] = k
-			}
-		}
-	} else {
-		out.Message = "this server does not store VEuPathDB API keys"
+	out := accountResponse{Sites: []keyView{}, Message: s.keysOff().Message}
+	if s.cfg.Keys != nil && s.cfg.Keys.Off() == "" {
+		out.Enabled, out.Message = true, ""
 	}
 	for _, st := range all {
 		if !st.Live {
 			continue
 		}
+		// The site statuses already say when the user's key was stored.
 		v := keyView{SiteID: st.ID, SiteName: st.Name}
-		if k, ok := stored[st.ID]; ok {
-			at := k.StoredAt
-			v.Stored, v.StoredAt = true, &at
+		if out.Enabled && st.KeyStoredAt != nil {
+			v.Stored, v.StoredAt = true, st.KeyStoredAt
 		}
 		out.Sites = append(out.Sites, v)
 	}
@@ -130,21 +117,26 @@ func (s *Server) keysOff() *APIError {
 	return &APIError{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: msg}
 }
 
-// checkLiveSite answers 422 unless siteID names a live site.
-func (s *Server) checkLiveSite(c echo.Context, siteID string) error {
+// checkLiveSite answers 422 unless siteID names a live site; it returns
+// the ids of every live site.
+func (s *Server) checkLiveSite(c echo.Context, siteID string) ([]string, error) {
 	if siteID == "" {
-		return validationError("choose a live site", map[string]string{"siteId": "required"})
+		return nil, validationError("choose a live site", map[string]string{"siteId": "required"})
 	}
 	all, err := s.siteStatuses(c)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var live []string
 	for _, st := range all {
-		if st.ID == siteID && st.Live {
-			return nil
+		if st.Live {
+			live = append(live, st.ID)
 		}
 	}
-	return validationError(quote(siteID)+" is not a live VEuPathDB site", map[string]string{"siteId": "not a live site"})
+	if !slices.Contains(live, siteID) {
+		return nil, validationError(quote(siteID)+" is not a live VEuPathDB site", map[string]string{"siteId": "not a live site"})
+	}
+	return live, nil
 }
 
 // saveKey checks and stores a key, for one live site or all of them. A
@@ -154,7 +146,8 @@ func (s *Server) saveKey(c echo.Context, siteID, apiKey string, all bool) ([]Sto
 	if s.cfg.Keys == nil || s.cfg.Keys.Off() != "" {
 		return nil, s.keysOff()
 	}
-	if err := s.checkLiveSite(c, siteID); err != nil {
+	live, err := s.checkLiveSite(c, siteID)
+	if err != nil {
 		return nil, err
 	}
 	apiKey = strings.TrimSpace(apiKey)
@@ -164,21 +157,8 @@ func (s *Server) saveKey(c echo.Context, siteID, apiKey string, all bool) ([]Sto
 	case len(apiKey) > maxAPIKey:
 		return nil, validationError("that is too long for a VEuPathDB API key", map[string]string{"apiKey": "too long"})
 	}
-	var (
-		keys []StoredKey
-		err  error
-	)
+	var keys []StoredKey
 	if all {
-		var live []string
-		statuses, serr := s.siteStatuses(c)
-		if serr != nil {
-			return nil, serr
-		}
-		for _, st := range statuses {
-			if st.Live {
-				live = append(live, st.ID)
-			}
-		}
 		keys, err = s.cfg.Keys.SaveAll(c.Request().Context(), userID(c), siteID, live, apiKey)
 	} else {
 		var k StoredKey
@@ -198,7 +178,7 @@ func (s *Server) deleteKey(c echo.Context, siteID string) error {
 	if s.cfg.Keys == nil || s.cfg.Keys.Off() != "" {
 		return s.keysOff()
 	}
-	if err := s.checkLiveSite(c, siteID); err != nil {
+	if _, err := s.checkLiveSite(c, siteID); err != nil {
 		return err
 	}
 	err := s.cfg.Keys.Delete(c.Request().Context(), userID(c), siteID)
