@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"strategist/internal/account"
@@ -73,6 +74,10 @@ func (k *Keyring) Token(ctx context.Context, siteID string) (string, error) {
 	if k.creds == nil || userID == "" {
 		return "", wdk.ErrNoToken
 	}
+	memo, _ := ctx.Value(memoKey{}).(*tokenMemo)
+	if tok, ok := memo.get(userID, siteID); ok {
+		return tok, nil
+	}
 	c, err := k.db.WDKCredential(ctx, userID, siteID)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", wdk.ErrNoToken
@@ -80,7 +85,47 @@ func (k *Keyring) Token(ctx context.Context, siteID string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return k.creds.Open(userID, siteID, c.Ciphertext)
+	tok, err := k.creds.Open(userID, siteID, c.Ciphertext)
+	if err == nil {
+		memo.put(userID, siteID, tok)
+	}
+	return tok, err
+}
+
+// tokenMemo keeps the keys one routed call opened, so the many requests of
+// that call (its steps, the strategy, the report, the clean-up) read and
+// open a key once. It lives only as long as the call's context: a key
+// deleted or replaced meanwhile counts from the next call. Safe for
+// concurrent use (a call creates its steps concurrently).
+type tokenMemo struct {
+	mu     sync.Mutex
+	tokens map[[2]string]string // by user and site
+}
+
+type memoKey struct{}
+
+// withTokenMemo gives a call its memo of opened keys.
+func withTokenMemo(ctx context.Context) context.Context {
+	return context.WithValue(ctx, memoKey{}, &tokenMemo{tokens: map[[2]string]string{}})
+}
+
+func (m *tokenMemo) get(userID, siteID string) (string, bool) {
+	if m == nil {
+		return "", false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	tok, ok := m.tokens[[2]string{userID, siteID}]
+	return tok, ok
+}
+
+func (m *tokenMemo) put(userID, siteID, tok string) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.tokens[[2]string{userID, siteID}] = tok
 }
 
 // KeyedSites lists the sites the user stored a key for, with when.

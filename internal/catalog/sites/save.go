@@ -42,6 +42,7 @@ func (r *Registry) SaveStrategy(ctx context.Context, site string, ws *strategy.W
 	if !ok {
 		return nil, ErrNotLive
 	}
+	ctx = withTokenMemo(ctx) // one key look-up for the whole save
 	ids := make([]strategy.StepID, 0, len(ws.Steps))
 	for id := range ws.Steps {
 		ids = append(ids, id)

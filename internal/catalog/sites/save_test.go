@@ -22,13 +22,15 @@ import (
 
 // memCreds is an in-memory credential store.
 type memCreds struct {
-	mu sync.Mutex
-	m  map[string]store.WDKCredential
+	mu    sync.Mutex
+	m     map[string]store.WDKCredential
+	reads int // WDKCredential calls
 }
 
 func (s *memCreds) WDKCredential(_ context.Context, userID, siteID string) (store.WDKCredential, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.reads++
 	c, ok := s.m[userID+"/"+siteID]
 	if !ok {
 		return c, store.ErrNotFound
@@ -132,6 +134,12 @@ func exported() *strategy.WDKStrategy {
 }
 
 func liveRegistry(t *testing.T, fake http.Handler) (*sites.Registry, context.Context) {
+	reg, ctx, _ := liveRegistryCreds(t, fake)
+	return reg, ctx
+}
+
+// liveRegistryCreds is liveRegistry with its credential store.
+func liveRegistryCreds(t *testing.T, fake http.Handler) (*sites.Registry, context.Context, *memCreds) {
 	t.Helper()
 	srv := httptest.NewServer(fake)
 	t.Cleanup(srv.Close)
@@ -150,7 +158,20 @@ func liveRegistry(t *testing.T, fake http.Handler) (*sites.Registry, context.Con
 	if err != nil {
 		t.Fatal(err)
 	}
-	return reg, account.WithUser(context.Background(), "u1")
+	return reg, account.WithUser(context.Background(), "u1"), db
+}
+
+// TestSaveReadsTheKeyOnce: the requests of one save (its steps, then the
+// strategy) read and open the researcher's key once, not once a request.
+func TestSaveReadsTheKeyOnce(t *testing.T) {
+	fake := &fakeAccount{steps: map[int64]wdk.NewStep{}, strategies: map[int64]wdk.NewStrategy{}}
+	reg, ctx, db := liveRegistryCreds(t, fake)
+	if _, err := reg.SaveStrategy(ctx, "plasmodb-live", exported()); err != nil {
+		t.Fatal(err)
+	}
+	if db.reads != 1 {
+		t.Errorf("the save read the key %d times, want once", db.reads)
+	}
 }
 
 func TestSaveStrategy(t *testing.T) {

@@ -105,7 +105,7 @@ func (r *Registry) route(ctx context.Context, site string) (catalog.Catalog, con
 	case r.offline[site]:
 		return r.cfg.Offline, ctx, func() {}, nil
 	case r.live[site]:
-		cctx, cancel := context.WithTimeoutCause(ctx, r.cfg.Timeout, &TimeoutError{Site: site, After: r.cfg.Timeout})
+		cctx, cancel := context.WithTimeoutCause(withTokenMemo(ctx), r.cfg.Timeout, &TimeoutError{Site: site, After: r.cfg.Timeout})
 		return r.cfg.Live, cctx, cancel, nil
 	}
 	return nil, nil, nil, fmt.Errorf("sites: site %q: %w", site, catalog.ErrNotFound)
