@@ -24,7 +24,7 @@ func newSites(cfg *config.Config, db *store.DB, log *slog.Logger) (*sites.Regist
 		}
 	}
 	keys := sites.NewKeyring(db, creds, cfg.LiveTimeout, log)
-	reg, _, err := sites.Live(off, keys, cfg.WDKBaseURL, cfg.LiveTimeout, log)
+	reg, err := sites.Live(off, keys, cfg.WDKBaseURL, cfg.LiveTimeout, log)
 	if err != nil {
 		return nil, nil, fmt.Errorf("live sites: %w", err)
 	}

@@ -221,25 +221,22 @@ func (k *Keyring) Delete(ctx context.Context, userID, siteID string) error {
 
 // Live builds the live WDK client over the keyring and the registry over
 // both catalogs: the whole wiring of sites, for main and tests.
-func Live(off catalog.Catalog, keys *Keyring, baseURL string, timeout time.Duration, log *slog.Logger) (*Registry, *wdk.Client, error) {
+func Live(off catalog.Catalog, keys *Keyring, baseURL string, timeout time.Duration, log *slog.Logger) (*Registry, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
+	wdkSites := WDKSites(baseURL)
 	live, err := wdk.New(wdk.Config{
-		Tokens: keys, Sites: WDKSites(baseURL), Logger: log,
+		Tokens: keys, Sites: wdkSites, Logger: log,
 		RequestTimeout: timeout, BackoffMax: timeout / 4,
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	keys.SetChecker(live)
 	apps := map[string]string{}
-	for _, s := range WDKSites(baseURL) {
+	for _, s := range wdkSites {
 		apps[s.ID] = strings.TrimSuffix(strings.TrimRight(s.BaseURL, "/"), "/service")
 	}
-	reg, err := New(context.Background(), Config{Offline: off, Live: live, Timeout: timeout, Keys: keys, LiveOff: keys.Off(), AppURLs: apps})
-	if err != nil {
-		return nil, nil, err
-	}
-	return reg, live, nil
+	return New(context.Background(), Config{Offline: off, Live: live, Timeout: timeout, Keys: keys, LiveOff: keys.Off(), AppURLs: apps})
 }

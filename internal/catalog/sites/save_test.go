@@ -154,7 +154,7 @@ func liveRegistryCreds(t *testing.T, fake http.Handler) (*sites.Registry, contex
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, _, err := sites.Live(off, sites.NewKeyring(db, creds, 2*time.Second, nil), srv.URL+"/plasmo/service", 2*time.Second, nil)
+	reg, err := sites.Live(off, sites.NewKeyring(db, creds, 2*time.Second, nil), srv.URL+"/plasmo/service", 2*time.Second, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -96,9 +96,6 @@ func New(ctx context.Context, cfg Config) (*Registry, error) {
 	return r, nil
 }
 
-// IsLive reports whether a site id names a live site.
-func (r *Registry) IsLive(site string) bool { return r.live[site] }
-
 // route returns the catalog of a site and the context to call it with.
 func (r *Registry) route(ctx context.Context, site string) (catalog.Catalog, context.Context, context.CancelFunc, error) {
 	switch {
@@ -252,21 +249,6 @@ func (r *Registry) Statuses(ctx context.Context, userID string) ([]Status, error
 		out = append(out, st)
 	}
 	return out, nil
-}
-
-// Status returns one site's state for a user; an unknown site is
-// catalog.ErrNotFound.
-func (r *Registry) Status(ctx context.Context, userID, site string) (Status, error) {
-	all, err := r.Statuses(ctx, userID)
-	if err != nil {
-		return Status{}, err
-	}
-	for _, s := range all {
-		if s.ID == site {
-			return s, nil
-		}
-	}
-	return Status{}, fmt.Errorf("sites: site %q: %w", site, catalog.ErrNotFound)
 }
 
 // TimeoutError means a live site did not answer within the registry's
