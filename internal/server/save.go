@@ -22,11 +22,7 @@ type StrategySaver interface {
 // conversation's live site.
 func (s *Server) saveStrategy(c echo.Context) (*sites.Saved, error) {
 	ctx := c.Request().Context()
-	conv, err := s.cfg.Store.Conversation(ctx, userID(c), c.Param("id"))
-	if err != nil {
-		return nil, err
-	}
-	snap, err := s.conversationStrategy(c)
+	conv, snap, err := s.conversationAndStrategy(c)
 	if err != nil {
 		return nil, err
 	}

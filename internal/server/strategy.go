@@ -15,15 +15,23 @@ import (
 // conversationStrategy returns the snapshot of the conversation's strategy,
 // after checking the conversation is the caller's.
 func (s *Server) conversationStrategy(c echo.Context) (strategy.Snapshot, error) {
+	_, snap, err := s.conversationAndStrategy(c)
+	return snap, err
+}
+
+// conversationAndStrategy reads the caller's conversation (another user's
+// is not found) and its strategy (none is NO_STRATEGY).
+func (s *Server) conversationAndStrategy(c echo.Context) (store.Conversation, strategy.Snapshot, error) {
 	ctx := c.Request().Context()
-	if _, err := s.cfg.Store.Conversation(ctx, userID(c), c.Param("id")); err != nil {
-		return strategy.Snapshot{}, err
+	conv, err := s.cfg.Store.Conversation(ctx, userID(c), c.Param("id"))
+	if err != nil {
+		return store.Conversation{}, strategy.Snapshot{}, err
 	}
 	snap, err := s.cfg.Strategies.Conversation(ctx, userID(c), c.Param("id"))
 	if errors.Is(err, store.ErrNotFound) {
-		return strategy.Snapshot{}, &APIError{Status: http.StatusNotFound, Code: "NO_STRATEGY", Message: "this conversation has no strategy yet", Err: err}
+		return conv, strategy.Snapshot{}, &APIError{Status: http.StatusNotFound, Code: "NO_STRATEGY", Message: "this conversation has no strategy yet", Err: err}
 	}
-	return snap, err
+	return conv, snap, err
 }
 
 func (s *Server) getStrategy(c echo.Context) error {
