@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"time"
@@ -56,12 +55,9 @@ func evalCmd(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	if *concurrency < 1 || *concurrency > 64 {
 		return usageError{"--concurrency must be 1 to 64\n" + evalUsage}
 	}
-	base := *baseURL
-	if base == "" {
-		base = "http://127.0.0.1:8080"
-	}
-	if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return usageError{fmt.Sprintf("--url %q is not an http(s) URL", base)}
+	base, err := serverURL(*baseURL)
+	if err != nil {
+		return err
 	}
 	files := fs.Args()
 	if len(files) == 0 {

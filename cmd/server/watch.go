@@ -48,12 +48,9 @@ func watchCmd(ctx context.Context, args []string, stdout io.Writer, getenv func(
 	if len(fs.Args()) > 0 || conversationID == "" || *after < 0 {
 		return usageError{watchUsage}
 	}
-	base := *baseURL
-	if base == "" {
-		base = "http://127.0.0.1:8080"
-	}
-	if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return usageError{fmt.Sprintf("--url %q is not an http(s) URL", base)}
+	base, err := serverURL(*baseURL)
+	if err != nil {
+		return err
 	}
 	streamURL := strings.TrimRight(base, "/") + "/api/v1/conversations/" + url.PathEscape(conversationID) + "/events"
 
@@ -305,4 +302,17 @@ func compact(raw json.RawMessage, n int) string {
 		return string(r[:n]) + "…"
 	}
 	return s
+}
+
+// serverURL is the --url of the commands that talk to a running server
+// (watch, eval): STRATEGIST_URL's value or the local default, which must
+// be an http(s) URL.
+func serverURL(raw string) (string, error) {
+	if raw == "" {
+		raw = "http://127.0.0.1:8080"
+	}
+	if u, err := url.Parse(raw); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", usageError{fmt.Sprintf("--url %q is not an http(s) URL", raw)}
+	}
+	return raw, nil
 }
