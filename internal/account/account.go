@@ -77,6 +77,7 @@ type Service struct {
 	ttl      time.Duration
 	now      func() time.Time
 	throttle *throttle
+	gate     *hashGate
 	// dummyHash is checked for unknown emails so that timing does not reveal
 	// which emails have accounts.
 	dummyHash string
@@ -88,6 +89,11 @@ type Config struct {
 	SessionTTL time.Duration
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// HashConcurrency bounds password hashes computed at once (GOMAXPROCS
+	// when 0) and HashQueue how many more may wait (4 per slot when 0);
+	// beyond that sign-ins get ErrBusy.
+	HashConcurrency int
+	HashQueue       int
 }
 
 // New returns an account service.
@@ -106,7 +112,8 @@ func New(cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Service{store: cfg.Store, ttl: cfg.SessionTTL, now: now, throttle: newThrottle(now), dummyHash: dummy}, nil
+	return &Service{store: cfg.Store, ttl: cfg.SessionTTL, now: now, throttle: newThrottle(now),
+		gate: newHashGate(cfg.HashConcurrency, cfg.HashQueue), dummyHash: dummy}, nil
 }
 
 // NormalizeEmail lower-cases and trims an email address.
@@ -124,7 +131,13 @@ func (s *Service) CreateUser(ctx context.Context, email, password string) (store
 	if len([]rune(password)) < MinPasswordLength {
 		return store.User{}, &InvalidError{Field: "password", Message: fmt.Sprintf("must be at least %d characters", MinPasswordLength)}
 	}
-	hash, err := hashPassword(password)
+	var (
+		hash string
+		err  error
+	)
+	if gerr := s.gate.do(ctx, func() { hash, err = hashPassword(password) }); gerr != nil {
+		return store.User{}, gerr
+	}
 	if err != nil {
 		return store.User{}, err
 	}
@@ -137,11 +150,12 @@ func (s *Service) CreateUser(ctx context.Context, email, password string) (store
 
 // SignIn checks a password and opens a browser session, returning the
 // cookie value (shown once, stored hashed). Repeated failures for an email or
-// a client address are slowed down with a *ThrottledError.
+// a client address are slowed down with a *ThrottledError, counted before
+// the password is checked (see throttle).
 func (s *Service) SignIn(ctx context.Context, email, password, clientIP string) (string, Session, error) {
 	email = NormalizeEmail(email)
-	keys := []string{"email:" + email, "ip:" + clientIP}
-	if wait := s.throttle.wait(keys...); wait > 0 {
+	keys := signInKeys(email, clientIP)
+	if wait := s.throttle.reserve(keys); wait > 0 {
 		return "", Session{}, &ThrottledError{RetryAfter: wait}
 	}
 	u, err := s.store.UserByEmail(ctx, email)
@@ -151,15 +165,17 @@ func (s *Service) SignIn(ctx context.Context, email, password, clientIP string) 
 	} else if err != nil {
 		return "", Session{}, fmt.Errorf("account: sign in: %w", err)
 	}
-	ok, err := checkPassword(hash, password)
+	var ok bool
+	if gerr := s.gate.do(ctx, func() { ok, err = checkPassword(hash, password) }); gerr != nil {
+		return "", Session{}, gerr
+	}
 	if err != nil && !errors.Is(err, errBadHash) {
 		return "", Session{}, err
 	}
 	if u.ID == "" || !ok {
-		s.throttle.fail(keys...)
 		return "", Session{}, ErrBadCredentials
 	}
-	s.throttle.succeed(keys[0])
+	s.throttle.succeed(keys)
 	return s.openSession(ctx, u.ID)
 }
 

@@ -3,7 +3,9 @@ package account_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -119,14 +121,96 @@ func TestSignInThrottle(t *testing.T) {
 	if !ok || te.RetryAfter <= 0 {
 		t.Fatalf("sixth attempt: %v, want a ThrottledError", err)
 	}
-	// The same address trying another account is slowed down too.
-	if _, _, err := svc.SignIn(ctx, "bob@example.org", "guess", "10.0.0.9"); !errors.As(err, &te) {
-		t.Errorf("other email from the same address: %v, want throttled", err)
+	// The lock-out is per (email, address): the same address may still
+	// try another account, and the owner may sign in from elsewhere.
+	if _, _, err := svc.SignIn(ctx, "bob@example.org", "guess", "10.0.0.9"); !errors.Is(err, account.ErrBadCredentials) {
+		t.Errorf("other email from the same address: %v, want a plain wrong password", err)
+	}
+	if _, _, err := svc.SignIn(ctx, "ada@example.org", "correct horse battery", "10.0.0.10"); err != nil {
+		t.Errorf("the owner from another address: %v", err)
 	}
 	clk.t = clk.t.Add(te.RetryAfter)
 	// Once the wait has passed, the right password works again.
-	if _, _, err := svc.SignIn(ctx, "ada@example.org", "correct horse battery", "10.0.0.10"); err != nil {
+	if _, _, err := svc.SignIn(ctx, "ada@example.org", "correct horse battery", "10.0.0.9"); err != nil {
 		t.Errorf("after waiting %s: %v", te.RetryAfter, err)
+	}
+}
+
+// TestSignInParallelGuesses: guesses sent at once are counted as they
+// arrive, so only the free allowance reaches the password check; the rest
+// are refused unchecked, the right password among them.
+func TestSignInParallelGuesses(t *testing.T) {
+	t.Parallel()
+	svc, _, _ := newService(t)
+	ctx := context.Background()
+	if _, err := svc.CreateUser(ctx, "ada@example.org", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	const guesses = 60
+	errs := make([]error, guesses)
+	var wg sync.WaitGroup
+	for i := range guesses {
+		wg.Go(func() {
+			pw := "guess " + strconv.Itoa(i)
+			if i == guesses-1 {
+				pw = "correct horse battery"
+			}
+			_, _, errs[i] = svc.SignIn(ctx, "ada@example.org", pw, "10.0.0.9")
+		})
+	}
+	wg.Wait()
+	checked, throttled := 0, 0
+	for i, err := range errs {
+		switch {
+		case errors.Is(err, account.ErrBadCredentials), err == nil:
+			checked++
+		case errors.As(err, new(*account.ThrottledError)):
+			throttled++
+		default:
+			t.Errorf("guess %d: %v", i, err)
+		}
+	}
+	if checked != 5 || throttled != guesses-5 {
+		t.Errorf("%d guesses reached the password check and %d were throttled, want 5 and %d", checked, throttled, guesses-5)
+	}
+}
+
+// TestSignInOwnerNotLockedOut: guessing one account from many addresses
+// slows every address down, but never for longer than a few seconds, and
+// the owner's sign-in clears it.
+func TestSignInOwnerNotLockedOut(t *testing.T) {
+	t.Parallel()
+	svc, _, clk := newService(t)
+	ctx := context.Background()
+	if _, err := svc.CreateUser(ctx, "ada@example.org", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	var longest time.Duration
+	for i := range 200 {
+		_, _, err := svc.SignIn(ctx, "ada@example.org", "guess", "10.1.0."+strconv.Itoa(i))
+		if te, ok := errors.AsType[*account.ThrottledError](err); ok {
+			longest = max(longest, te.RetryAfter)
+			clk.t = clk.t.Add(te.RetryAfter)
+		}
+	}
+	if longest == 0 || longest > 10*time.Second {
+		t.Errorf("a distributed guesser waited at most %s, want a wait of at most 10s", longest)
+	}
+	_, _, err := svc.SignIn(ctx, "ada@example.org", "correct horse battery", "192.168.7.7")
+	if te, ok := errors.AsType[*account.ThrottledError](err); ok {
+		if te.RetryAfter > 10*time.Second {
+			t.Fatalf("the owner from a new address must wait %s", te.RetryAfter)
+		}
+		clk.t = clk.t.Add(te.RetryAfter)
+		_, _, err = svc.SignIn(ctx, "ada@example.org", "correct horse battery", "192.168.7.7")
+	}
+	if err != nil {
+		t.Fatalf("the owner from a new address: %v", err)
+	}
+	// Signing in cleared the account's ceiling: the owner's next sign-in
+	// elsewhere is not slowed.
+	if _, _, err := svc.SignIn(ctx, "ada@example.org", "correct horse battery", "192.168.7.8"); err != nil {
+		t.Errorf("after a successful sign-in, another address: %v", err)
 	}
 }
 

@@ -141,6 +141,9 @@ func (s *Server) signIn(c echo.Context) error {
 		if te, ok := errors.AsType[*account.ThrottledError](err); ok {
 			status, msg = http.StatusTooManyRequests, "Too many failed sign-ins. Wait a moment and try again."
 			c.Response().Header().Set("Retry-After", retryAfterSeconds(te.RetryAfter))
+		} else if errors.Is(err, account.ErrBusy) {
+			status, msg = http.StatusServiceUnavailable, "Too many people are signing in at once. Try again in a moment."
+			c.Response().Header().Set("Retry-After", "1")
 		} else if !errors.Is(err, account.ErrBadCredentials) {
 			return err
 		}
