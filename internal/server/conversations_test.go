@@ -114,7 +114,7 @@ func TestConversationRoutesAnswer404ToOtherUsers(t *testing.T) {
 	_, eve := e.user("eve@example.org")
 	id := e.do("POST", "/api/v1/conversations", ada, `{"siteId":"plasmodb","title":"Ada's"}`).json(t)["id"].(string)
 	for _, rt := range conversationRoutes {
-		for _, target := range []string{id, "00000000-0000-0000-0000-000000000000", "not-a-uuid"} {
+		for _, target := range []string{id, "00000000-0000-0000-0000-000000000000"} {
 			path := strings.ReplaceAll(rt.path, "{id}", target)
 			t.Run(rt.method+" "+path, func(t *testing.T) {
 				r := e.do(rt.method, path, eve, rt.body)

@@ -247,6 +247,7 @@ func (s *Server) routes() error {
 	e.Use(metrics.middleware)
 	e.Use(middleware.BodyLimit(s.cfg.BodyLimit))
 	e.Use(s.crossOriginProtection())
+	e.Use(s.checkInput())
 	e.Use(middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
 		Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
 			Rate: rate.Limit(s.cfg.RequestRate), Burst: int(4 * s.cfg.RequestRate), ExpiresIn: 3 * time.Minute,

@@ -25,12 +25,12 @@ test("a second user opening the first user's conversation gets the 404 page", as
   assert.equal(await byTestId(owner.page, 'error-page').count(), 0);
 });
 
-test('an unknown conversation id gets the same 404 page', async () => {
+test('an unknown conversation id gets the same 404 page, a malformed one a 400 page', async () => {
   const { bob } = env();
   const { page } = await b.openAs(bob);
-  for (const id of ['00000000-0000-0000-0000-000000000000', 'not-a-uuid']) {
+  for (const [id, status] of [['00000000-0000-0000-0000-000000000000', 404], ['not-a-uuid', 400], ['%ff', 400]]) {
     const res = await page.goto(`/conversations/${id}`);
-    assert.equal(res.status(), 404, id);
+    assert.equal(res.status(), status, id);
     await byTestId(page, 'error-page').waitFor();
   }
 });
