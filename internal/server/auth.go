@@ -3,6 +3,7 @@ package server
 import (
 	"crypto/subtle"
 	"errors"
+	"mime"
 	"net/http"
 	"net/url"
 	"strings"
@@ -86,9 +87,39 @@ func (s *Server) requireAPIUser(next echo.HandlerFunc) echo.HandlerFunc {
 		if !ok {
 			return &APIError{Status: http.StatusUnauthorized, Code: CodeUnauthenticated, Message: "sign in or send an API token (Authorization: Bearer <token>)"}
 		}
+		if err := checkAPIWrite(c, id); err != nil {
+			return err
+		}
 		s.setIdentity(c, id)
 		return next(c)
 	}
+}
+
+// checkAPIWrite guards the JSON API's writes against requests a web page
+// can make without the server's consent: a body must be JSON (a form or
+// text/plain post from another site is refused), and a browser session
+// must send its token in X-CSRF-Token (a header no other site can set).
+// Bearer tokens are not ambient, so they need no CSRF token.
+func checkAPIWrite(c echo.Context, id identity) error {
+	r := c.Request()
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return nil
+	}
+	if r.ContentLength != 0 {
+		mt, _, _ := mime.ParseMediaType(r.Header.Get(echo.HeaderContentType))
+		if mt != echo.MIMEApplicationJSON {
+			return &APIError{Status: http.StatusUnsupportedMediaType, Code: CodeMediaType, Message: "send the body as JSON with Content-Type: application/json"}
+		}
+	}
+	if id.viaSession {
+		got := r.Header.Get("X-CSRF-Token")
+		if id.csrf == "" || subtle.ConstantTimeCompare([]byte(got), []byte(id.csrf)) != 1 {
+			return &APIError{Status: http.StatusForbidden, Code: CodeForbidden,
+				Message: "a signed-in browser must send the page's csrf-token (the meta tag) as X-CSRF-Token, or use an API token"}
+		}
+	}
+	return nil
 }
 
 // requirePageUser sends anonymous browsers to the sign-in page, and checks

@@ -171,3 +171,67 @@ func TestCrossOriginRefused(t *testing.T) {
 		t.Errorf("cross-site GET = %d", r.status)
 	}
 }
+
+// TestAPIWritesNeedJSONAndTheSessionToken: a page on another site can post
+// a form or text/plain with the visitor's cookie; the JSON API refuses both,
+// and a cookie session must send its token as X-CSRF-Token.
+func TestAPIWritesNeedJSONAndTheSessionToken(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, config.AuthLocal)
+	_, token := e.user("ada@example.org")
+	ck := sessionCookie(t, e.form("/signin", url.Values{"email": {"ada@example.org"}, "password": {"correct horse battery"}}, nil))
+	sess, err := e.accounts.SessionFor(context.Background(), ck.Value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := `{"siteId":"plasmodb","title":"forged"}`
+	send := func(method, path, contentType, body string, headers ...string) response {
+		t.Helper()
+		req, err := http.NewRequest(method, e.srv.URL+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if contentType != "" {
+			req.Header.Set("Content-Type", contentType)
+		}
+		for i := 0; i+1 < len(headers); i += 2 {
+			req.Header.Set(headers[i], headers[i+1])
+		}
+		req.AddCookie(ck)
+		return e.send(req)
+	}
+	tests := []struct {
+		name, method, contentType string
+		headers                   []string
+		status                    int
+		code                      string
+	}{
+		{"text/plain with the cookie", "POST", "text/plain", nil, 415, "UNSUPPORTED_MEDIA_TYPE"},
+		{"a form with the cookie", "POST", "application/x-www-form-urlencoded", nil, 415, "UNSUPPORTED_MEDIA_TYPE"},
+		{"no content type with the cookie", "POST", "", nil, 415, "UNSUPPORTED_MEDIA_TYPE"},
+		{"JSON with the cookie and no token", "POST", "application/json", nil, 403, "FORBIDDEN"},
+		{"JSON with the cookie and a wrong token", "POST", "application/json", []string{"X-CSRF-Token", "guess"}, 403, "FORBIDDEN"},
+		{"text/plain with a bearer token", "POST", "text/plain", []string{"Authorization", "Bearer " + token}, 415, "UNSUPPORTED_MEDIA_TYPE"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if r := send(tt.method, "/api/v1/conversations", tt.contentType, body, tt.headers...); r.status != tt.status || r.errorCode(t) != tt.code {
+				t.Errorf("= %d %s, want %d %s", r.status, r.body, tt.status, tt.code)
+			}
+		})
+	}
+	if r := e.do("GET", "/api/v1/conversations", token, ""); len(r.json(t)["conversations"].([]any)) != 0 {
+		t.Fatalf("a refused write created a conversation: %s", r.body)
+	}
+	r := send("POST", "/api/v1/conversations", "application/json; charset=utf-8", body, "X-CSRF-Token", sess.CSRFToken)
+	if r.status != http.StatusCreated {
+		t.Fatalf("JSON with the session's token = %d %s", r.status, r.body)
+	}
+	id := r.json(t)["id"].(string)
+	if r := send("DELETE", "/api/v1/conversations/"+id, "", ""); r.status != http.StatusForbidden {
+		t.Errorf("a bodiless DELETE with the cookie and no token = %d, want 403", r.status)
+	}
+	if r := e.do("DELETE", "/api/v1/conversations/"+id, token, ""); r.status != http.StatusNoContent {
+		t.Errorf("DELETE with a bearer token = %d %s", r.status, r.body)
+	}
+}

@@ -28,6 +28,7 @@ const (
 	CodeTooLarge        = "PAYLOAD_TOO_LARGE"
 	CodeRateLimited     = "RATE_LIMITED"
 	CodeMethod          = "METHOD_NOT_ALLOWED"
+	CodeMediaType       = "UNSUPPORTED_MEDIA_TYPE"
 	CodeUnavailable     = "UNAVAILABLE"
 	// CodeSiteAccount: a live site needs (or refused) the researcher's
 	// VEuPathDB API key; 403, the message says what to do.
