@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"time"
 
@@ -47,6 +48,9 @@ type app struct {
 	fanout   *eventlog.Fanout
 	chat     *chat.Service
 	server   *server.Server
+	// metricsAddr is where /metrics is served on its own ("" = nowhere
+	// but the main listener, with its token).
+	metricsAddr string
 }
 
 // buildApp wires every part. It starts no goroutine: run does.
@@ -113,7 +117,7 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger) (*app, error) 
 		Logger: log, Store: db, Accounts: accounts, Catalog: cat, Sites: cat, Keys: keys, Saver: cat,
 		Chat: orchestrator, Streamer: streamer, Strategies: strategies, Models: models,
 		Ready:    func(ctx context.Context) error { return db.Ready(ctx, migrations.FS) },
-		Registry: reg, Gatherer: reg,
+		Registry: reg, Gatherer: reg, MetricsToken: cfg.MetricsToken,
 		Auth: cfg.Auth, SecureCookies: cfg.SecureCookies, DefaultModel: cfg.Model, Version: version,
 		TurnRate: cfg.TurnRate, TurnBurst: 10, RequestRate: cfg.RequestRate,
 	})
@@ -121,7 +125,7 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger) (*app, error) 
 		return nil, err
 	}
 	return &app{log: log, db: db, accounts: accounts, models: models, broker: broker, events: events,
-		fanout: fanout, chat: orchestrator, server: srv}, nil
+		fanout: fanout, chat: orchestrator, server: srv, metricsAddr: cfg.MetricsAddr}, nil
 }
 
 // run serves on ln until ctx ends. Shutdown goes in order: the HTTP server
@@ -153,6 +157,9 @@ func (a *app) run(ctx context.Context, ln net.Listener) error {
 		}
 	})
 	front.Go(func() error { return sweepSessions(frontCtx, a.db, a.log) })
+	if a.metricsAddr != "" {
+		front.Go(func() error { return serveMetrics(frontCtx, a.metricsAddr, a.server.MetricsHandler(), a.log) })
+	}
 	// A failing background part (the log cannot write) stops the front too.
 	front.Go(func() error {
 		select {
@@ -217,4 +224,25 @@ func newRegistry(cfg *config.Config) (*llm.Registry, error) {
 		}
 	}
 	return llm.NewRegistry(rc)
+}
+
+// serveMetrics answers /metrics on addr until ctx ends: the metrics stay
+// off the public listener, on an address only operators reach.
+func serveMetrics(ctx context.Context, addr string, h http.Handler, log *slog.Logger) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s (STRATEGIST_METRICS_ADDR): %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", h)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		_ = hs.Close()
+	}()
+	log.Info("metrics served", slog.String("url", "http://"+ln.Addr().String()+"/metrics"))
+	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("metrics: %w", err)
+	}
+	return nil
 }

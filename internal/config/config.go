@@ -67,6 +67,12 @@ type Config struct {
 	// LiveTimeout bounds one catalog call to a live site.
 	LiveTimeout time.Duration
 
+	// MetricsAddr, when set, serves /metrics on its own listener;
+	// MetricsToken, when set, serves it on the main listener to callers
+	// that send it as a bearer token. With neither, /metrics is not served.
+	MetricsAddr  string
+	MetricsToken string
+
 	LogLevel  string
 	LogFormat string
 }
@@ -201,6 +207,23 @@ func settings() []setting {
 				return errors.New("must be the base64 encoding of exactly 32 bytes (openssl rand -base64 32)")
 			}
 			c.SecretKey = k
+			return nil
+		}},
+		{"STRATEGIST_METRICS_ADDR", "metrics-addr", "", "serve Prometheus /metrics on this address only (e.g. 127.0.0.1:9090); off when unset", func(c *Config, v string) error {
+			if v == "" {
+				return nil
+			}
+			if _, _, err := net.SplitHostPort(v); err != nil {
+				return errors.New("must be host:port, such as 127.0.0.1:9090")
+			}
+			c.MetricsAddr = v
+			return nil
+		}},
+		{"STRATEGIST_METRICS_TOKEN", "metrics-token", "", "serve /metrics on the main address to callers sending Authorization: Bearer <this token>", func(c *Config, v string) error {
+			if v != "" && len(v) < 16 {
+				return errors.New("must be at least 16 characters")
+			}
+			c.MetricsToken = v
 			return nil
 		}},
 		{"STRATEGIST_WDK_BASE_URL", "wdk-base-url", "", "WDK service URL every live site is sent to instead of its own (tests, mirrors)", func(c *Config, v string) error {

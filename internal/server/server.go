@@ -5,6 +5,7 @@ package server
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"iter"
@@ -102,6 +103,10 @@ type Config struct {
 	// Registry receives the server's metrics; Gatherer serves /metrics.
 	Registry prometheus.Registerer
 	Gatherer prometheus.Gatherer
+	// MetricsToken, when set, serves /metrics on this server to callers
+	// sending it as a bearer token; otherwise /metrics is only on
+	// MetricsHandler (a separate listener).
+	MetricsToken string
 
 	Auth          config.AuthMode
 	SecureCookies bool
@@ -188,6 +193,20 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
+// MetricsHandler serves the Prometheus metrics, for a listener of its own.
+func (s *Server) MetricsHandler() http.Handler { return metricsHandler(s.cfg.Gatherer) }
+
+// requireMetricsToken lets only the configured bearer token read /metrics.
+func (s *Server) requireMetricsToken(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		got, _ := strings.CutPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ")
+		if subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.MetricsToken)) != 1 {
+			return &APIError{Status: http.StatusUnauthorized, Code: CodeUnauthenticated, Message: "send the metrics token as Authorization: Bearer <token>"}
+		}
+		return next(c)
+	}
+}
+
 // Handler returns the server as an http.Handler (tests use httptest).
 func (s *Server) Handler() http.Handler { return s.echo }
 
@@ -236,7 +255,11 @@ func (s *Server) routes() error {
 	if err != nil {
 		return err
 	}
+	if s.cfg.Auth == config.AuthDev {
+		e.Pre(loopbackHostOnly)
+	}
 	e.Use(middleware.RequestID())
+	e.Use(securityHeaders)
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
 		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
 			s.log.Error("panic", slog.String("path", c.Path()), slog.Any("error", err), slog.String("stack", string(stack)))
@@ -267,7 +290,9 @@ func (s *Server) routes() error {
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
-	e.GET("/metrics", echo.WrapHandler(metricsHandler(s.cfg.Gatherer)))
+	if s.cfg.MetricsToken != "" {
+		e.GET("/metrics", echo.WrapHandler(s.MetricsHandler()), s.requireMetricsToken)
+	}
 	e.GET("/static/*", s.static())
 
 	e.GET("/signin", s.signInPage)

@@ -101,8 +101,11 @@ func newEnv(t *testing.T, auth config.AuthMode) *env {
 	return newEnvWith(t, auth, cat)
 }
 
-// newEnvWith runs the server over a given catalog.
-func newEnvWith(t *testing.T, auth config.AuthMode, cat catalog.Catalog) *env {
+// testMetricsToken is the metrics token of test servers.
+const testMetricsToken = "metrics-token-for-tests"
+
+// newEnvWith runs the server over a given catalog; opts change its config.
+func newEnvWith(t *testing.T, auth config.AuthMode, cat catalog.Catalog, opts ...func(*server.Config)) *env {
 	t.Helper()
 	db, err := store.New(pgtest.New(t))
 	if err != nil {
@@ -114,7 +117,7 @@ func newEnvWith(t *testing.T, auth config.AuthMode, cat catalog.Catalog) *env {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
-	s, err := server.New(server.Config{
+	cfg := server.Config{
 		Logger:       slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelError})),
 		Store:        db,
 		Accounts:     accounts,
@@ -129,7 +132,12 @@ func newEnvWith(t *testing.T, auth config.AuthMode, cat catalog.Catalog) *env {
 		Auth:         auth,
 		DefaultModel: "offline",
 		BodyLimit:    "64K",
-	})
+		MetricsToken: testMetricsToken,
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	s, err := server.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,8 +266,24 @@ func TestHealthReadyMetrics(t *testing.T) {
 	if r := e.do("GET", "/readyz", "", ""); r.status != 200 {
 		t.Errorf("readyz = %d %s", r.status, r.body)
 	}
-	r := e.do("GET", "/metrics", "", "")
+	if r := e.do("GET", "/metrics", "", ""); r.status != http.StatusUnauthorized {
+		t.Errorf("metrics without the token = %d, want 401", r.status)
+	}
+	if r := e.do("GET", "/metrics", "not-the-metrics-token", ""); r.status != http.StatusUnauthorized {
+		t.Errorf("metrics with a wrong token = %d, want 401", r.status)
+	}
+	r := e.do("GET", "/metrics", testMetricsToken, "")
 	if r.status != 200 || !strings.Contains(string(r.body), "strategist_http_requests_total") {
 		t.Errorf("metrics = %d, missing request counter", r.status)
+	}
+	// Without a token configured, /metrics is not on the main listener at
+	// all (it is served on STRATEGIST_METRICS_ADDR).
+	cat, err := offline.New(offline.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare := newEnvWith(t, config.AuthLocal, cat, func(c *server.Config) { c.MetricsToken = "" })
+	if r := bare.do("GET", "/metrics", testMetricsToken, ""); r.status != http.StatusNotFound {
+		t.Errorf("metrics with no token configured = %d, want 404", r.status)
 	}
 }
