@@ -157,6 +157,11 @@ func (a *app) run(ctx context.Context, ln net.Listener) error {
 		}
 	})
 	front.Go(func() error { return sweepSessions(frontCtx, a.db, a.log) })
+	// A signed-out session or a revoked token (here, in another replica or
+	// from the command line) ends the streams it opened.
+	front.Go(func() error {
+		return a.db.Listen(frontCtx, []string{store.RevokedChannel}, func(_, cred string) { a.server.EndStreamsOf(cred) }, nil)
+	})
 	if a.metricsAddr != "" {
 		front.Go(func() error { return serveMetrics(frontCtx, a.metricsAddr, a.server.MetricsHandler(), a.log) })
 	}

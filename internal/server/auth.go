@@ -26,6 +26,9 @@ type identity struct {
 	csrf string
 	// viaSession is true for browser sessions (forms must carry csrf).
 	viaSession bool
+	// cred names the session or token (account.CredentialKey); "" in dev
+	// mode. Streams opened with it end when it is revoked.
+	cred string
 }
 
 const identityKey = "strategist.identity"
@@ -51,13 +54,13 @@ func (s *Server) authenticate(c echo.Context) (identity, bool, error) {
 		if err != nil {
 			return identity{}, false, err
 		}
-		return identity{userID: userID}, true, nil
+		return identity{userID: userID, cred: account.CredentialKey(strings.TrimSpace(token))}, true, nil
 	}
 	if ck, err := c.Cookie(sessionCookie); err == nil && ck.Value != "" {
 		sess, err := s.cfg.Accounts.SessionFor(ctx, ck.Value)
 		switch {
 		case err == nil:
-			return identity{userID: sess.UserID, csrf: sess.CSRFToken, viaSession: true}, true, nil
+			return identity{userID: sess.UserID, csrf: sess.CSRFToken, viaSession: true, cred: account.CredentialKey(ck.Value)}, true, nil
 		case !errors.Is(err, account.ErrUnauthenticated):
 			return identity{}, false, err
 		}

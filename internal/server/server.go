@@ -140,6 +140,8 @@ type Server struct {
 	stopStreams context.CancelFunc
 	// md renders model and artifact markdown for the pages.
 	md *web.Markdown
+	// streams are the open streams by credential, ended on revocation.
+	streams streamSet
 }
 
 // New builds the server and its routes.

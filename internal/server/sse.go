@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -33,12 +34,60 @@ func (s *Server) streamEvents(c echo.Context) error {
 	})
 }
 
-// streamContext is a stream's context: it ends with the request or when the
-// server begins shutting down (clients reconnect to another replica).
+// streamContext is a stream's context: it ends with the request, when the
+// server begins shutting down (clients reconnect to another replica), or
+// when the session or token that opened it is revoked (EndStreamsOf).
 func (s *Server) streamContext(c echo.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(c.Request().Context())
 	stop := context.AfterFunc(s.stopping, cancel)
-	return ctx, func() { stop(); cancel() }
+	forget := s.streams.add(currentIdentity(c).cred, cancel)
+	return ctx, func() { forget(); stop(); cancel() }
+}
+
+// EndStreamsOf ends the open streams of a signed-out session or a revoked
+// token, named by account.CredentialKey (what store.RevokedChannel
+// carries). The client reconnects and is refused.
+func (s *Server) EndStreamsOf(credential string) int { return s.streams.end(credential) }
+
+// streamSet tracks open streams by the credential that opened them.
+type streamSet struct {
+	mu   sync.Mutex
+	next int
+	by   map[string]map[int]context.CancelFunc
+}
+
+func (ss *streamSet) add(cred string, cancel context.CancelFunc) (forget func()) {
+	if cred == "" {
+		return func() {}
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.by == nil {
+		ss.by = map[string]map[int]context.CancelFunc{}
+	}
+	if ss.by[cred] == nil {
+		ss.by[cred] = map[int]context.CancelFunc{}
+	}
+	ss.next++
+	id := ss.next
+	ss.by[cred][id] = cancel
+	return func() {
+		ss.mu.Lock()
+		defer ss.mu.Unlock()
+		delete(ss.by[cred], id)
+		if len(ss.by[cred]) == 0 {
+			delete(ss.by, cred)
+		}
+	}
+}
+
+func (ss *streamSet) end(cred string) int {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	for _, cancel := range ss.by[cred] {
+		cancel()
+	}
+	return len(ss.by[cred])
 }
 
 // serveStream follows the caller's conversation from after and writes one

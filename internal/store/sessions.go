@@ -38,13 +38,16 @@ func (db *DB) SessionByHash(ctx context.Context, hash []byte, now time.Time) (Se
 	return s, translate("session", err)
 }
 
-const deleteSessionSQL = `DELETE FROM web_sessions WHERE token_hash = $1`
+const deleteSessionSQL = `
+WITH gone AS (DELETE FROM web_sessions WHERE token_hash = $1 RETURNING token_hash)
+SELECT pg_notify($2, encode(token_hash, 'hex')) FROM gone`
 
-// DeleteSession ends a browser session (sign-out). Deleting an unknown
-// session is not an error.
+// DeleteSession ends a browser session (sign-out) and, when it commits,
+// tells every server process on RevokedChannel so the session's open
+// streams end. Deleting an unknown session is not an error.
 func (db *DB) DeleteSession(ctx context.Context, hash []byte) error {
 	return db.tx(ctx, "delete session", func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, deleteSessionSQL, hash)
+		_, err := tx.Exec(ctx, deleteSessionSQL, hash, RevokedChannel)
 		return err
 	})
 }

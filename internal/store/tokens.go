@@ -58,14 +58,21 @@ func (db *DB) APITokens(ctx context.Context, userID string) ([]APIToken, error) 
 }
 
 const revokeTokenSQL = `
-UPDATE api_tokens SET revoked_at = now()
-WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL`
+WITH gone AS (
+	UPDATE api_tokens SET revoked_at = now()
+	WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL
+	RETURNING token_hash)
+SELECT pg_notify($3, encode(token_hash, 'hex')) FROM gone`
+
+// RevokedChannel carries the hex SHA-256 of a session cookie or API token
+// when it is signed out or revoked, so servers end the streams it opened.
+const RevokedChannel = "strategist_revoked"
 
 // RevokeAPIToken revokes one of the user's tokens; an unknown, foreign or
 // already revoked token is ErrNotFound.
 func (db *DB) RevokeAPIToken(ctx context.Context, userID, tokenID string) error {
 	return db.tx(ctx, "revoke api token", func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, revokeTokenSQL, tokenID, userID)
+		tag, err := tx.Exec(ctx, revokeTokenSQL, tokenID, userID, RevokedChannel)
 		if err != nil {
 			return err
 		}
