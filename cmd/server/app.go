@@ -157,10 +157,10 @@ func (a *app) run(ctx context.Context, ln net.Listener) error {
 		}
 	})
 	front.Go(func() error { return sweepSessions(frontCtx, a.db, a.log) })
-	// A signed-out session or a revoked token (here, in another replica or
-	// from the command line) ends the streams it opened.
+	// A signed-out session, a revoked token or a deleted conversation
+	// (here, in another replica or from the command line) ends its streams.
 	front.Go(func() error {
-		return a.db.Listen(frontCtx, []string{store.RevokedChannel}, func(_, cred string) { a.server.EndStreamsOf(cred) }, nil)
+		return a.db.Listen(frontCtx, []string{store.EndStreamsChannel}, func(_, key string) { a.server.EndStreams(key) }, nil)
 	})
 	if a.metricsAddr != "" {
 		front.Go(func() error { return serveMetrics(frontCtx, a.metricsAddr, a.server.MetricsHandler(), a.log) })

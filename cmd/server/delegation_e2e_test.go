@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"strategist/internal/event"
 	"strategist/internal/event/eventtest"
+	"strategist/internal/event/sseclient"
 )
 
 // nodeEnds returns each node's final status from subagent_task_end events.
@@ -159,4 +162,52 @@ func equalMaps(a, b map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// TestDeleteDuringDelegation: deleting a conversation mid-build cancels
+// the build first: the open stream gets turn_end and then ends, the
+// sub-agents stop (nothing is logged as failing to write into the deleted
+// conversation), and the conversation is gone.
+func TestDeleteDuringDelegation(t *testing.T) {
+	t.Parallel()
+	a := startApp(t, appOptions{Script: "cancel_delegation.json"})
+	conv := a.newConversation()
+	a.startTurn(conv, "execute", "Build it")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var recs []event.Record
+	deleted := make(chan int, 1)
+	for rec, err := range sseclient.Follow(ctx, a.streamURL(conv), a.Token, 0) {
+		if err != nil {
+			break // the server ended the stream of the deleted conversation
+		}
+		recs = append(recs, rec)
+		if rec.Type == "subagent_task_start" && len(find(recs, "subagent_task_start")) == 3 {
+			go func() { deleted <- a.call("DELETE", "/api/v1/conversations/"+conv, nil, nil) }()
+		}
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("the stream of the deleted conversation did not end (%d events)", len(recs))
+	}
+	if st := <-deleted; st != http.StatusNoContent {
+		t.Fatalf("DELETE = %d", st)
+	}
+	ends := find(recs, "turn_end")
+	if len(ends) != 1 || recs[len(recs)-1].Type != "turn_end" {
+		t.Fatalf("the stream did not end with turn_end:\n%s", eventtest.Mask(recs))
+	}
+	if end := payload(t, ends[0]); end["status"] != "cancelled" {
+		t.Errorf("turn ended %v, want cancelled", end)
+	}
+	if st := a.call("GET", "/api/v1/conversations/"+conv, nil, nil); st != http.StatusNotFound {
+		t.Errorf("the deleted conversation = %d", st)
+	}
+	time.Sleep(300 * time.Millisecond) // anything still running would log now
+	for line := range strings.Lines(a.logs.String()) {
+		// Requests for the deleted conversation answer 404 (logged as
+		// warnings); anything else means work went on after the deletion.
+		if !strings.Contains(line, "msg=request ") {
+			t.Errorf("the deletion left work running or failing: %s", line)
+		}
+	}
 }

@@ -268,7 +268,7 @@ func (s *Service) TokenUser(ctx context.Context, token string) (string, error) {
 // hashSecret is how session cookies and tokens are stored: they are 256-bit
 // random values, so a plain SHA-256 is enough (no salt or stretching needed).
 // CredentialKey names a session cookie or API token without revealing it:
-// the hex SHA-256 the store keeps and announces on store.RevokedChannel
+// the hex SHA-256 the store keeps and announces on store.EndStreamsChannel
 // when the credential is signed out or revoked.
 func CredentialKey(secret string) string { return hex.EncodeToString(hashSecret(secret)) }
 

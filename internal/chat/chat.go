@@ -41,6 +41,8 @@ type Store interface {
 	EndTurnTx(ctx context.Context, et store.EndTurn) ([]store.EventRow, error)
 	AddMessages(ctx context.Context, conversationID, turnID string, msgs []store.NewMessage) error
 	Turn(ctx context.Context, userID, conversationID, turnID string) (store.Turn, error)
+	Turns(ctx context.Context, userID, conversationID string) ([]store.Turn, error)
+	DeleteConversation(ctx context.Context, userID, id string) error
 	OrphanTurns(ctx context.Context) ([]store.OrphanTurn, error)
 	InterruptDelegations(ctx context.Context, turnIDs []string) (int, error)
 	TurnEvents(ctx context.Context, turnID string) ([]store.EventRow, error)
@@ -227,6 +229,7 @@ func (s *Service) Run(ctx context.Context, owner string) error {
 var (
 	errCancelled = errors.New("cancelled by the researcher")
 	errShutdown  = errors.New("the server shut down")
+	errDeleted   = errors.New("the conversation was deleted")
 )
 
 // StartTurn validates a request, commits the user message and the running
@@ -358,6 +361,50 @@ func (s *Service) Cancel(ctx context.Context, userID, conversationID, turnID str
 		return nil
 	}
 	return s.cfg.Store.Notify(ctx, cancelChannel, turnID)
+}
+
+// deleteWait bounds how long Delete waits for a cancelled turn to end.
+const deleteWait = 15 * time.Second
+
+// Delete removes a conversation. A running turn is cancelled first and
+// waited for, so its sub-agents stop, its last writes land and its streams
+// get turn_end before the rows go. A turn that has not ended by deleteWait
+// (its process is stuck) is deleted with the rest.
+func (s *Service) Delete(ctx context.Context, userID, conversationID string) error {
+	turns, err := s.cfg.Store.Turns(ctx, userID, conversationID)
+	if err != nil {
+		return err
+	}
+	for _, tr := range turns {
+		if tr.Status != store.TurnRunning {
+			continue
+		}
+		if !s.cancelLocal(tr.ID, errDeleted) {
+			if err := s.cfg.Store.Notify(ctx, cancelChannel, tr.ID); err != nil {
+				return err
+			}
+		}
+		s.waitEnded(ctx, userID, conversationID, tr.ID)
+	}
+	return s.cfg.Store.DeleteConversation(ctx, userID, conversationID)
+}
+
+// waitEnded polls a turn until it is no longer running, deleteWait passes
+// or ctx ends.
+func (s *Service) waitEnded(ctx context.Context, userID, conversationID, turnID string) {
+	deadline := time.Now().Add(deleteWait)
+	for time.Now().Before(deadline) {
+		tr, err := s.cfg.Store.Turn(ctx, userID, conversationID, turnID)
+		if err != nil || tr.Status != store.TurnRunning {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	s.log.Warn("deleting a conversation whose turn did not end", slog.String("turn", turnID))
 }
 
 func (s *Service) cancelLocal(turnID string, cause error) bool {

@@ -144,7 +144,7 @@ func (s *Server) renameConversation(c echo.Context) error {
 }
 
 func (s *Server) deleteConversation(c echo.Context) error {
-	if err := s.cfg.Store.DeleteConversation(c.Request().Context(), userID(c), c.Param("id")); err != nil {
+	if err := s.cfg.Chat.Delete(c.Request().Context(), userID(c), c.Param("id")); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)

@@ -121,7 +121,7 @@ func (s *Server) renameConversationForm(c echo.Context) error {
 }
 
 func (s *Server) deleteConversationForm(c echo.Context) error {
-	if err := s.cfg.Store.DeleteConversation(c.Request().Context(), userID(c), c.Param("id")); err != nil {
+	if err := s.cfg.Chat.Delete(c.Request().Context(), userID(c), c.Param("id")); err != nil {
 		return err
 	}
 	return s.listAfterForm(c)

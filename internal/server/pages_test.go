@@ -72,6 +72,11 @@ func (f *fakeChat) Rename(ctx context.Context, userID, id, title string) (store.
 	return f.db.RenameConversation(ctx, userID, id, title)
 }
 
+// Delete deletes in the store, as the orchestrator does once no turn runs.
+func (f *fakeChat) Delete(ctx context.Context, userID, id string) error {
+	return f.db.DeleteConversation(ctx, userID, id)
+}
+
 // fakeStrategies serves one strategy (of any conversation it is asked
 // about; ownership is checked by the server before).
 type fakeStrategies struct {

@@ -55,6 +55,9 @@ type Chat interface {
 	Cancel(ctx context.Context, userID, conversationID, turnID string) error
 	AcceptHandoff(ctx context.Context, userID, conversationID, handoffID string) (string, error)
 	Rename(ctx context.Context, userID, conversationID, title string) (store.Conversation, error)
+	// Delete cancels the conversation's running turn, waits for it to end,
+	// then deletes the conversation.
+	Delete(ctx context.Context, userID, conversationID string) error
 }
 
 // Streamer replays and follows a conversation's events (*eventlog.Streamer).

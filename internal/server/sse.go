@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 
 	"strategist/internal/event"
 	"strategist/internal/eventlog"
+	"strategist/internal/store"
 )
 
 // streamEvents is GET /conversations/{id}/events: the conversation's events
@@ -40,14 +42,26 @@ func (s *Server) streamEvents(c echo.Context) error {
 func (s *Server) streamContext(c echo.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(c.Request().Context())
 	stop := context.AfterFunc(s.stopping, cancel)
-	forget := s.streams.add(currentIdentity(c).cred, cancel)
-	return ctx, func() { forget(); stop(); cancel() }
+	forgetCred := s.streams.add(currentIdentity(c).cred, cancel)
+	forgetConv := s.streams.add(store.ConversationStreams(c.Param("id")), cancel)
+	return ctx, func() { forgetCred(); forgetConv(); stop(); cancel() }
 }
 
-// EndStreamsOf ends the open streams of a signed-out session or a revoked
-// token, named by account.CredentialKey (what store.RevokedChannel
-// carries). The client reconnects and is refused.
-func (s *Server) EndStreamsOf(credential string) int { return s.streams.end(credential) }
+// deletedStreamGrace is how long a deleted conversation's streams stay
+// open, to deliver the turn_end of the turn the deletion cancelled.
+const deletedStreamGrace = time.Second
+
+// EndStreams ends open streams by what store.EndStreamsChannel carries:
+// those of a signed-out session or a revoked token (account.CredentialKey;
+// the client reconnects and is refused), or, a moment later, those of a
+// deleted conversation.
+func (s *Server) EndStreams(key string) {
+	if strings.HasPrefix(key, store.ConversationStreams("")) {
+		time.AfterFunc(deletedStreamGrace, func() { s.streams.end(key) })
+		return
+	}
+	s.streams.end(key)
+}
 
 // streamSet tracks open streams by the credential that opened them.
 type streamSet struct {

@@ -78,12 +78,16 @@ func (db *DB) RenameConversation(ctx context.Context, userID, id, title string) 
 	return c, err
 }
 
-const deleteConversationSQL = `DELETE FROM conversations WHERE id = $1 AND user_id = $2`
+const deleteConversationSQL = `
+WITH gone AS (DELETE FROM conversations WHERE id = $1 AND user_id = $2 RETURNING id)
+SELECT pg_notify($3, $4) FROM gone`
 
-// DeleteConversation removes a conversation and everything in it.
+// DeleteConversation removes a conversation and everything in it, and on
+// commit tells every server process on EndStreamsChannel to end its
+// streams.
 func (db *DB) DeleteConversation(ctx context.Context, userID, id string) error {
 	return db.tx(ctx, "delete conversation", func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, deleteConversationSQL, id, userID)
+		tag, err := tx.Exec(ctx, deleteConversationSQL, id, userID, EndStreamsChannel, ConversationStreams(id))
 		if err != nil {
 			return err
 		}

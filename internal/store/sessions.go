@@ -43,11 +43,11 @@ WITH gone AS (DELETE FROM web_sessions WHERE token_hash = $1 RETURNING token_has
 SELECT pg_notify($2, encode(token_hash, 'hex')) FROM gone`
 
 // DeleteSession ends a browser session (sign-out) and, when it commits,
-// tells every server process on RevokedChannel so the session's open
+// tells every server process on EndStreamsChannel so the session's open
 // streams end. Deleting an unknown session is not an error.
 func (db *DB) DeleteSession(ctx context.Context, hash []byte) error {
 	return db.tx(ctx, "delete session", func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, deleteSessionSQL, hash, RevokedChannel)
+		_, err := tx.Exec(ctx, deleteSessionSQL, hash, EndStreamsChannel)
 		return err
 	})
 }

@@ -64,15 +64,20 @@ WITH gone AS (
 	RETURNING token_hash)
 SELECT pg_notify($3, encode(token_hash, 'hex')) FROM gone`
 
-// RevokedChannel carries the hex SHA-256 of a session cookie or API token
-// when it is signed out or revoked, so servers end the streams it opened.
-const RevokedChannel = "strategist_revoked"
+// EndStreamsChannel tells every server process to end some open streams:
+// the payload is the hex SHA-256 of a session cookie or API token that was
+// signed out or revoked, or "conversation:<id>" for a deleted conversation.
+const EndStreamsChannel = "strategist_end_streams"
+
+// ConversationStreams is the EndStreamsChannel payload for a conversation's
+// streams.
+func ConversationStreams(id string) string { return "conversation:" + id }
 
 // RevokeAPIToken revokes one of the user's tokens; an unknown, foreign or
 // already revoked token is ErrNotFound.
 func (db *DB) RevokeAPIToken(ctx context.Context, userID, tokenID string) error {
 	return db.tx(ctx, "revoke api token", func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, revokeTokenSQL, tokenID, userID, RevokedChannel)
+		tag, err := tx.Exec(ctx, revokeTokenSQL, tokenID, userID, EndStreamsChannel)
 		if err != nil {
 			return err
 		}
