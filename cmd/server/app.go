@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -21,7 +20,6 @@ import (
 	"strategist/internal/agent"
 	"strategist/internal/chat"
 	"strategist/internal/config"
-	"strategist/internal/event"
 	"strategist/internal/eventlog"
 	"strategist/internal/executor"
 	"strategist/internal/llm"
@@ -82,8 +80,7 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger) (*app, error) 
 		return nil, err
 	}
 	strategies, err := strategy.NewService(strategy.Config{
-		Store: db, Catalog: cat, Logger: log,
-		OnChange: graphSnapshots(events, log),
+		Store: db, Catalog: cat, Logger: log, Events: events,
 	})
 	if err != nil {
 		return nil, err
@@ -186,24 +183,6 @@ func (a *app) run(ctx context.Context, ln net.Listener) error {
 		return backErr
 	}
 	return nil
-}
-
-// graphSnapshots appends a graph_snapshot event for every committed change
-// of a strategy: the one place snapshots come from.
-func graphSnapshots(events *eventlog.Log, log *slog.Logger) func(ctx context.Context, s strategy.Snapshot) {
-	return func(ctx context.Context, s strategy.Snapshot) {
-		raw, err := json.Marshal(s)
-		if err != nil {
-			log.Error("encoding a graph snapshot", slog.Any("error", err))
-			return
-		}
-		ev := &event.GraphSnapshot{Base: event.Base{TurnID: event.TurnFrom(ctx)}, StrategyID: s.StrategyID, Version: s.Version, Snapshot: raw}
-		actx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		if _, err := events.Append(actx, s.ConversationID, ev); err != nil {
-			log.Error("appending a graph snapshot", slog.String("strategy_id", s.StrategyID), slog.Any("error", err))
-		}
-	}
 }
 
 // newRegistry offers the engines the configuration enables.

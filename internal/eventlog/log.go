@@ -122,14 +122,11 @@ func (l *Log) Append(ctx context.Context, conversationID string, events ...event
 	}
 	req := &appendRequest{events: make([]store.NewEvent, len(events)), done: make(chan appendResult, 1)}
 	for i, e := range events {
-		if t := e.Turn(); t != "" && !isUUID(t) {
-			return nil, fmt.Errorf("event: append: turn id %q is not a uuid", t)
-		}
-		name, payload, err := event.Encode(e)
+		ne, err := encodeRow(conversationID, e)
 		if err != nil {
 			return nil, fmt.Errorf("event: append: %w", err)
 		}
-		req.events[i] = store.NewEvent{ConversationID: conversationID, TurnID: e.Turn(), Type: name, Payload: scrubJSON(payload)}
+		req.events[i] = ne
 	}
 	select {
 	case l.reqs <- req:
@@ -140,6 +137,48 @@ func (l *Log) Append(ctx context.Context, conversationID string, events ...event
 	}
 	res := <-req.done
 	return res.records, res.err
+}
+
+// encodeRow is e as the row Append writes for conversationID.
+func encodeRow(conversationID string, e event.Event) (store.NewEvent, error) {
+	if t := e.Turn(); t != "" && !isUUID(t) {
+		return store.NewEvent{}, fmt.Errorf("turn id %q is not a uuid", t)
+	}
+	name, payload, err := event.Encode(e)
+	if err != nil {
+		return store.NewEvent{}, err
+	}
+	return store.NewEvent{ConversationID: conversationID, TurnID: e.Turn(), Type: name, Payload: scrubJSON(payload)}, nil
+}
+
+// InTransaction is what a strategy write needs to append events inside its
+// own transaction (store.StrategyEvents): events gives them for the row as
+// written, in its conversation. Hand the rows the write returns to
+// Published once it commits.
+func (l *Log) InTransaction(events func(s store.Strategy) ([]event.Event, error)) *store.StrategyEvents {
+	return &store.StrategyEvents{Origin: l.cfg.Origin, Make: func(s store.Strategy) ([]store.NewEvent, error) {
+		evs, err := events(s)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]store.NewEvent, len(evs))
+		for i, e := range evs {
+			if out[i], err = encodeRow(s.ConversationID, e); err != nil {
+				return nil, fmt.Errorf("event: append in a strategy write: %w", err)
+			}
+		}
+		return out, nil
+	}}
+}
+
+// Published delivers rows another write committed (InTransaction) to the
+// local broker, as Append does for its own.
+func (l *Log) Published(rows []store.EventRow) {
+	recs := make([]event.Record, len(rows))
+	for i, r := range rows {
+		recs[i] = FromRow(r)
+	}
+	l.cfg.Broker.Publish(recs...)
 }
 
 // Run is the writer. It returns nil when ctx ends, after writing the

@@ -32,6 +32,29 @@ type StrategyVersion struct {
 	CreatedAt time.Time `db:"created_at"`
 }
 
+// StrategyEvents asks a strategy write to record itself in the
+// conversation's event log in its own transaction, so that the log and the
+// stored strategy can never disagree, whatever crashes when. Make builds
+// the events from the row as stored; Origin names this process (see
+// AppendEvents). The write returns the appended rows for the caller to
+// publish after the commit.
+type StrategyEvents struct {
+	Origin string
+	Make   func(s Strategy) ([]NewEvent, error)
+}
+
+// append writes ev's events for s inside tx (none when ev is nil).
+func (ev *StrategyEvents) append(ctx context.Context, tx pgx.Tx, s Strategy) ([]EventRow, error) {
+	if ev == nil {
+		return nil, nil
+	}
+	batch, err := ev.Make(s)
+	if err != nil || len(batch) == 0 {
+		return nil, err
+	}
+	return appendEventsTx(ctx, tx, ev.Origin, batch)
+}
+
 const strategyColumns = `s.id, s.conversation_id, s.site_id, s.record_type, s.name, s.graph, s.version, s.created_at, s.updated_at`
 
 const lockConversationForStrategySQL = `
@@ -62,9 +85,10 @@ UPDATE conversations SET strategy_id = $2, updated_at = now() WHERE id = $1`
 // the initial graph and change record for the conversation's site; it runs
 // inside the transaction, with the conversation row locked so that two
 // concurrent callers end up with one strategy. created reports whether this
-// call made it.
+// call made it. events, when not nil, records a created strategy in the
+// log in the same transaction; its rows are returned.
 func (db *DB) CreateConversationStrategy(ctx context.Context, userID, conversationID, recordType string,
-	build func(siteID string) (graph, change []byte, err error)) (s Strategy, created bool, err error) {
+	build func(siteID string) (graph, change []byte, err error), events *StrategyEvents) (s Strategy, created bool, logged []EventRow, err error) {
 	err = db.tx(ctx, "create conversation strategy", func(tx pgx.Tx) error {
 		var (
 			siteID     string
@@ -93,9 +117,10 @@ func (db *DB) CreateConversationStrategy(ctx context.Context, userID, conversati
 			return err
 		}
 		created = true
-		return nil
+		logged, err = events.append(ctx, tx, s)
+		return err
 	})
-	return s, created, err
+	return s, created, logged, err
 }
 
 func ownedStrategy(ctx context.Context, q pgx.Tx, userID, strategyID string) (Strategy, error) {
@@ -145,10 +170,15 @@ SELECT ` + strategyColumns + ` FROM s`
 // a strategy_versions row holding the graph and fn's change record.
 // Concurrent writers, in this process or another, queue on the lock, so
 // versions are contiguous and no change is lost. An error from fn rolls
-// everything back and is returned wrapped.
+// everything back and is returned wrapped. events, when not nil, records
+// the new version in the log in the same transaction; its rows are
+// returned.
 func (db *DB) UpdateStrategy(ctx context.Context, userID, strategyID string,
-	fn func(current []byte, version int) (next, change []byte, err error)) (Strategy, error) {
-	var s Strategy
+	fn func(current []byte, version int) (next, change []byte, err error), events *StrategyEvents) (Strategy, []EventRow, error) {
+	var (
+		s      Strategy
+		logged []EventRow
+	)
 	err := db.tx(ctx, "update strategy", func(tx pgx.Tx) error {
 		var (
 			current []byte
@@ -165,10 +195,13 @@ func (db *DB) UpdateStrategy(ctx context.Context, userID, strategyID string,
 		if s, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Strategy]); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, insertStrategyVersionSQL, strategyID, version+1, next, change)
+		if _, err = tx.Exec(ctx, insertStrategyVersionSQL, strategyID, version+1, next, change); err != nil {
+			return err
+		}
+		logged, err = events.append(ctx, tx, s)
 		return err
 	})
-	return s, err
+	return s, logged, err
 }
 
 const strategyVersionsSQL = `

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -70,10 +71,10 @@ func decodeDoc(t *testing.T, b []byte) doc {
 
 func (f strategyFixture) create(t *testing.T) store.Strategy {
 	t.Helper()
-	s, created, err := f.db.CreateConversationStrategy(context.Background(), f.owner, f.conversation, "transcript",
+	s, created, _, err := f.db.CreateConversationStrategy(context.Background(), f.owner, f.conversation, "transcript",
 		func(site string) ([]byte, []byte, error) {
 			return encode(t, doc{Name: "on " + site}), []byte(`{"op":"create"}`), nil
-		})
+		}, nil)
 	if err != nil || !created {
 		t.Fatalf("CreateConversationStrategy = created %v, %v", created, err)
 	}
@@ -90,8 +91,8 @@ func TestCreateConversationStrategy(t *testing.T) {
 
 	// A failing build leaves nothing behind.
 	boom := errors.New("boom")
-	_, _, err := f.db.CreateConversationStrategy(ctx, f.owner, f.conversation, "transcript",
-		func(string) ([]byte, []byte, error) { return nil, nil, boom })
+	_, _, _, err := f.db.CreateConversationStrategy(ctx, f.owner, f.conversation, "transcript",
+		func(string) ([]byte, []byte, error) { return nil, nil, boom }, nil)
 	if !errors.Is(err, boom) {
 		t.Fatalf("failing build: %v, want boom", err)
 	}
@@ -113,18 +114,18 @@ func TestCreateConversationStrategy(t *testing.T) {
 	}
 
 	// The second call finds it and does not build.
-	again, created, err := f.db.CreateConversationStrategy(ctx, f.owner, f.conversation, "transcript",
+	again, created, _, err := f.db.CreateConversationStrategy(ctx, f.owner, f.conversation, "transcript",
 		func(string) ([]byte, []byte, error) {
 			t.Error("build called for an existing strategy")
 			return nil, nil, nil
-		})
+		}, nil)
 	if err != nil || created || again.ID != s.ID {
 		t.Errorf("second create = %s created %v, %v; want %s not created", again.ID, created, err, s.ID)
 	}
 
 	// Another user sees none of it.
-	if _, _, err := f.db.CreateConversationStrategy(ctx, f.other, f.conversation, "transcript",
-		func(string) ([]byte, []byte, error) { return []byte(`{}`), []byte(`{}`), nil }); !errors.Is(err, store.ErrNotFound) {
+	if _, _, _, err := f.db.CreateConversationStrategy(ctx, f.other, f.conversation, "transcript",
+		func(string) ([]byte, []byte, error) { return []byte(`{}`), []byte(`{}`), nil }, nil); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("other user's create: %v, want ErrNotFound", err)
 	}
 	if _, err := f.db.ConversationStrategy(ctx, f.other, f.conversation); !errors.Is(err, store.ErrNotFound) {
@@ -144,14 +145,14 @@ func TestUpdateStrategyVersions(t *testing.T) {
 	f := newStrategyFixture(t)
 	s := f.create(t)
 	for i := 1; i <= 3; i++ {
-		got, err := f.db.UpdateStrategy(ctx, f.owner, s.ID, func(cur []byte, version int) ([]byte, []byte, error) {
+		got, _, err := f.db.UpdateStrategy(ctx, f.owner, s.ID, func(cur []byte, version int) ([]byte, []byte, error) {
 			d := decodeDoc(t, cur)
 			if version != i-1 || d.N != i-1 {
 				t.Errorf("update %d saw version %d, n %d", i, version, d.N)
 			}
 			d.N, d.Name = i, fmt.Sprintf("v%d", i)
 			return encode(t, d), encode(t, map[string]int{"step": i}), nil
-		})
+		}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,13 +163,13 @@ func TestUpdateStrategyVersions(t *testing.T) {
 
 	// A refused change rolls back and comes back to the caller.
 	refused := errors.New("refused")
-	if _, err := f.db.UpdateStrategy(ctx, f.owner, s.ID, func([]byte, int) ([]byte, []byte, error) { return nil, nil, refused }); !errors.Is(err, refused) {
+	if _, _, err := f.db.UpdateStrategy(ctx, f.owner, s.ID, func([]byte, int) ([]byte, []byte, error) { return nil, nil, refused }, nil); !errors.Is(err, refused) {
 		t.Errorf("refused update: %v, want refused", err)
 	}
-	if _, err := f.db.UpdateStrategy(ctx, f.other, s.ID, func([]byte, int) ([]byte, []byte, error) {
+	if _, _, err := f.db.UpdateStrategy(ctx, f.other, s.ID, func([]byte, int) ([]byte, []byte, error) {
 		t.Error("fn called for another user's strategy")
 		return nil, nil, nil
-	}); !errors.Is(err, store.ErrNotFound) {
+	}, nil); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("other user's update: %v, want ErrNotFound", err)
 	}
 
@@ -240,11 +241,11 @@ func TestUpdateStrategySerialises(t *testing.T) {
 	var wg sync.WaitGroup
 	for range writers {
 		wg.Go(func() {
-			_, err := f.db.UpdateStrategy(ctx, f.owner, s.ID, func(cur []byte, version int) ([]byte, []byte, error) {
+			_, _, err := f.db.UpdateStrategy(ctx, f.owner, s.ID, func(cur []byte, version int) ([]byte, []byte, error) {
 				d := decodeDoc(t, cur)
 				d.N++
 				return encode(t, d), []byte(`{}`), nil
-			})
+			}, nil)
 			if err != nil {
 				t.Error(err)
 			}
@@ -266,5 +267,48 @@ func TestUpdateStrategySerialises(t *testing.T) {
 		if v.Version != i {
 			t.Fatalf("versions are not contiguous: %d at position %d", v.Version, i)
 		}
+	}
+}
+
+// TestStrategyWriteAndItsEventCommitTogether: a strategy version and the
+// event recording it are one transaction: a failing event rolls the
+// version back, and every stored version has its event, so the log and
+// the strategy cannot disagree after a crash.
+func TestStrategyWriteAndItsEventCommitTogether(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newStrategyFixture(t)
+	snapshot := &store.StrategyEvents{Origin: "test", Make: func(s store.Strategy) ([]store.NewEvent, error) {
+		return []store.NewEvent{{ConversationID: s.ConversationID, Type: "graph_snapshot",
+			Payload: encode(t, map[string]any{"strategyId": s.ID, "version": s.Version})}}, nil
+	}}
+	s, created, rows, err := f.db.CreateConversationStrategy(ctx, f.owner, f.conversation, "transcript",
+		func(string) ([]byte, []byte, error) { return encode(t, doc{Name: "v0"}), []byte(`{}`), nil }, snapshot)
+	if err != nil || !created || len(rows) != 1 || rows[0].Seq != 1 {
+		t.Fatalf("create = %v %v, rows %+v", created, err, rows)
+	}
+	bump := func(cur []byte, _ int) ([]byte, []byte, error) {
+		d := decodeDoc(t, cur)
+		d.N++
+		return encode(t, d), []byte(`{}`), nil
+	}
+	if _, rows, err = f.db.UpdateStrategy(ctx, f.owner, s.ID, bump, snapshot); err != nil || len(rows) != 1 || rows[0].Seq != 2 {
+		t.Fatalf("update = %v, rows %+v", err, rows)
+	}
+	boom := errors.New("boom")
+	failing := &store.StrategyEvents{Origin: "test", Make: func(store.Strategy) ([]store.NewEvent, error) { return nil, boom }}
+	if _, _, err := f.db.UpdateStrategy(ctx, f.owner, s.ID, bump, failing); !errors.Is(err, boom) {
+		t.Fatalf("update with a failing event = %v, want boom", err)
+	}
+	got, err := f.db.Strategy(ctx, f.owner, s.ID)
+	if err != nil || got.Version != 1 {
+		t.Fatalf("after the failed update the strategy is at version %d (%v), want 1", got.Version, err)
+	}
+	evs, err := f.db.EventsAfter(ctx, f.owner, f.conversation, 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 2 || !strings.Contains(string(evs[1].Payload), `"version": 1`) && !strings.Contains(string(evs[1].Payload), `"version":1`) {
+		t.Errorf("events = %+v, want one per stored version, the last of version 1", evs)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"strategist/internal/catalog"
+	"strategist/internal/event"
 	"strategist/internal/store"
 )
 
@@ -17,14 +18,22 @@ import (
 // store.ErrNotFound.
 type Store interface {
 	CreateConversationStrategy(ctx context.Context, userID, conversationID, recordType string,
-		build func(siteID string) (graph, change []byte, err error)) (store.Strategy, bool, error)
+		build func(siteID string) (graph, change []byte, err error), events *store.StrategyEvents) (store.Strategy, bool, []store.EventRow, error)
 	ConversationStrategy(ctx context.Context, userID, conversationID string) (store.Strategy, error)
 	Strategy(ctx context.Context, userID, strategyID string) (store.Strategy, error)
 	UpdateStrategy(ctx context.Context, userID, strategyID string,
-		fn func(current []byte, version int) (next, change []byte, err error)) (store.Strategy, error)
+		fn func(current []byte, version int) (next, change []byte, err error), events *store.StrategyEvents) (store.Strategy, []store.EventRow, error)
 	StrategyVersions(ctx context.Context, userID, strategyID string) ([]store.StrategyVersion, error)
 	StrategyVersion(ctx context.Context, userID, strategyID string, version int) (store.StrategyVersion, error)
 	RecentStrategyVersions(ctx context.Context, userID, strategyID string, before, limit int) ([]store.StrategyVersion, error)
+}
+
+// EventLog is the conversations' event log (*eventlog.Log): a change's
+// graph_snapshot is written inside the change's own transaction and
+// published once it commits.
+type EventLog interface {
+	InTransaction(events func(s store.Strategy) ([]event.Event, error)) *store.StrategyEvents
+	Published(rows []store.EventRow)
 }
 
 // Config holds the Service's dependencies.
@@ -45,7 +54,11 @@ type Config struct {
 	// context is the caller's without cancellation: a change that committed
 	// is always reported. It must not call Apply or Undo.
 	OnChange func(ctx context.Context, s Snapshot)
-	Logger   *slog.Logger
+	// Events, when set, records every change as a graph_snapshot event in
+	// the conversation's log, in the change's transaction: after any crash
+	// the log's last snapshot is the stored strategy.
+	Events EventLog
+	Logger *slog.Logger
 }
 
 // Service is the one place that changes persisted strategies. Every change
@@ -60,6 +73,7 @@ type Service struct {
 	counter      *Counter
 	countTimeout time.Duration
 	report       *reporter
+	events       EventLog
 	log          *slog.Logger
 }
 
@@ -71,7 +85,7 @@ func NewService(cfg Config) (*Service, error) {
 	if cfg.CountTimeout < 0 {
 		return nil, errors.New("strategy: new service: negative CountTimeout")
 	}
-	s := &Service{store: cfg.Store, cat: cfg.Catalog, counter: cfg.Counter, countTimeout: cfg.CountTimeout, log: cfg.Logger}
+	s := &Service{store: cfg.Store, cat: cfg.Catalog, counter: cfg.Counter, countTimeout: cfg.CountTimeout, events: cfg.Events, log: cfg.Logger}
 	if s.countTimeout == 0 {
 		s.countTimeout = 30 * time.Second
 	}
@@ -135,7 +149,7 @@ func (s *Service) ForConversation(ctx context.Context, userID, conversationID, r
 		}
 		return graph, change, nil
 	}
-	rec, created, err := s.store.CreateConversationStrategy(ctx, userID, conversationID, recordType, build)
+	rec, created, rows, err := s.store.CreateConversationStrategy(ctx, userID, conversationID, recordType, build, s.logged(ctx, snapshotOf))
 	if buildErr != nil {
 		return Snapshot{}, buildErr
 	}
@@ -147,9 +161,38 @@ func (s *Service) ForConversation(ctx context.Context, userID, conversationID, r
 		return Snapshot{}, err
 	}
 	if created {
+		s.published(rows)
 		s.report.report(ctx, snap)
 	}
 	return snap, nil
+}
+
+// logged is how a change writes its graph_snapshot in the conversation's
+// log inside its own transaction; snap gives the snapshot of the row as
+// written. nil (no event) without an event log.
+func (s *Service) logged(ctx context.Context, snap func(rec store.Strategy) (Snapshot, error)) *store.StrategyEvents {
+	if s.events == nil {
+		return nil
+	}
+	turn := event.TurnFrom(ctx)
+	return s.events.InTransaction(func(rec store.Strategy) ([]event.Event, error) {
+		sn, err := snap(rec)
+		if err != nil {
+			return nil, err
+		}
+		raw, err := json.Marshal(sn)
+		if err != nil {
+			return nil, err
+		}
+		return []event.Event{&event.GraphSnapshot{Base: event.Base{TurnID: turn}, StrategyID: sn.StrategyID, Version: sn.Version, Snapshot: raw}}, nil
+	})
+}
+
+// published hands the events a committed change wrote to live streams.
+func (s *Service) published(rows []store.EventRow) {
+	if s.events != nil && len(rows) > 0 {
+		s.events.Published(rows)
+	}
 }
 
 // checkRecordType refuses a record type the site does not have.
@@ -243,7 +286,7 @@ func (s *Service) Apply(ctx context.Context, userID, strategyID string, m Mutati
 	st := s.report.stripe(strategyID)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	rec, err := s.store.UpdateStrategy(ctx, userID, strategyID, func(current []byte, version int) ([]byte, []byte, error) {
+	rec, rows, err := s.store.UpdateStrategy(ctx, userID, strategyID, func(current []byte, version int) ([]byte, []byte, error) {
 		g, err := Decode(current)
 		if err != nil {
 			mutErr = err
@@ -261,7 +304,7 @@ func (s *Service) Apply(ctx context.Context, userID, strategyID string, m Mutati
 		next = s.refresh(ctx, next, change.affected(next), failed)
 		res.Change = change
 		return encodePair(next, change, &mutErr)
-	})
+	}, s.logged(ctx, func(rec store.Strategy) (Snapshot, error) { return snapshotAt(next, rec), nil }))
 	if mutErr != nil {
 		return Result{}, mutErr
 	}
@@ -270,6 +313,7 @@ func (s *Service) Apply(ctx context.Context, userID, strategyID string, m Mutati
 	}
 	res.Snapshot = snapshotAt(next, rec)
 	s.logCounts(strategyID, rec.Version, next, res.Change.affected(next))
+	s.published(rows)
 	s.report.deliver(ctx, st, res.Snapshot)
 	return res, nil
 }

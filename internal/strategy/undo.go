@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"strategist/internal/store"
 )
 
 // errVersionMoved aborts an undo whose strategy changed between reading the
@@ -69,7 +71,7 @@ func (s *Service) undoOnce(ctx context.Context, userID, strategyID string) (Resu
 	st := s.report.stripe(strategyID)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	saved, err := s.store.UpdateStrategy(ctx, userID, strategyID, func(current []byte, version int) ([]byte, []byte, error) {
+	saved, rows, err := s.store.UpdateStrategy(ctx, userID, strategyID, func(current []byte, version int) ([]byte, []byte, error) {
 		if version != rec.Version {
 			failure = errVersionMoved
 			return nil, nil, failure
@@ -84,7 +86,7 @@ func (s *Service) undoOnce(ctx context.Context, userID, strategyID string) (Resu
 		change = Change{Op: OpUndo, UndoneVersion: effective, RestoredVersion: &target,
 			Summary: fmt.Sprintf("undid version %d: the strategy is as it was at version %d", effective, target)}
 		return encodePair(next, change, &failure)
-	})
+	}, s.logged(ctx, func(rec store.Strategy) (Snapshot, error) { return snapshotAt(next, rec), nil }))
 	if failure != nil {
 		return Result{}, failure
 	}
@@ -92,6 +94,7 @@ func (s *Service) undoOnce(ctx context.Context, userID, strategyID string) (Resu
 		return Result{}, fmt.Errorf("strategy: undo %s: %w", strategyID, err)
 	}
 	res := Result{Snapshot: snapshotAt(next, saved), Change: change}
+	s.published(rows)
 	s.report.deliver(ctx, st, res.Snapshot)
 	return res, nil
 }
