@@ -142,7 +142,12 @@ func newRanker(defs []*searchDef) *ranker {
 // rank returns the matching searches, best first; ties keep catalog order. An
 // empty query lists every search with score 0. limit <= 0 means no limit.
 func (r *ranker) rank(query, recordType string, limit int) []catalog.SearchSummary {
-	q := dedupe(rankTokens(query))
+	var q []string
+	for _, t := range rankTokens(query) {
+		if !slices.Contains(q, t) {
+			q = append(q, t)
+		}
+	}
 	type scored struct {
 		i     int
 		score float64
