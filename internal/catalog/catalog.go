@@ -6,7 +6,10 @@
 // Two implementations exist: catalog/offline (an embedded PlasmoDB snapshot
 // with an evaluator over real gene data) and catalog/wdk (the live WDK REST
 // API). Both speak WDK's vocabulary (url segments, WDK parameter types, the
-// string encoding of parameter values) so agents behave the same on either.
+// string encoding of parameter values) so agents behave the same on either,
+// and share its rules: values are checked and encoded here (CheckValues),
+// searches ranked by package rank, and package catalogtest is the suite
+// both pass.
 package catalog
 
 import (
