@@ -6,7 +6,10 @@
 // Two implementations exist: catalog/offline (an embedded PlasmoDB snapshot
 // with an evaluator over real gene data) and catalog/wdk (the live WDK REST
 // API). Both speak WDK's vocabulary (url segments, WDK parameter types, the
-// string encoding of parameter values) so agents behave the same on either.
+// string encoding of parameter values) so agents behave the same on either,
+// and share its rules: values are checked and encoded here (CheckValues),
+// searches ranked by package rank, and package catalogtest is the suite
+// both pass.
 package catalog
 
 import (
@@ -227,7 +230,9 @@ type Catalog interface {
 	// Search returns one search with its parameters. Searches are unique by
 	// name within a site; recordType may be "" to mean any.
 	Search(ctx context.Context, site, recordType, name string) (*Search, error)
-	// SearchForSearches ranks searches for a free-text need, best first.
+	// SearchForSearches ranks searches for a free-text need, best first,
+	// at most limit of them (limit <= 0: all); an empty query lists them
+	// all in catalog order. Both catalogs rank with package rank.
 	SearchForSearches(ctx context.Context, site, query, recordType string, limit int) ([]SearchSummary, error)
 	// Validate checks parameter values with WDK's rules and returns the
 	// complete set (omitted parameters filled from defaults). Problems are a

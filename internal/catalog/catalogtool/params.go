@@ -3,7 +3,6 @@ package catalogtool
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -368,7 +367,7 @@ func format(p catalog.Param) string {
 		}
 		if t, ok := firstLeaf(p.Vocabulary); ok {
 			if p.Type == catalog.ParamMultiPick {
-				return jsonArray(t)
+				return catalog.EncodeTerms([]string{t})
 			}
 			return t
 		}
@@ -422,9 +421,4 @@ func firstLeaf(vocab []catalog.Term) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-func jsonArray(terms ...string) string {
-	b, _ := json.Marshal(terms) // a []string always encodes
-	return string(b)
 }

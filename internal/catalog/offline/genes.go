@@ -35,7 +35,7 @@ func (c *Catalog) LookupGenes(ctx context.Context, site, query string, limit int
 	query = strings.TrimSpace(query)
 	if query == "" {
 		ve := &catalog.ValidationError{Search: "gene lookup"}
-		ve.Add("query", msgEmpty)
+		ve.Add("query", catalog.MsgEmpty)
 		return nil, ve
 	}
 	if limit <= 0 {

@@ -83,7 +83,7 @@ const (
 
 func goQuery(weight int, ids ...string) *catalog.Query {
 	return &catalog.Query{Search: "GenesByGoTerm", Weight: weight, Params: map[string]string{
-		"organism": testOrg, "go_typeahead": encodeTerms(ids),
+		"organism": testOrg, "go_typeahead": catalog.EncodeTerms(ids),
 	}}
 }
 

@@ -52,7 +52,7 @@ func (c *Catalog) allGenes() []int32 {
 // which is reported to answer them with no genes, so offline they are not
 // evaluated rather than guessed.
 func requireOrganism(search, param, value string) error {
-	terms, _ := decodeArray(value)
+	terms, _ := catalog.DecodeTerms(value)
 	if slices.Contains(terms, organismPf3D7) {
 		return nil
 	}
@@ -124,7 +124,7 @@ func (c *Catalog) byGO(s *step) ([]int32, error) {
 		return nil, &catalog.NotEvaluableError{Search: name, Reason: fmt.Sprintf(
 			"the GO wildcard text %q is not evaluated offline; leave go_term at N/A and choose GO ids in go_typeahead", w)}
 	}
-	ids, _ := decodeArray(s.params["go_typeahead"])
+	ids, _ := catalog.DecodeTerms(s.params["go_typeahead"])
 	var out []int32
 	for _, id := range ids {
 		for _, listed := range c.data.goSetIDs(id) {
@@ -142,7 +142,7 @@ func (c *Catalog) leafNotes(s *step) []string {
 	if s.def.search.Name != "GenesByGoTerm" {
 		return nil
 	}
-	ids, _ := decodeArray(s.params["go_typeahead"])
+	ids, _ := catalog.DecodeTerms(s.params["go_typeahead"])
 	var notes []string
 	for _, id := range ids {
 		if listed := c.data.goMerged[id]; len(listed) > 0 {
@@ -169,8 +169,8 @@ func requireDataDefault(s *step, param, why string) error {
 // sameTerms reports whether two normalised values select the same terms:
 // multi-pick arrays in any order, else equal strings.
 func sameTerms(a, b string) bool {
-	ta, okA := decodeArray(a)
-	tb, okB := decodeArray(b)
+	ta, okA := catalog.DecodeTerms(a)
+	tb, okB := catalog.DecodeTerms(b)
 	if !okA || !okB {
 		return a == b
 	}
@@ -187,7 +187,7 @@ func (c *Catalog) byGeneType(s *step) ([]int32, error) {
 	if s.params["includePseudogenes"] == "Pseudogenes Only" {
 		return nil, &catalog.NotEvaluableError{Search: name, Reason: "the offline gene export has no pseudogene flag, so Pseudogenes Only cannot be answered"}
 	}
-	types, _ := decodeArray(s.params["geneType"])
+	types, _ := catalog.DecodeTerms(s.params["geneType"])
 	var out []int32
 	for i, g := range c.data.genes {
 		if slices.Contains(types, g.Type) {

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"strategist/internal/catalog"
+	"strategist/internal/catalog/rank"
 )
 
 // SiteID is the one site of the offline catalog.
@@ -53,7 +54,7 @@ type Catalog struct {
 	recordTypes []catalog.RecordType
 	searches    []*searchDef
 	byName      map[string]*searchDef
-	ranker      *ranker
+	ranker      *rank.Index
 	text        *textIndex
 	cache       *resultCache
 }
@@ -107,7 +108,11 @@ func New(cfg Config) (*Catalog, error) {
 		c.byName[d.search.Name] = d
 	}
 	c.recordTypes = recordTypes(len(defs))
-	c.ranker = newRanker(defs)
+	docs := make([]rank.Doc, len(defs))
+	for i, d := range defs {
+		docs[i] = rank.Doc{Search: d.search.SearchSummary, Keywords: d.keyword, Params: d.search.Params}
+	}
+	c.ranker = rank.New(docs)
 	entries := cfg.CacheEntries
 	if entries == 0 {
 		entries = defaultCacheEntries
@@ -272,7 +277,7 @@ func (c *Catalog) SearchForSearches(ctx context.Context, site, query, recordType
 	if err := c.checkRecordType(recordType); err != nil {
 		return nil, err
 	}
-	return c.ranker.rank(query, recordType, limit), nil
+	return c.ranker.Rank(query, recordType, limit), nil
 }
 
 // recordTypes lists PlasmoDB's record types (url segments as the live site

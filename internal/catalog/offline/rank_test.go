@@ -105,21 +105,3 @@ func TestSearchForSearchesBehaviour(t *testing.T) {
 		t.Errorf("unknown record type: %v", err)
 	}
 }
-
-func TestRankTokens(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []string
-	}{
-		{"GenesByGoTerm", []string{"go", "term"}},
-		{"GeneByLocusTag", []string{"locus", "tag"}},
-		{"tRNA encoding genes", []string{"trna", "encoding"}},
-		{"Orthology, orthologs", []string{"ortholog", "ortholog"}},
-		{"IDs of the process", []string{"id", "process"}},
-	}
-	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, rankTokens(tt.in)); diff != "" {
-			t.Errorf("rankTokens(%q) mismatch (-want +got):\n%s", tt.in, diff)
-		}
-	}
-}

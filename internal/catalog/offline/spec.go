@@ -103,13 +103,9 @@ type searchDef struct {
 type paramDef struct {
 	param *catalog.Param // points into searchDef.search.Params
 	vocab string
-	// terms is the vocabulary by term; nil when it is not known here (open
+	// vocabulary checks terms; nil when they are not known here (open
 	// vocabularies, or data vocabularies when the gene data is missing).
-	terms map[string]catalog.Term
-	// byDisplay maps display labels to terms, to say which term was meant.
-	byDisplay map[string]string
-	// leaves maps each term of a tree vocabulary to the leaf terms under it.
-	leaves map[string][]string
+	vocabulary *catalog.Vocabulary
 }
 
 func parseSpec() ([]specSearch, error) {
@@ -236,15 +232,7 @@ func buildSearches(specs []specSearch, d *Data) ([]*searchDef, error) {
 			p := &def.search.Params[i]
 			pd := &paramDef{param: p, vocab: s.Params[i].Vocabulary}
 			if p.Vocabulary != nil {
-				pd.terms = make(map[string]catalog.Term, len(p.Vocabulary))
-				pd.byDisplay = make(map[string]string, len(p.Vocabulary))
-				for _, t := range p.Vocabulary {
-					pd.terms[t.Term] = t
-					if t.Display != t.Term {
-						pd.byDisplay[strings.ToLower(t.Display)] = t.Term
-					}
-				}
-				pd.leaves = treeLeaves(p.Vocabulary)
+				pd.vocabulary = catalog.NewVocabulary(p.Vocabulary)
 			}
 			def.params[p.Name] = pd
 		}
@@ -321,7 +309,7 @@ func buildParam(sp specParam, vocab map[string][]catalog.Term) (catalog.Param, e
 	if p.Type == catalog.ParamSinglePick {
 		p.Default = terms[0]
 	} else {
-		p.Default = encodeTerms(terms)
+		p.Default = catalog.EncodeTerms(terms)
 	}
 	p.HasDefault = true
 	return p, nil
@@ -342,54 +330,4 @@ func firstSubtree(terms []catalog.Term) []string {
 		}
 	}
 	return out
-}
-
-// treeLeaves maps every term of a tree vocabulary to the leaves beneath it
-// (a leaf maps to itself); nil for flat vocabularies.
-func treeLeaves(terms []catalog.Term) map[string][]string {
-	children := map[string][]string{}
-	tree := false
-	for _, t := range terms {
-		if t.Parent != "" {
-			children[t.Parent] = append(children[t.Parent], t.Term)
-			tree = true
-		}
-	}
-	if !tree {
-		return nil
-	}
-	out := make(map[string][]string, len(terms))
-	var walk func(string) []string
-	walk = func(term string) []string {
-		if l, ok := out[term]; ok {
-			return l
-		}
-		kids := children[term]
-		if len(kids) == 0 {
-			out[term] = []string{term}
-			return out[term]
-		}
-		var l []string
-		for _, k := range kids {
-			l = append(l, walk(k)...)
-		}
-		out[term] = l
-		return l
-	}
-	for _, t := range terms {
-		walk(t.Term)
-	}
-	return out
-}
-
-// encodeTerms writes terms as WDK's JSON-array string, without HTML escaping.
-func encodeTerms(terms []string) string {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if terms == nil {
-		terms = []string{}
-	}
-	_ = enc.Encode(terms) // a []string always encodes
-	return strings.TrimSuffix(b.String(), "\n")
 }

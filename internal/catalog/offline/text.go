@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"strategist/internal/catalog"
 )
 
 // textIndex holds every gene's text fields as token lists, built once so a
@@ -186,7 +188,7 @@ func (c *Catalog) byText(s *step) ([]int32, error) {
 	if dt := s.params["document_type"]; dt != "gene" {
 		return nil, notEvaluable(name, "document_type %q: only gene documents are searched offline", dt)
 	}
-	fields, _ := decodeArray(s.params["text_fields"])
+	fields, _ := catalog.DecodeTerms(s.params["text_fields"])
 	var cols [][][]string
 	for _, f := range fields {
 		if col, ok := c.text.fields[f]; ok {

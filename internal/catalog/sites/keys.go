@@ -75,57 +75,67 @@ func (k *Keyring) Token(ctx context.Context, siteID string) (string, error) {
 		return "", wdk.ErrNoToken
 	}
 	memo, _ := ctx.Value(memoKey{}).(*tokenMemo)
-	if tok, ok := memo.get(userID, siteID); ok {
-		return tok, nil
-	}
-	c, err := k.db.WDKCredential(ctx, userID, siteID)
-	if errors.Is(err, store.ErrNotFound) {
-		return "", wdk.ErrNoToken
-	}
-	if err != nil {
-		return "", err
-	}
-	tok, err := k.creds.Open(userID, siteID, c.Ciphertext)
-	if err == nil {
-		memo.put(userID, siteID, tok)
-	}
-	return tok, err
+	return memo.load(userID, siteID, func() (string, error) {
+		c, err := k.db.WDKCredential(ctx, userID, siteID)
+		if errors.Is(err, store.ErrNotFound) {
+			return "", wdk.ErrNoToken
+		}
+		if err != nil {
+			return "", err
+		}
+		return k.creds.Open(userID, siteID, c.Ciphertext)
+	})
 }
 
 // tokenMemo keeps the keys one routed call opened, so the many requests of
 // that call (its steps, the strategy, the report, the clean-up) read and
 // open a key once. It lives only as long as the call's context: a key
 // deleted or replaced meanwhile counts from the next call. Safe for
-// concurrent use (a call creates its steps concurrently).
+// concurrent use: a call creates its steps concurrently, and requests that
+// need a key being read wait for that read rather than read it again. A
+// failed read is not kept.
 type tokenMemo struct {
 	mu     sync.Mutex
-	tokens map[[2]string]string // by user and site
+	tokens map[[2]string]*memoEntry // by user and site
+}
+
+// memoEntry is one key; its mutex is held while the key is read.
+type memoEntry struct {
+	mu  sync.Mutex
+	tok string
+	ok  bool
 }
 
 type memoKey struct{}
 
 // withTokenMemo gives a call its memo of opened keys.
 func withTokenMemo(ctx context.Context) context.Context {
-	return context.WithValue(ctx, memoKey{}, &tokenMemo{tokens: map[[2]string]string{}})
+	return context.WithValue(ctx, memoKey{}, &tokenMemo{tokens: map[[2]string]*memoEntry{}})
 }
 
-func (m *tokenMemo) get(userID, siteID string) (string, bool) {
+// load returns the memo's key for user and site, read with read the first
+// time (every time without a memo).
+func (m *tokenMemo) load(userID, siteID string, read func() (string, error)) (string, error) {
 	if m == nil {
-		return "", false
+		return read()
 	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	tok, ok := m.tokens[[2]string{userID, siteID}]
-	return tok, ok
-}
-
-func (m *tokenMemo) put(userID, siteID, tok string) {
-	if m == nil {
-		return
+	e, ok := m.tokens[[2]string{userID, siteID}]
+	if !ok {
+		e = &memoEntry{}
+		m.tokens[[2]string{userID, siteID}] = e
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.tokens[[2]string{userID, siteID}] = tok
+	m.mu.Unlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.ok {
+		return e.tok, nil
+	}
+	tok, err := read()
+	if err == nil {
+		e.tok, e.ok = tok, true
+	}
+	return tok, err
 }
 
 // KeyedSites lists the sites the user stored a key for, with when.

@@ -4,18 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
+	"time"
 
 	"strategist/internal/catalog/wdk"
 	"strategist/internal/strategy"
 )
 
-// strategyWriter is what saving needs from the live client (*wdk.Client).
-type strategyWriter interface {
-	CreateStep(ctx context.Context, siteID string, step wdk.NewStep) (int64, error)
-	DeleteStep(ctx context.Context, siteID string, stepID int64) error
-	CreateStrategy(ctx context.Context, siteID string, s wdk.NewStrategy) (int64, error)
+// strategyBuilder is what saving needs from the live client (*wdk.Client).
+type strategyBuilder interface {
+	BuildStrategy(ctx context.Context, siteID string, s wdk.NewStrategy, plan *wdk.StepPlan) (int64, wdk.StepTree, error)
 }
 
 // Saved is a strategy saved to a live site.
@@ -31,96 +29,55 @@ type Saved struct {
 var ErrNotLive = errors.New("only strategies of a live site can be saved to VEuPathDB")
 
 // SaveStrategy creates the exported strategy in the user's account on a
-// live site: its steps, then one strategy with the step tree. If anything
-// fails, the steps already created are deleted again, so nothing half-made
-// stays in the account. Each call is bounded by the registry's timeout.
+// live site with the client's strategy builder (wdk.Client.BuildStrategy,
+// which answers use too): its steps, created concurrently, then one
+// strategy with the step tree. If anything fails, the steps already
+// created are deleted again, so nothing half-made stays in the account.
+// The save is bounded by the registry's timeout for each of its requests,
+// one per step and one for the strategy.
 func (r *Registry) SaveStrategy(ctx context.Context, site string, ws *strategy.WDKStrategy) (*Saved, error) {
 	if !r.live[site] {
 		return nil, ErrNotLive
 	}
-	w, ok := r.cfg.Live.(strategyWriter)
+	b, ok := r.cfg.Live.(strategyBuilder)
 	if !ok {
 		return nil, ErrNotLive
 	}
-	ctx = withTokenMemo(ctx) // one key look-up for the whole save
-	ids := make([]strategy.StepID, 0, len(ws.Steps))
-	for id := range ws.Steps {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	created := map[strategy.StepID]int64{}
-	var order []int64
-	fail := func(err error) (*Saved, error) {
-		r.cleanup(ctx, w, site, order)
+	plan, err := stepPlan(ws, &ws.StepTree)
+	if err != nil {
 		return nil, err
 	}
-	for _, id := range ids {
-		s := ws.Steps[id]
-		var stepID int64
-		err := r.call(ctx, site, func(cctx context.Context) error {
-			var err error
-			stepID, err = w.CreateStep(cctx, site, wdk.NewStep{
-				SearchName: s.SearchName, CustomName: s.CustomName,
-				SearchConfig: wdk.SearchConfig{Parameters: s.SearchConfig.Parameters, WDKWeight: s.SearchConfig.WDKWeight},
-			})
-			return err
-		})
-		if err != nil {
-			return fail(fmt.Errorf("creating step %s (%s): %w", id, s.SearchName, err))
-		}
-		created[id] = stepID
-		order = append(order, stepID)
-	}
-	tree, err := wdkTree(&ws.StepTree, created)
-	if err != nil {
-		return fail(err)
-	}
-	var strategyID int64
-	err = r.call(ctx, site, func(cctx context.Context) error {
-		var err error
-		strategyID, err = w.CreateStrategy(cctx, site, wdk.NewStrategy{Name: ws.Name, StepTree: *tree})
-		return err
-	})
-	if err != nil {
-		return fail(fmt.Errorf("creating the strategy: %w", err))
+	ctx = withTokenMemo(ctx) // one key look-up for the whole save
+	limit := r.cfg.Timeout * time.Duration(len(ws.Steps)+1)
+	cctx, cancel := context.WithTimeoutCause(ctx, limit, &TimeoutError{Site: site, After: limit})
+	defer cancel()
+	strategyID, _, err := b.BuildStrategy(cctx, site, wdk.NewStrategy{Name: ws.Name}, plan)
+	if err := r.done(ctx, cctx, site, err); err != nil {
+		return nil, fmt.Errorf("saving the strategy: %w", err)
 	}
 	return &Saved{Site: site, StrategyID: strategyID, URL: r.cfg.AppURLs[site] + "/app/workspace/strategies/" + strconv.FormatInt(strategyID, 10)}, nil
 }
 
-// call runs one live call under the registry's bound, with its failure
-// classified.
-func (r *Registry) call(ctx context.Context, site string, f func(context.Context) error) error {
-	cctx, cancel := context.WithTimeoutCause(ctx, r.cfg.Timeout, &TimeoutError{Site: site, After: r.cfg.Timeout})
-	defer cancel()
-	return r.done(ctx, cctx, site, f(cctx))
-}
-
-// cleanup deletes the steps a failed save created, newest first, even if
-// the caller has gone.
-func (r *Registry) cleanup(ctx context.Context, w strategyWriter, site string, steps []int64) {
-	ctx = context.WithoutCancel(ctx)
-	for i := len(steps) - 1; i >= 0; i-- {
-		cctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
-		_ = w.DeleteStep(cctx, site, steps[i])
-		cancel()
-	}
-}
-
-func wdkTree(t *strategy.WDKStepTree, ids map[strategy.StepID]int64) (*wdk.StepTree, error) {
-	if t == nil {
-		return nil, nil
-	}
-	id, ok := ids[t.StepID]
+// stepPlan turns an exported strategy's step tree into the client's plan:
+// each step's body, with its inputs in the tree's order.
+func stepPlan(ws *strategy.WDKStrategy, t *strategy.WDKStepTree) (*wdk.StepPlan, error) {
+	s, ok := ws.Steps[t.StepID]
 	if !ok {
 		return nil, fmt.Errorf("the step tree names step %s, which the strategy does not have", t.StepID)
 	}
-	out := &wdk.StepTree{StepID: id}
-	var err error
-	if out.PrimaryInput, err = wdkTree(t.PrimaryInput, ids); err != nil {
-		return nil, err
+	p := &wdk.StepPlan{Step: wdk.NewStep{
+		SearchName: s.SearchName, CustomName: s.CustomName,
+		SearchConfig: wdk.SearchConfig{Parameters: s.SearchConfig.Parameters, WDKWeight: s.SearchConfig.WDKWeight},
+	}}
+	for _, in := range []*strategy.WDKStepTree{t.PrimaryInput, t.SecondaryInput} {
+		if in == nil {
+			continue
+		}
+		child, err := stepPlan(ws, in)
+		if err != nil {
+			return nil, err
+		}
+		p.Inputs = append(p.Inputs, child)
 	}
-	if out.SecondaryInput, err = wdkTree(t.SecondaryInput, ids); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return p, nil
 }

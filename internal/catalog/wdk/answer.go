@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"strategist/internal/catalog"
 )
 
@@ -31,7 +29,6 @@ type node struct {
 	d      *SearchDetails
 	params map[string]string
 	inputs []*node
-	stepID int64
 }
 
 // Answer runs a query tree on the live site. A single leaf runs as a
@@ -114,41 +111,12 @@ func (c *Client) prepare(ctx context.Context, site string, q *catalog.Query, dep
 
 // answerTree builds the temporary strategy and reads the root's report.
 func (c *Client) answerTree(ctx context.Context, site string, root *node, rc ReportConfig) (*Report, error) {
-	var all []*node
-	var walk func(n *node)
-	walk = func(n *node) {
-		all = append(all, n)
-		for _, in := range n.inputs {
-			walk(in)
-		}
-	}
-	walk(root)
-
-	g, gctx := errgroup.WithContext(ctx)
-	for _, n := range all {
-		g.Go(func() error {
-			w := n.q.Weight
-			id, err := c.CreateStep(gctx, site, NewStep{
-				SearchName:   n.d.Name,
-				SearchConfig: SearchConfig{Parameters: n.params, WDKWeight: &w},
-			})
-			n.stepID = id
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
-		c.deleteSteps(ctx, site, all)
-		return nil, err
-	}
-
-	stratID, err := c.CreateStrategy(ctx, site, NewStrategy{
+	stratID, tree, err := c.BuildStrategy(ctx, site, NewStrategy{
 		Name:     c.tempPrefix + root.d.Name + " " + strconv.FormatInt(time.Now().UnixMilli(), 10),
 		IsSaved:  false,
 		IsPublic: false,
-		StepTree: stepTree(root),
-	})
+	}, root.plan())
 	if err != nil {
-		c.deleteSteps(ctx, site, all)
 		return nil, err
 	}
 	defer func() {
@@ -159,37 +127,18 @@ func (c *Client) answerTree(ctx context.Context, site string, root *node, rc Rep
 				slog.String("site", site), slog.Int64("strategy_id", stratID), slog.Any("error", err))
 		}
 	}()
-	return c.StepReport(ctx, site, root.stepID, rc)
+	return c.StepReport(ctx, site, tree.StepID, rc)
 }
 
-// stepTree wires a node's inputs in its search's input-step order.
-func stepTree(n *node) StepTree {
-	t := StepTree{StepID: n.stepID}
-	if len(n.inputs) > 0 {
-		p := stepTree(n.inputs[0])
-		t.PrimaryInput = &p
+// plan is the step bodies of a prepared tree: every parameter filled,
+// input-step parameters "", the query's weight.
+func (n *node) plan() *StepPlan {
+	w := n.q.Weight
+	p := &StepPlan{Step: NewStep{SearchName: n.d.Name, SearchConfig: SearchConfig{Parameters: n.params, WDKWeight: &w}}}
+	for _, in := range n.inputs {
+		p.Inputs = append(p.Inputs, in.plan())
 	}
-	if len(n.inputs) > 1 {
-		s := stepTree(n.inputs[1])
-		t.SecondaryInput = &s
-	}
-	return t
-}
-
-// deleteSteps removes the steps created before a failure (they are in no
-// strategy yet, so WDK allows it).
-func (c *Client) deleteSteps(ctx context.Context, site string, nodes []*node) {
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
-	defer cancel()
-	for _, n := range nodes {
-		if n.stepID == 0 {
-			continue
-		}
-		if err := c.DeleteStep(cctx, site, n.stepID); err != nil {
-			c.log.LogAttrs(ctx, slog.LevelWarn, "wdk: temporary step not deleted",
-				slog.String("site", site), slog.Int64("step_id", n.stepID), slog.Any("error", err))
-		}
-	}
+	return p
 }
 
 // recordAttributes are the attributes a catalog.Record is made of, asked

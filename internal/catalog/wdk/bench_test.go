@@ -35,7 +35,7 @@ func BenchmarkSearchForSearches(b *testing.B) {
 	ix := newSearchIndex(syntheticSearches(360))
 	b.ReportAllocs()
 	for b.Loop() {
-		if got := ix.rank("genes with a signal peptide and transmembrane domains", 10); len(got) == 0 {
+		if got := ix.Rank("genes with a signal peptide and transmembrane domains", "", 10); len(got) == 0 {
 			b.Fatal("no result")
 		}
 	}

@@ -234,7 +234,7 @@ func (c *Client) SearchForSearches(ctx context.Context, site, query, recordType 
 	if err != nil {
 		return nil, err
 	}
-	return ix.rank(query, limit), nil
+	return ix.Rank(query, "", limit), nil
 }
 
 // Validate checks values with WDK (POST contextParamValues) after the

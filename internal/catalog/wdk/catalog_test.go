@@ -178,18 +178,18 @@ func TestValidate(t *testing.T) {
 	}{
 		{"defaults filled, multi-pick sent as a JSON array", "GenesByGoTerm", map[string]string{"go_typeahead": "GO:0006412"},
 			with(goDefaults, "go_typeahead", `["GO:0006412"]`), nil},
-		{"a bare value with a comma stays one term", "GenesByGoTerm", map[string]string{"go_typeahead": "GO:0006412,GO:0006260"},
-			nil, map[string][]string{"go_typeahead": {"'GO:0006412,GO:0006260' is not in the vocabulary"}}},
+		{"a bare value with a comma is not split", "GenesByGoTerm", map[string]string{"go_typeahead": "GO:0006412,GO:0006260"},
+			nil, map[string][]string{"go_typeahead": {`'GO:0006412,GO:0006260' is not one term; give several values as a JSON array string such as ["a","b"] (values are not split on commas).`}}},
 		{"single-pick given as a one-element array", "GenesByGoTerm", map[string]string{"go_typeahead": `["GO:0006412"]`, "go_term_slim": `["No"]`},
 			with(goDefaults, "go_typeahead", `["GO:0006412"]`), nil},
 		{"unknown parameter", "GenesByGoTerm", map[string]string{"go_typeahead": `["GO:0006412"]`, "organsim": "x"},
-			nil, map[string][]string{"organsim": {"Parameter 'organsim' is not in container 'GenesByGoTerm' (its parameters: organism, go_term_evidence, go_term_slim, go_typeahead, go_term)"}}},
+			nil, map[string][]string{"organsim": {"Parameter 'organsim' is not a parameter of GenesByGoTerm (its parameters: organism, go_term_evidence, go_term_slim, go_typeahead, go_term)."}}},
 		{"omitted parameter without a default", "GenesByGoTerm", map[string]string{},
 			nil, map[string][]string{"go_typeahead": {"Cannot be empty."}}},
-		{"display label instead of the term", "GenesByGoTerm", map[string]string{"go_typeahead": `["GO:0006412"]`, "go_term_evidence": `["curated"]`},
-			nil, map[string][]string{"go_term_evidence": {"'curated' is not a term of go_term_evidence; did you mean the term 'Curated' (shown as 'Curated')?"}}},
+		{"a term in other case", "GenesByGoTerm", map[string]string{"go_typeahead": `["GO:0006412"]`, "go_term_evidence": `["curated"]`},
+			nil, map[string][]string{"go_term_evidence": {"Invalid value 'curated'. Terms are case-sensitive: use 'Curated'."}}},
 		{"two values on a single-pick", "GenesByGoTerm", map[string]string{"go_typeahead": `["GO:0006412"]`, "go_term_slim": `["No","Yes"]`},
-			nil, map[string][]string{"go_term_slim": {"only one value may be selected, got 2"}}},
+			nil, map[string][]string{"go_term_slim": {"Limit to GO Slim terms takes one value; got 2."}}},
 		{"dependent vocabulary checked by WDK", "GenesByGoTerm", map[string]string{"go_typeahead": `["GO:9999999"]`},
 			nil, map[string][]string{"go_typeahead": {"'GO:9999999' is not in the vocabulary"}}},
 		{"dependent default read for the given value", "GenesByText", map[string]string{"text_expression": "kinase", "document_type": "est"},
@@ -198,7 +198,7 @@ func TestValidate(t *testing.T) {
 		{"input-step left empty", "GenesByOrthologs", map[string]string{"organism": `["Plasmodium vivax P01"]`},
 			map[string]string{"gene_result": "", "organism": `["Plasmodium vivax P01"]`, "isSyntenic": "no"}, nil},
 		{"input-step with a value", "GenesByOrthologs", map[string]string{"gene_result": "101"},
-			nil, map[string][]string{"gene_result": {"Answer Params in new steps must have the null value (empty string): inputs are wired by the strategy's step tree"}}},
+			nil, map[string][]string{"gene_result": {"Answer Params in new steps must have the null value (empty string): inputs are wired by the strategy's step tree."}}},
 	}
 	c := newTestClient(t, nil)
 	for _, tt := range tests {

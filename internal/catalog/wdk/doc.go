@@ -38,10 +38,13 @@
 //
 // Record types, search lists and search details are cached per site for
 // Config.CacheTTL; a 404 for a search drops the cached list that named it.
-// SearchForSearches ranks the cached lists (no site-search call). Validate
-// checks what it can locally, then asks WDK (POST contextParamValues), and
-// returns every parameter filled from its default. Answer runs a single
-// leaf as a stateless report (nothing is created in the user's account) and
-// a tree as steps plus one temporary strategy (named with
-// Config.TempStrategyPrefix), deleted afterwards.
+// SearchForSearches ranks the cached lists (no site-search call) with the
+// offline catalog's ranking (package rank). Validate checks what it can
+// locally, with the rules both catalogs share (catalog.CheckValues), then
+// asks WDK (POST contextParamValues), and returns every parameter filled
+// from its default. Answer runs a single leaf as a stateless report
+// (nothing is created in the user's account) and a tree as steps plus one
+// temporary strategy (named with Config.TempStrategyPrefix), deleted
+// afterwards; BuildStrategy, which makes them, also saves strategies into
+// a researcher's account.
 package wdk

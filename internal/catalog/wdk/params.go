@@ -2,73 +2,51 @@ package wdk
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"slices"
-	"strings"
 
 	"strategist/internal/catalog"
 )
 
 // fill checks values against a search's parameters and completes them the
-// way a step must be sent (WDK creates steps without filling defaults):
-//
-//   - an unknown name, a non-empty input-step value, a malformed or
-//     over-long pick, a term outside an independent vocabulary, or an
-//     omitted parameter without a default is a *catalog.ValidationError
-//     keyed by parameter (a two-value single-pick would be WDK's HTTP 500);
-//   - multi-pick values are sent as JSON-array strings, a bare value as a
-//     one-element array (WDK would split it on commas, silently);
-//   - omitted parameters take their default (initialDisplayValue), read for
-//     the given values when they depend on one of them;
-//   - input-step parameters are "".
+// way a step must be sent (WDK creates steps without filling defaults),
+// with the rules every catalog shares (catalog.CheckValues): unknown names,
+// non-empty input-step values, malformed or over-long picks, terms outside
+// an independent vocabulary and omitted parameters without a default are a
+// *catalog.ValidationError keyed by parameter, before any request (a
+// two-value single-pick would be WDK's HTTP 500, and a bare multi-pick
+// value would be split on commas, silently). A parameter whose vocabulary
+// depends on another's value is checked by WDK only: its listed
+// vocabulary is right for the defaults alone. Omitted parameters take
+// their default (initialDisplayValue), read again for the given values
+// when they depend on one of them.
 //
 // With validate, WDK checks the values too (POST contextParamValues) and
 // its errors.byKey come back as the ValidationError.
 func (c *Client) fill(ctx context.Context, site string, d *SearchDetails, given map[string]string, validate bool) (map[string]string, error) {
-	verr := &catalog.ValidationError{Search: d.Name}
-	vals := make(map[string]string, len(d.Params))
 	dependent := dependentNames(d)
-	for name, v := range given {
-		p, ok := d.Param(name)
-		if !ok {
-			verr.Add(name, fmt.Sprintf("Parameter '%s' is not in container '%s' (its parameters: %s)", name, d.Name, strings.Join(d.ParamNames, ", ")))
-			continue
+	vals, verr := catalog.CheckValues(d.Catalog(), given, func(p *catalog.Param) catalog.ValueRules {
+		if dependent[p.Name] || len(p.Vocabulary) == 0 {
+			return catalog.ValueRules{}
 		}
-		if p.Type == catalog.ParamInputStep {
-			if v != "" {
-				verr.Add(name, "Answer Params in new steps must have the null value (empty string): inputs are wired by the strategy's step tree")
-			}
-			continue
-		}
-		nv, msg := normalizeValue(p, v, !dependent[name])
-		if msg != "" {
-			verr.Add(name, msg)
-			continue
-		}
-		vals[name] = nv
+		return catalog.ValueRules{Vocabulary: catalog.NewVocabulary(p.Vocabulary)}
+	})
+	if verr != nil {
+		return nil, verr
 	}
+	sent := make(map[string]string, len(given))
 	var omitted []string
 	for _, p := range d.Params {
 		if p.Type == catalog.ParamInputStep {
 			continue
 		}
 		if _, ok := given[p.Name]; ok {
-			continue
-		}
-		if !p.HasDefault && !p.AllowEmpty {
-			verr.Add(p.Name, "Cannot be empty.")
+			sent[p.Name] = vals[p.Name]
 			continue
 		}
 		omitted = append(omitted, p.Name)
 	}
-	if !verr.Empty() {
-		return nil, verr
-	}
-
-	defaults := d
 	if validate || omitsDependent(d, given, omitted) {
-		rd, err := c.ReviseSearch(ctx, site, d.RecordType, d.Name, vals)
+		rd, err := c.ReviseSearch(ctx, site, d.RecordType, d.Name, sent)
 		if err != nil {
 			return nil, err
 		}
@@ -77,17 +55,11 @@ func (c *Client) fill(ctx context.Context, site string, d *SearchDetails, given 
 				return nil, err
 			}
 		}
-		defaults = rd
-	}
-	for _, name := range omitted {
-		p, ok := defaults.Param(name)
-		if !ok || !p.HasDefault {
-			p, _ = d.Param(name)
+		for _, name := range omitted {
+			if p, ok := rd.Param(name); ok && p.HasDefault {
+				vals[name] = p.Default
+			}
 		}
-		vals[name] = p.Default
-	}
-	for _, name := range d.InputParams {
-		vals[name] = ""
 	}
 	return vals, nil
 }
@@ -141,110 +113,17 @@ func withoutInputKeys(v Validation, d *SearchDetails) Validation {
 	return out
 }
 
-// normalizeValue puts one value in WDK's encoding for its type and checks
-// what can be checked without WDK. It returns a message on a problem.
-func normalizeValue(p *Param, v string, checkVocab bool) (string, string) {
-	switch p.Type {
-	case catalog.ParamMultiPick:
-		terms, msg := pickTerms(v)
-		if msg != "" {
-			return "", msg
-		}
-		if p.MaxSelected > 0 && len(terms) > p.MaxSelected {
-			return "", fmt.Sprintf("at most %d values may be selected, got %d", p.MaxSelected, len(terms))
-		}
-		if checkVocab {
-			if msg := checkTerms(p, terms); msg != "" {
-				return "", msg
-			}
-		}
-		b, _ := json.Marshal(terms)
-		return string(b), ""
-	case catalog.ParamSinglePick:
-		t := strings.TrimSpace(v)
-		if strings.HasPrefix(t, "[") {
-			terms, msg := pickTerms(t)
-			if msg != "" {
-				return "", msg
-			}
-			switch len(terms) {
-			case 0:
-				return "", "Cannot be empty."
-			case 1:
-				v = terms[0]
-			default:
-				return "", fmt.Sprintf("only one value may be selected, got %d", len(terms))
-			}
-		}
-		if checkVocab && v != "" {
-			if msg := checkTerms(p, []string{v}); msg != "" {
-				return "", msg
-			}
-		}
-		return v, ""
-	}
-	return v, ""
-}
-
-// pickTerms reads a multi-pick value: a JSON array of terms, or one bare
-// term (never split on commas: real terms contain them).
-func pickTerms(v string) ([]string, string) {
-	t := strings.TrimSpace(v)
-	if t == "" {
-		return []string{}, ""
-	}
-	if !strings.HasPrefix(t, "[") {
-		return []string{v}, ""
-	}
-	var raw []text
-	if err := json.Unmarshal([]byte(t), &raw); err != nil {
-		return nil, fmt.Sprintf("not a JSON array of terms: %v", err)
-	}
-	terms := make([]string, len(raw))
-	for i, r := range raw {
-		terms[i] = string(r)
-	}
-	return terms, ""
-}
-
-// checkTerms checks terms against a vocabulary, suggesting the term when a
-// display label was given.
-func checkTerms(p *Param, terms []string) string {
-	if len(p.Vocabulary) == 0 {
-		return ""
-	}
-	for _, t := range terms {
-		found := false
-		for _, v := range p.Vocabulary {
-			if v.Term == t {
-				found = true
-				break
-			}
-		}
-		if found {
-			continue
-		}
-		for _, v := range p.Vocabulary {
-			if strings.EqualFold(v.Display, t) || strings.EqualFold(v.Term, t) {
-				return fmt.Sprintf("'%s' is not a term of %s; did you mean the term '%s' (shown as '%s')?", t, p.Name, v.Term, v.Display)
-			}
-		}
-		return fmt.Sprintf("'%s' is not a term of %s", t, p.Name)
-	}
-	return ""
-}
-
 // expandLeaves replaces selected parents of a countOnlyLeaves tree with
 // the leaves below them: the sites may answer 0 records for a parent node.
 func expandLeaves(p *Param, v string) string {
 	if p.Type != catalog.ParamMultiPick || !p.TreeVocabulary || !p.CountOnlyLeaves {
 		return v
 	}
-	terms, msg := pickTerms(v)
-	if msg != "" || len(terms) == 0 {
+	terms, ok := catalog.DecodeTerms(v)
+	if !ok || len(terms) == 0 {
 		return v
 	}
-	leaves := leavesUnder(p.Vocabulary)
+	leaves := catalog.LeavesUnder(p.Vocabulary)
 	out := make([]string, 0, len(terms))
 	seen := map[string]bool{}
 	for _, t := range terms {
@@ -259,6 +138,5 @@ func expandLeaves(p *Param, v string) string {
 			out = append(out, t)
 		}
 	}
-	b, _ := json.Marshal(out)
-	return string(b)
+	return catalog.EncodeTerms(out)
 }

@@ -114,36 +114,3 @@ func decodeRow(r json.RawMessage) (catalog.Term, bool) {
 	}
 	return t, true
 }
-
-// leavesUnder maps each term of a tree vocabulary to the leaf terms below
-// it (a leaf maps to itself).
-func leavesUnder(terms []catalog.Term) map[string][]string {
-	children := map[string][]string{}
-	for _, t := range terms {
-		if t.Parent != "" {
-			children[t.Parent] = append(children[t.Parent], t.Term)
-		}
-	}
-	out := make(map[string][]string, len(terms))
-	var walk func(term string, seen map[string]bool) []string
-	walk = func(term string, seen map[string]bool) []string {
-		if got, ok := out[term]; ok {
-			return got
-		}
-		kids := children[term]
-		if len(kids) == 0 || seen[term] {
-			return []string{term}
-		}
-		seen[term] = true
-		var leaves []string
-		for _, k := range kids {
-			leaves = append(leaves, walk(k, seen)...)
-		}
-		out[term] = leaves
-		return leaves
-	}
-	for _, t := range terms {
-		out[t.Term] = walk(t.Term, map[string]bool{})
-	}
-	return out
-}
