@@ -58,6 +58,7 @@ func (unusedChat) Cancel(context.Context, string, string, string) error { return
 func (c unusedChat) Rename(ctx context.Context, userID, id, title string) (store.Conversation, error) {
 	return c.db.RenameConversation(ctx, userID, id, title)
 }
+
 // Delete deletes in the store, as the orchestrator does once no turn runs.
 func (c unusedChat) Delete(ctx context.Context, userID, id string) error {
 	return c.db.DeleteConversation(ctx, userID, id)
