@@ -47,10 +47,19 @@ const docSitePrefix = "/plasmo/service"
 
 func (d *docSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.latency > 0 {
-		time.Sleep(d.latency)
+	latency := d.latency
+	d.mu.Unlock()
+	if latency > 0 {
+		t := time.NewTimer(latency)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			return
+		}
 	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	if d.down != 0 {
 		http.Error(w, "Service Unavailable", d.down)
 		return
@@ -365,6 +374,24 @@ func TestDocCacheServesStaleWhenSiteDown(t *testing.T) {
 			}
 		})
 	}
+	// A site that does not answer within half the caller's remaining time
+	// is down too: the other half serves the stored document.
+	t.Run("no answer", func(t *testing.T) {
+		t.Parallel()
+		e := newDocEnv(t, newDocSite(40, 300))
+		load(t, e.client(t))
+		e.expireAll(t)
+		e.site.set(func(d *docSite) { d.latency = time.Minute })
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		defer cancel()
+		list, err := e.client(t).Searches(ctx, docSiteID, "transcript")
+		if err != nil || len(list) != 40 {
+			t.Errorf("with the site silent: %d searches, %v", len(list), err)
+		}
+		if !strings.Contains(e.log(), "serving a stale catalog document") {
+			t.Errorf("no log line says the document is stale:\n%s", e.log())
+		}
+	})
 	// Without a stored document there is nothing to serve: the failure is
 	// the researcher's answer.
 	e := newDocEnv(t, newDocSite(40, 300))
