@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"strategist/internal/catalog"
 	"strategist/internal/catalog/sites"
 	"strategist/internal/catalog/wdk"
@@ -181,7 +179,6 @@ func (d *docSite) ifNoneMatch() []string {
 // docEnv is one database and one site, shared by the clients a test makes
 // (as two server processes, or one restarted, would).
 type docEnv struct {
-	pool *pgxpool.Pool
 	db   *store.DB
 	site *docSite
 	base string
@@ -193,14 +190,19 @@ const docSiteID = "plasmodb-live"
 
 func newDocEnv(t testing.TB, site *docSite) *docEnv {
 	t.Helper()
-	pool := pgtest.New(t)
-	db, err := store.New(pool)
+	db, err := store.New(pgtest.New(t))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newDocEnvOn(t, db, site)
+}
+
+// newDocEnvOn serves site at a new address over db: nothing stored for it.
+func newDocEnvOn(t testing.TB, db *store.DB, site *docSite) *docEnv {
+	t.Helper()
 	srv := httptest.NewServer(site)
 	t.Cleanup(srv.Close)
-	return &docEnv{pool: pool, db: db, site: site, base: srv.URL + docSitePrefix, logs: &bytes.Buffer{}}
+	return &docEnv{db: db, site: site, base: srv.URL + docSitePrefix, logs: &bytes.Buffer{}}
 }
 
 func (e *docEnv) Write(p []byte) (int, error) {
@@ -251,10 +253,13 @@ func load(t testing.TB, c *wdk.Client) ([]catalog.SearchSummary, *catalog.Search
 	return list, s
 }
 
+// expireAll makes what load stored expire a minute ago.
 func (e *docEnv) expireAll(t *testing.T) {
 	t.Helper()
-	if _, err := e.pool.Exec(context.Background(), `UPDATE catalog_docs SET expires_at = now() - interval '1 minute'`); err != nil {
-		t.Fatal(err)
+	for _, path := range []string{searchesDoc, searchesDoc + "/GenesByEvidence1"} {
+		if err := e.db.TouchCatalogDoc(context.Background(), docSiteID, e.base+path, time.Now().Add(-time.Minute)); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -408,7 +413,9 @@ func TestDocCacheUndecodableRowIsAMiss(t *testing.T) {
 	e := newDocEnv(t, newDocSite(40, 300))
 	load(t, e.client(t))
 	for _, body := range []string{`{"truncated": [`, `"a string where a list belongs"`} {
-		if _, err := e.pool.Exec(context.Background(), `UPDATE catalog_docs SET body = $1 WHERE doc_key = $2`, []byte(body), e.base+searchesDoc); err != nil {
+		d := e.row(t, searchesDoc)
+		d.Body = []byte(body)
+		if err := e.db.PutCatalogDoc(context.Background(), d); err != nil {
 			t.Fatal(err)
 		}
 		before, _ := e.site.counts()

@@ -101,7 +101,7 @@ func (c *Client) getDoc(ctx context.Context, siteID, op string, r request) error
 
 	stored, err := c.docs.cache.Get(ctx, siteID, key)
 	have := err == nil
-	if err != nil && !errors.Is(err, ErrNoDoc) {
+	if err != nil && !errors.Is(err, ErrNoDoc) && ctx.Err() == nil {
 		log.LogAttrs(ctx, slog.LevelWarn, "wdk: catalog document store unavailable; asking the site", slog.Any("error", err))
 	}
 	if have {
