@@ -36,7 +36,8 @@ type Doc struct {
 
 // DocCache keeps catalog documents across Clients and restarts (the server
 // keeps them in PostgreSQL). Documents are keyed by site and URL and are
-// the same for every user: no key or user data is ever put in one.
+// the same for every user: no key or user data is ever put in one. Its
+// methods are called concurrently, by every Client sharing it.
 type DocCache interface {
 	// Get returns a document, expired or not; none is ErrNoDoc.
 	Get(ctx context.Context, site, key string) (Doc, error)
