@@ -11,7 +11,8 @@ import (
 )
 
 // newSites builds the catalog registry: the offline snapshot and, through
-// the WDK client, every live site, with users' keys from the keyring.
+// the WDK client, every live site, with users' keys from the keyring and
+// the sites' catalog documents kept in PostgreSQL for cfg.CatalogTTL.
 func newSites(cfg *config.Config, db *store.DB, log *slog.Logger) (*sites.Registry, *sites.Keyring, error) {
 	off, err := newCatalog(cfg, log)
 	if err != nil {
@@ -24,7 +25,11 @@ func newSites(cfg *config.Config, db *store.DB, log *slog.Logger) (*sites.Regist
 		}
 	}
 	keys := sites.NewKeyring(db, creds, cfg.LiveTimeout, log)
-	reg, err := sites.Live(off, keys, cfg.WDKBaseURL, cfg.LiveTimeout, log)
+	lc := sites.LiveConfig{Offline: off, Keys: keys, BaseURL: cfg.WDKBaseURL, Timeout: cfg.LiveTimeout, Logger: log}
+	if cfg.CatalogTTL > 0 {
+		lc.Docs, lc.DocTTL = sites.NewDocCache(db), cfg.CatalogTTL
+	}
+	reg, err := sites.NewLive(lc)
 	if err != nil {
 		return nil, nil, fmt.Errorf("live sites: %w", err)
 	}

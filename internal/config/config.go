@@ -66,6 +66,9 @@ type Config struct {
 	WDKBaseURL string
 	// LiveTimeout bounds one catalog call to a live site.
 	LiveTimeout time.Duration
+	// CatalogTTL is how long a live site's catalog documents stored in
+	// PostgreSQL are used before they are revalidated (0 = not stored).
+	CatalogTTL time.Duration
 
 	// MetricsAddr, when set, serves /metrics on its own listener;
 	// MetricsToken, when set, serves it on the main listener to callers
@@ -239,6 +242,14 @@ func settings() []setting {
 				return errors.New("must be a duration from 100ms to 10m, e.g. 8s")
 			}
 			c.LiveTimeout = d
+			return nil
+		}},
+		{"STRATEGIST_CATALOG_TTL", "catalog-ttl", "24h", "time a live site's searches, parameters and vocabularies are kept in PostgreSQL before they are revalidated with the site (1m to 720h; 0 = keep them in memory only)", func(c *Config, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || (d != 0 && (d < time.Minute || d > 720*time.Hour)) {
+				return errors.New("must be 0 or a duration from 1m to 720h, e.g. 24h")
+			}
+			c.CatalogTTL = d
 			return nil
 		}},
 		{"STRATEGIST_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", func(c *Config, v string) error {

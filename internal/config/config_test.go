@@ -19,7 +19,8 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Addr != "127.0.0.1:8080" || c.Auth != config.AuthLocal || c.Model != "offline" ||
-		c.SubagentConcurrency != 4 || c.AutoApprove || c.SessionTTL != 168*time.Hour {
+		c.SubagentConcurrency != 4 || c.AutoApprove || c.SessionTTL != 168*time.Hour ||
+		c.CatalogTTL != 24*time.Hour {
 		t.Errorf("defaults = %+v", c)
 	}
 }
@@ -62,6 +63,7 @@ func TestBadValuesNameTheSetting(t *testing.T) {
 		{map[string]string{"STRATEGIST_SUBAGENT_CONCURRENCY": "0"}, []string{"STRATEGIST_SUBAGENT_CONCURRENCY", "1 to 32"}},
 		{map[string]string{"STRATEGIST_AUTO_APPROVE": "sometimes"}, []string{"STRATEGIST_AUTO_APPROVE", "true or false"}},
 		{map[string]string{"STRATEGIST_SESSION_TTL": "1s"}, []string{"STRATEGIST_SESSION_TTL"}},
+		{map[string]string{"STRATEGIST_CATALOG_TTL": "10s"}, []string{"STRATEGIST_CATALOG_TTL", "1m to 720h"}},
 		{map[string]string{"STRATEGIST_SECRET_KEY": "c2hvcnQ="}, []string{"STRATEGIST_SECRET_KEY", "32 bytes"}},
 		{map[string]string{"OPENAI_BASE_URL": "localhost:11434"}, []string{"OPENAI_BASE_URL", "http"}},
 		{map[string]string{"STRATEGIST_LOG_LEVEL": "loud"}, []string{"STRATEGIST_LOG_LEVEL"}},

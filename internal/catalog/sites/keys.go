@@ -230,23 +230,50 @@ func (k *Keyring) Delete(ctx context.Context, userID, siteID string) error {
 }
 
 // Live builds the live WDK client over the keyring and the registry over
-// both catalogs: the whole wiring of sites, for main and tests.
+// both catalogs, keeping the live catalog in memory only (tests); main uses
+// NewLive with the document cache.
 func Live(off catalog.Catalog, keys *Keyring, baseURL string, timeout time.Duration, log *slog.Logger) (*Registry, error) {
+	return NewLive(LiveConfig{Offline: off, Keys: keys, BaseURL: baseURL, Timeout: timeout, Logger: log})
+}
+
+// LiveConfig configures NewLive. Offline and Keys are required.
+type LiveConfig struct {
+	Offline catalog.Catalog
+	Keys    *Keyring
+	// BaseURL re-points every live site ("" = each site's own).
+	BaseURL string
+	// Timeout bounds one live call (default DefaultTimeout).
+	Timeout time.Duration
+	// Docs keeps the live sites' catalog documents across restarts and
+	// server processes (a DocCache over the store); nil keeps them in
+	// memory only.
+	Docs wdk.DocCache
+	// DocTTL is how long a stored document is used before it is
+	// revalidated (default wdk.DefaultDocTTL).
+	DocTTL time.Duration
+	Logger *slog.Logger
+}
+
+// NewLive builds the live WDK client over the keyring and the registry over
+// both catalogs: the whole wiring of sites, for main and tests.
+func NewLive(cfg LiveConfig) (*Registry, error) {
+	timeout := cfg.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	wdkSites := WDKSites(baseURL)
+	wdkSites := WDKSites(cfg.BaseURL)
 	live, err := wdk.New(wdk.Config{
-		Tokens: keys, Sites: wdkSites, Logger: log,
+		Tokens: cfg.Keys, Sites: wdkSites, Logger: cfg.Logger,
 		RequestTimeout: timeout, BackoffMax: timeout / 4,
+		DocCache: cfg.Docs, DocTTL: cfg.DocTTL,
 	})
 	if err != nil {
 		return nil, err
 	}
-	keys.SetChecker(live)
+	cfg.Keys.SetChecker(live)
 	apps := map[string]string{}
 	for _, s := range wdkSites {
 		apps[s.ID] = strings.TrimSuffix(strings.TrimRight(s.BaseURL, "/"), "/service")
 	}
-	return New(context.Background(), Config{Offline: off, Live: live, Timeout: timeout, Keys: keys, LiveOff: keys.Off(), AppURLs: apps})
+	return New(context.Background(), Config{Offline: cfg.Offline, Live: live, Timeout: timeout, Keys: cfg.Keys, LiveOff: cfg.Keys.Off(), AppURLs: apps})
 }

@@ -9,7 +9,8 @@ import (
 )
 
 // The catalog endpoints are not per user, but the live sites answer only
-// registered users, so every call carries the caller's token.
+// registered users, so every call carries the caller's token. The GETs
+// among them read through Config.DocCache when one is set (getDoc).
 
 // siteToken resolves a site and the caller's token.
 func (c *Client) siteToken(ctx context.Context, siteID string) (*siteConn, string, error) {
@@ -27,13 +28,9 @@ func (c *Client) siteToken(ctx context.Context, siteID string) (*siteConn, strin
 // ServiceInfo reads the service root (GET /), whose projectId is the one
 // to trust (the portal's differs between deployments).
 func (c *Client) ServiceInfo(ctx context.Context, siteID string) (*ServiceInfo, error) {
-	s, tok, err := c.siteToken(ctx, siteID)
-	if err != nil {
-		return nil, err
-	}
 	var w wireServiceInfo
-	if err := c.do(ctx, s, tok, request{method: http.MethodGet, path: "/", out: &w}); err != nil {
-		return nil, opErr(siteID, "service info", err)
+	if err := c.getDoc(ctx, siteID, "service info", request{method: http.MethodGet, path: "/", out: &w}); err != nil {
+		return nil, err
 	}
 	return &ServiceInfo{
 		ProjectID:   string(w.ProjectID),
@@ -85,13 +82,9 @@ func (c *Client) currentUser(ctx context.Context, s *siteConn, token string) (*U
 
 // RecordTypeNames lists the record types' url segments (GET /record-types).
 func (c *Client) RecordTypeNames(ctx context.Context, siteID string) ([]string, error) {
-	s, tok, err := c.siteToken(ctx, siteID)
-	if err != nil {
-		return nil, err
-	}
 	var ns names
-	if err := c.do(ctx, s, tok, request{method: http.MethodGet, path: "/record-types", out: &ns}); err != nil {
-		return nil, opErr(siteID, "record types", err)
+	if err := c.getDoc(ctx, siteID, "record types", request{method: http.MethodGet, path: "/record-types", out: &ns}); err != nil {
+		return nil, err
 	}
 	return ns, nil
 }
@@ -99,14 +92,10 @@ func (c *Client) RecordTypeNames(ctx context.Context, siteID string) ([]string, 
 // RecordTypesExpanded lists the record types with their attributes and
 // searches (GET /record-types?format=expanded; a large answer).
 func (c *Client) RecordTypesExpanded(ctx context.Context, siteID string) ([]RecordTypeInfo, error) {
-	s, tok, err := c.siteToken(ctx, siteID)
-	if err != nil {
-		return nil, err
-	}
 	var ws []wireRecordType
 	q := url.Values{"format": {"expanded"}}
-	if err := c.do(ctx, s, tok, request{method: http.MethodGet, path: "/record-types", query: q, out: &ws}); err != nil {
-		return nil, opErr(siteID, "record types", err)
+	if err := c.getDoc(ctx, siteID, "record types", request{method: http.MethodGet, path: "/record-types", query: q, out: &ws}); err != nil {
+		return nil, err
 	}
 	out := make([]RecordTypeInfo, 0, len(ws))
 	for i := range ws {
@@ -119,15 +108,11 @@ func (c *Client) RecordTypesExpanded(ctx context.Context, siteID string) ([]Reco
 
 // RecordType reads one record type, expanded (GET /record-types/{rt}).
 func (c *Client) RecordType(ctx context.Context, siteID, recordType string) (*RecordTypeInfo, error) {
-	s, tok, err := c.siteToken(ctx, siteID)
-	if err != nil {
-		return nil, err
-	}
 	var w wireRecordType
 	path := "/record-types/" + url.PathEscape(recordType)
 	q := url.Values{"format": {"expanded"}}
-	if err := c.do(ctx, s, tok, request{method: http.MethodGet, path: path, query: q, out: &w}); err != nil {
-		return nil, opErr(siteID, "record type "+recordType, err)
+	if err := c.getDoc(ctx, siteID, "record type "+recordType, request{method: http.MethodGet, path: path, query: q, out: &w}); err != nil {
+		return nil, err
 	}
 	info := w.info()
 	if info.Name == "" {
@@ -139,14 +124,9 @@ func (c *Client) RecordType(ctx context.Context, siteID, recordType string) (*Re
 // SearchList lists a record type's searches, internal ones included (GET
 // /record-types/{rt}/searches).
 func (c *Client) SearchList(ctx context.Context, siteID, recordType string) ([]SearchInfo, error) {
-	s, tok, err := c.siteToken(ctx, siteID)
-	if err != nil {
-		return nil, err
-	}
 	var ws []wireSearch
-	path := "/record-types/" + url.PathEscape(recordType) + "/searches"
-	if err := c.do(ctx, s, tok, request{method: http.MethodGet, path: path, out: &ws}); err != nil {
-		return nil, opErr(siteID, "searches of "+recordType, err)
+	if err := c.getDoc(ctx, siteID, "searches of "+recordType, request{method: http.MethodGet, path: searchesPath(recordType), out: &ws}); err != nil {
+		return nil, err
 	}
 	out := make([]SearchInfo, 0, len(ws))
 	for i := range ws {
@@ -157,20 +137,20 @@ func (c *Client) SearchList(ctx context.Context, siteID, recordType string) ([]S
 	return out, nil
 }
 
+func searchesPath(recordType string) string {
+	return "/record-types/" + url.PathEscape(recordType) + "/searches"
+}
+
 func searchPath(recordType, name string) string {
-	return "/record-types/" + url.PathEscape(recordType) + "/searches/" + url.PathEscape(name)
+	return searchesPath(recordType) + "/" + url.PathEscape(name)
 }
 
 // SearchDetails reads a search with its parameters and their defaults
 // (GET /record-types/{rt}/searches/{s}).
 func (c *Client) SearchDetails(ctx context.Context, siteID, recordType, name string) (*SearchDetails, error) {
-	s, tok, err := c.siteToken(ctx, siteID)
-	if err != nil {
-		return nil, err
-	}
 	var w wireSearchResponse
-	if err := c.do(ctx, s, tok, request{method: http.MethodGet, path: searchPath(recordType, name), out: &w, search: name}); err != nil {
-		return nil, opErr(siteID, "search "+name, err)
+	if err := c.getDoc(ctx, siteID, "search "+name, request{method: http.MethodGet, path: searchPath(recordType, name), out: &w, search: name}); err != nil {
+		return nil, err
 	}
 	d, err := w.details(recordType)
 	return d, opErr(siteID, "search "+name, err)

@@ -176,6 +176,7 @@ func (c *Client) details(ctx context.Context, site, recordType, name string) (*S
 		return c.SearchDetails(ctx, site, recordType, name)
 	})
 	if errors.Is(err, catalog.ErrNotFound) {
+		c.dropDoc(ctx, site, searchesPath(recordType))
 		c.cache.searches.drop(key(site, recordType))
 		c.cache.index.drop(key(site, recordType))
 		c.cache.index.drop(key(site, ""))

@@ -63,8 +63,18 @@ type Config struct {
 	// RequestTimeout bounds one attempt (default 60s; Site.Timeout wins).
 	RequestTimeout time.Duration
 	// CacheTTL is how long record types, search lists and search details
-	// are kept (default 15m): the live catalog changes between releases.
+	// are kept in memory (default 15m, never longer than DocTTL when a
+	// DocCache is set): the live catalog changes between releases.
 	CacheTTL time.Duration
+	// DocCache, when set, keeps the catalog documents (service root,
+	// record types, search lists, search details: the GETs whose answer is
+	// the same for every user) below the in-memory cache, so another Client
+	// or a restarted server reads them instead of asking the site; nil keeps
+	// the catalog in memory only.
+	DocCache DocCache
+	// DocTTL is how long a stored document is used before it is
+	// revalidated with the site (default 24h).
+	DocTTL time.Duration
 	// TempStrategyPrefix names the temporary strategies Answer creates so
 	// they are recognisable in a user's account (default
 	// "__strategist_temp__:").
@@ -90,6 +100,7 @@ type Client struct {
 	tempPrefix string
 	users      *userIDs
 	cache      *caches
+	docs       *docStore // nil without a DocCache
 }
 
 type siteConn struct {
@@ -124,8 +135,13 @@ func New(cfg Config) (*Client, error) {
 		},
 		tempPrefix: cfg.TempStrategyPrefix,
 		users:      &userIDs{m: map[[32]byte]int64{}},
-		cache:      newCaches(or(cfg.CacheTTL, 15*time.Minute)),
 	}
+	memTTL := or(cfg.CacheTTL, 15*time.Minute)
+	if cfg.DocCache != nil {
+		c.docs = &docStore{cache: cfg.DocCache, ttl: or(cfg.DocTTL, DefaultDocTTL)}
+		memTTL = min(memTTL, c.docs.ttl)
+	}
+	c.cache = newCaches(memTTL)
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
@@ -216,6 +232,18 @@ type request struct {
 	out    any // decoded from a 2xx body when non-nil
 	// search names the search in validation errors.
 	search string
+	// header is added to the request (a stored document's validators).
+	header http.Header
+	// got, when set, receives the final answer undecoded, and a 304 Not
+	// Modified is then an answer, not an error.
+	got *answer
+}
+
+// answer is a response as the site sent it.
+type answer struct {
+	status int
+	header http.Header
+	body   []byte
 }
 
 // maxBody bounds a response body (expanded record types are large).
@@ -255,7 +283,13 @@ func (c *Client) do(ctx context.Context, s *siteConn, token string, r request) e
 			if err := c.wait(ctx, s, r, polls, retryAfter(hdr), "delayed result"); err != nil {
 				return err
 			}
+		case status == http.StatusNotModified && r.got != nil:
+			*r.got = answer{status: status, header: hdr}
+			return nil
 		case status >= 200 && status < 300:
+			if r.got != nil {
+				*r.got = answer{status: status, header: hdr, body: body}
+			}
 			if r.out == nil || len(bytes.TrimSpace(body)) == 0 {
 				return nil
 			}
@@ -334,6 +368,9 @@ func (c *Client) send(ctx context.Context, s *siteConn, token string, r request,
 	req, err := http.NewRequestWithContext(actx, r.method, u, body)
 	if err != nil {
 		return 0, nil, nil, err
+	}
+	for k, vs := range r.header {
+		req.Header[k] = vs
 	}
 	req.Header.Set("Accept", "application/json")
 	if payload != nil {

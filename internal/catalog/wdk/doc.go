@@ -38,6 +38,12 @@
 //
 // Record types, search lists and search details are cached per site for
 // Config.CacheTTL; a 404 for a search drops the cached list that named it.
+// Below that cache, a Config.DocCache keeps the documents as the site sent
+// them (the server keeps them in PostgreSQL) for Config.DocTTL, so a second
+// server or a restart does not fetch them again; an expired document is
+// revalidated with its ETag (304 keeps it), and when the site is down the
+// expired document is served with a warning in the log (getDoc has the
+// rules).
 // SearchForSearches ranks the cached lists (no site-search call) with the
 // offline catalog's ranking (package rank). Validate checks what it can
 // locally, with the rules both catalogs share (catalog.CheckValues), then
