@@ -295,3 +295,45 @@ func readFrames(body io.Reader) func(func(event.Record) bool) {
 		}
 	}
 }
+
+// TestCrashKeepsLogAndStrategyTogether kills the server in the middle of
+// a build, at different moments, and restarts it: the log's last
+// graph_snapshot is always the stored strategy (a change and its snapshot
+// commit together), so the page, the API and the export agree.
+func TestCrashKeepsLogAndStrategyTogether(t *testing.T) {
+	// Not parallel: real processes with deadlines (see TestRestartAfterCrash).
+	for _, snapshots := range []int{1, 3} {
+		t.Run(fmt.Sprintf("killed after %d snapshots", snapshots), func(t *testing.T) {
+			dbURL := pgtest.NewURL(t)
+			token := newToken(t, dbURL)
+			first := startProc(t, dbURL, map[string]string{"STRATEGIST_MODEL": "scripted:slow_delegation.json"})
+			a := first.as(token)
+			conv := a.newConversation()
+			a.startTurn(conv, "execute", "Build it")
+			a.collect(conv, 0, 30*time.Second, func(recs []event.Record) bool {
+				return len(find(recs, "graph_snapshot")) >= snapshots
+			})
+			first.kill()
+
+			second := startProc(t, dbURL, nil)
+			b := second.as(token)
+			recs := b.collect(conv, 0, 30*time.Second, untilTurnEnds(1))
+			snaps := find(recs, "graph_snapshot")
+			if len(snaps) == 0 {
+				t.Fatal("no graph_snapshot in the log")
+			}
+			last := payload(t, snaps[len(snaps)-1])
+			var stored struct {
+				StrategyID string
+				Version    float64
+			}
+			if st := b.call("GET", "/api/v1/conversations/"+conv+"/strategy", nil, &stored); st != http.StatusOK {
+				t.Fatalf("GET strategy = %d", st)
+			}
+			if last["strategyId"] != stored.StrategyID || last["version"] != stored.Version {
+				t.Errorf("the log's last snapshot is %v version %v, the stored strategy %s version %v",
+					last["strategyId"], last["version"], stored.StrategyID, stored.Version)
+			}
+		})
+	}
+}
