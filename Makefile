@@ -11,7 +11,7 @@ GO_TEST_FLAGS ?= -race -shuffle=on -timeout 20m
 # The first run builds it (a few minutes); later runs use the build cache.
 GOLANGCI_LINT := go tool -modfile=tools/golangci-lint.mod golangci-lint
 
-.PHONY: run build test test-go test-e2e check lint generate data eval clean help
+.PHONY: run build test test-go test-fuzz test-security test-e2e check lint generate data eval clean help
 
 ## run: build, find or start PostgreSQL, and serve on http://127.0.0.1:8080
 run: build
@@ -21,8 +21,8 @@ run: build
 build:
 	go build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/server
 
-## test: static checks, Go tests against a real PostgreSQL, browser tests
-test: check test-go test-e2e
+## test: static checks, Go tests against a real PostgreSQL, fuzzing for a bounded time, browser tests
+test: check test-go test-fuzz test-e2e
 
 ## check: gofmt, go vet, generated templ code up to date, golangci-lint
 check:
@@ -41,6 +41,13 @@ test-go:
 	@source scripts/db.sh && find_database && \
 	  source scripts/data-dir.sh && find_data_dir && \
 	  go test $(GO_TEST_FLAGS) ./...
+
+## test-fuzz: the fuzzers over every JSON body and over request parsing, FUZZ_TIME each (default 20s)
+FUZZ_TIME ?= 20s
+test-fuzz:
+	@source scripts/db.sh && find_database && \
+	  go test -run '^$$' -fuzz '^FuzzJSONBodies$$' -fuzztime $(FUZZ_TIME) ./internal/server/ && \
+	  go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZ_TIME) ./internal/english/
 
 ## test-e2e: browser tests: headless Chromium against the real server
 test-e2e:

@@ -140,7 +140,7 @@ type pageEnv struct {
 
 // newPageEnv is a server whose orchestrator and strategies are fakes and
 // whose stream replays the database.
-func newPageEnv(t *testing.T) *pageEnv {
+func newPageEnv(t testing.TB) *pageEnv {
 	t.Helper()
 	db, err := store.New(pgtest.New(t))
 	if err != nil {

@@ -33,7 +33,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
 
 // env is one running test server with its database.
 type env struct {
-	t        *testing.T
+	t        testing.TB
 	srv      *httptest.Server
 	db       *store.DB
 	accounts *account.Service
@@ -97,7 +97,7 @@ func (fixedModels) Models() llm.ModelList {
 	return llm.ModelList{Models: []llm.ModelInfo{{ID: "offline", Default: true}}, Default: "offline"}
 }
 
-func newEnv(t *testing.T, auth config.AuthMode) *env {
+func newEnv(t testing.TB, auth config.AuthMode) *env {
 	t.Helper()
 	cat, err := offline.New(offline.Config{})
 	if err != nil {
@@ -110,7 +110,7 @@ func newEnv(t *testing.T, auth config.AuthMode) *env {
 const testMetricsToken = "metrics-token-for-tests"
 
 // newEnvWith runs the server over a given catalog; opts change its config.
-func newEnvWith(t *testing.T, auth config.AuthMode, cat catalog.Catalog, opts ...func(*server.Config)) *env {
+func newEnvWith(t testing.TB, auth config.AuthMode, cat catalog.Catalog, opts ...func(*server.Config)) *env {
 	t.Helper()
 	db, err := store.New(pgtest.New(t))
 	if err != nil {
@@ -171,7 +171,7 @@ type response struct {
 	body   []byte
 }
 
-func (r response) json(t *testing.T) map[string]any {
+func (r response) json(t testing.TB) map[string]any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(r.body, &m); err != nil {
@@ -181,7 +181,7 @@ func (r response) json(t *testing.T) map[string]any {
 }
 
 // errorCode returns error.code of a JSON error body.
-func (r response) errorCode(t *testing.T) string {
+func (r response) errorCode(t testing.TB) string {
 	t.Helper()
 	m := r.json(t)
 	e, ok := m["error"].(map[string]any)

@@ -1,0 +1,95 @@
+package server_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"strategist/internal/catalog/offline"
+	"strategist/internal/config"
+	"strategist/internal/server"
+)
+
+// fuzzRoutes are the endpoints that read a JSON body (and one that reads a
+// query), with {id} standing for a conversation of the fuzzing user.
+var fuzzRoutes = []struct{ method, path string }{
+	{"POST", "/api/v1/conversations"},
+	{"PATCH", "/api/v1/conversations/{id}"},
+	{"POST", "/api/v1/conversations/{id}/turns"},
+	{"POST", "/api/v1/catalog/plasmodb/searches/GenesByGoTerm/count"},
+	{"PUT", "/api/v1/account/veupathdb"},
+	{"GET", "/api/v1/catalog/plasmodb/searches?q="},
+}
+
+// FuzzJSONBodies sends any bytes to every JSON endpoint: the answer is a
+// success or a 4xx/503 with a JSON error that has a code and a message,
+// never an internal error. make test runs it for a bounded time.
+func FuzzJSONBodies(f *testing.F) {
+	seeds := map[int][]string{
+		0: {`{"siteId":"plasmodb","title":"kinases"}`, `{"siteId":"toxodb-live"}`, `{"siteId":1}`, `[]`, `{"title":"\u0000"}`},
+		1: {`{"title":"Kinases on chromosome 14"}`, `{"title":""}`, `{"title":"` + strings.Repeat("x", 300) + `"}`, `{"title":null}`},
+		2: {`{"message":"DNA repair genes","mode":"plan"}`, `{"message":"x","mode":"execute","model":"nope"}`, `{"message":"","mode":"plan"}`, "{\"message\":\"\xff\"}"},
+		3: {`{"parameters":{"go_typeahead":"[\"GO:0006281\"]","organism":"[\"Plasmodium falciparum 3D7\"]"}}`, `{"parameters":{"bogus":"1"}}`, `{"parameters":[]}`},
+		4: {`{"siteId":"plasmodb-live","apiKey":"abc"}`, `{"siteId":"plasmodb","apiKey":"abc","allSites":true}`, `{}`},
+		5: {"kinase", "GO term", "%", "\x00", "a&b=c"},
+	}
+	for route, bodies := range seeds {
+		for _, b := range bodies {
+			f.Add(route, []byte(b))
+		}
+	}
+	cat, err := offline.New(offline.Config{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	e := newEnvWith(f, config.AuthLocal, cat, func(c *server.Config) {
+		c.RequestRate, c.TurnRate, c.TurnBurst = 1e9, 1e9, 1<<30
+	})
+	_, token := e.user("fuzz@example.org")
+	id := e.do("POST", "/api/v1/conversations", token, `{"siteId":"plasmodb"}`).json(f)["id"].(string)
+	f.Fuzz(func(t *testing.T, route int, body []byte) {
+		if route < 0 || route >= len(fuzzRoutes) {
+			return
+		}
+		rt := fuzzRoutes[route]
+		target := e.srv.URL + strings.ReplaceAll(rt.path, "{id}", id)
+		var rd io.Reader
+		if rt.method == "GET" {
+			target += url.QueryEscape(string(body))
+		} else {
+			rd = strings.NewReader(string(body))
+		}
+		req, err := http.NewRequest(rt.method, target, rd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		if rd != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode < 400 {
+			return
+		}
+		var out struct {
+			Error struct{ Code, Message string }
+		}
+		if err := json.Unmarshal(raw, &out); err != nil || out.Error.Code == "" || out.Error.Message == "" {
+			t.Fatalf("%s %s %q = %d with a body that is not a JSON error: %s", rt.method, rt.path, body, resp.StatusCode, raw)
+		}
+		if resp.StatusCode >= 500 && resp.StatusCode != http.StatusServiceUnavailable || out.Error.Code == server.CodeInternal {
+			t.Fatalf("%s %s %q = %d %s", rt.method, rt.path, body, resp.StatusCode, raw)
+		}
+	})
+}
