@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 	"strategist/internal/event/sseclient"
 	"strategist/internal/offlinetest"
 	"strategist/internal/pgtest"
+	"strategist/internal/proctest"
 )
 
 // The -update flag rewrites the golden files; eventtest.Golden reads it with
@@ -44,7 +44,7 @@ type testApp struct {
 	app    *app
 	stop   context.CancelFunc
 	done   chan error
-	logs   *syncBuffer
+	logs   *proctest.Logs
 }
 
 type appOptions struct {
@@ -84,7 +84,7 @@ func startApp(t testing.TB, opts appOptions) *testApp {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := &proctest.Logs{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	ctx, cancel := context.WithCancel(context.Background())
 	db, err := openDB(ctx, cfg)
@@ -275,22 +275,4 @@ func find(recs []event.Record, typ string) []event.Record {
 		}
 	}
 	return out
-}
-
-// syncBuffer is a bytes.Buffer safe for the app's concurrent log writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

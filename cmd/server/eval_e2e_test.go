@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"strategist/internal/eval"
+	"strategist/internal/proctest"
 )
 
 // The accuracy TestEvaluationSet requires of the offline planner on each
@@ -73,7 +74,7 @@ func TestEvalCommandErrors(t *testing.T) {
 			t.Errorf("%v: %v, want a usage error", args, err)
 		}
 	}
-	err := run(context.Background(), []string{"eval", "--url", "http://" + freeAddr(t), "--data", dataDir(t)}, nil, io.Discard, io.Discard, env)
+	err := run(context.Background(), []string{"eval", "--url", "http://" + proctest.FreeAddr(t), "--data", dataDir(t)}, nil, io.Discard, io.Discard, env)
 	if err == nil || !strings.Contains(err.Error(), "does not answer") {
 		t.Errorf("eval against a closed port: %v", err)
 	}

@@ -6,112 +6,34 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"strategist/internal/event"
 	"strategist/internal/event/eventtest"
 	"strategist/internal/pgtest"
+	"strategist/internal/proctest"
 )
-
-// binary is the strategist binary built once for the process tests.
-var binary struct {
-	once sync.Once
-	dir  string
-	path string
-	err  error
-}
-
-func strategistBinary(t *testing.T) string {
-	t.Helper()
-	binary.once.Do(func() {
-		binary.dir, binary.err = os.MkdirTemp("", "strategist-bin-*")
-		if binary.err != nil {
-			return
-		}
-		binary.path = filepath.Join(binary.dir, "strategist")
-		out, err := exec.Command("go", "build", "-o", binary.path, ".").CombinedOutput()
-		if err != nil {
-			binary.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if binary.err != nil {
-		t.Fatal(binary.err)
-	}
-	return binary.path
-}
 
 // proc is a strategist server running as its own process.
 type proc struct {
-	t    *testing.T
-	cmd  *exec.Cmd
-	URL  string
-	logs *syncBuffer
-	done chan error
+	*proctest.Proc
+	t *testing.T
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
-// startProc runs `strategist serve` against dbURL and waits until ready.
+// startProc runs `strategist serve` against dbURL with the test data and
+// scripts, and waits until it is ready.
 func startProc(t *testing.T, dbURL string, env map[string]string) *proc {
 	t.Helper()
-	addr := freeAddr(t)
-	cmd := exec.Command(strategistBinary(t), "serve")
-	cmd.Env = append(os.Environ(),
-		"DATABASE_URL="+dbURL, "STRATEGIST_ADDR="+addr, "STRATEGIST_DATA_DIR="+dataDir(t),
-		"STRATEGIST_SCRIPTS_DIR="+mustAbs(t, "testdata/scripts"), "STRATEGIST_LOG_LEVEL=warn")
+	all := map[string]string{"DATABASE_URL": dbURL, "STRATEGIST_DATA_DIR": dataDir(t), "STRATEGIST_SCRIPTS_DIR": mustAbs(t, "testdata/scripts")}
 	for k, v := range env {
-		cmd.Env = append(cmd.Env, k+"="+v)
+		all[k] = v
 	}
-	p := &proc{t: t, cmd: cmd, URL: "http://" + addr, logs: &syncBuffer{}, done: make(chan error, 1)}
-	cmd.Stdout, cmd.Stderr = p.logs, p.logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.done <- cmd.Wait() }()
-	t.Cleanup(func() { p.kill() })
-	for range 600 {
-		resp, err := http.Get(p.URL + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return p
-			}
-		}
-		select {
-		case err := <-p.done:
-			t.Fatalf("server exited: %v\n%s", err, p.logs.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	t.Fatalf("server never ready\n%s", p.logs.String())
-	return nil
-}
-
-// kill ends the process at once (SIGKILL), as a crash would.
-func (p *proc) kill() {
-	if p.cmd.ProcessState != nil {
-		return
-	}
-	_ = p.cmd.Process.Signal(syscall.SIGKILL)
-	p.t.Logf("server killed: %v", <-p.done)
+	return &proc{proctest.Start(t, all), t}
 }
 
 func mustAbs(t *testing.T, p string) string {
@@ -125,7 +47,7 @@ func mustAbs(t *testing.T, p string) string {
 
 // as returns a testApp-like client for a process with a user's token.
 func (p *proc) as(token string) *testApp {
-	return &testApp{t: p.t, URL: p.URL, Token: token, logs: p.logs}
+	return &testApp{t: p.t, URL: p.URL, Token: token, logs: p.Logs}
 }
 
 // newToken creates an account and API token in dbURL's database through the
@@ -159,7 +81,7 @@ func TestRestartAfterCrash(t *testing.T) {
 	before := a.collect(conv, 0, 30*time.Second, func(recs []event.Record) bool {
 		return len(find(recs, "subagent_task_start")) >= 3
 	})
-	first.kill()
+	first.Kill()
 
 	second := startProc(t, dbURL, nil)
 	b := second.as(token)
@@ -254,7 +176,7 @@ func TestTwoProcesses(t *testing.T) {
 	}
 	got := (<-streamed).recs
 	if len(got) == 0 {
-		t.Fatalf("the watcher's stream saw nothing\nrunner:\n%s\nwatcher:\n%s", runner.logs.String(), watcher.logs.String())
+		t.Fatalf("the watcher's stream saw nothing\nrunner:\n%s\nwatcher:\n%s", runner.Logs.String(), watcher.Logs.String())
 	}
 	eventtest.Check(t, got)
 	if p := payload(t, got[len(got)-1]); got[len(got)-1].Type != "turn_end" || p["status"] != "cancelled" {
@@ -313,7 +235,7 @@ func TestCrashKeepsLogAndStrategyTogether(t *testing.T) {
 			a.collect(conv, 0, 30*time.Second, func(recs []event.Record) bool {
 				return len(find(recs, "graph_snapshot")) >= snapshots
 			})
-			first.kill()
+			first.Kill()
 
 			second := startProc(t, dbURL, nil)
 			b := second.as(token)

@@ -285,9 +285,7 @@ func (s *Server) routes() error {
 			return &APIError{Status: http.StatusTooManyRequests, Code: CodeRateLimited, Message: "too many requests; slow down", RetryAfter: time.Second}
 		},
 	}))
-	// Pages and JSON compress well (a built conversation's page is ~90 KB,
-	// ~12 KB gzipped); streams are never buffered.
-	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{Skipper: isStream, MinLength: 1024}))
+	e.Use(compress())
 	e.Use(middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{
 		Skipper: isStream,
 		Timeout: s.cfg.RequestTimeout,
@@ -362,6 +360,34 @@ func (s *Server) turnLimiter() echo.MiddlewareFunc {
 			return &APIError{Status: http.StatusTooManyRequests, Code: CodeRateLimited, Message: "you are starting turns too fast; wait a moment", RetryAfter: time.Second}
 		},
 	})
+}
+
+// maxCompressing bounds the responses gzipped at once.
+const maxCompressing = 16
+
+// compress gzips pages and JSON (a built conversation's page is ~90 KB,
+// ~12 KB gzipped), never streams. Each gzip writer holds about 800 KB from
+// the start of its response, so a burst of requests (a sign-in flood)
+// would grow memory by that much per request: at most maxCompressing
+// responses are compressed at once, and the rest go out uncompressed.
+func compress() echo.MiddlewareFunc {
+	gz := middleware.GzipWithConfig(middleware.GzipConfig{MinLength: 1024})
+	slots := make(chan struct{}, maxCompressing)
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		zipped := gz(next)
+		return func(c echo.Context) error {
+			if isStream(c) {
+				return next(c)
+			}
+			select {
+			case slots <- struct{}{}:
+				defer func() { <-slots }()
+				return zipped(c)
+			default:
+				return next(c)
+			}
+		}
+	}
 }
 
 // isStream skips middleware that must not apply to long-lived streams: the
