@@ -52,6 +52,27 @@ type keyList []string
 func (k *keyList) String() string     { return strings.Join(*k, ",") }
 func (k *keyList) Set(v string) error { *k = append(*k, v); return nil }
 
+// logRequests logs each request's method, path, status and duration.
+func logRequests(log *slog.Logger, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		h.ServeHTTP(sw, r)
+		log.Info("request", slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.Int("status", sw.status), slog.Duration("took", time.Since(start)))
+	})
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(status int) {
+	w.status = status
+	w.ResponseWriter.WriteHeader(status)
+}
+
 // run serves the fake until ctx ends.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	fs := flag.NewFlagSet("wdkfake", flag.ContinueOnError)
@@ -90,7 +111,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: fake.Handler(*prefix), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: logRequests(log, fake.Handler(*prefix)), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stdout, "wdkfake: listening on http://%s (WDK at http://%s%s/service)\n", ln.Addr(), ln.Addr(), *prefix)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -80,6 +80,7 @@ type Fake struct {
 	violations []string
 	injected   map[string][]Response // "METHOD path" -> responses served first
 	hidden     map[string]bool       // searches removed from the site (a new release)
+	revokeAt   map[string]string     // key -> path prefix whose first request revokes it
 	inflight   int
 	maxInfl    int
 	// gate, when set, holds every request until it receives a value;
@@ -157,6 +158,7 @@ func New(cfg Config) (*Fake, error) {
 		strategies: map[int64]*strategy{},
 		injected:   map[string][]Response{},
 		hidden:     map[string]bool{},
+		revokeAt:   map[string]string{},
 	}, nil
 }
 
@@ -204,6 +206,20 @@ func (f *Fake) Revoke(key string) bool {
 	defer f.mu.Unlock()
 	_, ok := f.keys[key]
 	delete(f.keys, key)
+	return ok
+}
+
+// RevokeAt revokes key at its first request whose path (below the
+// service root) starts with prefix: that request and all later ones are
+// refused. It stages a key revoked in the middle of a turn, say once the
+// catalog was read and a step is to be run ("/users/").
+func (f *Fake) RevokeAt(key, prefix string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	_, ok := f.keys[key]
+	if ok {
+		f.revokeAt[key] = prefix
+	}
 	return ok
 }
 
@@ -370,8 +386,13 @@ func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, "Valid API Key required for this endpoint.", http.StatusUnauthorized)
 		return
 	}
+	key := strings.TrimPrefix(auth, "Bearer ")
 	f.mu.Lock()
-	user, ok := f.keys[strings.TrimPrefix(auth, "Bearer ")]
+	if prefix, at := f.revokeAt[key]; at && strings.HasPrefix(path, prefix) {
+		delete(f.keys, key)
+		delete(f.revokeAt, key)
+	}
+	user, ok := f.keys[key]
 	f.mu.Unlock()
 	if !ok || !strings.HasPrefix(auth, "Bearer ") {
 		writeError(w, "Invalid or expired token", http.StatusUnauthorized)
@@ -410,15 +431,22 @@ func (f *Fake) route(w http.ResponseWriter, r *http.Request, path string, body [
 	}
 }
 
-// controlRevoke is POST /__fake/revoke?key=K: the key stops working, as
-// when a researcher regenerates it on the site.
+// controlRevoke is POST /__fake/revoke?key=K[&at=PREFIX]: the key stops
+// working, as when a researcher regenerates it on the site; with at, from
+// its first request under that path (see RevokeAt).
 func (f *Fake) controlRevoke(w http.ResponseWriter, r *http.Request) {
-	key := r.URL.Query().Get("key")
+	key, at := r.URL.Query().Get("key"), r.URL.Query().Get("at")
 	if key == "" {
 		http.Error(w, "key is required", http.StatusBadRequest)
 		return
 	}
-	if !f.Revoke(key) {
+	ok := false
+	if at != "" {
+		ok = f.RevokeAt(key, at)
+	} else {
+		ok = f.Revoke(key)
+	}
+	if !ok {
 		http.Error(w, "no such key", http.StatusNotFound)
 		return
 	}
