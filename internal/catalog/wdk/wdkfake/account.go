@@ -12,9 +12,12 @@ import (
 
 // The fake site's user accounts: steps and strategies.
 
+// fakeTime is every timestamp the fake reports: its state has no clock.
+const fakeTime = "2024-05-02T09:30:00Z"
+
 // allowedStepKeys are the keys of WDK's step post-request schema
-// (additionalProperties: false).
-var allowedStepKeys = []string{"searchName", "searchConfig", "customName", "expanded", "expandedName", "displayPreferences"}
+// (additionalProperties: false; searchName and searchConfig required).
+var allowedStepKeys = []string{"searchName", "searchConfig", "customName", "expanded", "expandedName", "viewFilters", "displayPreferences"}
 
 func (f *Fake) userRoute(w http.ResponseWriter, r *http.Request, parts []string, body []byte, user User) {
 	f.mu.Lock()
@@ -76,9 +79,8 @@ func (f *Fake) createStep(w http.ResponseWriter, body []byte, user User) {
 	ps := f.src.params(req.SearchName)
 	for k := range req.SearchConfig.Parameters {
 		if !slices.ContainsFunc(ps, func(p param) bool { return p.Name == k }) {
-			w.Header().Set("Content-Type", "text/plain")
-			w.WriteHeader(http.StatusUnprocessableEntity)
-			fmt.Fprintf(w, "Parameter '%s' is not in container '%s'", k, req.SearchName)
+			// WDK wraps a plain 422 message as the bundle's general error.
+			write422(w, []string{fmt.Sprintf("Parameter '%s' is not in container '%s'", k, req.SearchName)}, nil)
 			return
 		}
 	}
@@ -126,6 +128,8 @@ func (f *Fake) stepJSON(st *step) map[string]any {
 		"searchConfig":            map[string]any{"parameters": st.params, "wdkWeight": st.weight, "filters": []any{}},
 		"validation":              map[string]any{"level": "RUNNABLE", "isValid": true},
 		"hasCompleteStepAnalyses": false, "isFiltered": false, "displayPreferences": map[string]any{},
+		"expanded": false, "shortDisplayName": st.search, "baseCustomName": nilIfEmpty(st.customName),
+		"createdTime": fakeTime, "lastRunTime": fakeTime,
 	}
 	if st.strategy != 0 {
 		m["strategyId"] = st.strategy
@@ -293,7 +297,8 @@ func (f *Fake) strategyRoute(w http.ResponseWriter, r *http.Request, parts []str
 		}
 		m := map[string]any{"strategyId": s.id, "name": s.name, "rootStepId": s.root, "recordClassName": "transcript",
 			"signature": "sig" + strconv.FormatInt(s.id, 10), "isSaved": false, "isPublic": false, "isValid": true,
-			"isDeleted": false, "author": "Ada Lovelace", "releaseVersion": "68",
+			"isDeleted": false, "isExample": false, "author": "Ada Lovelace", "organization": "Analytical Engines",
+			"releaseVersion": "68", "createdTime": fakeTime, "lastModified": fakeTime, "lastViewed": fakeTime,
 			"stepTree": s.tree, "steps": steps, "leafAndTransformStepCount": len(steps)}
 		if a, err := f.evalStep(context.Background(), s.root, 0, 0); err == nil {
 			m["estimatedSize"] = a.genes

@@ -100,9 +100,8 @@ func (f *Fake) revise(w http.ResponseWriter, name, sd string, body []byte) {
 	ps := f.src.params(name)
 	for k := range req.ContextParamValues {
 		if !slices.ContainsFunc(ps, func(p param) bool { return p.Name == k }) {
-			w.Header().Set("Content-Type", "text/plain")
-			w.WriteHeader(http.StatusUnprocessableEntity)
-			fmt.Fprintf(w, "Parameter '%s' is not in container '%s'", k, name)
+			// WDK wraps a plain 422 message as the bundle's general error.
+			write422(w, []string{fmt.Sprintf("Parameter '%s' is not in container '%s'", k, name)}, nil)
 			return
 		}
 	}

@@ -395,7 +395,8 @@ func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	user, ok := f.keys[key]
 	f.mu.Unlock()
 	if !ok || !strings.HasPrefix(auth, "Bearer ") {
-		writeError(w, "Invalid or expired token", http.StatusUnauthorized)
+		// WDK answers an unknown (or revoked) key as it does a missing one.
+		writeError(w, "Valid API Key required for this endpoint.", http.StatusUnauthorized)
 		return
 	}
 	if user.Guest && path != "/users/current" {
@@ -412,8 +413,9 @@ func (f *Fake) route(w http.ResponseWriter, r *http.Request, path string, body [
 		writeRaw(w, http.StatusOK, string(f.src.serviceInfo))
 	case path == "/users/current" && r.Method == http.MethodGet:
 		writeJSON(w, http.StatusOK, map[string]any{"id": user.ID, "isGuest": user.Guest,
-			"email":      map[bool]any{false: "researcher@example.org", true: nil}[user.Guest],
-			"properties": map[string]string{"firstName": "Ada", "lastName": "Lovelace"}})
+			"email":       map[bool]any{false: "researcher@example.org", true: nil}[user.Guest],
+			"properties":  map[string]string{"firstName": "Ada", "lastName": "Lovelace"},
+			"preferences": map[string]any{"global": map[string]string{}, "project": map[string]string{}}})
 	case parts[0] == "record-types":
 		f.recordTypes(w, r, parts[1:], body)
 	case parts[0] == "users" && len(parts) >= 3:

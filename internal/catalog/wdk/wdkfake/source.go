@@ -163,9 +163,10 @@ func catalogSource(cat catalog.Catalog, site string) (*source, error) {
 	s := &source{searches: map[string]*search{}, eval: catalogEval{cat: cat, site: site}}
 	s.serviceInfo, _ = json.Marshal(map[string]any{
 		"projectId": sites[i].ProjectID, "displayName": sites[i].DisplayName + " (WDK fake)",
-		"buildNumber": "68", "releaseDate": "2024-05-01T00:00:00Z", "startupTime": 1719000000000,
-		"description":    "Strategist's WDK fake: a test double answering from an offline snapshot, not VEuPathDB.",
-		"authentication": map[string]any{"method": "OAUTH2", "oauthUrl": "http://127.0.0.1/oauth", "oauthClientId": "apiComponentSite"},
+		"buildNumber": "68", "releaseDate": "01 May 2024 12:00", "startupTime": 1719000000000,
+		"categoriesOntologyName": "Categories",
+		"description":            "Strategist's WDK fake: a test double answering from an offline snapshot, not VEuPathDB.",
+		"authentication":         map[string]any{"method": "OAUTH2", "oauthUrl": "http://127.0.0.1/oauth", "oauthClientId": "apiComponentSite"},
 	})
 	rts, err := cat.RecordTypes(ctx, site)
 	if err != nil {
@@ -230,7 +231,11 @@ func searchData(rt catalog.RecordType, s *catalog.Search) map[string]any {
 		"shortDisplayName": s.ShortDisplayName, "summary": s.Summary, "description": s.Description,
 		"outputRecordClassName": rt.Name, "isAnalyzable": true, "isCacheable": true,
 		"defaultAttributes": []string{"primary_key", "gene_product"}, "dynamicAttributes": []any{},
-		"filters": []any{}, "groups": []any{}, "properties": map[string]any{},
+		"defaultSorting":     []map[string]string{{"attributeName": "primary_key", "direction": "ASC"}},
+		"defaultSummaryView": "_default", "noSummaryOnSingleRecord": false, "summaryViewPlugins": []any{},
+		"filters": []any{}, "properties": map[string]any{}, "iconName": nil,
+		"groups": []map[string]any{{"name": "empty", "displayName": "", "description": "", "isVisible": true,
+			"displayType": "empty", "parameters": names}},
 		"paramNames": names, "parameters": params,
 	}
 	if s.Kind != catalog.KindLeaf {
@@ -263,10 +268,12 @@ func paramJSON(p catalog.Param) map[string]any {
 		m["maxSelectedCount"] = p.MaxSelected
 		m["countOnlyLeaves"] = p.DisplayType == "treeBox"
 		m["vocabulary"] = vocabularyJSON(p)
-	case catalog.ParamString, catalog.ParamNumber:
+	case catalog.ParamString:
 		m["length"] = 0
 		m["isMultiLine"] = false
 		m["isNumber"] = p.IsNumber
+	case catalog.ParamNumber, catalog.ParamNumberRange:
+		m["increment"] = 1
 		if p.Min != nil {
 			m["min"] = *p.Min
 		}
