@@ -34,15 +34,22 @@ import (
 	"strategist/internal/catalog/wdk/wdkfake"
 )
 
-func main() {
+func main() { os.Exit(exitStatus()) }
+
+// exitStatus runs the fake and returns the process's exit status, so that
+// its deferred calls run before main exits.
+func exitStatus() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv); err != nil {
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 2
+	default:
 		fmt.Fprintln(os.Stderr, "wdkfake:", err)
-		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(2)
-		}
-		os.Exit(1)
+		return 1
 	}
 }
 
