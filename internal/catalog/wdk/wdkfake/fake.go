@@ -321,6 +321,39 @@ func (f *Fake) ResetStepIDs(next int64) {
 	f.nextStep = next
 }
 
+// StepCount returns how many steps exist and are not deleted.
+func (f *Fake) StepCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, st := range f.steps {
+		if !st.deleted {
+			n++
+		}
+	}
+	return n
+}
+
+// StrategyState is what the fake holds of a strategy.
+type StrategyState struct {
+	ID, Owner int64
+	Name      string
+	Root      int64
+	// StepTree is the tree as posted ({stepId, primaryInput, secondaryInput}).
+	StepTree json.RawMessage
+}
+
+// Strategy returns a strategy that is not deleted.
+func (f *Fake) Strategy(id int64) (StrategyState, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s, ok := f.strategies[id]
+	if !ok || s.deleted {
+		return StrategyState{}, false
+	}
+	return StrategyState{ID: s.id, Owner: s.owner, Name: s.name, Root: s.root, StepTree: append(json.RawMessage(nil), s.tree...)}, true
+}
+
 // StrategyCount returns how many strategies exist and are not deleted.
 func (f *Fake) StrategyCount() int {
 	f.mu.Lock()
