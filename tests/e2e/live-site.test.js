@@ -98,6 +98,7 @@ test('a whole conversation on a live site, then a key revoked at the site', asyn
   await site.waitForLoadState();
   assert.equal(await byTestId(site, 'wdk-strategy-id').innerText(), m[2]);
   assert.equal(await byTestId(site, 'wdk-strategy-size').innerText(), '89');
+  assert.equal(await byTestId(site, 'wdk-strategy-name').innerText(), (await api.conversation(id)).title, 'saved under the conversation title');
   await site.close();
   await screenshot(page, 'live-saved');
 
