@@ -79,7 +79,7 @@ test('a whole conversation on a live site, then a key revoked at the site', asyn
   await table.locator('[data-testid="result-row"]').first().waitFor();
   const countText = await byTestId(table, 'results-count').innerText();
   assert.match(countText, /89/);
-  assert.match(countText, /PlasmoDB/);
+  assert.match(countText, /PlasmoDB \(live/, `the count names the live site as its source: ${countText}`);
   assert.doesNotMatch(countText, /offline snapshot/i, countText);
   const first = (await table.locator('[data-testid="result-row"]').first().innerText()).trim();
   assert.match(first, /^PF3D7_/);
