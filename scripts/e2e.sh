@@ -11,6 +11,12 @@
 # (default /usr/bin/chromium), STRATEGIST_BIN (a built binary to test instead
 # of building bin/strategist), E2E_KEEP_DB=1 keeps the database for a look
 # after the run. The server's log is tests/e2e/test-results/server.log.
+#
+# The server's live sites (STRATEGIST_WDK_BASE_URL) point at the WDK fake
+# (cmd/wdkfake, answering from the offline snapshot), started first on its
+# own port; its log is tests/e2e/test-results/wdkfake.log. WDKFAKE_BIN is a
+# built fake to use instead of building bin/wdkfake. E2E_LOG_LEVEL (default
+# warn) is the server's log level.
 set -euo pipefail
 caller_pwd=$PWD
 cd "$(dirname "$0")/.."
@@ -42,6 +48,12 @@ else
   make --no-print-directory build >/dev/null
   bin=$root/bin/strategist
 fi
+if [ -n "${WDKFAKE_BIN:-}" ]; then
+  fake_bin=$(cd "$caller_pwd" && realpath "$WDKFAKE_BIN")
+else
+  go build -o bin/wdkfake ./cmd/wdkfake
+  fake_bin=$root/bin/wdkfake
+fi
 
 source scripts/data-dir.sh
 find_data_dir
@@ -62,6 +74,8 @@ results=tests/e2e/test-results
 mkdir -p "$results"
 server_log=$results/server.log
 server_pid=
+fake_log=$results/wdkfake.log
+fake_pid=
 
 cleanup() {
   local status=$?
@@ -76,6 +90,10 @@ cleanup() {
       kill -KILL "$server_pid" 2>/dev/null || true
     fi
     wait "$server_pid" 2>/dev/null || true
+  fi
+  if [ -n "$fake_pid" ] && kill -0 "$fake_pid" 2>/dev/null; then
+    kill -TERM "$fake_pid" 2>/dev/null || true
+    wait "$fake_pid" 2>/dev/null || true
   fi
   if [ "${E2E_KEEP_DB:-}" = 1 ]; then
     echo "e2e: kept database $e2e_db_url" >&2
@@ -93,12 +111,36 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+free_port() {
+  node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
+}
+
+# The WDK fake, for the live sites.
+fake_port=$(free_port)
+"$fake_bin" -addr "127.0.0.1:$fake_port" -data "$STRATEGIST_DATA_DIR" >"$fake_log" 2>&1 &
+fake_pid=$!
+fake_url="http://127.0.0.1:$fake_port"
+for i in $(seq 1 150); do
+  if curl -fsS -o /dev/null "$fake_url/__fake/healthz" 2>/dev/null; then break; fi
+  if ! kill -0 "$fake_pid" 2>/dev/null; then
+    echo "e2e: the WDK fake exited during start-up:" >&2
+    tail -n 20 "$fake_log" >&2
+    exit 1
+  fi
+  if [ "$i" = 150 ]; then
+    echo "e2e: the WDK fake was not ready within 30 s" >&2
+    exit 1
+  fi
+  sleep 0.2
+done
+
 # Clear model keys from the caller's environment: the tests expect the offline
 # engine as the default and scripted models from the test scripts directory.
 server_env=(env -u GEMINI_API_KEY -u OPENAI_BASE_URL -u OPENAI_API_KEY -u STRATEGIST_MODEL
   DATABASE_URL="$e2e_db_url" STRATEGIST_AUTH=local STRATEGIST_DATA_DIR="$STRATEGIST_DATA_DIR"
   STRATEGIST_SCRIPTS_DIR="$root/cmd/server/testdata/scripts" STRATEGIST_AUTO_APPROVE=false
-  STRATEGIST_LOG_LEVEL=warn)
+  STRATEGIST_LOG_LEVEL=${E2E_LOG_LEVEL:-warn} STRATEGIST_WDK_BASE_URL="$fake_url/plasmo/service"
+  STRATEGIST_SECRET_KEY="$(head -c 32 /dev/urandom | base64)")
 
 "${server_env[@]}" "$bin" migrate >/dev/null
 declare -A password token
@@ -108,7 +150,7 @@ for who in alice bob; do
   token[$who]=$("${server_env[@]}" "$bin" user token --email "$who@example.org" --name e2e 2>/dev/null)
 done
 
-port=$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+port=$(free_port)
 "${server_env[@]}" STRATEGIST_ADDR="127.0.0.1:$port" "$bin" serve >"$server_log" 2>&1 &
 server_pid=$!
 base="http://127.0.0.1:$port"
@@ -133,7 +175,7 @@ if [ ${#files[@]} = 0 ]; then
   files=(*.test.js)
 fi
 E2E_BASE_URL=$base CHROMIUM=$chromium E2E_SCREENSHOTS_DIR=$shots \
-  E2E_RESULTS_DIR="$root/$results" \
+  E2E_RESULTS_DIR="$root/$results" E2E_WDK_FAKE_URL="$fake_url" \
   E2E_USER1_EMAIL=alice@example.org E2E_USER1_PASSWORD="${password[alice]}" E2E_USER1_TOKEN="${token[alice]}" \
   E2E_USER2_EMAIL=bob@example.org E2E_USER2_PASSWORD="${password[bob]}" E2E_USER2_TOKEN="${token[bob]}" \
   node --test --test-concurrency=1 --test-reporter=spec "${files[@]}"

@@ -33,6 +33,12 @@ func (s *Server) saveStrategy(c echo.Context) (*sites.Saved, error) {
 	if err != nil {
 		return nil, strategyError(err)
 	}
+	// The researcher knows the work by the conversation's title, which is
+	// what the strategy is called in the VEuPathDB account too; the
+	// strategy's own name is a generic one the executor gives it.
+	if conv.Title != "" && conv.Title != "New conversation" {
+		w.Name = conv.Title
+	}
 	saved, err := s.cfg.Saver.SaveStrategy(ctx, conv.SiteID, w)
 	if errors.Is(err, sites.ErrNotLive) {
 		return nil, &APIError{Status: http.StatusConflict, Code: "NOT_LIVE", Message: err.Error() + "; this conversation is about the offline snapshot (" + conv.SiteID + "): use Export for VEuPathDB instead", Err: err}

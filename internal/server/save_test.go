@@ -59,6 +59,15 @@ func TestSaveToVEuPathDB(t *testing.T) {
 	if r.status != 201 || !strings.Contains(string(r.body), `"url":"https://plasmodb.org/plasmo/app/workspace/strategies/9"`) || len(saver.saved) != 1 {
 		t.Errorf("save = %d %s (%v)", r.status, r.body, saver.saved)
 	}
+	// A titled conversation's strategy is saved under its title.
+	titled := e.do("POST", "/api/v1/conversations", token, `{"siteId":"plasmodb-live","title":"Replication genes"}`).json(t)["id"].(string)
+	if r := e.do("POST", "/api/v1/conversations/"+titled+"/strategy/veupathdb", token, ""); r.status != 201 ||
+		saver.saved[len(saver.saved)-1] != "plasmodb-live:Replication genes" {
+		t.Errorf("save of a titled conversation = %d %s (%v)", r.status, r.body, saver.saved)
+	}
+	if saver.saved[0] != "plasmodb-live:DNA replication" {
+		t.Errorf("an untitled conversation's strategy was saved as %q, want its own name", saver.saved[0])
+	}
 	if r := e.do("POST", "/api/v1/conversations/"+off+"/strategy/veupathdb", token, ""); r.status != 409 || r.errorCode(t) != "NOT_LIVE" {
 		t.Errorf("save of an offline conversation = %d %s", r.status, r.body)
 	}

@@ -126,46 +126,69 @@ type Version struct {
 // one of recordType on the conversation's site when it has none (recorded
 // as version 0 and reported through OnChange).
 func (s *Service) ForConversation(ctx context.Context, userID, conversationID, recordType, name string) (Snapshot, error) {
-	var buildErr error
-	build := func(siteID string) ([]byte, []byte, error) {
-		buildErr = s.checkRecordType(ctx, siteID, recordType)
+	// The site's record types are checked outside the creating
+	// transaction: on a live site the check reads the researcher's key
+	// from the database and asks the site, which must not happen while the
+	// transaction holds a pooled connection and the conversation's row
+	// lock (concurrent sub-agents creating the strategy at once would
+	// exhaust the pool and wait for one another until the live timeout).
+	// The first attempt learns the site, the second creates.
+	checked := ""
+	for {
+		var buildErr error
+		needCheck := ""
+		build := func(siteID string) ([]byte, []byte, error) {
+			if siteID != checked {
+				needCheck = siteID
+				buildErr = errCheckFirst
+				return nil, nil, buildErr
+			}
+			g, err := New(siteID, recordType, name)
+			if err != nil {
+				buildErr = err
+				return nil, nil, err
+			}
+			graph, err := g.Encode()
+			if err != nil {
+				buildErr = err
+				return nil, nil, err
+			}
+			change, err := json.Marshal(Change{Op: OpCreate, Summary: fmt.Sprintf("created an empty %s strategy", recordType)})
+			if err != nil {
+				buildErr = err
+				return nil, nil, err
+			}
+			return graph, change, nil
+		}
+		rec, created, rows, err := s.store.CreateConversationStrategy(ctx, userID, conversationID, recordType, build, s.logged(ctx, snapshotOf))
+		if needCheck != "" {
+			if err := s.checkRecordType(ctx, needCheck, recordType); err != nil {
+				return Snapshot{}, err
+			}
+			checked = needCheck
+			continue
+		}
 		if buildErr != nil {
-			return nil, nil, buildErr
+			return Snapshot{}, buildErr
 		}
-		g, err := New(siteID, recordType, name)
 		if err != nil {
-			buildErr = err
-			return nil, nil, err
+			return Snapshot{}, fmt.Errorf("strategy: strategy for conversation %s: %w", conversationID, err)
 		}
-		graph, err := g.Encode()
+		snap, err := snapshotOf(rec)
 		if err != nil {
-			buildErr = err
-			return nil, nil, err
+			return Snapshot{}, err
 		}
-		change, err := json.Marshal(Change{Op: OpCreate, Summary: fmt.Sprintf("created an empty %s strategy", recordType)})
-		if err != nil {
-			buildErr = err
-			return nil, nil, err
+		if created {
+			s.published(rows)
+			s.report.report(ctx, snap)
 		}
-		return graph, change, nil
+		return snap, nil
 	}
-	rec, created, rows, err := s.store.CreateConversationStrategy(ctx, userID, conversationID, recordType, build, s.logged(ctx, snapshotOf))
-	if buildErr != nil {
-		return Snapshot{}, buildErr
-	}
-	if err != nil {
-		return Snapshot{}, fmt.Errorf("strategy: strategy for conversation %s: %w", conversationID, err)
-	}
-	snap, err := snapshotOf(rec)
-	if err != nil {
-		return Snapshot{}, err
-	}
-	if created {
-		s.published(rows)
-		s.report.report(ctx, snap)
-	}
-	return snap, nil
 }
+
+// errCheckFirst rolls back a strategy's creation until the site's record
+// types have been checked outside the transaction.
+var errCheckFirst = errors.New("strategy: check the record type first")
 
 // logged is how a change writes its graph_snapshot in the conversation's
 // log inside its own transaction; snap gives the snapshot of the row as

@@ -496,3 +496,59 @@ func TestServiceSlowCountStillCommits(t *testing.T) {
 		t.Errorf("after recovery s1 count = %s %v", s1.CountStatus, s1.Count)
 	}
 }
+
+// lockProbe is a catalog whose RecordTypes checks that no transaction
+// holds the conversation's row: a live site's catalog reads the
+// researcher's key from the database, which must not wait behind the
+// transaction creating the strategy.
+type lockProbe struct {
+	*fakeCatalog
+	db          *store.DB
+	owner, conv string
+	blocked     error
+}
+
+func (p *lockProbe) RecordTypes(ctx context.Context, site string) ([]catalog.RecordType, error) {
+	cctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	probe := errors.New("probe")
+	_, _, _, err := p.db.CreateConversationStrategy(cctx, p.owner, p.conv, testRT, func(string) ([]byte, []byte, error) {
+		return nil, nil, probe
+	}, nil)
+	if !errors.Is(err, probe) {
+		p.blocked = err
+	}
+	return p.fakeCatalog.RecordTypes(ctx, site)
+}
+
+func TestForConversationAsksTheCatalogOutsideItsTransaction(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, err := store.New(pgtest.New(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner, err := db.CreateUser(ctx, "owner@example.org", "$argon2id$test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv, err := db.CreateConversation(ctx, owner.ID, testSite, "Translation", "offline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := &lockProbe{fakeCatalog: newFakeCatalog(), db: db, owner: owner.ID, conv: conv.ID}
+	svc, err := NewService(Config{Store: db, Catalog: probe, Logger: slog.New(slog.NewTextHandler(t.Output(), nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := svc.ForConversation(ctx, owner.ID, conv.ID, testRT, "Translation genes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if probe.blocked != nil {
+		t.Errorf("the record types were read while the conversation's row was locked: %v", probe.blocked)
+	}
+	if snap.StrategyID == "" || snap.SiteID != testSite {
+		t.Errorf("ForConversation() = %+v", snap)
+	}
+}

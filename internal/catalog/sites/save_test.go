@@ -6,7 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"strings"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -16,6 +16,7 @@ import (
 	"strategist/internal/catalog/offline"
 	"strategist/internal/catalog/sites"
 	"strategist/internal/catalog/wdk"
+	"strategist/internal/catalog/wdk/wdkfake"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
 )
@@ -65,83 +66,58 @@ func (s *memCreds) DeleteWDKCredential(_ context.Context, userID, siteID string)
 	return nil
 }
 
-// fakeAccount is a WDK user account: steps and strategies, as the service
-// stores them (POST /users/{id}/steps and /strategies answer {"id":...}).
-type fakeAccount struct {
-	mu             sync.Mutex
-	nextID         int64
-	steps          map[int64]wdk.NewStep
-	strategies     map[int64]wdk.NewStrategy
-	failStrategies bool
+// newFakeSite is the WDK fake over the offline catalog's searches, where
+// the key "key-of-ada" signs in as user 77.
+func newFakeSite(t *testing.T) *wdkfake.Fake {
+	t.Helper()
+	off, err := offline.New(offline.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := wdkfake.New(wdkfake.Config{Catalog: off, Site: offline.SiteID, Keys: map[string]wdkfake.User{"key-of-ada": {ID: 77}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
 
-func (f *fakeAccount) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if r.Header.Get("Authorization") != "Bearer key-of-ada" {
-		http.Error(w, "Invalid token", http.StatusUnauthorized)
-		return
+// exported is an export of DNA repair minus chromosome 14, its values
+// completed as an export's are (the site does not fill missing ones).
+func exported(t *testing.T) *strategy.WDKStrategy {
+	t.Helper()
+	off, err := offline.New(offline.Config{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	path := strings.TrimPrefix(r.URL.Path, "/plasmo/service")
-	w.Header().Set("Content-Type", "application/json")
-	switch {
-	case r.Method == http.MethodGet && path == "/users/current":
-		_, _ = w.Write([]byte(`{"id":77,"isGuest":false,"email":"ada@example.org"}`))
-	case r.Method == http.MethodPost && path == "/users/77/steps":
-		var s wdk.NewStep
-		if err := json.NewDecoder(r.Body).Decode(&s); err != nil || s.SearchName == "" {
-			http.Error(w, "bad step", http.StatusBadRequest)
-			return
+	full := func(search string, params map[string]string) map[string]string {
+		p, err := off.Validate(context.Background(), offline.SiteID, search, params)
+		if err != nil {
+			t.Fatal(err)
 		}
-		f.nextID++
-		f.steps[f.nextID] = s
-		_ = json.NewEncoder(w).Encode(map[string]int64{"id": f.nextID})
-	case r.Method == http.MethodPost && path == "/users/77/strategies":
-		if f.failStrategies {
-			http.Error(w, "Internal error", http.StatusInternalServerError)
-			return
-		}
-		var s wdk.NewStrategy
-		if err := json.NewDecoder(r.Body).Decode(&s); err != nil {
-			http.Error(w, "bad strategy", http.StatusBadRequest)
-			return
-		}
-		f.nextID++
-		f.strategies[f.nextID] = s
-		w.WriteHeader(http.StatusOK)
-		_ = json.NewEncoder(w).Encode(map[string]int64{"id": f.nextID})
-	case r.Method == http.MethodDelete && strings.HasPrefix(path, "/users/77/steps/"):
-		var id int64
-		_ = json.Unmarshal([]byte(strings.TrimPrefix(path, "/users/77/steps/")), &id)
-		delete(f.steps, id)
-		w.WriteHeader(http.StatusNoContent)
-	default:
-		http.NotFound(w, r)
+		return p
 	}
-}
-
-func exported() *strategy.WDKStrategy {
+	const pf = `["Plasmodium falciparum 3D7"]`
 	w := 10
 	return &strategy.WDKStrategy{
 		Name: "DNA repair minus chromosome 14", RecordType: "transcript",
 		Steps: map[strategy.StepID]strategy.WDKStep{
-			"s1": {SearchName: "GenesByGoTerm", SearchConfig: strategy.WDKSearchConfig{Parameters: map[string]string{"go_term": "GO:0006281"}, WDKWeight: &w}},
-			"s2": {SearchName: "GenesByLocation", SearchConfig: strategy.WDKSearchConfig{Parameters: map[string]string{"chromosomeOptional": "Pf3D7_14_v3"}, WDKWeight: &w}},
+			"s1": {SearchName: "GenesByGoTerm", SearchConfig: strategy.WDKSearchConfig{Parameters: full("GenesByGoTerm", map[string]string{"organism": pf, "go_typeahead": `["GO:0006281"]`}), WDKWeight: &w}},
+			"s2": {SearchName: "GenesByLocation", SearchConfig: strategy.WDKSearchConfig{Parameters: full("GenesByLocation", map[string]string{"organismSinglePick": pf, "chromosomeOptional": "Pf3D7_14_v3"}), WDKWeight: &w}},
 			"s3": {SearchName: "boolean_question_TranscriptRecordClasses_TranscriptRecordClass", SearchConfig: strategy.WDKSearchConfig{Parameters: map[string]string{"bq_operator": "MINUS", "bq_left_op_TranscriptRecordClasses_TranscriptRecordClass": "", "bq_right_op_TranscriptRecordClasses_TranscriptRecordClass": ""}}},
 		},
 		StepTree: strategy.WDKStepTree{StepID: "s3", PrimaryInput: &strategy.WDKStepTree{StepID: "s1"}, SecondaryInput: &strategy.WDKStepTree{StepID: "s2"}},
 	}
 }
 
-func liveRegistry(t *testing.T, fake http.Handler) (*sites.Registry, context.Context) {
-	reg, ctx, _ := liveRegistryCreds(t, fake)
-	return reg, ctx
+func liveRegistry(t *testing.T, fake *wdkfake.Fake) (*sites.Registry, context.Context, string) {
+	reg, ctx, _, base := liveRegistryCreds(t, fake)
+	return reg, ctx, base
 }
 
 // liveRegistryCreds is liveRegistry with its credential store.
-func liveRegistryCreds(t *testing.T, fake http.Handler) (*sites.Registry, context.Context, *memCreds) {
+func liveRegistryCreds(t *testing.T, fake *wdkfake.Fake) (*sites.Registry, context.Context, *memCreds, string) {
 	t.Helper()
-	srv := httptest.NewServer(fake)
+	srv := httptest.NewServer(fake.Handler("/plasmo"))
 	t.Cleanup(srv.Close)
 	creds, err := wdk.NewCredentials([]byte("0123456789abcdef0123456789abcdef"))
 	if err != nil {
@@ -158,15 +134,14 @@ func liveRegistryCreds(t *testing.T, fake http.Handler) (*sites.Registry, contex
 	if err != nil {
 		t.Fatal(err)
 	}
-	return reg, account.WithUser(context.Background(), "u1"), db
+	return reg, account.WithUser(context.Background(), "u1"), db, srv.URL
 }
 
 // TestSaveReadsTheKeyOnce: the requests of one save (its steps, then the
 // strategy) read and open the researcher's key once, not once a request.
 func TestSaveReadsTheKeyOnce(t *testing.T) {
-	fake := &fakeAccount{steps: map[int64]wdk.NewStep{}, strategies: map[int64]wdk.NewStrategy{}}
-	reg, ctx, db := liveRegistryCreds(t, fake)
-	if _, err := reg.SaveStrategy(ctx, "plasmodb-live", exported()); err != nil {
+	reg, ctx, db, _ := liveRegistryCreds(t, newFakeSite(t))
+	if _, err := reg.SaveStrategy(ctx, "plasmodb-live", exported(t)); err != nil {
 		t.Fatal(err)
 	}
 	if db.reads != 1 {
@@ -175,44 +150,55 @@ func TestSaveReadsTheKeyOnce(t *testing.T) {
 }
 
 func TestSaveStrategy(t *testing.T) {
-	fake := &fakeAccount{steps: map[int64]wdk.NewStep{}, strategies: map[int64]wdk.NewStrategy{}}
-	reg, ctx := liveRegistry(t, fake)
-	saved, err := reg.SaveStrategy(ctx, "plasmodb-live", exported())
+	fake := newFakeSite(t)
+	reg, ctx, base := liveRegistry(t, fake)
+	saved, err := reg.SaveStrategy(ctx, "plasmodb-live", exported(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fake.steps) != 3 || len(fake.strategies) != 1 {
-		t.Fatalf("account holds %d steps, %d strategies", len(fake.steps), len(fake.strategies))
+	if n := fake.StepCount(); n != 3 || fake.StrategyCount() != 1 {
+		t.Fatalf("account holds %d steps, %d strategies", n, fake.StrategyCount())
 	}
-	st := fake.strategies[saved.StrategyID]
-	tree := st.StepTree
-	if st.Name != "DNA repair minus chromosome 14" || tree.PrimaryInput == nil || tree.SecondaryInput == nil ||
-		fake.steps[tree.StepID].SearchConfig.Parameters["bq_operator"] != "MINUS" ||
-		fake.steps[tree.PrimaryInput.StepID].SearchName != "GenesByGoTerm" ||
-		fake.steps[tree.SecondaryInput.StepID].SearchName != "GenesByLocation" {
+	st, ok := fake.Strategy(saved.StrategyID)
+	if !ok {
+		t.Fatalf("strategy %d is not in the account", saved.StrategyID)
+	}
+	var tree wdk.StepTree
+	if err := json.Unmarshal(st.StepTree, &tree); err != nil {
+		t.Fatal(err)
+	}
+	step := func(id int64) wdkfake.StepState { s, _ := fake.Step(id); return s }
+	if st.Name != "DNA repair minus chromosome 14" || st.Owner != 77 || tree.PrimaryInput == nil || tree.SecondaryInput == nil ||
+		step(tree.StepID).Params["bq_operator"] != "MINUS" ||
+		step(tree.PrimaryInput.StepID).Search != "GenesByGoTerm" ||
+		step(tree.SecondaryInput.StepID).Search != "GenesByLocation" {
 		t.Errorf("strategy = %+v", st)
 	}
-	if !strings.HasSuffix(saved.URL, "/plasmo/app/workspace/strategies/4") || saved.StrategyID != 4 {
-		t.Errorf("saved = %+v", saved)
+	if want := base + "/plasmo/app/workspace/strategies/" + strconv.FormatInt(saved.StrategyID, 10); saved.URL != want {
+		t.Errorf("saved = %+v, want the URL %s", saved, want)
 	}
-	if _, err := reg.SaveStrategy(ctx, "plasmodb", exported()); !errors.Is(err, sites.ErrNotLive) {
+	if v := fake.Violations(); len(v) != 0 {
+		t.Errorf("client behaviour the live site punishes: %v", v)
+	}
+	if _, err := reg.SaveStrategy(ctx, "plasmodb", exported(t)); !errors.Is(err, sites.ErrNotLive) {
 		t.Errorf("saving an offline strategy = %v", err)
 	}
 }
 
 func TestSaveStrategyFailureRemovesSteps(t *testing.T) {
-	fake := &fakeAccount{steps: map[int64]wdk.NewStep{}, strategies: map[int64]wdk.NewStrategy{}, failStrategies: true}
-	reg, ctx := liveRegistry(t, fake)
-	_, err := reg.SaveStrategy(ctx, "plasmodb-live", exported())
+	fake := newFakeSite(t)
+	fake.Inject(http.MethodPost, "/users/77/strategies", wdkfake.Response{Status: http.StatusInternalServerError, Body: "Internal Error"})
+	reg, ctx, _ := liveRegistry(t, fake)
+	_, err := reg.SaveStrategy(ctx, "plasmodb-live", exported(t))
 	se, ok := errors.AsType[*catalog.SiteError](err)
 	if !ok || se.Kind != catalog.SiteFault {
 		t.Fatalf("save = %v, want a site fault", err)
 	}
-	if len(fake.steps) != 0 || len(fake.strategies) != 0 {
-		t.Errorf("a failed save left %d steps and %d strategies", len(fake.steps), len(fake.strategies))
+	if fake.StepCount() != 0 || fake.StrategyCount() != 0 {
+		t.Errorf("a failed save left %d steps and %d strategies", fake.StepCount(), fake.StrategyCount())
 	}
 	// Without a key nothing is created and the researcher is told why.
-	_, err = reg.SaveStrategy(account.WithUser(context.Background(), "u2"), "plasmodb-live", exported())
+	_, err = reg.SaveStrategy(account.WithUser(context.Background(), "u2"), "plasmodb-live", exported(t))
 	if se, ok := errors.AsType[*catalog.SiteError](err); !ok || se.Kind != catalog.SiteAccount {
 		t.Errorf("save without a key = %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"strategist/internal/catalog"
+	"strategist/internal/catalog/wdk/wdkfake"
 )
 
 func TestAnswerLeaf(t *testing.T) {
@@ -149,14 +150,16 @@ func TestAnswerThreeStepTree(t *testing.T) {
 		t.Errorf("strategy name %q saved %v, want the temporary prefix, unsaved", ns.Name, ns.IsSaved)
 	}
 	// The left operand (replication, weight 10) is the primary input.
-	c.fake.mu.Lock()
-	root := c.fake.steps[ns.StepTree.StepID]
-	var left, right *fakeStep
+	root, rootOK := c.fake.Step(ns.StepTree.StepID)
+	var left, right wdkfake.StepState
+	var inputsOK bool
 	if ns.StepTree.PrimaryInput != nil && ns.StepTree.SecondaryInput != nil {
-		left, right = c.fake.steps[ns.StepTree.PrimaryInput.StepID], c.fake.steps[ns.StepTree.SecondaryInput.StepID]
+		var lok, rok bool
+		left, lok = c.fake.Step(ns.StepTree.PrimaryInput.StepID)
+		right, rok = c.fake.Step(ns.StepTree.SecondaryInput.StepID)
+		inputsOK = lok && rok
 	}
-	c.fake.mu.Unlock()
-	if root == nil || root.search != boolSearch || left == nil || right == nil || left.weight != 10 || right.weight != 5 ||
+	if !rootOK || root.Search != boolSearch || !inputsOK || left.Weight != 10 || right.Weight != 5 ||
 		ns.StepTree.PrimaryInput.PrimaryInput != nil || ns.StepTree.SecondaryInput.SecondaryInput != nil {
 		t.Errorf("stepTree = %+v, want the boolean over (replication, repair)", ns.StepTree)
 	}
@@ -237,10 +240,7 @@ func TestAnswerErrors(t *testing.T) {
 		c := newTestClient(t, func(cfg *Config) { cfg.Concurrency = 1 })
 		c.fake.inject(http.MethodPost, "/users/376543/steps", fakeResponse{status: 200, body: `{"id": 101}`},
 			fakeResponse{status: 422, body: `{"level":"SEMANTIC","isValid":false,"errors":{"general":[],"byKey":{"go_typeahead":["'GO:1' is not in the vocabulary"]}}}`})
-		c.fake.mu.Lock()
-		c.fake.steps[101] = &fakeStep{id: 101, owner: registeredID, search: "GenesByGoTerm", params: map[string]string{}}
-		c.fake.nextStep = 101
-		c.fake.mu.Unlock()
+		c.fake.PutStep(wdkfake.StepState{ID: 101, Owner: registeredID, Search: "GenesByGoTerm"})
 		q := &catalog.Query{Search: boolSearch, Params: map[string]string{"bq_operator": "UNION"},
 			Inputs: []*catalog.Query{goTerm("GO:0006412", 0), goTerm("GO:0006260", 0)}}
 		_, err := c.Answer(bg, "plasmodb", q, catalog.Page{})
@@ -278,9 +278,7 @@ func TestAnswerErrors(t *testing.T) {
 		}
 		q := &catalog.Query{Search: boolSearch, Params: map[string]string{"bq_operator": "UNION"},
 			Inputs: []*catalog.Query{goTerm("GO:0006412", 0), goTerm("GO:0006260", 0)}}
-		c.fake.mu.Lock()
-		c.fake.nextStep = 100
-		c.fake.mu.Unlock()
+		c.fake.ResetStepIDs(100)
 		if _, err := c.Answer(bg, "plasmodb", q, catalog.Page{Limit: 1}); err == nil {
 			t.Fatal("Answer() succeeded")
 		}

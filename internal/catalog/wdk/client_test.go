@@ -453,6 +453,12 @@ func TestErrorTypes(t *testing.T) {
 				var e *catalog.ValidationError
 				return errors.As(err, &e) && len(e.ByKey["organsim"]) == 1
 			}},
+		{"422 unknown parameter as WDK wraps it", fakeResponse{status: 422, header: map[string]string{"Content-Type": "text/plain"},
+			body: `{"level":"SEMANTIC","isValid":false,"errors":{"general":["Parameter 'organsim' is not in container 'GenesByTaxon'\n"],"byKey":{}}}`},
+			func(err error) bool {
+				var e *catalog.ValidationError
+				return errors.As(err, &e) && len(e.ByKey["organsim"]) == 1 && len(e.General) == 0
+			}},
 		{"422 plain", fakeResponse{status: 422, body: "Step 7 is not part of a strategy, so cannot run."},
 			func(err error) bool { var e *catalog.ValidationError; return errors.As(err, &e) && len(e.General) == 1 }},
 		{"500", fakeResponse{status: 500, header: map[string]string{"X-Log-Marker": "m-1"}, body: "Internal Error"},

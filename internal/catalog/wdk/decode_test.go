@@ -133,7 +133,7 @@ func TestLenientScalars(t *testing.T) {
 
 func TestSearchDetailsOrderAndKind(t *testing.T) {
 	var w wireSearchResponse
-	raw := `{"searchData":` + fakeSearches["boolean_question_TranscriptRecordClasses_TranscriptRecordClass"] + `,"validation":{"level":"DISPLAYABLE","isValid":true}}`
+	raw := `{"searchData":` + fixtureSearch(t, "transcript", "boolean_question_TranscriptRecordClasses_TranscriptRecordClass") + `,"validation":{"level":"DISPLAYABLE","isValid":true}}`
 	if err := json.Unmarshal([]byte(raw), &w); err != nil {
 		t.Fatal(err)
 	}

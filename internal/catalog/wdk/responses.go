@@ -39,9 +39,21 @@ func validationError(search string, body []byte, token string) error {
 	var w wireValidation
 	if json.Unmarshal(body, &w) == nil && (len(w.Errors.General) > 0 || len(w.Errors.ByKey) > 0) {
 		v := w.validation()
-		for i, g := range v.General {
-			v.General[i] = redact(g, token)
+		// WDK wraps a plain 422 message as the bundle's one general error:
+		// an unknown parameter's is keyed by it, as in a plain message.
+		var general []string
+		for _, g := range v.General {
+			g = redact(g, token)
+			if m := notInContainer.FindStringSubmatch(g); m != nil {
+				if v.ByKey == nil {
+					v.ByKey = map[string][]string{}
+				}
+				v.ByKey[m[1]] = append(v.ByKey[m[1]], g)
+			} else {
+				general = append(general, g)
+			}
 		}
+		v.General = general
 		return v.Err(search)
 	}
 	e := &catalog.ValidationError{Search: search}

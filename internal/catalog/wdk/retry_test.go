@@ -157,8 +157,8 @@ func TestConcurrencyBound(t *testing.T) {
 		}
 		synctest.Test(t, func(t *testing.T) {
 			c := newBubbleClient(t, func(cfg *Config) { cfg.Concurrency = limit })
-			c.fake.gate = make(chan struct{})
-			c.fake.arrived = make(chan struct{}, 100)
+			gate := make(chan struct{})
+			c.fake.Gate(gate, make(chan struct{}, 100))
 			const calls = 20
 			var wg sync.WaitGroup
 			errs := make(chan error, calls)
@@ -170,13 +170,11 @@ func TestConcurrencyBound(t *testing.T) {
 			}
 			for released := 0; released < calls; released++ {
 				synctest.Wait() // every caller is in the site or waiting for a slot
-				c.fake.mu.Lock()
-				inflight := c.fake.inflight
-				c.fake.mu.Unlock()
+				inflight, _ := c.fake.InFlight()
 				if wantNow := min(want, calls-released); inflight != wantNow {
 					t.Fatalf("%d requests in flight after %d finished, want %d", inflight, released, wantNow)
 				}
-				c.fake.gate <- struct{}{}
+				gate <- struct{}{}
 			}
 			wg.Wait()
 			close(errs)
@@ -185,8 +183,8 @@ func TestConcurrencyBound(t *testing.T) {
 					t.Errorf("ServiceInfo() error = %v", err)
 				}
 			}
-			if c.fake.maxInfl != want {
-				t.Errorf("at most %d requests were in flight, want %d", c.fake.maxInfl, want)
+			if _, most := c.fake.InFlight(); most != want {
+				t.Errorf("at most %d requests were in flight, want %d", most, want)
 			}
 		})
 	}

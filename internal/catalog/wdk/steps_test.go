@@ -5,6 +5,7 @@ import (
 	"testing/synctest"
 
 	"strategist/internal/catalog"
+	"strategist/internal/catalog/wdk/wdkfake"
 )
 
 // TestBuildStrategyConcurrently: the steps of a plan are created at once,
@@ -24,11 +25,8 @@ func TestBuildStrategyConcurrently(t *testing.T) {
 		if _, err := c.userScope(bg, "plasmodb"); err != nil {
 			t.Fatal(err)
 		}
-		c.fake.mu.Lock()
-		c.fake.maxInfl = 0
-		c.fake.gate = make(chan struct{})
-		c.fake.arrived = make(chan struct{}, 100)
-		c.fake.mu.Unlock()
+		gate := make(chan struct{})
+		c.fake.Gate(gate, make(chan struct{}, 100))
 
 		type built struct {
 			id   int64
@@ -47,32 +45,31 @@ func TestBuildStrategyConcurrently(t *testing.T) {
 			select {
 			case got = <-done:
 				break release
-			case c.fake.gate <- struct{}{}:
+			case gate <- struct{}{}:
 			}
 		}
 		if got.err != nil {
 			t.Fatalf("BuildStrategy() error = %v", got.err)
 		}
-		if c.fake.maxInfl != 2 {
-			t.Errorf("at most %d requests were in flight, want the bound 2", c.fake.maxInfl)
+		if _, most := c.fake.InFlight(); most != 2 {
+			t.Errorf("at most %d requests were in flight, want the bound 2", most)
 		}
-		c.fake.mu.Lock()
-		defer c.fake.mu.Unlock()
-		step := func(tr *StepTree) *fakeStep {
+		step := func(tr *StepTree) wdkfake.StepState {
 			if tr == nil {
 				t.Fatalf("tree %+v lacks an input", got.tree)
 			}
-			return c.fake.steps[tr.StepID]
+			st, _ := c.fake.Step(tr.StepID)
+			return st
 		}
 		top, minus := step(&got.tree), step(got.tree.PrimaryInput)
-		if top.params["bq_operator"] != "UNION" || minus.params["bq_operator"] != "MINUS" ||
-			step(got.tree.SecondaryInput).params["go_typeahead"] != `["GO:0006281"]` ||
-			step(got.tree.PrimaryInput.PrimaryInput).params["go_typeahead"] != `["GO:0006412"]` ||
-			step(got.tree.PrimaryInput.SecondaryInput).params["go_typeahead"] != `["GO:0006260"]` {
+		if top.Params["bq_operator"] != "UNION" || minus.Params["bq_operator"] != "MINUS" ||
+			step(got.tree.SecondaryInput).Params["go_typeahead"] != `["GO:0006281"]` ||
+			step(got.tree.PrimaryInput.PrimaryInput).Params["go_typeahead"] != `["GO:0006412"]` ||
+			step(got.tree.PrimaryInput.SecondaryInput).Params["go_typeahead"] != `["GO:0006260"]` {
 			t.Errorf("the strategy's tree %+v does not wire the plan in order", got.tree)
 		}
-		if len(c.fake.steps) != 5 || c.fake.strategies[got.id] == nil {
-			t.Errorf("the account holds %d steps and strategy %d: %v", len(c.fake.steps), got.id, c.fake.strategies[got.id])
+		if _, ok := c.fake.Strategy(got.id); c.fake.StepCount() != 5 || !ok {
+			t.Errorf("the account holds %d steps and strategy %d: %v", c.fake.StepCount(), got.id, ok)
 		}
 	})
 }

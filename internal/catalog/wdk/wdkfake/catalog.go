@@ -1,4 +1,4 @@
-package wdk
+package wdkfake
 
 import (
 	"encoding/json"
@@ -6,99 +6,48 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 )
 
 // The fake site's catalog: record types, searches, validation of values.
 
-// fakeParam is what the fake needs of a fixture parameter.
-type fakeParam struct {
-	Name            string          `json:"name"`
-	Type            string          `json:"type"`
-	AllowEmptyValue bool            `json:"allowEmptyValue"`
-	DependentParams []string        `json:"dependentParams"`
-	Initial         *string         `json:"initialDisplayValue"`
-	Vocabulary      json.RawMessage `json:"vocabulary"`
-	raw             json.RawMessage
-}
-
-func (p *fakeParam) terms() []string {
-	var rows [][]any
-	if json.Unmarshal(p.Vocabulary, &rows) == nil {
-		var out []string
-		for _, r := range rows {
-			out = append(out, r[0].(string))
-		}
-		return out
-	}
-	type node struct {
-		Data struct {
-			Term string `json:"term"`
-		} `json:"data"`
-		Children []node `json:"children"`
-	}
-	var root node
-	var out []string
-	var walk func(n node)
-	walk = func(n node) {
-		out = append(out, n.Data.Term)
-		for _, c := range n.Children {
-			walk(c)
-		}
-	}
-	if json.Unmarshal(p.Vocabulary, &root) == nil {
-		walk(root)
-	}
-	return out
-}
-
-func fakeParams(search string) []fakeParam {
-	var sd struct {
-		Parameters []json.RawMessage `json:"parameters"`
-	}
-	if err := json.Unmarshal([]byte(fakeSearches[search]), &sd); err != nil {
-		panic(err)
-	}
-	out := make([]fakeParam, len(sd.Parameters))
-	for i, raw := range sd.Parameters {
-		if err := json.Unmarshal(raw, &out[i]); err != nil {
-			panic(err)
-		}
-		out[i].raw = raw
-	}
-	return out
-}
-
-func (f *fakeWDK) recordTypes(w http.ResponseWriter, r *http.Request, parts []string, body []byte) {
+func (f *Fake) recordTypes(w http.ResponseWriter, r *http.Request, parts []string, body []byte) {
 	switch {
 	case len(parts) == 0 && r.Method == http.MethodGet:
-		if r.URL.Query().Get("format") == "expanded" {
-			writeRaw(w, http.StatusOK, "["+fakeTranscriptRecordType+","+fakePathwayRecordType+"]")
+		expanded := r.URL.Query().Get("format") == "expanded"
+		list := []json.RawMessage{}
+		for _, rt := range f.src.recordTypes {
+			if expanded {
+				list = append(list, rt.raw)
+			} else {
+				list = append(list, json.RawMessage(strconv.Quote(rt.name)))
+			}
+		}
+		if !expanded && f.src.broken != "" {
+			list = append(list, json.RawMessage(strconv.Quote(f.src.broken)))
+		}
+		writeJSON(w, http.StatusOK, list)
+	case len(parts) == 1 && r.Method == http.MethodGet:
+		i := slices.IndexFunc(f.src.recordTypes, func(rt recordType) bool { return rt.name == parts[0] })
+		if i < 0 {
+			writeError(w, "Record type not found", http.StatusNotFound)
 			return
 		}
-		writeRaw(w, http.StatusOK, fakeRecordTypeNames)
-	case len(parts) == 1 && r.Method == http.MethodGet:
-		switch parts[0] {
-		case "transcript":
-			writeRaw(w, http.StatusOK, fakeTranscriptRecordType)
-		case "pathway":
-			writeRaw(w, http.StatusOK, fakePathwayRecordType)
-		default:
-			http.Error(w, "Record type not found", http.StatusNotFound)
-		}
+		writeRaw(w, http.StatusOK, string(f.src.recordTypes[i].raw))
 	case len(parts) == 2 && parts[1] == "searches" && r.Method == http.MethodGet:
-		if parts[0] == "jbrowse-gene" {
-			http.Error(w, "Internal Error", http.StatusInternalServerError)
+		if parts[0] == f.src.broken {
+			writeError(w, "Internal Error", http.StatusInternalServerError)
 			return
 		}
 		var list []json.RawMessage
-		for _, name := range slices.Sorted(maps.Keys(fakeSearches)) {
-			if fakeSearchRecordType[name] != parts[0] || f.isHidden(name) {
+		for _, name := range slices.Sorted(maps.Keys(f.src.searches)) {
+			if f.src.searches[name].recordType != parts[0] || f.isHidden(name) {
 				continue
 			}
 			var m map[string]any
-			if err := json.Unmarshal([]byte(fakeSearches[name]), &m); err != nil {
-				http.Error(w, "fixture "+name+": "+err.Error(), http.StatusInternalServerError)
+			if err := json.Unmarshal(f.src.searches[name].raw, &m); err != nil {
+				writeError(w, "fixture "+name+": "+err.Error(), http.StatusInternalServerError)
 				return
 			}
 			delete(m, "parameters")
@@ -108,11 +57,12 @@ func (f *fakeWDK) recordTypes(w http.ResponseWriter, r *http.Request, parts []st
 		writeJSON(w, http.StatusOK, orEmptyRaw(list))
 	case len(parts) >= 3 && parts[1] == "searches":
 		name := parts[2]
-		sd, ok := fakeSearches[name]
-		if !ok || fakeSearchRecordType[name] != parts[0] || f.isHidden(name) {
-			http.Error(w, "Search not found: "+name, http.StatusNotFound)
+		sr, ok := f.src.searches[name]
+		if !ok || sr.recordType != parts[0] || f.isHidden(name) {
+			writeError(w, "Search not found: "+name, http.StatusNotFound)
 			return
 		}
+		sd := string(sr.raw)
 		switch {
 		case len(parts) == 3 && r.Method == http.MethodGet:
 			writeRaw(w, http.StatusOK, `{"searchData":`+sd+`,"validation":{"level":"DISPLAYABLE","isValid":true}}`)
@@ -121,12 +71,12 @@ func (f *fakeWDK) recordTypes(w http.ResponseWriter, r *http.Request, parts []st
 		case len(parts) == 4 && parts[3] == "refreshed-dependent-params" && r.Method == http.MethodPost:
 			f.refreshed(w, name, body)
 		case len(parts) == 5 && parts[3] == "reports" && parts[4] == "standard" && r.Method == http.MethodPost:
-			f.searchReport(w, name, body)
+			f.searchReport(w, r, name, body)
 		default:
-			http.Error(w, "Not found", http.StatusNotFound)
+			writeError(w, "Not found", http.StatusNotFound)
 		}
 	default:
-		http.Error(w, "Not found", http.StatusNotFound)
+		writeError(w, "Not found", http.StatusNotFound)
 	}
 }
 
@@ -139,20 +89,19 @@ func orEmptyRaw(l []json.RawMessage) []json.RawMessage {
 
 // revise answers POST search with contextParamValues: 422 for an unknown
 // name, else the details with the values' validity at level SEMANTIC.
-func (f *fakeWDK) revise(w http.ResponseWriter, name, sd string, body []byte) {
+func (f *Fake) revise(w http.ResponseWriter, name, sd string, body []byte) {
 	var req struct {
 		ContextParamValues map[string]string `json:"contextParamValues"`
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
-		http.Error(w, "Malformed JSON: "+err.Error(), http.StatusBadRequest)
+		writeError(w, "Malformed JSON: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	ps := fakeParams(name)
+	ps := f.src.params(name)
 	for k := range req.ContextParamValues {
-		if !slices.ContainsFunc(ps, func(p fakeParam) bool { return p.Name == k }) {
-			w.Header().Set("Content-Type", "text/plain")
-			w.WriteHeader(http.StatusUnprocessableEntity)
-			fmt.Fprintf(w, "Parameter '%s' is not in container '%s'", k, name)
+		if !slices.ContainsFunc(ps, func(p param) bool { return p.Name == k }) {
+			// WDK wraps a plain 422 message as the bundle's general error.
+			write422(w, []string{fmt.Sprintf("Parameter '%s' is not in container '%s'", k, name)}, nil)
 			return
 		}
 	}
@@ -179,7 +128,7 @@ func (f *fakeWDK) revise(w http.ResponseWriter, name, sd string, body []byte) {
 }
 
 // checkFakeValue applies WDK's value rules for one parameter.
-func checkFakeValue(p fakeParam, v string) string {
+func checkFakeValue(p param, v string) string {
 	switch p.Type {
 	case "multi-pick-vocabulary":
 		var terms []string
@@ -191,7 +140,7 @@ func checkFakeValue(p fakeParam, v string) string {
 			return "Cannot be empty."
 		}
 		for _, t := range terms {
-			if !slices.Contains(p.terms(), t) {
+			if !p.openVocabulary() && !slices.Contains(p.terms(), t) {
 				return fmt.Sprintf("'%s' is not in the vocabulary", t)
 			}
 		}
@@ -199,7 +148,7 @@ func checkFakeValue(p fakeParam, v string) string {
 		if v == "" {
 			return "Cannot be empty."
 		}
-		if !slices.Contains(p.terms(), v) {
+		if !p.openVocabulary() && !slices.Contains(p.terms(), v) {
 			return fmt.Sprintf("'%s' is not in the vocabulary", v)
 		}
 	case "input-step":
@@ -211,7 +160,7 @@ func checkFakeValue(p fakeParam, v string) string {
 	return ""
 }
 
-func (f *fakeWDK) refreshed(w http.ResponseWriter, name string, body []byte) {
+func (f *Fake) refreshed(w http.ResponseWriter, name string, body []byte) {
 	var req struct {
 		ChangedParam struct {
 			Name  string `json:"name"`
@@ -220,13 +169,13 @@ func (f *fakeWDK) refreshed(w http.ResponseWriter, name string, body []byte) {
 		ContextParamValues map[string]string `json:"contextParamValues"`
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
-		http.Error(w, "Malformed JSON: value must be a string", http.StatusBadRequest)
+		writeError(w, "Malformed JSON: value must be a string", http.StatusBadRequest)
 		return
 	}
-	ps := fakeParams(name)
-	i := slices.IndexFunc(ps, func(p fakeParam) bool { return p.Name == req.ChangedParam.Name })
+	ps := f.src.params(name)
+	i := slices.IndexFunc(ps, func(p param) bool { return p.Name == req.ChangedParam.Name })
 	if i < 0 {
-		http.Error(w, "Parameter not found", http.StatusNotFound)
+		writeError(w, "Parameter not found", http.StatusNotFound)
 		return
 	}
 	if msg := checkFakeValue(ps[i], req.ChangedParam.Value); msg != "" {

@@ -1,6 +1,7 @@
-package wdk
+package wdkfake
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -11,11 +12,14 @@ import (
 
 // The fake site's user accounts: steps and strategies.
 
-// allowedStepKeys are the keys of WDK's step post-request schema
-// (additionalProperties: false).
-var allowedStepKeys = []string{"searchName", "searchConfig", "customName", "expanded", "expandedName", "displayPreferences"}
+// fakeTime is every timestamp the fake reports: its state has no clock.
+const fakeTime = "2024-05-02T09:30:00Z"
 
-func (f *fakeWDK) userRoute(w http.ResponseWriter, r *http.Request, parts []string, body []byte, user fakeUser) {
+// allowedStepKeys are the keys of WDK's step post-request schema
+// (additionalProperties: false; searchName and searchConfig required).
+var allowedStepKeys = []string{"searchName", "searchConfig", "customName", "expanded", "expandedName", "viewFilters", "displayPreferences"}
+
+func (f *Fake) userRoute(w http.ResponseWriter, r *http.Request, parts []string, body []byte, user User) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	switch {
@@ -24,8 +28,8 @@ func (f *fakeWDK) userRoute(w http.ResponseWriter, r *http.Request, parts []stri
 	case parts[0] == "steps" && len(parts) >= 2:
 		id, _ := strconv.ParseInt(parts[1], 10, 64)
 		st, ok := f.steps[id]
-		if !ok || st.owner != user.id || st.deleted {
-			http.Error(w, fmt.Sprintf("Step %d not found", id), http.StatusNotFound)
+		if !ok || st.owner != user.ID || st.deleted {
+			writeError(w, fmt.Sprintf("Step %d not found", id), http.StatusNotFound)
 			return
 		}
 		f.stepRoute(w, r, parts[2:], body, st)
@@ -34,25 +38,25 @@ func (f *fakeWDK) userRoute(w http.ResponseWriter, r *http.Request, parts []stri
 	case parts[0] == "strategies" && len(parts) >= 2:
 		id, _ := strconv.ParseInt(parts[1], 10, 64)
 		s, ok := f.strategies[id]
-		if !ok || s.owner != user.id || s.deleted {
-			http.Error(w, fmt.Sprintf("Strategy %d not found", id), http.StatusNotFound)
+		if !ok || s.owner != user.ID || s.deleted {
+			writeError(w, fmt.Sprintf("Strategy %d not found", id), http.StatusNotFound)
 			return
 		}
 		f.strategyRoute(w, r, parts[2:], body, s)
 	default:
-		http.Error(w, "Not found", http.StatusNotFound)
+		writeError(w, "Not found", http.StatusNotFound)
 	}
 }
 
-func (f *fakeWDK) createStep(w http.ResponseWriter, body []byte, user fakeUser) {
+func (f *Fake) createStep(w http.ResponseWriter, body []byte, user User) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(body, &raw); err != nil {
-		http.Error(w, "Malformed JSON", http.StatusBadRequest)
+		writeError(w, "Malformed JSON", http.StatusBadRequest)
 		return
 	}
 	for k := range raw {
 		if !slices.Contains(allowedStepKeys, k) {
-			http.Error(w, "JSON schema validation failed: extraneous key ["+k+"] is not permitted", http.StatusBadRequest)
+			writeError(w, "JSON schema validation failed: extraneous key ["+k+"] is not permitted", http.StatusBadRequest)
 			return
 		}
 	}
@@ -65,19 +69,18 @@ func (f *fakeWDK) createStep(w http.ResponseWriter, body []byte, user fakeUser) 
 		} `json:"searchConfig"`
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
-		http.Error(w, "Malformed JSON: "+err.Error(), http.StatusBadRequest)
+		writeError(w, "Malformed JSON: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	if _, ok := fakeSearches[req.SearchName]; !ok {
-		http.Error(w, "Search not found: "+req.SearchName, http.StatusNotFound)
+	if _, ok := f.src.searches[req.SearchName]; !ok {
+		writeError(w, "Search not found: "+req.SearchName, http.StatusNotFound)
 		return
 	}
-	ps := fakeParams(req.SearchName)
+	ps := f.src.params(req.SearchName)
 	for k := range req.SearchConfig.Parameters {
-		if !slices.ContainsFunc(ps, func(p fakeParam) bool { return p.Name == k }) {
-			w.Header().Set("Content-Type", "text/plain")
-			w.WriteHeader(http.StatusUnprocessableEntity)
-			fmt.Fprintf(w, "Parameter '%s' is not in container '%s'", k, req.SearchName)
+		if !slices.ContainsFunc(ps, func(p param) bool { return p.Name == k }) {
+			// WDK wraps a plain 422 message as the bundle's general error.
+			write422(w, []string{fmt.Sprintf("Parameter '%s' is not in container '%s'", k, req.SearchName)}, nil)
 			return
 		}
 	}
@@ -96,7 +99,7 @@ func (f *fakeWDK) createStep(w http.ResponseWriter, body []byte, user fakeUser) 
 			}
 		case p.Type == "single-pick-vocabulary" && strings.HasPrefix(v, "[") && strings.Count(v, ",") > 0:
 			w.Header().Set("X-Log-Marker", "marker-4242")
-			http.Error(w, "Internal Error", http.StatusInternalServerError)
+			writeError(w, "Internal Error", http.StatusInternalServerError)
 			return
 		case p.Type == "multi-pick-vocabulary" && !strings.HasPrefix(v, "["):
 			f.violate("multi-pick %s=%q sent as a bare string (the site splits it on commas)", p.Name, v)
@@ -111,25 +114,27 @@ func (f *fakeWDK) createStep(w http.ResponseWriter, body []byte, user fakeUser) 
 		return
 	}
 	f.nextStep++
-	st := &fakeStep{id: f.nextStep, owner: user.id, search: req.SearchName, params: req.SearchConfig.Parameters,
+	st := &step{id: f.nextStep, owner: user.ID, search: req.SearchName, params: req.SearchConfig.Parameters,
 		weight: req.SearchConfig.WDKWeight, customName: req.CustomName}
 	f.steps[st.id] = st
-	w.Header().Set("Location", fmt.Sprintf("/users/%d/steps/%d", user.id, st.id))
+	w.Header().Set("Location", fmt.Sprintf("/users/%d/steps/%d", user.ID, st.id))
 	writeJSON(w, http.StatusOK, map[string]any{"id": st.id})
 }
 
-func (f *fakeWDK) stepJSON(st *fakeStep) map[string]any {
+func (f *Fake) stepJSON(st *step) map[string]any {
 	m := map[string]any{
-		"id": st.id, "searchName": st.search, "recordClassName": fakeSearchRecordType[st.search],
+		"id": st.id, "searchName": st.search, "recordClassName": f.src.recordTypeOf(st.search),
 		"customName": nilIfEmpty(st.customName), "displayName": st.search, "ownerId": st.owner,
 		"searchConfig":            map[string]any{"parameters": st.params, "wdkWeight": st.weight, "filters": []any{}},
 		"validation":              map[string]any{"level": "RUNNABLE", "isValid": true},
 		"hasCompleteStepAnalyses": false, "isFiltered": false, "displayPreferences": map[string]any{},
+		"expanded": false, "shortDisplayName": st.search, "baseCustomName": nilIfEmpty(st.customName),
+		"createdTime": fakeTime, "lastRunTime": fakeTime,
 	}
 	if st.strategy != 0 {
 		m["strategyId"] = st.strategy
-		if res, err := f.eval(st.id); err == nil {
-			m["estimatedSize"] = len(res)
+		if a, err := f.evalStep(context.Background(), st.id, 0, 0); err == nil {
+			m["estimatedSize"] = a.genes
 		}
 	} else {
 		m["strategyId"] = nil
@@ -144,7 +149,7 @@ func nilIfEmpty(s string) any {
 	return s
 }
 
-func (f *fakeWDK) stepRoute(w http.ResponseWriter, r *http.Request, parts []string, body []byte, st *fakeStep) {
+func (f *Fake) stepRoute(w http.ResponseWriter, r *http.Request, parts []string, body []byte, st *step) {
 	switch {
 	case len(parts) == 0 && r.Method == http.MethodGet:
 		writeJSON(w, http.StatusOK, f.stepJSON(st))
@@ -153,7 +158,7 @@ func (f *fakeWDK) stepRoute(w http.ResponseWriter, r *http.Request, parts []stri
 			CustomName *string `json:"customName"`
 		}
 		if err := json.Unmarshal(body, &req); err != nil {
-			http.Error(w, "Malformed JSON", http.StatusBadRequest)
+			writeError(w, "Malformed JSON", http.StatusBadRequest)
 			return
 		}
 		if req.CustomName != nil {
@@ -162,7 +167,7 @@ func (f *fakeWDK) stepRoute(w http.ResponseWriter, r *http.Request, parts []stri
 		w.WriteHeader(http.StatusNoContent)
 	case len(parts) == 0 && r.Method == http.MethodDelete:
 		if st.strategy != 0 {
-			http.Error(w, fmt.Sprintf("Step %d is part of strategy %d; remove it from the strategy first.", st.id, st.strategy), http.StatusConflict)
+			writeError(w, fmt.Sprintf("Step %d is part of strategy %d; remove it from the strategy first.", st.id, st.strategy), http.StatusConflict)
 			return
 		}
 		st.deleted = true
@@ -173,10 +178,10 @@ func (f *fakeWDK) stepRoute(w http.ResponseWriter, r *http.Request, parts []stri
 			WDKWeight  int               `json:"wdkWeight"`
 		}
 		if err := json.Unmarshal(body, &req); err != nil {
-			http.Error(w, "Malformed JSON", http.StatusBadRequest)
+			writeError(w, "Malformed JSON", http.StatusBadRequest)
 			return
 		}
-		for _, p := range fakeParams(st.search) {
+		for _, p := range f.src.params(st.search) {
 			if p.Type == "input-step" && req.Parameters[p.Name] != st.params[p.Name] {
 				write422(w, []string{"Changes to answer param values are not allowed."}, nil)
 				return
@@ -189,36 +194,26 @@ func (f *fakeWDK) stepRoute(w http.ResponseWriter, r *http.Request, parts []stri
 			write422(w, []string{fmt.Sprintf("Step %d is not part of a strategy, so cannot run.", st.id)}, nil)
 			return
 		}
-		res, err := f.eval(st.id)
+		q, err := f.stepQuery(st.id)
 		if err != nil {
-			http.Error(w, "Internal Error", http.StatusInternalServerError)
+			writeError(w, "Internal Error", http.StatusInternalServerError)
 			return
 		}
-		f.writeReport(w, res, body)
+		f.writeReport(w, r, q, body)
 	default:
-		http.Error(w, "Not found", http.StatusNotFound)
+		writeError(w, "Not found", http.StatusNotFound)
 	}
 }
 
-type fakeTree struct {
+type stepTree struct {
 	StepID         int64     `json:"stepId"`
-	PrimaryInput   *fakeTree `json:"primaryInput"`
-	SecondaryInput *fakeTree `json:"secondaryInput"`
-}
-
-func inputParamNames(search string) []string {
-	var out []string
-	for _, p := range fakeParams(search) {
-		if p.Type == "input-step" {
-			out = append(out, p.Name)
-		}
-	}
-	return out
+	PrimaryInput   *stepTree `json:"primaryInput"`
+	SecondaryInput *stepTree `json:"secondaryInput"`
 }
 
 // wire checks a step tree and points each step's input-step parameters at
 // its inputs. A combine given one input is WDK's 500.
-func (f *fakeWDK) wire(t *fakeTree, owner, strategy int64) (int, string) {
+func (f *Fake) wire(t *stepTree, owner, strategy int64) (int, string) {
 	st, ok := f.steps[t.StepID]
 	if !ok || st.owner != owner || st.deleted {
 		return http.StatusNotFound, fmt.Sprintf("Step %d not found", t.StepID)
@@ -226,8 +221,8 @@ func (f *fakeWDK) wire(t *fakeTree, owner, strategy int64) (int, string) {
 	if st.strategy != 0 && st.strategy != strategy {
 		return http.StatusUnprocessableEntity, fmt.Sprintf("Step %d already belongs to strategy %d", st.id, st.strategy)
 	}
-	inputs := []*fakeTree{t.PrimaryInput, t.SecondaryInput}
-	names := inputParamNames(st.search)
+	inputs := []*stepTree{t.PrimaryInput, t.SecondaryInput}
+	names := f.src.inputParams(st.search)
 	given := 0
 	for _, in := range inputs {
 		if in != nil {
@@ -250,48 +245,48 @@ func (f *fakeWDK) wire(t *fakeTree, owner, strategy int64) (int, string) {
 	return 0, ""
 }
 
-func (f *fakeWDK) createStrategy(w http.ResponseWriter, body []byte, user fakeUser) {
+func (f *Fake) createStrategy(w http.ResponseWriter, body []byte, user User) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(body, &raw); err != nil {
-		http.Error(w, "Malformed JSON", http.StatusBadRequest)
+		writeError(w, "Malformed JSON", http.StatusBadRequest)
 		return
 	}
 	for _, k := range []string{"name", "isSaved", "isPublic", "stepTree"} {
 		if _, ok := raw[k]; !ok {
-			http.Error(w, "JSON schema validation failed: missing required key "+k, http.StatusBadRequest)
+			writeError(w, "JSON schema validation failed: missing required key "+k, http.StatusBadRequest)
 			return
 		}
 	}
 	for k := range raw {
 		if !slices.Contains([]string{"name", "isSaved", "isPublic", "stepTree", "description", "savedName"}, k) {
-			http.Error(w, "JSON schema validation failed: extraneous key ["+k+"] is not permitted", http.StatusBadRequest)
+			writeError(w, "JSON schema validation failed: extraneous key ["+k+"] is not permitted", http.StatusBadRequest)
 			return
 		}
 	}
-	var tree fakeTree
+	var tree stepTree
 	if err := json.Unmarshal(raw["stepTree"], &tree); err != nil {
-		http.Error(w, "Malformed stepTree", http.StatusBadRequest)
+		writeError(w, "Malformed stepTree", http.StatusBadRequest)
 		return
 	}
 	var name string
 	_ = json.Unmarshal(raw["name"], &name) // optional: no name is ""
 	f.nextStrat++
 	id := f.nextStrat
-	if status, msg := f.wire(&tree, user.id, id); status != 0 {
+	if status, msg := f.wire(&tree, user.ID, id); status != 0 {
 		f.nextStrat--
 		if status == http.StatusUnprocessableEntity {
 			write422(w, []string{msg}, nil)
 			return
 		}
 		w.Header().Set("X-Log-Marker", "marker-5151")
-		http.Error(w, msg, status)
+		writeError(w, msg, status)
 		return
 	}
-	f.strategies[id] = &fakeStrategy{id: id, owner: user.id, name: name, tree: raw["stepTree"], root: tree.StepID}
+	f.strategies[id] = &strategy{id: id, owner: user.ID, name: name, tree: raw["stepTree"], root: tree.StepID}
 	writeJSON(w, http.StatusOK, map[string]any{"id": id})
 }
 
-func (f *fakeWDK) strategyRoute(w http.ResponseWriter, r *http.Request, parts []string, body []byte, s *fakeStrategy) {
+func (f *Fake) strategyRoute(w http.ResponseWriter, r *http.Request, parts []string, body []byte, s *strategy) {
 	switch {
 	case len(parts) == 0 && r.Method == http.MethodGet:
 		steps := map[string]any{}
@@ -302,10 +297,11 @@ func (f *fakeWDK) strategyRoute(w http.ResponseWriter, r *http.Request, parts []
 		}
 		m := map[string]any{"strategyId": s.id, "name": s.name, "rootStepId": s.root, "recordClassName": "transcript",
 			"signature": "sig" + strconv.FormatInt(s.id, 10), "isSaved": false, "isPublic": false, "isValid": true,
-			"isDeleted": false, "author": "Ada Lovelace", "releaseVersion": "68",
+			"isDeleted": false, "isExample": false, "author": "Ada Lovelace", "organization": "Analytical Engines",
+			"releaseVersion": "68", "createdTime": fakeTime, "lastModified": fakeTime, "lastViewed": fakeTime,
 			"stepTree": s.tree, "steps": steps, "leafAndTransformStepCount": len(steps)}
-		if res, err := f.eval(s.root); err == nil {
-			m["estimatedSize"] = len(res)
+		if a, err := f.evalStep(context.Background(), s.root, 0, 0); err == nil {
+			m["estimatedSize"] = a.genes
 		}
 		writeJSON(w, http.StatusOK, m)
 	case len(parts) == 0 && r.Method == http.MethodDelete:
@@ -320,26 +316,26 @@ func (f *fakeWDK) strategyRoute(w http.ResponseWriter, r *http.Request, parts []
 		var req struct {
 			StepTree json.RawMessage `json:"stepTree"`
 		}
-		var tree fakeTree
+		var tree stepTree
 		if json.Unmarshal(body, &req) != nil || json.Unmarshal(req.StepTree, &tree) != nil {
-			http.Error(w, "Malformed JSON", http.StatusBadRequest)
+			writeError(w, "Malformed JSON", http.StatusBadRequest)
 			return
 		}
 		for _, st := range f.steps {
 			if st.strategy == s.id {
 				st.strategy = 0
-				for _, n := range inputParamNames(st.search) {
+				for _, n := range f.src.inputParams(st.search) {
 					st.params[n] = ""
 				}
 			}
 		}
 		if status, msg := f.wire(&tree, s.owner, s.id); status != 0 {
-			http.Error(w, msg, status)
+			writeError(w, msg, status)
 			return
 		}
 		s.tree, s.root = req.StepTree, tree.StepID
 		w.WriteHeader(http.StatusNoContent)
 	default:
-		http.Error(w, "Not found", http.StatusNotFound)
+		writeError(w, "Not found", http.StatusNotFound)
 	}
 }
