@@ -117,6 +117,17 @@ func (s *server) do(t *testing.T, method, path, token, contentType, body string)
 	return resp.StatusCode, string(raw)
 }
 
+// conversation creates a conversation on the offline site and returns its id.
+func (s *server) conversation(t *testing.T, token string) string {
+	t.Helper()
+	code, body := s.do(t, "POST", "/api/v1/conversations", token, "application/json", `{"siteId":"plasmodb"}`)
+	var conv struct{ ID string }
+	if err := json.Unmarshal([]byte(body), &conv); code != http.StatusCreated || err != nil {
+		t.Fatalf("create = %d %s", code, body)
+	}
+	return conv.ID
+}
+
 // TestParallelGuessesAreCountedBeforeTheCheck: 100 guesses sent at once
 // from one address; only the free allowance reaches the password check,
 // the right password among the rest does not get in.
@@ -218,23 +229,16 @@ func TestBadTextAndIDs(t *testing.T) {
 	t.Parallel()
 	s := start(t, nil)
 	token, _ := s.user(t, "ada@example.org")
-	code, body := s.do(t, "POST", "/api/v1/conversations", token, "application/json", `{"siteId":"plasmodb","title":"kinases"}`)
-	if code != http.StatusCreated {
-		t.Fatalf("create = %d %s", code, body)
-	}
-	var conv struct{ ID string }
-	if err := json.Unmarshal([]byte(body), &conv); err != nil {
-		t.Fatal(err)
-	}
+	conv := s.conversation(t, token)
 	for _, tt := range []struct{ method, path, body string }{
 		{"GET", "/api/v1/conversations/%ff", ""},
 		{"GET", "/api/v1/conversations/%00", ""},
 		{"GET", "/api/v1/conversations/not-a-uuid", ""},
-		{"PATCH", "/api/v1/conversations/" + conv.ID, "{\"title\":\"a\x00b\"}"},
-		{"PATCH", "/api/v1/conversations/" + conv.ID, `{"title":"a\u0000b"}`},
-		{"PATCH", "/api/v1/conversations/" + conv.ID, "{\"title\":\"\xff\xfe\"}"},
+		{"PATCH", "/api/v1/conversations/" + conv, "{\"title\":\"a\x00b\"}"},
+		{"PATCH", "/api/v1/conversations/" + conv, `{"title":"a\u0000b"}`},
+		{"PATCH", "/api/v1/conversations/" + conv, "{\"title\":\"\xff\xfe\"}"},
 		{"POST", "/api/v1/conversations", `{"siteId":"plasmodb","title":"\u0000"}`},
-		{"POST", "/api/v1/conversations/" + conv.ID + "/turns", `{"message":"\u0000","mode":"plan"}`},
+		{"POST", "/api/v1/conversations/" + conv + "/turns", `{"message":"\u0000","mode":"plan"}`},
 	} {
 		if code, body := s.do(t, tt.method, tt.path, token, "application/json", tt.body); code != http.StatusBadRequest {
 			t.Errorf("%s %s %q = %d %s, want 400", tt.method, tt.path, tt.body, code, body)
@@ -370,13 +374,8 @@ func TestRevokedTokenStreamEnds(t *testing.T) {
 	t.Parallel()
 	s := start(t, nil)
 	token, tokenID := s.user(t, "ada@example.org")
-	code, body := s.do(t, "POST", "/api/v1/conversations", token, "application/json", `{"siteId":"plasmodb"}`)
-	if code != http.StatusCreated {
-		t.Fatalf("create = %d %s", code, body)
-	}
-	var conv struct{ ID string }
-	_ = json.Unmarshal([]byte(body), &conv)
-	types := s.openStream(t, conv.ID, token)
+	conv := s.conversation(t, token)
+	types := s.openStream(t, conv, token)
 	time.Sleep(200 * time.Millisecond)
 	start := time.Now()
 	s.cli(t, "", "user", "revoke", "--email", "ada@example.org", "--token-id", tokenID)
@@ -409,15 +408,14 @@ func TestDeleteMidBuildEndsWithTurnEnd(t *testing.T) {
 	}
 	s := start(t, map[string]string{"STRATEGIST_SCRIPTS_DIR": scripts, "STRATEGIST_MODEL": "scripted:cancel_delegation.json", "STRATEGIST_DATA_DIR": data})
 	token, _ := s.user(t, "ada@example.org")
-	code, body := s.do(t, "POST", "/api/v1/conversations", token, "application/json", `{"siteId":"plasmodb"}`)
-	if code != http.StatusCreated {
-		t.Fatalf("create = %d %s", code, body)
-	}
-	var conv struct{ ID string }
-	_ = json.Unmarshal([]byte(body), &conv)
-	types := s.openStream(t, conv.ID, token)
+	conv := s.conversation(t, token)
+	types := s.openStream(t, conv, token)
+	var (
+		code int
+		body string
+	)
 	for range 100 {
-		if code, body = s.do(t, "POST", "/api/v1/conversations/"+conv.ID+"/turns", token, "application/json", `{"message":"Build it","mode":"execute"}`); code != http.StatusServiceUnavailable {
+		if code, body = s.do(t, "POST", "/api/v1/conversations/"+conv+"/turns", token, "application/json", `{"message":"Build it","mode":"execute"}`); code != http.StatusServiceUnavailable {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -441,7 +439,7 @@ func TestDeleteMidBuildEndsWithTurnEnd(t *testing.T) {
 			t.Fatalf("no sub-agents started: %v", seen)
 		}
 	}
-	if code, body := s.do(t, "DELETE", "/api/v1/conversations/"+conv.ID, token, "", ""); code != http.StatusNoContent {
+	if code, body := s.do(t, "DELETE", "/api/v1/conversations/"+conv, token, "", ""); code != http.StatusNoContent {
 		t.Fatalf("DELETE = %d %s", code, body)
 	}
 	deadline := time.After(15 * time.Second)
