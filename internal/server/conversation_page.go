@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -38,6 +39,63 @@ func (s *Server) conversationPage(c echo.Context) error {
 	// resume from a stale N and show events twice.
 	c.Response().Header().Set("Cache-Control", "no-store")
 	return s.render(c, http.StatusOK, web.ConversationView(s.page(c, conv.Title), s.conversationView(c, proj)))
+}
+
+// turnPage is GET /conversations/{id}/turns/{turnId}: one turn drawn
+// whole, as the fragment an opened summary line of the page loads, or as a
+// page of its own for a plain browser. Another user's conversation or a
+// turn it does not have is a 404.
+func (s *Server) turnPage(c echo.Context) error {
+	conv, proj, err := s.projectNow(c)
+	if err != nil {
+		return err
+	}
+	t := proj.Turn(c.Param("turnId"))
+	if t == nil {
+		return notFound("turn")
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	p := s.conversationView(c, proj)
+	if isHTMX(c) {
+		return s.render(c, http.StatusOK, web.TurnContent(p, t))
+	}
+	return s.render(c, http.StatusOK, web.TurnPage(s.page(c, conv.Title), p, t))
+}
+
+// toolCallPage is GET /conversations/{id}/tool-calls/{key}: the arguments
+// and the result or error of the tool call (of the chat or of a sub-agent)
+// whose tool_call_start is event key, as the fragment an opened tool card
+// loads, or as a page of its own for a plain browser.
+func (s *Server) toolCallPage(c echo.Context) error {
+	key, err := strconv.ParseInt(c.Param("key"), 10, 64)
+	if err != nil || key < 1 {
+		return badRequest("the tool call in the address must be a positive whole number")
+	}
+	conv, proj, err := s.projectNow(c)
+	if err != nil {
+		return err
+	}
+	tc := proj.ToolCall(key)
+	if tc == nil {
+		return notFound("tool call")
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	if isHTMX(c) {
+		return s.render(c, http.StatusOK, web.ToolCallBody(tc))
+	}
+	return s.render(c, http.StatusOK, web.ToolCallPage(s.page(c, tc.Name+" · "+conv.Title), s.conversationView(c, proj), tc))
+}
+
+// projectNow reads the request's conversation (the user's own, else
+// store.ErrNotFound) and folds all its events.
+func (s *Server) projectNow(c echo.Context) (store.Conversation, *view.Conversation, error) {
+	ctx := c.Request().Context()
+	conv, err := s.cfg.Store.Conversation(ctx, userID(c), c.Param("id"))
+	if err != nil {
+		return conv, nil, err
+	}
+	proj, err := s.project(ctx, userID(c), conv, conv.LastEventSeq)
+	return conv, proj, err
 }
 
 // conversationView is what the page's components are drawn with.

@@ -314,6 +314,8 @@ func (s *Server) routes() error {
 	page(http.MethodPost, "/conversations/:id/rename", s.renameConversationForm)
 	page(http.MethodPost, "/conversations/:id/delete", s.deleteConversationForm)
 	e.Add(http.MethodPost, "/conversations/:id/turns", s.sendMessageForm, s.requirePageUser, s.turnLimiter())
+	page(http.MethodGet, "/conversations/:id/turns/:turnId", s.turnPage)
+	page(http.MethodGet, "/conversations/:id/tool-calls/:key", s.toolCallPage)
 	page(http.MethodPost, "/conversations/:id/turns/:turnId/cancel", s.cancelTurnForm)
 	page(http.MethodPost, "/conversations/:id/handoffs/:handoffId/accept", s.acceptHandoffForm)
 	page(http.MethodPost, "/conversations/:id/strategy/undo", s.undoStrategyForm)

@@ -1,0 +1,113 @@
+package server_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/google/go-cmp/cmp"
+
+	"strategist/internal/event"
+)
+
+// TestFoldedTurnAndToolCallPages: an older turn is a summary line on the
+// page, and its address draws it whole (a fragment for htmx, a page for a
+// plain browser); a tool card's address draws its arguments and result.
+// Both are the owner's only.
+func TestFoldedTurnAndToolCallPages(t *testing.T) {
+	t.Parallel()
+	e := newPageEnv(t)
+	ada, eve := e.signIn("ada@example.org"), e.signIn("eve@example.org")
+	conv := e.conversation(ada, "Ada's")
+	turns := []string{"44444444-4444-4444-4444-444444444441", "44444444-4444-4444-4444-444444444442", "44444444-4444-4444-4444-444444444443"}
+	for i, id := range turns {
+		tb := event.Base{TurnID: id}
+		appendEvents(t, e.db, conv.ID,
+			&event.TurnStart{Base: tb, Mode: "plan", Model: "offline", Message: "question <" + strconv.Itoa(i) + ">"},
+			&event.ToolCallStart{Base: tb, CallID: "k", Name: "search_for_searches", Args: json.RawMessage(`{"query":"kinase"}`)},
+			&event.ToolCallEnd{Base: tb, CallID: "k", Name: "search_for_searches", OK: true, Result: json.RawMessage(`{"searches":["GenesByText"]}`), DurationMs: 5},
+			&event.AssistantMessage{Base: tb, MessageID: "m" + strconv.Itoa(i), Content: "answer **" + strconv.Itoa(i) + "**"},
+			&event.TurnEnd{Base: tb, Status: "completed", DurationMs: 10},
+		)
+	}
+	get := func(b browser, path string, htmx bool) response {
+		req, _ := http.NewRequest(http.MethodGet, e.srv.URL+path, nil)
+		req.AddCookie(b.cookie)
+		if htmx {
+			req.Header.Set("HX-Request", "true")
+		}
+		return e.send(req)
+	}
+	base := "/conversations/" + conv.ID
+
+	d := doc(t, get(ada, base, false))
+	if diff := cmp.Diff([]string{turns[0]}, attrsOf(testid(d, "folded-turn"), "data-turn-id")); diff != "" {
+		t.Errorf("folded turns (-want +got):\n%s", diff)
+	}
+	if got := testid(d, "turn-summary").AttrOr("data-load", ""); got != base+"/turns/"+turns[0] {
+		t.Errorf("the summary line loads %q", got)
+	}
+	cards := testid(d, "tool-call")
+	if cards.Length() != 2 || strings.Contains(cards.Text(), "kinase") {
+		t.Errorf("%d tool cards on the page, text %q; want 2 without their bodies", cards.Length(), cards.Text())
+	}
+
+	r := get(ada, base+"/turns/"+turns[0], true)
+	f := doc(t, r)
+	if r.status != http.StatusOK || f.Find("header.top").Length() != 0 || r.header.Get("Cache-Control") != "no-store" {
+		t.Errorf("htmx turn = %d (Cache-Control %q); want a fragment", r.status, r.header.Get("Cache-Control"))
+	}
+	var said []string
+	testid(f, "message-text").Each(func(_ int, m *goquery.Selection) { said = append(said, strings.TrimSpace(m.Text())) })
+	if got := strings.Join(said, " | "); got != "question <0> | answer 0" {
+		t.Errorf("turn fragment messages = %q", got)
+	}
+	key, _ := testid(f, "tool-call").Attr("data-load")
+	if !strings.HasPrefix(key, base+"/tool-calls/") {
+		t.Fatalf("tool card loads %q", key)
+	}
+	if r := get(ada, base+"/turns/"+turns[0], false); r.status != http.StatusOK || doc(t, r).Find("header.top").Length() != 1 || testid(doc(t, r), "message").Length() != 2 {
+		t.Errorf("plain turn = %d; want a page with the turn", r.status)
+	}
+
+	r = get(ada, key, true)
+	if b := doc(t, r); r.status != http.StatusOK || !strings.Contains(b.Find("pre").Text(), `"query": "kinase"`) || !strings.Contains(b.Text(), "GenesByText") {
+		t.Errorf("tool call body = %d %s", r.status, r.body)
+	}
+	if r := get(ada, key, false); r.status != http.StatusOK || doc(t, r).Find("header.top").Length() != 1 {
+		t.Errorf("plain tool call = %d; want a page", r.status)
+	}
+
+	for _, tc := range []struct {
+		name string
+		who  browser
+		path string
+		want int
+	}{
+		{"another user's turn", eve, base + "/turns/" + turns[0], http.StatusNotFound},
+		{"another user's tool call", eve, key, http.StatusNotFound},
+		{"a turn of no conversation", ada, base + "/turns/44444444-4444-4444-4444-444444444449", http.StatusNotFound},
+		{"a turn id that is not a UUID", ada, base + "/turns/t1", http.StatusBadRequest},
+		{"an event that is no tool call", ada, base + "/tool-calls/1", http.StatusNotFound},
+		{"a tool call that is not a number", ada, base + "/tool-calls/x", http.StatusBadRequest},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := get(tc.who, tc.path, true)
+			if r.status != tc.want {
+				t.Errorf("%s = %d, want %d", tc.path, r.status, tc.want)
+			}
+			if strings.Contains(string(r.body), "kinase") || strings.Contains(string(r.body), "question") {
+				t.Errorf("the refusal shows the conversation: %s", r.body)
+			}
+		})
+	}
+}
+
+func attrsOf(s *goquery.Selection, name string) []string {
+	var out []string
+	s.Each(func(_ int, e *goquery.Selection) { out = append(out, e.AttrOr(name, "")) })
+	return out
+}
