@@ -230,3 +230,40 @@ func turnFacts(t *view.Turn) string {
 	b.WriteString(turnStatusText(t))
 	return b.String()
 }
+
+// artifactKindName says what kind of artifact a folded title line stands
+// for.
+func artifactKindName(k event.ArtifactKind) string {
+	switch k {
+	case event.ArtifactPlanning:
+		return "planning notes"
+	case event.ArtifactDelegationDraft:
+		return "delegation plan"
+	}
+	return string(k)
+}
+
+// handoffsShown picks an artifact's handoffs (newest first) to draw: all
+// but the superseded ones after the newest superseded, which are only
+// counted. A plan revised a hundred times says so in one line.
+func handoffsShown(hs []*view.Handoff) (shown []*view.Handoff, older int) {
+	seen := false
+	for _, h := range hs {
+		if h.Status == view.HandoffSuperseded {
+			if seen {
+				older++
+				continue
+			}
+			seen = true
+		}
+		shown = append(shown, h)
+	}
+	return shown, older
+}
+
+func supersededText(n int) string {
+	if n == 1 {
+		return "1 earlier plan was superseded too."
+	}
+	return strconv.Itoa(n) + " earlier plans were superseded too."
+}

@@ -86,6 +86,27 @@ func (s *Server) toolCallPage(c echo.Context) error {
 	return s.render(c, http.StatusOK, web.ToolCallPage(s.page(c, tc.Name+" · "+conv.Title), s.conversationView(c, proj), tc))
 }
 
+// artifactPage is GET /conversations/{id}/artifacts/{artifactId}: an
+// artifact's notes or draft and its handoffs, as the fragment an opened
+// title line of the plan panel loads, or as a page of its own for a plain
+// browser.
+func (s *Server) artifactPage(c echo.Context) error {
+	conv, proj, err := s.projectNow(c)
+	if err != nil {
+		return err
+	}
+	a := proj.Artifact(c.Param("artifactId"))
+	if a == nil {
+		return notFound("artifact")
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	p := s.conversationView(c, proj)
+	if isHTMX(c) {
+		return s.render(c, http.StatusOK, web.ArtifactBody(p, a))
+	}
+	return s.render(c, http.StatusOK, web.ArtifactPage(s.page(c, a.Title+" · "+conv.Title), p, a))
+}
+
 // projectNow reads the request's conversation (the user's own, else
 // store.ErrNotFound) and folds all its events.
 func (s *Server) projectNow(c echo.Context) (store.Conversation, *view.Conversation, error) {

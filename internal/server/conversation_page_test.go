@@ -15,8 +15,8 @@ import (
 
 // TestFoldedTurnAndToolCallPages: an older turn is a summary line on the
 // page, and its address draws it whole (a fragment for htmx, a page for a
-// plain browser); a tool card's address draws its arguments and result.
-// Both are the owner's only.
+// plain browser); so do an older artifact's; a tool card's address draws
+// its arguments and result. All are the owner's only.
 func TestFoldedTurnAndToolCallPages(t *testing.T) {
 	t.Parallel()
 	e := newPageEnv(t)
@@ -29,6 +29,8 @@ func TestFoldedTurnAndToolCallPages(t *testing.T) {
 			&event.TurnStart{Base: tb, Mode: "plan", Model: "offline", Message: "question <" + strconv.Itoa(i) + ">"},
 			&event.ToolCallStart{Base: tb, CallID: "k", Name: "search_for_searches", Args: json.RawMessage(`{"query":"kinase"}`)},
 			&event.ToolCallEnd{Base: tb, CallID: "k", Name: "search_for_searches", OK: true, Result: json.RawMessage(`{"searches":["GenesByText"]}`), DurationMs: 5},
+			&event.ArtifactSaved{Base: tb, Artifact: event.Artifact{ID: "66666666-6666-6666-6666-66666666666" + strconv.Itoa(i), Kind: "planning",
+				Title: "Notes " + strconv.Itoa(i), SummaryMarkdown: "kinase notes *" + strconv.Itoa(i) + "*", Version: 1}},
 			&event.AssistantMessage{Base: tb, MessageID: "m" + strconv.Itoa(i), Content: "answer **" + strconv.Itoa(i) + "**"},
 			&event.TurnEnd{Base: tb, Status: "completed", DurationMs: 10},
 		)
@@ -81,6 +83,22 @@ func TestFoldedTurnAndToolCallPages(t *testing.T) {
 		t.Errorf("plain tool call = %d; want a page", r.status)
 	}
 
+	// The oldest of three artifacts is a title line; its address draws it.
+	art := testid(d, "artifact-summary")
+	if art.Length() != 1 || art.AttrOr("data-load", "") != base+"/artifacts/66666666-6666-6666-6666-666666666660" {
+		t.Fatalf("%d folded artifacts, the first loading %q", art.Length(), art.AttrOr("data-load", ""))
+	}
+	if strings.Contains(testid(d, "artifacts").Text(), "kinase notes 0") {
+		t.Error("the folded artifact's notes are on the page")
+	}
+	r = get(ada, art.AttrOr("data-load", ""), true)
+	if r.status != http.StatusOK || !strings.Contains(doc(t, r).Find("em").Text(), "0") || doc(t, r).Find("header.top").Length() != 0 {
+		t.Errorf("htmx artifact = %d %s", r.status, r.body)
+	}
+	if r := get(ada, art.AttrOr("data-load", ""), false); r.status != http.StatusOK || doc(t, r).Find("header.top").Length() != 1 {
+		t.Errorf("plain artifact = %d; want a page", r.status)
+	}
+
 	for _, tc := range []struct {
 		name string
 		who  browser
@@ -93,6 +111,9 @@ func TestFoldedTurnAndToolCallPages(t *testing.T) {
 		{"a turn id that is not a UUID", ada, base + "/turns/t1", http.StatusBadRequest},
 		{"an event that is no tool call", ada, base + "/tool-calls/1", http.StatusNotFound},
 		{"a tool call that is not a number", ada, base + "/tool-calls/x", http.StatusBadRequest},
+		{"another user's artifact", eve, base + "/artifacts/66666666-6666-6666-6666-666666666660", http.StatusNotFound},
+		{"an artifact of no conversation", ada, base + "/artifacts/66666666-6666-6666-6666-666666666669", http.StatusNotFound},
+		{"an artifact id that is not a UUID", ada, base + "/artifacts/a1", http.StatusBadRequest},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := get(tc.who, tc.path, true)

@@ -210,7 +210,7 @@ func (c *Conversation) apply(rec event.Record) ([]Change, error) {
 		t.Status, t.Error, t.DurationMs, t.Usage = e.Status, e.Error, e.DurationMs, e.Usage
 		return []Change{TurnUpdated{Turn: t}, ComposerChanged{}}, nil
 	case *event.ArtifactSaved:
-		return c.artifactSaved(e), nil
+		return c.artifactSaved(rec, e), nil
 	case *event.HandoffRequested:
 		return c.handoffRequested(e), nil
 	case *event.HandoffAccepted:
