@@ -46,11 +46,17 @@ func (s *Server) conversationPage(c echo.Context) error {
 // page of its own for a plain browser. Another user's conversation or a
 // turn it does not have is a 404.
 func (s *Server) turnPage(c echo.Context) error {
-	conv, proj, err := s.projectNow(c)
+	// What a turn shows is complete at its turn_end: the log after it
+	// need not be read.
+	id := c.Param("turnId")
+	conv, proj, err := s.projectNow(c, func(p *view.Conversation) bool {
+		t := p.Turn(id)
+		return t != nil && !t.Running()
+	})
 	if err != nil {
 		return err
 	}
-	t := proj.Turn(c.Param("turnId"))
+	t := proj.Turn(id)
 	if t == nil {
 		return notFound("turn")
 	}
@@ -71,7 +77,11 @@ func (s *Server) toolCallPage(c echo.Context) error {
 	if err != nil || key < 1 {
 		return badRequest("the tool call in the address must be a positive whole number")
 	}
-	conv, proj, err := s.projectNow(c)
+	// A call is complete when it ended: the log after that need not be read.
+	conv, proj, err := s.projectNow(c, func(p *view.Conversation) bool {
+		tc := p.ToolCall(key)
+		return p.Seq >= key && (tc == nil || tc.Status != view.CallRunning)
+	})
 	if err != nil {
 		return err
 	}
@@ -91,7 +101,9 @@ func (s *Server) toolCallPage(c echo.Context) error {
 // title line of the plan panel loads, or as a page of its own for a plain
 // browser.
 func (s *Server) artifactPage(c echo.Context) error {
-	conv, proj, err := s.projectNow(c)
+	// An artifact's handoffs change until the end of the log: all of it is
+	// read.
+	conv, proj, err := s.projectNow(c, nil)
 	if err != nil {
 		return err
 	}
@@ -108,14 +120,14 @@ func (s *Server) artifactPage(c echo.Context) error {
 }
 
 // projectNow reads the request's conversation (the user's own, else
-// store.ErrNotFound) and folds all its events.
-func (s *Server) projectNow(c echo.Context) (store.Conversation, *view.Conversation, error) {
+// store.ErrNotFound) and folds its events, all of them or until done.
+func (s *Server) projectNow(c echo.Context, done func(*view.Conversation) bool) (store.Conversation, *view.Conversation, error) {
 	ctx := c.Request().Context()
 	conv, err := s.cfg.Store.Conversation(ctx, userID(c), c.Param("id"))
 	if err != nil {
 		return conv, nil, err
 	}
-	proj, err := s.project(ctx, userID(c), conv, conv.LastEventSeq)
+	proj, err := s.projectUntil(ctx, userID(c), conv, conv.LastEventSeq, done)
 	return conv, proj, err
 }
 
@@ -136,6 +148,12 @@ func (s *Server) conversationView(c echo.Context, proj *view.Conversation) *web.
 // page's projection. An event that cannot be decoded is logged and left
 // out; the rest of the page is still drawn.
 func (s *Server) project(ctx context.Context, uid string, conv store.Conversation, upTo int64) (*view.Conversation, error) {
+	return s.projectUntil(ctx, uid, conv, upTo, nil)
+}
+
+// projectUntil is project that stops early, after a read of the log, once
+// done (if not nil) says the projection has what is asked of it.
+func (s *Server) projectUntil(ctx context.Context, uid string, conv store.Conversation, upTo int64, done func(*view.Conversation) bool) (*view.Conversation, error) {
 	proj := view.New(view.Start{
 		ID: conv.ID, Title: conv.Title, SiteID: conv.SiteID, Mode: conv.Mode, Model: conv.Model,
 		UserText: s.storedUserText(ctx, uid, conv.ID),
@@ -154,7 +172,7 @@ func (s *Server) project(ctx context.Context, uid string, conv store.Conversatio
 			}
 			s.apply(proj, eventlog.FromRow(row))
 		}
-		if len(rows) < foldPage {
+		if len(rows) < foldPage || done != nil && done(proj) {
 			break
 		}
 	}

@@ -132,3 +132,45 @@ func attrsOf(s *goquery.Selection, name string) []string {
 	s.Each(func(_ int, e *goquery.Selection) { out = append(out, e.AttrOr(name, "")) })
 	return out
 }
+
+// TestOpeningAnOldTurnOfALongLog: a turn and a tool call are drawn from
+// the log up to where they ended, also when the log goes on for more than
+// one read after them.
+func TestOpeningAnOldTurnOfALongLog(t *testing.T) {
+	t.Parallel()
+	e := newPageEnv(t)
+	ada := e.signIn("ada@example.org")
+	conv := e.conversation(ada, "Long")
+	first, second := event.Base{TurnID: "44444444-4444-4444-4444-444444444441"}, event.Base{TurnID: "44444444-4444-4444-4444-444444444442"}
+	appendEvents(t, e.db, conv.ID,
+		&event.TurnStart{Base: first, Mode: "plan", Message: "first question"},
+		&event.ToolCallStart{Base: first, CallID: "k", Name: "search_for_searches", Args: json.RawMessage(`{"query":"kinase"}`)},
+		&event.ToolCallEnd{Base: first, CallID: "k", Name: "search_for_searches", OK: true, Result: json.RawMessage(`{"n":1}`)},
+		&event.AssistantMessage{Base: first, MessageID: "m1", Content: "first answer"},
+		&event.TurnEnd{Base: first, Status: "completed"},
+		&event.TurnStart{Base: second, Mode: "plan", Message: "second question"},
+	)
+	var deltas []event.Event
+	for range 1200 {
+		deltas = append(deltas, &event.AssistantDelta{Base: second, MessageID: "m2", Delta: "x"})
+	}
+	appendEvents(t, e.db, conv.ID, deltas...)
+	get := func(path string) response {
+		req, _ := http.NewRequest(http.MethodGet, e.srv.URL+path, nil)
+		req.AddCookie(ada.cookie)
+		req.Header.Set("HX-Request", "true")
+		return e.send(req)
+	}
+	base := "/conversations/" + conv.ID
+	r := get(base + "/turns/" + first.TurnID)
+	if d := doc(t, r); r.status != http.StatusOK || !strings.Contains(d.Text(), "first answer") || testid(d, "turn-usage").Length() != 1 {
+		t.Errorf("first turn = %d %s", r.status, r.body)
+	}
+	if r := get(base + "/tool-calls/2"); r.status != http.StatusOK || !strings.Contains(string(r.body), "kinase") {
+		t.Errorf("first turn's call = %d %s", r.status, r.body)
+	}
+	r = get(base + "/turns/" + second.TurnID)
+	if d := doc(t, r); r.status != http.StatusOK || len(strings.TrimSpace(testid(d, "message-text").Last().Text())) != 1200 {
+		t.Errorf("the running turn = %d, its text %d characters, want 1200", r.status, len(strings.TrimSpace(testid(d, "message-text").Last().Text())))
+	}
+}
