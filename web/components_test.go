@@ -720,9 +720,10 @@ func TestHomeGreysOutUnavailableSites(t *testing.T) {
 }
 
 // TestFoldedArtifacts: the plan panel draws the two most recently saved
-// artifacts (and any with a plan waiting for approval) whole, older ones
-// as their title line, a button that loads the rest; of a plan's many
-// superseded handoffs it draws the newest and counts the others.
+// artifacts (and any with a plan waiting for approval) whole, and the older
+// ones behind one line that loads their list, where each is its title line,
+// a button that loads the rest; of a plan's many superseded handoffs it
+// draws the newest and counts the others.
 func TestFoldedArtifacts(t *testing.T) {
 	notes := func(id string) event.Event {
 		return &event.ArtifactSaved{Base: b("t1"), Artifact: event.Artifact{ID: id, Kind: "planning", Title: "Notes " + id, SummaryMarkdown: "About **" + id + "**", Version: 1}}
@@ -734,38 +735,48 @@ func TestFoldedArtifacts(t *testing.T) {
 	handoff := func(id, artifact string) event.Event {
 		return &event.HandoffRequested{Base: b("t1"), HandoffID: id, ArtifactID: artifact, Goal: "g"}
 	}
-	doc := page(t,
+	fold := func(evs ...event.Event) (*goquery.Selection, *goquery.Selection) {
+		h := newHarness(t)
+		l := &log{t: t}
+		p := h.page(h.fold(l.add(evs...).records()))
+		return tid(query(t, web.ConversationView(web.Page{Title: "t"}, p)).Selection, "artifacts"), query(t, web.OlderArtifacts(p)).Selection
+	}
+	panel, older := fold(
 		&event.TurnStart{Base: b("t1"), Mode: "plan", Message: "plan it"},
 		notes("a1"), draft(1), handoff("h1", "d"),
 		notes("a2"), notes("x"), handoff("hx", "x"), // x's plan waits
 		notes("a3"), draft(2), handoff("h2", "d"), draft(3), handoff("h3", "d"),
 		notes("a4"),
 	)
-	panel := tid(doc.Selection, "artifacts")
-	arts := tid(panel, "artifact")
-	if diff := cmp.Diff([]string{"a1", "d", "a2", "x", "a3", "a4"}, attrs(arts, "data-artifact-id")); diff != "" {
-		t.Errorf("artifacts (-want +got):\n%s", diff)
-	}
 	// d and a4 are the latest saved; x has no pending plan any more (h2
 	// superseded it), so it folds too.
-	if diff := cmp.Diff([]string{"true", "", "true", "true", "true", ""}, attrs(arts, "data-folded")); diff != "" {
-		t.Errorf("folded (-want +got):\n%s", diff)
+	if diff := cmp.Diff([]string{"d", "a4"}, attrs(tid(panel, "artifact"), "data-artifact-id")); diff != "" {
+		t.Errorf("artifacts drawn whole (-want +got):\n%s", diff)
 	}
-	first := tid(arts.First(), "artifact-summary")
+	line := tid(panel, "older-artifacts")
+	if goquery.NodeName(line) != "button" || line.AttrOr("aria-expanded", "") != "false" || line.AttrOr("data-count", "") != "4" ||
+		line.AttrOr("data-load", "") != "/conversations/c1/artifacts" || panel.Find("#"+line.AttrOr("aria-controls", "")).Length() != 1 {
+		t.Errorf("the older artifacts' line: <%s aria-expanded=%q data-count=%q data-load=%q aria-controls=%q>", goquery.NodeName(line),
+			line.AttrOr("aria-expanded", ""), line.AttrOr("data-count", ""), line.AttrOr("data-load", ""), line.AttrOr("aria-controls", ""))
+	}
+	if diff := cmp.Diff([]string{"a1", "a2", "x", "a3"}, attrs(tid(older, "artifact"), "data-artifact-id")); diff != "" {
+		t.Errorf("older artifacts (-want +got):\n%s", diff)
+	}
+	first := tid(tid(older, "artifact").First(), "artifact-summary")
 	if goquery.NodeName(first) != "button" || first.AttrOr("aria-expanded", "") != "false" || first.AttrOr("data-load", "") != "/conversations/c1/artifacts/a1" {
 		t.Errorf("a folded artifact's line: <%s aria-expanded=%q data-load=%q>", goquery.NodeName(first), first.AttrOr("aria-expanded", ""), first.AttrOr("data-load", ""))
 	}
-	if body := arts.First().Find("#" + first.AttrOr("aria-controls", "")); body.Length() != 1 || body.Children().Length() != 0 {
+	if body := older.Find("#" + first.AttrOr("aria-controls", "")); body.Length() != 1 || body.Children().Length() != 0 {
 		t.Error("a folded artifact's button does not control its empty body")
 	}
 	if got := texts(first.Children()); !cmp.Equal(got, []string{"Notes a1", "v1 · planning notes"}) {
 		t.Errorf("folded line = %q", got)
 	}
-	if arts.First().Find("strong").Length() != 0 {
-		t.Error("a folded artifact carries its notes")
+	if older.Find("strong").Length() != 0 {
+		t.Error("the older artifacts' list carries their notes")
 	}
 	// The draft: h3 pending, h2 the newest superseded, h1 counted.
-	d := arts.Eq(1)
+	d := tid(panel, "artifact").First()
 	if diff := cmp.Diff([]string{"h3", "h2"}, attrs(tid(d, "handoff"), "data-handoff-id")); diff != "" {
 		t.Errorf("handoffs drawn (-want +got):\n%s", diff)
 	}
@@ -774,8 +785,12 @@ func TestFoldedArtifacts(t *testing.T) {
 	}
 
 	// While its plan waits, x stays open though it is not among the latest.
-	waiting := page(t, &event.TurnStart{Base: b("t1"), Mode: "plan"}, notes("x"), handoff("hx", "x"), notes("a2"), notes("a3"), notes("a4"))
-	if diff := cmp.Diff([]string{"", "true", "", ""}, attrs(tid(waiting.Selection, "artifact"), "data-folded")); diff != "" {
-		t.Errorf("folded with a plan waiting (-want +got):\n%s", diff)
+	waiting, _ := fold(&event.TurnStart{Base: b("t1"), Mode: "plan"}, notes("x"), handoff("hx", "x"), notes("a2"), notes("a3"), notes("a4"))
+	if diff := cmp.Diff([]string{"x", "a3", "a4"}, attrs(tid(waiting, "artifact"), "data-artifact-id")); diff != "" {
+		t.Errorf("artifacts drawn whole with a plan waiting (-want +got):\n%s", diff)
+	}
+	// Nothing older: no line.
+	if few, _ := fold(&event.TurnStart{Base: b("t1"), Mode: "plan"}, notes("a1"), notes("a2")); tid(few, "older-artifacts").Length() != 0 {
+		t.Error("a panel with nothing folded has the older artifacts' line")
 	}
 }

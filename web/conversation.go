@@ -267,3 +267,15 @@ func supersededText(n int) string {
 	}
 	return strconv.Itoa(n) + " earlier plans were superseded too."
 }
+
+// foldedArtifacts counts the artifacts the plan panel keeps behind its
+// "Earlier notes and plans" line.
+func foldedArtifacts(c *view.Conversation) int {
+	n := 0
+	for _, a := range c.Artifacts {
+		if c.ArtifactFolded(a) {
+			n++
+		}
+	}
+	return n
+}

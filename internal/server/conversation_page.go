@@ -119,6 +119,23 @@ func (s *Server) artifactPage(c echo.Context) error {
 	return s.render(c, http.StatusOK, web.ArtifactPage(s.page(c, a.Title+" · "+conv.Title), p, a))
 }
 
+// olderArtifactsPage is GET /conversations/{id}/artifacts: the artifacts
+// the plan panel keeps behind its "Earlier notes and plans" line, each as
+// its title line for htmx, or all drawn whole as a page for a plain
+// browser.
+func (s *Server) olderArtifactsPage(c echo.Context) error {
+	conv, proj, err := s.projectNow(c, nil)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	p := s.conversationView(c, proj)
+	if isHTMX(c) {
+		return s.render(c, http.StatusOK, web.OlderArtifacts(p))
+	}
+	return s.render(c, http.StatusOK, web.OlderArtifactsPage(s.page(c, "Earlier notes and plans · "+conv.Title), p))
+}
+
 // projectNow reads the request's conversation (the user's own, else
 // store.ErrNotFound) and folds its events, all of them or until done.
 func (s *Server) projectNow(c echo.Context, done func(*view.Conversation) bool) (store.Conversation, *view.Conversation, error) {

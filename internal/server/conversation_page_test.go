@@ -83,13 +83,21 @@ func TestFoldedTurnAndToolCallPages(t *testing.T) {
 		t.Errorf("plain tool call = %d; want a page", r.status)
 	}
 
-	// The oldest of three artifacts is a title line; its address draws it.
-	art := testid(d, "artifact-summary")
-	if art.Length() != 1 || art.AttrOr("data-load", "") != base+"/artifacts/66666666-6666-6666-6666-666666666660" {
-		t.Fatalf("%d folded artifacts, the first loading %q", art.Length(), art.AttrOr("data-load", ""))
+	// The oldest of three artifacts is behind the panel's line of older
+	// ones, which loads its title line; its address draws it.
+	if got := testid(d, "older-artifacts").AttrOr("data-load", ""); got != base+"/artifacts" {
+		t.Errorf("the older artifacts load from %q", got)
 	}
 	if strings.Contains(testid(d, "artifacts").Text(), "kinase notes 0") {
 		t.Error("the folded artifact's notes are on the page")
+	}
+	r = get(ada, base+"/artifacts", true)
+	art := testid(doc(t, r), "artifact-summary")
+	if r.status != http.StatusOK || art.Length() != 1 || art.AttrOr("data-load", "") != base+"/artifacts/66666666-6666-6666-6666-666666666660" {
+		t.Fatalf("older artifacts = %d: %d lines, the first loading %q", r.status, art.Length(), art.AttrOr("data-load", ""))
+	}
+	if r := get(ada, base+"/artifacts", false); r.status != http.StatusOK || !strings.Contains(doc(t, r).Find("em").Text(), "0") {
+		t.Errorf("plain older artifacts = %d; want a page with them drawn whole", r.status)
 	}
 	r = get(ada, art.AttrOr("data-load", ""), true)
 	if r.status != http.StatusOK || !strings.Contains(doc(t, r).Find("em").Text(), "0") || doc(t, r).Find("header.top").Length() != 0 {
@@ -111,6 +119,7 @@ func TestFoldedTurnAndToolCallPages(t *testing.T) {
 		{"a turn id that is not a UUID", ada, base + "/turns/t1", http.StatusBadRequest},
 		{"an event that is no tool call", ada, base + "/tool-calls/1", http.StatusNotFound},
 		{"a tool call that is not a number", ada, base + "/tool-calls/x", http.StatusBadRequest},
+		{"another user's older artifacts", eve, base + "/artifacts", http.StatusNotFound},
 		{"another user's artifact", eve, base + "/artifacts/66666666-6666-6666-6666-666666666660", http.StatusNotFound},
 		{"an artifact of no conversation", ada, base + "/artifacts/66666666-6666-6666-6666-666666666669", http.StatusNotFound},
 		{"an artifact id that is not a UUID", ada, base + "/artifacts/a1", http.StatusBadRequest},

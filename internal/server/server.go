@@ -316,6 +316,7 @@ func (s *Server) routes() error {
 	e.Add(http.MethodPost, "/conversations/:id/turns", s.sendMessageForm, s.requirePageUser, s.turnLimiter())
 	page(http.MethodGet, "/conversations/:id/turns/:turnId", s.turnPage)
 	page(http.MethodGet, "/conversations/:id/tool-calls/:key", s.toolCallPage)
+	page(http.MethodGet, "/conversations/:id/artifacts", s.olderArtifactsPage)
 	page(http.MethodGet, "/conversations/:id/artifacts/:artifactId", s.artifactPage)
 	page(http.MethodPost, "/conversations/:id/turns/:turnId/cancel", s.cancelTurnForm)
 	page(http.MethodPost, "/conversations/:id/handoffs/:handoffId/accept", s.acceptHandoffForm)

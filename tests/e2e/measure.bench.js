@@ -247,7 +247,8 @@ async function turnOnPage(page, cdp, api, id, message) {
 
 // openOnDemand times, on the loaded long page, what is drawn on demand: a
 // click on the middle folded turn's summary line until its messages are on
-// screen, and a click on that turn's first tool card until its body is.
+// screen, a click on that turn's first tool card until its body is, and the
+// same for the plan panel's older artifacts and the first of them.
 async function openOnDemand(page) {
   const folded = page.locator('[data-testid="folded-turn"]');
   const n = await folded.count();
@@ -274,7 +275,13 @@ async function openOnDemand(page) {
   const turnMs = await time(`#${id} .turn-body [data-testid="message"]`, `#${id} [data-testid="turn-summary"]`);
   const cards = await page.locator(`#${id} .turn-body [data-testid="tool-call"]`).count();
   const cardMs = cards ? await time(`#${id} .turn-body [data-testid="tool-body"] pre`, `#${id} .turn-body [data-testid="tool-call"] > summary`) : null;
-  return { foldedTurnToMessagesMs: turnMs, toolCardToBodyMs: cardMs };
+  let olderArtifactsMs = null;
+  let artifactMs = null;
+  if (await page.locator('[data-testid="older-artifacts"]').count()) {
+    olderArtifactsMs = await time('#older-artifacts [data-testid="artifact"]', '[data-testid="older-artifacts"]');
+    artifactMs = await time('#older-artifacts .artifact-body > *:not(p.muted)', '#older-artifacts [data-testid="artifact-summary"]');
+  }
+  return { foldedTurnToMessagesMs: turnMs, toolCardToBodyMs: cardMs, olderArtifactsToListMs: olderArtifactsMs, artifactToBodyMs: artifactMs };
 }
 
 for (const [kind, messageFor] of Object.entries(longKinds)) {
@@ -318,6 +325,7 @@ for (const [kind, messageFor] of Object.entries(longKinds)) {
           userMessagesOnScreen: chat.querySelectorAll('[data-testid="message"][data-role="user"]').length,
           toolCards: chat.querySelectorAll('[data-testid="tool-call"]').length,
           artifacts: document.querySelectorAll('[data-testid="artifact"]').length,
+          olderArtifactsFolded: Number(document.querySelector('[data-testid="older-artifacts"]')?.dataset.count || 0),
           lastMessageInView: lastMsg ? lastMsg.top < window.innerHeight && lastMsg.bottom > 0 : false,
         };
       });
