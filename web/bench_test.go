@@ -130,7 +130,18 @@ func TestLongConversationRenders(t *testing.T) {
 	h := newHarness(t)
 	c := h.fold(longConversation(t, 100))
 	doc := query(t, web.ConversationView(web.Page{Title: "t"}, h.page(c)))
-	if n := tid(doc.Selection, "message").Length(); n != 200 {
-		t.Errorf("%d messages, want 200", n)
+	// The latest view.OpenTurns turns are drawn whole, the older ones folded
+	// into their summary lines.
+	if n := tid(doc.Selection, "message").Length(); n != 2*view.OpenTurns {
+		t.Errorf("%d messages, want %d", n, 2*view.OpenTurns)
+	}
+	if n := tid(doc.Selection, "folded-turn").Length(); n != 100-view.OpenTurns {
+		t.Errorf("%d folded turns, want %d", n, 100-view.OpenTurns)
+	}
+	if n := doc.Find(".turn").Length(); n != 100 {
+		t.Errorf("%d turns, want 100", n)
+	}
+	if n := tid(doc.Selection, "tool-body").Children().Length(); n != 0 {
+		t.Errorf("tool cards carry %d body elements, want none until opened", n)
 	}
 }

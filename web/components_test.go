@@ -155,8 +155,24 @@ func TestRunningTurn(t *testing.T) {
 	if got, _ := call.Attr("data-status"); got != "running" {
 		t.Errorf("tool call status = %q", got)
 	}
-	if !strings.Contains(call.Find("pre").Text(), `"search_name": "GenesByGoTerm"`) {
-		t.Errorf("tool call arguments not shown: %q", call.Find("pre").Text())
+	// The card's body is loaded when it is opened, from its own address.
+	if got, _ := call.Attr("data-load"); got != "/conversations/c1/tool-calls/4" {
+		t.Errorf("tool call body loads from %q", got)
+	}
+	if n := tid(call, "tool-body").Children().Length(); n != 0 {
+		t.Errorf("the page carries %d elements of the card's body", n)
+	}
+	body := toolCallBody(t, 4,
+		&event.TurnStart{Base: b("t1"), Mode: "execute", Model: "offline", UserMessageID: "u1", Message: "build it"},
+		&event.AssistantDelta{Base: b("t1"), MessageID: "m1", Delta: "Working "},
+		&event.AssistantDelta{Base: b("t1"), MessageID: "m1", Delta: "**on it**"},
+		&event.ToolCallStart{Base: b("t1"), CallID: "k1", Name: "create_step", Args: json.RawMessage(`{"search_name":"GenesByGoTerm"}`)},
+	)
+	if !strings.Contains(body.Find("pre").Text(), `"search_name": "GenesByGoTerm"`) {
+		t.Errorf("tool call arguments not shown: %q", body.Find("pre").Text())
+	}
+	if !strings.Contains(body.Text(), "Still running") {
+		t.Errorf("a running call's body does not say so: %q", body.Text())
 	}
 	if _, dis := doc.Find("#composer-fields").Attr("disabled"); !dis {
 		t.Error("composer enabled while a turn runs")
@@ -192,11 +208,18 @@ func TestFinishedTurn(t *testing.T) {
 	if diff := cmp.Diff([]string{"search_for_searches", "get_search_parameters"}, attrs(calls, "data-tool-name")); diff != "" {
 		t.Errorf("tool names (-want +got):\n%s", diff)
 	}
-	if got := texts(calls.Find(".tool-meta")); !cmp.Equal(got, []string{"2.4 s", "failed · 3 ms"}) {
+	if got := texts(calls.Find(".tool-meta")); !cmp.Equal(got, []string{"2.4 s", "failed · 3 ms · NOT_FOUND"}) {
 		t.Errorf("durations = %v", got)
 	}
-	if !strings.Contains(calls.Eq(1).Text(), "no such search") {
-		t.Error("tool error not shown")
+	failed := toolCallBody(t, 4,
+		&event.TurnStart{Base: b("t1"), Mode: "plan", UserMessageID: "u1", Message: "go"},
+		&event.ToolCallStart{Base: b("t1"), CallID: "k1", Name: "search_for_searches", Args: json.RawMessage(`{}`)},
+		&event.ToolCallEnd{Base: b("t1"), CallID: "k1", Name: "search_for_searches", OK: true, Result: json.RawMessage(`{"searches":[]}`), DurationMs: 2400},
+		&event.ToolCallStart{Base: b("t1"), CallID: "k2", Name: "get_search_parameters", Args: json.RawMessage(`{}`)},
+		&event.ToolCallEnd{Base: b("t1"), CallID: "k2", Name: "get_search_parameters", OK: false, Error: &event.ToolError{Code: "NOT_FOUND", Message: "no such search"}, DurationMs: 3},
+	)
+	if got := strings.Join(strings.Fields(failed.Find(".error").Text()), " "); got != "NOT_FOUND no such search" {
+		t.Errorf("tool error = %q", got)
 	}
 	md := tid(s, "message").Eq(1)
 	if md.Find("strong").Text() != "two" || md.Find("li").Length() != 2 {
@@ -213,6 +236,19 @@ func TestFinishedTurn(t *testing.T) {
 	if !strings.Contains(u.Text(), "150 total") {
 		t.Errorf("usage text = %q", u.Text())
 	}
+}
+
+// toolCallBody folds the events and draws the body of the tool call whose
+// tool_call_start is event key, as an opened card loads it.
+func toolCallBody(t *testing.T, key int64, evs ...event.Event) *goquery.Document {
+	t.Helper()
+	h := newHarness(t)
+	l := &log{t: t}
+	tc := h.fold(l.add(evs...).records()).ToolCall(key)
+	if tc == nil {
+		t.Fatalf("no tool call %d", key)
+	}
+	return query(t, web.ToolCallBody(tc))
 }
 
 // TestUntrustedText: what users and models write is text, never markup.
@@ -248,6 +284,77 @@ func TestUntrustedText(t *testing.T) {
 	}
 	if !strings.Contains(tid(main, "artifact").Find("h3").Text(), "<script>") {
 		t.Error("artifact title is not shown as text")
+	}
+	body := toolCallBody(t, 5,
+		&event.TurnStart{Base: b("t1"), Mode: "plan", UserMessageID: "u1", Message: evil},
+		&event.AssistantDelta{Base: b("t1"), MessageID: "m0", Delta: evil},
+		&event.AssistantMessage{Base: b("t1"), MessageID: "m1", Content: evil},
+		&event.ArtifactSaved{Base: b("t1"), Artifact: event.Artifact{ID: "a1", Kind: "planning", Title: evil, Version: 1}},
+		&event.ToolCallStart{Base: b("t1"), CallID: "k", Name: evil, Args: json.RawMessage(`{"q":"<script>alert(4)</script>"}`)},
+		&event.ToolCallEnd{Base: b("t1"), CallID: "k", Name: evil, OK: false, Error: &event.ToolError{Code: evil, Message: evil}, Result: json.RawMessage(`{"r":"<img src=x onerror=alert(5)>"}`)},
+	)
+	if n := body.Find("script, img, [onerror], b").Length(); n != 0 {
+		t.Errorf("untrusted markup in a tool call's body became %d elements", n)
+	}
+	// A folded turn's summary line quotes the message as text.
+	folded := page(t,
+		&event.TurnStart{Base: b("t1"), Mode: "plan", Message: evil}, &event.TurnEnd{Base: b("t1"), Status: "completed"},
+		&event.TurnStart{Base: b("t2"), Mode: "plan", Message: "two"}, &event.TurnEnd{Base: b("t2"), Status: "completed"},
+		&event.TurnStart{Base: b("t3"), Mode: "plan", Message: "three"}, &event.TurnEnd{Base: b("t3"), Status: "completed"},
+	)
+	summary := tid(folded.Selection, "turn-summary")
+	if n := summary.Find("script, img, [onerror], b").Length(); n != 0 || !strings.Contains(summary.Text(), "<script>") {
+		t.Errorf("a folded turn's summary: %d elements from untrusted markup, text %q", n, summary.Text())
+	}
+}
+
+// TestFoldedTurns: older turns that ended are one summary line each, a
+// button that says what was asked, the tool calls and the outcome, and
+// loads the turn into the body it controls; the latest turns are whole.
+func TestFoldedTurns(t *testing.T) {
+	long := strings.Repeat("very ", 60) + "long question"
+	doc := page(t,
+		&event.TurnStart{Base: b("11111111-1111-4111-8111-111111111111"), Mode: "plan", UserMessageID: "u1", Message: "DNA repair\ngenes"},
+		&event.ToolCallStart{Base: b("11111111-1111-4111-8111-111111111111"), CallID: "k1", Name: "search_for_searches"},
+		&event.ToolCallEnd{Base: b("11111111-1111-4111-8111-111111111111"), CallID: "k1", Name: "search_for_searches", OK: true, DurationMs: 10},
+		&event.ToolCallStart{Base: b("11111111-1111-4111-8111-111111111111"), CallID: "k2", Name: "get_search_parameters"},
+		&event.ToolCallEnd{Base: b("11111111-1111-4111-8111-111111111111"), CallID: "k2", Name: "get_search_parameters", OK: false, DurationMs: 10},
+		&event.AssistantMessage{Base: b("11111111-1111-4111-8111-111111111111"), MessageID: "m1", Content: "Found some."},
+		&event.TurnEnd{Base: b("11111111-1111-4111-8111-111111111111"), Status: "completed", DurationMs: 2500},
+		&event.TurnStart{Base: b("t2"), Mode: "plan", Message: long},
+		&event.TurnEnd{Base: b("t2"), Status: "failed", Error: "quota", DurationMs: 100},
+		&event.TurnStart{Base: b("t3"), Mode: "plan", Message: "three"},
+		&event.AssistantMessage{Base: b("t3"), MessageID: "m3", Content: "Three."},
+		&event.TurnEnd{Base: b("t3"), Status: "completed", DurationMs: 100},
+		&event.TurnStart{Base: b("t4"), Mode: "plan", Message: "four"},
+		&event.AssistantMessage{Base: b("t4"), MessageID: "m4", Content: "Four."},
+		&event.TurnEnd{Base: b("t4"), Status: "completed", DurationMs: 100},
+	)
+	s := doc.Selection
+	if diff := cmp.Diff([]string{"11111111-1111-4111-8111-111111111111", "t2"}, attrs(tid(s, "folded-turn"), "data-turn-id")); diff != "" {
+		t.Errorf("folded turns (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"user", "assistant", "user", "assistant"}, attrs(tid(s, "message"), "data-role")); diff != "" {
+		t.Errorf("the latest two turns are not whole (-want +got):\n%s", diff)
+	}
+	first := tid(s, "folded-turn").First()
+	btn := tid(first, "turn-summary")
+	if goquery.NodeName(btn) != "button" || btn.AttrOr("type", "") != "button" || btn.AttrOr("aria-expanded", "") != "false" {
+		t.Errorf("the summary line is not a collapsed button: <%s type=%q aria-expanded=%q>", goquery.NodeName(btn), btn.AttrOr("type", ""), btn.AttrOr("aria-expanded", ""))
+	}
+	controls := btn.AttrOr("aria-controls", "")
+	if body := first.Find("#" + controls); body.Length() != 1 || btn.AttrOr("data-toggle", "") != controls || body.AttrOr("hidden", "x") == "x" {
+		t.Errorf("the button controls #%s, which must be the turn's hidden body", controls)
+	}
+	if got := btn.AttrOr("data-load", ""); got != "/conversations/c1/turns/11111111-1111-4111-8111-111111111111" {
+		t.Errorf("the turn loads from %q", got)
+	}
+	if got := texts(btn.Children()); !cmp.Equal(got, []string{"DNA repair genes", "2 tool calls (1 failed) · Done in 2.5 s"}) {
+		t.Errorf("summary line = %q", got)
+	}
+	second := texts(tid(tid(s, "folded-turn").Eq(1), "turn-summary").Children())
+	if len(second) != 2 || !strings.HasSuffix(second[0], "…") || len([]rune(second[0])) != 160 || second[1] != "no tool calls · Failed after 100 ms" {
+		t.Errorf("second summary line = %q", second)
 	}
 }
 
@@ -609,5 +716,81 @@ func TestHomeGreysOutUnavailableSites(t *testing.T) {
 	}
 	if !strings.Contains(tid(doc.Selection, "site-hint").Text(), "needs your VEuPathDB API key") {
 		t.Error("no hint says why sites are greyed out")
+	}
+}
+
+// TestFoldedArtifacts: the plan panel draws the two most recently saved
+// artifacts (and any with a plan waiting for approval) whole, and the older
+// ones behind one line that loads their list, where each is its title line,
+// a button that loads the rest; of a plan's many superseded handoffs it
+// draws the newest and counts the others.
+func TestFoldedArtifacts(t *testing.T) {
+	notes := func(id string) event.Event {
+		return &event.ArtifactSaved{Base: b("t1"), Artifact: event.Artifact{ID: id, Kind: "planning", Title: "Notes " + id, SummaryMarkdown: "About **" + id + "**", Version: 1}}
+	}
+	draft := func(v int) event.Event {
+		return &event.ArtifactSaved{Base: b("t1"), Artifact: event.Artifact{ID: "d", Kind: "delegation_draft", Title: "Plan", Version: v,
+			Plan: json.RawMessage(`{"type":"task","task":"A"}`)}}
+	}
+	handoff := func(id, artifact string) event.Event {
+		return &event.HandoffRequested{Base: b("t1"), HandoffID: id, ArtifactID: artifact, Goal: "g"}
+	}
+	fold := func(evs ...event.Event) (*goquery.Selection, *goquery.Selection) {
+		h := newHarness(t)
+		l := &log{t: t}
+		p := h.page(h.fold(l.add(evs...).records()))
+		return tid(query(t, web.ConversationView(web.Page{Title: "t"}, p)).Selection, "artifacts"), query(t, web.OlderArtifacts(p)).Selection
+	}
+	panel, older := fold(
+		&event.TurnStart{Base: b("t1"), Mode: "plan", Message: "plan it"},
+		notes("a1"), draft(1), handoff("h1", "d"),
+		notes("a2"), notes("x"), handoff("hx", "x"), // x's plan waits
+		notes("a3"), draft(2), handoff("h2", "d"), draft(3), handoff("h3", "d"),
+		notes("a4"),
+	)
+	// d and a4 are the latest saved; x has no pending plan any more (h2
+	// superseded it), so it folds too.
+	if diff := cmp.Diff([]string{"d", "a4"}, attrs(tid(panel, "artifact"), "data-artifact-id")); diff != "" {
+		t.Errorf("artifacts drawn whole (-want +got):\n%s", diff)
+	}
+	line := tid(panel, "older-artifacts")
+	if goquery.NodeName(line) != "button" || line.AttrOr("aria-expanded", "") != "false" || line.AttrOr("data-count", "") != "4" ||
+		line.AttrOr("data-load", "") != "/conversations/c1/artifacts" || panel.Find("#"+line.AttrOr("aria-controls", "")).Length() != 1 {
+		t.Errorf("the older artifacts' line: <%s aria-expanded=%q data-count=%q data-load=%q aria-controls=%q>", goquery.NodeName(line),
+			line.AttrOr("aria-expanded", ""), line.AttrOr("data-count", ""), line.AttrOr("data-load", ""), line.AttrOr("aria-controls", ""))
+	}
+	if diff := cmp.Diff([]string{"a1", "a2", "x", "a3"}, attrs(tid(older, "artifact"), "data-artifact-id")); diff != "" {
+		t.Errorf("older artifacts (-want +got):\n%s", diff)
+	}
+	first := tid(tid(older, "artifact").First(), "artifact-summary")
+	if goquery.NodeName(first) != "button" || first.AttrOr("aria-expanded", "") != "false" || first.AttrOr("data-load", "") != "/conversations/c1/artifacts/a1" {
+		t.Errorf("a folded artifact's line: <%s aria-expanded=%q data-load=%q>", goquery.NodeName(first), first.AttrOr("aria-expanded", ""), first.AttrOr("data-load", ""))
+	}
+	if body := older.Find("#" + first.AttrOr("aria-controls", "")); body.Length() != 1 || body.Children().Length() != 0 {
+		t.Error("a folded artifact's button does not control its empty body")
+	}
+	if got := texts(first.Children()); !cmp.Equal(got, []string{"Notes a1", "v1 · planning notes"}) {
+		t.Errorf("folded line = %q", got)
+	}
+	if older.Find("strong").Length() != 0 {
+		t.Error("the older artifacts' list carries their notes")
+	}
+	// The draft: h3 pending, h2 the newest superseded, h1 counted.
+	d := tid(panel, "artifact").First()
+	if diff := cmp.Diff([]string{"h3", "h2"}, attrs(tid(d, "handoff"), "data-handoff-id")); diff != "" {
+		t.Errorf("handoffs drawn (-want +got):\n%s", diff)
+	}
+	if got := tid(d, "handoffs-superseded"); got.AttrOr("data-count", "") != "1" || !strings.Contains(got.Text(), "1 earlier plan was superseded") {
+		t.Errorf("superseded count = %q %q", got.AttrOr("data-count", ""), got.Text())
+	}
+
+	// While its plan waits, x stays open though it is not among the latest.
+	waiting, _ := fold(&event.TurnStart{Base: b("t1"), Mode: "plan"}, notes("x"), handoff("hx", "x"), notes("a2"), notes("a3"), notes("a4"))
+	if diff := cmp.Diff([]string{"x", "a3", "a4"}, attrs(tid(waiting, "artifact"), "data-artifact-id")); diff != "" {
+		t.Errorf("artifacts drawn whole with a plan waiting (-want +got):\n%s", diff)
+	}
+	// Nothing older: no line.
+	if few, _ := fold(&event.TurnStart{Base: b("t1"), Mode: "plan"}, notes("a1"), notes("a2")); tid(few, "older-artifacts").Length() != 0 {
+		t.Error("a panel with nothing folded has the older artifacts' line")
 	}
 }

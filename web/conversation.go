@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -176,4 +177,105 @@ func buildRequestText(h *view.Handoff) string {
 		return "Build this plan"
 	}
 	return "Build this plan: " + h.Goal
+}
+
+// maxAskedRunes bounds what a folded turn's summary line quotes of the
+// user's message; the line is cut further to its width by the style sheet.
+const maxAskedRunes = 160
+
+// turnAsked is what a folded turn's summary line says was asked: the
+// user's message, or the plan a Build this plan turn was given, on one
+// line and cut at maxAskedRunes.
+func turnAsked(p *ConversationPage, t *view.Turn) string {
+	s := t.UserText
+	if t.HandoffID != "" {
+		s = buildRequestText(p.Conv.Handoff(t.HandoffID))
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	if s == "" {
+		return "(no message)"
+	}
+	if utf8.RuneCountInString(s) <= maxAskedRunes {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:maxAskedRunes-1]) + "…"
+}
+
+// turnFacts is the rest of a folded turn's summary line: how many tool
+// calls it made (and how many failed), and how it ended.
+func turnFacts(t *view.Turn) string {
+	calls, failed := 0, 0
+	for _, it := range t.Items {
+		if tc, ok := it.(*view.ToolCall); ok {
+			calls++
+			if tc.Status == view.CallError {
+				failed++
+			}
+		}
+	}
+	var b strings.Builder
+	switch calls {
+	case 0:
+		b.WriteString("no tool calls")
+	case 1:
+		b.WriteString("1 tool call")
+	default:
+		b.WriteString(strconv.Itoa(calls) + " tool calls")
+	}
+	if failed > 0 {
+		b.WriteString(" (" + strconv.Itoa(failed) + " failed)")
+	}
+	b.WriteString(" · ")
+	b.WriteString(turnStatusText(t))
+	return b.String()
+}
+
+// artifactKindName says what kind of artifact a folded title line stands
+// for.
+func artifactKindName(k event.ArtifactKind) string {
+	switch k {
+	case event.ArtifactPlanning:
+		return "planning notes"
+	case event.ArtifactDelegationDraft:
+		return "delegation plan"
+	}
+	return string(k)
+}
+
+// handoffsShown picks an artifact's handoffs (newest first) to draw: all
+// but the superseded ones after the newest superseded, which are only
+// counted. A plan revised a hundred times says so in one line.
+func handoffsShown(hs []*view.Handoff) (shown []*view.Handoff, older int) {
+	seen := false
+	for _, h := range hs {
+		if h.Status == view.HandoffSuperseded {
+			if seen {
+				older++
+				continue
+			}
+			seen = true
+		}
+		shown = append(shown, h)
+	}
+	return shown, older
+}
+
+func supersededText(n int) string {
+	if n == 1 {
+		return "1 earlier plan was superseded too."
+	}
+	return strconv.Itoa(n) + " earlier plans were superseded too."
+}
+
+// foldedArtifacts counts the artifacts the plan panel keeps behind its
+// "Earlier notes and plans" line.
+func foldedArtifacts(c *view.Conversation) int {
+	n := 0
+	for _, a := range c.Artifacts {
+		if c.ArtifactFolded(a) {
+			n++
+		}
+	}
+	return n
 }

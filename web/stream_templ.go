@@ -130,6 +130,11 @@ func Fragment(p *ConversationPage, ch view.Change) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
+		case view.TurnFolded:
+			templ_7745c5c3_Err = foldedTurn(p, ch.Turn, true).Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
 		case view.ComposerChanged:
 			templ_7745c5c3_Err = modeSwitch(p.Conv.Mode, true).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {

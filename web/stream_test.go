@@ -228,10 +228,16 @@ func cloneNode(n *html.Node) *html.Node {
 // the page at M for any M. It is also checked in one go from the empty page
 // to the last event.
 func TestPagePlusFragments(t *testing.T) {
-	for _, name := range []string{"recorded.jsonl", "offline_acceptance.jsonl"} {
+	logs := map[string]func(t *testing.T) []event.Record{
+		"recorded.jsonl":           func(t *testing.T) []event.Record { return readRecorded(t, "recorded.jsonl") },
+		"offline_acceptance.jsonl": func(t *testing.T) []event.Record { return readRecorded(t, "offline_acceptance.jsonl") },
+		// Turns fold as later ones start.
+		"five long turns": func(t *testing.T) []event.Record { return longConversation(t, 5) },
+	}
+	for name, records := range logs {
 		t.Run(name, func(t *testing.T) {
 			h := newHarness(t)
-			recs := readRecorded(t, name)
+			recs := records(t)
 			live := h.start()
 			doc := h.render(live)
 			whole := h.render(h.start())

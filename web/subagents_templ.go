@@ -547,7 +547,7 @@ func nodeView(p *ConversationPage, n *view.Node, oob bool) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			for _, tc := range n.Calls {
-				templ_7745c5c3_Err = toolCallCard(tc, "node-tool-call", "ncall-", false).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = toolCallCard(p, tc, "node-tool-call", "ncall-", false).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -40,6 +41,113 @@ func (s *Server) conversationPage(c echo.Context) error {
 	return s.render(c, http.StatusOK, web.ConversationView(s.page(c, conv.Title), s.conversationView(c, proj)))
 }
 
+// turnPage is GET /conversations/{id}/turns/{turnId}: one turn drawn
+// whole, as the fragment an opened summary line of the page loads, or as a
+// page of its own for a plain browser. Another user's conversation or a
+// turn it does not have is a 404.
+func (s *Server) turnPage(c echo.Context) error {
+	// What a turn shows is complete at its turn_end: the log after it
+	// need not be read.
+	id := c.Param("turnId")
+	conv, proj, err := s.projectNow(c, func(p *view.Conversation) bool {
+		t := p.Turn(id)
+		return t != nil && !t.Running()
+	})
+	if err != nil {
+		return err
+	}
+	t := proj.Turn(id)
+	if t == nil {
+		return notFound("turn")
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	p := s.conversationView(c, proj)
+	if isHTMX(c) {
+		return s.render(c, http.StatusOK, web.TurnContent(p, t))
+	}
+	return s.render(c, http.StatusOK, web.TurnPage(s.page(c, conv.Title), p, t))
+}
+
+// toolCallPage is GET /conversations/{id}/tool-calls/{key}: the arguments
+// and the result or error of the tool call (of the chat or of a sub-agent)
+// whose tool_call_start is event key, as the fragment an opened tool card
+// loads, or as a page of its own for a plain browser.
+func (s *Server) toolCallPage(c echo.Context) error {
+	key, err := strconv.ParseInt(c.Param("key"), 10, 64)
+	if err != nil || key < 1 {
+		return badRequest("the tool call in the address must be a positive whole number")
+	}
+	// A call is complete when it ended: the log after that need not be read.
+	conv, proj, err := s.projectNow(c, func(p *view.Conversation) bool {
+		tc := p.ToolCall(key)
+		return p.Seq >= key && (tc == nil || tc.Status != view.CallRunning)
+	})
+	if err != nil {
+		return err
+	}
+	tc := proj.ToolCall(key)
+	if tc == nil {
+		return notFound("tool call")
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	if isHTMX(c) {
+		return s.render(c, http.StatusOK, web.ToolCallBody(tc))
+	}
+	return s.render(c, http.StatusOK, web.ToolCallPage(s.page(c, tc.Name+" · "+conv.Title), s.conversationView(c, proj), tc))
+}
+
+// artifactPage is GET /conversations/{id}/artifacts/{artifactId}: an
+// artifact's notes or draft and its handoffs, as the fragment an opened
+// title line of the plan panel loads, or as a page of its own for a plain
+// browser.
+func (s *Server) artifactPage(c echo.Context) error {
+	// An artifact's handoffs change until the end of the log: all of it is
+	// read.
+	conv, proj, err := s.projectNow(c, nil)
+	if err != nil {
+		return err
+	}
+	a := proj.Artifact(c.Param("artifactId"))
+	if a == nil {
+		return notFound("artifact")
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	p := s.conversationView(c, proj)
+	if isHTMX(c) {
+		return s.render(c, http.StatusOK, web.ArtifactBody(p, a))
+	}
+	return s.render(c, http.StatusOK, web.ArtifactPage(s.page(c, a.Title+" · "+conv.Title), p, a))
+}
+
+// olderArtifactsPage is GET /conversations/{id}/artifacts: the artifacts
+// the plan panel keeps behind its "Earlier notes and plans" line, each as
+// its title line for htmx, or all drawn whole as a page for a plain
+// browser.
+func (s *Server) olderArtifactsPage(c echo.Context) error {
+	conv, proj, err := s.projectNow(c, nil)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	p := s.conversationView(c, proj)
+	if isHTMX(c) {
+		return s.render(c, http.StatusOK, web.OlderArtifacts(p))
+	}
+	return s.render(c, http.StatusOK, web.OlderArtifactsPage(s.page(c, "Earlier notes and plans · "+conv.Title), p))
+}
+
+// projectNow reads the request's conversation (the user's own, else
+// store.ErrNotFound) and folds its events, all of them or until done.
+func (s *Server) projectNow(c echo.Context, done func(*view.Conversation) bool) (store.Conversation, *view.Conversation, error) {
+	ctx := c.Request().Context()
+	conv, err := s.cfg.Store.Conversation(ctx, userID(c), c.Param("id"))
+	if err != nil {
+		return conv, nil, err
+	}
+	proj, err := s.projectUntil(ctx, userID(c), conv, conv.LastEventSeq, done)
+	return conv, proj, err
+}
+
 // conversationView is what the page's components are drawn with.
 func (s *Server) conversationView(c echo.Context, proj *view.Conversation) *web.ConversationPage {
 	models := s.cfg.Models.Models()
@@ -57,6 +165,12 @@ func (s *Server) conversationView(c echo.Context, proj *view.Conversation) *web.
 // page's projection. An event that cannot be decoded is logged and left
 // out; the rest of the page is still drawn.
 func (s *Server) project(ctx context.Context, uid string, conv store.Conversation, upTo int64) (*view.Conversation, error) {
+	return s.projectUntil(ctx, uid, conv, upTo, nil)
+}
+
+// projectUntil is project that stops early, after a read of the log, once
+// done (if not nil) says the projection has what is asked of it.
+func (s *Server) projectUntil(ctx context.Context, uid string, conv store.Conversation, upTo int64, done func(*view.Conversation) bool) (*view.Conversation, error) {
 	proj := view.New(view.Start{
 		ID: conv.ID, Title: conv.Title, SiteID: conv.SiteID, Mode: conv.Mode, Model: conv.Model,
 		UserText: s.storedUserText(ctx, uid, conv.ID),
@@ -75,7 +189,7 @@ func (s *Server) project(ctx context.Context, uid string, conv store.Conversatio
 			}
 			s.apply(proj, eventlog.FromRow(row))
 		}
-		if len(rows) < foldPage {
+		if len(rows) < foldPage || done != nil && done(proj) {
 			break
 		}
 	}

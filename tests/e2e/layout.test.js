@@ -16,6 +16,9 @@ before(async () => {
   const handoff = planned.handoffs.find((h) => h.status === 'pending');
   assert.ok(handoff, 'the offline planner requested a build');
   await api.call('POST', `/conversations/${conv.id}/handoffs/${handoff.id}/accept`);
+  await api.waitIdle(conv.id);
+  // A third turn folds the first into its summary line.
+  await api.startTurn(conv.id, 'thanks', 'plan', 'offline');
   built = await api.waitIdle(conv.id);
   assert.ok(built.strategy?.rootStepId, 'the strategy was built');
 });
@@ -64,7 +67,7 @@ for (const [name, viewport] of Object.entries(viewports)) {
     const order = await tabOrder(page, 200);
     // The mode radios are one group: Tab reaches the checked one (the arrows move within it).
     assert.ok(reached(order, 'mode-plan') || reached(order, 'mode-execute'), 'the mode switch is reachable by Tab');
-    for (const id of ['message-input', 'model-select', 'send-button', 'graph-step', 'undo-button', 'export-wdk', 'tool-call', 'node-tool-call']) {
+    for (const id of ['turn-summary', 'message-input', 'model-select', 'send-button', 'graph-step', 'undo-button', 'export-wdk', 'tool-call', 'node-tool-call']) {
       assert.ok(reached(order, id), `${id} is reachable by Tab: ${order.map((f) => f.testid || f.tag).join(' ')}`);
     }
     assert.deepEqual(order.filter((f) => !f.indicator).map((f) => f.testid || f.tag), [], 'every focused control shows a focus indicator');
@@ -80,3 +83,34 @@ for (const [name, viewport] of Object.entries(viewports)) {
     }
   });
 }
+
+test('a folded turn opens and closes from the keyboard, and a tool card loads its body when opened', async () => {
+  const { page, problems } = await b.openAs(env().alice);
+  await page.goto(`/conversations/${built.id}`);
+  await waitConnected(page);
+  const folded = byTestId(page, 'folded-turn');
+  assert.equal(await folded.count(), 1, 'the first of three turns is folded');
+  const summary = byTestId(folded, 'turn-summary');
+  assert.equal(await summary.getAttribute('aria-expanded'), 'false');
+  assert.match(await summary.innerText(), /DNA replication[\s\S]*tool calls[\s\S]*Done in/);
+  await summary.focus();
+  await page.keyboard.press('Enter');
+  const body = folded.locator('.turn-body');
+  await body.locator('[data-testid="message"][data-role="assistant"]').first().waitFor();
+  assert.equal(await summary.getAttribute('aria-expanded'), 'true');
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'turn-summary', 'focus stays on the summary line');
+  assert.deepEqual(await horizontalOverflow(page), []);
+  // The opened turn's tool cards load their bodies on demand too.
+  const card = byTestId(body, 'tool-call').first();
+  assert.equal(await byTestId(card, 'tool-body').innerText(), '');
+  await card.locator('summary').focus();
+  await page.keyboard.press('Enter');
+  await byTestId(card, 'tool-body').locator('pre').first().waitFor();
+  assert.match(await byTestId(card, 'tool-body').innerText(), /Arguments/);
+  await screenshot(page, 'folded-turn-open');
+  await summary.focus();
+  await page.keyboard.press('Space');
+  assert.equal(await summary.getAttribute('aria-expanded'), 'false');
+  assert.equal(await body.isHidden(), true);
+  assert.deepEqual(problems.pageErrors, []);
+});

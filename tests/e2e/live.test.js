@@ -18,6 +18,8 @@ import {
   waitNodes,
   graphState,
   buildPlan,
+  openFoldedTurns,
+  turnsState,
 } from './lib/conversation.js';
 
 const b = useBrowser();
@@ -163,17 +165,26 @@ test('Stop in the middle of a delegation cancels the turn and its nodes, and the
   await screenshot(page, 'delegation-stopped');
 
   // The composer is usable again: a new turn (offline) runs and answers.
+  // It is the third turn: the first folds into its summary line.
   const before = (await chatState(page)).length;
   await send(page, 'Which searches find genes by GO term?', { mode: 'plan', model: 'offline' });
   await waitIdle(page, api, id);
+  assert.deepEqual((await turnsState(page)).map((t) => t.folded), [true, false, false]);
+  await openFoldedTurns(page);
   const chat = await chatState(page);
   assert.ok(chat.length > before + 1, 'the new turn answered');
   assert.equal(chat.at(-1).role, 'assistant');
   assert.deepEqual(problems.pageErrors, []);
 });
 
+// pageState reads what the page shows: which turns are folded, then, with
+// every folded turn opened, the whole chat, its tool cards, the sub-agents
+// and the graph.
 async function pageState(page) {
+  const turns = await turnsState(page);
+  await openFoldedTurns(page);
   return {
+    turns,
     chat: await chatState(page),
     tools: await toolCards(page),
     nodes: await nodesState(page),

@@ -32,7 +32,29 @@
     flash('The server could not be reached. Check the connection and try again.');
   });
 
-  // A button with data-toggle="id" shows or hides that element.
+  // Parts drawn on demand: load(el, url) fills el with the server's
+  // fragment at url the first time it is shown; a failed load can be
+  // retried by opening the part again.
+  function load(el, url, source) {
+    if (!el || !url || el.hasAttribute('data-loaded')) return;
+    el.setAttribute('data-loaded', '');
+    el.setAttribute('aria-busy', 'true');
+    el.innerHTML = '<p class="muted small">Loading…</p>';
+    htmx.ajax('GET', url, { source: source, target: el, swap: 'innerHTML' });
+  }
+  function loadEnded(e) {
+    var el = e.detail.target;
+    if (!el || !el.hasAttribute('aria-busy')) return;
+    el.removeAttribute('aria-busy');
+    if (!e.detail.successful) {
+      el.removeAttribute('data-loaded');
+      el.innerHTML = '<p class="error small">Could not load this. Close and open it again to retry.</p>';
+    }
+  }
+  document.addEventListener('htmx:afterRequest', loadEnded);
+
+  // A button with data-toggle="id" shows or hides that element (and with
+  // data-load, loads it first).
   document.addEventListener('click', function (e) {
     var b = e.target.closest('[data-toggle]');
     if (!b) return;
@@ -42,11 +64,22 @@
     document.querySelectorAll('[data-toggle="' + id + '"]').forEach(function (t) {
       if (t.hasAttribute('aria-expanded')) t.setAttribute('aria-expanded', String(!el.hidden));
     });
-    if (!el.hidden) {
-      var first = el.querySelector('input:not([type=hidden]), textarea, button');
-      if (first) first.focus();
+    if (el.hidden) return;
+    if (b.hasAttribute('data-load')) {
+      load(el, b.getAttribute('data-load'), b);
+      return;
     }
+    var first = el.querySelector('input:not([type=hidden]), textarea, button');
+    if (first) first.focus();
   });
+
+  // A tool card (details with data-load) loads its body when first opened.
+  document.addEventListener('toggle', function (e) {
+    var d = e.target;
+    if (d.tagName === 'DETAILS' && d.open && d.hasAttribute('data-load')) {
+      load(d.querySelector(':scope > .tool-body'), d.getAttribute('data-load'), d);
+    }
+  }, true);
 
   var live = document.getElementById('live');
   if (!live) return;

@@ -18,6 +18,8 @@ type Artifact struct {
 	Draft *DraftNode
 	// Validation is what the planner's validation said of the draft.
 	Validation *Validation
+	// saved is the sequence number of its latest artifact_saved.
+	saved int64
 }
 
 // Validation is a draft's validation result as saved with it.
@@ -132,8 +134,8 @@ func (c *Conversation) Handoff(id string) *Handoff {
 	return nil
 }
 
-func (c *Conversation) artifactSaved(e *event.ArtifactSaved) []Change {
-	a := &Artifact{Artifact: e.Artifact}
+func (c *Conversation) artifactSaved(rec event.Record, e *event.ArtifactSaved) []Change {
+	a := &Artifact{Artifact: e.Artifact, saved: rec.Seq}
 	if a.Kind == event.ArtifactDelegationDraft {
 		a.Draft = ParseDraft(a.Plan)
 		if len(a.Artifact.Validation) > 0 {
@@ -171,3 +173,31 @@ func (c *Conversation) handoffAccepted(e *event.HandoffAccepted) []Change {
 	h.Status, h.ExecuteTurnID = HandoffAccepted, e.ExecuteTurnID
 	return []Change{ArtifactsChanged{}}
 }
+
+// OpenArtifacts is how many of the most recently saved artifacts the plan
+// panel draws whole (in a planning round, its notes and its draft). Older
+// ones are folded into their title line and drawn when opened, unless a
+// plan of theirs waits for approval.
+const OpenArtifacts = 2
+
+// ArtifactFolded reports whether the plan panel shows a as its title line.
+func (c *Conversation) ArtifactFolded(a *Artifact) bool {
+	newer := 0
+	for _, o := range c.Artifacts {
+		if o.saved > a.saved {
+			newer++
+		}
+	}
+	if newer < OpenArtifacts {
+		return false
+	}
+	for _, h := range c.Handoffs {
+		if h.ArtifactID == a.ID && h.Status == HandoffPending {
+			return false
+		}
+	}
+	return true
+}
+
+// Artifact returns the artifact with the id, or nil.
+func (c *Conversation) Artifact(id string) *Artifact { return c.artifacts[id] }

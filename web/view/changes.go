@@ -14,17 +14,24 @@ type ItemAdded struct {
 }
 
 // ItemReplaced redraws an item that already is on the page: a message that
-// became final, a tool call that ended.
-type ItemReplaced struct{ Item Item }
+// became final, a tool call that ended. Turn is the item's turn.
+type ItemReplaced struct {
+	Turn *Turn
+	Item Item
+}
 
 // DeltaAppended appends streamed text to a message that is on the page.
 type DeltaAppended struct {
+	Turn    *Turn
 	Message *Message
 	Delta   string
 }
 
 // TurnUpdated redraws a turn's footer: status, error, usage.
 type TurnUpdated struct{ Turn *Turn }
+
+// TurnFolded redraws a turn as its summary line (see Conversation.Folded).
+type TurnFolded struct{ Turn *Turn }
 
 // ComposerChanged redraws what of the composer follows the turns: the
 // current mode and the Stop control.
@@ -50,6 +57,7 @@ func (ItemAdded) change()         {}
 func (ItemReplaced) change()      {}
 func (DeltaAppended) change()     {}
 func (TurnUpdated) change()       {}
+func (TurnFolded) change()        {}
 func (ComposerChanged) change()   {}
 func (ArtifactsChanged) change()  {}
 func (DelegationChanged) change() {}

@@ -86,6 +86,8 @@ type Turn struct {
 	UserText      string
 	StartedAt     time.Time
 	Items         []Item
+	// index is the turn's place in Conversation.Turns.
+	index int
 
 	// Status is "running" until turn_end, then the turn's end status.
 	Status     event.TurnStatus
@@ -111,6 +113,7 @@ type Message struct {
 	Text string
 	// Final is set by assistant_message; Text is then the whole markdown.
 	Final bool
+	turn  *Turn
 }
 
 // ToolCall is a tool call of the main agent or of a sub-agent.
@@ -123,6 +126,8 @@ type ToolCall struct {
 	Result     json.RawMessage
 	Error      *event.ToolError
 	DurationMs int64
+	// turn is the chat's turn the call is in; nil for a sub-agent's call.
+	turn *Turn
 }
 
 // TurnError is an error event shown in place.
@@ -167,6 +172,12 @@ func (c *Conversation) Apply(rec event.Record) ([]Change, error) {
 		return nil, nil
 	}
 	c.Seq = rec.Seq
+	open := len(c.Turns)
+	changes, err := c.apply(rec)
+	return c.folding(open, changes), err
+}
+
+func (c *Conversation) apply(rec event.Record) ([]Change, error) {
 	ev, err := rec.Decode()
 	if err != nil {
 		return nil, fmt.Errorf("view: event %d: %w", rec.Seq, err)
@@ -199,7 +210,7 @@ func (c *Conversation) Apply(rec event.Record) ([]Change, error) {
 		t.Status, t.Error, t.DurationMs, t.Usage = e.Status, e.Error, e.DurationMs, e.Usage
 		return []Change{TurnUpdated{Turn: t}, ComposerChanged{}}, nil
 	case *event.ArtifactSaved:
-		return c.artifactSaved(e), nil
+		return c.artifactSaved(rec, e), nil
 	case *event.HandoffRequested:
 		return c.handoffRequested(e), nil
 	case *event.HandoffAccepted:
@@ -233,8 +244,7 @@ func (c *Conversation) turnStart(rec event.Record, e *event.TurnStart) []Change 
 	if t.UserText == "" && c.userText != nil {
 		t.UserText = c.userText(e.UserMessageID)
 	}
-	c.Turns = append(c.Turns, t)
-	c.turns[t.ID] = t
+	c.add(t)
 	if e.Mode != "" {
 		c.Mode = e.Mode
 	}
@@ -252,9 +262,14 @@ func (c *Conversation) turnOf(rec event.Record, id string) *Turn {
 		return t
 	}
 	t := &Turn{Key: rec.Seq, ID: id, StartedAt: rec.CreatedAt, Status: event.TurnRunning}
-	c.Turns = append(c.Turns, t)
-	c.turns[id] = t
+	c.add(t)
 	return t
+}
+
+func (c *Conversation) add(t *Turn) {
+	t.index = len(c.Turns)
+	c.Turns = append(c.Turns, t)
+	c.turns[t.ID] = t
 }
 
 func (c *Conversation) delta(rec event.Record, e *event.AssistantDelta) []Change {
@@ -263,10 +278,10 @@ func (c *Conversation) delta(rec event.Record, e *event.AssistantDelta) []Change
 			return nil
 		}
 		m.Text += e.Delta
-		return []Change{DeltaAppended{Message: m, Delta: e.Delta}}
+		return []Change{DeltaAppended{Turn: m.turn, Message: m, Delta: e.Delta}}
 	}
 	t := c.turnOf(rec, e.TurnID)
-	m := &Message{Key: rec.Seq, ID: e.MessageID, Text: e.Delta}
+	m := &Message{Key: rec.Seq, ID: e.MessageID, Text: e.Delta, turn: t}
 	c.messages[m.ID] = m
 	t.Items = append(t.Items, m)
 	return []Change{ItemAdded{Turn: t, Item: m}}
@@ -275,10 +290,10 @@ func (c *Conversation) delta(rec event.Record, e *event.AssistantDelta) []Change
 func (c *Conversation) message(rec event.Record, e *event.AssistantMessage) []Change {
 	if m, ok := c.messages[e.MessageID]; ok {
 		m.Text, m.Final = e.Content, true
-		return []Change{ItemReplaced{Item: m}}
+		return []Change{ItemReplaced{Turn: m.turn, Item: m}}
 	}
 	t := c.turnOf(rec, e.TurnID)
-	m := &Message{Key: rec.Seq, ID: e.MessageID, Text: e.Content, Final: true}
+	m := &Message{Key: rec.Seq, ID: e.MessageID, Text: e.Content, Final: true, turn: t}
 	c.messages[m.ID] = m
 	t.Items = append(t.Items, m)
 	return []Change{ItemAdded{Turn: t, Item: m}}
@@ -286,7 +301,7 @@ func (c *Conversation) message(rec event.Record, e *event.AssistantMessage) []Ch
 
 func (c *Conversation) toolStart(rec event.Record, e *event.ToolCallStart) []Change {
 	t := c.turnOf(rec, e.TurnID)
-	tc := &ToolCall{Key: rec.Seq, ID: e.CallID, Name: e.Name, Args: e.Args, Status: CallRunning}
+	tc := &ToolCall{Key: rec.Seq, ID: e.CallID, Name: e.Name, Args: e.Args, Status: CallRunning, turn: t}
 	c.calls[e.TurnID+"/"+e.CallID] = tc
 	t.Items = append(t.Items, tc)
 	return []Change{ItemAdded{Turn: t, Item: tc}}
@@ -297,14 +312,14 @@ func (c *Conversation) toolEnd(rec event.Record, e *event.ToolCallEnd) []Change 
 	if !ok {
 		// An end without its start (a log cut short): show the call anyway.
 		t := c.turnOf(rec, e.TurnID)
-		tc = &ToolCall{Key: rec.Seq, ID: e.CallID, Name: e.Name}
+		tc = &ToolCall{Key: rec.Seq, ID: e.CallID, Name: e.Name, turn: t}
 		c.calls[e.TurnID+"/"+e.CallID] = tc
 		t.Items = append(t.Items, tc)
 		endCall(tc, e.OK, e.Result, e.Error, e.DurationMs)
 		return []Change{ItemAdded{Turn: t, Item: tc}}
 	}
 	endCall(tc, e.OK, e.Result, e.Error, e.DurationMs)
-	return []Change{ItemReplaced{Item: tc}}
+	return []Change{ItemReplaced{Turn: tc.turn, Item: tc}}
 }
 
 func endCall(tc *ToolCall, ok bool, result json.RawMessage, terr *event.ToolError, ms int64) {

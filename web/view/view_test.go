@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"strategist/internal/event"
 	"strategist/internal/llm"
@@ -78,7 +79,9 @@ func TestChatFold(t *testing.T) {
 		},
 		Status: "failed", Error: "quota", DurationMs: 900, Usage: llm.Usage{PromptTokens: 10, CompletionTokens: 2, TotalTokens: 12},
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	// The unexported fields link items to their turn and turns to their place.
+	opt := cmpopts.IgnoreUnexported(view.Turn{}, view.Message{}, view.ToolCall{})
+	if diff := cmp.Diff(want, got, opt); diff != "" {
 		t.Errorf("turn mismatch (-want +got):\n%s", diff)
 	}
 	if _, running := c.Running(); running {
@@ -331,5 +334,82 @@ func TestRecordedTranscript(t *testing.T) {
 	}
 	if c.Seq != 243 {
 		t.Errorf("Seq = %d, want 243", c.Seq)
+	}
+}
+
+// TestFolding pins when a turn folds into its summary line: when a new turn
+// pushes it out of the latest OpenTurns, when it ends outside them, and
+// when a late event changes it while folded.
+func TestFolding(t *testing.T) {
+	tr := &transcript{t: t}
+	turn := func(id string) []event.Event {
+		return []event.Event{
+			&event.TurnStart{Base: base(id), Mode: "plan", Message: "ask " + id},
+			&event.ToolCallStart{Base: base(id), CallID: "k", Name: "search_for_searches"},
+			&event.ToolCallEnd{Base: base(id), CallID: "k", Name: "search_for_searches", OK: true},
+			&event.TurnEnd{Base: base(id), Status: "completed"},
+		}
+	}
+	tr.add(turn("t1")...).add(turn("t2")...)
+	tr.add(&event.TurnStart{Base: base("t3"), Mode: "plan"})              // 9: t1 folds
+	tr.add(&event.Error{Base: base("t1"), Code: "LATE", Message: "late"}) // 10: a change inside folded t1
+	tr.add(&event.TurnEnd{Base: base("t3"), Status: "completed"})
+	// t4 starts while t5's start comes before t4 ended (a placeholder-free
+	// overlap): t3 folds at t5's start, t4 only when it ends.
+	tr.add(&event.TurnStart{Base: base("t4"), Mode: "plan"})      // 12: t2 folds
+	tr.add(&event.TurnStart{Base: base("t5"), Mode: "plan"})      // 13: t3 folds; t4 runs
+	tr.add(&event.TurnStart{Base: base("t6"), Mode: "plan"})      // 14: t4 is out of the open turns but running
+	tr.add(&event.TurnEnd{Base: base("t4"), Status: "cancelled"}) // 15: t4 folds
+	want := map[int64][]string{
+		9:  {"TurnFolded:t1", "TurnAdded:t3", "ComposerChanged"},
+		10: {"TurnFolded:t1"},
+		11: {"TurnUpdated:t3", "ComposerChanged"},
+		12: {"TurnFolded:t2", "TurnAdded:t4", "ComposerChanged"},
+		13: {"TurnFolded:t3", "TurnAdded:t5", "ComposerChanged"},
+		14: {"TurnAdded:t6", "ComposerChanged"},
+		15: {"TurnFolded:t4", "ComposerChanged"},
+	}
+	c := view.New(view.Start{ID: "c1"})
+	for _, r := range tr.recs {
+		changes, err := c.Apply(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, ok := want[r.Seq]
+		if !ok {
+			continue
+		}
+		var names []string
+		for _, ch := range changes {
+			name := reflect.TypeOf(ch).Name()
+			if f := reflect.ValueOf(ch).FieldByName("Turn"); f.IsValid() {
+				name += ":" + f.Interface().(*view.Turn).ID
+			}
+			names = append(names, name)
+		}
+		if diff := cmp.Diff(w, names); diff != "" {
+			t.Errorf("event %d (%s) changes mismatch (-want +got):\n%s", r.Seq, r.Type, diff)
+		}
+	}
+	var folded []string
+	for _, tn := range c.Turns {
+		if c.Folded(tn) {
+			folded = append(folded, tn.ID)
+		}
+	}
+	if diff := cmp.Diff([]string{"t1", "t2", "t3", "t4"}, folded); diff != "" {
+		t.Errorf("folded turns (-want +got):\n%s", diff)
+	}
+	if got := c.Turn("t2"); got == nil || got.UserText != "ask t2" {
+		t.Errorf("Turn(t2) = %+v", got)
+	}
+	if c.Turn("nope") != nil {
+		t.Error("Turn(nope) is not nil")
+	}
+	if tc := c.ToolCall(6); tc == nil || tc.Name != "search_for_searches" {
+		t.Errorf("ToolCall(6) = %+v, want t2's call", tc)
+	}
+	if tc := c.ToolCall(7); tc != nil {
+		t.Errorf("ToolCall(7) = %+v, want nil (7 is a tool_call_end)", tc)
 	}
 }

@@ -44,14 +44,16 @@ export async function send(page, message, { mode = 'plan', model, useButton = fa
   await byTestId(composer, `mode-${mode}`).check();
   if (model) await byTestId(composer, 'model-select').selectOption(model);
   const input = byTestId(composer, 'message-input');
-  const before = await userMessages(page).count();
+  // Turns, not user messages, are counted: a new turn may fold an older one
+  // (whose message then leaves the page).
+  const before = await page.locator('[data-testid="chat"] [data-turn-id]').count();
   await input.fill(message);
   if (useButton) await byTestId(composer, 'send-button').click();
   else await input.press('Enter');
-  await page.waitForFunction(
-    (n) => document.querySelectorAll('[data-testid="message"][data-role="user"]').length > n,
-    before,
-  );
+  await page.waitForFunction((n) => {
+    const turns = document.querySelectorAll('[data-testid="chat"] [data-turn-id]');
+    return turns.length > n && turns[turns.length - 1].querySelector('[data-testid="message"][data-role="user"]');
+  }, before);
 }
 
 /** userMessages locates the user's messages in the chat. */
@@ -78,6 +80,28 @@ export async function waitIdle(page, api, id, timeoutMs = 60_000) {
     { timeout: timeoutMs },
   );
   return conv;
+}
+
+/**
+ * openFoldedTurns opens every folded turn of the chat (the summary lines of
+ * older turns) and waits until each has loaded, so that what follows reads
+ * the whole conversation.
+ */
+export async function openFoldedTurns(page) {
+  const closed = page.locator('[data-testid="chat"] [data-testid="turn-summary"][aria-expanded="false"]');
+  for (let n = await closed.count(); n > 0; n = await closed.count()) await closed.first().click();
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('[data-testid="folded-turn"] .turn-body')].every(
+      (b) => b.hasAttribute('data-loaded') && !b.hasAttribute('aria-busy') && b.querySelector('.turn-end'),
+    ),
+  );
+}
+
+/** turnsState lists the chat's turns as [{id, folded}] in screen order. */
+export async function turnsState(page) {
+  return page.$$eval('[data-testid="chat"] [data-turn-id]', (els) =>
+    els.map((el) => ({ id: el.dataset.turnId, folded: el.dataset.testid === 'folded-turn' })),
+  );
 }
 
 /** chatState reads the chat as [{role, text}] in screen order. */
