@@ -52,9 +52,11 @@ type Store interface {
 	Listen(ctx context.Context, channels []string, handle func(channel, payload string), onConnect func(lost error)) error
 }
 
-// Log appends events durably and publishes them (eventlog.Log).
+// Log appends events durably and publishes them (eventlog.Log). A running
+// turn appends through its own TurnLog.
 type Log interface {
 	Append(ctx context.Context, conversationID string, events ...event.Event) ([]event.Record, error)
+	Turn(conversationID string) (*eventlog.TurnLog, error)
 }
 
 // Publisher delivers already durable records to live subscribers
@@ -294,6 +296,11 @@ func (s *Service) begin(ctx context.Context, t *turn, st store.StartTurn, first 
 		return ErrNotServing
 	}
 	st.Owner, st.Origin = owner, s.cfg.Origin
+	tl, err := s.cfg.Log.Turn(t.conv.ID)
+	if err != nil {
+		return err
+	}
+	t.log = tl
 	for _, ev := range first {
 		ne, err := newEvent(t.conv.ID, ev)
 		if err != nil {
