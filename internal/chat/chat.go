@@ -236,7 +236,15 @@ var (
 
 // StartTurn validates a request, commits the user message and the running
 // turn with its turn_start event, and starts the turn in the background.
+// Another user's conversation is ErrNotFound before the request is looked
+// at.
 func (s *Service) StartTurn(ctx context.Context, req TurnRequest) (string, error) {
+	// The conversation first: another user's is ErrNotFound whatever the
+	// request holds.
+	conv, err := s.cfg.Store.Conversation(ctx, req.UserID, req.ConversationID)
+	if err != nil {
+		return "", err
+	}
 	if req.Mode != ModePlan && req.Mode != ModeExecute {
 		return "", &InputError{Field: "mode", Message: `must be "plan" or "execute"`, Allowed: []string{string(ModePlan), string(ModeExecute)}}
 	}
@@ -246,10 +254,6 @@ func (s *Service) StartTurn(ctx context.Context, req TurnRequest) (string, error
 	}
 	if n > MaxMessage {
 		return "", &InputError{Field: "message", Message: fmt.Sprintf("must be at most %d characters (got %d)", MaxMessage, n)}
-	}
-	conv, err := s.cfg.Store.Conversation(ctx, req.UserID, req.ConversationID)
-	if err != nil {
-		return "", err
 	}
 	model, err := s.pickModel(req.Model, conv.Model)
 	if err != nil {

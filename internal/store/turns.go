@@ -61,8 +61,13 @@ INSERT INTO messages (id, conversation_id, turn_id, role, content, data)
 VALUES (COALESCE(NULLIF($1, '')::uuid, gen_random_uuid()), $2, $3, $4, $5, $6)
 RETURNING id`
 
-const setConversationModeSQL = `
-UPDATE conversations SET mode = $2, model = $3, updated_at = now() WHERE id = $1`
+// startConversationTurnSQL checks a user's conversation, locks it for the
+// rest of the transaction and records the turn's mode and model, in one
+// statement: no row means another user's conversation (or none).
+const startConversationTurnSQL = `
+UPDATE conversations SET mode = $3, model = $4, updated_at = now()
+WHERE id = $1 AND user_id = $2
+RETURNING id`
 
 const acceptHandoffSQL = `
 UPDATE handoffs SET status = 'accepted', execute_turn_id = $3, decided_at = now()
@@ -81,7 +86,7 @@ func (db *DB) StartTurnTx(ctx context.Context, st StartTurn) ([]EventRow, error)
 		events                  *queuedAppend
 	)
 	queue := func(b *pgx.Batch) error {
-		b.Queue(lockConversationSQL, st.ConversationID, st.UserID).Query(func(rows pgx.Rows) error {
+		b.Queue(startConversationTurnSQL, st.ConversationID, st.UserID, st.Mode, st.Model).Query(func(rows pgx.Rows) error {
 			owned = rows.Next()
 			rows.Close()
 			locked = rows.Err() == nil
@@ -96,7 +101,6 @@ func (db *DB) StartTurnTx(ctx context.Context, st StartTurn) ([]EventRow, error)
 		}
 		m := st.Message
 		b.Queue(insertMessageSQL, m.ID, st.ConversationID, nullable(st.TurnID), m.Role, m.Content, nullableJSON(m.Data))
-		b.Queue(setConversationModeSQL, st.ConversationID, st.Mode, st.Model)
 		if len(st.Events) == 0 {
 			return nil
 		}
