@@ -63,35 +63,30 @@ const eventColumns = `conversation_id::text AS conversation_id, seq, coalesce(tu
 const lockEventConversationsSQL = `
 SELECT id FROM conversations WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`
 
-// insertEventsSQL allocates each conversation's next sequence numbers and
-// inserts the events with them, in one statement: the UPDATE's row lock
-// serialises the appenders of one conversation across server processes
-// until commit, so commit order is sequence order. Within a conversation
-// the events take consecutive numbers in batch order (ord). An event of a
+// insertEventsSQL allocates each conversation's next sequence numbers,
+// announces them and inserts the events with them, in one statement. The
+// UPDATE's row lock serialises the appenders of one conversation across
+// server processes until commit, so commit order is sequence order. An
+// event's seq is its conversation's base plus its rank among that
+// conversation's events in the batch (k, 1-based, computed by the caller).
+// The notification, one per conversation, tells the other server processes
+// which range to read: origin|conversation|first|last; PostgreSQL delivers
+// it at commit, and never for a transaction that rolls back. An event of a
 // conversation that does not exist finds no allocation and fails the
 // statement on events.seq being null (see appendGone).
 const insertEventsSQL = `
 WITH alloc AS (
     UPDATE conversations v SET last_event_seq = v.last_event_seq + k.n, updated_at = now()
-    FROM unnest($5::uuid[], $6::bigint[]) AS k(id, n)
+    FROM unnest($6::uuid[], $7::bigint[]) AS k(id, n)
     WHERE v.id = k.id
-    RETURNING v.id, v.last_event_seq - k.n AS base
-), input AS (
-    SELECT c::uuid AS c, t, ty, p, ord
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[]) WITH ORDINALITY AS u(c, t, ty, p, ord)
+    RETURNING v.id, v.last_event_seq - k.n AS base,
+        pg_notify('` + EventsChannel + `', $8 || '|' || v.id::text || '|' || (v.last_event_seq - k.n + 1)::text || '|' || v.last_event_seq::text) AS announced
 )
 INSERT INTO events (conversation_id, seq, turn_id, type, payload)
-SELECT i.c, a.base + row_number() OVER (PARTITION BY i.c ORDER BY i.ord), NULLIF(i.t, '')::uuid, i.ty, i.p
-FROM input i LEFT JOIN alloc a ON a.id = i.c
-ORDER BY i.ord
+SELECT u.c::uuid, a.base + u.k, NULLIF(u.t, '')::uuid, u.ty, u.p
+FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::jsonb[]) AS u(c, k, t, ty, p)
+LEFT JOIN alloc a ON a.id = u.c::uuid
 RETURNING ` + eventColumns
-
-// notifyEventsSQL tells the other server processes, per conversation, which
-// range the batch wrote: origin|conversation|first|last. It reads the
-// counters the batch's insert just moved, under the batch's locks.
-const notifyEventsSQL = `
-SELECT pg_notify('` + EventsChannel + `', $1 || '|' || v.id::text || '|' || (v.last_event_seq - k.n + 1)::text || '|' || v.last_event_seq::text)
-FROM conversations v JOIN unnest($2::uuid[], $3::bigint[]) AS k(id, n) ON v.id = k.id`
 
 // AppendEvents appends a batch of events, possibly of several
 // conversations, in one transaction: each conversation's events get the
@@ -163,8 +158,8 @@ type queuedAppend struct {
 	out    []EventRow
 }
 
-// queueAppendEvents queues the statements that append batch (lock, allocate
-// and insert, notify) on b, so that a store method can send them in the
+// queueAppendEvents queues the statements that append batch (the locks
+// when it has several conversations, then the insert) on b, so that a store method can send them in the
 // same round trip as its own statements.
 func queueAppendEvents(b *pgx.Batch, origin string, batch []NewEvent) (*queuedAppend, error) {
 	if strings.Contains(origin, "|") {
@@ -172,6 +167,7 @@ func queueAppendEvents(b *pgx.Batch, origin string, batch []NewEvent) (*queuedAp
 	}
 	var (
 		convs    = make([]string, len(batch))
+		ranks    = make([]int64, len(batch))
 		turns    = make([]string, len(batch))
 		types    = make([]string, len(batch))
 		payloads = make([]json.RawMessage, len(batch))
@@ -182,8 +178,10 @@ func queueAppendEvents(b *pgx.Batch, origin string, batch []NewEvent) (*queuedAp
 		turns[i], types[i], payloads[i] = e.TurnID, e.Type, e.Payload
 		if j := slices.IndexFunc(a.groups, func(g eventGroup) bool { return g.id == convs[i] }); j >= 0 {
 			a.groups[j].count++
+			ranks[i] = a.groups[j].count
 		} else {
 			a.groups = append(a.groups, eventGroup{id: convs[i], count: 1})
+			ranks[i] = 1
 		}
 	}
 	slices.SortFunc(a.groups, func(x, y eventGroup) int { return strings.Compare(x.id, y.id) })
@@ -195,7 +193,7 @@ func queueAppendEvents(b *pgx.Batch, origin string, batch []NewEvent) (*queuedAp
 	if len(a.groups) > 1 {
 		b.Queue(lockEventConversationsSQL, ids)
 	}
-	b.Queue(insertEventsSQL, convs, turns, types, payloads, ids, counts).Query(func(rows pgx.Rows) error {
+	b.Queue(insertEventsSQL, convs, ranks, turns, types, payloads, ids, counts, origin).Query(func(rows pgx.Rows) error {
 		inserted, err := pgx.CollectRows(rows, pgx.RowToStructByName[EventRow])
 		if err != nil {
 			return err
@@ -205,7 +203,6 @@ func queueAppendEvents(b *pgx.Batch, origin string, batch []NewEvent) (*queuedAp
 		}
 		return a.place(inserted)
 	})
-	b.Queue(notifyEventsSQL, origin, ids, counts)
 	return a, nil
 }
 
