@@ -52,9 +52,11 @@ type Store interface {
 	Listen(ctx context.Context, channels []string, handle func(channel, payload string), onConnect func(lost error)) error
 }
 
-// Log appends events durably and publishes them (eventlog.Log).
+// Log appends events durably and publishes them (eventlog.Log). A running
+// turn appends through its own TurnLog.
 type Log interface {
 	Append(ctx context.Context, conversationID string, events ...event.Event) ([]event.Record, error)
+	Turn(conversationID string) (*eventlog.TurnLog, error)
 }
 
 // Publisher delivers already durable records to live subscribers
@@ -234,7 +236,15 @@ var (
 
 // StartTurn validates a request, commits the user message and the running
 // turn with its turn_start event, and starts the turn in the background.
+// Another user's conversation is ErrNotFound before the request is looked
+// at.
 func (s *Service) StartTurn(ctx context.Context, req TurnRequest) (string, error) {
+	// The conversation first: another user's is ErrNotFound whatever the
+	// request holds.
+	conv, err := s.cfg.Store.Conversation(ctx, req.UserID, req.ConversationID)
+	if err != nil {
+		return "", err
+	}
 	if req.Mode != ModePlan && req.Mode != ModeExecute {
 		return "", &InputError{Field: "mode", Message: `must be "plan" or "execute"`, Allowed: []string{string(ModePlan), string(ModeExecute)}}
 	}
@@ -244,10 +254,6 @@ func (s *Service) StartTurn(ctx context.Context, req TurnRequest) (string, error
 	}
 	if n > MaxMessage {
 		return "", &InputError{Field: "message", Message: fmt.Sprintf("must be at most %d characters (got %d)", MaxMessage, n)}
-	}
-	conv, err := s.cfg.Store.Conversation(ctx, req.UserID, req.ConversationID)
-	if err != nil {
-		return "", err
 	}
 	model, err := s.pickModel(req.Model, conv.Model)
 	if err != nil {
@@ -294,6 +300,11 @@ func (s *Service) begin(ctx context.Context, t *turn, st store.StartTurn, first 
 		return ErrNotServing
 	}
 	st.Owner, st.Origin = owner, s.cfg.Origin
+	tl, err := s.cfg.Log.Turn(t.conv.ID)
+	if err != nil {
+		return err
+	}
+	t.log = tl
 	for _, ev := range first {
 		ne, err := newEvent(t.conv.ID, ev)
 		if err != nil {

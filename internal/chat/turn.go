@@ -11,6 +11,7 @@ import (
 
 	"strategist/internal/agent"
 	"strategist/internal/event"
+	"strategist/internal/eventlog"
 	"strategist/internal/llm"
 	"strategist/internal/store"
 )
@@ -28,6 +29,10 @@ type turn struct {
 	start         time.Time
 	cancel        func(cause error)
 
+	// log appends the turn's events: the agent loop's progress queued, the
+	// tools' events (Env.Emit) durably before Emit returns.
+	log *eventlog.TurnLog
+
 	mu       sync.Mutex
 	subUsage llm.Usage // tokens spent outside the main run: sub-agents, summaries
 	handoff  string    // id of a handoff requested in this turn
@@ -37,29 +42,49 @@ type turn struct {
 // cancelled with the turn, so a cancelled turn still records how it ended.
 const appendTimeout = 10 * time.Second
 
-// emit appends events of the turn. It is given to tools, so they stream
-// artifacts, handoffs, graph snapshots and sub-agent progress as they happen.
+// emit appends events of the turn and returns once they are durable. It is
+// given to tools, so they stream artifacts, handoffs, graph snapshots and
+// sub-agent progress as they happen.
 func (s *Service) emit(t *turn) func(ctx context.Context, evs ...event.Event) error {
 	return func(ctx context.Context, evs ...event.Event) error {
-		for _, ev := range evs {
-			switch e := ev.(type) {
-			case *event.Usage:
-				if e.Scope == event.ScopeSubagent {
-					t.mu.Lock()
-					t.subUsage = t.subUsage.Add(e.Usage)
-					t.mu.Unlock()
-				}
-			case *event.HandoffRequested:
-				t.mu.Lock()
-				t.handoff = e.HandoffID
-				t.mu.Unlock()
-			}
-			event.SetTurn(ev, t.id)
-		}
+		s.note(t, evs)
 		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), appendTimeout)
 		defer cancel()
-		_, err := s.cfg.Log.Append(actx, t.conv.ID, evs...)
+		_, err := t.log.Append(actx, evs...)
 		return err
+	}
+}
+
+// queue appends the agent loop's own events of the turn (text deltas, tool
+// calls, usage) without waiting for each to be durable: what the loop
+// produces while one transaction commits goes in the next. A failure shows
+// at a later append or at the turn's Sync.
+func (s *Service) queue(t *turn) func(ctx context.Context, evs ...event.Event) error {
+	return func(ctx context.Context, evs ...event.Event) error {
+		s.note(t, evs)
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), appendTimeout)
+		defer cancel()
+		return t.log.Queue(actx, evs...)
+	}
+}
+
+// note records what the turn needs to know of its events (sub-agent usage,
+// a requested handoff) and stamps them with the turn's id.
+func (s *Service) note(t *turn, evs []event.Event) {
+	for _, ev := range evs {
+		switch e := ev.(type) {
+		case *event.Usage:
+			if e.Scope == event.ScopeSubagent {
+				t.mu.Lock()
+				t.subUsage = t.subUsage.Add(e.Usage)
+				t.mu.Unlock()
+			}
+		case *event.HandoffRequested:
+			t.mu.Lock()
+			t.handoff = e.HandoffID
+			t.mu.Unlock()
+		}
+		event.SetTurn(ev, t.id)
 	}
 }
 
@@ -67,7 +92,7 @@ func (s *Service) emit(t *turn) func(ctx context.Context, evs ...event.Event) er
 func (s *Service) runTurn(ctx context.Context, t *turn) {
 	log := s.log.With(slog.String("turn_id", t.id), slog.String("conversation_id", t.conv.ID))
 	emit := s.emit(t)
-	end, runErr := s.runAgent(ctx, t, emit)
+	end, runErr := s.runAgent(ctx, t, emit, s.queue(t))
 	status, msg := outcome(ctx, end, runErr)
 	if msg != "" && status == event.TurnFailed {
 		code, retryable := "TURN_FAILED", false
@@ -81,6 +106,13 @@ func (s *Service) runTurn(ctx context.Context, t *turn) {
 	t.mu.Lock()
 	usage := end.Usage.Add(t.subUsage)
 	t.mu.Unlock()
+	// turn_end is written by a transaction of its own: everything queued
+	// before must be in the log first.
+	sctx, cancel := context.WithTimeout(context.Background(), appendTimeout)
+	if err := t.log.Sync(sctx); err != nil {
+		log.Warn("writing the turn's last events", slog.Any("error", err))
+	}
+	cancel()
 	s.endTurn(t, status, msg, usage, log)
 }
 
@@ -89,7 +121,7 @@ var errEngine = errors.New("model unavailable")
 
 // runAgent builds the turn's history and agent and runs it, streaming its
 // events and persisting its messages.
-func (s *Service) runAgent(ctx context.Context, t *turn, emit func(context.Context, ...event.Event) error) (agent.RunEnd, error) {
+func (s *Service) runAgent(ctx context.Context, t *turn, emit, queue func(context.Context, ...event.Event) error) (agent.RunEnd, error) {
 	m, err := s.cfg.Models.Resolve(t.model)
 	if err != nil {
 		return agent.RunEnd{}, fmt.Errorf("%w: %w", errEngine, err)
@@ -121,9 +153,12 @@ func (s *Service) runAgent(ctx context.Context, t *turn, emit func(context.Conte
 	}
 	var end agent.RunEnd
 	for ev := range ag.Run(ctx, agent.Input{History: history.Messages, User: history.Current}) {
-		if err := s.forward(ctx, emit, ev, &end); err != nil {
+		if err := s.forward(ctx, queue, ev, &end); err != nil {
 			return end, fmt.Errorf("record events: %w", err)
 		}
+	}
+	if err := t.log.Err(); err != nil {
+		return end, fmt.Errorf("record events: %w", err)
 	}
 	if err := s.persist(t, end.Messages); err != nil {
 		return end, err

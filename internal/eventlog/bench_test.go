@@ -47,6 +47,12 @@ func (l *latencies) report(b *testing.B, prefix string) {
 // appender; "turns=50" is 50 concurrent appenders on their own
 // conversations, like 50 running turns. Window 0 is the default writer;
 // window=2ms waits that long for more appends before each transaction.
+//
+// The floor is a bare one-row commit on the same pool: "single" takes one
+// sample after each append, with the timer stopped, so both see the same
+// machine; turns=50 samples it before and after its appends. ratio-p50 and
+// ratio-p99 are the Append latency over it (for turns=50, the latency of an
+// append among 50 against a lone commit).
 func BenchmarkAppend(b *testing.B) {
 	url := pgtest.NewURL(b)
 	for _, window := range []time.Duration{0, 2 * time.Millisecond} {
@@ -62,6 +68,8 @@ func BenchmarkAppend(b *testing.B) {
 					return counter
 				}})
 				_, convs := seed(b, p.db, appenders)
+				floor := pgtest.NewFloor(b, p.db.Pool())
+				floor.Sample(b, 100)
 				lat := &latencies{}
 				b.ResetTimer()
 				var wg sync.WaitGroup
@@ -80,17 +88,25 @@ func BenchmarkAppend(b *testing.B) {
 								return
 							}
 							own = append(own, time.Since(start))
+							if appenders == 1 {
+								b.StopTimer()
+								floor.Sample(b, 1)
+								b.StartTimer()
+							}
 						}
 						lat.add(own...)
 					})
 				}
 				wg.Wait()
 				b.StopTimer()
+				floor.Sample(b, 100)
 				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 				if txs := len(counter.transactions()); txs > 0 {
 					b.ReportMetric(float64(b.N)/float64(txs), "events/tx")
 				}
-				lat.report(b, "append-")
+				lat.mu.Lock()
+				floor.Report(b, lat.d)
+				lat.mu.Unlock()
 			})
 		}
 	}

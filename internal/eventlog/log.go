@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strategist/internal/event"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -58,16 +59,40 @@ type LogConfig struct {
 // one conversation get sequence numbers in the order they reached the
 // writer, so the order of the appends of one goroutine is kept. The writer
 // owns batch; callers only send requests and wait on their done channel.
+//
+// A running turn appends through its TurnLog instead, which queues: its
+// requests go on queue (guarded by mu) without waiting for the writer, who
+// takes everything queued when it forms its next batch, in queue order. So
+// the events a turn produces while one transaction is being written go
+// together in the next one, and a turn's tool calls do not each wait for a
+// commit of their own.
 type Log struct {
 	cfg     LogConfig
 	reqs    chan *appendRequest // unbuffered: a request is either taken by the writer or refused
 	closed  chan struct{}       // closed when Run stops taking requests
 	running atomic.Bool
+
+	wake      chan struct{} // buffered 1: something was queued
+	mu        sync.Mutex
+	queue     []*appendRequest // queued requests, oldest first
+	queueShut bool             // set when Run stops taking queued requests
 }
 
 type appendRequest struct {
 	events []store.NewEvent
-	done   chan appendResult // buffered 1
+	done   chan appendResult // buffered 1; nil when answered through onDone
+	// onDone, for a queued request nobody waits for, takes the outcome.
+	onDone func(error)
+}
+
+// answer gives a request its outcome.
+func (r *appendRequest) answer(res appendResult) {
+	if r.onDone != nil {
+		r.onDone(res.err)
+	}
+	if r.done != nil {
+		r.done <- res
+	}
 }
 
 type appendResult struct {
@@ -96,7 +121,7 @@ func NewLog(cfg LogConfig) (*Log, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Log{cfg: cfg, reqs: make(chan *appendRequest), closed: make(chan struct{})}, nil
+	return &Log{cfg: cfg, reqs: make(chan *appendRequest), closed: make(chan struct{}), wake: make(chan struct{}, 1)}, nil
 }
 
 // Append writes events to a conversation's log and returns their records,
@@ -182,7 +207,7 @@ func (l *Log) Published(rows []store.EventRow) {
 }
 
 // Run is the writer. It returns nil when ctx ends, after writing the
-// appends it had already taken (with a fresh WriteTimeout, so a shutdown
+// appends it had already taken and those queued by TurnLogs (with a fresh WriteTimeout, so a shutdown
 // does not lose a turn's last events); appends not yet taken fail with
 // ErrClosed. Stop it after the turns that append have stopped. Run may be
 // called once.
@@ -196,19 +221,36 @@ func (l *Log) Run(ctx context.Context) error {
 		timer.Stop()
 	}
 	for {
-		var first *appendRequest
+		var (
+			batch []*appendRequest
+			n     int
+		)
 		if ctx.Err() == nil {
 			select {
-			case first = <-l.reqs:
+			case first := <-l.reqs:
+				batch, n = []*appendRequest{first}, len(first.events)
+			case <-l.wake:
+				batch, n = l.takeQueued(batch, 0)
 			case <-ctx.Done():
 			}
 		}
-		if first == nil {
+		if ctx.Err() != nil && len(batch) == 0 {
 			close(l.closed)
-			l.write(l.drain(nil, 0))
-			return nil
+			l.mu.Lock()
+			l.queueShut = true
+			l.mu.Unlock()
+			for {
+				batch, n = l.takeQueued(nil, 0)
+				batch = l.drain(batch, n)
+				if len(batch) == 0 {
+					return nil
+				}
+				l.write(batch)
+			}
 		}
-		batch, n := []*appendRequest{first}, len(first.events)
+		if len(batch) == 0 {
+			continue // a wake-up for requests an earlier batch took
+		}
 		if timer != nil && n < l.cfg.MaxBatch {
 			timer.Reset(l.cfg.Window)
 		collect:
@@ -216,6 +258,8 @@ func (l *Log) Run(ctx context.Context) error {
 				select {
 				case r := <-l.reqs:
 					batch, n = append(batch, r), n+len(r.events)
+				case <-l.wake:
+					batch, n = l.takeQueued(batch, n)
 				case <-timer.C:
 					break collect
 				case <-ctx.Done():
@@ -224,8 +268,47 @@ func (l *Log) Run(ctx context.Context) error {
 			}
 			timer.Stop()
 		}
+		batch, n = l.takeQueued(batch, n)
 		l.write(l.drain(batch, n))
 	}
+}
+
+// takeQueued adds queued requests to batch, oldest first, up to MaxBatch
+// events (a request is never split), and signals wake again if some are
+// left.
+func (l *Log) takeQueued(batch []*appendRequest, n int) ([]*appendRequest, int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	i := 0
+	for ; i < len(l.queue) && n < l.cfg.MaxBatch; i++ {
+		batch, n = append(batch, l.queue[i]), n+len(l.queue[i].events)
+	}
+	l.queue = l.queue[i:]
+	if len(l.queue) == 0 {
+		l.queue = nil
+	} else {
+		select {
+		case l.wake <- struct{}{}:
+		default:
+		}
+	}
+	return batch, n
+}
+
+// enqueue queues r for the writer; false once Run has ended.
+func (l *Log) enqueue(r *appendRequest) bool {
+	l.mu.Lock()
+	if l.queueShut {
+		l.mu.Unlock()
+		return false
+	}
+	l.queue = append(l.queue, r)
+	l.mu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+	return true
 }
 
 // drain adds the requests already waiting, up to MaxBatch events.
@@ -245,6 +328,23 @@ func (l *Log) drain(batch []*appendRequest, n int) []*appendRequest {
 // conversation of the batch no longer exists, its appends fail with
 // store.ErrNotFound and the others are written.
 func (l *Log) write(batch []*appendRequest) {
+	// Requests without events (Sync's markers) only wait for the ones
+	// before them: they are answered once the batch is written.
+	var markers []*appendRequest
+	keep := batch[:0:0]
+	for _, r := range batch {
+		if len(r.events) == 0 {
+			markers = append(markers, r)
+		} else {
+			keep = append(keep, r)
+		}
+	}
+	batch = keep
+	defer func() {
+		for _, r := range markers {
+			r.answer(appendResult{})
+		}
+	}()
 	for len(batch) > 0 {
 		var events []store.NewEvent
 		for _, r := range batch {
@@ -261,14 +361,14 @@ func (l *Log) write(batch []*appendRequest) {
 			}
 			l.cfg.Logger.Error("writing events", slog.Int("events", len(events)), slog.Any("error", err))
 			for _, r := range batch {
-				r.done <- appendResult{err: fmt.Errorf("event: append: %w", err)}
+				r.answer(appendResult{err: fmt.Errorf("event: append: %w", err)})
 			}
 			return
 		}
 		if len(rows) != len(events) {
 			err := fmt.Errorf("event: append: store returned %d rows for %d events", len(rows), len(events))
 			for _, r := range batch {
-				r.done <- appendResult{err: err}
+				r.answer(appendResult{err: err})
 			}
 			return
 		}
@@ -278,7 +378,7 @@ func (l *Log) write(batch []*appendRequest) {
 		}
 		l.cfg.Broker.Publish(records...)
 		for _, r := range batch {
-			r.done <- appendResult{records: records[:len(r.events):len(r.events)]}
+			r.answer(appendResult{records: records[:len(r.events):len(r.events)]})
 			records = records[len(r.events):]
 		}
 		return
@@ -291,7 +391,7 @@ func (l *Log) fail(batch []*appendRequest, conversationID string, err error) []*
 	keep := batch[:0]
 	for _, r := range batch {
 		if strings.EqualFold(r.events[0].ConversationID, conversationID) {
-			r.done <- appendResult{err: fmt.Errorf("event: append: %w", err)}
+			r.answer(appendResult{err: fmt.Errorf("event: append: %w", err)})
 			continue
 		}
 		keep = append(keep, r)
@@ -300,7 +400,7 @@ func (l *Log) fail(batch []*appendRequest, conversationID string, err error) []*
 		// The store named a conversation no request has: give up on all
 		// rather than loop.
 		for _, r := range keep {
-			r.done <- appendResult{err: fmt.Errorf("event: append: %w", err)}
+			r.answer(appendResult{err: fmt.Errorf("event: append: %w", err)})
 		}
 		return nil
 	}

@@ -18,12 +18,15 @@ type turnRequest struct {
 
 func (s *Server) startTurn(c echo.Context) error {
 	ctx := c.Request().Context()
-	// Ownership before anything else: another user's id is a 404.
-	if _, err := s.cfg.Store.Conversation(ctx, userID(c), c.Param("id")); err != nil {
-		return err
-	}
+	// Ownership before anything else: another user's id is a 404. StartTurn
+	// reads the conversation before it looks at the request, so only a body
+	// that does not decode needs the check here, which keeps the common
+	// path to one read of the conversation.
 	var req turnRequest
 	if err := decodeJSON(c, &req); err != nil {
+		if _, cerr := s.cfg.Store.Conversation(ctx, userID(c), c.Param("id")); cerr != nil {
+			return cerr
+		}
 		return err
 	}
 	turnID, err := s.cfg.Chat.StartTurn(ctx, chat.TurnRequest{

@@ -1,16 +1,17 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // EventsChannel is the NOTIFY channel that announces appended events to
@@ -55,21 +56,37 @@ func (e *ConversationGoneError) Is(target error) bool { return target == ErrNotF
 
 const eventColumns = `conversation_id::text AS conversation_id, seq, coalesce(turn_id::text, '') AS turn_id, type, payload, created_at`
 
-// allocateEventSeqSQL reserves n sequence numbers of a conversation. The row
-// lock it takes serialises the appenders of one conversation across server
-// processes until commit, so commit order is sequence order.
-const allocateEventSeqSQL = `
-UPDATE conversations SET last_event_seq = last_event_seq + $2, updated_at = now()
-WHERE id = $1
-RETURNING last_event_seq`
+// lockEventConversationsSQL locks the conversations of a batch in id order,
+// so that two batches sharing conversations (two processes' writers) cannot
+// deadlock. A batch of one conversation needs no separate lock: its
+// allocation takes the one lock there is.
+const lockEventConversationsSQL = `
+SELECT id FROM conversations WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`
 
+// insertEventsSQL allocates each conversation's next sequence numbers,
+// announces them and inserts the events with them, in one statement. The
+// UPDATE's row lock serialises the appenders of one conversation across
+// server processes until commit, so commit order is sequence order. An
+// event's seq is its conversation's base plus its rank among that
+// conversation's events in the batch (k, 1-based, computed by the caller).
+// The notification, one per conversation, tells the other server processes
+// which range to read: origin|conversation|first|last; PostgreSQL delivers
+// it at commit, and never for a transaction that rolls back. An event of a
+// conversation that does not exist finds no allocation and fails the
+// statement on events.seq being null (see appendGone).
 const insertEventsSQL = `
+WITH alloc AS (
+    UPDATE conversations v SET last_event_seq = v.last_event_seq + k.n, updated_at = now()
+    FROM unnest($6::uuid[], $7::bigint[]) AS k(id, n)
+    WHERE v.id = k.id
+    RETURNING v.id, v.last_event_seq - k.n AS base,
+        pg_notify('` + EventsChannel + `', $8 || '|' || v.id::text || '|' || (v.last_event_seq - k.n + 1)::text || '|' || v.last_event_seq::text) AS announced
+)
 INSERT INTO events (conversation_id, seq, turn_id, type, payload)
-SELECT c::uuid, s, NULLIF(t, '')::uuid, ty, p
-FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::jsonb[]) AS u(c, s, t, ty, p)
+SELECT u.c::uuid, a.base + u.k, NULLIF(u.t, '')::uuid, u.ty, u.p
+FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::jsonb[]) AS u(c, k, t, ty, p)
+LEFT JOIN alloc a ON a.id = u.c::uuid
 RETURNING ` + eventColumns
-
-const notifyEventsSQL = `SELECT pg_notify('` + EventsChannel + `', m) FROM unnest($1::text[]) AS m`
 
 // AppendEvents appends a batch of events, possibly of several
 // conversations, in one transaction: each conversation's events get the
@@ -79,92 +96,104 @@ const notifyEventsSQL = `SELECT pg_notify('` + EventsChannel + `', m) FROM unnes
 // notifications; it must not contain '|'. The rows come back in batch order.
 // A missing conversation fails the whole batch with a
 // *ConversationGoneError.
+//
+// The batch is one pipeline of statements in PostgreSQL's implicit
+// transaction, committed at its Sync: one round trip to the database, as
+// for a bare one-row commit. Any failing statement rolls the whole batch
+// back.
 func (db *DB) AppendEvents(ctx context.Context, origin string, batch []NewEvent) ([]EventRow, error) {
-	var rows []EventRow
-	err := db.tx(ctx, "append events", func(tx pgx.Tx) error {
-		var err error
-		rows, err = appendEventsTx(ctx, tx, origin, batch)
-		return err
-	})
-	return rows, err
+	if len(batch) == 0 {
+		return nil, nil
+	}
+	b := &pgx.Batch{}
+	a, err := queueAppendEvents(b, origin, batch)
+	if err != nil {
+		return nil, translate("append events", err)
+	}
+	if err := db.pool.SendBatch(ctx, b).Close(); err != nil {
+		if gone := db.appendGone(ctx, err, a.groups); gone != nil {
+			return nil, translate("append events", gone)
+		}
+		return nil, translate("append events", err)
+	}
+	return a.out, nil
+}
+
+// appendGone turns the failure of a batch whose conversation was deleted
+// into a *ConversationGoneError naming it, so that a group commit can fail
+// the appends of that conversation only; nil for any other failure.
+func (db *DB) appendGone(ctx context.Context, err error, groups []eventGroup) error {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "23502" || pgErr.TableName != "events" {
+		return nil
+	}
+	ids := make([]string, len(groups))
+	for i, g := range groups {
+		ids[i] = g.id
+	}
+	rows, _ := db.pool.Query(ctx, `SELECT id::text FROM conversations WHERE id = ANY($1::uuid[])`, ids)
+	found, qerr := pgx.CollectRows(rows, pgx.RowTo[string])
+	if qerr != nil {
+		return nil
+	}
+	for _, id := range ids {
+		if !slices.Contains(found, id) {
+			return &ConversationGoneError{ConversationID: id}
+		}
+	}
+	return nil
 }
 
 // eventGroup is one conversation's share of an append batch.
 type eventGroup struct {
 	id    string // canonical (lower-case) uuid text
 	count int64
-	last  int64 // last_event_seq after allocation
 }
 
-// appendEventsTx appends batch inside tx, for store methods that must write
-// events in the same transaction as other rows (a turn's user message, turn
-// row and turn_start). The caller publishes the returned rows to the local
-// broker after its commit; the notification to other processes is sent at
-// commit by PostgreSQL.
-//
-// Conversations are locked in id order so that two batches that share
-// conversations cannot deadlock.
-func appendEventsTx(ctx context.Context, tx pgx.Tx, origin string, batch []NewEvent) ([]EventRow, error) {
-	if len(batch) == 0 {
-		return nil, nil
-	}
+// queuedAppend is an append queued on a pgx.Batch: out holds the rows, in
+// batch order, once the batch has run without error.
+type queuedAppend struct {
+	groups []eventGroup
+	convs  []string // each event's conversation, canonical
+	out    []EventRow
+}
+
+// queueAppendEvents queues the statements that append batch (the locks
+// when it has several conversations, then the insert) on b, so that a store method can send them in the
+// same round trip as its own statements.
+func queueAppendEvents(b *pgx.Batch, origin string, batch []NewEvent) (*queuedAppend, error) {
 	if strings.Contains(origin, "|") {
 		return nil, fmt.Errorf("append events: origin %q contains '|'", origin)
 	}
-	ids := make([]string, len(batch))
-	counts := map[string]int64{}
-	for i, e := range batch {
-		ids[i] = strings.ToLower(e.ConversationID)
-		counts[ids[i]]++
-	}
-	groups := make([]*eventGroup, 0, len(counts))
-	for id, n := range counts {
-		groups = append(groups, &eventGroup{id: id, count: n})
-	}
-	slices.SortFunc(groups, func(a, b *eventGroup) int { return strings.Compare(a.id, b.id) })
-
-	alloc := &pgx.Batch{}
-	for _, g := range groups {
-		alloc.Queue(allocateEventSeqSQL, g.id, g.count).QueryRow(func(row pgx.Row) error {
-			if err := row.Scan(&g.last); err != nil {
-				if errors.Is(err, pgx.ErrNoRows) {
-					return &ConversationGoneError{ConversationID: g.id}
-				}
-				return err
-			}
-			return nil
-		})
-	}
-	if err := tx.SendBatch(ctx, alloc).Close(); err != nil {
-		return nil, err
-	}
-
 	var (
 		convs    = make([]string, len(batch))
-		seqs     = make([]int64, len(batch))
+		ranks    = make([]int64, len(batch))
 		turns    = make([]string, len(batch))
 		types    = make([]string, len(batch))
 		payloads = make([]json.RawMessage, len(batch))
-		next     = make(map[string]int64, len(groups))
-		position = make(map[seqKey]int, len(batch))
+		a        = &queuedAppend{convs: convs, out: make([]EventRow, len(batch))}
 	)
-	for _, g := range groups {
-		next[g.id] = g.last - g.count + 1
-	}
 	for i, e := range batch {
-		convs[i], turns[i], types[i], payloads[i] = ids[i], e.TurnID, e.Type, e.Payload
-		seqs[i] = next[ids[i]]
-		next[ids[i]]++
-		position[seqKey{ids[i], seqs[i]}] = i
+		convs[i] = strings.ToLower(e.ConversationID)
+		turns[i], types[i], payloads[i] = e.TurnID, e.Type, e.Payload
+		if j := slices.IndexFunc(a.groups, func(g eventGroup) bool { return g.id == convs[i] }); j >= 0 {
+			a.groups[j].count++
+			ranks[i] = a.groups[j].count
+		} else {
+			a.groups = append(a.groups, eventGroup{id: convs[i], count: 1})
+			ranks[i] = 1
+		}
 	}
-	notes := make([]string, len(groups))
-	for i, g := range groups {
-		notes[i] = origin + "|" + g.id + "|" + strconv.FormatInt(g.last-g.count+1, 10) + "|" + strconv.FormatInt(g.last, 10)
+	slices.SortFunc(a.groups, func(x, y eventGroup) int { return strings.Compare(x.id, y.id) })
+	ids := make([]string, len(a.groups))
+	counts := make([]int64, len(a.groups))
+	for i, g := range a.groups {
+		ids[i], counts[i] = g.id, g.count
 	}
-
-	out := make([]EventRow, len(batch))
-	write := &pgx.Batch{}
-	write.Queue(insertEventsSQL, convs, seqs, turns, types, payloads).Query(func(rows pgx.Rows) error {
+	if len(a.groups) > 1 {
+		b.Queue(lockEventConversationsSQL, ids)
+	}
+	b.Queue(insertEventsSQL, convs, ranks, turns, types, payloads, ids, counts, origin).Query(func(rows pgx.Rows) error {
 		inserted, err := pgx.CollectRows(rows, pgx.RowToStructByName[EventRow])
 		if err != nil {
 			return err
@@ -172,25 +201,58 @@ func appendEventsTx(ctx context.Context, tx pgx.Tx, origin string, batch []NewEv
 		if len(inserted) != len(batch) {
 			return fmt.Errorf("append events: inserted %d of %d rows", len(inserted), len(batch))
 		}
-		for _, r := range inserted {
-			i, ok := position[seqKey{r.ConversationID, r.Seq}]
-			if !ok {
-				return fmt.Errorf("append events: unexpected row %s/%d", r.ConversationID, r.Seq)
-			}
-			out[i] = r
-		}
-		return nil
+		return a.place(inserted)
 	})
-	write.Queue(notifyEventsSQL, notes)
-	if err := tx.SendBatch(ctx, write).Close(); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return a, nil
 }
 
-type seqKey struct {
-	conversation string
-	seq          int64
+// place puts the inserted rows in batch order: within a conversation the
+// sequence numbers follow the batch, so the k-th row of a conversation by
+// seq is that conversation's k-th event of the batch.
+func (a *queuedAppend) place(inserted []EventRow) error {
+	slices.SortFunc(inserted, func(x, y EventRow) int {
+		if c := strings.Compare(x.ConversationID, y.ConversationID); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.Seq, y.Seq)
+	})
+	next := make(map[string][]EventRow, len(a.groups))
+	for len(inserted) > 0 {
+		id := inserted[0].ConversationID
+		n := 1
+		for n < len(inserted) && inserted[n].ConversationID == id {
+			n++
+		}
+		next[id], inserted = inserted[:n], inserted[n:]
+	}
+	for i, id := range a.convs {
+		rows := next[id]
+		if len(rows) == 0 {
+			return fmt.Errorf("append events: no row for event %d of conversation %s", i, id)
+		}
+		a.out[i], next[id] = rows[0], rows[1:]
+	}
+	return nil
+}
+
+// appendEventsTx appends batch inside tx, for store methods that must write
+// events in the same transaction as other rows (a strategy change and its
+// graph_snapshot). The caller publishes the returned rows to the local
+// broker after its commit; the notification to other processes is sent at
+// commit by PostgreSQL.
+func appendEventsTx(ctx context.Context, tx pgx.Tx, origin string, batch []NewEvent) ([]EventRow, error) {
+	if len(batch) == 0 {
+		return nil, nil
+	}
+	b := &pgx.Batch{}
+	a, err := queueAppendEvents(b, origin, batch)
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return nil, err
+	}
+	return a.out, nil
 }
 
 const conversationOwnedSQL = `SELECT EXISTS (SELECT 1 FROM conversations WHERE id = $1 AND user_id = $2)`

@@ -39,7 +39,7 @@ func (db *DB) AppendEventsCopy(ctx context.Context, origin string, batch []NewEv
 			}
 		}
 		var last int64
-		if err := tx.QueryRow(ctx, allocateEventSeqSQL, conv, len(batch)).Scan(&last); err != nil {
+		if err := tx.QueryRow(ctx, `UPDATE conversations SET last_event_seq = last_event_seq + $2, updated_at = now() WHERE id = $1 RETURNING last_event_seq`, conv, len(batch)).Scan(&last); err != nil {
 			return err
 		}
 		first := last - int64(len(batch)) + 1
@@ -60,7 +60,7 @@ func (db *DB) AppendEventsCopy(ctx context.Context, origin string, batch []NewEv
 		if out, err = pgx.CollectRows(rows, pgx.RowToStructByName[EventRow]); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, notifyEventsSQL, []string{origin + "|" + conv + "|" + itoa(first) + "|" + itoa(last)})
+		_, err = tx.Exec(ctx, `SELECT pg_notify('`+EventsChannel+`', $1)`, origin+"|"+conv+"|"+itoa(first)+"|"+itoa(last))
 		return err
 	})
 	return out, err

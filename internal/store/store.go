@@ -51,6 +51,42 @@ func (db *DB) tx(ctx context.Context, op string, fn func(pgx.Tx) error) error {
 	return nil
 }
 
+// pipelineTx runs a transaction in two round trips: BEGIN and every
+// statement queue puts on the batch go to the database in one pipeline,
+// then, once their results are in, COMMIT when check returns nil or
+// ROLLBACK otherwise. It is for writes whose statements do not depend on
+// each other's results, only on whether they all succeeded (a turn's
+// start: ownership, the turn row, the message, the events). check gets the
+// batch's error (nil when every statement succeeded) and decides, from the
+// results the batch's callbacks recorded, the error to return: a failed
+// ownership check explains a later statement's failure. The error is
+// translated.
+func (db *DB) pipelineTx(ctx context.Context, op string, queue func(b *pgx.Batch) error, check func(error) error) error {
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return translate(op, err)
+	}
+	// A connection released inside a transaction (a failure below) is
+	// closed by the pool, never reused.
+	defer conn.Release()
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	if err := queue(b); err != nil {
+		return translate(op, err)
+	}
+	err = check(conn.SendBatch(ctx, b).Close())
+	if err != nil {
+		// A failed ROLLBACK leaves the connection outside the idle
+		// state, and the pool closes it on release.
+		_, _ = conn.Exec(ctx, "ROLLBACK")
+		return translate(op, err)
+	}
+	if _, err := conn.Exec(ctx, "COMMIT"); err != nil {
+		return translate(op, err)
+	}
+	return nil
+}
+
 // translate maps pgx errors onto the store's sentinels, once, at the store
 // boundary.
 func translate(op string, err error) error {

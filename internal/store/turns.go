@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Turn is one run of an agent in a conversation.
@@ -60,8 +61,13 @@ INSERT INTO messages (id, conversation_id, turn_id, role, content, data)
 VALUES (COALESCE(NULLIF($1, '')::uuid, gen_random_uuid()), $2, $3, $4, $5, $6)
 RETURNING id`
 
-const setConversationModeSQL = `
-UPDATE conversations SET mode = $2, model = $3, updated_at = now() WHERE id = $1`
+// startConversationTurnSQL checks a user's conversation, locks it for the
+// rest of the transaction and records the turn's mode and model, in one
+// statement: no row means another user's conversation (or none).
+const startConversationTurnSQL = `
+UPDATE conversations SET mode = $3, model = $4, updated_at = now()
+WHERE id = $1 AND user_id = $2
+RETURNING id`
 
 const acceptHandoffSQL = `
 UPDATE handoffs SET status = 'accepted', execute_turn_id = $3, decided_at = now()
@@ -71,56 +77,78 @@ WHERE id = $1 AND conversation_id = $2 AND status = 'pending'`
 // (running), the conversation's mode and model, and the first events. A
 // running turn of the same conversation makes it ErrConflict; another user's
 // conversation ErrNotFound. The stored events are returned for publishing.
+//
+// Its statements go to the database in one pipeline and the commit follows
+// (pipelineTx): two round trips whatever the number of statements.
 func (db *DB) StartTurnTx(ctx context.Context, st StartTurn) ([]EventRow, error) {
-	var rows []EventRow
-	err := db.tx(ctx, "start turn", func(tx pgx.Tx) error {
-		var id string
-		if err := tx.QueryRow(ctx, lockConversationSQL, st.ConversationID, st.UserID).Scan(&id); err != nil {
-			return err
-		}
+	var (
+		locked, owned, accepted bool
+		events                  *queuedAppend
+	)
+	queue := func(b *pgx.Batch) error {
+		b.Queue(startConversationTurnSQL, st.ConversationID, st.UserID, st.Mode, st.Model).Query(func(rows pgx.Rows) error {
+			owned = rows.Next()
+			rows.Close()
+			locked = rows.Err() == nil
+			return rows.Err()
+		})
+		b.Queue(insertTurnSQL, st.TurnID, st.ConversationID, st.Mode, st.Model, st.Owner)
 		if st.AcceptHandoff != "" {
-			if err := insertTurn(ctx, tx, st); err != nil {
-				return err
-			}
-			tag, err := tx.Exec(ctx, acceptHandoffSQL, st.AcceptHandoff, st.ConversationID, st.TurnID)
-			if err != nil {
-				return err
-			}
-			if tag.RowsAffected() == 0 {
-				return ErrNotFound
-			}
-		} else if err := insertTurn(ctx, tx, st); err != nil {
-			return err
+			b.Queue(acceptHandoffSQL, st.AcceptHandoff, st.ConversationID, st.TurnID).Exec(func(tag pgconn.CommandTag) error {
+				accepted = tag.RowsAffected() > 0
+				return nil
+			})
 		}
-		if _, err := insertMessage(ctx, tx, st.ConversationID, st.TurnID, st.Message); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, setConversationModeSQL, st.ConversationID, st.Mode, st.Model); err != nil {
-			return err
+		m := st.Message
+		b.Queue(insertMessageSQL, m.ID, st.ConversationID, nullable(st.TurnID), m.Role, m.Content, nullableJSON(m.Data))
+		if len(st.Events) == 0 {
+			return nil
 		}
 		var err error
-		rows, err = appendEventsTx(ctx, tx, st.Origin, st.Events)
+		events, err = queueAppendEvents(b, st.Origin, st.Events)
 		return err
-	})
-	return rows, err
+	}
+	check := func(err error) error {
+		switch {
+		case locked && !owned:
+			// Not this user's conversation: whatever the later
+			// statements did, they are rolled back.
+			return ErrNotFound
+		case err != nil:
+			return err
+		case st.AcceptHandoff != "" && !accepted:
+			return ErrNotFound
+		}
+		return nil
+	}
+	if err := db.pipelineTx(ctx, "start turn", queue, check); err != nil {
+		return nil, err
+	}
+	if events == nil {
+		return nil, nil
+	}
+	return events.out, nil
 }
 
-func insertTurn(ctx context.Context, tx pgx.Tx, st StartTurn) error {
-	_, err := tx.Exec(ctx, insertTurnSQL, st.TurnID, st.ConversationID, st.Mode, st.Model, st.Owner)
-	return err
+// nullable is s as a query argument, NULL when empty.
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// nullableJSON is a JSON document as a query argument, NULL when empty.
+func nullableJSON(d json.RawMessage) any {
+	if len(d) == 0 {
+		return nil
+	}
+	return d
 }
 
 func insertMessage(ctx context.Context, tx pgx.Tx, conversationID, turnID string, m NewMessage) (string, error) {
-	var data any
-	if len(m.Data) > 0 {
-		data = m.Data
-	}
-	var turn any
-	if turnID != "" {
-		turn = turnID
-	}
 	var id string
-	err := tx.QueryRow(ctx, insertMessageSQL, m.ID, conversationID, turn, m.Role, m.Content, data).Scan(&id)
+	err := tx.QueryRow(ctx, insertMessageSQL, m.ID, conversationID, nullable(turnID), m.Role, m.Content, nullableJSON(m.Data)).Scan(&id)
 	return id, err
 }
 
@@ -156,21 +184,38 @@ WHERE id = $1 AND status = 'running'`
 
 // EndTurnTx records a turn's end and appends its last events in one
 // transaction, so the row and the stream agree. A turn that is no longer
-// running (recovered as interrupted meanwhile) is ErrNotFound.
+// running (recovered as interrupted meanwhile) is ErrNotFound. Like
+// StartTurnTx it takes two round trips (pipelineTx).
 func (db *DB) EndTurnTx(ctx context.Context, et EndTurn) ([]EventRow, error) {
-	var rows []EventRow
-	err := db.tx(ctx, "end turn", func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, endTurnSQL, et.TurnID, et.Status, et.Error, et.Usage)
-		if err != nil {
-			return err
+	var (
+		ended  bool
+		events *queuedAppend
+	)
+	queue := func(b *pgx.Batch) error {
+		b.Queue(endTurnSQL, et.TurnID, et.Status, et.Error, et.Usage).Exec(func(tag pgconn.CommandTag) error {
+			ended = tag.RowsAffected() > 0
+			return nil
+		})
+		if len(et.Events) == 0 {
+			return nil
 		}
-		if tag.RowsAffected() == 0 {
+		var err error
+		events, err = queueAppendEvents(b, et.Origin, et.Events)
+		return err
+	}
+	check := func(err error) error {
+		if err == nil && !ended {
 			return ErrNotFound
 		}
-		rows, err = appendEventsTx(ctx, tx, et.Origin, et.Events)
 		return err
-	})
-	return rows, err
+	}
+	if err := db.pipelineTx(ctx, "end turn", queue, check); err != nil {
+		return nil, err
+	}
+	if events == nil {
+		return nil, nil
+	}
+	return events.out, nil
 }
 
 const turnSQL = `

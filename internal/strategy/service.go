@@ -30,10 +30,13 @@ type Store interface {
 
 // EventLog is the conversations' event log (*eventlog.Log): a change's
 // graph_snapshot is written inside the change's own transaction and
-// published once it commits.
+// published once it commits. Sync waits for the events turns have queued
+// but not yet written, so that the snapshot follows the tool call that made
+// the change.
 type EventLog interface {
 	InTransaction(events func(s store.Strategy) ([]event.Event, error)) *store.StrategyEvents
 	Published(rows []store.EventRow)
+	Sync(ctx context.Context) error
 }
 
 // Config holds the Service's dependencies.
@@ -197,6 +200,10 @@ func (s *Service) logged(ctx context.Context, snap func(rec store.Strategy) (Sna
 	if s.events == nil {
 		return nil
 	}
+	// Before the change's transaction starts: the writer must not wait for
+	// the conversation row that transaction locks. A failure here is a
+	// failed append of the turn, which the turn itself reports.
+	_ = s.events.Sync(ctx)
 	turn := event.TurnFrom(ctx)
 	return s.events.InTransaction(func(rec store.Strategy) ([]event.Event, error) {
 		sn, err := snap(rec)
