@@ -79,6 +79,7 @@ func benchmarkDeliveryLatency(b *testing.B, paced bool) {
 			convs[i] = a.newConversation()
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		published := probePublish(ctx, a, convs)
 		arrivals, drops := followAll(ctx, len(convs), deliveryPerConversation,
 			func(i int) string { return a.streamURL(convs[i]) }, a.Token,
 			func(_ int, rec sseclientRecord) bool { return rec.Type == "turn_end" })
@@ -110,14 +111,32 @@ func benchmarkDeliveryLatency(b *testing.B, paced bool) {
 			}
 			events += len(rows)
 		}
-		var lat []time.Duration
+		var lat, fromPublish, toPublish []time.Duration
+		pub := published.wait()
 		for _, ar := range got {
-			lat = append(lat, ar.at.Sub(created[ar.stream/deliveryPerConversation][ar.seq]))
+			conv := ar.stream / deliveryPerConversation
+			lat = append(lat, ar.at.Sub(created[conv][ar.seq]))
+			if at, ok := pub[conv][ar.seq]; ok {
+				fromPublish = append(fromPublish, ar.at.Sub(at))
+			}
+		}
+		for conv, m := range pub {
+			for seq, at := range m {
+				toPublish = append(toPublish, at.Sub(created[conv][seq]))
+			}
 		}
 		a.Stop()
 		p50, p99 := quantiles(lat)
 		b.ReportMetric(ms(p50), "p50-ms")
 		b.ReportMetric(ms(p99), "p99-ms")
+		// The two halves: the append transaction until the broker has the
+		// record (the write path), and the broker until the client has it.
+		w50, w99 := quantiles(toPublish)
+		b.ReportMetric(ms(w50), "publish-p50-ms")
+		b.ReportMetric(ms(w99), "publish-p99-ms")
+		d50, d99 := quantiles(fromPublish)
+		b.ReportMetric(ms(d50), "from-publish-p50-ms")
+		b.ReportMetric(ms(d99), "from-publish-p99-ms")
 		b.ReportMetric(float64(len(lat)), "deliveries")
 		b.ReportMetric(float64(drops.Load()), "slow-drops")
 		b.ReportMetric(float64(events)/elapsed.Seconds(), "events/s")
@@ -154,6 +173,48 @@ func pacedScript(b *testing.B) map[string]string {
 		b.Fatal(err)
 	}
 	return map[string]string{"STRATEGIST_SCRIPTS_DIR": dir, "STRATEGIST_MODEL": "scripted:paced.json"}
+}
+
+// publishLog is when each record of each conversation reached the broker.
+type publishLog struct {
+	done chan struct{}
+	at   []map[int64]time.Time
+}
+
+func (l *publishLog) wait() []map[int64]time.Time {
+	<-l.done
+	return l.at
+}
+
+// probePublish subscribes to the app's broker for each conversation (one
+// more subscriber beside the streams) and notes when each record is
+// published, until ctx ends or the turn ends.
+func probePublish(ctx context.Context, a *testApp, convs []string) *publishLog {
+	l := &publishLog{done: make(chan struct{}), at: make([]map[int64]time.Time, len(convs))}
+	var wg sync.WaitGroup
+	for i, conv := range convs {
+		l.at[i] = map[int64]time.Time{}
+		sub := a.app.broker.Subscribe(conv)
+		wg.Go(func() {
+			defer sub.Close()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case p, ok := <-sub.Records():
+					if !ok {
+						return
+					}
+					l.at[i][p.Seq] = time.Now()
+					if p.Type == "turn_end" {
+						return
+					}
+				}
+			}
+		})
+	}
+	go func() { wg.Wait(); close(l.done) }()
+	return l
 }
 
 // sseclientRecord is what the benchmarks' clients see of a record.
