@@ -25,7 +25,7 @@ import (
 	"strategist/internal/catalog/sites"
 	"strategist/internal/chat"
 	"strategist/internal/config"
-	"strategist/internal/event"
+	"strategist/internal/eventlog"
 	"strategist/internal/llm"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
@@ -60,9 +60,10 @@ type Chat interface {
 	Delete(ctx context.Context, userID, conversationID string) error
 }
 
-// Streamer replays and follows a conversation's events (*eventlog.Streamer).
+// Streamer replays and follows a conversation's events in batches, with an
+// empty batch after heartbeat of silence (*eventlog.Streamer).
 type Streamer interface {
-	Stream(ctx context.Context, userID, conversationID string, after int64) iter.Seq2[event.Record, error]
+	Batches(ctx context.Context, userID, conversationID string, after int64, heartbeat time.Duration) iter.Seq2[[]*eventlog.Published, error]
 }
 
 // Strategies reads and undoes conversations' strategies (*strategy.Service).
