@@ -120,9 +120,10 @@ type Config struct {
 	RequestTimeout time.Duration
 	// BodyLimit caps request bodies, e.g. "1M"; default 1 MiB.
 	BodyLimit string
-	// KeepAlive is the interval of SSE comment lines (default 15 s);
-	// WriteTimeout bounds writing one SSE frame (default 10 s) so a stuck
-	// client is dropped.
+	// KeepAlive is how long a stream stays silent before it sends an SSE
+	// comment line (default 15 s); WriteTimeout bounds writing one burst of
+	// SSE frames (default 10 s, at least half of it) so a stuck client is
+	// dropped.
 	KeepAlive    time.Duration
 	WriteTimeout time.Duration
 	// TurnRate and TurnBurst limit turn creation per user (default 1/s,

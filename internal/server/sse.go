@@ -109,8 +109,9 @@ func (ss *streamSet) end(cred string) int {
 // here: headers are written only now (the caller checked ownership first),
 // a comment line after KeepAlive without a frame keeps proxies from closing
 // an idle stream, a client that cannot take a burst of frames within
-// WriteTimeout is dropped, and a client too slow to keep up (the broker
-// drops it) is disconnected; it reconnects and replays from the log.
+// WriteTimeout (at least half of it) is dropped, and a client too slow to
+// keep up (the broker drops it) is disconnected; it reconnects and replays
+// from the log.
 //
 // The handler's goroutine does all of it, ranging over the streamer's
 // batches: the records published since its last write are written together
@@ -129,7 +130,17 @@ func (s *Server) serveStream(ctx context.Context, c echo.Context, after int64, l
 	flush := func() error {
 		return rc.Flush()
 	}
-	_ = rc.SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
+	// The write deadline is moved only once half of it has passed: a burst
+	// still gets between WriteTimeout/2 and WriteTimeout, and most bursts
+	// skip the runtime timer update.
+	var deadline time.Time
+	arm := func() {
+		if now := time.Now(); deadline.Sub(now) < s.cfg.WriteTimeout/2 {
+			deadline = now.Add(s.cfg.WriteTimeout)
+			_ = rc.SetWriteDeadline(deadline)
+		}
+	}
+	arm()
 	if _, err := io.WriteString(w, ": "+label+" of conversation "+c.Param("id")+"\nretry: 2000\n\n"); err != nil || flush() != nil {
 		return nil
 	}
@@ -140,7 +151,7 @@ func (s *Server) serveStream(ctx context.Context, c echo.Context, after int64, l
 			}
 			return nil
 		}
-		_ = rc.SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
+		arm()
 		if len(batch) == 0 {
 			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil || flush() != nil {
 				return nil
