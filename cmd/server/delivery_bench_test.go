@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,7 +46,7 @@ const (
 // deltas a second per turn, as a hosted model does.
 //
 // Each run then measures its floor: a bare net/http handler that writes
-// and flushes the same frames (same conversations, ids, event names and
+// and flushes (once per burst) the same frames (same conversations, ids, event names and
 // sizes, replayed on the same schedule) to 1,000 clients of the same kind,
 // and reports p50/p99 of the floor and the ratios. Set
 // STRATEGIST_BENCH_NO_FLOOR=1 to skip the floor (for profiles of the
@@ -286,8 +287,9 @@ func followAll(ctx context.Context, convs, perConv int, url func(int) string, to
 }
 
 // deliveryFloor replays schedule through a bare net/http server: one
-// handler per client that writes each frame and flushes, each frame
-// encoded once per conversation and handed to its twenty handlers. It
+// handler per client that writes the frames waiting for it and flushes,
+// each frame encoded once per conversation and handed to its twenty
+// handlers. It
 // returns p50 and p99 of send-to-arrival.
 func deliveryFloor(b *testing.B, schedule [][]frameSpec) (p50, p99 time.Duration) {
 	hub := &floorHub{subs: make([][]chan []byte, len(schedule))}
@@ -404,8 +406,16 @@ func (h *floorHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 			return
 		case f := <-ch:
-			if _, err := w.Write(f); err != nil {
-				return
+			// Write what is waiting, then flush once: the server's rule.
+			for more := true; more; {
+				if _, err := w.Write(f); err != nil {
+					return
+				}
+				select {
+				case f = <-ch:
+				default:
+					more = false
+				}
 			}
 			if rc.Flush() != nil {
 				return
@@ -469,6 +479,9 @@ func BenchmarkIdleStreamMemory(b *testing.B) {
 				rss0, heap0, stack0 := memoryNow()
 				child := openIdleStreams(b, a, convs, n)
 				rss1, heap1, stack1 := memoryNow()
+				if path := os.Getenv("STRATEGIST_BENCH_HEAPPROFILE"); path != "" {
+					writeHeapProfile(b, fmt.Sprintf("%s.%d", path, n))
+				}
 				child.stop()
 				a.Stop()
 				b.ReportMetric(float64(rss1-rss0)/1024/float64(n), "KB/stream")
@@ -497,6 +510,19 @@ func memoryNow() (rss, heap, stack int64) {
 		}
 	}
 	return rss, int64(ms.HeapAlloc), int64(ms.StackInuse)
+}
+
+// writeHeapProfile writes the live heap to path (the idle streams' share
+// of it is what BenchmarkIdleStreamMemory divides).
+func writeHeapProfile(b *testing.B, path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		b.Fatal(err)
+	}
 }
 
 type idleChild struct {
