@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -21,8 +22,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"strategist/internal/event/sseclient"
 )
 
 // The delivery benchmarks' shape: 1,000 streams, twenty on each of 50
@@ -83,18 +82,18 @@ func benchmarkDeliveryLatency(b *testing.B, paced bool) {
 		published := probePublish(ctx, a, convs)
 		arrivals, drops := followAll(ctx, len(convs), deliveryPerConversation,
 			func(i int) string { return a.streamURL(convs[i]) }, a.Token,
-			func(_ int, rec sseclientRecord) bool { return rec.Type == "turn_end" })
+			func(_ int, rec streamRecord) bool { return rec.Type == "turn_end" })
 		// Streams yield nothing before the first event; give them time to
 		// connect, then start the turns (their turn_start opens them).
 		time.Sleep(2 * time.Second)
-		start := time.Now()
+		start, cpu0 := time.Now(), cpuTime()
 		b.StartTimer()
 		for _, conv := range convs {
 			a.startTurn(conv, mode, message)
 		}
 		got := arrivals.wait()
 		b.StopTimer()
-		elapsed := time.Since(start)
+		elapsed, cpu := time.Since(start), cpuTime()-cpu0
 		cancel()
 
 		schedule := make([][]frameSpec, len(convs))
@@ -141,8 +140,13 @@ func benchmarkDeliveryLatency(b *testing.B, paced bool) {
 		b.ReportMetric(float64(len(lat)), "deliveries")
 		b.ReportMetric(float64(drops.Load()), "slow-drops")
 		b.ReportMetric(float64(events)/elapsed.Seconds(), "events/s")
+		// The whole process's CPU (server, turns and clients; not
+		// PostgreSQL's) per delivery: steadier than latency on a shared
+		// machine.
+		b.ReportMetric(float64(cpu.Microseconds())/float64(len(lat)), "cpu-µs/delivery")
 		if os.Getenv("STRATEGIST_BENCH_NO_FLOOR") == "" {
-			f50, f99 := deliveryFloor(b, schedule)
+			f50, f99, fcpu := deliveryFloor(b, schedule)
+			b.ReportMetric(fcpu, "floor-cpu-µs/delivery")
 			b.ReportMetric(ms(f50), "floor-p50-ms")
 			b.ReportMetric(ms(f99), "floor-p99-ms")
 			b.ReportMetric(float64(p50)/float64(max(f50, time.Microsecond)), "ratio-p50")
@@ -218,8 +222,8 @@ func probePublish(ctx context.Context, a *testApp, convs []string) *publishLog {
 	return l
 }
 
-// sseclientRecord is what the benchmarks' clients see of a record.
-type sseclientRecord struct {
+// streamRecord is what the benchmarks' clients see of a record.
+type streamRecord struct {
 	Seq     int64
 	Type    string
 	Payload []byte
@@ -232,16 +236,17 @@ type arrival struct {
 	sent   int64 // the floor's send time (unix ns) from the payload; 0 for the server
 }
 
-// arrivalLog collects arrivals until every stream has finished.
+// arrivalLog collects arrivals until every stream has finished; each stream
+// keeps its own list, so clients do not contend for a lock.
 type arrivalLog struct {
 	mu      sync.Mutex
 	list    []arrival
 	streams sync.WaitGroup
 }
 
-func (l *arrivalLog) add(a arrival) {
+func (l *arrivalLog) add(own []arrival) {
 	l.mu.Lock()
-	l.list = append(l.list, a)
+	l.list = append(l.list, own...)
 	l.mu.Unlock()
 }
 
@@ -252,46 +257,112 @@ func (l *arrivalLog) wait() []arrival {
 	return l.list
 }
 
-// followAll opens perConv streams on each of convs conversations with the
-// sseclient Follower (as the watch command and tests do) and records every
-// arrival until last says a stream has its final record. A client the
-// server drops for being slow reconnects and resumes, as browsers do;
-// drops are counted.
-func followAll(ctx context.Context, convs, perConv int, url func(int) string, token string, last func(conv int, rec sseclientRecord) bool) (*arrivalLog, *atomic.Int64) {
+// followAll opens perConv streams on each of convs conversations and
+// records every arrival until last says a stream has its final record.
+// The clients are bare SSE readers (readStream), so that the clients, which
+// share the machine with the server, take as little of its CPU as a client
+// can. A client the server drops for being slow reconnects and resumes
+// from its last id, as browsers do; drops are counted.
+func followAll(ctx context.Context, convs, perConv int, url func(int) string, token string, last func(conv int, rec streamRecord) bool) (*arrivalLog, *atomic.Int64) {
 	log := &arrivalLog{}
 	drops := &atomic.Int64{}
+	hc := &http.Client{Transport: &http.Transport{DisableCompression: true}}
 	for c := range convs {
 		for s := range perConv {
 			id := c*perConv + s
 			log.streams.Go(func() {
-				f := &sseclient.Follower{OnDisconnect: func(err error, _ int64, _ time.Duration) {
-					if err != nil {
-						drops.Add(1)
-					}
-				}}
-				for rec, err := range f.Follow(ctx, url(c), token, 0) {
-					if err != nil {
-						return
-					}
-					now := time.Now()
-					r := sseclientRecord{Seq: rec.Seq, Type: rec.Type, Payload: rec.Payload}
-					log.add(arrival{stream: id, seq: rec.Seq, at: now, sent: floorSent(r.Payload)})
-					if last(c, r) {
-						return
-					}
-				}
+				var own []arrival
+				defer func() { log.add(own) }()
+				n := readStream(ctx, hc, url(c), token, func(rec streamRecord) bool {
+					own = append(own, arrival{stream: id, seq: rec.Seq, at: time.Now(), sent: floorSent(rec.Payload)})
+					return last(c, rec)
+				})
+				drops.Add(int64(n))
 			})
 		}
 	}
 	return log, drops
 }
 
+// readStream follows an event stream with a bare SSE reader: it calls
+// record for each complete frame with an id and event name (comments are
+// skipped) until record returns true or ctx ends, reconnecting with
+// Last-Event-ID after a dropped connection. It returns how many
+// connections dropped.
+func readStream(ctx context.Context, hc *http.Client, url, token string, record func(streamRecord) bool) (drops int) {
+	var last int64
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return drops
+		}
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		if last > 0 {
+			req.Header.Set("Last-Event-ID", strconv.FormatInt(last, 10))
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			if ctx.Err() != nil {
+				return drops
+			}
+			drops++
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		if resp.StatusCode != http.StatusOK {
+			resp.Body.Close()
+			return drops
+		}
+		br := bufio.NewReaderSize(resp.Body, 64<<10)
+		var rec streamRecord
+		var long []byte
+		for {
+			line, err := br.ReadSlice('\n')
+			if err == bufio.ErrBufferFull {
+				long = append(long, line...)
+				continue
+			}
+			if err != nil {
+				break
+			}
+			if long != nil {
+				line, long = append(long, line...), nil
+			}
+			line = line[:len(line)-1]
+			switch {
+			case len(line) == 0:
+				if rec.Type != "" && rec.Seq > last {
+					last = rec.Seq
+					if record(rec) {
+						resp.Body.Close()
+						return drops
+					}
+				}
+				rec = streamRecord{}
+			case line[0] == ':':
+			case bytes.HasPrefix(line, []byte("id: ")):
+				rec.Seq, _ = strconv.ParseInt(string(line[4:]), 10, 64)
+			case bytes.HasPrefix(line, []byte("event: ")):
+				rec.Type = string(line[7:])
+			case bytes.HasPrefix(line, []byte("data: ")):
+				rec.Payload = append(rec.Payload, line[6:]...)
+			}
+		}
+		resp.Body.Close()
+		if ctx.Err() != nil {
+			return drops
+		}
+		drops++
+	}
+}
+
 // deliveryFloor replays schedule through a bare net/http server: one
 // handler per client that writes the frames waiting for it and flushes,
 // each frame encoded once per conversation and handed to its twenty
-// handlers. It
-// returns p50 and p99 of send-to-arrival.
-func deliveryFloor(b *testing.B, schedule [][]frameSpec) (p50, p99 time.Duration) {
+// handlers. It returns p50 and p99 of send-to-arrival.
+func deliveryFloor(b *testing.B, schedule [][]frameSpec) (p50, p99 time.Duration, cpuPerDelivery float64) {
 	hub := &floorHub{subs: make([][]chan []byte, len(schedule))}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -312,12 +383,12 @@ func deliveryFloor(b *testing.B, schedule [][]frameSpec) (p50, p99 time.Duration
 	}
 	arrivals, _ := followAll(ctx, len(schedule), deliveryPerConversation,
 		func(i int) string { return fmt.Sprintf("%s/api/v1/conversations/%d/events", base, i) }, "",
-		func(c int, rec sseclientRecord) bool { return rec.Seq >= lastSeq[c] })
+		func(c int, rec streamRecord) bool { return rec.Seq >= lastSeq[c] })
 	for hub.count() < len(schedule)*deliveryPerConversation {
 		time.Sleep(10 * time.Millisecond)
 	}
 	var pubs sync.WaitGroup
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime()
 	for i, frames := range schedule {
 		pubs.Go(func() {
 			subs := hub.conversation(i)
@@ -331,11 +402,14 @@ func deliveryFloor(b *testing.B, schedule [][]frameSpec) (p50, p99 time.Duration
 		})
 	}
 	pubs.Wait()
+	got := arrivals.wait()
+	cpu := cpuTime() - cpu0
 	var lat []time.Duration
-	for _, ar := range arrivals.wait() {
+	for _, ar := range got {
 		lat = append(lat, ar.at.Sub(time.Unix(0, ar.sent)))
 	}
-	return quantiles(lat)
+	p50, p99 = quantiles(lat)
+	return p50, p99, float64(cpu.Microseconds()) / float64(max(1, len(lat)))
 }
 
 // floorFrame is an SSE frame with f's id, event name and payload size,
