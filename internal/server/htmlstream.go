@@ -21,9 +21,9 @@ import (
 // event, the fragments of what it changed as out-of-band swaps, with the
 // event's sequence number as the SSE id. Its rules are the JSON stream's:
 // ownership is checked before any header is written, Last-Event-ID (a
-// browser reconnecting) wins over ?after=, a comment line every KeepAlive,
-// a client that cannot take a frame within WriteTimeout is dropped, and the
-// stream ends when the server shuts down.
+// browser reconnecting) wins over ?after=, a comment line after KeepAlive
+// of silence, a client that cannot take a burst of frames within
+// WriteTimeout is dropped, and the stream ends when the server shuts down.
 func (s *Server) streamPage(c echo.Context) error {
 	after, err := resumePoint(c)
 	if err != nil {
