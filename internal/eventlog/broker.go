@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // ErrSlowSubscriber ends a subscription whose buffer was full when the
@@ -49,8 +50,7 @@ func NewBroker(buffer int) *Broker {
 type Published struct {
 	event.Record
 
-	once  sync.Once
-	frame []byte
+	frame atomic.Pointer[[]byte]
 }
 
 // NewPublished wraps a record read from the log (a replay) the way the
@@ -61,19 +61,27 @@ func NewPublished(r event.Record) *Published { return &Published{Record: r} }
 // id, its type as the event name and its payload as the data line (payloads
 // are JSON from the event table, which never holds a raw newline). It is
 // built on first use and then shared by every stream that sends the record.
+//
+// The streams of a conversation wake together and all ask at once, so the
+// first use takes no lock: with a sync.Once the others queued on its mutex
+// and were woken one after another. Two that race may both build it; one
+// frame wins.
 func (p *Published) SSE() []byte {
-	p.once.Do(func() {
-		b := make([]byte, 0, len(p.Type)+len(p.Payload)+32)
-		b = append(b, "id: "...)
-		b = strconv.AppendInt(b, p.Seq, 10)
-		b = append(b, "\nevent: "...)
-		b = append(b, p.Type...)
-		b = append(b, "\ndata: "...)
-		b = append(b, p.Payload...)
-		b = append(b, "\n\n"...)
-		p.frame = b
-	})
-	return p.frame
+	if f := p.frame.Load(); f != nil {
+		return *f
+	}
+	b := make([]byte, 0, len(p.Type)+len(p.Payload)+32)
+	b = append(b, "id: "...)
+	b = strconv.AppendInt(b, p.Seq, 10)
+	b = append(b, "\nevent: "...)
+	b = append(b, p.Type...)
+	b = append(b, "\ndata: "...)
+	b = append(b, p.Payload...)
+	b = append(b, "\n\n"...)
+	if p.frame.CompareAndSwap(nil, &b) {
+		return b
+	}
+	return *p.frame.Load()
 }
 
 // Subscription receives the records of one conversation published after it
