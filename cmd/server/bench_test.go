@@ -7,8 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -138,93 +136,4 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// BenchmarkDeliveryLatency opens 1,000 event streams over real HTTP (twenty
-// on each of 50 conversations), starts 50 turns at once on the offline
-// engine, and reports the time from an event's append transaction
-// (created_at) to its arrival on each stream, p50 and p99 over every
-// (stream, event) pair.
-func BenchmarkDeliveryLatency(b *testing.B) {
-	const conversations, perConversation = 50, 20
-	for b.Loop() {
-		b.StopTimer()
-		a := startBenchApp(b, nil)
-		userID, err := a.app.accounts.TokenUser(context.Background(), a.Token)
-		if err != nil {
-			b.Fatal(err)
-		}
-		convs := make([]string, conversations)
-		for i := range convs {
-			convs[i] = a.newConversation()
-		}
-		type arrival struct {
-			conv string
-			seq  int64
-			at   time.Time
-		}
-		arrivals := make(chan arrival, 1<<16)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		var streams sync.WaitGroup
-		var drops atomic.Int64
-		opened := make(chan struct{}, conversations*perConversation)
-		for _, conv := range convs {
-			for range perConversation {
-				streams.Go(func() {
-					// A client the server drops for being slow reconnects
-					// and resumes, as browsers do; drops are counted.
-					f := &sseclient.Follower{OnDisconnect: func(err error, _ int64, _ time.Duration) {
-						if err != nil {
-							drops.Add(1)
-						}
-					}}
-					first := true
-					for rec, err := range f.Follow(ctx, a.streamURL(conv), a.Token, 0) {
-						if first {
-							opened <- struct{}{}
-							first = false
-						}
-						if err != nil {
-							return
-						}
-						arrivals <- arrival{conv, rec.Seq, time.Now()}
-						if rec.Type == "turn_end" {
-							return
-						}
-					}
-				})
-			}
-		}
-		// Streams yield nothing before the first event; give them time to
-		// connect, then start the turns (their turn_start opens them).
-		time.Sleep(2 * time.Second)
-		b.StartTimer()
-		for _, conv := range convs {
-			a.startTurn(conv, "execute", "tRNA genes or rRNA genes, excluding chromosome 1")
-		}
-		streams.Wait()
-		b.StopTimer()
-		cancel()
-		close(arrivals)
-		created := map[string]map[int64]time.Time{}
-		for _, conv := range convs {
-			rows, err := a.app.db.EventsAfter(context.Background(), userID, conv, 0, 100000)
-			if err != nil {
-				b.Fatal(err)
-			}
-			created[conv] = map[int64]time.Time{}
-			for _, r := range rows {
-				created[conv][r.Seq] = r.CreatedAt
-			}
-		}
-		var lat []time.Duration
-		for ar := range arrivals {
-			lat = append(lat, ar.at.Sub(created[ar.conv][ar.seq]))
-		}
-		reportLatency(b, lat)
-		b.ReportMetric(float64(len(lat)), "deliveries")
-		b.ReportMetric(float64(drops.Load()), "slow-drops")
-		a.Stop()
-		b.StartTimer()
-	}
 }

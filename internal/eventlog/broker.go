@@ -3,8 +3,10 @@ package eventlog
 import (
 	"errors"
 	"strategist/internal/event"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // ErrSlowSubscriber ends a subscription whose buffer was full when the
@@ -41,6 +43,47 @@ func NewBroker(buffer int) *Broker {
 	return &Broker{buffer: buffer, subs: map[string]map[*Subscription]struct{}{}, last: map[string]int64{}}
 }
 
+// Published is a record as the broker delivers it: one value per published
+// record, shared by every subscriber of its conversation, so that what
+// every stream sends of it is made once (SSE). Subscribers must not modify
+// it.
+type Published struct {
+	event.Record
+
+	frame atomic.Pointer[[]byte]
+}
+
+// NewPublished wraps a record read from the log (a replay) the way the
+// broker wraps live ones.
+func NewPublished(r event.Record) *Published { return &Published{Record: r} }
+
+// SSE returns the record's frame on the JSON event stream: its seq as the
+// id, its type as the event name and its payload as the data line (payloads
+// are JSON from the event table, which never holds a raw newline). It is
+// built on first use and then shared by every stream that sends the record.
+//
+// The streams of a conversation wake together and all ask at once, so the
+// first use takes no lock: with a sync.Once the others queued on its mutex
+// and were woken one after another. Two that race may both build it; one
+// frame wins.
+func (p *Published) SSE() []byte {
+	if f := p.frame.Load(); f != nil {
+		return *f
+	}
+	b := make([]byte, 0, len(p.Type)+len(p.Payload)+32)
+	b = append(b, "id: "...)
+	b = strconv.AppendInt(b, p.Seq, 10)
+	b = append(b, "\nevent: "...)
+	b = append(b, p.Type...)
+	b = append(b, "\ndata: "...)
+	b = append(b, p.Payload...)
+	b = append(b, "\n\n"...)
+	if p.frame.CompareAndSwap(nil, &b) {
+		return b
+	}
+	return *p.frame.Load()
+}
+
 // Subscription receives the records of one conversation published after it
 // was made, in strictly increasing seq. They may have gaps (another
 // process's events arriving after this process's later ones, a lost
@@ -48,16 +91,16 @@ func NewBroker(buffer int) *Broker {
 type Subscription struct {
 	broker         *Broker
 	conversationID string
-	ch             chan event.Record
-	err            error // guarded by broker.mu
-	closed         bool  // guarded by broker.mu
+	ch             chan *Published // pointers: an idle subscription's buffer is 8 bytes a slot
+	err            error           // guarded by broker.mu
+	closed         bool            // guarded by broker.mu
 }
 
 // Subscribe starts receiving a conversation's records. The caller must
 // Close the subscription.
 func (b *Broker) Subscribe(conversationID string) *Subscription {
 	conversationID = strings.ToLower(conversationID) // ids are uuids, whatever case a URL used
-	s := &Subscription{broker: b, conversationID: conversationID, ch: make(chan event.Record, b.buffer)}
+	s := &Subscription{broker: b, conversationID: conversationID, ch: make(chan *Published, b.buffer)}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	set := b.subs[conversationID]
@@ -71,7 +114,7 @@ func (b *Broker) Subscribe(conversationID string) *Subscription {
 
 // Records is the subscription's channel. It is closed when the subscription
 // is closed or dropped; Err then says which.
-func (s *Subscription) Records() <-chan event.Record { return s.ch }
+func (s *Subscription) Records() <-chan *Published { return s.ch }
 
 // Err returns ErrSlowSubscriber once the broker dropped the subscription,
 // else nil.
@@ -105,7 +148,8 @@ func (b *Broker) removeLocked(s *Subscription, err error) {
 }
 
 // Publish delivers records to their conversations' subscribers, in the
-// order given. It never blocks.
+// order given, each as one *Published shared by all of them. It never
+// blocks.
 //
 // A record whose seq is not above the highest already published to its
 // conversation is not delivered: each subscription's records strictly
@@ -126,9 +170,10 @@ func (b *Broker) Publish(records ...event.Record) {
 			continue
 		}
 		b.last[id] = r.Seq
+		p := &Published{Record: r}
 		for s := range set {
 			select {
-			case s.ch <- r:
+			case s.ch <- p:
 			default:
 				b.removeLocked(s, ErrSlowSubscriber)
 			}

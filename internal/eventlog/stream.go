@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"strategist/internal/event"
+	"time"
 
 	"strategist/internal/store"
 )
@@ -32,6 +33,11 @@ type StreamerConfig struct {
 	PageSize int
 }
 
+// maxBatch bounds how many live records one batch takes from a
+// subscription, so that a stream that fell far behind still writes (and
+// meets its write deadline) in steps.
+const maxBatch = 256
+
 // Streamer turns the log and the broker into per-client streams.
 type Streamer struct {
 	cfg StreamerConfig
@@ -53,21 +59,50 @@ func NewStreamer(cfg StreamerConfig) (*Streamer, error) {
 
 // Stream yields the records of a user's conversation with seq above after,
 // in sequence order, each exactly once: first those in the log, then live
-// ones as they are published. It subscribes before the last replay read,
-// so nothing appended meanwhile is missed; live records already replayed are
-// skipped, and a live record that comes before its predecessors (another
-// process's events arriving late, a notification lost) makes it read the
-// missing range from the log first.
+// ones as they are published. It is Batches, one record at a time.
+func (s *Streamer) Stream(ctx context.Context, userID, conversationID string, after int64) iter.Seq2[event.Record, error] {
+	return func(yield func(event.Record, error) bool) {
+		for batch, err := range s.Batches(ctx, userID, conversationID, after, 0) {
+			if err != nil {
+				yield(event.Record{}, err)
+				return
+			}
+			for _, p := range batch {
+				if !yield(p.Record, nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// Batches yields the records of a user's conversation with seq above after,
+// in sequence order, each exactly once: first those in the log, a page at a
+// time, then live ones as they are published, in batches of whatever was
+// published since the consumer last asked (so that a stream writes and
+// flushes once per burst, not once per record). Live records are the
+// broker's shared *Published values. When heartbeat > 0 and nothing has
+// been yielded for that long, an empty batch is yielded (the SSE handler's
+// keep-alive comment).
 //
-// The stream ends without error when ctx ends. It ends with an error when
+// It subscribes before the last replay read, so nothing appended meanwhile
+// is missed; live records already replayed are skipped, and a live record
+// that comes before its predecessors (another process's events arriving
+// late, a notification lost) makes it read the missing range from the log
+// first.
+//
+// The sequence ends without error when ctx ends. It ends with an error when
 // the conversation is not the user's (store.ErrNotFound, before any
 // record), when a read fails, or when the broker dropped the subscriber for
 // being slow (ErrSlowSubscriber): the client reconnects with the last seq
 // it got and replays from the log. A long history is replayed without
 // holding a subscription, so that live records do not pile up meanwhile.
-func (s *Streamer) Stream(ctx context.Context, userID, conversationID string, after int64) iter.Seq2[event.Record, error] {
-	return func(yield func(event.Record, error) bool) {
-		st := &streamState{s: s, ctx: ctx, userID: userID, conversationID: conversationID, last: after, yield: yield}
+//
+// The batch slice is reused: the consumer must be done with it before it
+// asks for the next one.
+func (s *Streamer) Batches(ctx context.Context, userID, conversationID string, after int64, heartbeat time.Duration) iter.Seq2[[]*Published, error] {
+	return func(yield func([]*Published, error) bool) {
+		st := &streamState{s: s, ctx: ctx, userID: userID, conversationID: conversationID, last: after}
 		sub := s.cfg.Broker.Subscribe(conversationID)
 		defer func() {
 			if sub != nil {
@@ -75,10 +110,15 @@ func (s *Streamer) Stream(ctx context.Context, userID, conversationID string, af
 			}
 		}()
 		for {
-			n, ok := st.page()
-			if !ok {
+			n, err := st.page()
+			if err != nil {
+				st.fail(yield, err)
 				return
 			}
+			if len(st.out) > 0 && !yield(st.out, nil) {
+				return
+			}
+			st.out = st.out[:0]
 			if n < s.cfg.PageSize {
 				if sub != nil {
 					break
@@ -93,76 +133,111 @@ func (s *Streamer) Stream(ctx context.Context, userID, conversationID string, af
 				sub = nil
 			}
 		}
+		var beat <-chan time.Time
+		var timer *time.Timer
+		if heartbeat > 0 {
+			timer = time.NewTimer(heartbeat)
+			defer timer.Stop()
+			beat = timer.C
+		}
+		records := sub.Records()
 		for {
 			select {
 			case <-ctx.Done():
 				return
-			case r, open := <-sub.Records():
-				if !open {
-					yield(event.Record{}, fmt.Errorf("event: stream: %w", sub.Err()))
+			case <-beat:
+				if !yield(nil, nil) {
 					return
 				}
-				if !st.live(r) {
+				timer.Reset(heartbeat)
+				continue
+			case p, open := <-records:
+				closed := !open
+				// Take whatever else is already waiting: one batch per burst.
+			take:
+				for open {
+					if err := st.live(p); err != nil {
+						st.fail(yield, err)
+						return
+					}
+					if len(st.out) >= maxBatch {
+						break
+					}
+					select {
+					case p, open = <-records:
+						closed = !open
+					default:
+						break take
+					}
+				}
+				if len(st.out) > 0 {
+					if !yield(st.out, nil) {
+						return
+					}
+					st.out = st.out[:0]
+				}
+				if closed {
+					yield(nil, fmt.Errorf("event: stream: %w", sub.Err()))
 					return
 				}
+			}
+			if timer != nil {
+				timer.Reset(heartbeat)
 			}
 		}
 	}
 }
 
-// streamState is one stream's position; it lives on the consumer's
-// goroutine.
+// streamState is one stream's position and the batch it is building; it
+// lives on the consumer's goroutine.
 type streamState struct {
 	s                      *Streamer
 	ctx                    context.Context
 	userID, conversationID string
-	last                   int64 // seq of the last record yielded
-	yield                  func(event.Record, error) bool
+	last                   int64        // seq of the last record put in a batch
+	out                    []*Published // the batch being built
 }
 
-// page reads and yields one page after last; it returns how many records
-// it read, and false when the stream must end.
-func (st *streamState) page() (int, bool) {
+// fail yields err unless the stream ended because ctx did.
+func (st *streamState) fail(yield func([]*Published, error) bool, err error) {
+	if st.ctx.Err() == nil {
+		yield(nil, err)
+	}
+}
+
+// page reads one page after last into the batch; it returns how many
+// records it read.
+func (st *streamState) page() (int, error) {
 	rows, err := st.s.cfg.Store.EventsAfter(st.ctx, st.userID, st.conversationID, st.last, st.s.cfg.PageSize)
 	if err != nil {
-		if st.ctx.Err() == nil {
-			st.yield(event.Record{}, fmt.Errorf("event: stream: replay: %w", err))
-		}
-		return 0, false
+		return 0, fmt.Errorf("event: stream: replay: %w", err)
 	}
 	for _, row := range rows {
-		if !st.yield(FromRow(row), nil) {
-			return 0, false
-		}
+		st.out = append(st.out, NewPublished(FromRow(row)))
 		st.last = row.Seq
 	}
-	return len(rows), true
+	return len(rows), nil
 }
 
-// live yields a live record in its place: skipped when already sent, after
-// its missing predecessors when early.
-func (st *streamState) live(r event.Record) bool {
-	if r.Seq <= st.last {
-		return true
+// live puts a live record in its place in the batch: skipped when already
+// there, after its missing predecessors when early.
+func (st *streamState) live(p *Published) error {
+	if p.Seq <= st.last {
+		return nil
 	}
-	for r.Seq > st.last+1 {
-		n, ok := st.page()
-		if !ok {
-			return false
+	for p.Seq > st.last+1 {
+		n, err := st.page()
+		if err != nil {
+			return err
 		}
 		if n == 0 {
-			if st.ctx.Err() == nil {
-				st.yield(event.Record{}, fmt.Errorf("%w: %s after seq %d, before %d", ErrGap, st.conversationID, st.last, r.Seq))
-			}
-			return false
+			return fmt.Errorf("%w: %s after seq %d, before %d", ErrGap, st.conversationID, st.last, p.Seq)
 		}
 	}
-	if r.Seq <= st.last {
-		return true
+	if p.Seq <= st.last {
+		return nil
 	}
-	if !st.yield(r, nil) {
-		return false
-	}
-	st.last = r.Seq
-	return true
+	st.out = append(st.out, p)
+	st.last = p.Seq
+	return nil
 }

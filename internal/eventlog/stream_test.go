@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -279,5 +280,81 @@ func TestStreamEnds(t *testing.T) {
 				t.Error("subscription left behind")
 			}
 		})
+	})
+}
+
+// TestBatchesBurstAndHeartbeat: what was published while the consumer was
+// busy comes as one batch of the broker's shared records, whose frame is
+// built once; a silent stream yields an empty batch every heartbeat.
+func TestBatchesBurstAndHeartbeat(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := &tableStore{owner: "ada"}
+		br := eventlog.NewBroker(0)
+		st.add(convA, 1)
+		s := newStreamer(t, st, br, 100)
+		other := br.Subscribe(convA) // another stream of the same conversation
+		defer other.Close()
+
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		type batch struct {
+			seqs   []int64
+			frames []string
+			at     time.Duration
+		}
+		var got []batch
+		var sent []*eventlog.Published
+		start := time.Now()
+		release := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for b, err := range s.Batches(ctx, "ada", convA, 0, time.Second) {
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				var bt batch
+				for _, p := range b {
+					bt.seqs = append(bt.seqs, p.Seq)
+					bt.frames = append(bt.frames, string(p.SSE()))
+					sent = append(sent, p)
+				}
+				bt.at = time.Since(start)
+				got = append(got, bt)
+				if len(got) == 1 {
+					<-release // busy writing the replay while 2..4 are published
+				}
+				if len(got) == 4 {
+					cancel()
+				}
+			}
+		}()
+		synctest.Wait()
+		published := st.add(convA, 2, 3, 4)
+		br.Publish(published...)
+		close(release)
+		<-done
+
+		want := []batch{
+			{seqs: []int64{1}, frames: []string{"id: 1\nevent: usage\ndata: {\"n\":1}\n\n"}},
+			{seqs: []int64{2, 3, 4}, frames: []string{
+				"id: 2\nevent: usage\ndata: {\"n\":2}\n\n",
+				"id: 3\nevent: usage\ndata: {\"n\":3}\n\n",
+				"id: 4\nevent: usage\ndata: {\"n\":4}\n\n",
+			}},
+			{at: time.Second},     // silence: a heartbeat
+			{at: 2 * time.Second}, // and another
+		}
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(batch{})); diff != "" {
+			t.Errorf("batches mismatch (-want +got):\n%s", diff)
+		}
+		// The other subscriber holds the very records (and frames) the
+		// stream sent live; the replayed one was read from the log.
+		for i := range 3 {
+			if p := <-other.Records(); p != sent[i+1] || &p.SSE()[0] != &sent[i+1].SSE()[0] {
+				t.Errorf("live record %d is not shared with the other subscriber", p.Seq)
+			}
+		}
 	})
 }

@@ -3,13 +3,14 @@ package server
 import (
 	"bytes"
 	"context"
+	"io"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
-	"strategist/internal/event"
+	"strategist/internal/eventlog"
 	"strategist/web"
 	"strategist/web/view"
 )
@@ -20,9 +21,9 @@ import (
 // event, the fragments of what it changed as out-of-band swaps, with the
 // event's sequence number as the SSE id. Its rules are the JSON stream's:
 // ownership is checked before any header is written, Last-Event-ID (a
-// browser reconnecting) wins over ?after=, a comment line every KeepAlive,
-// a client that cannot take a frame within WriteTimeout is dropped, and the
-// stream ends when the server shuts down.
+// browser reconnecting) wins over ?after=, a comment line after KeepAlive
+// of silence, a client that cannot take a burst of frames within
+// WriteTimeout is dropped, and the stream ends when the server shuts down.
 func (s *Server) streamPage(c echo.Context) error {
 	after, err := resumePoint(c)
 	if err != nil {
@@ -41,13 +42,14 @@ func (s *Server) streamPage(c echo.Context) error {
 	}
 	page := s.conversationView(c, proj)
 	var buf bytes.Buffer
-	return s.serveStream(ctx, c, proj.Seq, "page stream", func(rec event.Record) (string, error) {
+	return s.serveStream(ctx, c, proj.Seq, "page stream", func(w io.Writer, p *eventlog.Published) error {
 		buf.Reset()
 		page.Now = time.Now()
-		if err := renderChanges(ctx, &buf, page, s.apply(proj, rec)); err != nil {
-			return "", err
+		if err := renderChanges(ctx, &buf, page, s.apply(proj, p.Record)); err != nil {
+			return err
 		}
-		return sseFrame(rec.Seq, buf.String()), nil
+		_, err := io.WriteString(w, sseFrame(p.Seq, buf.String()))
+		return err
 	})
 }
 

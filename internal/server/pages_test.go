@@ -116,17 +116,19 @@ func (*fakeStrategies) StepResults(_ context.Context, _, _ string, step strategy
 // waits, as the real streamer does when nothing new happens.
 type logStreamer struct{ db *store.DB }
 
-func (s logStreamer) Stream(ctx context.Context, userID, conversationID string, after int64) iter.Seq2[event.Record, error] {
-	return func(yield func(event.Record, error) bool) {
+func (s logStreamer) Batches(ctx context.Context, userID, conversationID string, after int64, _ time.Duration) iter.Seq2[[]*eventlog.Published, error] {
+	return func(yield func([]*eventlog.Published, error) bool) {
 		rows, err := s.db.EventsAfter(ctx, userID, conversationID, after, 1000)
 		if err != nil {
-			yield(event.Record{}, err)
+			yield(nil, err)
 			return
 		}
+		var batch []*eventlog.Published
 		for _, r := range rows {
-			if !yield(eventlog.FromRow(r), nil) {
-				return
-			}
+			batch = append(batch, eventlog.NewPublished(eventlog.FromRow(r)))
+		}
+		if len(batch) > 0 && !yield(batch, nil) {
+			return
 		}
 		<-ctx.Done()
 	}

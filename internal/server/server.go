@@ -25,7 +25,7 @@ import (
 	"strategist/internal/catalog/sites"
 	"strategist/internal/chat"
 	"strategist/internal/config"
-	"strategist/internal/event"
+	"strategist/internal/eventlog"
 	"strategist/internal/llm"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
@@ -60,9 +60,10 @@ type Chat interface {
 	Delete(ctx context.Context, userID, conversationID string) error
 }
 
-// Streamer replays and follows a conversation's events (*eventlog.Streamer).
+// Streamer replays and follows a conversation's events in batches, with an
+// empty batch after heartbeat of silence (*eventlog.Streamer).
 type Streamer interface {
-	Stream(ctx context.Context, userID, conversationID string, after int64) iter.Seq2[event.Record, error]
+	Batches(ctx context.Context, userID, conversationID string, after int64, heartbeat time.Duration) iter.Seq2[[]*eventlog.Published, error]
 }
 
 // Strategies reads and undoes conversations' strategies (*strategy.Service).
@@ -119,9 +120,10 @@ type Config struct {
 	RequestTimeout time.Duration
 	// BodyLimit caps request bodies, e.g. "1M"; default 1 MiB.
 	BodyLimit string
-	// KeepAlive is the interval of SSE comment lines (default 15 s);
-	// WriteTimeout bounds writing one SSE frame (default 10 s) so a stuck
-	// client is dropped.
+	// KeepAlive is how long a stream stays silent before it sends an SSE
+	// comment line (default 15 s); WriteTimeout bounds writing one burst of
+	// SSE frames (default 10 s, at least half of it) so a stuck client is
+	// dropped.
 	KeepAlive    time.Duration
 	WriteTimeout time.Duration
 	// TurnRate and TurnBurst limit turn creation per user (default 1/s,

@@ -21,7 +21,7 @@ import (
 	"strategist/internal/catalog/offline"
 	"strategist/internal/chat"
 	"strategist/internal/config"
-	"strategist/internal/event"
+	"strategist/internal/eventlog"
 	"strategist/internal/llm"
 	"strategist/internal/pgtest"
 	"strategist/internal/server"
@@ -69,8 +69,8 @@ func (unusedChat) AcceptHandoff(context.Context, string, string, string) (string
 
 type unusedStreamer struct{}
 
-func (unusedStreamer) Stream(context.Context, string, string, int64) iter.Seq2[event.Record, error] {
-	return func(func(event.Record, error) bool) {}
+func (unusedStreamer) Batches(context.Context, string, string, int64, time.Duration) iter.Seq2[[]*eventlog.Published, error] {
+	return func(func([]*eventlog.Published, error) bool) {}
 }
 
 type noStrategies struct{}

@@ -3,7 +3,7 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -12,7 +12,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"strategist/internal/event"
 	"strategist/internal/eventlog"
 	"strategist/internal/store"
 )
@@ -31,8 +30,9 @@ func (s *Server) streamEvents(c echo.Context) error {
 	if _, err := s.cfg.Store.Conversation(ctx, userID(c), c.Param("id")); err != nil {
 		return err
 	}
-	return s.serveStream(ctx, c, after, "stream", func(rec event.Record) (string, error) {
-		return "id: " + strconv.FormatInt(rec.Seq, 10) + "\nevent: " + rec.Type + "\ndata: " + string(rec.Payload) + "\n\n", nil
+	return s.serveStream(ctx, c, after, "stream", func(w io.Writer, p *eventlog.Published) error {
+		_, err := w.Write(p.SSE()) // made once per record, shared by every stream
+		return err
 	})
 }
 
@@ -107,33 +107,17 @@ func (ss *streamSet) end(cred string) int {
 // serveStream follows the caller's conversation from after and writes one
 // SSE frame per record, made by frame. The rules every stream shares live
 // here: headers are written only now (the caller checked ownership first),
-// a comment line every KeepAlive keeps proxies from closing an idle stream,
-// a client that cannot take a frame within WriteTimeout is dropped, and a
-// client too slow to keep up (the broker drops it) is disconnected; it
-// reconnects and replays from the log.
-func (s *Server) serveStream(ctx context.Context, c echo.Context, after int64, label string, frame func(event.Record) (string, error)) error {
-	ctx, cancel := context.WithCancel(ctx)
-	type item struct {
-		rec event.Record
-		err error
-	}
-	items := make(chan item)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for rec, err := range s.cfg.Streamer.Stream(ctx, userID(c), c.Param("id"), after) {
-			select {
-			case items <- item{rec, err}:
-			case <-ctx.Done():
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	defer func() { cancel(); <-done }()
-
+// a comment line after KeepAlive without a frame keeps proxies from closing
+// an idle stream, a client that cannot take a burst of frames within
+// WriteTimeout (at least half of it) is dropped, and a client too slow to
+// keep up (the broker drops it) is disconnected; it reconnects and replays
+// from the log.
+//
+// The handler's goroutine does all of it, ranging over the streamer's
+// batches: the records published since its last write are written together
+// and flushed once, so a burst costs one write to the connection, not one
+// per record.
+func (s *Server) serveStream(ctx context.Context, c echo.Context, after int64, label string, frame func(io.Writer, *eventlog.Published) error) error {
 	w := c.Response()
 	h := w.Header()
 	h.Set(echo.HeaderContentType, "text/event-stream")
@@ -142,43 +126,67 @@ func (s *Server) serveStream(ctx context.Context, c echo.Context, after int64, l
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
-	write := func(f string) error {
-		_ = rc.SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
-		if _, err := fmt.Fprint(w, f); err != nil {
-			return err
-		}
+	out := &stickyWriter{w: w}
+	flush := func() error {
 		return rc.Flush()
 	}
-	if err := write(": " + label + " of conversation " + c.Param("id") + "\nretry: 2000\n\n"); err != nil {
+	// The write deadline is moved only once half of it has passed: a burst
+	// still gets between WriteTimeout/2 and WriteTimeout, and most bursts
+	// skip the runtime timer update.
+	var deadline time.Time
+	arm := func() {
+		if now := time.Now(); deadline.Sub(now) < s.cfg.WriteTimeout/2 {
+			deadline = now.Add(s.cfg.WriteTimeout)
+			_ = rc.SetWriteDeadline(deadline)
+		}
+	}
+	arm()
+	if _, err := io.WriteString(w, ": "+label+" of conversation "+c.Param("id")+"\nretry: 2000\n\n"); err != nil || flush() != nil {
 		return nil
 	}
-	keepAlive := time.NewTicker(s.cfg.KeepAlive)
-	defer keepAlive.Stop()
-	for {
-		select {
-		case <-ctx.Done():
+	for batch, err := range s.cfg.Streamer.Batches(ctx, userID(c), c.Param("id"), after, s.cfg.KeepAlive) {
+		if err != nil {
+			if !errors.Is(err, eventlog.ErrSlowSubscriber) && ctx.Err() == nil {
+				s.log.Warn(label+" ended", "conversation_id", c.Param("id"), "error", err)
+			}
 			return nil
-		case <-keepAlive.C:
-			if write(": keep-alive\n\n") != nil {
+		}
+		arm()
+		if len(batch) == 0 {
+			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil || flush() != nil {
 				return nil
 			}
-		case it := <-items:
-			if it.err != nil {
-				if !errors.Is(it.err, eventlog.ErrSlowSubscriber) && ctx.Err() == nil {
-					s.log.Warn(label+" ended", "conversation_id", c.Param("id"), "error", it.err)
+			continue
+		}
+		for _, p := range batch {
+			if err := frame(out, p); err != nil {
+				if out.err == nil && ctx.Err() == nil {
+					s.log.Warn("rendering a "+label+" frame", "conversation_id", c.Param("id"), "seq", p.Seq, "error", err)
 				}
 				return nil
 			}
-			f, err := frame(it.rec)
-			if err != nil {
-				s.log.Warn("rendering a "+label+" frame", "conversation_id", c.Param("id"), "seq", it.rec.Seq, "error", err)
-				return nil
-			}
-			if write(f) != nil {
-				return nil
-			}
+		}
+		if out.err != nil || flush() != nil {
+			return nil
 		}
 	}
+	return nil
+}
+
+// stickyWriter remembers the first write error, so that serveStream can
+// tell a client that went away from a frame that failed to render.
+type stickyWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (sw *stickyWriter) Write(b []byte) (int, error) {
+	if sw.err != nil {
+		return 0, sw.err
+	}
+	n, err := sw.w.Write(b)
+	sw.err = err
+	return n, err
 }
 
 // resumePoint reads where a stream resumes: Last-Event-ID (set by browsers

@@ -16,6 +16,11 @@ import (
 type Script struct {
 	// LatencyMs is the latency of every response that sets none itself.
 	LatencyMs int `json:"latencyMs,omitempty"`
+	// DeltaIntervalMs spaces a response's text deltas that far apart on
+	// the model's clock (delta i is due i intervals after the first), so
+	// that it streams at a model's pace whatever the consumer does
+	// (benchmarks); 0 streams them at once.
+	DeltaIntervalMs int `json:"deltaIntervalMs,omitempty"`
 	// Roles maps Request.Agent ("planner", "executor", "subagent",
 	// "summarizer", ...) to that role's responses, in the order they are
 	// consumed.
@@ -103,6 +108,9 @@ func Load(fsys fs.FS, name string) (*Engine, error) {
 func (s *Script) check() error {
 	if s.LatencyMs < 0 {
 		return errors.New("latencyMs is negative")
+	}
+	if s.DeltaIntervalMs < 0 {
+		return errors.New("deltaIntervalMs is negative")
 	}
 	for role, list := range s.Roles {
 		for i, r := range list {

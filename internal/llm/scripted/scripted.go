@@ -42,7 +42,8 @@
 // optional "errorKind": unknown, retryable, auth, bad_request, blocked,
 // script; text before an error is streamed first, so mid-stream failures can
 // be scripted). "latencyMs" delays the first chunk and honours cancellation;
-// the top-level "latencyMs" applies to responses that set none. "usage" is
+// the top-level "latencyMs" applies to responses that set none; the
+// top-level "deltaIntervalMs" spaces text deltas that far apart. "usage" is
 // reported as written; without it the engine reports a deterministic
 // estimate (a quarter of the bytes of the prompt and of the answer). Unknown
 // fields are errors.
@@ -79,6 +80,7 @@ import (
 type Engine struct {
 	name    string // the file name, for error messages
 	latency time.Duration
+	pace    time.Duration // between text deltas
 	roles   map[string][]entry
 
 	mu       sync.Mutex
@@ -100,6 +102,7 @@ func New(s *Script) (*Engine, error) {
 	e := &Engine{
 		name:    "script",
 		latency: time.Duration(s.LatencyMs) * time.Millisecond,
+		pace:    time.Duration(s.DeltaIntervalMs) * time.Millisecond,
 		roles:   make(map[string][]entry, len(s.Roles)),
 		used:    make(map[string][]bool, len(s.Roles)),
 	}
@@ -144,7 +147,18 @@ func (e *Engine) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chun
 			case <-t.C:
 			}
 		}
-		for _, d := range splitText(r.Text) {
+		first := time.Now()
+		for i, d := range splitText(r.Text) {
+			if i > 0 && e.pace > 0 {
+				// On the model's own clock: the time the consumer took
+				// over the last delta does not slow the next one.
+				t := time.NewTimer(time.Until(first.Add(time.Duration(i) * e.pace)))
+				select {
+				case <-ctx.Done():
+					t.Stop()
+				case <-t.C:
+				}
+			}
 			if err := ctx.Err(); err != nil {
 				yield(llm.Chunk{}, err)
 				return

@@ -207,6 +207,29 @@ func TestLatencyHonoursContext(t *testing.T) {
 	})
 }
 
+// TestDeltaInterval: deltas are due an interval apart on the model's own
+// clock, whatever the consumer spends on each.
+func TestDeltaInterval(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := mustEngine(t, `{"deltaIntervalMs":30,"roles":{"planner":[{"text":"kinase genes kinase genes kinase genes "}]}}`)
+		start := time.Now()
+		var at []time.Duration
+		for c, err := range e.Stream(t.Context(), llm.Request{Agent: "planner", Messages: []llm.Message{{Role: llm.RoleUser, Text: "x"}}}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Kind == llm.ChunkText {
+				at = append(at, time.Since(start))
+				time.Sleep(10 * time.Millisecond) // the consumer's own work
+			}
+		}
+		want := []time.Duration{0, 30 * time.Millisecond, 60 * time.Millisecond}
+		if diff := cmp.Diff(want, at); diff != "" {
+			t.Errorf("delta times mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
+
 func TestCancelledCallConsumesNothing(t *testing.T) {
 	e := mustEngine(t, `{"roles":{"planner":[{"text":"hi"}]}}`)
 	ctx, cancel := context.WithCancel(t.Context())
@@ -232,6 +255,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad regexp", `{"roles":{"planner":[{"text":"x","matchRegexp":"("}]}}`, "matchRegexp"},
 		{"nameless call", `{"roles":{"planner":[{"toolCalls":[{"args":{}}]}]}}`, "toolCalls[0]: name is required"},
 		{"negative latency", `{"roles":{"planner":[{"text":"x","latencyMs":-1}]}}`, "latencyMs is negative"},
+		{"negative delta interval", `{"deltaIntervalMs":-1,"roles":{}}`, "deltaIntervalMs is negative"},
 		{"trailing data", `{"roles":{}} {}`, "trailing data"},
 		{"not an object", `[]`, "cannot unmarshal"},
 	}
