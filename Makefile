@@ -11,7 +11,7 @@ GO_TEST_FLAGS ?= -race -shuffle=on -timeout 20m
 # The first run builds it (a few minutes); later runs use the build cache.
 GOLANGCI_LINT := go tool -modfile=tools/golangci-lint.mod golangci-lint
 
-.PHONY: run build test test-go test-fuzz test-security test-e2e check lint generate data eval clean help
+.PHONY: run build test test-go test-fuzz test-e2e bench check lint generate data eval clean help
 
 ## run: build, find or start PostgreSQL, and serve on http://127.0.0.1:8080
 run: build
@@ -52,6 +52,17 @@ test-fuzz:
 ## test-e2e: browser tests: headless Chromium against the real server
 test-e2e:
 	@if [ -f tests/e2e/package.json ]; then scripts/e2e.sh; else echo "no browser tests yet"; fi
+
+## bench: the speed figures beside their floors measured in the same run, as one table (bench.out keeps the raw output)
+bench:
+	@source scripts/db.sh && find_database && \
+	  source scripts/data-dir.sh && find_data_dir && \
+	  { go test -run '^$$' -bench 'PostToTurnStart' ./cmd/server/ && \
+	    go test -run '^$$' -bench 'ToolCallCPU' -benchtime 5x ./cmd/server/ && \
+	    go test -run '^$$' -bench 'DeliveryLatency|IdleStreamMemory' -benchtime 1x -timeout 15m ./cmd/server/ && \
+	    go test -run '^$$' -bench 'Append' ./internal/eventlog/ && \
+	    go test -run '^$$' -bench 'ConversationPage' -benchmem ./web/ ; } 2>&1 | tee bench.out | grep -E '^(Benchmark|ok|FAIL|---)' ; \
+	  go run ./tools/benchtable < bench.out
 
 ## generate: regenerate templ components
 generate:
