@@ -158,6 +158,24 @@ func TestUsersTokensSessions(t *testing.T) {
 	if id, err := db.UserIDByTokenHash(ctx, []byte("hash-1")); err != nil || id != ada.ID {
 		t.Errorf("UserIDByTokenHash = %q, %v", id, err)
 	}
+	// Use is recorded, to the minute: a second lookup at once writes nothing.
+	lastUsed := func() *time.Time {
+		ts, err := db.APITokens(ctx, ada.ID)
+		if err != nil || len(ts) != 1 {
+			t.Fatalf("APITokens = %v, %v", ts, err)
+		}
+		return ts[0].LastUsedAt
+	}
+	first := lastUsed()
+	if first == nil {
+		t.Fatal("a used token has no last use")
+	}
+	if _, err := db.UserIDByTokenHash(ctx, []byte("hash-1")); err != nil {
+		t.Fatal(err)
+	}
+	if again := lastUsed(); again == nil || !again.Equal(*first) {
+		t.Errorf("last use moved from %v to %v within a minute", first, again)
+	}
 	if err := db.RevokeAPIToken(ctx, dev.ID, tok.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("revoking another user's token: err = %v, want ErrNotFound", err)
 	}

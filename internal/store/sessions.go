@@ -25,10 +25,16 @@ func (db *DB) CreateSession(ctx context.Context, hash []byte, userID, csrf strin
 	})
 }
 
+// sessionSQL reads a live session and records that it was seen at most
+// once a minute, so most requests write nothing (see userByTokenSQL).
 const sessionSQL = `
-UPDATE web_sessions SET last_seen_at = now()
-WHERE token_hash = $1 AND expires_at > $2
-RETURNING user_id, csrf_token, expires_at`
+WITH s AS (
+	SELECT token_hash, user_id, csrf_token, expires_at, last_seen_at FROM web_sessions
+	WHERE token_hash = $1 AND expires_at > $2),
+seen AS (
+	UPDATE web_sessions w SET last_seen_at = now() FROM s
+	WHERE w.token_hash = s.token_hash AND s.last_seen_at < now() - interval '1 minute')
+SELECT user_id, csrf_token, expires_at FROM s`
 
 // SessionByHash returns a live session; an expired or unknown one is
 // ErrNotFound.
