@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"iter"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"strategist/internal/event/sseclient"
 	"strategist/internal/pgtest"
 )
 
@@ -28,31 +27,32 @@ func BenchmarkPostToTurnStart(b *testing.B) {
 		b.StopTimer()
 		conv := a.newConversation()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		next, stop := iter.Pull2(sseclient.Follow(ctx, a.streamURL(conv), a.Token, 0))
+		// A bare SSE reader (as the delivery benchmark's clients): the
+		// figure is the server's, not a client library's.
+		started, ended := make(chan time.Time, 1), make(chan struct{})
+		go func() {
+			defer close(ended)
+			readStream(ctx, http.DefaultClient, a.streamURL(conv), a.Token, func(rec streamRecord) bool {
+				if rec.Type == "turn_start" {
+					started <- time.Now()
+				}
+				return rec.Type == "turn_end"
+			})
+		}()
 		// Give the stream a moment to subscribe before the turn starts.
 		time.Sleep(20 * time.Millisecond)
 		floor.Sample(b, 3)
 		b.StartTimer()
 		start := time.Now()
 		a.startTurn(conv, "plan", "tRNA genes")
-		for {
-			rec, err, ok := next()
-			if !ok || err != nil {
-				b.Fatalf("stream ended: %v", err)
-			}
-			if rec.Type == "turn_start" {
-				lat = append(lat, time.Since(start))
-				break
-			}
+		select {
+		case at := <-started:
+			lat = append(lat, at.Sub(start))
+		case <-ended:
+			b.Fatal("the stream ended before turn_start")
 		}
 		b.StopTimer()
-		for {
-			rec, _, ok := next()
-			if !ok || rec.Type == "turn_end" {
-				break
-			}
-		}
-		stop()
+		<-ended
 		cancel()
 		b.StartTimer()
 	}
