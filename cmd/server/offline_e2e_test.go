@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"regexp"
@@ -104,6 +105,14 @@ func TestOfflineAcceptance(t *testing.T) {
 	if root != 89 || root != len(want) || union != 108 {
 		t.Errorf("root count %d (raw data %d, README example 89), union count %d (README example 108)", root, len(want), union)
 	}
+	// The root's genes download whole, the same set the raw files give.
+	for _, format := range []string{"tsv", "csv", "json"} {
+		got := srv.download(t, first.conv, string(first.strategy.RootStepID), format)
+		if !maps.Equal(got, map[string]bool(want)) {
+			t.Errorf("%s download: %d genes, want the %d of the raw data", format, len(got), len(want))
+		}
+	}
+	srv.call(t, http.MethodGet, "/api/v1/conversations/"+first.conv+"/strategy/steps/"+string(first.strategy.RootStepID)+"/results?format=xml", nil, nil, http.StatusBadRequest)
 	if len(first.strategy.Roots) != 1 {
 		t.Errorf("roots = %v, want one", first.strategy.Roots)
 	}
@@ -260,6 +269,7 @@ func (s *offlineServer) call(t *testing.T, method, path string, body, out any, w
 // offlineRun is one request planned and built: the two turns' records and the
 // strategy it left.
 type offlineRun struct {
+	conv       string
 	plan, exec []event.Record
 	strategy   snapshot
 }
@@ -279,7 +289,7 @@ func (s *offlineServer) scenario(t *testing.T, request string) offlineRun {
 		TurnID string `json:"turnId"`
 	}
 	s.call(t, http.MethodPost, prefix+"/turns", map[string]string{"message": request, "mode": "plan"}, &turn, http.StatusAccepted)
-	var r offlineRun
+	r := offlineRun{conv: conv.ID}
 	r.plan = s.follow(t, prefix, 0, turn.TurnID)
 	handoffs := records(r.plan, "handoff_requested")
 	if len(handoffs) != 1 {
@@ -553,4 +563,46 @@ func loadGeneData(t *testing.T, dir string) *eval.Data {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// download reads all of a step's genes in format and returns their ids.
+func (s *offlineServer) download(t *testing.T, conv, step, format string) map[string]bool {
+	t.Helper()
+	resp, err := http.Get(s.base + "/api/v1/conversations/" + conv + "/strategy/steps/" + step + "/results?format=" + format)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(resp.Header.Get("Content-Disposition"), "attachment") {
+		t.Fatalf("download %s = %d %v: %s", format, resp.StatusCode, resp.Header, raw)
+	}
+	ids := map[string]bool{}
+	switch format {
+	case "json":
+		var doc struct {
+			Count      int
+			Provenance struct{ Source string }
+			Records    []struct{ GeneID string }
+		}
+		if err := json.Unmarshal(raw, &doc); err != nil || doc.Provenance.Source == "" || doc.Count != len(doc.Records) {
+			t.Fatalf("JSON download (%v): %.300s", err, raw)
+		}
+		for _, r := range doc.Records {
+			ids[r.GeneID] = true
+		}
+	default:
+		lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+		sep := map[string]string{"tsv": "\t", "csv": ","}[format]
+		if len(lines) < 2 || !strings.HasPrefix(lines[0], "# ") || !strings.HasPrefix(lines[1], "gene_id"+sep+"product") {
+			t.Fatalf("%s download starts %q", format, lines[:min(2, len(lines))])
+		}
+		for _, l := range lines[2:] {
+			ids[strings.Split(l, sep)[0]] = true
+		}
+		if len(ids) != len(lines)-2 {
+			t.Errorf("%s download repeats genes", format)
+		}
+	}
+	return ids
 }

@@ -70,6 +70,9 @@ func (s *Server) undoStrategy(c echo.Context) error {
 }
 
 func (s *Server) stepResults(c echo.Context) error {
+	if format := c.QueryParam("format"); format != "" {
+		return s.downloadStepResults(c, format)
+	}
 	limit, err := queryInt(c, "limit", 50, 0, 1000)
 	if err != nil {
 		return err

@@ -1,0 +1,161 @@
+package server
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"strategist/internal/catalog"
+	"strategist/internal/strategy"
+)
+
+// downloadColumns are the columns of a step's genes as downloaded.
+var downloadColumns = []string{"gene_id", "product", "gene_type", "gene_name", "organism", "chromosome"}
+
+func downloadRow(r catalog.Record) []string {
+	return []string{r.GeneID, r.Product, r.GeneType, r.GeneName, r.Organism, r.Chromosome}
+}
+
+// downloadStepResults writes all of a step's genes as TSV, CSV or JSON,
+// a page of the catalog at a time (never all rows in memory), with the
+// answer's provenance: a "# " line above the header for TSV and CSV, a
+// field for JSON. Errors before the first page are ordinary JSON errors; a
+// page that fails later ends the file with an error line (TSV, CSV) or
+// leaves the JSON unterminated, and is logged.
+func (s *Server) downloadStepResults(c echo.Context, format string) error {
+	var contentType string
+	switch format {
+	case "tsv":
+		contentType = "text/tab-separated-values; charset=utf-8"
+	case "csv":
+		contentType = "text/csv; charset=utf-8"
+	case "json":
+		contentType = echo.MIMEApplicationJSON
+	default:
+		return badRequest(`format must be "tsv", "csv" or "json"`)
+	}
+	conv, snap, err := s.conversationAndStrategy(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	stepID := strategy.StepID(c.Param("stepId"))
+	page := catalog.Page{Limit: strategy.MaxPageSize}
+	ans, err := s.cfg.Strategies.StepResults(ctx, userID(c), snap.StrategyID, stepID, page)
+	if err != nil {
+		return strategyError(err)
+	}
+	h := c.Response().Header()
+	h.Set(echo.HeaderContentType, contentType)
+	h.Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="strategist-%s-%s.%s"`, conv.ID[:8], stepID, format))
+	h.Set("Cache-Control", "no-store")
+	c.Response().WriteHeader(http.StatusOK)
+	w := newGeneWriter(c.Response(), format, stepID, ans)
+	for {
+		for _, r := range ans.Records {
+			w.row(r)
+		}
+		c.Response().Flush()
+		page.Offset += len(ans.Records)
+		if len(ans.Records) < page.Limit || page.Offset >= ans.Count {
+			break
+		}
+		if ans, err = s.cfg.Strategies.StepResults(ctx, userID(c), snap.StrategyID, stepID, page); err != nil {
+			s.log.WarnContext(ctx, "downloading a step's genes", slog.String("step", string(stepID)), slog.Any("error", err))
+			w.fail(err)
+			return nil
+		}
+	}
+	w.end()
+	return nil
+}
+
+// geneWriter writes one download format.
+type geneWriter struct {
+	format string
+	w      io.Writer
+	csv    *csv.Writer
+	rows   int
+}
+
+func newGeneWriter(w io.Writer, format string, stepID strategy.StepID, first *catalog.Answer) *geneWriter {
+	g := &geneWriter{format: format, w: w}
+	p := first.Provenance
+	switch format {
+	case "json":
+		head, _ := json.Marshal(map[string]any{"stepId": stepID, "count": first.Count, "provenance": p})
+		fmt.Fprintf(w, "%s,\"columns\":%s,\"records\":[", head[:len(head)-1], mustJSON(downloadColumns))
+	default:
+		fmt.Fprintf(w, "# %d genes of step %s · %s\n", first.Count, stepID, provenanceLine(p))
+		if format == "csv" {
+			g.csv = csv.NewWriter(w)
+			_ = g.csv.Write(downloadColumns)
+			g.csv.Flush()
+		} else {
+			fmt.Fprintln(w, strings.Join(downloadColumns, "\t"))
+		}
+	}
+	return g
+}
+
+func (g *geneWriter) row(r catalog.Record) {
+	switch g.format {
+	case "json":
+		if g.rows > 0 {
+			_, _ = io.WriteString(g.w, ",")
+		}
+		b, _ := json.Marshal(r)
+		_, _ = g.w.Write(b)
+	case "csv":
+		_ = g.csv.Write(downloadRow(r))
+		g.csv.Flush()
+	default:
+		cells := downloadRow(r)
+		for i, v := range cells {
+			cells[i] = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ").Replace(v)
+		}
+		_, _ = io.WriteString(g.w, strings.Join(cells, "\t")+"\n")
+	}
+	g.rows++
+}
+
+func (g *geneWriter) end() {
+	if g.format == "json" {
+		_, _ = io.WriteString(g.w, "]}\n")
+	}
+}
+
+func (g *geneWriter) fail(err error) {
+	if g.format != "json" {
+		fmt.Fprintf(g.w, "# incomplete after %d genes: %s\n", g.rows, err)
+	}
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// provenanceLine says where an answer's genes come from.
+func provenanceLine(p catalog.Provenance) string {
+	parts := []string{p.Source}
+	if p.Release != "" {
+		parts = append(parts, "release "+p.Release)
+	}
+	if p.Year != 0 {
+		parts = append(parts, fmt.Sprint(p.Year))
+	}
+	if p.Approximate {
+		parts = append(parts, "approximate")
+	}
+	if p.Note != "" {
+		parts = append(parts, p.Note)
+	}
+	return strings.Join(parts, ", ")
+}
