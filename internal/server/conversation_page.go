@@ -6,11 +6,13 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"strategist/internal/catalog"
+	"strategist/internal/catalog/sites"
 	"strategist/internal/event"
 	"strategist/internal/eventlog"
 	"strategist/internal/store"
@@ -248,6 +250,13 @@ func (s *Server) stepResultsPage(c echo.Context) error {
 	}
 	stepID := strategy.StepID(c.Param("stepId"))
 	v := web.ResultsView{ConversationID: c.Param("id"), StepID: string(stepID), StepName: string(stepID), Offset: offset, Limit: limit}
+	if _, name := sites.GenePage(snap.SiteID, ""); name != "" {
+		v.GenePage = func(geneID string) string { u, _ := sites.GenePage(snap.SiteID, geneID); return u }
+		v.GenePageLabel = "Open the gene on " + name + " (its current release)"
+		if !strings.HasSuffix(snap.SiteID, sites.LiveSuffix) {
+			v.GenePageLabel = "Open the gene on " + name + " today; these genes come from the offline snapshot"
+		}
+	}
 	found := false
 	for _, st := range snap.Steps {
 		if st.ID == stepID {

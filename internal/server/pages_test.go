@@ -85,7 +85,7 @@ type fakeStrategies struct {
 	undos int
 }
 
-var twoSteps = strategy.Snapshot{StrategyID: "st1", Version: 2, RootStepID: "s2", Roots: []strategy.StepID{"s2"}, Steps: []strategy.Step{
+var twoSteps = strategy.Snapshot{StrategyID: "st1", SiteID: "plasmodb", Version: 2, RootStepID: "s2", Roots: []strategy.StepID{"s2"}, Steps: []strategy.Step{
 	{ID: "s1", Kind: strategy.KindSearch, SearchName: "GenesByGoTerm", DisplayName: "DNA replication"},
 	{ID: "s2", Kind: strategy.KindTransform, SearchName: "GenesByWeightFilter", Inputs: []strategy.StepID{"s1"}},
 }}
@@ -434,6 +434,15 @@ func TestStepResultsPage(t *testing.T) {
 	d := doc(t, r)
 	if r.status != 200 || testid(d, "result-row").Length() != 2 || d.Find("html body header").Length() != 0 {
 		t.Errorf("htmx results = %d with %d rows; want a fragment of 2 rows", r.status, testid(d, "result-row").Length())
+	}
+	// Gene ids open the gene on the conversation's site, in a new tab.
+	link := testid(d, "gene-link").First()
+	if href := link.AttrOr("href", ""); !strings.HasPrefix(href, "https://plasmodb.org/plasmo/app/record/gene/") ||
+		link.AttrOr("target", "") != "_blank" || link.AttrOr("rel", "") != "noopener" || !strings.Contains(link.AttrOr("title", ""), "PlasmoDB") {
+		t.Errorf("gene link = %q target %q rel %q title %q", href, link.AttrOr("target", ""), link.AttrOr("rel", ""), link.AttrOr("title", ""))
+	}
+	if got := testid(d, "download-tsv").AttrOr("href", ""); got != "/api/v1/conversations/"+conv.ID+"/strategy/steps/s1/results?format=tsv" {
+		t.Errorf("TSV download link = %q", got)
 	}
 	if got := testid(d, "results-next").AttrOr("hx-get", ""); got != "/conversations/"+conv.ID+"/strategy/steps/s1/results?offset=2&limit=2" {
 		t.Errorf("next = %q", got)
