@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -113,6 +114,22 @@ func TestOfflineAcceptance(t *testing.T) {
 		}
 	}
 	srv.call(t, http.MethodGet, "/api/v1/conversations/"+first.conv+"/strategy/steps/"+string(first.strategy.RootStepID)+"/results?format=xml", nil, nil, http.StatusBadRequest)
+	// The command line writes the same file.
+	var out strings.Builder
+	if err := run(t.Context(), []string{"genes", "--url", srv.base, first.conv, string(first.strategy.RootStepID)}, nil, &out, io.Discard, envMap(nil)); err != nil {
+		t.Fatalf("strategist genes: %v", err)
+	}
+	if lines := strings.Split(strings.TrimSpace(out.String()), "\n"); len(lines) != len(want)+2 || !strings.HasPrefix(lines[1], "gene_id\t") {
+		t.Errorf("strategist genes wrote %d lines, want a provenance line, a header and %d genes", len(lines), len(want))
+	}
+	for _, args := range [][]string{{"genes"}, {"genes", first.conv}, {"genes", "--format", "xml", first.conv, "s1"}} {
+		if err := run(t.Context(), args, nil, io.Discard, io.Discard, envMap(nil)); !errors.Is(err, errUsage) {
+			t.Errorf("strategist %v = %v, want a usage error", args, err)
+		}
+	}
+	if err := run(t.Context(), []string{"genes", "--url", srv.base, first.conv, "s999"}, nil, io.Discard, io.Discard, envMap(nil)); err == nil || !strings.Contains(err.Error(), "HTTP 404") {
+		t.Errorf("strategist genes for an unknown step = %v, want the server's 404", err)
+	}
 	if len(first.strategy.Roots) != 1 {
 		t.Errorf("roots = %v, want one", first.strategy.Roots)
 	}
