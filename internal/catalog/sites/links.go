@@ -22,8 +22,3 @@ func GenePage(siteID, geneID string) (pageURL, siteName string) {
 	}
 	return "", ""
 }
-
-// GOTermPage is where a GO term is described (the Gene Ontology's browser).
-func GOTermPage(goID string) string {
-	return "https://amigo.geneontology.org/amigo/term/" + url.PathEscape(goID)
-}

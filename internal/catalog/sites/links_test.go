@@ -17,7 +17,4 @@ func TestGenePage(t *testing.T) {
 			t.Errorf("GenePage(%q, %q) = %q, %q; want %q, %q", tt.site, tt.gene, u, n, tt.url, tt.name)
 		}
 	}
-	if got := sites.GOTermPage("GO:0006281"); got != "https://amigo.geneontology.org/amigo/term/GO:0006281" {
-		t.Errorf("GOTermPage = %q", got)
-	}
 }
