@@ -18,6 +18,9 @@ import (
 // downloadColumns are the columns of a step's genes as downloaded.
 var downloadColumns = []string{"gene_id", "product", "gene_type", "gene_name", "organism", "chromosome"}
 
+// tsvCell keeps a value on its line and in its column.
+var tsvCell = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
+
 func downloadRow(r catalog.Record) []string {
 	return []string{r.GeneID, r.Product, r.GeneType, r.GeneName, r.Organism, r.Chromosome}
 }
@@ -89,8 +92,9 @@ func newGeneWriter(w io.Writer, format string, stepID strategy.StepID, first *ca
 	p := first.Provenance
 	switch format {
 	case "json":
-		head, _ := json.Marshal(map[string]any{"stepId": stepID, "count": first.Count, "provenance": p})
-		fmt.Fprintf(w, "%s,\"columns\":%s,\"records\":[", head[:len(head)-1], mustJSON(downloadColumns))
+		// The object's fields before its records, left open for them.
+		head, _ := json.Marshal(map[string]any{"stepId": stepID, "count": first.Count, "provenance": p, "columns": downloadColumns})
+		fmt.Fprintf(w, "%s,\"records\":[", head[:len(head)-1])
 	default:
 		fmt.Fprintf(w, "# %d genes of step %s · %s\n", first.Count, stepID, provenanceLine(p))
 		if format == "csv" {
@@ -118,7 +122,7 @@ func (g *geneWriter) row(r catalog.Record) {
 	default:
 		cells := downloadRow(r)
 		for i, v := range cells {
-			cells[i] = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ").Replace(v)
+			cells[i] = tsvCell.Replace(v)
 		}
 		_, _ = io.WriteString(g.w, strings.Join(cells, "\t")+"\n")
 	}
@@ -135,11 +139,6 @@ func (g *geneWriter) fail(err error) {
 	if g.format != "json" {
 		fmt.Fprintf(g.w, "# incomplete after %d genes: %s\n", g.rows, err)
 	}
-}
-
-func mustJSON(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
 }
 
 // provenanceLine says where an answer's genes come from.
