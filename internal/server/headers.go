@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"strategist/internal/config"
 )
 
 // contentSecurityPolicy allows only the app's own scripts, styles and
@@ -43,15 +45,14 @@ func loopbackHostOnly(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// isLoopbackHost reports a Host header naming this machine: the loopback
+// names config.IsLoopback accepts for the listen address, with or without a
+// port, in any case, with or without a trailing dot.
 func isLoopbackHost(hostport string) bool {
 	host := hostport
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		host = h
 	}
-	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	host = strings.ToLower(strings.TrimSuffix(strings.Trim(host, "[]"), "."))
+	return config.IsLoopback(net.JoinHostPort(host, "0"))
 }
