@@ -368,7 +368,13 @@ func (s *Service) Cancel(ctx context.Context, userID, conversationID, turnID str
 	if tr.Status != store.TurnRunning {
 		return nil
 	}
-	if s.cancelLocal(turnID, errCancelled) {
+	return s.stop(ctx, turnID, errCancelled)
+}
+
+// stop cancels a running turn with cause: here at once, else through a
+// notification to the process that runs it.
+func (s *Service) stop(ctx context.Context, turnID string, cause error) error {
+	if s.cancelLocal(turnID, cause) {
 		return nil
 	}
 	return s.cfg.Store.Notify(ctx, cancelChannel, turnID)
@@ -390,10 +396,8 @@ func (s *Service) Delete(ctx context.Context, userID, conversationID string) err
 		if tr.Status != store.TurnRunning {
 			continue
 		}
-		if !s.cancelLocal(tr.ID, errDeleted) {
-			if err := s.cfg.Store.Notify(ctx, cancelChannel, tr.ID); err != nil {
-				return err
-			}
+		if err := s.stop(ctx, tr.ID, errDeleted); err != nil {
+			return err
 		}
 		s.waitEnded(ctx, userID, conversationID, tr.ID)
 	}
