@@ -250,8 +250,8 @@ func (s *Server) stepResultsPage(c echo.Context) error {
 	}
 	stepID := strategy.StepID(c.Param("stepId"))
 	v := web.ResultsView{ConversationID: c.Param("id"), StepID: string(stepID), StepName: string(stepID), Offset: offset, Limit: limit}
-	if _, name := sites.GenePage(snap.SiteID, ""); name != "" {
-		v.GenePage = func(geneID string) string { u, _ := sites.GenePage(snap.SiteID, geneID); return u }
+	if page, name := sites.GenePages(snap.SiteID); page != nil {
+		v.GenePage = page
 		v.GenePageLabel = "Open the gene on " + name + " (its current release)"
 		if !strings.HasSuffix(snap.SiteID, sites.LiveSuffix) {
 			v.GenePageLabel = "Open the gene on " + name + " today; these genes come from the offline snapshot"
