@@ -38,7 +38,8 @@ func (s *Server) streamEvents(c echo.Context) error {
 
 // streamContext is a stream's context: it ends with the request, when the
 // server begins shutting down (clients reconnect to another replica), or
-// when the session or token that opened it is revoked (EndStreamsOf).
+// when the session or token that opened it is revoked or its conversation
+// deleted (EndStreams).
 func (s *Server) streamContext(c echo.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(c.Request().Context())
 	stop := context.AfterFunc(s.stopping, cancel)
@@ -63,15 +64,16 @@ func (s *Server) EndStreams(key string) {
 	s.streams.end(key)
 }
 
-// streamSet tracks open streams by the credential that opened them.
+// streamSet tracks open streams by key: the credential that opened them
+// and their conversation (store.ConversationStreams).
 type streamSet struct {
 	mu   sync.Mutex
 	next int
 	by   map[string]map[int]context.CancelFunc
 }
 
-func (ss *streamSet) add(cred string, cancel context.CancelFunc) (forget func()) {
-	if cred == "" {
+func (ss *streamSet) add(key string, cancel context.CancelFunc) (forget func()) {
+	if key == "" {
 		return func() {}
 	}
 	ss.mu.Lock()
@@ -79,29 +81,28 @@ func (ss *streamSet) add(cred string, cancel context.CancelFunc) (forget func())
 	if ss.by == nil {
 		ss.by = map[string]map[int]context.CancelFunc{}
 	}
-	if ss.by[cred] == nil {
-		ss.by[cred] = map[int]context.CancelFunc{}
+	if ss.by[key] == nil {
+		ss.by[key] = map[int]context.CancelFunc{}
 	}
 	ss.next++
 	id := ss.next
-	ss.by[cred][id] = cancel
+	ss.by[key][id] = cancel
 	return func() {
 		ss.mu.Lock()
 		defer ss.mu.Unlock()
-		delete(ss.by[cred], id)
-		if len(ss.by[cred]) == 0 {
-			delete(ss.by, cred)
+		delete(ss.by[key], id)
+		if len(ss.by[key]) == 0 {
+			delete(ss.by, key)
 		}
 	}
 }
 
-func (ss *streamSet) end(cred string) int {
+func (ss *streamSet) end(key string) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	for _, cancel := range ss.by[cred] {
+	for _, cancel := range ss.by[key] {
 		cancel()
 	}
-	return len(ss.by[cred])
 }
 
 // serveStream follows the caller's conversation from after and writes one
