@@ -209,3 +209,30 @@ func TestUsersTokensSessions(t *testing.T) {
 		t.Errorf("deleted session: err = %v, want ErrNotFound", err)
 	}
 }
+
+// TestEndTurnOfDeletedConversation: a turn whose conversation was deleted
+// while it ran ends as not found at once (its last events have nowhere to
+// go), not with the database's error, so the orchestrator does not retry.
+func TestEndTurnOfDeletedConversation(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := newDB(t)
+	ada := mustUser(t, db, "ada@example.org")
+	conv, err := db.CreateConversation(ctx, ada.ID, "plasmodb", "Kinases", "offline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	turnID := "6f1d7a52-2d59-4a55-9c3e-1f0b8a7e4c21"
+	if _, err := db.StartTurnTx(ctx, store.StartTurn{UserID: ada.ID, ConversationID: conv.ID, TurnID: turnID,
+		Mode: "plan", Model: "offline", Owner: "test", Message: store.NewMessage{ID: "0c5e9f7a-8b1d-4f2e-a3c6-9d7b2e4f6a18", Role: "user", Content: "kinases"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.DeleteConversation(ctx, ada.ID, conv.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.EndTurnTx(ctx, store.EndTurn{TurnID: turnID, Status: "cancelled", Origin: "test",
+		Events: []store.NewEvent{{ConversationID: conv.ID, TurnID: turnID, Type: "turn_end", Payload: []byte(`{"status":"cancelled"}`)}}})
+	if !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("EndTurnTx after the conversation was deleted = %v, want ErrNotFound", err)
+	}
+}

@@ -123,8 +123,7 @@ func (db *DB) AppendEvents(ctx context.Context, origin string, batch []NewEvent)
 // into a *ConversationGoneError naming it, so that a group commit can fail
 // the appends of that conversation only; nil for any other failure.
 func (db *DB) appendGone(ctx context.Context, err error, groups []eventGroup) error {
-	var pgErr *pgconn.PgError
-	if !errors.As(err, &pgErr) || pgErr.Code != "23502" || pgErr.TableName != "events" {
+	if !seqNotAllocated(err) {
 		return nil
 	}
 	ids := make([]string, len(groups))
@@ -142,6 +141,13 @@ func (db *DB) appendGone(ctx context.Context, err error, groups []eventGroup) er
 		}
 	}
 	return nil
+}
+
+// seqNotAllocated reports the failure of an insert into events whose
+// conversation row was gone, so no sequence number was allocated for it.
+func seqNotAllocated(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23502" && pgErr.TableName == "events"
 }
 
 // eventGroup is one conversation's share of an append batch.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -75,8 +76,8 @@ SELECT pg_notify($3, encode(token_hash, 'hex')) FROM gone`
 const EndStreamsChannel = "strategist_end_streams"
 
 // ConversationStreams is the EndStreamsChannel payload for a conversation's
-// streams.
-func ConversationStreams(id string) string { return "conversation:" + id }
+// streams; ids are uuids, whatever case a URL used.
+func ConversationStreams(id string) string { return "conversation:" + strings.ToLower(id) }
 
 // RevokeAPIToken revokes one of the user's tokens; an unknown, foreign or
 // already revoked token is ErrNotFound.

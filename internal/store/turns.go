@@ -204,7 +204,9 @@ func (db *DB) EndTurnTx(ctx context.Context, et EndTurn) ([]EventRow, error) {
 		return err
 	}
 	check := func(err error) error {
-		if err == nil && !ended {
+		// A turn no longer running, or whose conversation was deleted with
+		// it (its last events then have nowhere to go), is not found.
+		if !ended && (err == nil || seqNotAllocated(err)) {
 			return ErrNotFound
 		}
 		return err
