@@ -136,13 +136,6 @@ func (v *Vocabulary) Problem(term string) string {
 // maxListedTerms is the largest vocabulary whose terms a problem lists.
 const maxListedTerms = 12
 
-// Leaves returns the leaf terms under term in a tree vocabulary, and
-// whether the vocabulary is a tree that knows the term.
-func (v *Vocabulary) Leaves(term string) ([]string, bool) {
-	l, ok := v.leaves[term]
-	return l, ok
-}
-
 // CountSelected counts what a selection covers: in a tree vocabulary the
 // leaves under the selected terms (WDK counts only leaves), else the terms.
 func (v *Vocabulary) CountSelected(terms []string) int {

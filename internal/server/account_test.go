@@ -123,7 +123,7 @@ func newLiveEnv(t *testing.T, secret bool, timeout time.Duration, opts ...func(*
 	logs := &syncLog{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	keys := sites.NewKeyring(db, creds, timeout, log)
-	reg, err := sites.Live(off, keys, wsrv.URL+"/plasmo/service", timeout, log)
+	reg, err := sites.NewLive(sites.LiveConfig{Offline: off, Keys: keys, BaseURL: wsrv.URL + "/plasmo/service", Timeout: timeout, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}

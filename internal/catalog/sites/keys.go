@@ -229,13 +229,6 @@ func (k *Keyring) Delete(ctx context.Context, userID, siteID string) error {
 	return nil
 }
 
-// Live builds the live WDK client over the keyring and the registry over
-// both catalogs, keeping the live catalog in memory only (tests); main uses
-// NewLive with the document cache.
-func Live(off catalog.Catalog, keys *Keyring, baseURL string, timeout time.Duration, log *slog.Logger) (*Registry, error) {
-	return NewLive(LiveConfig{Offline: off, Keys: keys, BaseURL: baseURL, Timeout: timeout, Logger: log})
-}
-
 // LiveConfig configures NewLive. Offline and Keys are required.
 type LiveConfig struct {
 	Offline catalog.Catalog

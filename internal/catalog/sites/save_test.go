@@ -130,7 +130,7 @@ func liveRegistryCreds(t *testing.T, fake *wdkfake.Fake) (*sites.Registry, conte
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, err := sites.Live(off, sites.NewKeyring(db, creds, 2*time.Second, nil), srv.URL+"/plasmo/service", 2*time.Second, nil)
+	reg, err := sites.NewLive(sites.LiveConfig{Offline: off, Keys: sites.NewKeyring(db, creds, 2*time.Second, nil), BaseURL: srv.URL + "/plasmo/service", Timeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

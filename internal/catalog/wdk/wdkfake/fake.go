@@ -22,6 +22,7 @@ package wdkfake
 import (
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"log/slog"
 	"net/http"
@@ -521,11 +522,7 @@ func (f *Fake) workspace(w http.ResponseWriter, r *http.Request) {
 		"<p>Strategy <span data-testid=\"wdk-strategy-id\">%d</span> of user %d: "+
 		"<span data-testid=\"wdk-strategy-size\">%s</span> genes.</p>"+
 		"<p>This is Strategist's WDK fake, a test double, not VEuPathDB.</p>",
-		s.id, htmlEscape(s.name), s.id, s.owner, size)
-}
-
-func htmlEscape(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#39;").Replace(s)
+		s.id, html.EscapeString(s.name), s.id, s.owner, size)
 }
 
 func writeRaw(w http.ResponseWriter, status int, s string) {
