@@ -65,14 +65,14 @@ RETURNING id`
 // conversation (locking it for the rest of the transaction), moves the
 // pending handoff the turn accepts ($7; empty for none) to accepted, and
 // inserts the running turn only when both succeeded. It reports which did:
-// no conversation row means another user's conversation (or none); no
-// handoff row, a handoff already decided. A second running turn of the
+// no conversation (a NULL site) means another user's conversation (or
+// none); no handoff row, a handoff already decided. A second running turn of the
 // conversation fails the insert on the running-turn index.
 const startTurnSQL = `
 WITH c AS (
     UPDATE conversations SET mode = $3, model = $4, updated_at = now()
     WHERE id = $1 AND user_id = $2
-    RETURNING id),
+    RETURNING id, site_id),
 h AS (
     UPDATE handoffs SET status = 'accepted', execute_turn_id = $5, decided_at = now()
     WHERE id = NULLIF($7::text, '')::uuid AND status = 'pending'
@@ -83,13 +83,21 @@ t AS (
     SELECT $5, c.id, $3, $4, $6 FROM c
     WHERE $7::text = '' OR EXISTS (SELECT 1 FROM h)
     RETURNING id)
-SELECT EXISTS (SELECT 1 FROM c), EXISTS (SELECT 1 FROM h), EXISTS (SELECT 1 FROM t)`
+SELECT (SELECT site_id FROM c), EXISTS (SELECT 1 FROM h), EXISTS (SELECT 1 FROM t)`
+
+// StartedTurn is what a turn's start committed.
+type StartedTurn struct {
+	// SiteID is the conversation's VEuPathDB site.
+	SiteID string
+	// Events are the stored first events, for publishing.
+	Events []EventRow
+}
 
 // StartTurnTx commits a turn's beginning: the user message, the turn row
 // (running), the conversation's mode and model, and the first events. A
 // running turn of the same conversation makes it ErrConflict; another user's
 // conversation, or a handoff to accept that is no longer pending,
-// ErrNotFound. The stored events are returned for publishing.
+// ErrNotFound.
 //
 // It takes one round trip, as a bare commit does: its statements go to the
 // database in one pipeline, which PostgreSQL runs as one implicit
@@ -98,44 +106,46 @@ SELECT EXISTS (SELECT 1 FROM c), EXISTS (SELECT 1 FROM h), EXISTS (SELECT 1 FROM
 // only be seen here afterwards: when startTurnSQL inserts no turn, the user
 // message that names the turn breaks its foreign key, so nothing of the
 // start is kept.
-func (db *DB) StartTurnTx(ctx context.Context, st StartTurn) ([]EventRow, error) {
+func (db *DB) StartTurnTx(ctx context.Context, st StartTurn) (StartedTurn, error) {
 	if st.TurnID == "" {
-		return nil, fmt.Errorf("store: start turn: no turn id")
+		return StartedTurn{}, fmt.Errorf("store: start turn: no turn id")
 	}
 	var (
-		owned, accepted, started bool
-		events                   *queuedAppend
+		site              *string
+		accepted, started bool
+		events            *queuedAppend
 	)
 	b := &pgx.Batch{}
 	b.Queue(startTurnSQL, st.ConversationID, st.UserID, st.Mode, st.Model, st.TurnID, st.Owner, st.AcceptHandoff).QueryRow(func(row pgx.Row) error {
-		return row.Scan(&owned, &accepted, &started)
+		return row.Scan(&site, &accepted, &started)
 	})
 	m := st.Message
 	b.Queue(insertMessageSQL, m.ID, st.ConversationID, st.TurnID, m.Role, m.Content, nullableJSON(m.Data))
 	if len(st.Events) > 0 {
 		var err error
 		if events, err = queueAppendEvents(b, st.Origin, st.Events); err != nil {
-			return nil, translate("start turn", err)
+			return StartedTurn{}, translate("start turn", err)
 		}
 	}
 	err := db.pool.SendBatch(ctx, b).Close()
 	switch {
-	case err == nil && started:
-	case !owned && (err == nil || isForeignKeyViolation(err)):
+	case err == nil && started && site != nil:
+	case site == nil && (err == nil || isForeignKeyViolation(err)):
 		// Not this user's conversation: the message's foreign key
 		// failed, and nothing was written.
-		return nil, translate("start turn", ErrNotFound)
+		return StartedTurn{}, translate("start turn", ErrNotFound)
 	case st.AcceptHandoff != "" && !accepted && (err == nil || isForeignKeyViolation(err)):
-		return nil, translate("start turn", ErrNotFound)
+		return StartedTurn{}, translate("start turn", ErrNotFound)
 	case err == nil:
-		return nil, fmt.Errorf("store: start turn: no turn was inserted")
+		return StartedTurn{}, fmt.Errorf("store: start turn: no turn was inserted")
 	default:
-		return nil, translate("start turn", err)
+		return StartedTurn{}, translate("start turn", err)
 	}
-	if events == nil {
-		return nil, nil
+	out := StartedTurn{SiteID: *site}
+	if events != nil {
+		out.Events = events.out
 	}
-	return events.out, nil
+	return out, nil
 }
 
 // isForeignKeyViolation reports whether err is PostgreSQL's
