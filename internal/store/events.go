@@ -69,6 +69,10 @@ SELECT id FROM conversations WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`
 // server processes until commit, so commit order is sequence order. An
 // event's seq is its conversation's base plus its rank among that
 // conversation's events in the batch (k, 1-based, computed by the caller).
+// It leaves the conversation's updated_at alone (a turn's start and end set
+// it): updated_at is indexed, so changing it would make every append write
+// two index entries besides the counter's new row version, where changing
+// only the counter is a heap-only update.
 //
 // The announcement tells the other server processes which ranges to read:
 // "origin|conversation|first|last", with a further "|conversation|first|last"
@@ -83,7 +87,7 @@ SELECT id FROM conversations WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`
 // statement on events.seq being null (see appendGone).
 const insertEventsSQL = `
 WITH alloc AS (
-    UPDATE conversations v SET last_event_seq = v.last_event_seq + k.n, updated_at = now()
+    UPDATE conversations v SET last_event_seq = v.last_event_seq + k.n
     FROM unnest($6::uuid[], $7::bigint[]) AS k(id, n)
     WHERE v.id = k.id
     RETURNING v.id, v.last_event_seq - k.n AS base, v.last_event_seq AS last

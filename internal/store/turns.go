@@ -203,9 +203,15 @@ type EndTurn struct {
 	Origin string
 }
 
+// endTurnSQL ends a running turn and marks its conversation as updated
+// (the conversation list's order): no row is updated when the turn was no
+// longer running.
 const endTurnSQL = `
-UPDATE turns SET status = $2, error = $3, usage = $4, ended_at = now()
-WHERE id = $1 AND status = 'running'`
+WITH t AS (
+    UPDATE turns SET status = $2, error = $3, usage = $4, ended_at = now()
+    WHERE id = $1 AND status = 'running'
+    RETURNING conversation_id)
+UPDATE conversations SET updated_at = now() WHERE id IN (SELECT conversation_id FROM t)`
 
 // EndTurnTx records a turn's end and appends its last events in one
 // transaction, so the row and the stream agree. A turn that is no longer
