@@ -262,6 +262,9 @@ func (s *Service) StartTurn(ctx context.Context, req TurnRequest) (string, error
 // ownership, and a refused request reads the conversation so that another
 // user's is ErrNotFound rather than a complaint about the request.
 func (s *Service) checkTurn(ctx context.Context, req TurnRequest) (string, error) {
+	if err := uuid.Validate(req.ConversationID); err != nil || len(req.ConversationID) != 36 {
+		return "", fmt.Errorf("chat: conversation %q: %w", req.ConversationID, store.ErrNotFound)
+	}
 	var current string
 	if req.Model == "" {
 		conv, err := s.cfg.Store.Conversation(ctx, req.UserID, req.ConversationID)
