@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"net/mail"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"strategist/internal/store"
@@ -80,6 +81,7 @@ type Service struct {
 	throttle *throttle
 	gate     *hashGate
 	creds    *credCache
+	devUser  atomic.Pointer[store.User]
 	// dummyHash is checked for unknown emails so that timing does not reveal
 	// which emails have accounts.
 	dummyHash string
@@ -182,8 +184,19 @@ func (s *Service) SignIn(ctx context.Context, email, password, clientIP string) 
 }
 
 // DevUser returns (creating it on first use) dev mode's implicit user.
+//
+// The account is created once and never removed, so the first answer is
+// kept: dev mode's requests cost no database write each.
 func (s *Service) DevUser(ctx context.Context) (store.User, error) {
-	return s.store.EnsureUserWithoutPassword(ctx, DevEmail)
+	if u := s.devUser.Load(); u != nil {
+		return *u, nil
+	}
+	u, err := s.store.EnsureUserWithoutPassword(ctx, DevEmail)
+	if err != nil {
+		return store.User{}, err
+	}
+	s.devUser.Store(&u)
+	return u, nil
 }
 
 func (s *Service) openSession(ctx context.Context, userID string) (string, Session, error) {
