@@ -11,6 +11,7 @@ import (
 
 	"strategist/internal/catalog/enrich"
 	"strategist/internal/strategy"
+	"strategist/web"
 )
 
 // CodeEnrichmentUnavailable: GO enrichment cannot be computed for the
@@ -117,4 +118,44 @@ func enrichmentError(err error) (*APIError, bool) {
 		return badRequest("cutoff: " + enrich.ErrInvalidCutoff.Error()), true
 	}
 	return nil, false
+}
+
+// stepEnrichmentPage is GET /conversations/{id}/strategy/steps/{stepId}/enrichment:
+// the step's GO enrichment table, as the fragment htmx puts under its
+// genes, or as a page of its own for a plain browser. A step without one
+// (a live site, a search the snapshot cannot evaluate) says why instead.
+func (s *Server) stepEnrichmentPage(c echo.Context) error {
+	cutoff, err := queryCutoff(c)
+	if err != nil {
+		return err
+	}
+	snap, err := s.conversationStrategy(c)
+	if err != nil {
+		return err
+	}
+	stepID := strategy.StepID(c.Param("stepId"))
+	st, ok := snap.Step(stepID)
+	if !ok {
+		return strategyError(strategy.ErrStepNotFound)
+	}
+	v := web.EnrichmentView{ConversationID: c.Param("id"), StepID: string(stepID), StepName: st.DisplayName}
+	if v.StepName == "" {
+		v.StepName = st.SearchName
+	}
+	res, err := s.cfg.Strategies.StepEnrichment(c.Request().Context(), userID(c), snap.StrategyID, stepID, cutoff)
+	if err != nil {
+		ae := toAPIError(strategyError(err))
+		if ae.Status >= 500 && ae.Code != CodeUnavailable && ae.Code != CodeSiteUnavailable && ae.Code != CodeSiteError {
+			return err
+		}
+		if ae.Status == http.StatusNotFound {
+			return ae
+		}
+		v.Error = ae.Message
+	}
+	v.Result = res
+	if isHTMX(c) {
+		return s.render(c, http.StatusOK, web.Enrichment(v))
+	}
+	return s.render(c, http.StatusOK, web.EnrichmentPage(s.page(c, "GO enrichment of "+v.StepName), v))
 }

@@ -167,3 +167,69 @@ func TestStepEnrichmentUnavailable(t *testing.T) {
 		t.Errorf("enrichment without annotations = %d %s", r.status, r.body)
 	}
 }
+
+// TestStepEnrichmentPage: the results panel offers GO enrichment; its
+// fragment lists the terms with GO ids linking to their term pages in a new
+// tab, without opener; it is the owner's only and an unknown step is 404.
+func TestStepEnrichmentPage(t *testing.T) {
+	t.Parallel()
+	e, _, _, conv, root := enrichmentEnv(t, false)
+	cookie := func(email string) *http.Cookie {
+		token, _, err := e.accounts.SignIn(context.Background(), email, "correct horse battery", "192.0.2.1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &http.Cookie{Name: "strategist_session", Value: token}
+	}
+	ada, eve := cookie("ada@example.org"), cookie("eve@example.org")
+	get := func(c *http.Cookie, path string, htmx bool) response {
+		req, _ := http.NewRequest(http.MethodGet, e.srv.URL+path, nil)
+		req.AddCookie(c)
+		if htmx {
+			req.Header.Set("HX-Request", "true")
+		}
+		return e.send(req)
+	}
+	base := "/conversations/" + conv + "/strategy/steps/" + string(root)
+
+	d := doc(t, get(ada, base+"/results", true))
+	if got := testid(d, "enrichment-button").AttrOr("hx-get", ""); got != base+"/enrichment" {
+		t.Errorf("GO enrichment button hx-get = %q", got)
+	}
+
+	r := get(ada, base+"/enrichment", true)
+	d = doc(t, r)
+	if r.status != http.StatusOK || d.Find("header.top").Length() != 0 || testid(d, "enrichment-table").Length() != 1 {
+		t.Fatalf("enrichment fragment = %d: %s", r.status, r.body)
+	}
+	for _, id := range []string{"GO:0006260", "GO:0006281"} {
+		row := d.Find(`[data-testid="enrichment-row"][data-go-id="` + id + `"]`)
+		link := row.Find(`[data-testid="go-link"]`)
+		if row.Length() != 1 || link.AttrOr("href", "") != "https://amigo.geneontology.org/amigo/term/"+id ||
+			link.AttrOr("target", "") != "_blank" || link.AttrOr("rel", "") != "noopener" || strings.TrimSpace(link.Text()) != id {
+			t.Errorf("%s row = %q, link href %q target %q rel %q", id, row.Text(), link.AttrOr("href", ""), link.AttrOr("target", ""), link.AttrOr("rel", ""))
+		}
+		if bh := strings.TrimSpace(row.Find(`[data-testid="enrichment-bh"]`).Text()); !strings.Contains(bh, "e-") {
+			t.Errorf("%s BH = %q, want a small p-value", id, bh)
+		}
+	}
+	if got := testid(d, "enrichment-download-tsv").AttrOr("href", ""); got != "/api/v1"+base+"/enrichment?cutoff=0.05&format=tsv" {
+		t.Errorf("TSV link = %q", got)
+	}
+	if !strings.Contains(testid(d, "enrichment-limits").Text(), "evidence codes") {
+		t.Errorf("limits = %q", testid(d, "enrichment-limits").Text())
+	}
+	if r := get(ada, base+"/enrichment?cutoff=1e-40", false); r.status != http.StatusOK || doc(t, r).Find("header.top").Length() != 1 ||
+		testid(doc(t, r), "enrichment-row").Length() == 0 || testid(doc(t, r), "enrichment-row").Length() >= testid(d, "enrichment-row").Length() {
+		t.Errorf("plain page with cutoff 1e-40 = %d", r.status)
+	}
+	if r := get(ada, "/conversations/"+conv+"/strategy/steps/s99/enrichment", true); r.status != http.StatusNotFound {
+		t.Errorf("unknown step = %d", r.status)
+	}
+	if r := get(eve, base+"/enrichment", true); r.status != http.StatusNotFound {
+		t.Errorf("another user = %d", r.status)
+	}
+	if r := get(ada, base+"/enrichment?cutoff=-1", true); r.status != http.StatusBadRequest {
+		t.Errorf("bad cutoff = %d", r.status)
+	}
+}
