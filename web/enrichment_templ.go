@@ -351,20 +351,20 @@ func Enrichment(v EnrichmentView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"GO enrichment table\"><table data-testid=\"enrichment-table\"><caption class=\"small muted\">By p-value; BH is the Benjamini–Hochberg adjusted p-value over all ")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "<p class=\"small muted\" id=\"enrichment-caption\">Terms by p-value; BH is the Benjamini–Hochberg adjusted p-value over all ")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var21 string
 				templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(r.TestedTerms))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/enrichment.templ`, Line: 59, Col: 133}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/enrichment.templ`, Line: 57, Col: 155}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var21))
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, " tested terms.</caption> <thead><tr><th scope=\"col\">GO term</th><th scope=\"col\">Name</th><th scope=\"col\" title=\"Genes of the step in the term, of its annotated genes\">Genes</th><th scope=\"col\" title=\"Genes in the term, of all annotated genes\">Background</th><th scope=\"col\">Fold</th><th scope=\"col\">p</th><th scope=\"col\">BH</th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, " tested terms.</p><div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"GO enrichment table\"><table data-testid=\"enrichment-table\" aria-describedby=\"enrichment-caption\"><thead><tr><th scope=\"col\">GO term</th><th scope=\"col\">Name</th><th scope=\"col\" title=\"Genes of the step in the term, of its annotated genes\">Genes</th><th scope=\"col\" title=\"Genes in the term, of all annotated genes\">Background</th><th scope=\"col\">Fold</th><th scope=\"col\">p</th><th scope=\"col\">BH</th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
