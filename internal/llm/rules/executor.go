@@ -28,6 +28,9 @@ func executeTurn(t *turn) response {
 		return buildApproved(a, bc, tree)
 	}
 	p := english.Parse(t.user)
+	if p.Follow == english.FollowEnrich {
+		return enrichTurn(a)
+	}
 	if p.Root == nil {
 		return say(nothingToSearch(t.user))
 	}

@@ -30,6 +30,9 @@ func planTurn(t *turn) response {
 	if p.Follow == english.FollowUndo {
 		return undoTurn(a, cur, goalOf(t.user))
 	}
+	if p.Follow == english.FollowEnrich {
+		return say(enrichInPlanMode(cur))
+	}
 	if p.Root == nil {
 		return say(nothingToSearch(t.user))
 	}
