@@ -1,0 +1,216 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"strategist/internal/event"
+)
+
+// mcpSession connects the go-sdk client to the app's /mcp with token.
+func mcpSession(t *testing.T, ctx context.Context, a *testApp, token string) (*mcp.ClientSession, error) {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "strategist-test", Version: "1"}, nil)
+	return client.Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint:   a.URL + "/mcp",
+		HTTPClient: &http.Client{Transport: bearer{token: token, next: http.DefaultTransport}},
+	}, nil)
+}
+
+// callTool runs a tool and decodes its structured result into out; a tool
+// error fails the test.
+func callTool(t *testing.T, ctx context.Context, s *mcp.ClientSession, name string, args map[string]any, out any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if res.IsError {
+		t.Fatalf("%s failed: %s", name, res.Content[0].(*mcp.TextContent).Text)
+	}
+	raw, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != nil {
+		if err := json.Unmarshal(raw, out); err != nil {
+			t.Fatalf("%s: %v: %s", name, err, raw)
+		}
+	}
+	return res
+}
+
+type mcpStep struct {
+	Step struct {
+		StepID string `json:"stepId"`
+		Count  struct {
+			Value      *int   `json:"value"`
+			Provenance string `json:"provenance"`
+		} `json:"count"`
+	} `json:"step"`
+}
+
+// TestMCPBuildsAStrategyTheConversationShows: the go-sdk client lists the
+// agents' tools at /mcp, builds a two-step strategy in a conversation it
+// creates, and the conversation's event stream carries each change as a
+// graph_snapshot, as the page shows them; another user's token finds
+// nothing, and no token is a 401.
+func TestMCPBuildsAStrategyTheConversationShows(t *testing.T) {
+	t.Parallel()
+	a := startApp(t, appOptions{})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	s, err := mcpSession(t, ctx, a, a.Token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+
+	tools, err := s.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	for _, want := range []string{"list_sites", "search_for_searches", "get_search_parameters", "lookup_genes", "create_conversation", "get_strategy", "create_step", "combine_steps"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("%s not offered: %v", want, names)
+		}
+	}
+
+	var found struct {
+		Searches []struct{ Name string } `json:"searches"`
+	}
+	res := callTool(t, ctx, s, "search_for_searches", map[string]any{"query": "chromosome location"}, &found)
+	if !slices.ContainsFunc(found.Searches, func(x struct{ Name string }) bool { return x.Name == "GenesByLocation" }) {
+		t.Errorf("GenesByLocation not found: %+v", found)
+	}
+	if p, _ := res.Meta["strategist/provenance"].(map[string]any); p["offline"] != true || p["site"] != "plasmodb" {
+		t.Errorf("provenance %v", res.Meta)
+	}
+
+	var conv struct{ ConversationID, URL string }
+	callTool(t, ctx, s, "create_conversation", map[string]any{"title": "Repair off 14"}, &conv)
+	if !strings.HasSuffix(conv.URL, "/conversations/"+conv.ConversationID) {
+		t.Errorf("url %q", conv.URL)
+	}
+	var repair, chr14, root mcpStep
+	callTool(t, ctx, s, "create_step", map[string]any{"conversationId": conv.ConversationID, "search_name": "GenesByGoTerm",
+		"parameters": map[string]any{"go_typeahead": `["GO:0006281"]`, "organism": `["Plasmodium falciparum 3D7"]`}}, &repair)
+	callTool(t, ctx, s, "create_step", map[string]any{"conversationId": conv.ConversationID, "search_name": "GenesByLocation",
+		"parameters": map[string]any{"chromosomeOptional": "Pf3D7_14_v3"}}, &chr14)
+	callTool(t, ctx, s, "combine_steps", map[string]any{"conversationId": conv.ConversationID,
+		"left_step_id": repair.Step.StepID, "right_step_id": chr14.Step.StepID, "operator": "MINUS"}, &root)
+	if c := repair.Step.Count.Value; c == nil || *c != 60 {
+		t.Errorf("DNA repair counts %v, want 60", c)
+	}
+	n := root.Step.Count.Value
+	if n == nil || *n <= 0 || *n >= 60 || !strings.Contains(root.Step.Count.Provenance, "offline") {
+		t.Fatalf("root count %v (%s)", n, root.Step.Count.Provenance)
+	}
+	var overview struct {
+		RootStepID string `json:"rootStepId"`
+		Steps      []json.RawMessage
+	}
+	callTool(t, ctx, s, "get_strategy", map[string]any{"conversationId": conv.ConversationID}, &overview)
+	if overview.RootStepID != root.Step.StepID || len(overview.Steps) != 3 {
+		t.Errorf("overview root %s with %d steps", overview.RootStepID, len(overview.Steps))
+	}
+
+	// The conversation's stream has every version, up to the combined
+	// strategy: what an open page draws.
+	var last struct {
+		Snapshot struct {
+			RootStepID string `json:"rootStepId"`
+		} `json:"snapshot"`
+	}
+	recs := a.collect(conv.ConversationID, 0, 10*time.Second, func(recs []event.Record) bool {
+		snaps := find(recs, "graph_snapshot")
+		return len(snaps) > 0 && json.Unmarshal(snaps[len(snaps)-1].Payload, &last) == nil && last.Snapshot.RootStepID == root.Step.StepID
+	})
+	if snaps := find(recs, "graph_snapshot"); len(snaps) < 3 {
+		t.Errorf("%d graph snapshots for three changes", len(snaps))
+	}
+
+	// Another user's token: the conversation is not found.
+	u, err := a.app.accounts.CreateUser(ctx, "eve"+conv.ConversationID[:8]+"@example.org", "correct horse battery")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eveToken, _, err := a.app.accounts.CreateAPIToken(ctx, u.ID, "eve")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eve, err := mcpSession(t, ctx, a, eveToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eve.Close()
+	got, err := eve.CallTool(ctx, &mcp.CallToolParams{Name: "get_strategy", Arguments: map[string]any{"conversationId": conv.ConversationID}})
+	if err != nil || !got.IsError || !strings.Contains(got.Content[0].(*mcp.TextContent).Text, `"NOT_FOUND"`) {
+		t.Errorf("another user's conversation: %v %+v", err, got)
+	}
+
+	if _, err := mcpSession(t, ctx, a, "stg_wrong"); err == nil || !strings.Contains(err.Error(), "401") && !strings.Contains(err.Error(), "Unauthorized") {
+		t.Errorf("a wrong token connected: %v", err)
+	}
+}
+
+// TestMCPStdioBridge: `strategist mcp` relays an MCP client on standard
+// input and output to the server: the tools are the server's, and a token
+// the server refuses is an error the client sees.
+func TestMCPStdioBridge(t *testing.T) {
+	t.Parallel()
+	a := startApp(t, appOptions{})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	for _, tc := range []struct {
+		name, token string
+		ok          bool
+	}{{"token", a.Token, true}, {"refused token", "stg_wrong", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			clientSide, bridgeSide := mcp.NewInMemoryTransports()
+			bctx, stop := context.WithCancel(ctx)
+			done := make(chan error, 1)
+			go func() { done <- bridgeMCP(bctx, bridgeSide, a.URL+"/mcp", tc.token) }()
+			defer func() {
+				stop()
+				if err := <-done; err != nil {
+					t.Errorf("bridge: %v", err)
+				}
+			}()
+			client := mcp.NewClient(&mcp.Implementation{Name: "desktop", Version: "1"}, nil)
+			s, err := client.Connect(bctx, clientSide, nil)
+			if !tc.ok {
+				if err == nil || !strings.Contains(err.Error(), "refused") {
+					t.Errorf("connected with a refused token: %v", err)
+				}
+				if s != nil {
+					s.Close()
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			var sites struct {
+				CurrentSite string `json:"currentSite"`
+			}
+			callTool(t, bctx, s, "list_sites", nil, &sites)
+			if sites.CurrentSite != "plasmodb" {
+				t.Errorf("current site %q", sites.CurrentSite)
+			}
+		})
+	}
+}
