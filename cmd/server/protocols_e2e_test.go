@@ -6,12 +6,14 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"strategist/internal/event"
+	"strategist/internal/event/eventtest"
 )
 
 // mcpSession connects the go-sdk client to the app's /mcp with token.
@@ -213,4 +215,63 @@ func TestMCPStdioBridge(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMCPAskStrategist: ask_strategist runs the offline planner and the
+// build as turns of a new conversation, reports sub-agent progress as MCP
+// progress notifications, and answers with the acceptance strategy's root
+// count; the conversation's transcript keeps the stream's invariants.
+func TestMCPAskStrategist(t *testing.T) {
+	t.Parallel()
+	a := startApp(t, appOptions{})
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	var mu sync.Mutex
+	var progress []string
+	client := mcp.NewClient(&mcp.Implementation{Name: "strategist-test", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			progress = append(progress, req.Params.Message)
+			mu.Unlock()
+		},
+	})
+	s, err := client.Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint:   a.URL + "/mcp",
+		HTTPClient: &http.Client{Transport: bearer{token: a.Token, next: http.DefaultTransport}},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var got struct {
+		ConversationID string
+		Status         string
+		Answer         string
+		RootCount      *int
+		PlanWaiting    bool
+	}
+	params := &mcp.CallToolParams{Name: "ask_strategist", Arguments: map[string]any{
+		"message": "Find P. falciparum genes involved in DNA replication or DNA repair, excluding genes on chromosome 14", "build": true}}
+	params.SetProgressToken("ask-1")
+	res, err := s.CallTool(ctx, params)
+	if err != nil || res.IsError {
+		t.Fatalf("ask_strategist: %v %+v", err, res)
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(raw, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != "completed" || got.RootCount == nil || *got.RootCount != 89 || got.PlanWaiting {
+		t.Fatalf("ask_strategist answered %s", raw)
+	}
+	if !strings.Contains(got.Answer, "Sub-agents: 3 tasks") {
+		t.Errorf("the answer has no sub-agent progress:\n%s", got.Answer)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.ContainsFunc(progress, func(m string) bool { return strings.Contains(m, ": done (step ") }) {
+		t.Errorf("progress notifications %q", progress)
+	}
+	recs := a.collect(got.ConversationID, 0, 10*time.Second, untilTurnEnds(2))
+	eventtest.Check(t, recs)
 }

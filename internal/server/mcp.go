@@ -15,6 +15,7 @@ import (
 	"strategist/internal/account"
 	"strategist/internal/agent"
 	"strategist/internal/catalog/catalogtool"
+	"strategist/internal/event"
 	"strategist/internal/executor"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
@@ -71,9 +72,11 @@ func (s *Server) mcpHandler() (http.Handler, error) {
 		return nil, err
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "strategist", Title: "Strategist", Version: s.cfg.Version}, &mcp.ServerOptions{
-		Instructions: "Strategist builds VEuPathDB search strategies. Find searches with search_for_searches and get_search_parameters; " +
-			"make a conversation with create_conversation, then build its strategy with create_step, transform_step and combine_steps " +
-			"(each step comes back with its gene count) and read it with get_strategy. Each conversation's page shows the strategy live.",
+		Instructions: "Strategist builds VEuPathDB search strategies. Either ask its own agents in words with ask_strategist " +
+			"(build: true builds the plan; the result has the root count and the conversation's page), or build by hand: " +
+			"find searches with search_for_searches and get_search_parameters, make a conversation with create_conversation, " +
+			"then create_step, transform_step and combine_steps (each step comes back with its gene count) and read it with get_strategy. " +
+			"Each conversation's page shows the strategy live.",
 		Logger: s.log,
 	})
 	for _, t := range tools {
@@ -115,6 +118,13 @@ func (s *Server) mcpCall(t mcpTool) mcp.ToolHandler {
 			if err := json.Unmarshal(raw, &args); err != nil {
 				return toolErrorResult(&agent.ToolError{Code: agent.CodeValidation, Message: "arguments must be a JSON object"}), nil
 			}
+		}
+		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
+			step := 0
+			ctx = context.WithValue(ctx, progressKey{}, func(msg string) {
+				step++
+				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Message: msg, Progress: float64(step)})
+			})
 		}
 		res, site, err := t.call(ctx, userID, args)
 		if err != nil {
@@ -224,6 +234,16 @@ func (s *Server) mcpTools() ([]mcpTool, error) {
 		if c, ok := res.(*createdConversation); ok {
 			return res, c.Site, err
 		}
+		return res, "", err
+	}})
+
+	ask := s.askTool()
+	decl, err = mcpDecl(ask, false, "", nil, false)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, mcpTool{tool: decl, call: func(ctx context.Context, _ string, args map[string]json.RawMessage) (any, string, error) {
+		res, err := callNamed(ctx, []agent.Tool{ask}, ask.Name(), args)
 		return res, "", err
 	}})
 
@@ -422,3 +442,93 @@ func (s *Server) mcpCreateConversation(ctx context.Context, args createConversat
 }
 
 var _ GraphService = (*strategy.Service)(nil)
+
+// askTool is ask_strategist: a message to Strategist's own agents, run as
+// a turn of a conversation exactly as if typed on its page, with the turn's
+// progress sent as MCP progress notifications (when the client asks for
+// them with a progress token) and the answer, the root count and the
+// page's address as the result.
+func (s *Server) askTool() agent.Tool {
+	return agent.NewTool("ask_strategist",
+		"Ask Strategist's planner in words (\"DNA repair genes, excluding chromosome 14\", or a follow-up such as \"now only those with a signal peptide\"): "+
+			"it plans the strategy with the catalog, and builds it with sub-agents when build is true (or when the message is \"build\" and a plan waits). "+
+			"Returns the answer, the root step's count and the conversation's page; the turn runs on the server, its page shows it live.",
+		s.ask)
+}
+
+type askArgs struct {
+	Message        string `json:"message" jsonschema:"the request or follow-up, in words; \"build\" builds the plan that waits"`
+	ConversationID string `json:"conversationId,omitempty" jsonschema:"continue this conversation; empty starts a new one"`
+	Build          bool   `json:"build,omitempty" jsonschema:"build the plan as soon as it is ready (default false: the plan waits for \"build\")"`
+	Site           string `json:"site,omitempty" jsonschema:"the site of a new conversation (default plasmodb)"`
+}
+
+type askResult struct {
+	ConversationID string           `json:"conversationId"`
+	URL            string           `json:"url"`
+	Status         event.TurnStatus `json:"status"`
+	Error          string           `json:"error,omitempty"`
+	// PlanWaiting is true when a plan waits for "build".
+	PlanWaiting bool   `json:"planWaiting"`
+	Answer      string `json:"answer"`
+	Summary     string `json:"summary"`
+	RootStepID  string `json:"rootStepId,omitempty"`
+	RootCount   *int   `json:"rootCount,omitempty"`
+}
+
+type progressKey struct{}
+
+func (s *Server) ask(ctx context.Context, args askArgs) (*askResult, error) {
+	userID := account.UserID(ctx)
+	var (
+		conv store.Conversation
+		err  error
+	)
+	if id := strings.TrimSpace(args.ConversationID); id != "" {
+		if !isUUID(id) {
+			return nil, &agent.ToolError{Code: agent.CodeValidation, Message: argConversation + " must be a conversation id (a UUID)"}
+		}
+		conv, err = s.cfg.Store.Conversation(ctx, userID, strings.ToLower(id))
+	} else {
+		site := strings.TrimSpace(args.Site)
+		if site == "" {
+			site = defaultProtocolSite
+		}
+		if err := s.usableSite(ctx, userID, site); err != nil {
+			return nil, err
+		}
+		conv, err = s.cfg.Store.CreateConversation(ctx, userID, site, titleFrom(args.Message), s.cfg.DefaultModel)
+	}
+	if err != nil {
+		return nil, err
+	}
+	progress, _ := ctx.Value(progressKey{}).(func(string))
+	n := newNarrator(args.Build)
+	var answer strings.Builder
+	out, err := s.converse(ctx, converseRequest{userID: userID, conv: conv, message: args.Message, autoBuild: args.Build, heartbeat: s.cfg.KeepAlive},
+		func(_ *event.Record, e event.Event) error {
+			if e == nil {
+				return nil
+			}
+			t := n.text(e)
+			answer.WriteString(t)
+			if progress != nil && strings.HasPrefix(strings.TrimSpace(t), ">") {
+				progress(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(t), ">")))
+			}
+			return nil
+		})
+	if err != nil {
+		if ae, ok := errors.AsType[*APIError](chatError(err)); ok && ae.Status < 500 {
+			return nil, &agent.ToolError{Code: ae.Code, Message: ae.Message}
+		}
+		return nil, err
+	}
+	base, _ := ctx.Value(baseURLKey{}).(string)
+	summary, root := s.rootSummary(ctx, userID, conv.ID)
+	res := &askResult{ConversationID: conv.ID, URL: base + "/conversations/" + conv.ID, Status: out.status, Error: out.errText,
+		PlanWaiting: out.pendingHandoff != "", Answer: answer.String(), Summary: summary}
+	if root != nil {
+		res.RootStepID, res.RootCount = string(root.ID), root.Count
+	}
+	return res, nil
+}

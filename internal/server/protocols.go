@@ -222,13 +222,13 @@ func (s *Server) acceptedBy(ctx context.Context, userID, conversationID, handoff
 
 // rootSummary describes the conversation's strategy as the answer's last
 // line: its root step's count (with where it comes from), or why there is
-// none.
-func (s *Server) rootSummary(ctx context.Context, userID, conversationID string) (string, *int) {
+// none. root is the root step, nil when there is no single one.
+func (s *Server) rootSummary(ctx context.Context, userID, conversationID string) (summary string, root *strategy.Step) {
 	snap, err := s.cfg.Strategies.Conversation(ctx, userID, conversationID)
 	if err != nil {
 		return "No strategy has been built yet.", nil
 	}
-	root := rootStep(snap)
+	root = rootStep(snap)
 	if root == nil {
 		return fmt.Sprintf("The strategy has %d steps and %d roots; it has no single result yet.", len(snap.Steps), len(snap.Roots)), nil
 	}
@@ -237,13 +237,13 @@ func (s *Server) rootSummary(ctx context.Context, userID, conversationID string)
 		if msg == "" {
 			msg = root.CountStatus.String()
 		}
-		return fmt.Sprintf("Root step %s (%s): count unavailable (%s).", root.ID, root.DisplayName, msg), nil
+		return fmt.Sprintf("Root step %s (%s): count unavailable (%s).", root.ID, root.DisplayName, msg), root
 	}
 	src := ""
 	if p := root.CountProvenance; p != nil && p.Source != "" {
 		src = " (" + p.Source + ")"
 	}
-	return fmt.Sprintf("Root step %s (%s): %d genes%s.", root.ID, root.DisplayName, *root.Count, src), root.Count
+	return fmt.Sprintf("Root step %s (%s): %d genes%s.", root.ID, root.DisplayName, *root.Count, src), root
 }
 
 func rootStep(snap strategy.Snapshot) *strategy.Step {
