@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -274,4 +275,159 @@ func TestMCPAskStrategist(t *testing.T) {
 	}
 	recs := a.collect(got.ConversationID, 0, 10*time.Second, untilTurnEnds(2))
 	eventtest.Check(t, recs)
+}
+
+// openAIPost sends a chat completion request with token and returns the
+// response (its body unread).
+func openAIPost(t *testing.T, a *testApp, token string, body string, header map[string]string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest("POST", a.URL+"/v1/chat/completions", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+// openAIErr reads an error response and checks it has OpenAI's shape.
+func openAIErr(t *testing.T, resp *http.Response, status int, typ, code string) {
+	t.Helper()
+	var out struct {
+		Error struct {
+			Message, Type, Code string
+			Param               *string
+		}
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	if err := json.Unmarshal(raw, &out); err != nil || resp.StatusCode != status || out.Error.Type != typ || out.Error.Code != code || out.Error.Message == "" {
+		t.Errorf("got %d %s, want %d %s/%s", resp.StatusCode, raw, status, typ, code)
+	}
+}
+
+// TestOpenAIChatCompletions: the OpenAI-compatible API streams a
+// strategist-auto answer that plans, builds and ends with the root count
+// and the page's address, keeps the stream's invariants, answers without
+// streaming, builds a waiting plan on "build" in the conversation an
+// earlier answer links to, and words every refusal in OpenAI's shape.
+func TestOpenAIChatCompletions(t *testing.T) {
+	t.Parallel()
+	a := startApp(t, appOptions{})
+	const request = `Find P. falciparum genes involved in DNA replication or DNA repair, excluding genes on chromosome 14`
+
+	// Streamed, built at once.
+	var resp *http.Response
+	for range 200 { // the orchestrator may still be starting
+		resp = openAIPost(t, a, a.Token, `{"model":"strategist-auto","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"`+request+`"}]}`, nil)
+		if resp.StatusCode != http.StatusServiceUnavailable {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
+		raw, _ := io.ReadAll(resp.Body)
+		t.Fatalf("stream: %d %s", resp.StatusCode, raw)
+	}
+	convID := resp.Header.Get("X-Strategist-Conversation")
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	var finish string
+	var usage bool
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n\n")
+	if lines[len(lines)-1] != "data: [DONE]" {
+		t.Errorf("the stream ends with %q", lines[len(lines)-1])
+	}
+	for _, l := range lines[:len(lines)-1] {
+		var chunk struct {
+			Object  string
+			Choices []struct {
+				Delta        struct{ Role, Content string }
+				FinishReason *string `json:"finish_reason"`
+			}
+			Usage *struct {
+				TotalTokens int `json:"total_tokens"`
+			}
+		}
+		if err := json.Unmarshal([]byte(strings.TrimPrefix(l, "data: ")), &chunk); err != nil || chunk.Object != "chat.completion.chunk" {
+			t.Fatalf("chunk %q: %v", l, err)
+		}
+		usage = usage || chunk.Usage != nil
+		for _, c := range chunk.Choices {
+			text.WriteString(c.Delta.Content)
+			if c.FinishReason != nil {
+				finish = *c.FinishReason
+			}
+		}
+	}
+	answer := text.String()
+	want := "89 genes (PlasmoDB export (offline snapshot)). Conversation: " + a.URL + "/conversations/" + convID
+	if !strings.HasSuffix(answer, want) || finish != "stop" || !usage {
+		t.Errorf("finish %q, usage %v, answer:\n%s\nwant it to end with %q", finish, usage, answer, want)
+	}
+	for _, line := range []string{"> Plan ready: ", "> Building the plan.", "> Sub-agents: 3 tasks, 5 nodes in all.", ": done (step s5)"} {
+		if !strings.Contains(answer, line) {
+			t.Errorf("the answer lacks %q", line)
+		}
+	}
+	eventtest.Check(t, a.collect(convID, 0, 10*time.Second, untilTurnEnds(2)))
+
+	// Not streamed, with the model that waits for "build": the second
+	// request names no conversation; the first answer's link does.
+	first := openAIPost(t, a, a.Token, `{"model":"strategist","messages":[{"role":"user","content":"DNA repair genes on chromosome 14"}]}`, nil)
+	var done struct {
+		Object  string
+		Choices []struct {
+			Message      struct{ Role, Content string }
+			FinishReason string `json:"finish_reason"`
+		}
+	}
+	if err := json.NewDecoder(first.Body).Decode(&done); err != nil || first.StatusCode != http.StatusOK || done.Object != "chat.completion" {
+		t.Fatalf("not streamed: %d %v %+v", first.StatusCode, err, done)
+	}
+	plan := done.Choices[0].Message.Content
+	second := first.Header.Get("X-Strategist-Conversation")
+	if second == convID || !strings.Contains(plan, "Reply **build** to build it.") || !strings.HasSuffix(plan, "/conversations/"+second) {
+		t.Fatalf("plan answer in %s:\n%s", second, plan)
+	}
+	history, _ := json.Marshal(map[string]any{"model": "strategist", "user": "someone-else", "messages": []map[string]string{
+		{"role": "user", "content": "DNA repair genes on chromosome 14"}, {"role": "assistant", "content": plan}, {"role": "user", "content": "build"}}})
+	built := openAIPost(t, a, a.Token, string(history), nil)
+	if err := json.NewDecoder(built.Body).Decode(&done); err != nil || built.Header.Get("X-Strategist-Conversation") != second {
+		t.Fatalf("build: %d %v in %s", built.StatusCode, err, built.Header.Get("X-Strategist-Conversation"))
+	}
+	if got := done.Choices[0].Message.Content; !strings.Contains(got, "> Building the plan.") || !strings.Contains(got, " genes (PlasmoDB export") {
+		t.Errorf("build answer:\n%s", got)
+	}
+
+	// Refusals, in OpenAI's shape.
+	openAIErr(t, openAIPost(t, a, "", `{"model":"strategist","messages":[{"role":"user","content":"x"}]}`, nil), 401, "authentication_error", "invalid_api_key")
+	openAIErr(t, openAIPost(t, a, "stg_wrong", `{"model":"strategist","messages":[{"role":"user","content":"x"}]}`, nil), 401, "authentication_error", "invalid_api_key")
+	openAIErr(t, openAIPost(t, a, a.Token, `{"model":"gpt-4o","messages":[{"role":"user","content":"x"}]}`, nil), 404, "not_found_error", "model_not_found")
+	openAIErr(t, openAIPost(t, a, a.Token, `{"model":"strategist","messages":[{"role":"assistant","content":"x"}]}`, nil), 400, "invalid_request_error", "bad_request")
+	openAIErr(t, openAIPost(t, a, a.Token, `{"model":`, nil), 400, "invalid_request_error", "bad_request")
+	openAIErr(t, openAIPost(t, a, a.Token, `{"model":"strategist","messages":[{"role":"user","content":"x"}]}`,
+		map[string]string{"X-Strategist-Conversation": "not-a-uuid"}), 400, "invalid_request_error", "bad_request")
+	u, err := a.app.accounts.CreateUser(context.Background(), "mallory"+second[:8]+"@example.org", "correct horse battery")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _, err := a.app.accounts.CreateAPIToken(context.Background(), u.ID, "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	openAIErr(t, openAIPost(t, a, other, `{"model":"strategist","messages":[{"role":"user","content":"build"}]}`,
+		map[string]string{"X-Strategist-Conversation": second}), 404, "not_found_error", "not_found")
 }

@@ -247,6 +247,9 @@ func (s *Server) mcpTools() ([]mcpTool, error) {
 		return res, "", err
 	}})
 
+	if s.cfg.Graph == nil {
+		return out, nil // no strategy service: the catalog tools only
+	}
 	placeholder := "00000000-0000-0000-0000-000000000000"
 	graph, err := s.graphTools(placeholder, placeholder, defaultProtocolSite)
 	if err != nil {
