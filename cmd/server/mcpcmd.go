@@ -92,7 +92,7 @@ func bridgeMCP(ctx context.Context, local mcp.Transport, endpoint, token string)
 		msg, err := down.Read(ctx)
 		if err != nil {
 			cancel()
-			<-downErr
+			_ = <-downErr // the relay ends with ctx; its error adds nothing
 			if errors.Is(err, io.EOF) || ctx.Err() != nil {
 				return nil
 			}

@@ -153,9 +153,9 @@ func (s *Server) converse(ctx context.Context, req converseRequest, onRecord fun
 						return out, nil
 					}
 					next, err := s.cfg.Chat.AcceptHandoff(ctx, req.userID, req.conv.ID, out.pendingHandoff)
-					if errors.Is(err, chat.ErrHandoffDecided) {
-						// The server accepts plans itself (STRATEGIST_AUTO_APPROVE):
-						// follow the build turn it started.
+					if errors.Is(err, chat.ErrHandoffDecided) || errors.Is(err, chat.ErrTurnRunning) {
+						// The server accepts plans itself (STRATEGIST_AUTO_APPROVE)
+						// and was first: follow the build turn it started.
 						next, err = s.acceptedBy(ctx, req.userID, req.conv.ID, out.pendingHandoff)
 					}
 					if err != nil {

@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import OpenAI from 'openai';
 import { env, Api } from './lib/harness.js';
@@ -92,6 +93,28 @@ test('MCP: list the tools, search the catalog, build a two-step strategy, count 
     }
     const bad = await client.callTool({ name: 'create_step', arguments: { conversationId: id, search_name: 'NoSuchSearch', parameters: {} } });
     assert.equal(bad.isError, true);
+  } finally {
+    await client.close();
+  }
+});
+
+test('MCP: ask_strategist plans and builds as turns, with progress notifications, to the root count', async () => {
+  const client = await mcpClient(env().alice.token);
+  try {
+    const progress = [];
+    const res = await client.callTool(
+      { name: 'ask_strategist', arguments: { message: acceptanceRequest, build: true } },
+      CallToolResultSchema,
+      { onprogress: (p) => progress.push(p.message), resetTimeoutOnProgress: true },
+    );
+    assert.ok(!res.isError, JSON.stringify(res.content));
+    const out = res.structuredContent;
+    assert.equal(out.status, 'completed');
+    assert.equal(out.rootCount, 89);
+    assert.equal(out.planWaiting, false);
+    assert.match(out.url, conversationLink);
+    assert.ok(progress.some((m) => /Sub-agents: 3 tasks/.test(m)), `progress: ${JSON.stringify(progress)}`);
+    assert.ok(progress.some((m) => /: done \(step s\d+\)/.test(m)));
   } finally {
     await client.close();
   }
