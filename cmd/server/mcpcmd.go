@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -73,17 +75,32 @@ func bridgeMCP(ctx context.Context, local mcp.Transport, endpoint, token string)
 	}
 	defer up.Close()
 
-	// Answers from the server go down until the bridge stops.
-	downErr := make(chan error, 1)
+	// pending are the calls sent up and not answered yet: when standard
+	// input ends, the bridge waits for their answers before it stops.
+	var mu sync.Mutex
+	pending := map[jsonrpc.ID]bool{}
+	unanswered := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(pending)
+	}
+	// Answers from the server go down until the bridge stops (a failed
+	// read or write ends the relay; the requests that follow are answered
+	// with the error below).
+	relayDone := make(chan struct{})
 	go func() {
+		defer close(relayDone)
 		for {
 			msg, err := up.Read(ctx)
 			if err != nil {
-				downErr <- err
 				return
 			}
+			if r, ok := msg.(*jsonrpc.Response); ok {
+				mu.Lock()
+				delete(pending, r.ID)
+				mu.Unlock()
+			}
 			if err := down.Write(ctx, msg); err != nil {
-				downErr <- err
 				return
 			}
 		}
@@ -91,18 +108,40 @@ func bridgeMCP(ctx context.Context, local mcp.Transport, endpoint, token string)
 	for {
 		msg, err := down.Read(ctx)
 		if err != nil {
+			if errors.Is(err, io.EOF) {
+			waiting:
+				for unanswered() > 0 {
+					select {
+					case <-relayDone:
+						break waiting
+					case <-ctx.Done():
+						break waiting
+					case <-time.After(10 * time.Millisecond):
+					}
+				}
+			}
+			stopped := ctx.Err() != nil
 			cancel()
-			_ = <-downErr // the relay ends with ctx; its error adds nothing
-			if errors.Is(err, io.EOF) || ctx.Err() != nil {
+			<-relayDone
+			if errors.Is(err, io.EOF) || stopped {
 				return nil
 			}
 			return fmt.Errorf("mcp: reading standard input: %w", err)
 		}
+		req, isCall := msg.(*jsonrpc.Request)
+		isCall = isCall && req.IsCall()
+		if isCall {
+			mu.Lock()
+			pending[req.ID] = true
+			mu.Unlock()
+		}
 		if err := up.Write(ctx, msg); err != nil {
-			req, ok := msg.(*jsonrpc.Request)
-			if !ok || !req.IsCall() {
+			if !isCall {
 				continue // a notification the server did not take
 			}
+			mu.Lock()
+			delete(pending, req.ID)
+			mu.Unlock()
 			reply := &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
 				Message: "Strategist at " + endpoint + " refused the request: " + err.Error()}}
 			if werr := down.Write(ctx, reply); werr != nil {

@@ -431,3 +431,38 @@ func TestOpenAIChatCompletions(t *testing.T) {
 	openAIErr(t, openAIPost(t, a, other, `{"model":"strategist","messages":[{"role":"user","content":"build"}]}`,
 		map[string]string{"X-Strategist-Conversation": second}), 404, "not_found_error", "not_found")
 }
+
+// TestMCPCommandAnswersBeforeStdinEnds: `strategist mcp` fed a whole
+// session on standard input (as a pipe would) answers every call before
+// it stops at the end of input.
+func TestMCPCommandAnswersBeforeStdinEnds(t *testing.T) {
+	t.Parallel()
+	a := startApp(t, appOptions{})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"lookup_genes","arguments":{"query":"AMA1"}}}`,
+	}, "\n") + "\n"
+	var out strings.Builder
+	err := run(ctx, []string{"mcp", "--url", a.URL}, strings.NewReader(in), &out, io.Discard, envMap(map[string]string{"STRATEGIST_TOKEN": a.Token}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[float64]string{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var msg struct {
+			ID     float64
+			Result json.RawMessage
+		}
+		if err := json.Unmarshal([]byte(line), &msg); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		got[msg.ID] = string(msg.Result)
+	}
+	if !strings.Contains(got[1], `"serverInfo"`) || !strings.Contains(got[2], `"ask_strategist"`) || !strings.Contains(got[3], "PF3D7_1133400") {
+		t.Errorf("answers:\n%s", out.String())
+	}
+}
