@@ -88,11 +88,16 @@ func (s *Server) mcpHandler() (http.Handler, error) {
 }
 
 // serveMCP runs the MCP handler with the caller's user and the address of
-// this server in the request's context.
+// this server in the request's context. A request that follows a turn
+// (ask_strategist) ends at shutdown or when its token is revoked, like a
+// stream; the turn runs on.
 func (s *Server) serveMCP(h http.Handler) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		ctx := context.WithValue(r.Context(), baseURLKey{}, c.Scheme()+"://"+r.Host)
+		ctx, cancel := context.WithCancel(context.WithValue(r.Context(), baseURLKey{}, c.Scheme()+"://"+r.Host))
+		defer cancel()
+		defer context.AfterFunc(s.stopping, cancel)()
+		defer s.streams.add(currentIdentity(c).cred, cancel)()
 		h.ServeHTTP(c.Response(), r.WithContext(ctx))
 		return nil
 	}

@@ -174,7 +174,6 @@ func (s *Server) openAIModels(c echo.Context) error {
 }
 
 func (s *Server) chatCompletions(c echo.Context) error {
-	ctx := c.Request().Context()
 	body, err := io.ReadAll(c.Request().Body)
 	if err != nil {
 		if he, ok := errors.AsType[*echo.HTTPError](err); ok {
@@ -213,6 +212,11 @@ func (s *Server) chatCompletions(c echo.Context) error {
 	created := time.Now().Unix()
 	n := newNarrator(auto)
 	creq := converseRequest{userID: userID(c), conv: conv, message: message, autoBuild: auto, heartbeat: s.cfg.KeepAlive}
+	// Following the turn ends with the request, at shutdown, when the
+	// token is revoked or the conversation deleted; the turn itself runs
+	// on.
+	ctx, cancel := s.conversationStreamContext(c, conv.ID)
+	defer cancel()
 
 	if !req.Stream {
 		var text strings.Builder
@@ -223,6 +227,9 @@ func (s *Server) chatCompletions(c echo.Context) error {
 			return nil
 		})
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil // nobody is left to answer
+			}
 			return chatError(err)
 		}
 		text.WriteString(n.para(s.closing(c, conv.ID, out)))
@@ -234,8 +241,6 @@ func (s *Server) chatCompletions(c echo.Context) error {
 
 	// Streaming: the turn starts before any byte is written, so a refused
 	// start is still an ordinary error response.
-	ctx, cancel := s.streamContext(c)
-	defer cancel()
 	w := c.Response()
 	started := false
 	send := func(delta *chatMessageOut, finish *string, usage *chatUsage) error {
@@ -284,7 +289,7 @@ func (s *Server) chatCompletions(c echo.Context) error {
 		}
 		return nil
 	})
-	if err != nil && !started {
+	if err != nil && !started && ctx.Err() == nil {
 		return chatError(err)
 	}
 	if err != nil {
