@@ -112,7 +112,7 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger) (*app, error) 
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	srv, err := server.New(server.Config{
 		Logger: log, Store: db, Accounts: accounts, Catalog: cat, Sites: cat, Keys: keys, Saver: cat,
-		Chat: orchestrator, Streamer: streamer, Strategies: strategies, Models: models,
+		Chat: orchestrator, Streamer: streamer, Strategies: strategies, Graph: strategies, Models: models,
 		Ready:    func(ctx context.Context) error { return db.Ready(ctx, migrations.FS) },
 		Registry: reg, Gatherer: reg, MetricsToken: cfg.MetricsToken,
 		Auth: cfg.Auth, SecureCookies: cfg.SecureCookies, DefaultModel: cfg.Model, Version: version,

@@ -161,6 +161,10 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	switch {
 	case c.Request().Method == http.MethodHead:
 		werr = c.NoContent(ae.Status)
+	case isOpenAIPath(c.Request()):
+		werr = c.JSON(ae.Status, openAIErrorBody(ae))
+	case c.Request().URL.Path == mcpPath:
+		werr = c.JSON(ae.Status, errorBody{Error: errorPayload{Code: ae.Code, Message: ae.Message, Details: ae.Details}})
 	case isAPI(c.Request()):
 		werr = c.JSON(ae.Status, errorBody{Error: errorPayload{Code: ae.Code, Message: ae.Message, Details: ae.Details}})
 	default:

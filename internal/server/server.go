@@ -103,7 +103,10 @@ type Config struct {
 	Chat       Chat
 	Streamer   Streamer
 	Strategies Strategies
-	Models     Models
+	// Graph serves the MCP strategy tools (*strategy.Service); nil leaves
+	// them out of /mcp.
+	Graph  GraphService
+	Models Models
 	// Ready reports whether the database answers and is migrated.
 	Ready func(ctx context.Context) error
 	// Registry receives the server's metrics; Gatherer serves /metrics.
@@ -356,8 +359,22 @@ func (s *Server) routes() error {
 	api(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/results", s.stepResults)
 	api(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/enrichment", s.stepEnrichment)
 	api(http.MethodGet, "/conversations/:id/strategy/wdk", s.strategyWDK)
+
+	// The agent protocols: MCP and the OpenAI-compatible API, for API
+	// tokens (protocols.go).
+	mcpHandler, err := s.mcpHandler()
+	if err != nil {
+		return err
+	}
+	e.Any(mcpPath, s.serveMCP(mcpHandler), s.requireTokenUser(s.denyMCP))
+	openAI := s.requireTokenUser(s.denyOpenAI)
+	e.GET("/v1/models", s.openAIModels, openAI)
+	e.POST("/v1/chat/completions", s.chatCompletions, openAI, s.turnLimiter())
 	return nil
 }
+
+// mcpPath is where the MCP server answers (Streamable HTTP).
+const mcpPath = "/mcp"
 
 // turnLimiter limits how fast one user starts turns.
 func (s *Server) turnLimiter() echo.MiddlewareFunc {
@@ -401,10 +418,11 @@ func compress() echo.MiddlewareFunc {
 }
 
 // isStream skips middleware that must not apply to long-lived streams: the
-// JSON event stream and the page's HTML stream.
+// JSON event stream, the page's HTML stream, and the protocol routes, whose
+// answers follow turns to their end (a build takes minutes on a live site).
 func isStream(c echo.Context) bool {
 	p := c.Request().URL.Path
-	return strings.HasSuffix(p, "/events") || strings.HasSuffix(p, "/stream")
+	return strings.HasSuffix(p, "/events") || strings.HasSuffix(p, "/stream") || p == mcpPath || p == "/v1/chat/completions"
 }
 
 // crossOriginProtection refuses cross-origin state-changing requests
