@@ -1,0 +1,32 @@
+-- Conversations are found again by full-text search (English) over their
+-- title, the text of their user and assistant messages, and the names of
+-- their strategies' steps. Each is an expression index over the rows as
+-- they are written, so a message or a step is searchable in the transaction
+-- that commits it, with no second copy to keep in step. The queries in
+-- internal/store/search.go repeat these expressions exactly, so the planner
+-- can use the indexes.
+CREATE INDEX conversations_title_fts_idx ON conversations
+    USING gin (to_tsvector('english', title));
+CREATE INDEX messages_text_fts_idx ON messages
+    USING gin (to_tsvector('english', content))
+    WHERE role IN ('user', 'assistant');
+CREATE INDEX strategies_step_names_fts_idx ON strategies
+    USING gin (to_tsvector('english', jsonb_path_query_array(graph, '$.steps[*].displayName')));
+
+-- A read-only link to a conversation as it was when it was shared: the page
+-- folds the event log up to event_seq only. Only the SHA-256 of the link's
+-- token is kept (the token is 256 random bits); a revoked link stays listed
+-- with revoked_at set and opens nothing. A public link opens without an
+-- account; any other needs a signed-in one.
+CREATE TABLE conversation_shares (
+    id              uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    conversation_id uuid NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+    token_hash      bytea NOT NULL,
+    public          boolean NOT NULL DEFAULT false,
+    event_seq       bigint NOT NULL,
+    created_at      timestamptz NOT NULL DEFAULT now(),
+    revoked_at      timestamptz,
+    CONSTRAINT conversation_shares_hash_key UNIQUE (token_hash),
+    CONSTRAINT conversation_shares_seq_nonnegative CHECK (event_seq >= 0)
+);
+CREATE INDEX conversation_shares_conversation_idx ON conversation_shares (conversation_id, created_at);
