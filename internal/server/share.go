@@ -1,0 +1,258 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"strategist/internal/account"
+	"strategist/internal/store"
+	"strategist/web"
+)
+
+// maxQuery is the longest search accepted, in characters.
+const maxQuery = 200
+
+// searchLimit is how many conversations a search returns at most.
+const searchLimit = 100
+
+// conversationHit is a conversation found by a search: its relevance and an
+// extract of the best-matching text (its title, a message or its step
+// names), with the words that matched.
+type conversationHit struct {
+	store.Conversation
+	Rank       float32  `json:"rank"`
+	Snippet    string   `json:"snippet"`
+	Highlights []string `json:"highlights"`
+}
+
+// searchQuery reads the q parameter: "" lists everything.
+func searchQuery(c echo.Context) (string, error) {
+	q := strings.TrimSpace(c.QueryParam("q"))
+	if utf8.RuneCountInString(q) > maxQuery {
+		return "", badRequest("the search must be at most " + strconv.Itoa(maxQuery) + " characters")
+	}
+	return q, nil
+}
+
+// searchConversations runs the caller's search over their conversations.
+func (s *Server) searchConversations(c echo.Context, q string) ([]conversationHit, error) {
+	found, err := s.cfg.Store.SearchConversations(c.Request().Context(), userID(c), q, searchLimit)
+	if err != nil {
+		return nil, err
+	}
+	hits := make([]conversationHit, 0, len(found))
+	for _, f := range found {
+		h := conversationHit{Conversation: f.Conversation, Rank: f.Rank, Highlights: []string{}}
+		var b strings.Builder
+		for _, p := range store.HeadlineParts(f.Headline) {
+			b.WriteString(p.Text)
+			if p.Match {
+				h.Highlights = append(h.Highlights, p.Text)
+			}
+		}
+		h.Snippet = b.String()
+		hits = append(hits, h)
+	}
+	return hits, nil
+}
+
+// exportConversation is GET /api/v1/conversations/{id}/export?format=md|json:
+// the conversation folded from its whole log, as an attachment.
+func (s *Server) exportConversation(c echo.Context) error {
+	format := c.QueryParam("format")
+	if format == "" {
+		format = "md"
+	}
+	if format != "md" && format != "json" {
+		return badRequest(`format must be "md" or "json"`)
+	}
+	ctx := c.Request().Context()
+	conv, err := s.cfg.Store.Conversation(ctx, userID(c), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	proj, err := s.project(ctx, userID(c), conv, conv.LastEventSeq)
+	if err != nil {
+		return err
+	}
+	exp := web.NewExport(proj, time.Now())
+	h := c.Response().Header()
+	h.Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="strategist-%s.%s"`, conv.ID[:8], format))
+	h.Set("Cache-Control", "no-store")
+	if format == "json" {
+		return c.JSON(http.StatusOK, exp)
+	}
+	return c.Blob(http.StatusOK, "text/markdown; charset=utf-8", exp.Markdown())
+}
+
+type createShareRequest struct {
+	Public *bool `json:"public"`
+}
+
+// shareView is a share link as the API shows it; URL and Token only when
+// it is created (only the token's hash is kept).
+type shareView struct {
+	ID        string     `json:"id"`
+	URL       string     `json:"url,omitempty"`
+	Token     string     `json:"token,omitempty"`
+	Public    bool       `json:"public"`
+	EventSeq  int64      `json:"eventSeq"`
+	CreatedAt time.Time  `json:"createdAt"`
+	RevokedAt *time.Time `json:"revokedAt"`
+}
+
+func newShareView(sh store.Share) shareView {
+	return shareView{ID: sh.ID, Public: sh.Public, EventSeq: sh.EventSeq, CreatedAt: sh.CreatedAt, RevokedAt: sh.RevokedAt}
+}
+
+// share makes a share link of the caller's conversation as of its latest
+// event and returns it with its URL.
+func (s *Server) share(c echo.Context, public bool) (shareView, error) {
+	token, hash, err := account.NewShareToken()
+	if err != nil {
+		return shareView{}, err
+	}
+	sh, err := s.cfg.Store.CreateShare(c.Request().Context(), userID(c), c.Param("id"), hash, public)
+	if err != nil {
+		return shareView{}, err
+	}
+	v := newShareView(sh)
+	v.Token, v.URL = token, s.shareURL(c, token)
+	return v, nil
+}
+
+// shareURL is the address of a share link on the host the request came to.
+func (s *Server) shareURL(c echo.Context, token string) string {
+	scheme := "http"
+	if c.Request().TLS != nil || s.cfg.SecureCookies {
+		scheme = "https"
+	}
+	return scheme + "://" + c.Request().Host + "/shared/" + url.PathEscape(token)
+}
+
+// createShare is POST /api/v1/conversations/{id}/share with an optional
+// body {"public": bool} (default false: the link needs a signed-in
+// account).
+func (s *Server) createShare(c echo.Context) error {
+	// Ownership first: another user's id is a 404 whatever the body says.
+	if _, err := s.cfg.Store.Conversation(c.Request().Context(), userID(c), c.Param("id")); err != nil {
+		return err
+	}
+	var req createShareRequest
+	if c.Request().ContentLength != 0 {
+		if err := decodeJSON(c, &req); err != nil {
+			return err
+		}
+	}
+	v, err := s.share(c, req.Public != nil && *req.Public)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, v)
+}
+
+// listShares is GET /api/v1/conversations/{id}/share: the conversation's
+// links, revoked ones included, without their tokens.
+func (s *Server) listShares(c echo.Context) error {
+	ctx := c.Request().Context()
+	if _, err := s.cfg.Store.Conversation(ctx, userID(c), c.Param("id")); err != nil {
+		return err
+	}
+	shs, err := s.cfg.Store.Shares(ctx, userID(c), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	out := make([]shareView, 0, len(shs))
+	for _, sh := range shs {
+		out = append(out, newShareView(sh))
+	}
+	return c.JSON(http.StatusOK, map[string]any{"shares": out})
+}
+
+// revokeShare is DELETE /api/v1/conversations/{id}/share/{shareId}: the
+// link opens nothing from then on (410).
+func (s *Server) revokeShare(c echo.Context) error {
+	if err := s.cfg.Store.RevokeShare(c.Request().Context(), userID(c), c.Param("id"), c.Param("shareId")); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return notFound("share link")
+		}
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// shareConversationForm is POST /conversations/{id}/share from the page's
+// Share control: it makes a link and shows it, as the fragment htmx puts
+// under the control or as a page of its own.
+func (s *Server) shareConversationForm(c echo.Context) error {
+	conv, err := s.cfg.Store.Conversation(c.Request().Context(), userID(c), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	v, err := s.share(c, c.FormValue("public") == "true")
+	if err != nil {
+		return err
+	}
+	link := web.ShareLink{URL: v.URL, Public: v.Public, ConversationID: conv.ID}
+	if isHTMX(c) {
+		return s.render(c, http.StatusCreated, web.ShareResult(link))
+	}
+	return s.render(c, http.StatusCreated, web.ShareResultPage(s.page(c, "Share · "+conv.Title), link))
+}
+
+// sharedPage is GET /shared/{token}: the conversation as it was when the
+// link was made (its log up to the link's event), read-only: no composer,
+// no actions, no stream, nothing of the owner's other conversations. A
+// public link opens for anyone; another needs a signed-in account (else
+// the sign-in page, then back here). An unknown token is 404, a revoked
+// link 410. The page sends no Referer, so the token in its address does
+// not leave for the sites it links to.
+func (s *Server) sharedPage(c echo.Context) error {
+	h := c.Response().Header()
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Robots-Tag", "noindex, nofollow")
+	hash, ok := account.ShareTokenHash(c.Param("token"))
+	if !ok {
+		return notFound("share link")
+	}
+	ctx := c.Request().Context()
+	sh, err := s.cfg.Store.ShareByTokenHash(ctx, hash)
+	if errors.Is(err, store.ErrNotFound) {
+		return notFound("share link")
+	}
+	if err != nil {
+		return err
+	}
+	if sh.RevokedAt != nil {
+		return &APIError{Status: http.StatusGone, Code: CodeGone, Message: "This link was revoked by the person who shared it."}
+	}
+	id, signedIn, err := s.authenticate(c)
+	if err != nil {
+		return err
+	}
+	if signedIn {
+		s.setIdentity(c, id)
+	} else if !sh.Public {
+		return c.Redirect(http.StatusSeeOther, "/signin?next="+url.QueryEscape(c.Request().URL.RequestURI()))
+	}
+	conv, err := s.cfg.Store.Conversation(ctx, sh.OwnerID, sh.ConversationID)
+	if err != nil {
+		return err
+	}
+	proj, err := s.project(ctx, sh.OwnerID, conv, sh.EventSeq)
+	if err != nil {
+		return err
+	}
+	p := &web.ConversationPage{Conv: proj, Now: time.Now(), MD: s.md, ReadOnly: true}
+	info := web.SharedInfo{SharedAt: sh.CreatedAt, Public: sh.Public}
+	return s.render(c, http.StatusOK, web.SharedView(s.page(c, conv.Title+" (shared)"), p, info))
+}
