@@ -37,10 +37,12 @@ type ExportMessage struct {
 	// Role is "user" or "assistant".
 	Role string `json:"role"`
 	// Text is the message as written; an assistant's is markdown. A build
-	// turn's user message is what the executor was given.
+	// turn's user message is the approval ("Build this plan: <goal>").
 	Text string `json:"text"`
-	// Build is set on the message that approved a plan (Build this plan).
-	Build bool `json:"build,omitempty"`
+	// Build is set on the message that approved a plan (Build this plan);
+	// BuildRequest is then what the executor was given.
+	Build        bool   `json:"build,omitempty"`
+	BuildRequest string `json:"buildRequest,omitempty"`
 }
 
 // ExportPlan is a delegation plan: its goal and nodes in dependency order.
@@ -64,8 +66,12 @@ type ExportPlanNode struct {
 func NewExport(c *view.Conversation, now time.Time) Export {
 	e := Export{ID: c.ID, Title: c.Title, SiteID: c.SiteID, AsOfEvent: c.Seq, ExportedAt: now.UTC(), Messages: []ExportMessage{}}
 	for _, t := range c.Turns {
-		if t.UserText != "" {
-			e.Messages = append(e.Messages, ExportMessage{TurnID: t.ID, Role: "user", Text: t.UserText, Build: t.HandoffID != ""})
+		switch {
+		case t.HandoffID != "":
+			e.Messages = append(e.Messages, ExportMessage{TurnID: t.ID, Role: "user", Text: buildRequestText(c.Handoff(t.HandoffID)),
+				Build: true, BuildRequest: t.UserText})
+		case t.UserText != "":
+			e.Messages = append(e.Messages, ExportMessage{TurnID: t.ID, Role: "user", Text: t.UserText})
 		}
 		for _, it := range t.Items {
 			if m, ok := it.(*view.Message); ok && m.Text != "" {
@@ -103,9 +109,6 @@ func (e Export) Markdown() []byte {
 	}
 	for _, m := range e.Messages {
 		switch {
-		case m.Build:
-			b.WriteString("### You (Build this plan)\n\n")
-			b.WriteString(mdFence(m.Text))
 		case m.Role == "user":
 			b.WriteString("### You\n\n")
 			b.WriteString(mdQuote(m.Text))
@@ -234,14 +237,4 @@ func mdQuote(s string) string {
 		lines[i] = strings.TrimRight("> "+l, " ")
 	}
 	return strings.Join(lines, "\n") + "\n\n"
-}
-
-// mdFence is text as a fenced block, with a fence longer than any run of
-// backticks inside it.
-func mdFence(s string) string {
-	fence := "```"
-	for strings.Contains(s, fence) {
-		fence += "`"
-	}
-	return fence + "text\n" + strings.TrimSpace(s) + "\n" + fence + "\n\n"
 }
