@@ -22,6 +22,8 @@ var fuzzRoutes = []struct{ method, path string }{
 	{"POST", "/api/v1/catalog/plasmodb/searches/GenesByGoTerm/count"},
 	{"PUT", "/api/v1/account/veupathdb"},
 	{"GET", "/api/v1/catalog/plasmodb/searches?q="},
+	{"POST", "/api/v1/conversations/{id}/share"},
+	{"GET", "/api/v1/conversations?q="},
 }
 
 // FuzzJSONBodies sends any bytes to every JSON endpoint: the answer is a
@@ -35,6 +37,8 @@ func FuzzJSONBodies(f *testing.F) {
 		3: {`{"parameters":{"go_typeahead":"[\"GO:0006281\"]","organism":"[\"Plasmodium falciparum 3D7\"]"}}`, `{"parameters":{"bogus":"1"}}`, `{"parameters":[]}`},
 		4: {`{"siteId":"plasmodb-live","apiKey":"abc"}`, `{"siteId":"plasmodb","apiKey":"abc","allSites":true}`, `{}`},
 		5: {"kinase", "GO term", "%", "\x00", "a&b=c"},
+		6: {`{"public":true}`, `{"public":"yes"}`, `{"public":null}`, `{}`, ` `},
+		7: {"kinase -rhoptry", `"dna repair" or replication`, "the", "!:*&|(", "-", `'`, "\x00", strings.Repeat("w", 250)},
 	}
 	for route, bodies := range seeds {
 		for _, b := range bodies {
