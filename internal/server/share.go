@@ -189,23 +189,60 @@ func (s *Server) revokeShare(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
-// shareConversationForm is POST /conversations/{id}/share from the page's
-// Share control: it makes a link and shows it, as the fragment htmx puts
-// under the control or as a page of its own.
+// sharePanelPage is GET /conversations/{id}/share: the Share control's
+// panel (the form and the conversation's links), as the fragment the page
+// loads when the control is opened, or as a page of its own.
+func (s *Server) sharePanelPage(c echo.Context) error {
+	return s.renderSharePanel(c, http.StatusOK, nil)
+}
+
+// shareConversationForm is POST /conversations/{id}/share from the Share
+// control: it makes a link and redraws the panel with it.
 func (s *Server) shareConversationForm(c echo.Context) error {
-	conv, err := s.cfg.Store.Conversation(c.Request().Context(), userID(c), c.Param("id"))
-	if err != nil {
+	// Ownership first: another user's id is a 404 whatever the form says.
+	if _, err := s.cfg.Store.Conversation(c.Request().Context(), userID(c), c.Param("id")); err != nil {
 		return err
 	}
 	v, err := s.share(c, c.FormValue("public") == "true")
 	if err != nil {
 		return err
 	}
-	link := web.ShareLink{URL: v.URL, Public: v.Public, ConversationID: conv.ID}
-	if isHTMX(c) {
-		return s.render(c, http.StatusCreated, web.ShareResult(link))
+	return s.renderSharePanel(c, http.StatusCreated, &web.ShareLink{URL: v.URL, Public: v.Public})
+}
+
+// revokeShareForm is POST /conversations/{id}/share/{shareId}/revoke from
+// the panel's Revoke button.
+func (s *Server) revokeShareForm(c echo.Context) error {
+	if err := s.cfg.Store.RevokeShare(c.Request().Context(), userID(c), c.Param("id"), c.Param("shareId")); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return notFound("share link")
+		}
+		return err
 	}
-	return s.render(c, http.StatusCreated, web.ShareResultPage(s.page(c, "Share · "+conv.Title), link))
+	return s.renderSharePanel(c, http.StatusOK, nil)
+}
+
+// renderSharePanel draws the caller's conversation's share panel, with the
+// link just made if any.
+func (s *Server) renderSharePanel(c echo.Context, status int, made *web.ShareLink) error {
+	ctx := c.Request().Context()
+	conv, err := s.cfg.Store.Conversation(ctx, userID(c), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	shs, err := s.cfg.Store.Shares(ctx, userID(c), conv.ID)
+	if err != nil {
+		return err
+	}
+	v := web.SharePanelView{ConversationID: conv.ID, CSRFToken: currentIdentity(c).csrf, New: made}
+	for _, sh := range shs {
+		v.Links = append(v.Links, web.ShareItem{ID: sh.ID, Public: sh.Public, CreatedAt: sh.CreatedAt, Revoked: sh.RevokedAt != nil})
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	if isHTMX(c) {
+		return s.render(c, status, web.SharePanel(v))
+	}
+	return s.render(c, status, web.SharePanelPage(s.page(c, "Share · "+conv.Title), v))
 }
 
 // sharedPage is GET /shared/{token}: the conversation as it was when the

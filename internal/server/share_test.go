@@ -337,9 +337,16 @@ func TestShareForm(t *testing.T) {
 	e := newPageEnv(t)
 	ada, eve := e.signIn("ada@example.org"), e.signIn("eve@example.org")
 	conv := builtConversation(t, e, ada)
+	base := "/conversations/" + conv.ID + "/share"
+	get := func(b browser, path string) response {
+		req, _ := http.NewRequest(http.MethodGet, e.srv.URL+path, nil)
+		req.Header.Set("HX-Request", "true")
+		req.AddCookie(b.cookie)
+		return e.send(req)
+	}
 
 	d := doc(t, e.page("/conversations/"+conv.ID, ada.cookie))
-	for _, id := range []string{"export-markdown", "export-json", "share-toggle", "share-public", "share-create"} {
+	for _, id := range []string{"export-markdown", "export-json", "share-toggle", "share-panel"} {
 		if testid(d, id).Length() != 1 {
 			t.Errorf("conversation page lacks %s", id)
 		}
@@ -347,21 +354,55 @@ func TestShareForm(t *testing.T) {
 	if got := testid(d, "export-markdown").AttrOr("href", ""); got != "/api/v1/conversations/"+conv.ID+"/export?format=md" {
 		t.Errorf("Markdown export links to %q", got)
 	}
+	if got := testid(d, "share-toggle").AttrOr("data-load", ""); got != base {
+		t.Errorf("the Share control loads %q", got)
+	}
 
-	r := e.post(ada, "/conversations/"+conv.ID+"/share", url.Values{"csrf_token": {ada.csrf}, "public": {"true"}}, true)
-	f := doc(t, r)
+	// The panel: the form, no links yet.
+	f := doc(t, get(ada, base))
+	if testid(f, "share-public").Length() != 1 || testid(f, "share-create").Length() != 1 || testid(f, "share-item").Length() != 0 {
+		t.Errorf("the first panel lacks its form or has links")
+	}
+	if r := get(eve, base); r.status != http.StatusNotFound {
+		t.Errorf("Eve's panel of Ada's conversation = %d, want 404", r.status)
+	}
+
+	r := e.post(ada, base, url.Values{"csrf_token": {ada.csrf}, "public": {"true"}}, true)
+	f = doc(t, r)
 	link := testid(f, "share-url").AttrOr("value", "")
 	if r.status != http.StatusCreated || !strings.Contains(link, "/shared/shr_") || f.Find("header.top").Length() != 0 {
 		t.Fatalf("share form = %d, link %q", r.status, link)
+	}
+	items := testid(f, "share-item")
+	if items.Length() != 1 || items.AttrOr("data-revoked", "") != "false" || !strings.Contains(items.Text(), "Public link") {
+		t.Errorf("links after sharing: %d %q", items.Length(), items.Text())
 	}
 	u, _ := url.Parse(link)
 	if r := e.page(u.Path, nil); r.status != http.StatusOK {
 		t.Errorf("the form's public link = %d", r.status)
 	}
-	if r := e.post(eve, "/conversations/"+conv.ID+"/share", url.Values{"csrf_token": {eve.csrf}}, true); r.status != http.StatusNotFound {
+	// Shown once: the panel drawn again has the link listed, not its address.
+	if strings.Contains(string(get(ada, base).body), u.Path) {
+		t.Errorf("the panel shows the link's token again")
+	}
+	if r := e.post(eve, base, url.Values{"csrf_token": {eve.csrf}}, true); r.status != http.StatusNotFound {
 		t.Errorf("Eve's share form on Ada's conversation = %d, want 404", r.status)
 	}
-	if r := e.post(ada, "/conversations/"+conv.ID+"/share", url.Values{}, false); r.status != http.StatusForbidden {
+	if r := e.post(ada, base, url.Values{}, false); r.status != http.StatusForbidden {
 		t.Errorf("share form without its token = %d, want 403", r.status)
+	}
+
+	// Revoke from the panel: the link is listed as revoked and answers 410.
+	shareID := items.AttrOr("data-share-id", "")
+	if r := e.post(eve, base+"/"+shareID+"/revoke", url.Values{"csrf_token": {eve.csrf}}, true); r.status != http.StatusNotFound {
+		t.Errorf("Eve revokes Ada's link = %d, want 404", r.status)
+	}
+	r = e.post(ada, base+"/"+shareID+"/revoke", url.Values{"csrf_token": {ada.csrf}}, true)
+	f = doc(t, r)
+	if r.status != http.StatusOK || testid(f, "share-item").AttrOr("data-revoked", "") != "true" || testid(f, "share-revoke").Length() != 0 {
+		t.Errorf("revoke form = %d %s", r.status, r.body)
+	}
+	if r := e.page(u.Path, nil); r.status != http.StatusGone {
+		t.Errorf("the revoked link = %d, want 410", r.status)
 	}
 }

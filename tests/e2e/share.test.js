@@ -87,6 +87,7 @@ for (const [name, viewport] of Object.entries(sizes)) {
     await byTestId(page, 'export-toggle').focus();
     await page.keyboard.press('Enter');
     await byTestId(page, 'export-markdown').waitFor();
+    assert.deepEqual(await horizontalOverflow(page), [], 'the open menu fits');
     await byTestId(page, 'export-markdown').focus();
     const [download] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')]);
     assert.match(download.suggestedFilename(), /^strategist-.*\.md$/);
@@ -104,12 +105,15 @@ for (const [name, viewport] of Object.entries(sizes)) {
     const toggle = byTestId(page, 'share-toggle');
     await toggle.click();
     assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+    // The panel loads when opened: the box, Create link, the links made so far.
     await byTestId(page, 'share-public').check();
     await byTestId(page, 'share-create').click();
     const field = byTestId(page, 'share-url');
     await field.waitFor();
     const link = await field.inputValue();
     assert.match(link, /\/shared\/shr_[A-Za-z0-9_-]{43}$/);
+    assert.deepEqual(await horizontalOverflow(page), []);
+    if (name === 'desktop') await screenshot(page, 'share-link');
     assert.deepEqual(problems.pageErrors, []);
 
     // A fresh context: no cookies at all.
@@ -135,5 +139,16 @@ for (const [name, viewport] of Object.entries(sizes)) {
     assert.deepEqual(order.filter((f) => !f.indicator).map((f) => f.testid || f.tag), [], 'every focused control shows a focus indicator');
     assert.deepEqual(visitor.problems.pageErrors, []);
     assert.deepEqual(visitor.problems.console, []);
+
+    // The owner revokes the link from the panel: it no longer opens.
+    const shareId = await page.locator('[data-testid="share-item"]').last().getAttribute('data-share-id');
+    const item = page.locator(`[data-testid="share-item"][data-share-id="${shareId}"]`);
+    assert.equal(await item.getAttribute('data-revoked'), 'false', 'the newest link is listed, live');
+    await byTestId(item, 'share-revoke').focus();
+    await page.keyboard.press('Enter');
+    await page.locator(`[data-testid="share-item"][data-share-id="${shareId}"][data-revoked="true"]`).waitFor();
+    const gone = await visitor.page.reload();
+    assert.equal(gone.status(), 410);
+    assert.equal(await byTestId(visitor.page, 'shared-conversation').count(), 0);
   });
 }
