@@ -14,7 +14,7 @@ CREATE INDEX strategies_step_names_fts_idx ON strategies
     USING gin (to_tsvector('english', jsonb_path_query_array(graph, '$.steps[*].displayName')));
 
 -- A read-only link to a conversation as it was when it was shared: the page
--- folds the event log up to event_seq only. Only the SHA-256 of the link's
+-- folds the event log up to event_seq only, under the title it had then. Only the SHA-256 of the link's
 -- token is kept (the token is 256 random bits); a revoked link stays listed
 -- with revoked_at set and opens nothing. A public link opens without an
 -- account; any other needs a signed-in one.
@@ -24,6 +24,7 @@ CREATE TABLE conversation_shares (
     token_hash      bytea NOT NULL,
     public          boolean NOT NULL DEFAULT false,
     event_seq       bigint NOT NULL,
+    title           text NOT NULL,
     created_at      timestamptz NOT NULL DEFAULT now(),
     revoked_at      timestamptz,
     CONSTRAINT conversation_shares_hash_key UNIQUE (token_hash),

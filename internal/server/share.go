@@ -285,6 +285,8 @@ func (s *Server) sharedPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	// The title it had then: a later rename is not part of what was shared.
+	conv.Title = sh.Title
 	proj, err := s.project(ctx, sh.OwnerID, conv, sh.EventSeq)
 	if err != nil {
 		return err

@@ -258,6 +258,9 @@ func TestShareLinks(t *testing.T) {
 		&event.TurnEnd{Base: tb, Status: "completed", DurationMs: 10},
 	)
 	other := e.conversation(ada, "Ada's other conversation")
+	if _, err := e.db.RenameConversation(context.Background(), ada.userID, conv.ID, "A later secret title"); err != nil {
+		t.Fatal(err)
+	}
 
 	path := func(u string) string {
 		p, err := url.Parse(u)
@@ -284,7 +287,10 @@ func TestShareLinks(t *testing.T) {
 		d.Find("button").Length() != 0 || strings.Contains(body, "hx-post") || strings.Contains(body, "hx-get") || strings.Contains(body, "sse-connect") {
 		t.Errorf("shared page offers actions: %s", body)
 	}
-	if strings.Contains(body, "a later secret question") || strings.Contains(body, other.ID) || strings.Contains(body, "Ada's other conversation") ||
+	if got := testid(d, "conversation-title").Text(); got != "Merozoite kinases" {
+		t.Errorf("shared title = %q, want the title when it was shared", got)
+	}
+	if strings.Contains(body, "a later secret question") || strings.Contains(body, "A later secret title") || strings.Contains(body, other.ID) || strings.Contains(body, "Ada's other conversation") ||
 		strings.Contains(body, "/conversations/") {
 		t.Errorf("shared page shows more than the shared conversation as it was: %s", body)
 	}

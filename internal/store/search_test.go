@@ -148,18 +148,21 @@ func TestShares(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sh.EventSeq != 2 || !sh.Public || sh.ConversationID != conv.ID || sh.RevokedAt != nil {
+	if sh.EventSeq != 2 || !sh.Public || sh.ConversationID != conv.ID || sh.RevokedAt != nil || sh.Title != "Kinases" {
 		t.Errorf("share = %+v, want public at event 2", sh)
 	}
 	// The link stays at event 2 whatever is appended later.
 	if _, err := db.AppendEvents(ctx, "p1", []store.NewEvent{newEvent(conv.ID, "", "usage", `{}`)}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := db.RenameConversation(ctx, ada.ID, conv.ID, "Renamed later"); err != nil {
+		t.Fatal(err)
+	}
 	got, err := db.ShareByTokenHash(ctx, []byte("hash-1"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.ID != sh.ID || got.OwnerID != ada.ID || got.EventSeq != 2 {
+	if got.ID != sh.ID || got.OwnerID != ada.ID || got.EventSeq != 2 || got.Title != "Kinases" {
 		t.Errorf("ShareByTokenHash = %+v", got)
 	}
 	if _, err := db.ShareByTokenHash(ctx, []byte("nope")); !errors.Is(err, store.ErrNotFound) {

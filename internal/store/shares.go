@@ -17,22 +17,24 @@ type Share struct {
 	Public bool `db:"public"`
 	// EventSeq is the conversation's last event when the link was made; the
 	// shared page shows the log up to it.
-	EventSeq  int64      `db:"event_seq"`
+	EventSeq int64 `db:"event_seq"`
+	// Title is the conversation's title when the link was made.
+	Title     string     `db:"title"`
 	CreatedAt time.Time  `db:"created_at"`
 	RevokedAt *time.Time `db:"revoked_at"`
 }
 
-const shareColumns = `s.id, s.conversation_id, s.public, s.event_seq, s.created_at, s.revoked_at`
+const shareColumns = `s.id, s.conversation_id, s.public, s.event_seq, s.title, s.created_at, s.revoked_at`
 
 // createShareSQL records a link to the user's conversation at its current
 // last event; another user's conversation inserts nothing.
 const createShareSQL = `
-INSERT INTO conversation_shares AS s (conversation_id, token_hash, public, event_seq)
-SELECT c.id, $3, $4, c.last_event_seq FROM conversations c WHERE c.id = $1 AND c.user_id = $2
+INSERT INTO conversation_shares AS s (conversation_id, token_hash, public, event_seq, title)
+SELECT c.id, $3, $4, c.last_event_seq, c.title FROM conversations c WHERE c.id = $1 AND c.user_id = $2
 RETURNING ` + shareColumns
 
 // CreateShare records a share link of the user's conversation, as of its
-// latest event, by the hash of the link's token. Another user's
+// latest event and current title, by the hash of the link's token. Another user's
 // conversation is ErrNotFound.
 func (db *DB) CreateShare(ctx context.Context, userID, conversationID string, tokenHash []byte, public bool) (Share, error) {
 	var sh Share
