@@ -1,17 +1,22 @@
 -- Conversations are found again by full-text search (English) over their
 -- title, the text of their user and assistant messages, and the names of
--- their strategies' steps. Each is an expression index over the rows as
--- they are written, so a message or a step is searchable in the transaction
--- that commits it, with no second copy to keep in step. The queries in
--- internal/store/search.go repeat these expressions exactly, so the planner
--- can use the indexes.
-CREATE INDEX conversations_title_fts_idx ON conversations
-    USING gin (to_tsvector('english', title));
-CREATE INDEX messages_text_fts_idx ON messages
-    USING gin (to_tsvector('english', content))
-    WHERE role IN ('user', 'assistant');
-CREATE INDEX strategies_step_names_fts_idx ON strategies
-    USING gin (to_tsvector('english', jsonb_path_query_array(graph, '$.steps[*].displayName')));
+-- their strategies' steps. Each is a stored generated tsvector column with a
+-- GIN index: PostgreSQL computes it in the statement that writes the row, so
+-- a message or a step is searchable in the transaction that commits it, with
+-- nothing else to keep in step, and a search ranks stored vectors instead of
+-- parsing every matching text again. Tool digests and summaries are not
+-- searched (their column is NULL).
+ALTER TABLE conversations ADD COLUMN title_search tsvector
+    GENERATED ALWAYS AS (to_tsvector('english', title)) STORED;
+CREATE INDEX conversations_title_search_idx ON conversations USING gin (title_search);
+
+ALTER TABLE messages ADD COLUMN text_search tsvector
+    GENERATED ALWAYS AS (CASE WHEN role IN ('user', 'assistant') THEN to_tsvector('english', content) END) STORED;
+CREATE INDEX messages_text_search_idx ON messages USING gin (text_search);
+
+ALTER TABLE strategies ADD COLUMN step_names_search tsvector
+    GENERATED ALWAYS AS (to_tsvector('english', jsonb_path_query_array(graph, '$.steps[*].displayName'))) STORED;
+CREATE INDEX strategies_step_names_search_idx ON strategies USING gin (step_names_search);
 
 -- A read-only link to a conversation as it was when it was shared: the page
 -- folds the event log up to event_seq only, under the title it had then. Only the SHA-256 of the link's

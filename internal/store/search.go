@@ -57,42 +57,49 @@ func HeadlineParts(h string) []HeadlinePart {
 
 // searchConversationsSQL finds a user's conversations whose title, user or
 // assistant messages, or strategy step names match a web-search style
-// query ($2: words, "quoted phrases", -exclusions, or). The expressions are
-// those of the full-text indexes of migration 0004, so each part can use
-// its index; every part filters by the owner. Each conversation's score is
-// the sum of its matches' weighted ranks; its headline is taken from its
-// best match.
+// query ($2: words, "quoted phrases", -exclusions, or), through the stored
+// tsvector columns of migration 0004 and their GIN indexes; every part
+// filters by the owner. Each conversation's score is the sum of its
+// matches' weighted ranks; its headline is taken from its best match, and
+// computed only for the hits returned.
 const searchConversationsSQL = `
 WITH q AS (SELECT websearch_to_tsquery('english', $2) AS query),
 matched AS (
-	SELECT c.id AS conversation_id, 4 + ts_rank(to_tsvector('english', c.title), q.query) AS rank, c.title AS text
+	SELECT c.id AS conversation_id, 4 + ts_rank(c.title_search, q.query) AS rank, 't' AS kind, c.id AS source
 	FROM conversations c, q
-	WHERE c.user_id = $1 AND to_tsvector('english', c.title) @@ q.query
+	WHERE c.user_id = $1 AND c.title_search @@ q.query
 	UNION ALL
-	SELECT s.conversation_id,
-		2 + ts_rank(to_tsvector('english', jsonb_path_query_array(s.graph, '$.steps[*].displayName')), q.query),
-		(SELECT string_agg(n, ' · ') FROM jsonb_array_elements_text(jsonb_path_query_array(s.graph, '$.steps[*].displayName')) n)
+	SELECT s.conversation_id, 2 + ts_rank(s.step_names_search, q.query), 's', s.id
 	FROM strategies s JOIN conversations c ON c.id = s.conversation_id, q
-	WHERE c.user_id = $1
-		AND to_tsvector('english', jsonb_path_query_array(s.graph, '$.steps[*].displayName')) @@ q.query
+	WHERE c.user_id = $1 AND s.step_names_search @@ q.query
 	UNION ALL
-	SELECT m.conversation_id, 1 + ts_rank(to_tsvector('english', m.content), q.query), m.content
+	SELECT m.conversation_id, 1 + ts_rank(m.text_search, q.query), 'm', m.id
 	FROM messages m JOIN conversations c ON c.id = m.conversation_id, q
-	WHERE c.user_id = $1 AND m.role IN ('user', 'assistant')
-		AND to_tsvector('english', m.content) @@ q.query
+	WHERE c.user_id = $1 AND m.text_search @@ q.query
 ),
 best AS (
-	SELECT DISTINCT ON (conversation_id) conversation_id, text,
+	SELECT DISTINCT ON (conversation_id) conversation_id, kind, source,
 		sum(rank) OVER (PARTITION BY conversation_id) AS total
 	FROM matched
 	ORDER BY conversation_id, rank DESC
+),
+top AS (
+	SELECT ` + prefixedConversationColumns + `, best.total, best.kind, best.source
+	FROM best JOIN conversations c ON c.id = best.conversation_id
+	ORDER BY best.total DESC, c.updated_at DESC, c.id
+	LIMIT $3
 )
-SELECT ` + prefixedConversationColumns + `, best.total::real AS rank,
-	ts_headline('english', best.text, q.query,
+SELECT top.id, top.user_id, top.site_id, top.title, top.mode, top.strategy_id, top.model,
+	top.last_event_seq, top.created_at, top.updated_at, top.total::real AS rank,
+	ts_headline('english', CASE top.kind
+			WHEN 't' THEN top.title
+			WHEN 's' THEN (SELECT string_agg(n, ' · ') FROM strategies s,
+				jsonb_array_elements_text(jsonb_path_query_array(s.graph, '$.steps[*].displayName')) n WHERE s.id = top.source)
+			ELSE (SELECT m.content FROM messages m WHERE m.id = top.source)
+		END, q.query,
 		'StartSel=` + HeadlineStart + `, StopSel=` + HeadlineStop + `, MaxWords=24, MinWords=8, MaxFragments=2, FragmentDelimiter=" … "') AS headline
-FROM best JOIN conversations c ON c.id = best.conversation_id, q
-ORDER BY best.total DESC, c.updated_at DESC, c.id
-LIMIT $3`
+FROM top, q
+ORDER BY top.total DESC, top.updated_at DESC, top.id`
 
 // prefixedConversationColumns are conversationColumns of the alias c.
 const prefixedConversationColumns = `c.id, c.user_id, c.site_id, c.title, c.mode, c.strategy_id, c.model,
