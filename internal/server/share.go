@@ -2,13 +2,9 @@ package server
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -16,82 +12,6 @@ import (
 	"strategist/internal/store"
 	"strategist/web"
 )
-
-// maxQuery is the longest search accepted, in characters.
-const maxQuery = 200
-
-// searchLimit is how many conversations a search returns at most.
-const searchLimit = 100
-
-// conversationHit is a conversation found by a search: its relevance and an
-// extract of the best-matching text (its title, a message or its step
-// names), with the words that matched.
-type conversationHit struct {
-	store.Conversation
-	Rank       float32  `json:"rank"`
-	Snippet    string   `json:"snippet"`
-	Highlights []string `json:"highlights"`
-}
-
-// searchQuery reads the q parameter: "" lists everything.
-func searchQuery(c echo.Context) (string, error) {
-	q := strings.TrimSpace(c.QueryParam("q"))
-	if utf8.RuneCountInString(q) > maxQuery {
-		return "", badRequest("the search must be at most " + strconv.Itoa(maxQuery) + " characters")
-	}
-	return q, nil
-}
-
-// searchConversations runs the caller's search over their conversations.
-func (s *Server) searchConversations(c echo.Context, q string) ([]conversationHit, error) {
-	found, err := s.cfg.Store.SearchConversations(c.Request().Context(), userID(c), q, searchLimit)
-	if err != nil {
-		return nil, err
-	}
-	hits := make([]conversationHit, 0, len(found))
-	for _, f := range found {
-		h := conversationHit{Conversation: f.Conversation, Rank: f.Rank, Highlights: []string{}}
-		var b strings.Builder
-		for _, p := range store.HeadlineParts(f.Headline) {
-			b.WriteString(p.Text)
-			if p.Match {
-				h.Highlights = append(h.Highlights, p.Text)
-			}
-		}
-		h.Snippet = b.String()
-		hits = append(hits, h)
-	}
-	return hits, nil
-}
-
-// exportConversation is GET /api/v1/conversations/{id}/export?format=md|json:
-// the conversation folded from its whole log, as an attachment.
-func (s *Server) exportConversation(c echo.Context) error {
-	format := c.QueryParam("format")
-	if format == "" {
-		format = "md"
-	}
-	if format != "md" && format != "json" {
-		return badRequest(`format must be "md" or "json"`)
-	}
-	ctx := c.Request().Context()
-	conv, err := s.cfg.Store.Conversation(ctx, userID(c), c.Param("id"))
-	if err != nil {
-		return err
-	}
-	proj, err := s.project(ctx, userID(c), conv, conv.LastEventSeq)
-	if err != nil {
-		return err
-	}
-	exp := web.NewExport(proj, time.Now())
-	h := c.Response().Header()
-	h.Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="strategist-%s.%s"`, conv.ID[:8], format))
-	h.Set("Cache-Control", "no-store")
-	if format == "json" {
-		return c.JSON(http.StatusOK, exp)
-	}
-	return c.Blob(http.StatusOK, "text/markdown; charset=utf-8", exp.Markdown())
-}
 
 type createShareRequest struct {
 	Public *bool `json:"public"`
