@@ -157,7 +157,14 @@ func (a *app) run(ctx context.Context, ln net.Listener) error {
 	// A signed-out session, a revoked token or a deleted conversation
 	// (here, in another replica or from the command line) ends its streams.
 	front.Go(func() error {
-		return a.db.Listen(frontCtx, []string{store.EndStreamsChannel}, func(_, key string) { a.server.EndStreams(key) }, nil)
+		return a.db.Listen(frontCtx, []string{store.EndStreamsChannel}, func(_, key string) {
+			a.accounts.Forget(key)
+			a.server.EndStreams(key)
+		}, func(error) {
+			// Announcements made while the listener was away are lost:
+			// ask the database again for every credential.
+			a.accounts.Forget("")
+		})
 	})
 	if a.metricsAddr != "" {
 		front.Go(func() error { return serveMetrics(frontCtx, a.metricsAddr, a.server.MetricsHandler(), a.log) })

@@ -22,6 +22,7 @@ import (
 
 	"strategist/internal/account"
 	"strategist/internal/catalog"
+	"strategist/internal/catalog/enrich"
 	"strategist/internal/catalog/sites"
 	"strategist/internal/chat"
 	"strategist/internal/config"
@@ -80,6 +81,7 @@ type Strategies interface {
 	Undo(ctx context.Context, userID, strategyID string) (strategy.Result, error)
 	StepResults(ctx context.Context, userID, strategyID string, stepID strategy.StepID, page catalog.Page) (*catalog.Answer, error)
 	WDK(ctx context.Context, userID, strategyID string) (*strategy.WDKStrategy, error)
+	StepEnrichment(ctx context.Context, userID, strategyID string, stepID strategy.StepID, cutoff float64) (*enrich.Result, error)
 }
 
 // Sites reports the sites' states for a user (*sites.Registry).
@@ -339,6 +341,7 @@ func (s *Server) routes() error {
 	page(http.MethodGet, "/conversations/:id/share", s.sharePanelPage)
 	page(http.MethodPost, "/conversations/:id/share", s.shareConversationForm)
 	page(http.MethodPost, "/conversations/:id/share/:shareId/revoke", s.revokeShareForm)
+	page(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/enrichment", s.stepEnrichmentPage)
 	page(http.MethodGet, "/settings", s.settingsPage)
 	page(http.MethodPost, "/settings/veupathdb", s.saveKeyForm)
 	page(http.MethodPost, "/settings/veupathdb/delete", s.deleteKeyForm)
@@ -369,6 +372,7 @@ func (s *Server) routes() error {
 	api(http.MethodGet, "/conversations/:id/strategy/versions", s.strategyVersions)
 	api(http.MethodPost, "/conversations/:id/strategy/undo", s.undoStrategy)
 	api(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/results", s.stepResults)
+	api(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/enrichment", s.stepEnrichment)
 	api(http.MethodGet, "/conversations/:id/strategy/wdk", s.strategyWDK)
 	return nil
 }
