@@ -324,3 +324,27 @@ func randomToken(n int) (string, error) {
 	}
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }
+
+// shareTokenPrefix marks conversation share-link tokens.
+const shareTokenPrefix = "shr_"
+
+// NewShareToken makes the secret of a conversation's share link: 256 bits
+// from crypto/rand, and the hash that is all the store keeps of it (like an
+// API token's). The token is shown once, in the link.
+func NewShareToken() (token string, hash []byte, err error) {
+	raw, err := randomToken(32)
+	if err != nil {
+		return "", nil, err
+	}
+	token = shareTokenPrefix + raw
+	return token, hashSecret(token), nil
+}
+
+// ShareTokenHash is the stored form of a share link's token; ok is false
+// for a string that cannot be one (so it is not looked up).
+func ShareTokenHash(token string) (hash []byte, ok bool) {
+	if !strings.HasPrefix(token, shareTokenPrefix) || len(token) > 128 {
+		return nil, false
+	}
+	return hashSecret(token), true
+}

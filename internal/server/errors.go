@@ -25,6 +25,7 @@ const (
 	CodeForbidden       = "FORBIDDEN"
 	CodeNotFound        = "NOT_FOUND"
 	CodeConflict        = "CONFLICT"
+	CodeGone            = "GONE"
 	CodeTooLarge        = "PAYLOAD_TOO_LARGE"
 	CodeRateLimited     = "RATE_LIMITED"
 	CodeMethod          = "METHOD_NOT_ALLOWED"

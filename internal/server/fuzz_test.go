@@ -23,6 +23,8 @@ var fuzzRoutes = []struct{ method, path string }{
 	{"PUT", "/api/v1/account/veupathdb"},
 	{"GET", "/api/v1/catalog/plasmodb/searches?q="},
 	{"POST", "/v1/chat/completions"},
+	{"POST", "/api/v1/conversations/{id}/share"},
+	{"GET", "/api/v1/conversations?q="},
 }
 
 // FuzzJSONBodies sends any bytes to every JSON endpoint: the answer is a
@@ -38,6 +40,8 @@ func FuzzJSONBodies(f *testing.F) {
 		5: {"kinase", "GO term", "%", "\x00", "a&b=c"},
 		6: {`{"model":"strategist","messages":[{"role":"user","content":"DNA repair genes"}]}`, `{"model":"strategist-auto","stream":true,"messages":[{"role":"user","content":[{"type":"text","text":"kinases"}]}]}`,
 			`{"model":"gpt-4o","messages":[]}`, `{"model":"strategist","messages":[{"role":"user","content":7}]}`, `{"messages":null}`},
+		7: {`{"public":true}`, `{"public":"yes"}`, `{"public":null}`, `{}`, ` `},
+		8: {"kinase -rhoptry", `"dna repair" or replication`, "the", "!:*&|(", "-", `'`, "\x00", strings.Repeat("w", 250)},
 	}
 	for route, bodies := range seeds {
 		for _, b := range bodies {

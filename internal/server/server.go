@@ -38,6 +38,7 @@ type Store interface {
 	UserByID(ctx context.Context, id string) (store.User, error)
 	CreateConversation(ctx context.Context, userID, siteID, title, model string) (store.Conversation, error)
 	Conversations(ctx context.Context, userID string, limit int) ([]store.Conversation, error)
+	SearchConversations(ctx context.Context, userID, query string, limit int) ([]store.ConversationHit, error)
 	Conversation(ctx context.Context, userID, id string) (store.Conversation, error)
 	DeleteConversation(ctx context.Context, userID, id string) error
 	Messages(ctx context.Context, userID, conversationID string) ([]store.Message, error)
@@ -48,6 +49,12 @@ type Store interface {
 	// EventsAfter reads a page of the log; the conversation page is drawn
 	// from it (store.DB.EventsAfter).
 	EventsAfter(ctx context.Context, userID, conversationID string, after int64, limit int) ([]store.EventRow, error)
+	// Share links (store.DB.CreateShare and the rest): the store keeps
+	// only their tokens' hashes.
+	CreateShare(ctx context.Context, userID, conversationID string, tokenHash []byte, public bool) (store.Share, error)
+	Shares(ctx context.Context, userID, conversationID string) ([]store.Share, error)
+	RevokeShare(ctx context.Context, userID, conversationID, shareID string) error
+	ShareByTokenHash(ctx context.Context, tokenHash []byte) (store.SharedConversation, error)
 }
 
 // Chat is the turn orchestrator (*chat.Service).
@@ -305,6 +312,10 @@ func (s *Server) routes() error {
 	}
 	e.GET("/static/*", s.static())
 
+	// A share link's page decides itself whom it answers: anyone for a
+	// public link, any signed-in account otherwise.
+	e.GET("/shared/:token", s.sharedPage)
+
 	e.GET("/signin", s.signInPage)
 	e.POST("/signin", s.signIn)
 	e.POST("/signout", s.signOut)
@@ -330,6 +341,9 @@ func (s *Server) routes() error {
 	page(http.MethodPost, "/conversations/:id/strategy/undo", s.undoStrategyForm)
 	page(http.MethodPost, "/conversations/:id/strategy/veupathdb", s.saveStrategyForm)
 	page(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/results", s.stepResultsPage)
+	page(http.MethodGet, "/conversations/:id/share", s.sharePanelPage)
+	page(http.MethodPost, "/conversations/:id/share", s.shareConversationForm)
+	page(http.MethodPost, "/conversations/:id/share/:shareId/revoke", s.revokeShareForm)
 	page(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/enrichment", s.stepEnrichmentPage)
 	page(http.MethodGet, "/settings", s.settingsPage)
 	page(http.MethodPost, "/settings/veupathdb", s.saveKeyForm)
@@ -344,6 +358,10 @@ func (s *Server) routes() error {
 	api(http.MethodGet, "/conversations/:id", s.getConversation)
 	api(http.MethodPatch, "/conversations/:id", s.renameConversation)
 	api(http.MethodDelete, "/conversations/:id", s.deleteConversation)
+	api(http.MethodGet, "/conversations/:id/export", s.exportConversation)
+	api(http.MethodPost, "/conversations/:id/share", s.createShare)
+	api(http.MethodGet, "/conversations/:id/share", s.listShares)
+	api(http.MethodDelete, "/conversations/:id/share/:shareId", s.revokeShare)
 	api(http.MethodGet, "/models", s.listModels)
 	api(http.MethodGet, "/account/veupathdb", s.getVEuPathDBAccount)
 	api(http.MethodPut, "/account/veupathdb", s.putVEuPathDBKey)
