@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
 	"strategist/internal/pgtest"
 )
 
@@ -63,7 +66,15 @@ func BenchmarkPostToTurnStart(b *testing.B) {
 // list_steps 200 times, twenty calls a round, and reports the server
 // process's CPU time per tool call (user + system; the database server's
 // own CPU is not included).
-func BenchmarkToolCallCPU(b *testing.B) {
+func BenchmarkToolCallCPU(b *testing.B) { benchmarkToolCallCPU(b, nil) }
+
+// BenchmarkToolCallCPUTraced is BenchmarkToolCallCPU with tracing on:
+// every span (the turn, its model and tool calls, the strategy reads and
+// their queries) is made, batched and handed to an exporter that drops it,
+// so the figure is the cost of tracing without the network.
+func BenchmarkToolCallCPUTraced(b *testing.B) { benchmarkToolCallCPU(b, tracetest.NewNoopExporter()) }
+
+func benchmarkToolCallCPU(b *testing.B, spans sdktrace.SpanExporter) {
 	const calls = 200
 	dir := b.TempDir()
 	// Ten rounds of twenty calls: within the executor's round limit.
@@ -84,7 +95,7 @@ func BenchmarkToolCallCPU(b *testing.B) {
 	var perCall []time.Duration
 	for b.Loop() {
 		b.StopTimer()
-		a := startBenchApp(b, map[string]string{"STRATEGIST_SCRIPTS_DIR": dir, "STRATEGIST_MODEL": "scripted:calls.json"})
+		a := startApp(b, appOptions{Spans: spans, Env: benchEnv(map[string]string{"STRATEGIST_SCRIPTS_DIR": dir, "STRATEGIST_MODEL": "scripted:calls.json"})})
 		conv := a.newConversation()
 		before := cpuTime()
 		b.StartTimer()
@@ -113,12 +124,17 @@ func BenchmarkToolCallCPU(b *testing.B) {
 // *testing.T; benchmarks get the same graph through a thin wrapper).
 func startBenchApp(b *testing.B, env map[string]string) *testApp {
 	b.Helper()
+	return startApp(b, appOptions{Env: benchEnv(env)})
+}
+
+// benchEnv lifts the rate limits a benchmark would hit.
+func benchEnv(env map[string]string) map[string]string {
 	if env == nil {
 		env = map[string]string{}
 	}
 	env["STRATEGIST_TURN_RATE"] = "1000"
 	env["STRATEGIST_REQUEST_RATE"] = "100000"
-	return startApp(b, appOptions{Env: env})
+	return env
 }
 
 func cpuTime() time.Duration {
