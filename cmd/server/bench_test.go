@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"syscall"
 	"testing"
@@ -93,10 +94,13 @@ func benchmarkToolCallCPU(b *testing.B, spans sdktrace.SpanExporter) {
 		b.Fatal(err)
 	}
 	var perCall []time.Duration
+	var allocs []float64
 	for b.Loop() {
 		b.StopTimer()
 		a := startApp(b, appOptions{Spans: spans, Env: benchEnv(map[string]string{"STRATEGIST_SCRIPTS_DIR": dir, "STRATEGIST_MODEL": "scripted:calls.json"})})
 		conv := a.newConversation()
+		var ms0, ms1 runtime.MemStats
+		runtime.ReadMemStats(&ms0)
 		before := cpuTime()
 		b.StartTimer()
 		turn := a.startTurn(conv, "execute", "list")
@@ -113,11 +117,15 @@ func benchmarkToolCallCPU(b *testing.B, spans sdktrace.SpanExporter) {
 		}
 		b.StopTimer()
 		perCall = append(perCall, (cpuTime()-before)/calls)
+		runtime.ReadMemStats(&ms1)
+		allocs = append(allocs, float64(ms1.Mallocs-ms0.Mallocs)/calls)
 		a.Stop()
 		b.StartTimer()
 	}
 	slices.Sort(perCall)
 	b.ReportMetric(float64(perCall[len(perCall)/2].Microseconds()), "cpu-µs/call")
+	slices.Sort(allocs)
+	b.ReportMetric(allocs[len(allocs)/2], "allocs/call")
 }
 
 // startBenchApp starts the application for a benchmark (testApp needs a

@@ -53,7 +53,8 @@ func (s *Service) startSpan(ctx context.Context, t *turn, first []event.Event) c
 	tctx, span := s.cfg.Tracer.Tracer(telemetry.Scope).Start(ctx, "turn "+string(t.mode),
 		trace.WithNewRoot(), trace.WithLinks(trace.LinkFromContext(ctx)), trace.WithAttributes(attrs...))
 	t.span = span
-	if sc := span.SpanContext(); sc.IsValid() && start != nil {
+	// Only a sampled turn's ids are named: they lead to a trace that exists.
+	if sc := span.SpanContext(); sc.IsSampled() && start != nil {
 		start.TraceID, start.SpanID = sc.TraceID().String(), sc.SpanID().String()
 	}
 	return tctx

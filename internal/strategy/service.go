@@ -372,7 +372,7 @@ func (s *Service) apply(ctx context.Context, userID, strategyID string, m Mutati
 		return Result{}, fmt.Errorf("strategy: apply to %s: %w", strategyID, err)
 	}
 	res.Snapshot = snapshotAt(next, rec)
-	s.logCounts(strategyID, rec.Version, next, res.Change.affected(next))
+	s.logCounts(ctx, strategyID, rec.Version, next, res.Change.affected(next))
 	s.published(rows)
 	s.report.deliver(ctx, st, res.Snapshot)
 	return res, nil
@@ -402,10 +402,10 @@ func encodePair(g *Graph, c Change, errp *error) ([]byte, []byte, error) {
 	return graph, change, nil
 }
 
-func (s *Service) logCounts(strategyID string, version int, g *Graph, ids []StepID) {
+func (s *Service) logCounts(ctx context.Context, strategyID string, version int, g *Graph, ids []StepID) {
 	for _, id := range ids {
 		if st, ok := g.Step(id); ok && st.CountStatus == CountError {
-			s.log.Warn("step count failed", "strategy_id", strategyID, "version", version,
+			s.log.WarnContext(ctx, "step count failed", "strategy_id", strategyID, "version", version,
 				"step_id", string(id), "message", st.CountMessage)
 		}
 	}

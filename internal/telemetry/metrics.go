@@ -3,6 +3,7 @@ package telemetry
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -33,13 +34,21 @@ type Metrics struct {
 	streams      metric.Int64UpDownCounter
 	batchSize    metric.Int64Histogram
 	lag          metric.Float64Histogram
+
+	// toolAttrs holds each (tool, outcome, scope) label set once: a tool
+	// call is the most frequent measurement, and a set built per call
+	// would cost a sort and allocations each time.
+	toolMu    sync.RWMutex
+	toolAttrs map[toolLabels]metric.MeasurementOption
 }
+
+type toolLabels struct{ tool, outcome, scope string }
 
 // NewMetrics creates the instruments on mp.
 func NewMetrics(mp metric.MeterProvider) (*Metrics, error) {
 	m := mp.Meter(Scope)
 	var (
-		out  Metrics
+		out  = Metrics{toolAttrs: map[toolLabels]metric.MeasurementOption{}}
 		errs []error
 	)
 	add := func(err error) { errs = append(errs, err) }
@@ -107,8 +116,18 @@ func (m *Metrics) ToolCall(ctx context.Context, tool, outcome, scope string, d t
 	if m == nil {
 		return
 	}
-	m.toolCalls.Record(ctx, d.Seconds(), metric.WithAttributes(attribute.String("tool", tool),
-		attribute.String("outcome", outcome), attribute.String("scope", scope)))
+	k := toolLabels{tool, outcome, scope}
+	m.toolMu.RLock()
+	opt, ok := m.toolAttrs[k]
+	m.toolMu.RUnlock()
+	if !ok {
+		opt = metric.WithAttributeSet(attribute.NewSet(attribute.String("tool", tool),
+			attribute.String("outcome", outcome), attribute.String("scope", scope)))
+		m.toolMu.Lock()
+		m.toolAttrs[k] = opt
+		m.toolMu.Unlock()
+	}
+	m.toolCalls.Record(ctx, d.Seconds(), opt)
 }
 
 // Attempt records how a sub-agent attempt (or a combine) ended.

@@ -6,7 +6,9 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
@@ -87,5 +89,21 @@ func TestContentIsOptIn(t *testing.T) {
 	}
 	if telemetry.Clip("short") != "short" {
 		t.Error("Clip changed a short text")
+	}
+}
+
+// BenchmarkToolCallMetric is the cost of recording one tool call's
+// latency on the SDK's meter, as every tool call does.
+func BenchmarkToolCallMetric(b *testing.B) {
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	defer mp.Shutdown(context.Background())
+	m, err := telemetry.NewMetrics(mp)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		m.ToolCall(ctx, "list_steps", "ok", "main", time.Millisecond)
 	}
 }
