@@ -150,7 +150,7 @@ func TestTraceOfADelegation(t *testing.T) {
 		attr(root, "strategist.turn.mode").AsString() != "execute" {
 		t.Errorf("turn span attributes = %v", root.Attributes)
 	}
-	if v := attr(root, "strategist.turn.message"); v.Type() != attribute.INVALID {
+	if v := attr(root, "strategist.turn.message"); v.Type() != attribute.EMPTY {
 		t.Errorf("the message was recorded without STRATEGIST_TRACE_CONTENT: %v", v)
 	}
 	// The request's span continues the caller's trace and is the turn's link.
@@ -186,7 +186,7 @@ func TestTraceOfADelegation(t *testing.T) {
 		t.Errorf("executor model calls = %d, want 2", len(models))
 	}
 	for _, m := range models {
-		if attr(m, "gen_ai.agent.name").AsString() != "executor" || attr(m, "gen_ai.prompt").Type() != attribute.INVALID {
+		if attr(m, "gen_ai.agent.name").AsString() != "executor" || attr(m, "gen_ai.prompt").Type() != attribute.EMPTY {
 			t.Errorf("model span %q attributes = %v", m.Name, m.Attributes)
 		}
 	}

@@ -89,7 +89,7 @@ func TestTracingOffWithoutAnEndpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer obs.shutdown(ctx)
+	defer func() { _ = obs.shutdown(ctx) }()
 	if obs.tracerProvider() != nil || obs.storeOptions() != nil {
 		t.Error("tracing is on without an endpoint")
 	}

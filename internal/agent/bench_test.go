@@ -83,7 +83,7 @@ func BenchmarkLoop(b *testing.B) {
 // BenchmarkLoop it is the agent loop's cost of tracing.
 func BenchmarkLoopTraced(b *testing.B) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
-	defer tp.Shutdown(context.Background())
+	defer func() { _ = tp.Shutdown(context.Background()) }()
 	script := loopScript(b, 10, 4)
 	tools := newToolset(b, searchTool())
 	var ms0, ms1 runtime.MemStats

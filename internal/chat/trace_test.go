@@ -16,7 +16,7 @@ import (
 func TestRecoveredTurnJoinsItsTrace(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	defer tp.Shutdown(context.Background())
+	defer func() { _ = tp.Shutdown(context.Background()) }()
 	s := &Service{cfg: Config{Tracer: tp}}
 
 	start := &event.TurnStart{Base: event.Base{TurnID: "t1"}, Mode: ModeExecute, Model: "offline",

@@ -315,7 +315,7 @@ func TestRetrierMarksTheModelCallSpan(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rec := tracetest.NewSpanRecorder()
 		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-		defer tp.Shutdown(context.Background())
+		defer func() { _ = tp.Shutdown(context.Background()) }()
 		r, err := NewRetrier(RetryConfig{Engine: "test"})
 		if err != nil {
 			t.Fatal(err)

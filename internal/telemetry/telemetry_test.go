@@ -36,7 +36,7 @@ func TestStartOnlyUnderARecordingSpan(t *testing.T) {
 
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	defer tp.Shutdown(context.Background())
+	defer func() { _ = tp.Shutdown(context.Background()) }()
 	ctx, root := tp.Tracer("test").Start(ctx, "turn")
 	_, child := telemetry.Start(ctx, "tool")
 	child.End()
@@ -58,7 +58,7 @@ func TestLogLinesCarryTheTrace(t *testing.T) {
 		t.Errorf("a line outside a trace has a trace id: %s", buf.String())
 	}
 	tp := sdktrace.NewTracerProvider()
-	defer tp.Shutdown(context.Background())
+	defer func() { _ = tp.Shutdown(context.Background()) }()
 	ctx, span := tp.Tracer("test").Start(context.Background(), "turn")
 	defer span.End()
 	buf.Reset()
@@ -96,7 +96,7 @@ func TestContentIsOptIn(t *testing.T) {
 // latency on the SDK's meter, as every tool call does.
 func BenchmarkToolCallMetric(b *testing.B) {
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
-	defer mp.Shutdown(context.Background())
+	defer func() { _ = mp.Shutdown(context.Background()) }()
 	m, err := telemetry.NewMetrics(mp)
 	if err != nil {
 		b.Fatal(err)
