@@ -107,16 +107,17 @@ func (o *observability) shutdown(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// installGlobals makes the providers the process's OpenTelemetry globals
-// (for libraries that use them) and sends the SDK's own errors, such as a
-// collector that does not answer, to the log. Only the server process
-// calls it: tests build several apps in one process.
+// installGlobals makes the tracer provider the process's OpenTelemetry
+// global (so a library that traces puts its spans under ours) and sends
+// the SDK's own errors, such as a collector that does not answer, to the
+// log. The meter provider stays private: /metrics shows Strategist's
+// metrics only. Only the server process calls it: tests build several
+// apps in one process.
 func (o *observability) installGlobals(log *slog.Logger) {
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
 		log.Warn("opentelemetry", slog.Any("error", err))
 	}))
 	otel.SetTextMapPropagator(propagators)
-	otel.SetMeterProvider(o.meter)
 	if o.tracer != nil {
 		otel.SetTracerProvider(o.tracer)
 	}
