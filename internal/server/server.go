@@ -18,6 +18,10 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/time/rate"
 
 	"strategist/internal/account"
@@ -30,6 +34,7 @@ import (
 	"strategist/internal/llm"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
+	"strategist/internal/telemetry"
 	"strategist/web"
 )
 
@@ -123,6 +128,12 @@ type Config struct {
 	// sending it as a bearer token; otherwise /metrics is only on
 	// MetricsHandler (a separate listener).
 	MetricsToken string
+	// Metrics counts open streams (nil: not counted).
+	Metrics *telemetry.Metrics
+	// Tracer, when set, gives each request a span (named by its route),
+	// continuing a caller's trace sent as W3C traceparent; health checks,
+	// metrics, static files and event streams are not traced.
+	Tracer trace.TracerProvider
 
 	Auth          config.AuthMode
 	SecureCookies bool
@@ -159,6 +170,8 @@ type Server struct {
 	md *web.Markdown
 	// streams are the open streams by credential, ended on revocation.
 	streams streamSet
+	// handler is echo, inside the request tracing when it is on.
+	handler http.Handler
 }
 
 // New builds the server and its routes.
@@ -209,7 +222,28 @@ func New(cfg Config) (*Server, error) {
 	if err := s.routes(); err != nil {
 		return nil, err
 	}
+	s.handler = s.echo
+	if cfg.Tracer != nil {
+		s.handler = otelhttp.NewHandler(s.echo, "http", otelhttp.WithTracerProvider(cfg.Tracer),
+			otelhttp.WithMeterProvider(noop.NewMeterProvider()),
+			otelhttp.WithPropagators(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})),
+			otelhttp.WithFilter(traced))
+	}
 	return s, nil
+}
+
+// traced says which requests get a span: not health checks, metrics,
+// static files or event streams (hours long, and followed by their
+// turns' own traces).
+func traced(r *http.Request) bool {
+	p := r.URL.Path
+	switch {
+	case p == "/healthz" || p == "/readyz" || p == "/metrics" || strings.HasPrefix(p, "/static/"):
+		return false
+	case strings.HasSuffix(p, "/events") || strings.HasSuffix(p, "/stream"):
+		return false
+	}
+	return true
 }
 
 // MetricsHandler serves the Prometheus metrics, for a listener of its own.
@@ -227,14 +261,14 @@ func (s *Server) requireMetricsToken(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // Handler returns the server as an http.Handler (tests use httptest).
-func (s *Server) Handler() http.Handler { return s.echo }
+func (s *Server) Handler() http.Handler { return s.handler }
 
 // Serve answers on ln until ctx ends, then shuts down gracefully: new
 // requests are refused, streams are told to end, in-flight requests get up to
 // 10 s to finish.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{
-		Handler:           s.echo,
+		Handler:           s.handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
@@ -270,7 +304,7 @@ func (s *Server) routes() error {
 	// Requests come straight from clients; no proxy header is trusted.
 	e.IPExtractor = echo.ExtractIPDirect()
 
-	metrics, err := newHTTPMetrics(s.cfg.Registry)
+	metrics, err := newHTTPMetrics(s.cfg.Registry, s.cfg.Metrics)
 	if err != nil {
 		return err
 	}
