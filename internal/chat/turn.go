@@ -88,11 +88,22 @@ func (s *Service) note(t *turn, evs []event.Event) {
 	}
 }
 
-// runTurn runs the agent of t's mode and ends the turn, whatever happens.
-func (s *Service) runTurn(ctx context.Context, t *turn) {
+// runTurn runs the agent of t's mode and ends the turn, unless its process
+// is stopping: then it reports handedBack and the turn stays running, for
+// another process to continue.
+func (s *Service) runTurn(ctx context.Context, t *turn) (handedBack bool) {
 	log := s.log.With(slog.String("turn_id", t.id), slog.String("conversation_id", t.conv.ID))
 	emit := s.emit(t)
 	end, runErr := s.runAgent(ctx, t, emit, s.queue(t))
+	if stopping(ctx) && (runErr != nil || end.Reason != agent.StopCompleted) {
+		sctx, cancel := context.WithTimeout(context.Background(), appendTimeout)
+		defer cancel()
+		if err := t.log.Sync(sctx); err != nil {
+			log.Warn("writing a handed-back turn's last events", slog.Any("error", err))
+		}
+		log.Info("handing the turn back: this process is stopping")
+		return true
+	}
 	status, msg := outcome(ctx, end, runErr)
 	if msg != "" && status == event.TurnFailed {
 		code, retryable := "TURN_FAILED", false
@@ -114,6 +125,17 @@ func (s *Service) runTurn(ctx context.Context, t *turn) {
 	}
 	cancel()
 	s.endTurn(t, status, msg, usage, log)
+	return false
+}
+
+// stopping reports whether a turn's context ended because its process is
+// stopping (the queue cancelled its work), not because it was cancelled.
+func stopping(ctx context.Context) bool {
+	if ctx.Err() == nil {
+		return false
+	}
+	cause := context.Cause(ctx)
+	return !errors.Is(cause, errCancelled) && !errors.Is(cause, errDeleted)
 }
 
 // errEngine marks failures to set up the model.
@@ -214,9 +236,6 @@ func (s *Service) persist(t *turn, msgs []llm.Message) error {
 // outcome decides a turn's status and the message a researcher sees.
 func outcome(ctx context.Context, end agent.RunEnd, runErr error) (event.TurnStatus, string) {
 	if cause := context.Cause(ctx); cause != nil {
-		if errors.Is(cause, errShutdown) {
-			return event.TurnInterrupted, "the server shut down during this turn; what was saved before is kept"
-		}
 		return event.TurnCancelled, "cancelled"
 	}
 	if runErr != nil {
@@ -271,7 +290,7 @@ func (s *Service) endTurn(t *turn, status event.TurnStatus, msg string, usage ll
 		log.Warn("ending turn", slog.Int("attempt", attempt+1), slog.Any("error", err))
 		time.Sleep(time.Duration(attempt+1) * 200 * time.Millisecond)
 	}
-	log.Error("could not record the end of the turn; it will be recovered as interrupted when this process stops")
+	log.Error("could not record the end of the turn; it will be resumed when this process stops")
 }
 
 // afterTurn accepts a handoff the planner requested, when configured to.

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
 )
 
 // ErrNotFound means no row matched, including rows that exist but belong to
@@ -26,6 +27,8 @@ var ErrConflict = errors.New("store: conflict")
 // concurrent use.
 type DB struct {
 	pool *pgxpool.Pool
+	// jobs inserts turn jobs (jobs.go).
+	jobs *river.Client[pgx.Tx]
 }
 
 // New returns a store over pool.
@@ -33,7 +36,11 @@ func New(pool *pgxpool.Pool) (*DB, error) {
 	if pool == nil {
 		return nil, errors.New("store: nil pool")
 	}
-	return &DB{pool: pool}, nil
+	jobs, err := newInserter(pool)
+	if err != nil {
+		return nil, err
+	}
+	return &DB{pool: pool, jobs: jobs}, nil
 }
 
 // Pool returns the underlying pool, for health checks and LISTEN.
@@ -62,6 +69,13 @@ func (db *DB) tx(ctx context.Context, op string, fn func(pgx.Tx) error) error {
 // ownership check explains a later statement's failure. The error is
 // translated.
 func (db *DB) pipelineTx(ctx context.Context, op string, queue func(b *pgx.Batch) error, check func(error) error) error {
+	return db.pipelineTxThen(ctx, op, queue, check, nil)
+}
+
+// pipelineTxThen is pipelineTx with then, when not nil, run in the
+// transaction after the pipeline's statements succeeded and before COMMIT:
+// one more round trip for each statement it makes.
+func (db *DB) pipelineTxThen(ctx context.Context, op string, queue func(b *pgx.Batch) error, check func(error) error, then func(pgx.Tx) error) error {
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return translate(op, err)
@@ -75,6 +89,9 @@ func (db *DB) pipelineTx(ctx context.Context, op string, queue func(b *pgx.Batch
 		return translate(op, err)
 	}
 	err = check(conn.SendBatch(ctx, b).Close())
+	if err == nil && then != nil {
+		err = then(txOnConn{conn: conn.Conn()})
+	}
 	if err != nil {
 		// A failed ROLLBACK leaves the connection outside the idle
 		// state, and the pool closes it on release.
@@ -129,7 +146,12 @@ func Open(ctx context.Context, url string, fsys fs.FS) (*DB, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &DB{pool: pool}, nil
+	db, err := New(pool)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return db, nil
 }
 
 // Close closes the pool.

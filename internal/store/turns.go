@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -38,8 +39,6 @@ type StartTurn struct {
 	TurnID         string
 	Mode           Mode
 	Model          string
-	// Owner names the server process that runs the turn.
-	Owner string
 	// Message is the user message starting the turn (its ID set by the
 	// caller, so events can name it before it is stored).
 	Message NewMessage
@@ -54,7 +53,7 @@ type StartTurn struct {
 }
 
 const insertTurnSQL = `
-INSERT INTO turns (id, conversation_id, mode, model, owner) VALUES ($1, $2, $3, $4, $5)`
+INSERT INTO turns (id, conversation_id, mode, model) VALUES ($1, $2, $3, $4)`
 
 const insertMessageSQL = `
 INSERT INTO messages (id, conversation_id, turn_id, role, content, data)
@@ -92,7 +91,7 @@ func (db *DB) StartTurnTx(ctx context.Context, st StartTurn) ([]EventRow, error)
 			locked = rows.Err() == nil
 			return rows.Err()
 		})
-		b.Queue(insertTurnSQL, st.TurnID, st.ConversationID, st.Mode, st.Model, st.Owner)
+		b.Queue(insertTurnSQL, st.TurnID, st.ConversationID, st.Mode, st.Model)
 		if st.AcceptHandoff != "" {
 			b.Queue(acceptHandoffSQL, st.AcceptHandoff, st.ConversationID, st.TurnID).Exec(func(tag pgconn.CommandTag) error {
 				accepted = tag.RowsAffected() > 0
@@ -121,7 +120,10 @@ func (db *DB) StartTurnTx(ctx context.Context, st StartTurn) ([]EventRow, error)
 		}
 		return nil
 	}
-	if err := db.pipelineTx(ctx, "start turn", queue, check); err != nil {
+	// The turn's job goes in the same transaction: it is what starts the
+	// turn, in whichever process takes it.
+	then := func(tx pgx.Tx) error { return db.insertTurnJob(ctx, tx, st) }
+	if err := db.pipelineTxThen(ctx, "start turn", queue, check, then); err != nil {
 		return nil, err
 	}
 	if events == nil {
@@ -252,18 +254,20 @@ type OrphanTurn struct {
 	StartedAt      time.Time `db:"started_at"`
 }
 
-// orphanTurnsSQL finds running turns whose owner's database session no
-// longer exists. Owners are "<backend pid>@<backend start, unix µs>" of the
-// owning process's dedicated session: a process that dies loses its session,
-// and Postgres forgets it at once.
-const orphanTurnsSQL = `
+// orphanTurnsSQL finds running turns that nothing will run again: no live
+// process runs them (see sessionAliveSQL) and they have no job left to run
+// (turns from before turns were jobs, or whose job gave up).
+var orphanTurnsSQL = `
 SELECT t.id, t.conversation_id, t.started_at FROM turns t
-WHERE t.status = 'running' AND NOT EXISTS (
-  SELECT 1 FROM pg_stat_activity a
-  WHERE t.owner = a.pid::text || '@' || (extract(epoch FROM a.backend_start) * 1000000)::bigint::text)
+WHERE t.status = 'running' AND NOT ` + fmt.Sprintf(sessionAliveSQL, "t.owner") + `
+  AND NOT EXISTS (
+    SELECT 1 FROM river_job j
+    WHERE j.kind = '` + turnJobKind + `' AND j.args @> jsonb_build_object('turnId', t.id::text)
+      AND j.state IN ('available', 'pending', 'retryable', 'running', 'scheduled'))
 ORDER BY t.started_at`
 
-// OrphanTurns lists running turns whose owning process is gone.
+// OrphanTurns lists running turns that no process runs and no job will
+// start again.
 func (db *DB) OrphanTurns(ctx context.Context) ([]OrphanTurn, error) {
 	rows, _ := db.pool.Query(ctx, orphanTurnsSQL)
 	ts, err := pgx.CollectRows(rows, pgx.RowToStructByName[OrphanTurn])
