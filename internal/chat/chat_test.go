@@ -510,7 +510,7 @@ func (w *world) orphan(convID string, withDelegation bool) orphanTurn {
 		&event.ToolCallStart{Base: b, CallID: "c1", Name: "delegate_strategy_subtasks", Args: json.RawMessage(`{}`)},
 	}
 	st := store.StartTurn{UserID: w.userID, ConversationID: convID, TurnID: o.turnID, Mode: chat.ModeExecute, Model: testModel,
-		Origin: "dead-process",
+		Origin:  "dead-process",
 		Message: store.NewMessage{ID: msgID, Role: agent.StoredUser, Content: "Build it"}}
 	for _, ev := range evs {
 		st.Events = append(st.Events, newEvent(w.t, convID, ev))

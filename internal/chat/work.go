@@ -134,4 +134,3 @@ func (s *Service) resume(ctx context.Context, t *turn, claim store.Claim, log *s
 	log.Info("resuming a turn", slog.Int("run", run), slog.String("previous_owner", claim.PreviousOwner))
 	return nil
 }
-
