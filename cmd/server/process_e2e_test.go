@@ -67,14 +67,15 @@ func newToken(t *testing.T, dbURL string) string {
 }
 
 // TestRestartAfterCrash kills the server in the middle of a delegation and
-// starts another: the turn is interrupted, the conversation takes a new
-// turn, and nothing persisted before the crash is gone.
+// starts another: the new server resumes the turn (turn_resumed) and
+// finishes it, nothing persisted before the crash is gone or changed, and
+// the conversation then takes a new turn.
 func TestRestartAfterCrash(t *testing.T) {
 	// Not parallel: it waits on real processes with deadlines, which a
 	// loaded machine can miss; it runs before the parallel tests, alone.
 	dbURL := pgtest.NewURL(t)
 	token := newToken(t, dbURL)
-	first := startProc(t, dbURL, map[string]string{"STRATEGIST_MODEL": "scripted:cancel_delegation.json"})
+	first := startProc(t, dbURL, map[string]string{"STRATEGIST_MODEL": "scripted:crash_resume.json"})
 	a := first.as(token)
 	conv := a.newConversation()
 	turn := a.startTurn(conv, "execute", "Build it")
@@ -83,9 +84,9 @@ func TestRestartAfterCrash(t *testing.T) {
 	})
 	first.Kill()
 
-	second := startProc(t, dbURL, nil)
+	second := startProc(t, dbURL, map[string]string{"STRATEGIST_TURN_RESCUE": "1s"})
 	b := second.as(token)
-	after := b.collect(conv, 0, 30*time.Second, untilTurnEnds(1))
+	after := b.collect(conv, 0, 60*time.Second, untilTurnEnds(1))
 	eventtest.Check(t, after)
 	for i, r := range before {
 		if after[i].Seq != r.Seq || after[i].Type != r.Type || string(after[i].Payload) != string(r.Payload) {
@@ -93,8 +94,11 @@ func TestRestartAfterCrash(t *testing.T) {
 		}
 	}
 	end := payload(t, after[len(after)-1])
-	if end["status"] != "interrupted" || after[len(after)-1].TurnID != turn {
+	if end["status"] != "completed" || after[len(after)-1].TurnID != turn {
 		t.Fatalf("after restart the turn ended %v", end)
+	}
+	if len(find(after, "turn_resumed")) != 1 {
+		t.Errorf("turn_resumed events = %d, want 1", len(find(after, "turn_resumed")))
 	}
 	var detail struct {
 		Messages   []struct{ Role, Content string }
@@ -108,10 +112,10 @@ func TestRestartAfterCrash(t *testing.T) {
 	if len(detail.Messages) == 0 || detail.Messages[0].Content != "Build it" {
 		t.Errorf("the user message is gone: %+v", detail.Messages)
 	}
-	if len(detail.Turns) != 1 || detail.Turns[0].Status != "interrupted" {
+	if len(detail.Turns) != 1 || detail.Turns[0].Status != "completed" {
 		t.Errorf("turns = %+v", detail.Turns)
 	}
-	if detail.Delegation.Status != "interrupted" {
+	if detail.Delegation.Status != "completed" {
 		t.Errorf("delegation = %+v", detail.Delegation)
 	}
 	var started struct{ TurnID string }

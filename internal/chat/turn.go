@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
@@ -28,6 +29,10 @@ type turn struct {
 	userMessageID string
 	start         time.Time
 	cancel        func(cause error)
+	// run counts the turn's runs (1, or more once resumed); the stream
+	// names a resumed run's tool calls apart (callID), since an engine may
+	// number its calls the same way each run.
+	run int
 
 	// log appends the turn's events: the agent loop's progress queued, the
 	// tools' events (Env.Emit) durably before Emit returns.
@@ -175,7 +180,7 @@ func (s *Service) runAgent(ctx context.Context, t *turn, emit, queue func(contex
 	}
 	var end agent.RunEnd
 	for ev := range ag.Run(ctx, agent.Input{History: history.Messages, User: history.Current}) {
-		if err := s.forward(ctx, queue, ev, &end); err != nil {
+		if err := s.forward(ctx, queue, ev, &end, t.run); err != nil {
 			return end, fmt.Errorf("record events: %w", err)
 		}
 	}
@@ -189,7 +194,7 @@ func (s *Service) runAgent(ctx context.Context, t *turn, emit, queue func(contex
 }
 
 // forward maps one agent event onto the stream.
-func (s *Service) forward(ctx context.Context, emit func(context.Context, ...event.Event) error, ev agent.Event, end *agent.RunEnd) error {
+func (s *Service) forward(ctx context.Context, emit func(context.Context, ...event.Event) error, ev agent.Event, end *agent.RunEnd, run int) error {
 	switch e := ev.(type) {
 	case agent.TextDelta:
 		return emit(ctx, &event.AssistantDelta{MessageID: e.MessageID, Delta: e.Delta})
@@ -199,9 +204,9 @@ func (s *Service) forward(ctx context.Context, emit func(context.Context, ...eve
 		}
 		return emit(ctx, &event.AssistantMessage{MessageID: e.MessageID, Content: e.Message.Text})
 	case agent.ToolCallStart:
-		return emit(ctx, &event.ToolCallStart{CallID: e.CallID, Name: e.Name, Args: e.Args})
+		return emit(ctx, &event.ToolCallStart{CallID: callID(e.CallID, run), Name: e.Name, Args: e.Args})
 	case agent.ToolCallEnd:
-		end := &event.ToolCallEnd{CallID: e.CallID, Name: e.Name, OK: e.OK, Result: e.Result, DurationMs: e.Duration.Milliseconds()}
+		end := &event.ToolCallEnd{CallID: callID(e.CallID, run), Name: e.Name, OK: e.OK, Result: e.Result, DurationMs: e.Duration.Milliseconds()}
 		if e.Error != nil {
 			end.Error = &event.ToolError{Code: e.Error.Code, Message: e.Error.Message}
 		}
@@ -212,6 +217,16 @@ func (s *Service) forward(ctx context.Context, emit func(context.Context, ...eve
 		*end = e
 	}
 	return nil
+}
+
+// callID is a tool call's id on the stream: the engine's, with the run's
+// number after the first run, so a resumed run's calls never reuse the id
+// of a call the stream already ended.
+func callID(id string, run int) string {
+	if run <= 1 {
+		return id
+	}
+	return id + "~run" + strconv.Itoa(run)
 }
 
 // persist stores the run's messages (assistant messages with their tool

@@ -29,7 +29,7 @@ func (s *Service) work(ctx context.Context, job store.TurnJob) error {
 	s.mu.Unlock()
 	tctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	t := &turn{id: job.TurnID, userID: job.UserID, userMessageID: job.UserMessageID, cancel: cancel}
+	t := &turn{id: job.TurnID, userID: job.UserID, userMessageID: job.UserMessageID, cancel: cancel, run: 1}
 	// Registered before the claim, so a cancel that arrives while it
 	// claims is not lost: the claim reads a cancel made before it, the
 	// notification reaches this entry after it.
@@ -102,15 +102,15 @@ func (s *Service) handBack(turnID, owner string, err error) error {
 // nodes cancelled (the delegation row interrupted), so the stream keeps its
 // invariants before the agent runs again.
 func (s *Service) resume(ctx context.Context, t *turn, claim store.Claim, log *slog.Logger) error {
+	t.run = 2
 	past, err := s.cfg.Store.TurnEvents(ctx, t.id)
 	if err != nil {
 		return fmt.Errorf("chat: resume: %w", err)
 	}
 	recs := records(past)
-	run := 2
 	for _, r := range recs {
 		if r.Type == "turn_resumed" {
-			run++
+			t.run++
 		}
 	}
 	reason := "the server running this turn stopped; it continues here"
@@ -123,7 +123,7 @@ func (s *Service) resume(ctx context.Context, t *turn, claim store.Claim, log *s
 	evs := closingEvents(recs)
 	if !claim.CancelRequested() {
 		// A turn cancelled while no process ran it only ends.
-		evs = append(evs, &event.TurnResumed{Run: run, Reason: reason})
+		evs = append(evs, &event.TurnResumed{Run: t.run, Reason: reason})
 	}
 	if len(evs) == 0 {
 		return nil
@@ -131,6 +131,6 @@ func (s *Service) resume(ctx context.Context, t *turn, claim store.Claim, log *s
 	if err := s.emit(t)(ctx, evs...); err != nil {
 		return fmt.Errorf("chat: resume: %w", err)
 	}
-	log.Info("resuming a turn", slog.Int("run", run), slog.String("previous_owner", claim.PreviousOwner))
+	log.Info("resuming a turn", slog.Int("run", t.run), slog.String("previous_owner", claim.PreviousOwner))
 	return nil
 }
