@@ -95,9 +95,13 @@ func (w *turnWorker) Work(ctx context.Context, job *river.Job[turnArgs]) error {
 }
 
 // newInserter returns the River client that inserts turn jobs (it works no
-// jobs: RunTurnQueue's client does).
+// jobs: RunTurnQueue's client does). River notifies the queue's fetchers
+// after an insert, in a statement of its own, at most once per cooldown;
+// the inserter's cooldown is long, and StartTurnTx sends the notification
+// in its pipeline instead (notifyTurnJobsSQL), which saves a round trip.
 func newInserter(pool *pgxpool.Pool) (*river.Client[pgx.Tx], error) {
-	c, err := river.NewClient(riverpgxv5.New(pool), &river.Config{SkipUnknownJobCheck: true, FetchCooldown: fetchCooldown})
+	c, err := river.NewClient(riverpgxv5.New(pool), &river.Config{SkipUnknownJobCheck: true,
+		FetchCooldown: 24 * time.Hour, FetchPollInterval: 24 * time.Hour})
 	if err != nil {
 		return nil, fmt.Errorf("store: job client: %w", err)
 	}
@@ -293,7 +297,7 @@ WITH dead AS (
 SELECT count(*)::int FROM dead`
 
 // notifyTurnJobsSQL wakes the turn queue's fetchers in every process, as
-// River's own insert notification does.
+// River's own insert notification does (delivered at commit).
 const notifyTurnJobsSQL = `SELECT pg_notify(current_schema() || '.river_insert', '{"queue": "turns"}')`
 
 // RescueTurns hands the turns of processes that died to the living: their

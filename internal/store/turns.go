@@ -98,6 +98,9 @@ func (db *DB) StartTurnTx(ctx context.Context, st StartTurn) ([]EventRow, error)
 				return nil
 			})
 		}
+		// The job's notification: the fetchers of every process hear of
+		// it when the transaction commits (see newInserter).
+		b.Queue(notifyTurnJobsSQL)
 		m := st.Message
 		b.Queue(insertMessageSQL, m.ID, st.ConversationID, nullable(st.TurnID), m.Role, m.Content, nullableJSON(m.Data))
 		if len(st.Events) == 0 {
