@@ -113,20 +113,27 @@ func TestStartTurnInput(t *testing.T) {
 func TestOneRunningTurn(t *testing.T) {
 	t.Parallel()
 	e := engine(t, `{"roles":{"planner":[
-		{"text":"slow answer","latencyMs":600000},
-		{"text":"elsewhere"},
-		{"text":"again"}]}}`)
+		{"toolCalls":[{"name":"wait","args":{}}]},
+		{"text":"again"}],
+		"executor":[{"text":"elsewhere"}]}}`)
 	w := newWorld(t)
-	p := w.start(options{engine: e})
+	p := w.start(options{engine: e, planner: waitingPlanner()})
 
 	first := w.mustStart(p, w.convID, "a long question")
+	w.waitFor(w.convID, "tool_call_start")
 	_, err := p.startTurn(t, chat.TurnRequest{UserID: w.userID, ConversationID: w.convID, Message: "another", Mode: chat.ModePlan})
 	if !errors.Is(err, chat.ErrTurnRunning) {
 		t.Fatalf("second start while a turn runs: err = %v, want ErrTurnRunning", err)
 	}
 
+	// In execute mode, so its model call does not race the slow one for
+	// the planner's script.
 	other := w.conversation()
-	if tr := w.waitEnd(other, w.mustStart(p, other, "meanwhile")); tr.Status != event.TurnCompleted {
+	meanwhile, err := p.startTurn(t, chat.TurnRequest{UserID: w.userID, ConversationID: other, Message: "meanwhile", Mode: chat.ModeExecute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr := w.waitEnd(other, meanwhile); tr.Status != event.TurnCompleted {
 		t.Errorf("a turn of another conversation ended %s", tr.Status)
 	}
 
@@ -152,6 +159,18 @@ func TestOneRunningTurn(t *testing.T) {
 		t.Errorf("the cancelled turn still answered: %v", got)
 	}
 	w.checkLog(other)
+}
+
+// waitingPlanner is a planner whose wait tool runs until its turn stops: a
+// test sees tool_call_start and knows the turn is in the middle of it.
+func waitingPlanner() role {
+	type none struct{}
+	return role{name: "planner", tools: func(agent.Env) []agent.Tool {
+		return []agent.Tool{agent.NewTool("wait", "Wait until stopped.", func(ctx context.Context, _ none) (*none, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})}
+	}}
 }
 
 // TestCancelFromAnotherProcess: a turn is cancelled where it runs, whichever
@@ -385,7 +404,7 @@ func TestResumeTurnOfDeadProcess(t *testing.T) {
 	t.Parallel()
 	e := engine(t, `{"roles":{"executor":[{"text":"Built it."}]}}`)
 	w := newWorld(t)
-	orphan := w.orphan(w.convID, true)
+	orphan := w.orphan(w.convID, true, true)
 
 	w.start(options{engine: e})
 	tr := w.waitEnd(w.convID, orphan.turnID)
@@ -423,12 +442,13 @@ func TestResumeTurnOfDeadProcess(t *testing.T) {
 // interrupted.
 func TestHandBackOnStop(t *testing.T) {
 	t.Parallel()
-	e := engine(t, `{"roles":{"planner":[{"text":"slow answer","latencyMs":600000},{"text":"Finished here."}]}}`)
+	e := engine(t, `{"roles":{"planner":[{"toolCalls":[{"name":"wait","args":{}}]},{"text":"Finished here."}]}}`)
 	w := newWorld(t)
-	first := w.start(options{engine: e})
+	waiting := waitingPlanner()
+	first := w.start(options{engine: e, planner: waiting})
 	id := w.mustStart(first, w.convID, "a long question")
-	w.waitOwned(w.convID, id, first)
-	second := w.start(options{engine: e})
+	w.waitFor(w.convID, "tool_call_start")
+	second := w.start(options{engine: e, planner: waiting})
 	first.stop()
 
 	tr := w.waitEnd(w.convID, id)
@@ -454,8 +474,7 @@ func TestRecoverOrphanedTurn(t *testing.T) {
 	t.Parallel()
 	e := engine(t, `{"roles":{"planner":[{"text":"Back again."}]}}`)
 	w := newWorld(t)
-	orphan := w.orphan(w.convID, true)
-	w.sql(`DELETE FROM river_job WHERE args->>'turnId' = $1`, orphan.turnID)
+	orphan := w.orphan(w.convID, false, true)
 
 	p := w.start(options{engine: e})
 	tr := w.waitEnd(w.convID, orphan.turnID)
@@ -482,8 +501,7 @@ func TestRecoverOrphanedTurn(t *testing.T) {
 	// A process dying now leaves a running turn in another conversation; a
 	// new turn there meets it, recovers it and starts.
 	other := w.conversation()
-	late := w.orphan(other, false)
-	w.sql(`DELETE FROM river_job WHERE args->>'turnId' = $1`, late.turnID)
+	late := w.orphan(other, false, false)
 	id := w.mustStart(p, other, "Are you there?")
 	if tr := w.waitEnd(other, late.turnID); tr.Status != event.TurnInterrupted {
 		t.Errorf("orphan met by a new turn ended %s", tr.Status)
@@ -497,9 +515,10 @@ func TestRecoverOrphanedTurn(t *testing.T) {
 type orphanTurn struct{ turnID, delegationID string }
 
 // orphan stores a running turn as a process that died mid-turn left it:
-// owned by a database session that does not exist, its job running there, with a tool call
+// owned by a database session that does not exist, withJob its job
+// running there, with a tool call
 // started and, when withDelegation, a delegation whose first node runs.
-func (w *world) orphan(convID string, withDelegation bool) orphanTurn {
+func (w *world) orphan(convID string, withJob, withDelegation bool) orphanTurn {
 	w.t.Helper()
 	ctx := w.t.Context()
 	o := orphanTurn{turnID: uuid.NewString()}
@@ -509,20 +528,24 @@ func (w *world) orphan(convID string, withDelegation bool) orphanTurn {
 		&event.TurnStart{Base: b, Mode: chat.ModeExecute, Model: testModel, UserMessageID: msgID, Message: "Build it"},
 		&event.ToolCallStart{Base: b, CallID: "c1", Name: "delegate_strategy_subtasks", Args: json.RawMessage(`{}`)},
 	}
-	st := store.StartTurn{UserID: w.userID, ConversationID: convID, TurnID: o.turnID, Mode: chat.ModeExecute, Model: testModel,
-		Origin:  "dead-process",
-		Message: store.NewMessage{ID: msgID, Role: agent.StoredUser, Content: "Build it"}}
+	// It ran in a process whose database session is gone: the turn is
+	// owned by that session's name and, withJob, its job runs there. The
+	// rows are written directly, not through StartTurnTx, whose job a live
+	// process could take before the fixture is complete.
+	w.sql(`INSERT INTO turns (id, conversation_id, mode, model, owner) VALUES ($1, $2, 'execute', $3, '1@1')`, o.turnID, convID, testModel)
+	w.sql(`INSERT INTO messages (id, conversation_id, turn_id, role, content) VALUES ($1, $2, $3, 'user', 'Build it')`, msgID, convID, o.turnID)
+	var batch0 []store.NewEvent
 	for _, ev := range evs {
-		st.Events = append(st.Events, newEvent(w.t, convID, ev))
+		batch0 = append(batch0, newEvent(w.t, convID, ev))
 	}
-	if _, err := w.db.StartTurnTx(ctx, st); err != nil {
+	if _, err := w.db.AppendEvents(ctx, "dead-process", batch0); err != nil {
 		w.t.Fatal(err)
 	}
-	// It ran in a process whose database session is gone: the turn is
-	// owned by that session's name, the job runs under it.
-	w.sql(`UPDATE turns SET owner = '1@1' WHERE id = $1`, o.turnID)
-	w.sql(`UPDATE river_job SET state = 'running', attempt = 1, attempted_at = now(), attempted_by = ARRAY['1@1']
-		WHERE args->>'turnId' = $1`, o.turnID)
+	if withJob {
+		w.sql(`INSERT INTO river_job (kind, queue, args, state, attempt, attempted_at, attempted_by, max_attempts, priority)
+			VALUES ('turn', 'turns', jsonb_build_object('turnId', $1::text, 'conversationId', $2::text, 'userId', $3::text, 'userMessageId', $4::text),
+				'running', 1, now(), ARRAY['1@1'], 5, 1)`, o.turnID, convID, w.userID, msgID)
+	}
 	if !withDelegation {
 		return o
 	}

@@ -78,7 +78,9 @@ type world struct {
 	db *store.DB
 	// sql runs a statement on the test database, for fixtures no store
 	// method writes (what a process that died left behind).
-	sql    func(sql string, args ...any)
+	sql func(sql string, args ...any)
+	// job describes a turn's job, for a test's failure message.
+	job    func(turnID string) string
 	userID string
 	convID string
 }
@@ -99,6 +101,14 @@ func newWorld(t *testing.T) *world {
 		if _, err := pool.Exec(context.Background(), sql, args...); err != nil {
 			t.Fatal(err)
 		}
+	}, job: func(turnID string) string {
+		var out string
+		err := pool.QueryRow(context.Background(), `SELECT coalesce(string_agg(format('job %s %s attempt %s by %s errors %s', id, state, attempt, attempted_by, errors), '; '), 'no job')
+			FROM river_job WHERE args->>'turnId' = $1`, turnID).Scan(&out)
+		if err != nil {
+			return err.Error()
+		}
+		return out
 	}}
 	w.convID = w.conversation()
 	return w
@@ -264,7 +274,7 @@ func (w *world) waitEnd(convID, turnID string) store.Turn {
 			return tr
 		}
 		if time.Now().After(deadline) {
-			w.t.Fatalf("turn %s still running after 30 s", turnID)
+			w.t.Fatalf("turn %s still running after 30 s, owned by %q; %s", turnID, tr.Owner, w.job(turnID))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

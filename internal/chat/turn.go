@@ -187,6 +187,11 @@ func (s *Service) runAgent(ctx context.Context, t *turn, emit, queue func(contex
 	if err := t.log.Err(); err != nil {
 		return end, fmt.Errorf("record events: %w", err)
 	}
+	if stopping(ctx) && end.Reason != agent.StopCompleted {
+		// Handed back: the next run starts again from the turn's user
+		// message, which must stay the last stored message.
+		return end, nil
+	}
 	if err := s.persist(t, end.Messages); err != nil {
 		return end, err
 	}
