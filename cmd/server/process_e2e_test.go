@@ -79,8 +79,10 @@ func TestRestartAfterCrash(t *testing.T) {
 	a := first.as(token)
 	conv := a.newConversation()
 	turn := a.startTurn(conv, "execute", "Build it")
+	// n1 builds at once, n2 and n3 take 3 s each: the server dies with one
+	// node done and two in the middle of their work.
 	before := a.collect(conv, 0, 30*time.Second, func(recs []event.Record) bool {
-		return len(find(recs, "subagent_task_start")) >= 3
+		return nodeEnds(t, recs)["n1"] == "done"
 	})
 	first.Kill()
 
@@ -99,6 +101,30 @@ func TestRestartAfterCrash(t *testing.T) {
 	}
 	if len(find(after, "turn_resumed")) != 1 {
 		t.Errorf("turn_resumed events = %d, want 1", len(find(after, "turn_resumed")))
+	}
+	// The node done before the crash is not run again: its sub-agent made
+	// its step once.
+	n1Calls := 0
+	for _, r := range find(after, "subagent_tool_call_start") {
+		if p := payload(t, r); p["nodeId"] == "n1" && p["name"] == "create_step" {
+			n1Calls++
+		}
+	}
+	if n1Calls != 1 {
+		t.Errorf("n1's create_step ran %d times, want once", n1Calls)
+	}
+	// The strategy is the one a run without a crash builds (in a server of
+	// its own: a scripted engine's responses are used once per process).
+	refURL := pgtest.NewURL(t)
+	ref := startProc(t, refURL, map[string]string{"STRATEGIST_MODEL": "scripted:crash_resume.json"}).as(newToken(t, refURL))
+	other := ref.newConversation()
+	ref.startTurn(other, "execute", "Build it")
+	refRecs := ref.collect(other, 0, 60*time.Second, untilTurnEnds(1))
+	if p := payload(t, refRecs[len(refRecs)-1]); p["status"] != "completed" {
+		t.Fatalf("the uninterrupted build ended %v", p)
+	}
+	if got, want := strategyShape(t, b, conv), strategyShape(t, ref, other); got != want {
+		t.Errorf("strategy after the crash:\n%s\nwithout a crash:\n%s", got, want)
 	}
 	var detail struct {
 		Messages   []struct{ Role, Content string }
@@ -127,6 +153,51 @@ func TestRestartAfterCrash(t *testing.T) {
 	if p := payload(t, rest[len(rest)-1]); p["status"] != "completed" {
 		t.Errorf("the new turn ended %v", p)
 	}
+}
+
+// strategyShape is a conversation's strategy as a tree of searches,
+// parameters and operators, without ids: two builds of one plan compare
+// equal.
+func strategyShape(t *testing.T, a *testApp, conv string) string {
+	t.Helper()
+	var snap struct {
+		RootStepID string `json:"rootStepId"`
+		Steps      []struct {
+			ID         string            `json:"id"`
+			SearchName string            `json:"searchName"`
+			Parameters map[string]string `json:"parameters"`
+			Operator   string            `json:"operator"`
+			Inputs     []string          `json:"inputs"`
+			Count      *int              `json:"count"`
+		} `json:"steps"`
+	}
+	a.call("GET", "/api/v1/conversations/"+conv+"/strategy", nil, &snap)
+	byID := map[string]int{}
+	for i, s := range snap.Steps {
+		byID[s.ID] = i
+	}
+	var b strings.Builder
+	var walk func(id, indent string)
+	walk = func(id, indent string) {
+		i, ok := byID[id]
+		if !ok {
+			fmt.Fprintf(&b, "%smissing %s\n", indent, id)
+			return
+		}
+		s := snap.Steps[i]
+		params, _ := json.Marshal(s.Parameters)
+		count := -1
+		if s.Count != nil {
+			count = *s.Count
+		}
+		fmt.Fprintf(&b, "%s%s %s %s = %d\n", indent, s.SearchName, s.Operator, params, count)
+		for _, in := range s.Inputs {
+			walk(in, indent+"  ")
+		}
+	}
+	walk(snap.RootStepID, "")
+	fmt.Fprintf(&b, "%d steps\n", len(snap.Steps))
+	return b.String()
 }
 
 // TestTwoProcesses streams from one server while another runs the turn, and

@@ -95,12 +95,62 @@ func (r *run) startStep(i int) {
 	r.end(i, StatusDone, "")
 }
 
-// reusedInputs returns the steps node i takes from step nodes: the ones
-// free must make roots again before it starts.
+// A turn that resumes after its server stopped runs its agent again, which
+// delegates the same plan again: the nodes the previous run finished are
+// not run again. The scheduler finds them (carried: the turn's latest
+// unfinished delegation of the same plan, its done nodes whose root steps
+// are still in the strategy) and ends them done at once with those roots
+// (startCarried), as it does step nodes; a node that was running starts
+// afresh, after free has cleared what its stopped attempt built on its
+// inputs, and tidy removes the rest of that attempt's steps when the plan
+// completes.
+
+// carried returns the nodes of d's plan that a previous run of the same
+// turn finished (node id -> root step), those whose root is still in the
+// strategy.
+func (s *Scheduler) carried(ctx context.Context, d Delegation, planJSON []byte) (map[string]strategy.StepID, error) {
+	if d.TurnID == "" {
+		return nil, nil
+	}
+	done, err := s.cfg.Store.DoneNodes(ctx, d.UserID, d.TurnID, planJSON)
+	if err != nil || len(done) == 0 {
+		return nil, err
+	}
+	snap, err := d.Graph.Snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]strategy.StepID{}
+	for _, n := range d.Plan.Nodes {
+		root, ok := done[n.ID]
+		if !ok || n.Kind == plan.KindStep {
+			continue
+		}
+		if _, ok := snap.Step(strategy.StepID(root)); ok {
+			out[n.ID] = strategy.StepID(root)
+		}
+	}
+	return out, nil
+}
+
+// startCarried ends a node the turn's previous run finished done at once,
+// its result that run's root step: no model is called.
+func (r *run) startCarried(i int) {
+	ns := &r.nodes[i]
+	ns.status, ns.attempt, ns.started = StatusRunning, 1, time.Now()
+	ns.attemptAt = ns.started
+	ns.root = ns.carried
+	ns.summary = fmt.Sprintf("step %s, built before the server stopped", ns.carried)
+	r.events.send(&event.SubagentTaskStart{Base: r.base(), DelegationID: r.id, NodeID: ns.node.ID, Attempt: 1})
+	r.end(i, StatusDone, "")
+}
+
+// reusedInputs returns the steps node i takes from step nodes and carried
+// nodes: the ones free must make roots again before it starts.
 func (r *run) reusedInputs(i int) []strategy.StepID {
 	var ids []strategy.StepID
 	for _, j := range r.nodes[i].deps {
-		if r.nodes[j].node.Kind == plan.KindStep {
+		if r.nodes[j].node.Kind == plan.KindStep || r.nodes[j].carried != "" {
 			ids = append(ids, r.nodes[j].root)
 		}
 	}

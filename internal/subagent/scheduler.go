@@ -42,6 +42,7 @@ type Store interface {
 	CreateDelegation(ctx context.Context, userID string, d store.NewDelegation) (store.Delegation, error)
 	UpdateDelegationNodes(ctx context.Context, userID, delegationID string, us []store.DelegationNodeUpdate) error
 	FinishDelegation(ctx context.Context, userID, delegationID string, status store.DelegationStatus, usage json.RawMessage) error
+	DoneNodes(ctx context.Context, userID, turnID string, plan json.RawMessage) (map[string]string, error)
 }
 
 // Config is a Scheduler's settings, shared by every delegation it runs.
@@ -234,12 +235,19 @@ func (s *Scheduler) Run(ctx context.Context, d Delegation) (*Result, error) {
 		nodes[i] = store.NewDelegationNode{NodeID: n.ID, Kind: n.Kind.String(), Label: n.Label,
 			DependsOn: n.DependsOn, Operator: string(n.Operator)}
 	}
+	carried, err := s.carried(ctx, d, planJSON)
+	if err != nil {
+		return nil, fmt.Errorf("subagent: run: %w", err)
+	}
 	rec, err := s.cfg.Store.CreateDelegation(ctx, d.UserID, store.NewDelegation{
 		ConversationID: d.ConversationID, TurnID: d.TurnID, Goal: d.Goal, Plan: planJSON, Nodes: nodes})
 	if err != nil {
 		return nil, fmt.Errorf("subagent: run: %w", err)
 	}
 	r := newRun(ctx, s, d, rec.ID, reused)
+	for id, root := range carried {
+		r.nodes[r.index[id]].carried = root
+	}
 	defer r.release()
 	defer r.cancel(nil)
 	return r.loop()
