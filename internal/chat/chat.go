@@ -467,7 +467,7 @@ func (s *Service) interruptOrphans(ctx context.Context) int {
 			Error:      "the server stopped while this turn was running; what was saved before is kept",
 			DurationMs: time.Since(o.StartedAt).Milliseconds()}
 		var batch []store.NewEvent
-		for _, ev := range append(closingEvents(records(past)), end) {
+		for _, ev := range append(closingEvents(records(past), interruptedMessage), end) {
 			event.SetTurn(ev, o.ID)
 			ne, err := newEvent(o.ConversationID, ev)
 			if err != nil {

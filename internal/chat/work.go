@@ -120,7 +120,7 @@ func (s *Service) resume(ctx context.Context, t *turn, claim store.Claim, log *s
 	if _, err := s.cfg.Store.InterruptDelegations(ctx, []string{t.id}); err != nil {
 		return fmt.Errorf("chat: resume: %w", err)
 	}
-	evs := closingEvents(recs)
+	evs := closingEvents(recs, resumedMessage)
 	if !claim.CancelRequested() {
 		// A turn cancelled while no process ran it only ends.
 		evs = append(evs, &event.TurnResumed{Run: t.run, Reason: reason})
