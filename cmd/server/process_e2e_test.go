@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -117,6 +118,18 @@ func TestRestartAfterCrash(t *testing.T) {
 	}
 	if n1Calls != 1 {
 		t.Errorf("n1's create_step ran %d times, want once", n1Calls)
+	}
+	// The nodes cut short are retried: their next attempt is the second,
+	// told why the first ended.
+	var retried []string
+	for _, r := range find(after[len(before):], "subagent_task_start") {
+		if p := payload(t, r); p["attempt"] == float64(2) {
+			retried = append(retried, p["nodeId"].(string))
+		}
+	}
+	slices.Sort(retried)
+	if !slices.Equal(retried, []string{"n2", "n4"}) {
+		t.Errorf("tasks retried at attempt 2 = %v, want n2 and n4 (n1 was done, n3 and n5 combine)", retried)
 	}
 	// The strategy is the one a run without a crash builds (in a server of
 	// its own: a scripted engine's responses are used once per process).

@@ -273,30 +273,38 @@ func (db *DB) InterruptDelegations(ctx context.Context, turnIDs []string) (int, 
 	return n, err
 }
 
-// doneNodesSQL finds the latest delegation of a turn with the same plan that
-// a stopped run left unfinished (interrupted when its process died,
-// cancelled when it was handed back) and returns its done nodes' roots.
-const doneNodesSQL = `
-SELECT n.node_id, n.root_step_id FROM delegation_nodes n
-WHERE n.status = 'done' AND n.root_step_id <> '' AND n.delegation_id = (
+// previousNodesSQL finds the latest delegation of a turn with the same plan
+// that a stopped run left unfinished (interrupted when its process died,
+// cancelled when it was handed back) and returns its nodes as they stood.
+const previousNodesSQL = `
+SELECT n.node_id, n.status, n.attempt, n.root_step_id FROM delegation_nodes n
+WHERE n.delegation_id = (
   SELECT d.id FROM delegations d JOIN conversations c ON c.id = d.conversation_id
   WHERE d.turn_id = $1 AND c.user_id = $2 AND d.plan = $3::jsonb AND d.status IN ('interrupted', 'cancelled')
   ORDER BY d.started_at DESC LIMIT 1)`
 
-// DoneNodes returns, for a turn that resumes a delegation, the nodes its
-// previous run of the same plan finished and their root steps (node id ->
-// step id): a resumed delegation does not run them again. None is an empty
-// map.
-func (db *DB) DoneNodes(ctx context.Context, userID, turnID string, plan json.RawMessage) (map[string]string, error) {
-	rows, err := db.pool.Query(ctx, doneNodesSQL, turnID, userID, plan)
+// PreviousNode is a node of a turn's previous, unfinished run of a plan.
+type PreviousNode struct {
+	Status     NodeStatus
+	Attempt    int
+	RootStepID string
+}
+
+// PreviousNodes returns, for a turn that resumes a delegation, the nodes of
+// its previous run of the same plan (node id -> how it stood): a resumed
+// delegation does not run the done ones again and retries the others. None
+// is an empty map.
+func (db *DB) PreviousNodes(ctx context.Context, userID, turnID string, plan json.RawMessage) (map[string]PreviousNode, error) {
+	rows, err := db.pool.Query(ctx, previousNodesSQL, turnID, userID, plan)
 	if err != nil {
-		return nil, translate("done nodes", err)
+		return nil, translate("previous nodes", err)
 	}
-	out := map[string]string{}
-	var node, root string
-	_, err = pgx.ForEachRow(rows, []any{&node, &root}, func() error {
-		out[node] = root
+	out := map[string]PreviousNode{}
+	var node string
+	var n PreviousNode
+	_, err = pgx.ForEachRow(rows, []any{&node, &n.Status, &n.Attempt, &n.RootStepID}, func() error {
+		out[node] = n
 		return nil
 	})
-	return out, translate("done nodes", err)
+	return out, translate("previous nodes", err)
 }

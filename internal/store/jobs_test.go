@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"sync"
 	"testing"
 
@@ -174,10 +175,10 @@ func TestRescueTurns(t *testing.T) {
 	}
 }
 
-// TestDoneNodes: a turn's latest unfinished delegation of a plan gives its
-// done nodes and their roots; another plan, another user or a running
+// TestPreviousNodes: a turn's latest unfinished delegation of a plan gives
+// its nodes as they stood; another plan, another user or a running
 // delegation gives none.
-func TestDoneNodes(t *testing.T) {
+func TestPreviousNodes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := newDB(t)
@@ -202,19 +203,20 @@ func TestDoneNodes(t *testing.T) {
 		{NodeID: "n1", Status: "done", Attempt: 1, RootStepID: "s1"}, {NodeID: "n2", Status: "running", Attempt: 1}}); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := db.DoneNodes(ctx, ada.ID, turnID, plan); err != nil || len(got) != 0 {
+	if got, err := db.PreviousNodes(ctx, ada.ID, turnID, plan); err != nil || len(got) != 0 {
 		t.Errorf("DoneNodes of a running delegation = %v, %v; want none", got, err)
 	}
 	if _, err := db.InterruptDelegations(ctx, []string{turnID}); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := db.DoneNodes(ctx, ada.ID, turnID, plan); err != nil || len(got) != 1 || got["n1"] != "s1" {
-		t.Errorf("DoneNodes = %v, %v; want n1 -> s1", got, err)
+	want := map[string]store.PreviousNode{"n1": {Status: "done", Attempt: 1, RootStepID: "s1"}, "n2": {Status: "cancelled", Attempt: 1}}
+	if got, err := db.PreviousNodes(ctx, ada.ID, turnID, plan); err != nil || !maps.Equal(got, want) {
+		t.Errorf("PreviousNodes = %v, %v; want %v", got, err, want)
 	}
-	if got, _ := db.DoneNodes(ctx, ada.ID, turnID, []byte(`{"nodes":["n1"]}`)); len(got) != 0 {
-		t.Errorf("DoneNodes of another plan = %v", got)
+	if got, _ := db.PreviousNodes(ctx, ada.ID, turnID, []byte(`{"nodes":["n1"]}`)); len(got) != 0 {
+		t.Errorf("PreviousNodes of another plan = %v", got)
 	}
-	if got, _ := db.DoneNodes(ctx, bob.ID, turnID, plan); len(got) != 0 {
-		t.Errorf("DoneNodes as another user = %v", got)
+	if got, _ := db.PreviousNodes(ctx, bob.ID, turnID, plan); len(got) != 0 {
+		t.Errorf("PreviousNodes as another user = %v", got)
 	}
 }

@@ -303,8 +303,8 @@ func (s *fakeStore) FinishDelegation(_ context.Context, _, _ string, status stor
 }
 
 // nodeRows renders the stored node states as "id:status#attempt root".
-// DoneNodes: the fake's delegations never resume.
-func (s *fakeStore) DoneNodes(context.Context, string, string, json.RawMessage) (map[string]string, error) {
+// PreviousNodes: the fake's delegations never resume.
+func (s *fakeStore) PreviousNodes(context.Context, string, string, json.RawMessage) (map[string]store.PreviousNode, error) {
 	return nil, nil
 }
 

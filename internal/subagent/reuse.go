@@ -100,37 +100,44 @@ func (r *run) startStep(i int) {
 // not run again. The scheduler finds them (carried: the turn's latest
 // unfinished delegation of the same plan, its done nodes whose root steps
 // are still in the strategy) and ends them done at once with those roots
-// (startCarried), as it does step nodes; a node that was running starts
-// afresh, after free has cleared what its stopped attempt built on its
-// inputs, and tidy removes the rest of that attempt's steps when the plan
-// completes.
+// (startCarried), as it does step nodes; a task that had started is retried
+// (its attempt count continues, the cause in the next attempt's prompt),
+// after free has cleared what its stopped attempt built on its inputs, and
+// tidy removes the rest of that attempt's steps when the plan completes.
 
 // carried returns the nodes of d's plan that a previous run of the same
 // turn finished (node id -> root step), those whose root is still in the
-// strategy.
-func (s *Scheduler) carried(ctx context.Context, d Delegation, planJSON []byte) (map[string]strategy.StepID, error) {
+// strategy, and the tasks it had started without finishing (node id -> the
+// attempts they had), which are retried.
+func (s *Scheduler) carried(ctx context.Context, d Delegation, planJSON []byte) (map[string]strategy.StepID, map[string]int, error) {
 	if d.TurnID == "" {
-		return nil, nil
+		return nil, nil, nil
 	}
-	done, err := s.cfg.Store.DoneNodes(ctx, d.UserID, d.TurnID, planJSON)
-	if err != nil || len(done) == 0 {
-		return nil, err
+	prev, err := s.cfg.Store.PreviousNodes(ctx, d.UserID, d.TurnID, planJSON)
+	if err != nil || len(prev) == 0 {
+		return nil, nil, err
 	}
 	snap, err := d.Graph.Snapshot(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := map[string]strategy.StepID{}
+	done, retried := map[string]strategy.StepID{}, map[string]int{}
 	for _, n := range d.Plan.Nodes {
-		root, ok := done[n.ID]
+		p, ok := prev[n.ID]
 		if !ok || n.Kind == plan.KindStep {
 			continue
 		}
-		if _, ok := snap.Step(strategy.StepID(root)); ok {
-			out[n.ID] = strategy.StepID(root)
+		if _, ok := snap.Step(strategy.StepID(p.RootStepID)); ok && p.Status == store.NodeDone && p.RootStepID != "" {
+			done[n.ID] = strategy.StepID(p.RootStepID)
+			continue
+		}
+		if n.Kind == plan.KindTask && p.Attempt > 0 {
+			// A node whose attempts ran out when its server stopped
+			// still gets one more: the stop was not its failure.
+			retried[n.ID] = min(p.Attempt, s.cfg.MaxAttempts-1)
 		}
 	}
-	return out, nil
+	return done, retried, nil
 }
 
 // startCarried ends a node the turn's previous run finished done at once,

@@ -42,7 +42,7 @@ type Store interface {
 	CreateDelegation(ctx context.Context, userID string, d store.NewDelegation) (store.Delegation, error)
 	UpdateDelegationNodes(ctx context.Context, userID, delegationID string, us []store.DelegationNodeUpdate) error
 	FinishDelegation(ctx context.Context, userID, delegationID string, status store.DelegationStatus, usage json.RawMessage) error
-	DoneNodes(ctx context.Context, userID, turnID string, plan json.RawMessage) (map[string]string, error)
+	PreviousNodes(ctx context.Context, userID, turnID string, plan json.RawMessage) (map[string]store.PreviousNode, error)
 }
 
 // Config is a Scheduler's settings, shared by every delegation it runs.
@@ -235,7 +235,7 @@ func (s *Scheduler) Run(ctx context.Context, d Delegation) (*Result, error) {
 		nodes[i] = store.NewDelegationNode{NodeID: n.ID, Kind: n.Kind.String(), Label: n.Label,
 			DependsOn: n.DependsOn, Operator: string(n.Operator)}
 	}
-	carried, err := s.carried(ctx, d, planJSON)
+	carried, retried, err := s.carried(ctx, d, planJSON)
 	if err != nil {
 		return nil, fmt.Errorf("subagent: run: %w", err)
 	}
@@ -247,6 +247,13 @@ func (s *Scheduler) Run(ctx context.Context, d Delegation) (*Result, error) {
 	r := newRun(ctx, s, d, rec.ID, reused)
 	for id, root := range carried {
 		r.nodes[r.index[id]].carried = root
+	}
+	for id, attempt := range retried {
+		// The next attempt continues the count, with the cause in its
+		// prompt as a failed attempt's error is.
+		ns := &r.nodes[r.index[id]]
+		ns.attempt = attempt
+		ns.err = fmt.Sprintf("attempt %d was cut short: the server running it stopped; start again from the inputs (any step it made is removed when the plan completes)", attempt)
 	}
 	defer r.release()
 	defer r.cancel(nil)
