@@ -112,7 +112,7 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger) (*app, error) 
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	srv, err := server.New(server.Config{
 		Logger: log, Store: db, Accounts: accounts, Catalog: cat, Sites: cat, Keys: keys, Saver: cat,
-		Chat: orchestrator, Streamer: streamer, Strategies: strategies, Models: models,
+		Chat: orchestrator, Streamer: streamer, Strategies: strategies, Graph: strategies, Models: models,
 		Ready:    func(ctx context.Context) error { return db.Ready(ctx, migrations.FS) },
 		Registry: reg, Gatherer: reg, MetricsToken: cfg.MetricsToken,
 		Auth: cfg.Auth, SecureCookies: cfg.SecureCookies, DefaultModel: cfg.Model, Version: version,
@@ -157,7 +157,14 @@ func (a *app) run(ctx context.Context, ln net.Listener) error {
 	// A signed-out session, a revoked token or a deleted conversation
 	// (here, in another replica or from the command line) ends its streams.
 	front.Go(func() error {
-		return a.db.Listen(frontCtx, []string{store.EndStreamsChannel}, func(_, key string) { a.server.EndStreams(key) }, nil)
+		return a.db.Listen(frontCtx, []string{store.EndStreamsChannel}, func(_, key string) {
+			a.accounts.Forget(key)
+			a.server.EndStreams(key)
+		}, func(error) {
+			// Announcements made while the listener was away are lost:
+			// ask the database again for every credential.
+			a.accounts.Forget("")
+		})
 	})
 	if a.metricsAddr != "" {
 		front.Go(func() error { return serveMetrics(frontCtx, a.metricsAddr, a.server.MetricsHandler(), a.log) })

@@ -15,7 +15,8 @@ import (
 )
 
 // BenchmarkPostToTurnStart measures the time from POST .../turns to the
-// turn_start event arriving on a stream that was already open. Between
+// turn_start event arriving on a stream that was already open. The request
+// names its model, as the conversation page's composer always does. Between
 // turns, with the timer stopped, it samples the floor: a bare one-row
 // commit on the server's own pool; ratio-p50 and ratio-p99 are the turn
 // start's latency over it.
@@ -44,7 +45,7 @@ func BenchmarkPostToTurnStart(b *testing.B) {
 		floor.Sample(b, 3)
 		b.StartTimer()
 		start := time.Now()
-		a.startTurn(conv, "plan", "tRNA genes")
+		a.startTurnWith(conv, map[string]string{"mode": "plan", "message": "tRNA genes", "model": "offline"})
 		select {
 		case at := <-started:
 			lat = append(lat, at.Sub(start))

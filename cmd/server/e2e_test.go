@@ -200,12 +200,18 @@ func (a *testApp) newConversation() string {
 // up (503), and returns its id.
 func (a *testApp) startTurn(conv, mode, message string) string {
 	a.t.Helper()
+	return a.startTurnWith(conv, map[string]string{"mode": mode, "message": message})
+}
+
+// startTurnWith starts a turn with the given request body.
+func (a *testApp) startTurnWith(conv string, body map[string]string) string {
+	a.t.Helper()
 	for range 200 {
 		var out struct {
 			TurnID string
 			Error  struct{ Code, Message string }
 		}
-		st := a.call("POST", "/api/v1/conversations/"+conv+"/turns", map[string]string{"mode": mode, "message": message}, &out)
+		st := a.call("POST", "/api/v1/conversations/"+conv+"/turns", body, &out)
 		switch st {
 		case http.StatusAccepted:
 			return out.TurnID

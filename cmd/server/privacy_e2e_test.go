@@ -39,6 +39,11 @@ func TestEveryConversationRouteIsPrivate(t *testing.T) {
 		{"PATCH", "/api/v1/conversations/{c}", map[string]string{"title": "mine now"}},
 		{"DELETE", "/api/v1/conversations/{c}", nil},
 		{"POST", "/api/v1/conversations/{c}/turns", map[string]string{"mode": "plan", "message": "hello"}},
+		// Naming a model skips the first read of the conversation: the
+		// start itself must refuse, and a bad request must still be a 404.
+		{"POST", "/api/v1/conversations/{c}/turns", map[string]string{"mode": "plan", "message": "hello", "model": "offline"}},
+		{"POST", "/api/v1/conversations/{c}/turns", map[string]string{"mode": "nope", "message": "hello", "model": "offline"}},
+		{"POST", "/api/v1/conversations/{c}/turns", map[string]string{"mode": "plan", "message": "hello", "model": "nope"}},
 		{"POST", "/api/v1/conversations/{c}/turns/" + turn + "/cancel", nil},
 		{"GET", "/api/v1/conversations/{c}/events", nil},
 		{"POST", "/api/v1/conversations/{c}/handoffs/" + handoff + "/accept", nil},

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"net/mail"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"strategist/internal/store"
@@ -79,6 +80,8 @@ type Service struct {
 	now      func() time.Time
 	throttle *throttle
 	gate     *hashGate
+	creds    *credCache
+	devUser  atomic.Pointer[store.User]
 	// dummyHash is checked for unknown emails so that timing does not reveal
 	// which emails have accounts.
 	dummyHash string
@@ -114,7 +117,7 @@ func New(cfg Config) (*Service, error) {
 		return nil, err
 	}
 	return &Service{store: cfg.Store, ttl: cfg.SessionTTL, now: now, throttle: newThrottle(now),
-		gate: newHashGate(cfg.HashConcurrency, cfg.HashQueue), dummyHash: dummy}, nil
+		gate: newHashGate(cfg.HashConcurrency, cfg.HashQueue), creds: newCredCache(), dummyHash: dummy}, nil
 }
 
 // NormalizeEmail lower-cases and trims an email address.
@@ -181,8 +184,19 @@ func (s *Service) SignIn(ctx context.Context, email, password, clientIP string) 
 }
 
 // DevUser returns (creating it on first use) dev mode's implicit user.
+//
+// The account is created once and never removed, so the first answer is
+// kept: dev mode's requests cost no database write each.
 func (s *Service) DevUser(ctx context.Context) (store.User, error) {
-	return s.store.EnsureUserWithoutPassword(ctx, DevEmail)
+	if u := s.devUser.Load(); u != nil {
+		return *u, nil
+	}
+	u, err := s.store.EnsureUserWithoutPassword(ctx, DevEmail)
+	if err != nil {
+		return store.User{}, err
+	}
+	s.devUser.Store(&u)
+	return u, nil
 }
 
 func (s *Service) openSession(ctx context.Context, userID string) (string, Session, error) {
@@ -207,21 +221,37 @@ func (s *Service) SessionFor(ctx context.Context, cookie string) (Session, error
 	if cookie == "" {
 		return Session{}, ErrUnauthenticated
 	}
-	row, err := s.store.SessionByHash(ctx, hashSecret(cookie), s.now())
+	hash := hashSecret(cookie)
+	key, now := hex.EncodeToString(hash), s.now()
+	e, gen, ok := s.creds.get(key, now)
+	if ok {
+		return Session{UserID: e.userID, CSRFToken: e.csrf, ExpiresAt: e.expires}, nil
+	}
+	row, err := s.store.SessionByHash(ctx, hash, now)
 	if errors.Is(err, store.ErrNotFound) {
 		return Session{}, ErrUnauthenticated
 	}
 	if err != nil {
 		return Session{}, fmt.Errorf("account: session: %w", err)
 	}
+	s.creds.put(key, gen, credEntry{userID: row.UserID, csrf: row.CSRFToken, expires: row.ExpiresAt}, now)
 	return Session{UserID: row.UserID, CSRFToken: row.CSRFToken, ExpiresAt: row.ExpiresAt}, nil
 }
+
+// Forget drops what this process remembers of a credential
+// (CredentialKey), or of every credential when key is "": the server calls
+// it for each key announced on store.EndStreamsChannel, and with "" when
+// it may have missed announcements (its listener reconnected).
+func (s *Service) Forget(key string) { s.creds.forget(key) }
 
 // SignOut ends the session of a cookie.
 func (s *Service) SignOut(ctx context.Context, cookie string) error {
 	if cookie == "" {
 		return nil
 	}
+	// Forgotten here at once, before the announcement reaches this
+	// process's listener.
+	defer s.creds.forget(CredentialKey(cookie))
 	return s.store.DeleteSession(ctx, hashSecret(cookie))
 }
 
@@ -246,6 +276,9 @@ func (s *Service) CreateAPIToken(ctx context.Context, userID, name string) (stri
 
 // RevokeAPIToken revokes one of a user's tokens.
 func (s *Service) RevokeAPIToken(ctx context.Context, userID, tokenID string) error {
+	// Only the token's id is known here, not its key: forget every
+	// credential (revocations are rare), after the revocation committed.
+	defer s.creds.forget("")
 	return s.store.RevokeAPIToken(ctx, userID, tokenID)
 }
 
@@ -255,13 +288,20 @@ func (s *Service) TokenUser(ctx context.Context, token string) (string, error) {
 	if !strings.HasPrefix(token, tokenPrefix) {
 		return "", ErrUnauthenticated
 	}
-	id, err := s.store.UserIDByTokenHash(ctx, hashSecret(token))
+	hash := hashSecret(token)
+	key, now := hex.EncodeToString(hash), s.now()
+	e, gen, ok := s.creds.get(key, now)
+	if ok {
+		return e.userID, nil
+	}
+	id, err := s.store.UserIDByTokenHash(ctx, hash)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", ErrUnauthenticated
 	}
 	if err != nil {
 		return "", fmt.Errorf("account: token: %w", err)
 	}
+	s.creds.put(key, gen, credEntry{userID: id}, now)
 	return id, nil
 }
 
@@ -283,4 +323,28 @@ func randomToken(n int) (string, error) {
 		return "", fmt.Errorf("account: random: %w", err)
 	}
 	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// shareTokenPrefix marks conversation share-link tokens.
+const shareTokenPrefix = "shr_"
+
+// NewShareToken makes the secret of a conversation's share link: 256 bits
+// from crypto/rand, and the hash that is all the store keeps of it (like an
+// API token's). The token is shown once, in the link.
+func NewShareToken() (token string, hash []byte, err error) {
+	raw, err := randomToken(32)
+	if err != nil {
+		return "", nil, err
+	}
+	token = shareTokenPrefix + raw
+	return token, hashSecret(token), nil
+}
+
+// ShareTokenHash is the stored form of a share link's token; ok is false
+// for a string that cannot be one (so it is not looked up).
+func ShareTokenHash(token string) (hash []byte, ok bool) {
+	if !strings.HasPrefix(token, shareTokenPrefix) || len(token) > 128 {
+		return nil, false
+	}
+	return hashSecret(token), true
 }

@@ -261,3 +261,69 @@ func TestDevUser(t *testing.T) {
 		t.Errorf("signing in to the dev account with a password: %v, want refused", err)
 	}
 }
+
+// TestCredentialEndedElsewhere: a process remembers a resolved credential
+// for a few seconds; a revocation or sign-out made by another process
+// reaches it as Forget (the server's listener calls it for each announced
+// key), and without that announcement the credential is asked for again
+// once its few seconds are over.
+func TestCredentialEndedElsewhere(t *testing.T) {
+	t.Parallel()
+	here, db, _ := newService(t)
+	clk := &clock{t: time.Now()}
+	there, err := account.New(account.Config{Store: db, SessionTTL: time.Hour, Now: clk.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	u, err := here.CreateUser(ctx, "ada@example.org", "correct horse battery")
+	if err != nil {
+		t.Fatal(err)
+	}
+	announced, tok1, err := here.CreateAPIToken(ctx, u.ID, "announced")
+	if err != nil {
+		t.Fatal(err)
+	}
+	unannounced, tok2, err := here.CreateAPIToken(ctx, u.ID, "unannounced")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cookie, _, err := here.SignIn(ctx, "ada@example.org", "correct horse battery", "10.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, token := range []string{announced, unannounced} {
+		if id, err := there.TokenUser(ctx, token); err != nil || id != u.ID {
+			t.Fatalf("TokenUser elsewhere = %q, %v", id, err)
+		}
+	}
+	if _, err := there.SessionFor(ctx, cookie); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{tok1.ID, tok2.ID} {
+		if err := here.RevokeAPIToken(ctx, u.ID, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := here.SignOut(ctx, cookie); err != nil {
+		t.Fatal(err)
+	}
+
+	there.Forget(account.CredentialKey(announced))
+	there.Forget(account.CredentialKey(cookie))
+	if _, err := there.TokenUser(ctx, announced); !errors.Is(err, account.ErrUnauthenticated) {
+		t.Errorf("announced revoked token elsewhere: %v, want ErrUnauthenticated", err)
+	}
+	if _, err := there.SessionFor(ctx, cookie); !errors.Is(err, account.ErrUnauthenticated) {
+		t.Errorf("announced sign-out elsewhere: %v, want ErrUnauthenticated", err)
+	}
+	// The unannounced one is still remembered for a few seconds, and no
+	// longer after.
+	if _, err := there.TokenUser(ctx, unannounced); err != nil {
+		t.Errorf("unannounced revoked token within its seconds: %v, want it remembered", err)
+	}
+	clk.t = clk.t.Add(6 * time.Second)
+	if _, err := there.TokenUser(ctx, unannounced); !errors.Is(err, account.ErrUnauthenticated) {
+		t.Errorf("unannounced revoked token after its seconds: %v, want ErrUnauthenticated", err)
+	}
+}

@@ -45,7 +45,7 @@ type Store interface {
 	Conversation(ctx context.Context, userID, id string) (store.Conversation, error)
 	RenameConversation(ctx context.Context, userID, id, title string) (store.Conversation, error)
 	Messages(ctx context.Context, userID, conversationID string) ([]store.Message, error)
-	StartTurnTx(ctx context.Context, st store.StartTurn) ([]store.EventRow, error)
+	StartTurnTx(ctx context.Context, st store.StartTurn) (store.StartedTurn, error)
 	EndTurnTx(ctx context.Context, et store.EndTurn) ([]store.EventRow, error)
 	AddMessages(ctx context.Context, conversationID, turnID string, msgs []store.NewMessage) error
 	Turn(ctx context.Context, userID, conversationID, turnID string) (store.Turn, error)
@@ -264,42 +264,69 @@ var (
 
 // StartTurn validates a request and commits the user message and the running
 // turn with its turn_start event and its job: a worker of any process starts
-// it.
-// Another user's conversation is ErrNotFound before the request is looked
-// at.
+// it. Another user's conversation is ErrNotFound whatever the request holds.
 func (s *Service) StartTurn(ctx context.Context, req TurnRequest) (string, error) {
-	// The conversation first: another user's is ErrNotFound whatever the
-	// request holds.
-	conv, err := s.cfg.Store.Conversation(ctx, req.UserID, req.ConversationID)
-	if err != nil {
-		return "", err
-	}
-	if req.Mode != ModePlan && req.Mode != ModeExecute {
-		return "", &InputError{Field: "mode", Message: `must be "plan" or "execute"`, Allowed: []string{string(ModePlan), string(ModeExecute)}}
-	}
-	n := utf8.RuneCountInString(req.Message)
-	if n == 0 || strings.TrimSpace(req.Message) == "" {
-		return "", &InputError{Field: "message", Message: "must not be empty"}
-	}
-	if n > MaxMessage {
-		return "", &InputError{Field: "message", Message: fmt.Sprintf("must be at most %d characters (got %d)", MaxMessage, n)}
-	}
-	model, err := s.pickModel(req.Model, conv.Model)
+	model, err := s.checkTurn(ctx, req)
 	if err != nil {
 		return "", err
 	}
 	t := &turn{
-		id: uuid.NewString(), userID: req.UserID, conv: conv, mode: req.Mode, model: model,
+		id: uuid.NewString(), userID: req.UserID, convID: strings.ToLower(req.ConversationID), mode: req.Mode, model: model,
 		userMessageID: uuid.NewString(), start: time.Now(),
 	}
 	st := store.StartTurn{
-		UserID: req.UserID, ConversationID: conv.ID, TurnID: t.id, Mode: t.mode, Model: t.model,
+		UserID: req.UserID, ConversationID: t.convID, TurnID: t.id, Mode: t.mode, Model: t.model,
 		Message: store.NewMessage{ID: t.userMessageID, Role: agent.StoredUser, Content: req.Message},
 	}
 	if err := s.begin(ctx, t, st, &event.TurnStart{Base: event.Base{TurnID: t.id}, Mode: t.mode, Model: t.model, UserMessageID: t.userMessageID, Message: req.Message}); err != nil {
 		return "", err
 	}
 	return t.id, nil
+}
+
+// checkTurn validates a turn request and picks its model. The conversation
+// is read first only when the request names no model (the conversation's
+// own is then the choice); otherwise the start's statement checks
+// ownership, and a refused request reads the conversation so that another
+// user's is ErrNotFound rather than a complaint about the request.
+func (s *Service) checkTurn(ctx context.Context, req TurnRequest) (string, error) {
+	if err := uuid.Validate(req.ConversationID); err != nil || len(req.ConversationID) != 36 {
+		return "", fmt.Errorf("chat: conversation %q: %w", req.ConversationID, store.ErrNotFound)
+	}
+	var current string
+	if req.Model == "" {
+		conv, err := s.cfg.Store.Conversation(ctx, req.UserID, req.ConversationID)
+		if err != nil {
+			return "", err
+		}
+		current = conv.Model
+	}
+	var model string
+	err := checkTurnInput(req)
+	if err == nil {
+		model, err = s.pickModel(req.Model, current)
+	}
+	if err != nil && req.Model != "" {
+		if _, cerr := s.cfg.Store.Conversation(ctx, req.UserID, req.ConversationID); cerr != nil {
+			return "", cerr
+		}
+	}
+	return model, err
+}
+
+// checkTurnInput checks a turn request's mode and message.
+func checkTurnInput(req TurnRequest) error {
+	if req.Mode != ModePlan && req.Mode != ModeExecute {
+		return &InputError{Field: "mode", Message: `must be "plan" or "execute"`, Allowed: []string{string(ModePlan), string(ModeExecute)}}
+	}
+	n := utf8.RuneCountInString(req.Message)
+	if n == 0 || strings.TrimSpace(req.Message) == "" {
+		return &InputError{Field: "message", Message: "must not be empty"}
+	}
+	if n > MaxMessage {
+		return &InputError{Field: "message", Message: fmt.Sprintf("must be at most %d characters (got %d)", MaxMessage, n)}
+	}
+	return nil
 }
 
 func (s *Service) pickModel(requested, current string) (string, error) {
@@ -330,18 +357,18 @@ func (s *Service) begin(ctx context.Context, t *turn, st store.StartTurn, first 
 	}
 	st.Origin = s.cfg.Origin
 	for _, ev := range first {
-		ne, err := newEvent(t.conv.ID, ev)
+		ne, err := newEvent(t.convID, ev)
 		if err != nil {
 			return err
 		}
 		st.Events = append(st.Events, ne)
 	}
-	rows, err := s.cfg.Store.StartTurnTx(ctx, st)
+	started, err := s.cfg.Store.StartTurnTx(ctx, st)
 	if errors.Is(err, store.ErrConflict) {
 		// The running turn may belong to a process that died: recover, then
 		// try once more.
 		if s.recoverOrphans(ctx) > 0 {
-			rows, err = s.cfg.Store.StartTurnTx(ctx, st)
+			started, err = s.cfg.Store.StartTurnTx(ctx, st)
 		}
 		if errors.Is(err, store.ErrConflict) {
 			return ErrTurnRunning
@@ -350,7 +377,7 @@ func (s *Service) begin(ctx context.Context, t *turn, st store.StartTurn, first 
 	if err != nil {
 		return err
 	}
-	s.cfg.Publisher.Publish(records(rows)...)
+	s.cfg.Publisher.Publish(records(started.Events)...)
 	return nil
 }
 

@@ -46,7 +46,7 @@ func (s *Service) compact(ctx context.Context, t *turn, ag *agent.Agent, engine 
 	if res.Summary == nil {
 		return nil
 	}
-	return s.cfg.Store.AddMessages(ctx, t.conv.ID, t.id, []store.NewMessage{{
+	return s.cfg.Store.AddMessages(ctx, t.convID, t.id, []store.NewMessage{{
 		Role: res.Summary.Role, Content: res.Summary.Content, Data: json.RawMessage(res.Summary.Data),
 	}})
 }

@@ -56,7 +56,7 @@ func (s *Service) AcceptHandoff(ctx context.Context, userID, conversationID, han
 	if err != nil {
 		return "", err
 	}
-	t := &turn{id: uuid.NewString(), userID: userID, conv: conv, mode: ModeExecute, model: model,
+	t := &turn{id: uuid.NewString(), userID: userID, convID: conv.ID, mode: ModeExecute, model: model,
 		userMessageID: uuid.NewString(), start: time.Now()}
 	st := store.StartTurn{
 		UserID: userID, ConversationID: conv.ID, TurnID: t.id, Mode: ModeExecute, Model: model,

@@ -23,7 +23,8 @@ import (
 type turn struct {
 	id            string
 	userID        string
-	conv          store.Conversation
+	convID        string
+	siteID        string // set by the start, from the conversation row
 	mode          Mode
 	model         string
 	userMessageID string
@@ -97,7 +98,7 @@ func (s *Service) note(t *turn, evs []event.Event) {
 // is stopping: then it reports handedBack and the turn stays running, for
 // another process to continue.
 func (s *Service) runTurn(ctx context.Context, t *turn) (handedBack bool) {
-	log := s.log.With(slog.String("turn_id", t.id), slog.String("conversation_id", t.conv.ID))
+	log := s.log.With(slog.String("turn_id", t.id), slog.String("conversation_id", t.convID))
 	emit := s.emit(t)
 	end, runErr := s.runAgent(ctx, t, emit, s.queue(t))
 	if stopping(ctx) && (runErr != nil || end.Reason != agent.StopCompleted) {
@@ -154,7 +155,7 @@ func (s *Service) runAgent(ctx context.Context, t *turn, emit, queue func(contex
 		return agent.RunEnd{}, fmt.Errorf("%w: %w", errEngine, err)
 	}
 	engine, model := m.Engine, m.Name
-	stored, err := s.cfg.Store.Messages(ctx, t.userID, t.conv.ID)
+	stored, err := s.cfg.Store.Messages(ctx, t.userID, t.convID)
 	if err != nil {
 		return agent.RunEnd{}, fmt.Errorf("load messages: %w", err)
 	}
@@ -163,7 +164,7 @@ func (s *Service) runAgent(ctx context.Context, t *turn, emit, queue func(contex
 		return agent.RunEnd{}, fmt.Errorf("build history: %w", err)
 	}
 	env := agent.Env{
-		UserID: t.userID, ConversationID: t.conv.ID, TurnID: t.id, SiteID: t.conv.SiteID,
+		UserID: t.userID, ConversationID: t.convID, TurnID: t.id, SiteID: t.siteID,
 		Engine: engine, Model: model, Emit: emit,
 	}
 	var ag *agent.Agent
@@ -247,7 +248,7 @@ func (s *Service) persist(t *turn, msgs []llm.Message) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), appendTimeout)
 	defer cancel()
-	if err := s.cfg.Store.AddMessages(ctx, t.conv.ID, t.id, rows); err != nil {
+	if err := s.cfg.Store.AddMessages(ctx, t.convID, t.id, rows); err != nil {
 		return fmt.Errorf("persist messages: %w", err)
 	}
 	return nil
@@ -287,7 +288,7 @@ func outcome(ctx context.Context, end agent.RunEnd, runErr error) (event.TurnSta
 func (s *Service) endTurn(t *turn, status event.TurnStatus, msg string, usage llm.Usage, log *slog.Logger) {
 	end := &event.TurnEnd{Base: event.Base{TurnID: t.id}, Status: status, Error: msg,
 		DurationMs: time.Since(t.start).Milliseconds(), Usage: usage}
-	ne, err := newEvent(t.conv.ID, end)
+	ne, err := newEvent(t.convID, end)
 	if err != nil {
 		log.Error("encoding turn_end", slog.Any("error", err))
 		return
@@ -323,7 +324,7 @@ func (s *Service) afterTurn(t *turn) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), appendTimeout)
 	defer cancel()
-	if _, err := s.AcceptHandoff(ctx, t.userID, t.conv.ID, handoff); err != nil && !errors.Is(err, ErrNotServing) {
+	if _, err := s.AcceptHandoff(ctx, t.userID, t.convID, handoff); err != nil && !errors.Is(err, ErrNotServing) {
 		s.log.Warn("auto-approving the handoff", slog.String("handoff_id", handoff), slog.Any("error", err))
 	}
 }

@@ -49,21 +49,14 @@ func (s *Service) work(ctx context.Context, job store.TurnJob) error {
 	case err != nil:
 		return err
 	}
-	conv, err := s.cfg.Store.Conversation(ctx, claim.UserID, claim.ConversationID)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return s.handBack(t.id, owner, err)
-	}
-	t.conv, t.mode, t.model, t.start = conv, claim.Mode, claim.Model, claim.StartedAt
-	if t.log, err = s.cfg.Log.Turn(conv.ID); err != nil {
+	t.convID, t.siteID, t.mode, t.model, t.start = claim.ConversationID, claim.SiteID, claim.Mode, claim.Model, claim.StartedAt
+	if t.log, err = s.cfg.Log.Turn(t.convID); err != nil {
 		return s.handBack(t.id, owner, err)
 	}
 	if claim.CancelRequested() {
 		cancel(errCancelled)
 	}
-	log := s.log.With(slog.String("turn_id", t.id), slog.String("conversation_id", conv.ID))
+	log := s.log.With(slog.String("turn_id", t.id), slog.String("conversation_id", t.convID))
 	if claim.Resumed() {
 		if err := s.resume(ctx, t, claim, log); err != nil {
 			return s.handBack(t.id, owner, err)

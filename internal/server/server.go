@@ -22,6 +22,7 @@ import (
 
 	"strategist/internal/account"
 	"strategist/internal/catalog"
+	"strategist/internal/catalog/enrich"
 	"strategist/internal/catalog/sites"
 	"strategist/internal/chat"
 	"strategist/internal/config"
@@ -37,6 +38,7 @@ type Store interface {
 	UserByID(ctx context.Context, id string) (store.User, error)
 	CreateConversation(ctx context.Context, userID, siteID, title, model string) (store.Conversation, error)
 	Conversations(ctx context.Context, userID string, limit int) ([]store.Conversation, error)
+	SearchConversations(ctx context.Context, userID, query string, limit int) ([]store.ConversationHit, error)
 	Conversation(ctx context.Context, userID, id string) (store.Conversation, error)
 	DeleteConversation(ctx context.Context, userID, id string) error
 	Messages(ctx context.Context, userID, conversationID string) ([]store.Message, error)
@@ -47,6 +49,12 @@ type Store interface {
 	// EventsAfter reads a page of the log; the conversation page is drawn
 	// from it (store.DB.EventsAfter).
 	EventsAfter(ctx context.Context, userID, conversationID string, after int64, limit int) ([]store.EventRow, error)
+	// Share links (store.DB.CreateShare and the rest): the store keeps
+	// only their tokens' hashes.
+	CreateShare(ctx context.Context, userID, conversationID string, tokenHash []byte, public bool) (store.Share, error)
+	Shares(ctx context.Context, userID, conversationID string) ([]store.Share, error)
+	RevokeShare(ctx context.Context, userID, conversationID, shareID string) error
+	ShareByTokenHash(ctx context.Context, tokenHash []byte) (store.SharedConversation, error)
 }
 
 // Chat is the turn orchestrator (*chat.Service).
@@ -73,6 +81,7 @@ type Strategies interface {
 	Undo(ctx context.Context, userID, strategyID string) (strategy.Result, error)
 	StepResults(ctx context.Context, userID, strategyID string, stepID strategy.StepID, page catalog.Page) (*catalog.Answer, error)
 	WDK(ctx context.Context, userID, strategyID string) (*strategy.WDKStrategy, error)
+	StepEnrichment(ctx context.Context, userID, strategyID string, stepID strategy.StepID, cutoff float64) (*enrich.Result, error)
 }
 
 // Sites reports the sites' states for a user (*sites.Registry).
@@ -101,7 +110,10 @@ type Config struct {
 	Chat       Chat
 	Streamer   Streamer
 	Strategies Strategies
-	Models     Models
+	// Graph serves the MCP strategy tools (*strategy.Service); nil leaves
+	// them out of /mcp.
+	Graph  GraphService
+	Models Models
 	// Ready reports whether the database answers and is migrated.
 	Ready func(ctx context.Context) error
 	// Registry receives the server's metrics; Gatherer serves /metrics.
@@ -300,6 +312,10 @@ func (s *Server) routes() error {
 	}
 	e.GET("/static/*", s.static())
 
+	// A share link's page decides itself whom it answers: anyone for a
+	// public link, any signed-in account otherwise.
+	e.GET("/shared/:token", s.sharedPage)
+
 	e.GET("/signin", s.signInPage)
 	e.POST("/signin", s.signIn)
 	e.POST("/signout", s.signOut)
@@ -325,6 +341,10 @@ func (s *Server) routes() error {
 	page(http.MethodPost, "/conversations/:id/strategy/undo", s.undoStrategyForm)
 	page(http.MethodPost, "/conversations/:id/strategy/veupathdb", s.saveStrategyForm)
 	page(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/results", s.stepResultsPage)
+	page(http.MethodGet, "/conversations/:id/share", s.sharePanelPage)
+	page(http.MethodPost, "/conversations/:id/share", s.shareConversationForm)
+	page(http.MethodPost, "/conversations/:id/share/:shareId/revoke", s.revokeShareForm)
+	page(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/enrichment", s.stepEnrichmentPage)
 	page(http.MethodGet, "/settings", s.settingsPage)
 	page(http.MethodPost, "/settings/veupathdb", s.saveKeyForm)
 	page(http.MethodPost, "/settings/veupathdb/delete", s.deleteKeyForm)
@@ -338,6 +358,10 @@ func (s *Server) routes() error {
 	api(http.MethodGet, "/conversations/:id", s.getConversation)
 	api(http.MethodPatch, "/conversations/:id", s.renameConversation)
 	api(http.MethodDelete, "/conversations/:id", s.deleteConversation)
+	api(http.MethodGet, "/conversations/:id/export", s.exportConversation)
+	api(http.MethodPost, "/conversations/:id/share", s.createShare)
+	api(http.MethodGet, "/conversations/:id/share", s.listShares)
+	api(http.MethodDelete, "/conversations/:id/share/:shareId", s.revokeShare)
 	api(http.MethodGet, "/models", s.listModels)
 	api(http.MethodGet, "/account/veupathdb", s.getVEuPathDBAccount)
 	api(http.MethodPut, "/account/veupathdb", s.putVEuPathDBKey)
@@ -351,9 +375,24 @@ func (s *Server) routes() error {
 	api(http.MethodGet, "/conversations/:id/strategy/versions", s.strategyVersions)
 	api(http.MethodPost, "/conversations/:id/strategy/undo", s.undoStrategy)
 	api(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/results", s.stepResults)
+	api(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/enrichment", s.stepEnrichment)
 	api(http.MethodGet, "/conversations/:id/strategy/wdk", s.strategyWDK)
+
+	// The agent protocols: MCP and the OpenAI-compatible API, for API
+	// tokens (protocols.go).
+	mcpHandler, err := s.mcpHandler()
+	if err != nil {
+		return err
+	}
+	e.Any(mcpPath, s.serveMCP(mcpHandler), s.requireTokenUser(s.denyMCP))
+	openAI := s.requireTokenUser(s.denyOpenAI)
+	e.GET("/v1/models", s.openAIModels, openAI)
+	e.POST("/v1/chat/completions", s.chatCompletions, openAI, s.turnLimiter())
 	return nil
 }
+
+// mcpPath is where the MCP server answers (Streamable HTTP).
+const mcpPath = "/mcp"
 
 // turnLimiter limits how fast one user starts turns.
 func (s *Server) turnLimiter() echo.MiddlewareFunc {
@@ -397,10 +436,11 @@ func compress() echo.MiddlewareFunc {
 }
 
 // isStream skips middleware that must not apply to long-lived streams: the
-// JSON event stream and the page's HTML stream.
+// JSON event stream, the page's HTML stream, and the protocol routes, whose
+// answers follow turns to their end (a build takes minutes on a live site).
 func isStream(c echo.Context) bool {
 	p := c.Request().URL.Path
-	return strings.HasSuffix(p, "/events") || strings.HasSuffix(p, "/stream")
+	return strings.HasSuffix(p, "/events") || strings.HasSuffix(p, "/stream") || p == mcpPath || p == "/v1/chat/completions"
 }
 
 // crossOriginProtection refuses cross-origin state-changing requests

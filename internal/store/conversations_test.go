@@ -236,3 +236,79 @@ func TestEndTurnOfDeletedConversation(t *testing.T) {
 		t.Errorf("EndTurnTx after the conversation was deleted = %v, want ErrNotFound", err)
 	}
 }
+
+// TestStartTurnChecks: a turn's start is one implicit transaction, so each
+// failed check must leave nothing behind: no turn, no message, no event, the
+// conversation's mode unchanged, a handoff still pending.
+func TestStartTurnChecks(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := newDB(t)
+	ada := mustUser(t, db, "ada@example.org")
+	bob := mustUser(t, db, "bob@example.org")
+	conv, err := db.CreateConversation(ctx, ada.ID, "plasmodb", "Kinases", "offline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := func(userID, turnID, handoff string) error {
+		_, err := db.StartTurnTx(ctx, store.StartTurn{UserID: userID, ConversationID: conv.ID, TurnID: turnID,
+			Mode: "execute", Model: "offline", Origin: "test", AcceptHandoff: handoff,
+			Message: store.NewMessage{Role: "user", Content: "kinases"},
+			Events:  []store.NewEvent{{ConversationID: conv.ID, TurnID: turnID, Type: "turn_start", Payload: []byte(`{}`)}}})
+		return err
+	}
+	written := func() (turns, messages, events int) {
+		t.Helper()
+		ts, err := db.Turns(ctx, ada.ID, conv.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms, err := db.Messages(ctx, ada.ID, conv.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		es, err := db.EventsAfter(ctx, ada.ID, conv.ID, 0, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ts), len(ms), len(es)
+	}
+
+	if err := start(bob.ID, "11111111-1111-4111-8111-111111111111", ""); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("start in another user's conversation = %v, want ErrNotFound", err)
+	}
+	if tu, m, e := written(); tu+m+e != 0 {
+		t.Errorf("another user's start left %d turns, %d messages, %d events", tu, m, e)
+	}
+	if c, err := db.Conversation(ctx, ada.ID, conv.ID); err != nil || c.Mode != "plan" {
+		t.Errorf("another user's start changed the mode: %+v, %v", c, err)
+	}
+
+	first := "22222222-2222-4222-8222-222222222222"
+	draft, err := db.SaveArtifact(ctx, store.SaveArtifact{UserID: ada.ID, ConversationID: conv.ID, Kind: "delegation_draft", Title: "plan", Body: []byte(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := db.CreateHandoff(ctx, ada.ID, conv.ID, draft.ID, "", "kinases", []byte(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := start(ada.ID, first, h.ID); err != nil {
+		t.Fatalf("start accepting a pending handoff: %v", err)
+	}
+	if got, err := db.Handoff(ctx, ada.ID, conv.ID, h.ID); err != nil || got.Status != "accepted" {
+		t.Errorf("handoff after the start = %+v, %v; want accepted", got, err)
+	}
+	if err := start(ada.ID, "33333333-3333-4333-8333-333333333333", ""); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("second running turn = %v, want ErrConflict", err)
+	}
+	if _, err := db.EndTurnTx(ctx, store.EndTurn{TurnID: first, Status: "completed", Usage: []byte(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := start(ada.ID, "44444444-4444-4444-8444-444444444444", h.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("accepting a decided handoff = %v, want ErrNotFound", err)
+	}
+	if tu, m, e := written(); tu != 1 || m != 1 || e != 1 {
+		t.Errorf("after one start and three refused: %d turns, %d messages, %d events; want 1 each", tu, m, e)
+	}
+}

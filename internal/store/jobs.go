@@ -2,13 +2,13 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
@@ -16,7 +16,8 @@ import (
 )
 
 // Turns run as durable jobs of River, a job queue on PostgreSQL: a turn's
-// start inserts its job in the same transaction as the turn row, and any
+// start inserts its job in the same transaction as the turn row (a
+// statement of its pipeline, queueTurnJob), and any
 // server process's workers pick it up. The job, not the process that took
 // the request, starts the turn. A process that stops hands its turns back
 // (the job is snoozed, at once available to another process); a process that
@@ -94,22 +95,8 @@ func (w *turnWorker) Work(ctx context.Context, job *river.Job[turnArgs]) error {
 	return err
 }
 
-// newInserter returns the River client that inserts turn jobs (it works no
-// jobs: RunTurnQueue's client does). River notifies the queue's fetchers
-// after an insert, in a statement of its own, at most once per cooldown;
-// the inserter's cooldown is long, and StartTurnTx sends the notification
-// in its pipeline instead (notifyTurnJobsSQL), which saves a round trip.
-func newInserter(pool *pgxpool.Pool) (*river.Client[pgx.Tx], error) {
-	c, err := river.NewClient(riverpgxv5.New(pool), &river.Config{SkipUnknownJobCheck: true,
-		FetchCooldown: 24 * time.Hour, FetchPollInterval: 24 * time.Hour})
-	if err != nil {
-		return nil, fmt.Errorf("store: job client: %w", err)
-	}
-	return c, nil
-}
-
 // River's fetch timing: a new turn's job is fetched within fetchCooldown of
-// its insert notification, and polling finds one whose notification was
+// its insert notification (notifyTurnJobsSQL), and polling finds one whose notification was
 // missed (or a job made available again) within fetchPoll.
 const (
 	fetchCooldown = 10 * time.Millisecond
@@ -183,11 +170,26 @@ func (db *DB) RunTurnQueue(ctx context.Context, cfg TurnQueueConfig) error {
 	return nil
 }
 
-// insertTurnJob inserts a turn's job in tx, through River's InsertTx.
-func (db *DB) insertTurnJob(ctx context.Context, tx pgx.Tx, st StartTurn) error {
-	_, err := db.jobs.InsertTx(ctx, tx, turnArgs{TurnID: st.TurnID, ConversationID: st.ConversationID,
-		UserID: st.UserID, UserMessageID: st.Message.ID}, nil)
-	return err
+// insertTurnJobSQL inserts a turn's job as River's own insert does (the
+// job's arguments, kind, queue and attempts; River's defaults for the
+// rest), so that it can be a statement of the turn start's pipeline: River's
+// InsertTx needs its query's rows before the transaction goes on, which a
+// pipeline cannot give, and would cost the start round trips.
+var insertTurnJobSQL = `
+INSERT INTO river_job (args, kind, max_attempts, priority, queue, state, scheduled_at, tags, metadata)
+VALUES ($1, '` + turnJobKind + `', $2, 1, '` + turnQueue + `', 'available', now(), '{}', '{}')`
+
+// queueTurnJob queues a turn's job and the notification that wakes the
+// queue's fetchers (delivered when the start commits) on b.
+func queueTurnJob(b *pgx.Batch, st StartTurn) error {
+	args, err := json.Marshal(turnArgs{TurnID: st.TurnID, ConversationID: st.ConversationID,
+		UserID: st.UserID, UserMessageID: st.Message.ID})
+	if err != nil {
+		return err
+	}
+	b.Queue(insertTurnJobSQL, args, turnArgs{}.InsertOpts().MaxAttempts)
+	b.Queue(notifyTurnJobsSQL)
+	return nil
 }
 
 // Owner names of a running turn that no live process runs: "" while its
@@ -210,6 +212,7 @@ const sessionAliveSQL = `EXISTS (
 type Claim struct {
 	UserID         string    `db:"user_id"`
 	ConversationID string    `db:"conversation_id"`
+	SiteID         string    `db:"site_id"`
 	Mode           Mode      `db:"mode"`
 	Model          string    `db:"model"`
 	StartedAt      time.Time `db:"started_at"`
@@ -235,7 +238,7 @@ FROM prev, conversations c
 WHERE t.id = prev.id AND c.id = t.conversation_id
   AND (prev.owner IN ('', '` + OwnerReleased + `', '` + ownerCancel + `') OR prev.owner = $2
        OR NOT ` + fmt.Sprintf(sessionAliveSQL, "prev.owner") + `)
-RETURNING c.user_id, t.conversation_id, t.mode, t.model, t.started_at, prev.owner AS previous_owner`
+RETURNING c.user_id, t.conversation_id, c.site_id, t.mode, t.model, t.started_at, prev.owner AS previous_owner`
 
 const turnRunningSQL = `SELECT status = 'running' FROM turns WHERE id = $1`
 
@@ -315,36 +318,6 @@ func (db *DB) RescueTurns(ctx context.Context) (int, error) {
 	}
 	return n, nil
 }
-
-// txOnConn is the transaction a pipelined BEGIN opened on conn, as a pgx.Tx
-// for River's InsertTx. Only the statement methods are used; Commit and the
-// rest belong to pipelineTx.
-type txOnConn struct {
-	pgx.Tx
-	conn *pgx.Conn
-}
-
-func (t txOnConn) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
-	return t.conn.Exec(ctx, sql, args...)
-}
-
-func (t txOnConn) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
-	return t.conn.Query(ctx, sql, args...)
-}
-
-func (t txOnConn) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
-	return t.conn.QueryRow(ctx, sql, args...)
-}
-
-func (t txOnConn) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
-	return t.conn.SendBatch(ctx, b)
-}
-
-func (t txOnConn) CopyFrom(ctx context.Context, name pgx.Identifier, cols []string, src pgx.CopyFromSource) (int64, error) {
-	return t.conn.CopyFrom(ctx, name, cols, src)
-}
-
-func (t txOnConn) Conn() *pgx.Conn { return t.conn }
 
 // riverLock serialises River's migrations across processes starting at once.
 const riverLock = 724312

@@ -13,7 +13,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/riverqueue/river"
 )
 
 // ErrNotFound means no row matched, including rows that exist but belong to
@@ -27,8 +26,6 @@ var ErrConflict = errors.New("store: conflict")
 // concurrent use.
 type DB struct {
 	pool *pgxpool.Pool
-	// jobs inserts turn jobs (jobs.go).
-	jobs *river.Client[pgx.Tx]
 }
 
 // New returns a store over pool.
@@ -36,11 +33,7 @@ func New(pool *pgxpool.Pool) (*DB, error) {
 	if pool == nil {
 		return nil, errors.New("store: nil pool")
 	}
-	jobs, err := newInserter(pool)
-	if err != nil {
-		return nil, err
-	}
-	return &DB{pool: pool, jobs: jobs}, nil
+	return &DB{pool: pool}, nil
 }
 
 // Pool returns the underlying pool, for health checks and LISTEN.
@@ -69,13 +62,6 @@ func (db *DB) tx(ctx context.Context, op string, fn func(pgx.Tx) error) error {
 // ownership check explains a later statement's failure. The error is
 // translated.
 func (db *DB) pipelineTx(ctx context.Context, op string, queue func(b *pgx.Batch) error, check func(error) error) error {
-	return db.pipelineTxThen(ctx, op, queue, check, nil)
-}
-
-// pipelineTxThen is pipelineTx with then, when not nil, run in the
-// transaction after the pipeline's statements succeeded and before COMMIT:
-// one more round trip for each statement it makes.
-func (db *DB) pipelineTxThen(ctx context.Context, op string, queue func(b *pgx.Batch) error, check func(error) error, then func(pgx.Tx) error) error {
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return translate(op, err)
@@ -89,9 +75,6 @@ func (db *DB) pipelineTxThen(ctx context.Context, op string, queue func(b *pgx.B
 		return translate(op, err)
 	}
 	err = check(conn.SendBatch(ctx, b).Close())
-	if err == nil && then != nil {
-		err = then(txOnConn{conn: conn.Conn()})
-	}
 	if err != nil {
 		// A failed ROLLBACK leaves the connection outside the idle
 		// state, and the pool closes it on release.

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -52,87 +53,110 @@ type StartTurn struct {
 	AcceptHandoff string
 }
 
-const insertTurnSQL = `
-INSERT INTO turns (id, conversation_id, mode, model) VALUES ($1, $2, $3, $4)`
-
 const insertMessageSQL = `
 INSERT INTO messages (id, conversation_id, turn_id, role, content, data)
 VALUES (COALESCE(NULLIF($1, '')::uuid, gen_random_uuid()), $2, $3, $4, $5, $6)
 RETURNING id`
 
-// startConversationTurnSQL checks a user's conversation, locks it for the
-// rest of the transaction and records the turn's mode and model, in one
-// statement: no row means another user's conversation (or none).
-const startConversationTurnSQL = `
-UPDATE conversations SET mode = $3, model = $4, updated_at = now()
-WHERE id = $1 AND user_id = $2
-RETURNING id`
+// startTurnSQL does the checks of a turn's start and writes its rows in one
+// statement: it records the turn's mode and model on the user's
+// conversation (locking it for the rest of the transaction), moves the
+// pending handoff the turn accepts ($6; empty for none) to accepted, and
+// inserts the running turn only when both succeeded. It reports which did:
+// no conversation (a NULL site) means another user's conversation (or
+// none); no handoff row, a handoff already decided. A second running turn of the
+// conversation fails the insert on the running-turn index.
+const startTurnSQL = `
+WITH c AS (
+    UPDATE conversations SET mode = $3, model = $4, updated_at = now()
+    WHERE id = $1 AND user_id = $2
+    RETURNING id, site_id),
+h AS (
+    UPDATE handoffs SET status = 'accepted', execute_turn_id = $5, decided_at = now()
+    WHERE id = NULLIF($6::text, '')::uuid AND status = 'pending'
+      AND conversation_id IN (SELECT id FROM c)
+    RETURNING id),
+t AS (
+    INSERT INTO turns (id, conversation_id, mode, model, owner)
+    SELECT $5, c.id, $3, $4, '' FROM c
+    WHERE $6::text = '' OR EXISTS (SELECT 1 FROM h)
+    RETURNING id)
+SELECT (SELECT site_id FROM c), EXISTS (SELECT 1 FROM h), EXISTS (SELECT 1 FROM t)`
 
-const acceptHandoffSQL = `
-UPDATE handoffs SET status = 'accepted', execute_turn_id = $3, decided_at = now()
-WHERE id = $1 AND conversation_id = $2 AND status = 'pending'`
+// StartedTurn is what a turn's start committed.
+type StartedTurn struct {
+	// SiteID is the conversation's VEuPathDB site.
+	SiteID string
+	// Events are the stored first events, for publishing.
+	Events []EventRow
+}
 
 // StartTurnTx commits a turn's beginning: the user message, the turn row
 // (running), the conversation's mode and model, and the first events. A
 // running turn of the same conversation makes it ErrConflict; another user's
-// conversation ErrNotFound. The stored events are returned for publishing.
+// conversation, or a handoff to accept that is no longer pending,
+// ErrNotFound.
 //
-// Its statements go to the database in one pipeline and the commit follows
-// (pipelineTx): two round trips whatever the number of statements.
-func (db *DB) StartTurnTx(ctx context.Context, st StartTurn) ([]EventRow, error) {
+// It takes one round trip, as a bare commit does: its statements go to the
+// database in one pipeline, which PostgreSQL runs as one implicit
+// transaction, committed at the pipeline's end and rolled back whole when
+// any statement fails. A failed check must therefore fail a statement, not
+// only be seen here afterwards: when startTurnSQL inserts no turn, the user
+// message that names the turn breaks its foreign key, so nothing of the
+// start is kept.
+func (db *DB) StartTurnTx(ctx context.Context, st StartTurn) (StartedTurn, error) {
+	if st.TurnID == "" {
+		return StartedTurn{}, fmt.Errorf("store: start turn: no turn id")
+	}
 	var (
-		locked, owned, accepted bool
-		events                  *queuedAppend
+		site              *string
+		accepted, started bool
+		events            *queuedAppend
 	)
-	queue := func(b *pgx.Batch) error {
-		b.Queue(startConversationTurnSQL, st.ConversationID, st.UserID, st.Mode, st.Model).Query(func(rows pgx.Rows) error {
-			owned = rows.Next()
-			rows.Close()
-			locked = rows.Err() == nil
-			return rows.Err()
-		})
-		b.Queue(insertTurnSQL, st.TurnID, st.ConversationID, st.Mode, st.Model)
-		if st.AcceptHandoff != "" {
-			b.Queue(acceptHandoffSQL, st.AcceptHandoff, st.ConversationID, st.TurnID).Exec(func(tag pgconn.CommandTag) error {
-				accepted = tag.RowsAffected() > 0
-				return nil
-			})
-		}
-		// The job's notification: the fetchers of every process hear of
-		// it when the transaction commits (see newInserter).
-		b.Queue(notifyTurnJobsSQL)
-		m := st.Message
-		b.Queue(insertMessageSQL, m.ID, st.ConversationID, nullable(st.TurnID), m.Role, m.Content, nullableJSON(m.Data))
-		if len(st.Events) == 0 {
-			return nil
-		}
+	b := &pgx.Batch{}
+	b.Queue(startTurnSQL, st.ConversationID, st.UserID, st.Mode, st.Model, st.TurnID, st.AcceptHandoff).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&site, &accepted, &started)
+	})
+	m := st.Message
+	b.Queue(insertMessageSQL, m.ID, st.ConversationID, st.TurnID, m.Role, m.Content, nullableJSON(m.Data))
+	// The turn's job, and the notification that wakes the job queue's
+	// fetchers in every process when the start commits: the job, not this
+	// process, starts the turn.
+	if err := queueTurnJob(b, st); err != nil {
+		return StartedTurn{}, translate("start turn", err)
+	}
+	if len(st.Events) > 0 {
 		var err error
-		events, err = queueAppendEvents(b, st.Origin, st.Events)
-		return err
-	}
-	check := func(err error) error {
-		switch {
-		case locked && !owned:
-			// Not this user's conversation: whatever the later
-			// statements did, they are rolled back.
-			return ErrNotFound
-		case err != nil:
-			return err
-		case st.AcceptHandoff != "" && !accepted:
-			return ErrNotFound
+		if events, err = queueAppendEvents(b, st.Origin, st.Events); err != nil {
+			return StartedTurn{}, translate("start turn", err)
 		}
-		return nil
 	}
-	// The turn's job goes in the same transaction: it is what starts the
-	// turn, in whichever process takes it.
-	then := func(tx pgx.Tx) error { return db.insertTurnJob(ctx, tx, st) }
-	if err := db.pipelineTxThen(ctx, "start turn", queue, check, then); err != nil {
-		return nil, err
+	err := db.pool.SendBatch(ctx, b).Close()
+	switch {
+	case err == nil && started && site != nil:
+	case site == nil && (err == nil || isForeignKeyViolation(err)):
+		// Not this user's conversation: the message's foreign key
+		// failed, and nothing was written.
+		return StartedTurn{}, translate("start turn", ErrNotFound)
+	case st.AcceptHandoff != "" && !accepted && (err == nil || isForeignKeyViolation(err)):
+		return StartedTurn{}, translate("start turn", ErrNotFound)
+	case err == nil:
+		return StartedTurn{}, fmt.Errorf("store: start turn: no turn was inserted")
+	default:
+		return StartedTurn{}, translate("start turn", err)
 	}
-	if events == nil {
-		return nil, nil
+	out := StartedTurn{SiteID: *site}
+	if events != nil {
+		out.Events = events.out
 	}
-	return events.out, nil
+	return out, nil
+}
+
+// isForeignKeyViolation reports whether err is PostgreSQL's
+// foreign_key_violation.
+func isForeignKeyViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23503"
 }
 
 // nullable is s as a query argument, NULL when empty.
@@ -183,14 +207,21 @@ type EndTurn struct {
 	Origin string
 }
 
+// endTurnSQL ends a running turn and marks its conversation as updated
+// (the conversation list's order): no row is updated when the turn was no
+// longer running.
 const endTurnSQL = `
-UPDATE turns SET status = $2, error = $3, usage = $4, ended_at = now()
-WHERE id = $1 AND status = 'running'`
+WITH t AS (
+    UPDATE turns SET status = $2, error = $3, usage = $4, ended_at = now()
+    WHERE id = $1 AND status = 'running'
+    RETURNING conversation_id)
+UPDATE conversations SET updated_at = now() WHERE id IN (SELECT conversation_id FROM t)`
 
 // EndTurnTx records a turn's end and appends its last events in one
 // transaction, so the row and the stream agree. A turn that is no longer
-// running (recovered as interrupted meanwhile) is ErrNotFound. Like
-// StartTurnTx it takes two round trips (pipelineTx).
+// running (recovered as interrupted meanwhile) is ErrNotFound. It takes
+// two round trips (pipelineTx): whether the turn was still running is
+// known only from the update's result, and then its events must not stay.
 func (db *DB) EndTurnTx(ctx context.Context, et EndTurn) ([]EventRow, error) {
 	var (
 		ended  bool

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"strategist/internal/catalog"
+	"strategist/internal/catalog/enrich"
 )
 
 // LiveSuffix ends the ids of live sites.
@@ -297,4 +298,30 @@ func (r *Registry) OfflineNoteFor(site, name string) string {
 		return ""
 	}
 	return n.OfflineNote(name)
+}
+
+// enricher is the offline catalog's GO enrichment (strategy.Enricher).
+type enricher interface {
+	Enrich(ctx context.Context, site string, q *catalog.Query, cutoff float64) (*enrich.Result, error)
+}
+
+// liveEnrichmentReason is why a live site's steps have no enrichment here.
+const liveEnrichmentReason = "Strategist computes GO enrichment from the offline PlasmoDB snapshot's annotations only and does not read " +
+	"a live site's GO annotations; save the strategy to VEuPathDB and run the site's own GO Enrichment analysis on its result"
+
+// Enrich routes a GO enrichment of a query tree to the site's catalog when
+// it offers one; otherwise (the live sites) it is an
+// *enrich.UnavailableError saying what to do instead, never a guess.
+func (r *Registry) Enrich(ctx context.Context, site string, q *catalog.Query, cutoff float64) (*enrich.Result, error) {
+	cat, cctx, cancel, err := r.route(ctx, site)
+	if err != nil {
+		return nil, err
+	}
+	defer cancel()
+	en, ok := cat.(enricher)
+	if !ok {
+		return nil, &enrich.UnavailableError{Site: site, Reason: liveEnrichmentReason}
+	}
+	out, err := en.Enrich(cctx, site, q, cutoff)
+	return out, r.done(ctx, cctx, site, err)
 }
