@@ -104,7 +104,7 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger, obs *observabi
 	orchestrator, err := chat.New(chat.Config{
 		Store: db, Log: events, Publisher: broker, Models: models,
 		Planner: plan, Executor: exec, Logger: log, Origin: origin,
-		AutoApprove: cfg.AutoApprove, Estimator: estimator,
+		AutoApprove: cfg.AutoApprove, Estimator: estimator, SweepEvery: cfg.TurnRescue,
 		Tracer: obs.tracerProvider(), TraceContent: obs.content, Metrics: obs.metrics,
 	})
 	if err != nil {
@@ -127,8 +127,8 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger, obs *observabi
 }
 
 // run serves on ln until ctx ends. Shutdown goes in order: the HTTP server
-// stops taking requests and ends streams, the orchestrator stops its turns
-// (they end interrupted, recorded), and only then do the event log and the
+// stops taking requests and ends streams, the orchestrator hands its turns
+// back to the job queue (another replica continues them), and only then do the event log and the
 // process's owner session stop, so nothing a turn writes on its way out is
 // lost.
 func (a *app) run(ctx context.Context, ln net.Listener) error {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -85,6 +86,28 @@ func TestComposeFile(t *testing.T) {
 		if svc.Healthcheck.Retries < 1 {
 			t.Errorf("%s healthcheck retries = %d", name, svc.Healthcheck.Retries)
 		}
+	}
+	// Two replicas of one configuration behind the proxy, which alone is
+	// published.
+	srv2, ok := c.Services["server2"]
+	if !ok || srv2.Build == nil {
+		t.Fatal("no second replica (server2)")
+	}
+	if !maps.Equal(srv.Environment, srv2.Environment) || !slices.Equal(srv.Volumes, srv2.Volumes) {
+		t.Errorf("the replicas differ: %v %v / %v %v", srv.Environment, srv.Volumes, srv2.Environment, srv2.Volumes)
+	}
+	proxy, ok := c.Services["proxy"]
+	if !ok {
+		t.Fatal("no reverse proxy in front of the replicas")
+	}
+	cmd := strings.Join(proxy.Command, " ")
+	for _, to := range []string{"--to server:8080", "--to server2:8080"} {
+		if !strings.Contains(cmd, to) {
+			t.Errorf("proxy command %q lacks %q", cmd, to)
+		}
+	}
+	if len(srv.Ports)+len(srv2.Ports) != 0 || !slices.Equal(proxy.Ports, []string{"127.0.0.1:8080:8080"}) {
+		t.Errorf("published ports: server %v, server2 %v, proxy %v; want only the proxy's", srv.Ports, srv2.Ports, proxy.Ports)
 	}
 	if _, ok := c.Volumes["pgdata"]; !ok {
 		t.Error("the pgdata volume is not declared")

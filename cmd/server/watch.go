@@ -211,6 +211,8 @@ func (p *watchPrinter) print(r event.Record) {
 			retry = " (retryable)"
 		}
 		p.line("  ! %s: %s%s", e.Code, e.Message, retry)
+	case *event.TurnResumed:
+		p.line("↻ turn %s resumed (run %d): %s", short(e.TurnID), e.Run, e.Reason)
 	case *event.TurnEnd:
 		msg := ""
 		if e.Error != "" {

@@ -4,11 +4,20 @@
 // hands an approved plan from one to the other, streams everything the turn
 // does as durable events, and cancels and recovers turns.
 //
-// Concurrency: a Service owns the goroutine of every turn it runs. Run (started
-// by main) is the owner's lifetime: turns derive their contexts from Run's, a
-// turn started before Run or after it returned is refused, and Run returns
-// only after every turn goroutine has ended. The running map (turn id ->
-// cancel) is guarded by mu; everything else of a turn belongs to its goroutine.
+// Turns are durable jobs (store.RunTurnQueue): starting a turn commits its
+// row and its job together, and whichever server process takes the job runs
+// the turn, here or in another replica. A process that stops hands its
+// turns back, and another continues them; a process that dies has its turns
+// rescued by the survivors' sweep, which makes their jobs available again.
+// A turn that resumes closes what the previous run left open and says so
+// with turn_resumed before its agent runs again.
+//
+// Concurrency: Run (started by main) is the service's lifetime: it runs the
+// job queue, whose workers (goroutines of the queue) each run one turn
+// through work, and returns only after the queue has stopped and every
+// worker has returned. A turn started before Run or after it returned is
+// refused. The running map (turn id -> cancel) is guarded by mu; everything
+// else of a turn belongs to its worker.
 package chat
 
 import (
@@ -25,7 +34,6 @@ import (
 	"github.com/google/uuid"
 	"go.opentelemetry.io/otel/trace"
 
-	"strategist/internal/account"
 	"strategist/internal/agent"
 	"strategist/internal/event"
 	"strategist/internal/eventlog"
@@ -45,6 +53,11 @@ type Store interface {
 	Turn(ctx context.Context, userID, conversationID, turnID string) (store.Turn, error)
 	Turns(ctx context.Context, userID, conversationID string) ([]store.Turn, error)
 	DeleteConversation(ctx context.Context, userID, id string) error
+	RunTurnQueue(ctx context.Context, cfg store.TurnQueueConfig) error
+	ClaimTurn(ctx context.Context, turnID, owner string) (store.Claim, error)
+	ReleaseTurn(ctx context.Context, turnID, owner string) error
+	RequestCancel(ctx context.Context, channel, turnID string) error
+	RescueTurns(ctx context.Context) (int, error)
 	OrphanTurns(ctx context.Context) ([]store.OrphanTurn, error)
 	InterruptDelegations(ctx context.Context, turnIDs []string) (int, error)
 	TurnEvents(ctx context.Context, turnID string) ([]store.EventRow, error)
@@ -101,8 +114,9 @@ type Config struct {
 	// HistoryBudget is the prompt size, in tokens, above which history is
 	// compacted (default 60,000).
 	HistoryBudget int
-	// SweepEvery is how often orphaned turns of dead processes are looked for
-	// (default 15 s).
+	// SweepEvery is how often the turns of dead processes are looked for and
+	// handed to a live one (default 5 s): it bounds how long a turn waits
+	// after its process died.
 	SweepEvery time.Duration
 	// Tracer starts each turn's trace (nil: turns are not traced).
 	// TraceContent lets the turn's spans record messages and prompts.
@@ -110,6 +124,8 @@ type Config struct {
 	TraceContent bool
 	// Metrics records turns, tokens and tool calls (nil: none).
 	Metrics *telemetry.Metrics
+	// Workers is how many turns the process runs at once (default 100).
+	Workers int
 }
 
 // Service runs turns.
@@ -121,7 +137,9 @@ type Service struct {
 	base    context.Context // Run's context; nil before Run and after it ends
 	owner   string          // this process's owner name (its DB session)
 	running map[string]*turn
-	wg      sync.WaitGroup
+	// spans are the root spans of turns started here whose job has not
+	// yet been taken (trace.go).
+	spans map[string]keptSpan
 }
 
 // New checks cfg and returns a Service; call Run to start serving turns.
@@ -148,9 +166,9 @@ func New(cfg Config) (*Service, error) {
 		cfg.HistoryBudget = 60_000
 	}
 	if cfg.SweepEvery == 0 {
-		cfg.SweepEvery = 15 * time.Second
+		cfg.SweepEvery = 5 * time.Second
 	}
-	return &Service{cfg: cfg, log: cfg.Logger.With("component", "chat"), running: map[string]*turn{}}, nil
+	return &Service{cfg: cfg, log: cfg.Logger.With("component", "chat"), running: map[string]*turn{}, spans: map[string]keptSpan{}}, nil
 }
 
 // Errors callers map onto responses.
@@ -196,10 +214,11 @@ type TurnRequest struct {
 	Model string
 }
 
-// Run serves turns until ctx ends: it recovers turns orphaned by dead server
-// processes (now and periodically), takes cancel requests from other
-// processes, and on shutdown stops every running turn (they end
-// interrupted) and waits for them.
+// Run serves turns until ctx ends: it works the turn queue, hands the turns
+// of dead processes to the living (now and every SweepEvery), and takes
+// cancel requests from other processes. On shutdown it hands every turn it
+// runs back to the queue, for another process to continue, and returns once
+// they have stopped here.
 func (s *Service) Run(ctx context.Context, owner string) error {
 	if owner == "" {
 		return errors.New("chat: empty owner")
@@ -211,40 +230,52 @@ func (s *Service) Run(ctx context.Context, owner string) error {
 	go func() {
 		listenDone <- s.cfg.Store.Listen(ctx, []string{cancelChannel}, func(_, payload string) { s.cancelLocal(payload, errCancelled) }, nil)
 	}()
+	queueDone := make(chan error, 1)
+	go func() {
+		queueDone <- s.cfg.Store.RunTurnQueue(ctx, store.TurnQueueConfig{Owner: owner, Workers: s.cfg.Workers,
+			Logger: s.cfg.Logger, Work: s.work})
+	}()
 	s.recoverOrphans(ctx)
 	t := time.NewTicker(s.cfg.SweepEvery)
 	defer t.Stop()
+	var queueErr error
 	for done := false; !done; {
 		select {
 		case <-ctx.Done():
 			done = true
+		case queueErr = <-queueDone:
+			done = true
+			queueDone = nil
 		case <-t.C:
 			s.recoverOrphans(ctx)
 		}
 	}
 	s.mu.Lock()
 	s.base = nil
-	for _, tr := range s.running {
-		tr.cancel(errShutdown)
-	}
 	s.mu.Unlock()
-	s.wg.Wait()
-	if err := <-listenDone; err != nil && ctx.Err() == nil {
-		return fmt.Errorf("chat: listen: %w", err)
+	if queueDone != nil {
+		queueErr = <-queueDone
+	}
+	listenErr := <-listenDone
+	if queueErr != nil {
+		return fmt.Errorf("chat: %w", queueErr)
+	}
+	if listenErr != nil && ctx.Err() == nil {
+		return fmt.Errorf("chat: listen: %w", listenErr)
 	}
 	return nil
 }
 
-// Causes of a turn's cancellation.
+// Causes of a turn's cancellation. A turn whose context ends for another
+// cause (its process stops) is handed back, not ended.
 var (
 	errCancelled = errors.New("cancelled by the researcher")
-	errShutdown  = errors.New("the server shut down")
 	errDeleted   = errors.New("the conversation was deleted")
 )
 
-// StartTurn validates a request, commits the user message and the running
-// turn with its turn_start event, and starts the turn in the background.
-// Another user's conversation is ErrNotFound whatever the request holds.
+// StartTurn validates a request and commits the user message and the running
+// turn with its turn_start event and its job: a worker of any process starts
+// it. Another user's conversation is ErrNotFound whatever the request holds.
 func (s *Service) StartTurn(ctx context.Context, req TurnRequest) (string, error) {
 	model, err := s.checkTurn(ctx, req)
 	if err != nil {
@@ -327,10 +358,10 @@ func (s *Service) pickModel(requested, current string) (string, error) {
 	return model, nil
 }
 
-// begin commits a turn's start and launches it.
+// begin commits a turn's start with its job; the job runs it.
 func (s *Service) begin(ctx context.Context, t *turn, st store.StartTurn, first ...event.Event) (err error) {
 	s.mu.Lock()
-	owner, serving := s.owner, s.base != nil
+	serving := s.base != nil
 	s.mu.Unlock()
 	if !serving {
 		return ErrNotServing
@@ -342,12 +373,7 @@ func (s *Service) begin(ctx context.Context, t *turn, st store.StartTurn, first 
 			t.span.End()
 		}
 	}()
-	st.Owner, st.Origin = owner, s.cfg.Origin
-	tl, err := s.cfg.Log.Turn(t.convID)
-	if err != nil {
-		return err
-	}
-	t.log = tl
+	st.Origin = s.cfg.Origin
 	for _, ev := range first {
 		ne, err := newEvent(t.convID, ev)
 		if err != nil {
@@ -369,40 +395,12 @@ func (s *Service) begin(ctx context.Context, t *turn, st store.StartTurn, first 
 	if err != nil {
 		return err
 	}
-	t.siteID = started.SiteID
 	if t.span.IsRecording() {
 		// The site is known once the start has read the conversation.
-		t.span.SetAttributes(telemetry.KeySite.String(t.siteID))
+		t.span.SetAttributes(telemetry.KeySite.String(started.SiteID))
+		s.keepSpan(t.id, t.span)
 	}
 	s.cfg.Publisher.Publish(records(started.Events)...)
-	return s.launch(t)
-}
-
-// launch starts t's goroutine under the service's ownership.
-func (s *Service) launch(t *turn) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.base == nil {
-		// Shutting down after the turn was committed: it becomes an orphan
-		// that the next sweep (here or in another process) interrupts.
-		return ErrNotServing
-	}
-	ctx, cancel := context.WithCancelCause(context.WithoutCancel(s.base))
-	stop := context.AfterFunc(s.base, func() { cancel(errShutdown) })
-	t.cancel = func(cause error) { cancel(cause) }
-	s.running[t.id] = t
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		defer stop()
-		defer cancel(nil)
-		ctx = telemetry.WithContent(trace.ContextWithSpan(ctx, t.span), s.cfg.TraceContent)
-		s.runTurn(event.WithTurn(account.WithUser(ctx, t.userID), t.id), t)
-		s.mu.Lock()
-		delete(s.running, t.id)
-		s.mu.Unlock()
-		s.afterTurn(t)
-	}()
 	return nil
 }
 
@@ -421,12 +419,14 @@ func (s *Service) Cancel(ctx context.Context, userID, conversationID, turnID str
 }
 
 // stop cancels a running turn with cause: here at once, else through a
-// notification to the process that runs it.
+// notification to the process that runs it; a turn no process runs at this
+// moment (its job is queued, or between two processes) ends cancelled as
+// soon as a process takes it.
 func (s *Service) stop(ctx context.Context, turnID string, cause error) error {
 	if s.cancelLocal(turnID, cause) {
 		return nil
 	}
-	return s.cfg.Store.Notify(ctx, cancelChannel, turnID)
+	return s.cfg.Store.RequestCancel(ctx, cancelChannel, turnID)
 }
 
 // deleteWait bounds how long Delete waits for a cancelled turn to end.
@@ -481,9 +481,24 @@ func (s *Service) cancelLocal(turnID string, cause error) bool {
 	return ok
 }
 
-// recoverOrphans ends running turns whose process died, as interrupted, and
-// returns how many it ended.
+// recoverOrphans hands the turns of dead processes to the living (their jobs
+// become available to any process, which resumes them), and ends as
+// interrupted the running turns nothing will run again (no live process, no
+// job left); it returns how many turns it rescued or ended.
 func (s *Service) recoverOrphans(ctx context.Context) int {
+	rescued, err := s.cfg.Store.RescueTurns(ctx)
+	if err != nil && ctx.Err() == nil {
+		s.log.Warn("rescuing the turns of dead processes", slog.Any("error", err))
+	}
+	if rescued > 0 {
+		s.log.Info("rescued the turns of a process that died", slog.Int("turns", rescued))
+	}
+	return rescued + s.interruptOrphans(ctx)
+}
+
+// interruptOrphans ends running turns that nothing will run again, as
+// interrupted, and returns how many it ended.
+func (s *Service) interruptOrphans(ctx context.Context) int {
 	orphans, err := s.cfg.Store.OrphanTurns(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -502,7 +517,7 @@ func (s *Service) recoverOrphans(ctx context.Context) int {
 			Error:      "the server stopped while this turn was running; what was saved before is kept",
 			DurationMs: time.Since(o.StartedAt).Milliseconds()}
 		var batch []store.NewEvent
-		for _, ev := range append(closingEvents(records(past)), end) {
+		for _, ev := range append(closingEvents(records(past), interruptedMessage), end) {
 			event.SetTurn(ev, o.ID)
 			ne, err := newEvent(o.ConversationID, ev)
 			if err != nil {

@@ -125,20 +125,27 @@ func TestStartTurnInput(t *testing.T) {
 func TestOneRunningTurn(t *testing.T) {
 	t.Parallel()
 	e := engine(t, `{"roles":{"planner":[
-		{"text":"slow answer","latencyMs":600000},
-		{"text":"elsewhere"},
-		{"text":"again"}]}}`)
+		{"toolCalls":[{"name":"wait","args":{}}]},
+		{"text":"again"}],
+		"executor":[{"text":"elsewhere"}]}}`)
 	w := newWorld(t)
-	p := w.start(options{engine: e})
+	p := w.start(options{engine: e, planner: waitingPlanner()})
 
 	first := w.mustStart(p, w.convID, "a long question")
+	w.waitFor(w.convID, "tool_call_start")
 	_, err := p.startTurn(t, chat.TurnRequest{UserID: w.userID, ConversationID: w.convID, Message: "another", Mode: chat.ModePlan})
 	if !errors.Is(err, chat.ErrTurnRunning) {
 		t.Fatalf("second start while a turn runs: err = %v, want ErrTurnRunning", err)
 	}
 
+	// In execute mode, so its model call does not race the slow one for
+	// the planner's script.
 	other := w.conversation()
-	if tr := w.waitEnd(other, w.mustStart(p, other, "meanwhile")); tr.Status != event.TurnCompleted {
+	meanwhile, err := p.startTurn(t, chat.TurnRequest{UserID: w.userID, ConversationID: other, Message: "meanwhile", Mode: chat.ModeExecute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr := w.waitEnd(other, meanwhile); tr.Status != event.TurnCompleted {
 		t.Errorf("a turn of another conversation ended %s", tr.Status)
 	}
 
@@ -166,16 +173,34 @@ func TestOneRunningTurn(t *testing.T) {
 	w.checkLog(other)
 }
 
+// waitingPlanner is a planner whose wait tool runs until its turn stops: a
+// test sees tool_call_start and knows the turn is in the middle of it.
+func waitingPlanner() role {
+	type none struct{}
+	return role{name: "planner", tools: func(agent.Env) []agent.Tool {
+		return []agent.Tool{agent.NewTool("wait", "Wait until stopped.", func(ctx context.Context, _ none) (*none, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})}
+	}}
+}
+
 // TestCancelFromAnotherProcess: a turn is cancelled where it runs, whichever
-// process the request reaches (through the cancel notification).
+// process the request reaches (through the cancel notification). Either
+// process may take the turn's job; the cancel goes through the other one.
 func TestCancelFromAnotherProcess(t *testing.T) {
 	t.Parallel()
 	e := engine(t, `{"roles":{"planner":[{"text":"slow answer","latencyMs":600000}]}}`)
 	w := newWorld(t)
-	runner := w.start(options{engine: e})
-	other := w.start(options{engine: e})
+	first := w.start(options{engine: e})
+	second := w.start(options{engine: e})
 
-	id := w.mustStart(runner, w.convID, "a long question")
+	id := w.mustStart(first, w.convID, "a long question")
+	runner := w.waitOwned(w.convID, id, first, second)
+	other := first
+	if runner == first {
+		other = second
+	}
 	// The notification reaches the runner once its listener is connected;
 	// cancelling again is harmless, so ask until the turn ends.
 	deadline := time.Now().Add(30 * time.Second)
@@ -199,6 +224,30 @@ func TestCancelFromAnotherProcess(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	w.checkLog(w.convID)
+}
+
+// TestCancelQueuedTurn: a turn cancelled while no process runs it (its job
+// not yet taken) ends cancelled as soon as a process takes it, without its
+// agent running.
+func TestCancelQueuedTurn(t *testing.T) {
+	t.Parallel()
+	e := engine(t, `{"roles":{"planner":[{"text":"should not be said"}]}}`)
+	w := newWorld(t)
+	// A turn committed as another process's start would have: queued, and
+	// cancelled before any process took it.
+	id := w.queued(w.convID, "a question")
+	p := w.start(options{engine: e})
+	if err := p.Cancel(t.Context(), w.userID, w.convID, id); err != nil {
+		t.Fatalf("Cancel: %v", err)
+	}
+	w.sql(`UPDATE river_job SET state = 'available', scheduled_at = now() WHERE args->>'turnId' = $1`, id)
+	if tr := w.waitEnd(w.convID, id); tr.Status != event.TurnCancelled {
+		t.Errorf("queued turn ended %s (%s), want cancelled", tr.Status, tr.Error)
+	}
+	recs := w.checkLog(w.convID)
+	if diff := cmp.Diff([]string{"turn_start", "turn_end"}, turnEvents(recs, id)); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
 }
 
 // handoffPlanner is a planner whose request_build tool asks for a build, as
@@ -357,16 +406,87 @@ func TestAutoApprove(t *testing.T) {
 	}
 }
 
-// TestRecoverOrphanedTurn: a running turn whose process died (its owner
-// session is gone) is ended interrupted by a live process, at start and
-// whenever a new turn meets it: what it left open is closed first (its tool
-// calls end INTERRUPTED, its delegation's unfinished nodes cancelled), so
-// the stream keeps its invariants, and its delegation row is interrupted.
+// TestResumeTurnOfDeadProcess: a turn whose process died mid-delegation (its
+// job runs under a session that is gone) is taken up by a live process,
+// which closes what the dead run left open (its tool call ends INTERRUPTED,
+// its delegation's unfinished nodes cancelled, the delegation row
+// interrupted), says turn_resumed, runs the turn's agent again and ends it
+// completed, with the stream's invariants kept.
+func TestResumeTurnOfDeadProcess(t *testing.T) {
+	t.Parallel()
+	e := engine(t, `{"roles":{"executor":[{"text":"Built it."}]}}`)
+	w := newWorld(t)
+	orphan := w.orphan(w.convID, true, true)
+
+	w.start(options{engine: e})
+	tr := w.waitEnd(w.convID, orphan.turnID)
+	if tr.Status != event.TurnCompleted {
+		t.Errorf("resumed turn ended %s (%q), want completed", tr.Status, tr.Error)
+	}
+	recs := w.checkLog(w.convID)
+	want := []string{"turn_start", "tool_call_start", "subagent_plan", "subagent_task_start",
+		"subagent_task_end", "subagent_task_end", "tool_call_end", "turn_resumed", "assistant_delta", "assistant_message", "usage", "turn_end"}
+	if diff := cmp.Diff(want, turnEvents(recs, orphan.turnID)); diff != "" {
+		t.Errorf("resumed turn's events (-want +got):\n%s", diff)
+	}
+	if end := decode[*event.ToolCallEnd](t, recs, orphan.turnID, "tool_call_end"); end.OK || end.Error == nil || end.Error.Code != "INTERRUPTED" {
+		t.Errorf("tool_call_end = %+v, want INTERRUPTED", end)
+	}
+	if r := decode[*event.TurnResumed](t, recs, orphan.turnID, "turn_resumed"); r.Run != 2 || !strings.Contains(r.Reason, "stopped") {
+		t.Errorf("turn_resumed = %+v", r)
+	}
+	d, err := w.db.Delegation(t.Context(), w.userID, orphan.delegationID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nodes []string
+	for _, n := range d.Nodes {
+		nodes = append(nodes, n.NodeID+":"+string(n.Status))
+	}
+	if d.Status != "interrupted" || !slices.Equal(nodes, []string{"n1:cancelled", "n2:cancelled"}) {
+		t.Errorf("delegation = %s %v, want interrupted with every node cancelled", d.Status, nodes)
+	}
+}
+
+// TestHandBackOnStop: a process that stops (a deploy) hands the turn it runs
+// back instead of ending it; another process takes it up, says
+// turn_resumed, runs it again and ends it completed: nothing is
+// interrupted.
+func TestHandBackOnStop(t *testing.T) {
+	t.Parallel()
+	e := engine(t, `{"roles":{"planner":[{"toolCalls":[{"name":"wait","args":{}}]},{"text":"Finished here."}]}}`)
+	w := newWorld(t)
+	waiting := waitingPlanner()
+	first := w.start(options{engine: e, planner: waiting})
+	id := w.mustStart(first, w.convID, "a long question")
+	w.waitFor(w.convID, "tool_call_start")
+	second := w.start(options{engine: e, planner: waiting})
+	first.stop()
+
+	tr := w.waitEnd(w.convID, id)
+	if tr.Status != event.TurnCompleted || tr.Owner != second.owner {
+		t.Errorf("turn ended %s (%s) owned by %s; want completed by %s", tr.Status, tr.Error, tr.Owner, second.owner)
+	}
+	recs := w.checkLog(w.convID)
+	r := decode[*event.TurnResumed](t, recs, id, "turn_resumed")
+	if r.Run != 2 || !strings.Contains(r.Reason, "handed it over") {
+		t.Errorf("turn_resumed = %+v", r)
+	}
+	if msg := decode[*event.AssistantMessage](t, recs, id, "assistant_message"); msg.Content != "Finished here." {
+		t.Errorf("assistant_message = %q", msg.Content)
+	}
+}
+
+// TestRecoverOrphanedTurn: a running turn that nothing will run again (its
+// process died and it has no job: started before turns were jobs) is ended
+// interrupted by a live process, at start and whenever a new turn meets it:
+// what it left open is closed first, so the stream keeps its invariants,
+// and its delegation row is interrupted.
 func TestRecoverOrphanedTurn(t *testing.T) {
 	t.Parallel()
 	e := engine(t, `{"roles":{"planner":[{"text":"Back again."}]}}`)
 	w := newWorld(t)
-	orphan := w.orphan(w.convID, true)
+	orphan := w.orphan(w.convID, false, true)
 
 	p := w.start(options{engine: e})
 	tr := w.waitEnd(w.convID, orphan.turnID)
@@ -386,18 +506,14 @@ func TestRecoverOrphanedTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var nodes []string
-	for _, n := range d.Nodes {
-		nodes = append(nodes, n.NodeID+":"+string(n.Status))
-	}
-	if d.Status != "interrupted" || !slices.Equal(nodes, []string{"n1:cancelled", "n2:cancelled"}) {
-		t.Errorf("delegation = %s %v, want interrupted with every node cancelled", d.Status, nodes)
+	if d.Status != "interrupted" {
+		t.Errorf("delegation = %s, want interrupted", d.Status)
 	}
 
 	// A process dying now leaves a running turn in another conversation; a
 	// new turn there meets it, recovers it and starts.
 	other := w.conversation()
-	late := w.orphan(other, false)
+	late := w.orphan(other, false, false)
 	id := w.mustStart(p, other, "Are you there?")
 	if tr := w.waitEnd(other, late.turnID); tr.Status != event.TurnInterrupted {
 		t.Errorf("orphan met by a new turn ended %s", tr.Status)
@@ -411,9 +527,10 @@ func TestRecoverOrphanedTurn(t *testing.T) {
 type orphanTurn struct{ turnID, delegationID string }
 
 // orphan stores a running turn as a process that died mid-turn left it:
-// owned by a database session that does not exist, with a tool call
+// owned by a database session that does not exist, withJob its job
+// running there, with a tool call
 // started and, when withDelegation, a delegation whose first node runs.
-func (w *world) orphan(convID string, withDelegation bool) orphanTurn {
+func (w *world) orphan(convID string, withJob, withDelegation bool) orphanTurn {
 	w.t.Helper()
 	ctx := w.t.Context()
 	o := orphanTurn{turnID: uuid.NewString()}
@@ -423,14 +540,23 @@ func (w *world) orphan(convID string, withDelegation bool) orphanTurn {
 		&event.TurnStart{Base: b, Mode: chat.ModeExecute, Model: testModel, UserMessageID: msgID, Message: "Build it"},
 		&event.ToolCallStart{Base: b, CallID: "c1", Name: "delegate_strategy_subtasks", Args: json.RawMessage(`{}`)},
 	}
-	st := store.StartTurn{UserID: w.userID, ConversationID: convID, TurnID: o.turnID, Mode: chat.ModeExecute, Model: testModel,
-		Owner: "1@1", Origin: "dead-process",
-		Message: store.NewMessage{ID: msgID, Role: agent.StoredUser, Content: "Build it"}}
+	// It ran in a process whose database session is gone: the turn is
+	// owned by that session's name and, withJob, its job runs there. The
+	// rows are written directly, not through StartTurnTx, whose job a live
+	// process could take before the fixture is complete.
+	w.sql(`INSERT INTO turns (id, conversation_id, mode, model, owner) VALUES ($1, $2, 'execute', $3, '1@1')`, o.turnID, convID, testModel)
+	w.sql(`INSERT INTO messages (id, conversation_id, turn_id, role, content) VALUES ($1, $2, $3, 'user', 'Build it')`, msgID, convID, o.turnID)
+	var batch0 []store.NewEvent
 	for _, ev := range evs {
-		st.Events = append(st.Events, newEvent(w.t, convID, ev))
+		batch0 = append(batch0, newEvent(w.t, convID, ev))
 	}
-	if _, err := w.db.StartTurnTx(ctx, st); err != nil {
+	if _, err := w.db.AppendEvents(ctx, "dead-process", batch0); err != nil {
 		w.t.Fatal(err)
+	}
+	if withJob {
+		w.sql(`INSERT INTO river_job (kind, queue, args, state, attempt, attempted_at, attempted_by, max_attempts, priority)
+			VALUES ('turn', 'turns', jsonb_build_object('turnId', $1::text, 'conversationId', $2::text, 'userId', $3::text, 'userMessageId', $4::text),
+				'running', 1, now(), ARRAY['1@1'], 5, 1)`, o.turnID, convID, w.userID, msgID)
 	}
 	if !withDelegation {
 		return o

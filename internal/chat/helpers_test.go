@@ -74,15 +74,21 @@ func engine(t *testing.T, script string) *scripted.Engine {
 
 // world is a test database with a user and a conversation.
 type world struct {
-	t      *testing.T
-	db     *store.DB
+	t  *testing.T
+	db *store.DB
+	// sql runs a statement on the test database, for fixtures no store
+	// method writes (what a process that died left behind).
+	sql func(sql string, args ...any)
+	// job describes a turn's job, for a test's failure message.
+	job    func(turnID string) string
 	userID string
 	convID string
 }
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	db, err := store.New(pgtest.New(t))
+	pool := pgtest.New(t)
+	db, err := store.New(pool)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +96,20 @@ func newWorld(t *testing.T) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &world{t: t, db: db, userID: u.ID}
+	w := &world{t: t, db: db, userID: u.ID, sql: func(sql string, args ...any) {
+		t.Helper()
+		if _, err := pool.Exec(context.Background(), sql, args...); err != nil {
+			t.Fatal(err)
+		}
+	}, job: func(turnID string) string {
+		var out string
+		err := pool.QueryRow(context.Background(), `SELECT coalesce(string_agg(format('job %s %s attempt %s by %s errors %s', id, state, attempt, attempted_by, errors), '; '), 'no job')
+			FROM river_job WHERE args->>'turnId' = $1`, turnID).Scan(&out)
+		if err != nil {
+			return err.Error()
+		}
+		return out
+	}}
 	w.convID = w.conversation()
 	return w
 }
@@ -119,6 +138,9 @@ type options struct {
 type process struct {
 	*chat.Service
 	owner string
+	// stop stops the process as main does on a signal (its turns first);
+	// it is also run when the test ends.
+	stop func()
 }
 
 func (w *world) start(o options) *process {
@@ -169,13 +191,14 @@ func (w *world) start(o options) *process {
 			w.t.Errorf("chat: %v", err)
 		}
 	})
-	w.t.Cleanup(func() {
+	stop := sync.OnceFunc(func() {
 		stopFront()
 		front.Wait()
 		stopBack()
 		back.Wait()
 	})
-	return &process{Service: svc, owner: owner}
+	w.t.Cleanup(stop)
+	return &process{Service: svc, owner: owner, stop: stop}
 }
 
 // startTurn starts a turn, waiting out the moment before Run serves.
@@ -189,6 +212,43 @@ func (p *process) startTurn(t *testing.T, req chat.TurnRequest) (string, error) 
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// waitOwned waits until one of procs runs a turn and returns it.
+func (w *world) waitOwned(convID, turnID string, procs ...*process) *process {
+	w.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		tr, err := w.db.Turn(context.Background(), w.userID, convID, turnID)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		for _, p := range procs {
+			if tr.Owner == p.owner {
+				return p
+			}
+		}
+		if time.Now().After(deadline) {
+			w.t.Fatalf("turn %s not taken by any process after 30 s (owner %q)", turnID, tr.Owner)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// queued commits a plan turn as a process's StartTurn does, its job held
+// back (scheduled far ahead) until the test makes it available.
+func (w *world) queued(convID, message string) string {
+	w.t.Helper()
+	id, msgID := uuid.NewString(), uuid.NewString()
+	st := store.StartTurn{UserID: w.userID, ConversationID: convID, TurnID: id, Mode: chat.ModePlan, Model: testModel,
+		Origin: "another-process", Message: store.NewMessage{ID: msgID, Role: agent.StoredUser, Content: message},
+		Events: []store.NewEvent{newEvent(w.t, convID, &event.TurnStart{Base: event.Base{TurnID: id}, Mode: chat.ModePlan,
+			Model: testModel, UserMessageID: msgID, Message: message})}}
+	if _, err := w.db.StartTurnTx(w.t.Context(), st); err != nil {
+		w.t.Fatal(err)
+	}
+	w.sql(`UPDATE river_job SET state = 'scheduled', scheduled_at = now() + interval '1 hour' WHERE args->>'turnId' = $1`, id)
+	return id
 }
 
 // mustStart starts a plan turn with message and returns its id.
@@ -214,7 +274,7 @@ func (w *world) waitEnd(convID, turnID string) store.Turn {
 			return tr
 		}
 		if time.Now().After(deadline) {
-			w.t.Fatalf("turn %s still running after 30 s", turnID)
+			w.t.Fatalf("turn %s still running after 30 s, owned by %q; %s", turnID, tr.Owner, w.job(turnID))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -40,10 +40,10 @@ func TestClosingEvents(t *testing.T) {
 		&event.SubagentTaskEnd{DelegationID: "d1", NodeID: "n3", Status: event.NodeCancelled, Error: interruptedMessage},
 		&event.ToolCallEnd{CallID: "c2", Name: "delegate_strategy_subtasks", Error: interrupted},
 	}
-	if diff := cmp.Diff(want, closingEvents(recs)); diff != "" {
+	if diff := cmp.Diff(want, closingEvents(recs, interruptedMessage)); diff != "" {
 		t.Errorf("closingEvents() mismatch (-want +got):\n%s", diff)
 	}
-	if got := closingEvents(recs[:3]); len(got) != 0 {
+	if got := closingEvents(recs[:3], interruptedMessage); len(got) != 0 {
 		t.Errorf("a turn with nothing open needs no closing events, got %v", got)
 	}
 }

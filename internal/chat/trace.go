@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"errors"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -57,6 +58,68 @@ func (s *Service) startSpan(ctx context.Context, t *turn, first []event.Event) c
 		start.TraceID, start.SpanID = sc.TraceID().String(), sc.SpanID().String()
 	}
 	return tctx
+}
+
+// keepSpan holds a started turn's root span until a worker of this process
+// takes its job (runSpan). A turn whose job another process takes gets a
+// root span there; the one kept here is ended once it has waited longer
+// than keptSpanMax.
+func (s *Service) keepSpan(turnID string, span trace.Span) {
+	now := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, k := range s.spans {
+		if now.Sub(k.at) > keptSpanMax {
+			k.span.AddEvent("turn taken by another server")
+			k.span.End()
+			delete(s.spans, id)
+		}
+	}
+	s.spans[turnID] = keptSpan{span: span, at: now}
+}
+
+// keptSpanMax is how long a started turn's span waits for a worker here.
+const keptSpanMax = time.Minute
+
+type keptSpan struct {
+	span trace.Span
+	at   time.Time
+}
+
+// runSpan gives a turn's run its root span: the one its start opened in
+// this process, else a new root span of its own (the start was in another
+// process, or this is a resumed run), marked resumed when it is; and
+// returns ctx with the span and the trace-content setting.
+func (s *Service) runSpan(ctx context.Context, t *turn, resumed bool) context.Context {
+	s.mu.Lock()
+	kept, ok := s.spans[t.id]
+	delete(s.spans, t.id)
+	s.mu.Unlock()
+	span := kept.span
+	switch {
+	case ok && !resumed:
+		t.span = span
+	case s.cfg.Tracer == nil:
+		t.span = noSpan
+	default:
+		if ok {
+			span.End()
+		}
+		_, t.span = s.cfg.Tracer.Tracer(telemetry.Scope).Start(ctx, "turn "+string(t.mode), trace.WithNewRoot(),
+			trace.WithAttributes(telemetry.KeyTurnID.String(t.id), telemetry.KeyConversationID.String(t.convID),
+				telemetry.KeyMode.String(string(t.mode)), telemetry.KeyModel.String(t.model),
+				telemetry.KeySite.String(t.siteID), attribute.Bool("strategist.turn.resumed", resumed)))
+	}
+	return telemetry.WithContent(trace.ContextWithSpan(ctx, t.span), s.cfg.TraceContent)
+}
+
+// handBackSpan ends the span of a run this process hands back: the turn
+// goes on in another run.
+func handBackSpan(t *turn) {
+	if t.span != nil && t.span.IsRecording() {
+		t.span.AddEvent("turn handed back", trace.WithAttributes(attribute.String("reason", "this server is stopping; another continues the turn")))
+		t.span.End()
+	}
 }
 
 // endSpan records how the turn ended on its span and ends it: the status,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
@@ -35,6 +36,10 @@ type turn struct {
 	// span is the turn's root span (trace.go); it does nothing when the
 	// turn is not traced.
 	span trace.Span
+	// run counts the turn's runs (1, or more once resumed); the stream
+	// names a resumed run's tool calls apart (callID), since an engine may
+	// number its calls the same way each run.
+	run int
 
 	// log appends the turn's events: the agent loop's progress queued, the
 	// tools' events (Env.Emit) durably before Emit returns.
@@ -95,11 +100,23 @@ func (s *Service) note(t *turn, evs []event.Event) {
 	}
 }
 
-// runTurn runs the agent of t's mode and ends the turn, whatever happens.
-func (s *Service) runTurn(ctx context.Context, t *turn) {
+// runTurn runs the agent of t's mode and ends the turn, unless its process
+// is stopping: then it reports handedBack and the turn stays running, for
+// another process to continue.
+func (s *Service) runTurn(ctx context.Context, t *turn) (handedBack bool) {
 	log := telemetry.Logger(ctx, s.log.With(slog.String("turn_id", t.id), slog.String("conversation_id", t.convID)))
 	emit := s.emit(t)
 	end, runErr := s.runAgent(ctx, t, emit, s.queue(t))
+	if stopping(ctx) && (runErr != nil || end.Reason != agent.StopCompleted) {
+		sctx, cancel := context.WithTimeout(context.Background(), appendTimeout)
+		defer cancel()
+		if err := t.log.Sync(sctx); err != nil {
+			log.Warn("writing a handed-back turn's last events", slog.Any("error", err))
+		}
+		log.Info("handing the turn back: this process is stopping")
+		handBackSpan(t)
+		return true
+	}
 	status, msg := outcome(ctx, end, runErr)
 	if msg != "" && status == event.TurnFailed {
 		code, retryable := "TURN_FAILED", false
@@ -123,6 +140,17 @@ func (s *Service) runTurn(ctx context.Context, t *turn) {
 	s.endTurn(t, status, msg, usage, log)
 	s.cfg.Metrics.TurnEnded(ctx, string(t.mode), string(status), time.Since(t.start))
 	endSpan(ctx, t, status, msg, end, usage)
+	return false
+}
+
+// stopping reports whether a turn's context ended because its process is
+// stopping (the queue cancelled its work), not because it was cancelled.
+func stopping(ctx context.Context) bool {
+	if ctx.Err() == nil {
+		return false
+	}
+	cause := context.Cause(ctx)
+	return !errors.Is(cause, errCancelled) && !errors.Is(cause, errDeleted)
 }
 
 // errEngine marks failures to set up the model.
@@ -163,12 +191,17 @@ func (s *Service) runAgent(ctx context.Context, t *turn, emit, queue func(contex
 	var end agent.RunEnd
 	for ev := range ag.Run(ctx, agent.Input{History: history.Messages, User: history.Current}) {
 		s.observe(ctx, model, ev)
-		if err := s.forward(ctx, queue, ev, &end); err != nil {
+		if err := s.forward(ctx, queue, ev, &end, t.run); err != nil {
 			return end, fmt.Errorf("record events: %w", err)
 		}
 	}
 	if err := t.log.Err(); err != nil {
 		return end, fmt.Errorf("record events: %w", err)
+	}
+	if stopping(ctx) && end.Reason != agent.StopCompleted {
+		// Handed back: the next run starts again from the turn's user
+		// message, which must stay the last stored message.
+		return end, nil
 	}
 	if err := s.persist(t, end.Messages); err != nil {
 		return end, err
@@ -177,7 +210,7 @@ func (s *Service) runAgent(ctx context.Context, t *turn, emit, queue func(contex
 }
 
 // forward maps one agent event onto the stream.
-func (s *Service) forward(ctx context.Context, emit func(context.Context, ...event.Event) error, ev agent.Event, end *agent.RunEnd) error {
+func (s *Service) forward(ctx context.Context, emit func(context.Context, ...event.Event) error, ev agent.Event, end *agent.RunEnd, run int) error {
 	switch e := ev.(type) {
 	case agent.TextDelta:
 		return emit(ctx, &event.AssistantDelta{MessageID: e.MessageID, Delta: e.Delta})
@@ -187,9 +220,9 @@ func (s *Service) forward(ctx context.Context, emit func(context.Context, ...eve
 		}
 		return emit(ctx, &event.AssistantMessage{MessageID: e.MessageID, Content: e.Message.Text})
 	case agent.ToolCallStart:
-		return emit(ctx, &event.ToolCallStart{CallID: e.CallID, Name: e.Name, Args: e.Args})
+		return emit(ctx, &event.ToolCallStart{CallID: callID(e.CallID, run), Name: e.Name, Args: e.Args})
 	case agent.ToolCallEnd:
-		end := &event.ToolCallEnd{CallID: e.CallID, Name: e.Name, OK: e.OK, Result: e.Result, DurationMs: e.Duration.Milliseconds()}
+		end := &event.ToolCallEnd{CallID: callID(e.CallID, run), Name: e.Name, OK: e.OK, Result: e.Result, DurationMs: e.Duration.Milliseconds()}
 		if e.Error != nil {
 			end.Error = &event.ToolError{Code: e.Error.Code, Message: e.Error.Message}
 		}
@@ -200,6 +233,16 @@ func (s *Service) forward(ctx context.Context, emit func(context.Context, ...eve
 		*end = e
 	}
 	return nil
+}
+
+// callID is a tool call's id on the stream: the engine's, with the run's
+// number after the first run, so a resumed run's calls never reuse the id
+// of a call the stream already ended.
+func callID(id string, run int) string {
+	if run <= 1 {
+		return id
+	}
+	return id + "~run" + strconv.Itoa(run)
 }
 
 // persist stores the run's messages (assistant messages with their tool
@@ -224,9 +267,6 @@ func (s *Service) persist(t *turn, msgs []llm.Message) error {
 // outcome decides a turn's status and the message a researcher sees.
 func outcome(ctx context.Context, end agent.RunEnd, runErr error) (event.TurnStatus, string) {
 	if cause := context.Cause(ctx); cause != nil {
-		if errors.Is(cause, errShutdown) {
-			return event.TurnInterrupted, "the server shut down during this turn; what was saved before is kept"
-		}
 		return event.TurnCancelled, "cancelled"
 	}
 	if runErr != nil {
@@ -281,7 +321,7 @@ func (s *Service) endTurn(t *turn, status event.TurnStatus, msg string, usage ll
 		log.Warn("ending turn", slog.Int("attempt", attempt+1), slog.Any("error", err))
 		time.Sleep(time.Duration(attempt+1) * 200 * time.Millisecond)
 	}
-	log.Error("could not record the end of the turn; it will be recovered as interrupted when this process stops")
+	log.Error("could not record the end of the turn; it will be resumed when this process stops")
 }
 
 // afterTurn accepts a handoff the planner requested, when configured to.

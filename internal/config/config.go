@@ -55,7 +55,11 @@ type Config struct {
 	RequestRate float64
 	// SubagentTimeout bounds each attempt of a delegated task.
 	SubagentTimeout time.Duration
-	AutoApprove     bool
+	// TurnRescue is how often a server looks for the turns of replicas
+	// that died and resumes them: the longest a turn waits after its
+	// replica died.
+	TurnRescue  time.Duration
+	AutoApprove bool
 
 	// SecureCookies marks session cookies Secure (serve behind https).
 	SecureCookies bool
@@ -213,6 +217,14 @@ func settings() []setting {
 				return errors.New("must be a duration from 1s to 1h, e.g. 120s")
 			}
 			c.SubagentTimeout = d
+			return nil
+		}},
+		{"STRATEGIST_TURN_RESCUE", "turn-rescue", "5s", "how often a server resumes the turns of replicas that died: the longest such a turn waits (1s to 10m)", func(c *Config, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || d < time.Second || d > 10*time.Minute {
+				return errors.New("must be a duration from 1s to 10m, e.g. 5s")
+			}
+			c.TurnRescue = d
 			return nil
 		}},
 		{"STRATEGIST_TURN_RATE", "turn-rate", "1", "turns per second one user may start, with bursts of 10 (0.01 to 1000)", func(c *Config, v string) error {

@@ -29,6 +29,7 @@ func (*SubagentMessage) wireName() string       { return "subagent_message" }
 func (*SubagentTaskEnd) wireName() string       { return "subagent_task_end" }
 func (*Usage) wireName() string                 { return "usage" }
 func (*Error) wireName() string                 { return "error" }
+func (*TurnResumed) wireName() string           { return "turn_resumed" }
 func (*TurnEnd) wireName() string               { return "turn_end" }
 
 // All returns an empty event of every type, in contract order.
@@ -52,6 +53,7 @@ func All() []Event {
 		&SubagentTaskEnd{},
 		&Usage{},
 		&Error{},
+		&TurnResumed{},
 		&TurnEnd{},
 	}
 }

@@ -247,6 +247,19 @@ type Error struct {
 	Retryable bool   `json:"retryable"`
 }
 
+// TurnResumed says a turn continues in another run: the server process
+// running it stopped (it handed the turn back on its way down, or died), and
+// a process, maybe another replica, took it up. Everything the previous run
+// left open has ended before it (a call INTERRUPTED, a node cancelled); the
+// turn's agent runs again after it.
+type TurnResumed struct {
+	Base
+	// Run counts the runs of the turn: 2 for the first resume.
+	Run int `json:"run"`
+	// Reason says why the previous run stopped.
+	Reason string `json:"reason"`
+}
+
 // TurnEnd closes a turn; it is always the turn's last event.
 type TurnEnd struct {
 	Base

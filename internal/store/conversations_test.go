@@ -224,7 +224,7 @@ func TestEndTurnOfDeletedConversation(t *testing.T) {
 	}
 	turnID := "6f1d7a52-2d59-4a55-9c3e-1f0b8a7e4c21"
 	if _, err := db.StartTurnTx(ctx, store.StartTurn{UserID: ada.ID, ConversationID: conv.ID, TurnID: turnID,
-		Mode: "plan", Model: "offline", Owner: "test", Message: store.NewMessage{ID: "0c5e9f7a-8b1d-4f2e-a3c6-9d7b2e4f6a18", Role: "user", Content: "kinases"}}); err != nil {
+		Mode: "plan", Model: "offline", Message: store.NewMessage{ID: "0c5e9f7a-8b1d-4f2e-a3c6-9d7b2e4f6a18", Role: "user", Content: "kinases"}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.DeleteConversation(ctx, ada.ID, conv.ID); err != nil {
@@ -252,7 +252,7 @@ func TestStartTurnChecks(t *testing.T) {
 	}
 	start := func(userID, turnID, handoff string) error {
 		_, err := db.StartTurnTx(ctx, store.StartTurn{UserID: userID, ConversationID: conv.ID, TurnID: turnID,
-			Mode: "execute", Model: "offline", Owner: "test", Origin: "test", AcceptHandoff: handoff,
+			Mode: "execute", Model: "offline", Origin: "test", AcceptHandoff: handoff,
 			Message: store.NewMessage{Role: "user", Content: "kinases"},
 			Events:  []store.NewEvent{{ConversationID: conv.ID, TurnID: turnID, Type: "turn_start", Payload: []byte(`{}`)}}})
 		return err

@@ -272,3 +272,39 @@ func (db *DB) InterruptDelegations(ctx context.Context, turnIDs []string) (int, 
 	})
 	return n, err
 }
+
+// previousNodesSQL finds the latest delegation of a turn with the same plan
+// that a stopped run left unfinished (interrupted when its process died,
+// cancelled when it was handed back) and returns its nodes as they stood.
+const previousNodesSQL = `
+SELECT n.node_id, n.status, n.attempt, n.root_step_id FROM delegation_nodes n
+WHERE n.delegation_id = (
+  SELECT d.id FROM delegations d JOIN conversations c ON c.id = d.conversation_id
+  WHERE d.turn_id = $1 AND c.user_id = $2 AND d.plan = $3::jsonb AND d.status IN ('interrupted', 'cancelled')
+  ORDER BY d.started_at DESC LIMIT 1)`
+
+// PreviousNode is a node of a turn's previous, unfinished run of a plan.
+type PreviousNode struct {
+	Status     NodeStatus
+	Attempt    int
+	RootStepID string
+}
+
+// PreviousNodes returns, for a turn that resumes a delegation, the nodes of
+// its previous run of the same plan (node id -> how it stood): a resumed
+// delegation does not run the done ones again and retries the others. None
+// is an empty map.
+func (db *DB) PreviousNodes(ctx context.Context, userID, turnID string, plan json.RawMessage) (map[string]PreviousNode, error) {
+	rows, err := db.pool.Query(ctx, previousNodesSQL, turnID, userID, plan)
+	if err != nil {
+		return nil, translate("previous nodes", err)
+	}
+	out := map[string]PreviousNode{}
+	var node string
+	var n PreviousNode
+	_, err = pgx.ForEachRow(rows, []any{&node, &n.Status, &n.Attempt, &n.RootStepID}, func() error {
+		out[node] = n
+		return nil
+	})
+	return out, translate("previous nodes", err)
+}

@@ -12,9 +12,12 @@ import (
 // versionTable records the applied migration version.
 const versionTable = "public.schema_version"
 
-// Migrate applies every pending migration in fsys. tern holds a Postgres
-// advisory lock while it works, so several servers starting at once against
-// one database all succeed: the others wait, then find nothing to do.
+// Migrate applies every pending migration in fsys, then River's (the job
+// queue turns run on: its tables follow the River version the binary is
+// built with, so they are migrated by River's own migrator rather than
+// copied into fsys). Both hold a Postgres advisory lock while they work, so
+// several servers starting at once against one database all succeed: the
+// others wait, then find nothing to do.
 func Migrate(ctx context.Context, pool *pgxpool.Pool, fsys fs.FS) error {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
@@ -31,7 +34,7 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, fsys fs.FS) error {
 	if err := m.Migrate(ctx); err != nil {
 		return fmt.Errorf("store: migrate: %w", err)
 	}
-	return nil
+	return migrateRiver(ctx, pool)
 }
 
 // MigrationStatus reports the applied version and the number of known

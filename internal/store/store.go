@@ -153,7 +153,12 @@ func Open(ctx context.Context, url string, fsys fs.FS, opts ...Option) (*DB, err
 		pool.Close()
 		return nil, err
 	}
-	return &DB{pool: pool}, nil
+	db, err := New(pool)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return db, nil
 }
 
 // Close closes the pool.

@@ -40,8 +40,6 @@ type StartTurn struct {
 	TurnID         string
 	Mode           Mode
 	Model          string
-	// Owner names the server process that runs the turn.
-	Owner string
 	// Message is the user message starting the turn (its ID set by the
 	// caller, so events can name it before it is stored).
 	Message NewMessage
@@ -63,7 +61,7 @@ RETURNING id`
 // startTurnSQL does the checks of a turn's start and writes its rows in one
 // statement: it records the turn's mode and model on the user's
 // conversation (locking it for the rest of the transaction), moves the
-// pending handoff the turn accepts ($7; empty for none) to accepted, and
+// pending handoff the turn accepts ($6; empty for none) to accepted, and
 // inserts the running turn only when both succeeded. It reports which did:
 // no conversation (a NULL site) means another user's conversation (or
 // none); no handoff row, a handoff already decided. A second running turn of the
@@ -75,13 +73,13 @@ WITH c AS (
     RETURNING id, site_id),
 h AS (
     UPDATE handoffs SET status = 'accepted', execute_turn_id = $5, decided_at = now()
-    WHERE id = NULLIF($7::text, '')::uuid AND status = 'pending'
+    WHERE id = NULLIF($6::text, '')::uuid AND status = 'pending'
       AND conversation_id IN (SELECT id FROM c)
     RETURNING id),
 t AS (
     INSERT INTO turns (id, conversation_id, mode, model, owner)
-    SELECT $5, c.id, $3, $4, $6 FROM c
-    WHERE $7::text = '' OR EXISTS (SELECT 1 FROM h)
+    SELECT $5, c.id, $3, $4, '' FROM c
+    WHERE $6::text = '' OR EXISTS (SELECT 1 FROM h)
     RETURNING id)
 SELECT (SELECT site_id FROM c), EXISTS (SELECT 1 FROM h), EXISTS (SELECT 1 FROM t)`
 
@@ -116,11 +114,17 @@ func (db *DB) StartTurnTx(ctx context.Context, st StartTurn) (StartedTurn, error
 		events            *queuedAppend
 	)
 	b := &pgx.Batch{}
-	b.Queue(startTurnSQL, st.ConversationID, st.UserID, st.Mode, st.Model, st.TurnID, st.Owner, st.AcceptHandoff).QueryRow(func(row pgx.Row) error {
+	b.Queue(startTurnSQL, st.ConversationID, st.UserID, st.Mode, st.Model, st.TurnID, st.AcceptHandoff).QueryRow(func(row pgx.Row) error {
 		return row.Scan(&site, &accepted, &started)
 	})
 	m := st.Message
 	b.Queue(insertMessageSQL, m.ID, st.ConversationID, st.TurnID, m.Role, m.Content, nullableJSON(m.Data))
+	// The turn's job, and the notification that wakes the job queue's
+	// fetchers in every process when the start commits: the job, not this
+	// process, starts the turn.
+	if err := queueTurnJob(b, st); err != nil {
+		return StartedTurn{}, translate("start turn", err)
+	}
 	if len(st.Events) > 0 {
 		var err error
 		if events, err = queueAppendEvents(b, st.Origin, st.Events); err != nil {
@@ -284,18 +288,20 @@ type OrphanTurn struct {
 	StartedAt      time.Time `db:"started_at"`
 }
 
-// orphanTurnsSQL finds running turns whose owner's database session no
-// longer exists. Owners are "<backend pid>@<backend start, unix µs>" of the
-// owning process's dedicated session: a process that dies loses its session,
-// and Postgres forgets it at once.
-const orphanTurnsSQL = `
+// orphanTurnsSQL finds running turns that nothing will run again: no live
+// process runs them (see sessionAliveSQL) and they have no job left to run
+// (turns from before turns were jobs, or whose job gave up).
+var orphanTurnsSQL = `
 SELECT t.id, t.conversation_id, t.started_at FROM turns t
-WHERE t.status = 'running' AND NOT EXISTS (
-  SELECT 1 FROM pg_stat_activity a
-  WHERE t.owner = a.pid::text || '@' || (extract(epoch FROM a.backend_start) * 1000000)::bigint::text)
+WHERE t.status = 'running' AND NOT ` + fmt.Sprintf(sessionAliveSQL, "t.owner") + `
+  AND NOT EXISTS (
+    SELECT 1 FROM river_job j
+    WHERE j.kind = '` + turnJobKind + `' AND j.args @> jsonb_build_object('turnId', t.id::text)
+      AND j.state IN ('available', 'pending', 'retryable', 'running', 'scheduled'))
 ORDER BY t.started_at`
 
-// OrphanTurns lists running turns whose owning process is gone.
+// OrphanTurns lists running turns that no process runs and no job will
+// start again.
 func (db *DB) OrphanTurns(ctx context.Context) ([]OrphanTurn, error) {
 	rows, _ := db.pool.Query(ctx, orphanTurnsSQL)
 	ts, err := pgx.CollectRows(rows, pgx.RowToStructByName[OrphanTurn])

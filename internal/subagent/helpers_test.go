@@ -303,6 +303,11 @@ func (s *fakeStore) FinishDelegation(_ context.Context, _, _ string, status stor
 }
 
 // nodeRows renders the stored node states as "id:status#attempt root".
+// PreviousNodes: the fake's delegations never resume.
+func (s *fakeStore) PreviousNodes(context.Context, string, string, json.RawMessage) (map[string]store.PreviousNode, error) {
+	return nil, nil
+}
+
 func (s *fakeStore) nodeRows(ids ...string) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

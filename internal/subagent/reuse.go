@@ -95,12 +95,69 @@ func (r *run) startStep(i int) {
 	r.end(i, StatusDone, "")
 }
 
-// reusedInputs returns the steps node i takes from step nodes: the ones
-// free must make roots again before it starts.
+// A turn that resumes after its server stopped runs its agent again, which
+// delegates the same plan again: the nodes the previous run finished are
+// not run again. The scheduler finds them (carried: the turn's latest
+// unfinished delegation of the same plan, its done nodes whose root steps
+// are still in the strategy) and ends them done at once with those roots
+// (startCarried), as it does step nodes; a task that had started is retried
+// (its attempt count continues, the cause in the next attempt's prompt),
+// after free has cleared what its stopped attempt built on its inputs, and
+// tidy removes the rest of that attempt's steps when the plan completes.
+
+// carried returns the nodes of d's plan that a previous run of the same
+// turn finished (node id -> root step), those whose root is still in the
+// strategy, and the tasks it had started without finishing (node id -> the
+// attempts they had), which are retried.
+func (s *Scheduler) carried(ctx context.Context, d Delegation, planJSON []byte) (map[string]strategy.StepID, map[string]int, error) {
+	if d.TurnID == "" {
+		return nil, nil, nil
+	}
+	prev, err := s.cfg.Store.PreviousNodes(ctx, d.UserID, d.TurnID, planJSON)
+	if err != nil || len(prev) == 0 {
+		return nil, nil, err
+	}
+	snap, err := d.Graph.Snapshot(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	done, retried := map[string]strategy.StepID{}, map[string]int{}
+	for _, n := range d.Plan.Nodes {
+		p, ok := prev[n.ID]
+		if !ok || n.Kind == plan.KindStep {
+			continue
+		}
+		if _, ok := snap.Step(strategy.StepID(p.RootStepID)); ok && p.Status == store.NodeDone && p.RootStepID != "" {
+			done[n.ID] = strategy.StepID(p.RootStepID)
+			continue
+		}
+		if n.Kind == plan.KindTask && p.Attempt > 0 {
+			// A node whose attempts ran out when its server stopped
+			// still gets one more: the stop was not its failure.
+			retried[n.ID] = min(p.Attempt, s.cfg.MaxAttempts-1)
+		}
+	}
+	return done, retried, nil
+}
+
+// startCarried ends a node the turn's previous run finished done at once,
+// its result that run's root step: no model is called.
+func (r *run) startCarried(i int) {
+	ns := &r.nodes[i]
+	ns.status, ns.attempt, ns.started = StatusRunning, 1, time.Now()
+	ns.attemptAt = ns.started
+	ns.root = ns.carried
+	ns.summary = fmt.Sprintf("step %s, built before the server stopped", ns.carried)
+	r.events.send(&event.SubagentTaskStart{Base: r.base(), DelegationID: r.id, NodeID: ns.node.ID, Attempt: 1})
+	r.end(i, StatusDone, "")
+}
+
+// reusedInputs returns the steps node i takes from step nodes and carried
+// nodes: the ones free must make roots again before it starts.
 func (r *run) reusedInputs(i int) []strategy.StepID {
 	var ids []strategy.StepID
 	for _, j := range r.nodes[i].deps {
-		if r.nodes[j].node.Kind == plan.KindStep {
+		if r.nodes[j].node.Kind == plan.KindStep || r.nodes[j].carried != "" {
 			ids = append(ids, r.nodes[j].root)
 		}
 	}

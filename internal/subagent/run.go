@@ -97,6 +97,9 @@ type nodeState struct {
 	attemptAt   time.Time // the current attempt's start
 	ended       time.Time
 	usage       llm.Usage // every attempt's
+	// carried is the root step the turn's previous run built for this
+	// node: it ends done without running (startCarried).
+	carried strategy.StepID
 }
 
 // workerResult is a worker's one message to the owner.
@@ -203,6 +206,10 @@ func (r *run) startReady() {
 		ns := &r.nodes[i]
 		waiting := ns.status == StatusQueued || ns.retry
 		if !waiting || !r.ready(i) {
+			continue
+		}
+		if ns.carried != "" && ns.status == StatusQueued {
+			r.startCarried(i)
 			continue
 		}
 		switch ns.node.Kind {

@@ -45,6 +45,7 @@ type Store interface {
 	CreateDelegation(ctx context.Context, userID string, d store.NewDelegation) (store.Delegation, error)
 	UpdateDelegationNodes(ctx context.Context, userID, delegationID string, us []store.DelegationNodeUpdate) error
 	FinishDelegation(ctx context.Context, userID, delegationID string, status store.DelegationStatus, usage json.RawMessage) error
+	PreviousNodes(ctx context.Context, userID, turnID string, plan json.RawMessage) (map[string]store.PreviousNode, error)
 }
 
 // Config is a Scheduler's settings, shared by every delegation it runs.
@@ -244,6 +245,10 @@ func (s *Scheduler) Run(ctx context.Context, d Delegation) (res *Result, err err
 		nodes[i] = store.NewDelegationNode{NodeID: n.ID, Kind: n.Kind.String(), Label: n.Label,
 			DependsOn: n.DependsOn, Operator: string(n.Operator)}
 	}
+	carried, retried, err := s.carried(ctx, d, planJSON)
+	if err != nil {
+		return nil, fmt.Errorf("subagent: run: %w", err)
+	}
 	rec, err := s.cfg.Store.CreateDelegation(ctx, d.UserID, store.NewDelegation{
 		ConversationID: d.ConversationID, TurnID: d.TurnID, Goal: d.Goal, Plan: planJSON, Nodes: nodes})
 	if err != nil {
@@ -254,6 +259,16 @@ func (s *Scheduler) Run(ctx context.Context, d Delegation) (res *Result, err err
 			attribute.Int("strategist.delegation.nodes", len(d.Plan.Nodes)))
 	}
 	r := newRun(ctx, s, d, rec.ID, reused)
+	for id, root := range carried {
+		r.nodes[r.index[id]].carried = root
+	}
+	for id, attempt := range retried {
+		// The next attempt continues the count, with the cause in its
+		// prompt as a failed attempt's error is.
+		ns := &r.nodes[r.index[id]]
+		ns.attempt = attempt
+		ns.err = fmt.Sprintf("attempt %d was cut short: the server running it stopped; start again from the inputs (any step it made is removed when the plan completes)", attempt)
+	}
 	defer r.release()
 	defer r.cancel(nil)
 	return r.loop()

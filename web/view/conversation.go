@@ -101,8 +101,8 @@ type Turn struct {
 // Running reports whether the turn has not ended.
 func (t *Turn) Running() bool { return t.Status == event.TurnRunning }
 
-// Item is one entry of a turn's timeline: *Message, *ToolCall or
-// *TurnError.
+// Item is one entry of a turn's timeline: *Message, *ToolCall, *TurnError
+// or *TurnResumed.
 type Item interface{ item() }
 
 // Message is an assistant message: streamed text until its final markdown
@@ -138,9 +138,18 @@ type TurnError struct {
 	Retryable bool
 }
 
-func (*Message) item()   {}
-func (*ToolCall) item()  {}
-func (*TurnError) item() {}
+// TurnResumed marks where a turn continued in another run, after the
+// server running it stopped.
+type TurnResumed struct {
+	Key    int64
+	Run    int
+	Reason string
+}
+
+func (*Message) item()     {}
+func (*ToolCall) item()    {}
+func (*TurnError) item()   {}
+func (*TurnResumed) item() {}
 
 // CallStatus is the state of a tool call on the page.
 type CallStatus string
@@ -198,6 +207,11 @@ func (c *Conversation) apply(rec event.Record) ([]Change, error) {
 		te := &TurnError{Key: rec.Seq, Code: e.Code, Message: e.Message, Retryable: e.Retryable}
 		t.Items = append(t.Items, te)
 		return []Change{ItemAdded{Turn: t, Item: te}}, nil
+	case *event.TurnResumed:
+		t := c.turnOf(rec, e.TurnID)
+		tr := &TurnResumed{Key: rec.Seq, Run: e.Run, Reason: e.Reason}
+		t.Items = append(t.Items, tr)
+		return []Change{ItemAdded{Turn: t, Item: tr}}, nil
 	case *event.Usage:
 		t := c.turnOf(rec, e.TurnID)
 		if !t.Running() {

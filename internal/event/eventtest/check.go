@@ -141,6 +141,8 @@ func (c *checker) record(r event.Record) {
 	switch e := e.(type) {
 	case *event.TurnEnd:
 		c.turnEnd(turnID, ts, e)
+	case *event.TurnResumed:
+		c.openAtResume(ts)
 	case *event.ToolCallStart:
 		c.callStart(ts.calls, e.CallID, e.Name)
 	case *event.ToolCallEnd:
@@ -208,6 +210,26 @@ func (c *checker) turnEnd(turnID string, ts *turnState, e *event.TurnEnd) {
 	ts.ended = true
 	if c.openTurn[ts.conversationID] == turnID {
 		delete(c.openTurn, ts.conversationID)
+	}
+}
+
+// openAtResume: a turn resumes only once everything its previous run
+// started has ended (recovery closes it first).
+func (c *checker) openAtResume(ts *turnState) {
+	for _, calls := range []map[string]*call{ts.calls, ts.subCalls} {
+		for _, id := range sortedKeys(calls) {
+			if !calls[id].ended {
+				c.fail("turn resumes while tool call %s (%s) is open", id, calls[id].name)
+			}
+		}
+	}
+	for _, did := range ts.delegations {
+		d := c.delegations[did]
+		for _, nid := range d.order {
+			if d.nodes[nid].running {
+				c.fail("turn resumes while delegation %s node %s runs", did, nid)
+			}
+		}
 	}
 }
 

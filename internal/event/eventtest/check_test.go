@@ -174,6 +174,12 @@ func TestCheckCatchesViolations(t *testing.T) {
 			return replacePayload(r, 8, `"status":"completed"`, `"status":"finished"`)
 		}), "turn_end status"},
 		{"tool end before start", edit(func(r []event.Record) []event.Record { return move(r, 5, 2) }), "ends without its start"},
+		{"resumed with a call open", edit(func(r []event.Record) []event.Record {
+			i := at(r, "tool_call_start", "")
+			resumed := r[i]
+			resumed.Type, resumed.Payload = "turn_resumed", json.RawMessage(`{"turnId":"`+resumed.TurnID+`","run":2,"reason":"stopped"}`)
+			return append(r[:i+1:i+1], append([]event.Record{resumed}, r[i+1:]...)...)
+		}), "turn resumes while tool call"},
 		{"tool call never ends", edit(func(r []event.Record) []event.Record { return remove(r, 5) }), "never ended"},
 		{"tool call started twice", edit(func(r []event.Record) []event.Record {
 			return append(r[:3:3], append([]event.Record{r[2]}, r[3:]...)...)

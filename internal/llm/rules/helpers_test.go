@@ -154,7 +154,7 @@ func (w *world) turn(t testing.TB, mode, user string) run {
 	ctx := t.Context()
 	turnID := uuid.NewString()
 	if _, err := w.db.StartTurnTx(ctx, store.StartTurn{UserID: w.userID, ConversationID: w.convID, TurnID: turnID,
-		Mode: store.Mode(mode), Model: "offline", Owner: "test", Message: store.NewMessage{Role: "user", Content: user}}); err != nil {
+		Mode: store.Mode(mode), Model: "offline", Message: store.NewMessage{Role: "user", Content: user}}); err != nil {
 		t.Fatal(err)
 	}
 	env := agent.Env{UserID: w.userID, ConversationID: w.convID, TurnID: turnID, SiteID: catoffline.SiteID,
