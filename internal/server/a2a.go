@@ -324,8 +324,9 @@ func (h *a2aHandler) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTa
 	}
 }
 
-// stream follows req's turn and yields its A2A events; first is the task
-// already sent (nil: the task is sent at the turn's first event).
+// stream follows req's turn and yields its A2A events, starting with
+// first, the task as it stands (nil: the task is made from the turn's
+// first event).
 func (h *a2aHandler) stream(ctx context.Context, req converseRequest, first *a2a.Task, yield func(a2a.Event, error) bool) {
 	n := newNarrator(false)
 	var (
@@ -333,15 +334,18 @@ func (h *a2aHandler) stream(ctx context.Context, req converseRequest, first *a2a
 		sent         = first != nil
 		answerOpened bool
 	)
-	if first != nil {
-		info = first.TaskInfo()
-		answerOpened = slices.ContainsFunc(first.Artifacts, func(a *a2a.Artifact) bool { return a.ID == artifactAnswer })
-	}
 	emit := func(e a2a.Event) error {
 		if !yield(e, nil) {
 			return errFollowStopped
 		}
 		return nil
+	}
+	if first != nil {
+		info = first.TaskInfo()
+		answerOpened = slices.ContainsFunc(first.Artifacts, func(a *a2a.Artifact) bool { return a.ID == artifactAnswer })
+		if emit(first) != nil {
+			return
+		}
 	}
 	_, err := h.s.converse(ctx, req, func(r *event.Record, e event.Event) error {
 		if e == nil {
