@@ -130,6 +130,37 @@ func TestA2APlansAndBuilds(t *testing.T) {
 		t.Errorf("security requirements %#v", card.SecurityRequirements)
 	}
 
+	// The card's JSON is v1.0's, public (no token).
+	var raw struct {
+		SupportedInterfaces  []struct{ URL, ProtocolBinding, ProtocolVersion string }
+		SecuritySchemes      map[string]map[string]map[string]string
+		SecurityRequirements []struct {
+			Schemes map[string]any
+		}
+		DefaultInputModes, DefaultOutputModes []string
+		Skills                                []struct{ ID, Name, Description string }
+	}
+	cardResp, err := http.Get(a.URL + "/.well-known/agent-card.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.NewDecoder(cardResp.Body).Decode(&raw); err != nil || cardResp.StatusCode != http.StatusOK {
+		t.Fatalf("card: %d %v", cardResp.StatusCode, err)
+	}
+	cardResp.Body.Close()
+	if raw.SecuritySchemes["bearer"]["httpAuthSecurityScheme"]["scheme"] != "Bearer" || len(raw.SecurityRequirements) != 1 ||
+		raw.SecurityRequirements[0].Schemes["bearer"] == nil || raw.SupportedInterfaces[0].ProtocolBinding != "JSONRPC" ||
+		len(raw.DefaultInputModes) == 0 || len(raw.DefaultOutputModes) == 0 {
+		t.Errorf("card JSON %+v", raw)
+	}
+	var skills []string
+	for _, s := range raw.Skills {
+		skills = append(skills, s.ID)
+	}
+	if strings.Join(skills, ",") != "plan-strategy,build-strategy,explain-count" {
+		t.Errorf("skills %v", skills)
+	}
+
 	// No token: 401 with WWW-Authenticate, before any JSON-RPC.
 	resp, err := http.Post(a.URL+"/a2a", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}}`))
 	if err != nil {
