@@ -103,6 +103,27 @@ func dataOf(t *testing.T, a *a2a.Artifact) map[string]any {
 	return nil
 }
 
+// rpc posts a JSON-RPC request with the app's token and returns the body.
+func rpc(t *testing.T, a *testApp, path, body string) string {
+	t.Helper()
+	req, err := http.NewRequest("POST", a.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+a.Token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("%s: %d %s", path, resp.StatusCode, raw)
+	}
+	return string(raw)
+}
+
 // TestA2APlansAndBuilds: the a2a-go client reads the public agent card
 // (bearer scheme, streaming, three skills), streams a request whose task
 // ends input-required with the plan, then "build" in the same context,
@@ -250,6 +271,15 @@ func TestA2APlansAndBuilds(t *testing.T) {
 			t.Errorf("subscribing to an ended task: %v", err)
 		}
 		break
+	}
+
+	// The v0.3 binding answers with the same task, in v0.3's words.
+	v0 := rpc(t, a, "/a2a/v0.3", `{"jsonrpc":"2.0","id":7,"method":"tasks/get","params":{"id":"`+string(buildTask.ID)+`"}}`)
+	if !strings.Contains(v0, `"state":"completed"`) || !strings.Contains(v0, `"kind":"task"`) || !strings.Contains(v0, `"rootCount":89`) {
+		t.Errorf("v0.3 tasks/get: %s", v0)
+	}
+	if v1 := rpc(t, a, "/a2a", `{"jsonrpc":"2.0","id":8,"method":"GetTask","params":{"id":"`+string(buildTask.ID)+`"}}`); !strings.Contains(v1, `"state":"TASK_STATE_COMPLETED"`) {
+		t.Errorf("v1.0 GetTask: %s", v1)
 	}
 
 	// Another user: the task and the context are not found.
