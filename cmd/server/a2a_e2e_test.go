@@ -15,6 +15,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 
 	"strategist/internal/event/eventtest"
+	"strategist/internal/pgtest"
 )
 
 // a2aClient resolves the app's agent card and connects the a2a-go client
@@ -133,7 +134,8 @@ func rpc(t *testing.T, a *testApp, path, body string) string {
 // 401.
 func TestA2APlansAndBuilds(t *testing.T) {
 	t.Parallel()
-	a := startApp(t, appOptions{})
+	dbURL := pgtest.NewURL(t)
+	a := startApp(t, appOptions{DatabaseURL: dbURL})
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 
@@ -306,6 +308,21 @@ func TestA2APlansAndBuilds(t *testing.T) {
 	if list, err := eve.ListTasks(ctx, &a2a.ListTasksRequest{}); err != nil || len(list.Tasks) != 0 {
 		t.Errorf("another user's ListTasks: %v %+v", err, list)
 	}
+
+	// After a restart, the tasks are read from the database as before.
+	a.Stop()
+	b := startApp(t, appOptions{DatabaseURL: dbURL})
+	again, _ := a2aClient(t, ctx, b, a.Token)
+	got, err = again.GetTask(ctx, &a2a.GetTaskRequest{ID: buildTask.ID})
+	if err != nil || got.Status.State != a2a.TaskStateCompleted {
+		t.Fatalf("GetTask after a restart: %v %+v", err, got)
+	}
+	if d := dataOf(t, artifactOf(got.Artifacts, nil, "strategy")); d["rootCount"] != float64(89) {
+		t.Errorf("the strategy after a restart %v", d)
+	}
+	if list, err := again.ListTasks(ctx, &a2a.ListTasksRequest{}); err != nil || len(list.Tasks) != 2 || list.TotalSize != 2 {
+		t.Errorf("ListTasks after a restart: %v %+v", err, list)
+	}
 }
 
 // TestA2ACancelsARunningTask: a build started on the JSON API is an A2A
@@ -320,6 +337,11 @@ func TestA2ACancelsARunningTask(t *testing.T) {
 	conv := a.newConversation()
 	turn := a.startTurn(conv, "execute", "Build it")
 	client, _ := a2aClient(t, ctx, a, a.Token)
+	busy := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("and kinases?"))
+	busy.ContextID = conv
+	if _, err := client.SendMessage(ctx, &a2a.SendMessageRequest{Message: busy}); !errors.Is(err, a2a.ErrInvalidRequest) || !strings.Contains(err.Error(), "still running") {
+		t.Errorf("a message while the build runs: %v", err)
+	}
 
 	var events []a2a.Event
 	cancelled := make(chan error, 1)
