@@ -331,7 +331,7 @@ func TestA2APlansAndBuilds(t *testing.T) {
 // ends with the canceled state.
 func TestA2ACancelsARunningTask(t *testing.T) {
 	t.Parallel()
-	a := startApp(t, appOptions{Script: "cancel_delegation.json"})
+	a := startApp(t, appOptions{Script: "cancel_delegation.json", Env: map[string]string{"STRATEGIST_TURN_RATE": "0.01"}})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	conv := a.newConversation()
@@ -372,5 +372,17 @@ func TestA2ACancelsARunningTask(t *testing.T) {
 	}
 	if got, err := client.GetTask(ctx, &a2a.GetTaskRequest{ID: a2a.TaskID(turn)}); err != nil || got.Status.State != a2a.TaskStateCanceled {
 		t.Errorf("GetTask after cancel: %v %+v", err, got)
+	}
+
+	// Messages count against the user's turn rate (a burst of 10; one
+	// was sent above), as chat completions do.
+	empty := &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(" "))}
+	for range 9 {
+		if _, err := client.SendMessage(ctx, empty); !errors.Is(err, a2a.ErrUnsupportedContentType) {
+			t.Fatalf("a message without text: %v", err)
+		}
+	}
+	if _, err := client.SendMessage(ctx, empty); !errors.Is(err, a2a.ErrInvalidRequest) || !strings.Contains(err.Error(), "too fast") {
+		t.Errorf("the eleventh message in a burst: %v", err)
 	}
 }

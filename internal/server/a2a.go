@@ -16,6 +16,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"golang.org/x/time/rate"
 
 	"strategist/internal/account"
 	"strategist/internal/agent"
@@ -58,7 +60,9 @@ const (
 
 // a2aRoutes serves the agent card and the JSON-RPC endpoints.
 func (s *Server) a2aRoutes(e *echo.Echo) {
-	h := &a2aHandler{s: s}
+	h := &a2aHandler{s: s, turns: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
+		Rate: rate.Limit(s.cfg.TurnRate), Burst: s.cfg.TurnBurst, ExpiresIn: 10 * time.Minute,
+	})}
 	// The card is v1.0's: the SDK's union of the v1.0 and v0.3 card
 	// formats words securitySchemes the v0.3 way, which v1.0 clients
 	// refuse. v0.3 clients find the v0.3 endpoint among its interfaces.
@@ -73,6 +77,8 @@ func (s *Server) a2aRoutes(e *echo.Echo) {
 	})
 	auth := s.requireTokenUser(s.denyA2A)
 	opts := []a2asrv.TransportOption{a2asrv.WithTransportKeepAlive(s.cfg.KeepAlive)}
+	// serveMCP gives the handler the caller's address and ends a request
+	// at shutdown or on revocation, as for MCP.
 	e.POST(a2aPath, s.serveMCP(a2asrv.NewJSONRPCHandler(h, opts...)), auth)
 	e.POST(a2aV0Path, s.serveMCP(a2av0.NewJSONRPCHandler(h, opts...)), auth)
 }
@@ -133,7 +139,12 @@ func (s *Server) agentCard(base string) *a2a.AgentCard {
 }
 
 // a2aHandler serves A2A's methods over Strategist's turns and event log.
-type a2aHandler struct{ s *Server }
+type a2aHandler struct {
+	s *Server
+	// turns limits how fast one user starts turns, as on the other
+	// routes that start them.
+	turns middleware.RateLimiterStore
+}
 
 var _ a2asrv.RequestHandler = (*a2aHandler)(nil)
 
@@ -194,6 +205,10 @@ func (h *a2aHandler) resolve(ctx context.Context, req *a2a.SendMessageRequest) (
 	userID := account.UserID(ctx)
 	if req == nil || req.Message == nil {
 		return a2aMessage{}, invalidParams("message is required")
+	}
+	if ok, err := h.turns.Allow(userID); err != nil || !ok {
+		return a2aMessage{}, a2a.NewError(a2a.ErrInvalidRequest, "you are starting turns too fast; wait a moment").
+			WithDetails(map[string]any{"code": CodeRateLimited})
 	}
 	m := req.Message
 	var text []string
