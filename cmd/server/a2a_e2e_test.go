@@ -197,10 +197,14 @@ func TestA2APlansAndBuilds(t *testing.T) {
 
 	// The request: the plan waits for approval.
 	const request = "Find P. falciparum genes involved in DNA replication or DNA repair, excluding genes on chromosome 14"
-	plan := a2aStream(t, ctx, client, a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(request)))
+	ask := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(request))
+	plan := a2aStream(t, ctx, client, ask)
 	first, ok := plan[0].(*a2a.Task)
 	if !ok || first.Status.State != a2a.TaskStateWorking || first.ContextID == "" {
 		t.Fatalf("the stream starts with %#v", plan[0])
+	}
+	if len(first.History) != 1 || first.History[0].ID != ask.ID || first.History[0].TaskID != first.ID {
+		t.Errorf("the task's history %+v", first.History)
 	}
 	if st := finalState(t, plan); st.State != a2a.TaskStateInputRequired || st.Message == nil || !strings.Contains(st.Message.Parts[0].Text(), "build") {
 		t.Fatalf("plan task ended %+v", st)

@@ -301,7 +301,7 @@ func (h *a2aHandler) SendStreamingMessage(ctx context.Context, req *a2a.SendMess
 			yield(nil, err)
 			return
 		}
-		h.stream(ctx, converseRequest{userID: account.UserID(ctx), conv: msg.conv, message: msg.text, heartbeat: h.s.cfg.KeepAlive}, nil, yield)
+		h.stream(ctx, converseRequest{userID: account.UserID(ctx), conv: msg.conv, message: msg.text, heartbeat: h.s.cfg.KeepAlive}, req.Message, nil, yield)
 	}
 }
 
@@ -335,14 +335,14 @@ func (h *a2aHandler) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTa
 			yield(nil, err)
 			return
 		}
-		h.stream(ctx, converseRequest{userID: userID, conv: conv, follow: t.ID, heartbeat: h.s.cfg.KeepAlive}, task, yield)
+		h.stream(ctx, converseRequest{userID: userID, conv: conv, follow: t.ID, heartbeat: h.s.cfg.KeepAlive}, nil, task, yield)
 	}
 }
 
 // stream follows req's turn and yields its A2A events, starting with
-// first, the task as it stands (nil: the task is made from the turn's
-// first event).
-func (h *a2aHandler) stream(ctx context.Context, req converseRequest, first *a2a.Task, yield func(a2a.Event, error) bool) {
+// first, the task as it stands (nil: the task is made at the turn's first
+// event, with sent, the client's message, as its history).
+func (h *a2aHandler) stream(ctx context.Context, req converseRequest, userMsg *a2a.Message, first *a2a.Task, yield func(a2a.Event, error) bool) {
 	n := newNarrator(false)
 	var (
 		info         a2a.TaskInfo
@@ -372,8 +372,12 @@ func (h *a2aHandler) stream(ctx context.Context, req converseRequest, first *a2a
 			now := r.CreatedAt
 			task := &a2a.Task{ID: info.TaskID, ContextID: info.ContextID,
 				Status:   a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: &now},
-				History:  []*a2a.Message{{ID: r.TurnID + "-user", Role: a2a.MessageRoleUser, Parts: a2a.ContentParts{a2a.NewTextPart(req.message)}, ContextID: info.ContextID, TaskID: info.TaskID}},
 				Metadata: h.s.taskMeta(ctx, req.conv.ID)}
+			if userMsg != nil {
+				m := *userMsg
+				m.ContextID, m.TaskID = info.ContextID, info.TaskID
+				task.History = []*a2a.Message{&m}
+			}
 			if err := emit(task); err != nil {
 				return err
 			}
