@@ -21,8 +21,8 @@ import (
 	"strategist/internal/strategy"
 )
 
-// The agent protocols (MCP at /mcp, the OpenAI-compatible API under /v1)
-// are served by the same orchestrator, tools and event log as the app: a
+// The agent protocols (MCP at /mcp, the OpenAI-compatible API under /v1,
+// A2A at /a2a) are served by the same orchestrator, tools and event log as the app: a
 // protocol request starts turns through Chat, follows them on the
 // conversation's stream (Streamer) and mutates strategies through the
 // strategy service. This file holds what they share: who is calling, and
@@ -90,6 +90,10 @@ type converseRequest struct {
 	// heartbeat is how long the stream may be silent before onRecord is
 	// called with a nil record (a keep-alive).
 	heartbeat time.Duration
+	// follow, when set, is a running turn of the conversation to follow
+	// instead of starting one (message is then unused); the stream is
+	// read from conv.LastEventSeq.
+	follow string
 }
 
 // converseOutcome is how the followed turns ended.
@@ -111,9 +115,12 @@ type converseOutcome struct {
 func (s *Server) converse(ctx context.Context, req converseRequest, onRecord func(r *event.Record, e event.Event) error) (converseOutcome, error) {
 	var out converseOutcome
 	after := req.conv.LastEventSeq
-	turnID, err := s.startOrAccept(ctx, req)
-	if err != nil {
-		return out, err
+	turnID := req.follow
+	if turnID == "" {
+		var err error
+		if turnID, err = s.startOrAccept(ctx, req); err != nil {
+			return out, err
+		}
 	}
 	out.turnIDs = append(out.turnIDs, turnID)
 	for {

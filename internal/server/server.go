@@ -50,6 +50,8 @@ type Store interface {
 	Artifacts(ctx context.Context, userID, conversationID string) ([]store.Artifact, error)
 	Handoffs(ctx context.Context, userID, conversationID string) ([]store.Handoff, error)
 	Turns(ctx context.Context, userID, conversationID string) ([]store.Turn, error)
+	// UserTurn finds one of the user's turns by its id alone (an A2A task).
+	UserTurn(ctx context.Context, userID, turnID string) (store.Turn, error)
 	LatestDelegation(ctx context.Context, userID, conversationID string) (store.Delegation, error)
 	// EventsAfter reads a page of the log; the conversation page is drawn
 	// from it (store.DB.EventsAfter).
@@ -422,6 +424,7 @@ func (s *Server) routes() error {
 	openAI := s.requireTokenUser(s.denyOpenAI)
 	e.GET("/v1/models", s.openAIModels, openAI)
 	e.POST("/v1/chat/completions", s.chatCompletions, openAI, s.turnLimiter())
+	s.a2aRoutes(e)
 	return nil
 }
 
@@ -474,7 +477,7 @@ func compress() echo.MiddlewareFunc {
 // answers follow turns to their end (a build takes minutes on a live site).
 func isStream(c echo.Context) bool {
 	p := c.Request().URL.Path
-	return strings.HasSuffix(p, "/events") || strings.HasSuffix(p, "/stream") || p == mcpPath || p == "/v1/chat/completions"
+	return strings.HasSuffix(p, "/events") || strings.HasSuffix(p, "/stream") || p == mcpPath || p == "/v1/chat/completions" || p == a2aPath || p == a2aV0Path
 }
 
 // crossOriginProtection refuses cross-origin state-changing requests

@@ -312,3 +312,31 @@ func TestStartTurnChecks(t *testing.T) {
 		t.Errorf("after one start and three refused: %d turns, %d messages, %d events; want 1 each", tu, m, e)
 	}
 }
+
+// TestUserTurn: a turn is found by its id alone for its conversation's
+// owner, and not for anyone else (nor for a malformed id).
+func TestUserTurn(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := newDB(t)
+	ada := mustUser(t, db, "ada@example.org")
+	eve := mustUser(t, db, "eve@example.org")
+	conv, err := db.CreateConversation(ctx, ada.ID, "plasmodb", "Kinases", "offline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	turnID := "2b7e4c1a-9d3f-4e8b-a6c2-5f1d0e9b8a74"
+	if _, err := db.StartTurnTx(ctx, store.StartTurn{UserID: ada.ID, ConversationID: conv.ID, TurnID: turnID,
+		Mode: "plan", Model: "offline", Owner: "test", Message: store.NewMessage{ID: "7c3a1e5d-2f4b-4a9c-8e6d-1b0f9a2c3d45", Role: "user", Content: "kinases"}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.UserTurn(ctx, ada.ID, turnID)
+	if err != nil || got.ConversationID != conv.ID || got.Status != store.TurnRunning || got.Mode != "plan" {
+		t.Fatalf("UserTurn = %+v, %v", got, err)
+	}
+	for _, tc := range []struct{ user, turn string }{{eve.ID, turnID}, {ada.ID, "not-a-uuid"}, {ada.ID, conv.ID}} {
+		if _, err := db.UserTurn(ctx, tc.user, tc.turn); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("UserTurn(%s, %s) = %v, want ErrNotFound", tc.user, tc.turn, err)
+		}
+	}
+}

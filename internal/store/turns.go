@@ -268,6 +268,20 @@ func (db *DB) Turn(ctx context.Context, userID, conversationID, turnID string) (
 	return t, translate("turn", err)
 }
 
+const userTurnSQL = `
+SELECT t.id, t.conversation_id, t.mode, t.model, t.status, t.error, t.usage, t.owner, t.started_at, t.ended_at
+FROM turns t JOIN conversations c ON c.id = t.conversation_id
+WHERE t.id = $1 AND c.user_id = $2`
+
+// UserTurn returns one of the user's turns by its id alone (an agent
+// protocol names a task by its turn id); another user's turn is
+// ErrNotFound.
+func (db *DB) UserTurn(ctx context.Context, userID, turnID string) (Turn, error) {
+	rows, _ := db.pool.Query(ctx, userTurnSQL, turnID, userID)
+	t, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Turn])
+	return t, translate("turn", err)
+}
+
 const turnsSQL = `
 SELECT t.id, t.conversation_id, t.mode, t.model, t.status, t.error, t.usage, t.owner, t.started_at, t.ended_at
 FROM turns t JOIN conversations c ON c.id = t.conversation_id

@@ -1,13 +1,17 @@
 // Strategist through other clients' protocols, with their official
-// clients: MCP (@modelcontextprotocol/sdk over Streamable HTTP at /mcp) and
-// the OpenAI-compatible chat API (the openai package at /v1), against the
-// real server with the offline engine and catalog.
+// clients: MCP (@modelcontextprotocol/sdk over Streamable HTTP at /mcp),
+// the OpenAI-compatible chat API (the openai package at /v1) and A2A
+// (@a2a-js/sdk over JSON-RPC at /a2a), against the real server with the
+// offline engine and catalog.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import OpenAI from 'openai';
+import { ClientFactory, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import { Role, TaskState } from '@a2a-js/sdk';
+import { TaskNotCancelableError, TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { env, Api } from './lib/harness.js';
 import { acceptanceRequest } from './lib/conversation.js';
 
@@ -210,4 +214,109 @@ test('OpenAI: without streaming, the model "strategist" plans, then builds when 
       { headers: { 'X-Strategist-Conversation': id } }),
     (err) => err.status === 404 && err.type === 'not_found_error',
   );
+});
+
+/** a2aClient reads the agent card and connects @a2a-js/sdk's client, sending token. */
+async function a2aClient(token) {
+  const fetchImpl = (url, init = {}) => {
+    const headers = new Headers(init.headers);
+    headers.set('Authorization', `Bearer ${token}`);
+    return fetch(url, { ...init, headers });
+  };
+  const factory = new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl })] });
+  return factory.createFromUrl(env().baseURL);
+}
+
+/** userMessage is a text message, in a context when one is given. */
+function userMessage(text, contextId = '', taskId = '') {
+  return {
+    messageId: crypto.randomUUID(), contextId, taskId, role: Role.ROLE_USER,
+    parts: [{ content: { $case: 'text', value: text } }], metadata: undefined, extensions: [], referenceTaskIds: [],
+  };
+}
+
+/** stream sends a streaming message and collects its events as [case, value] pairs. */
+async function stream(client, message) {
+  const events = [];
+  for await (const ev of client.sendMessageStream({ tenant: '', message, configuration: undefined, metadata: undefined })) {
+    events.push([ev.payload.$case, ev.payload.value]);
+  }
+  return events;
+}
+
+const textOf = (parts) => parts.filter((p) => p.content?.$case === 'text').map((p) => p.content.value).join('\n');
+const dataOf = (parts) => parts.find((p) => p.content?.$case === 'data')?.content.value;
+
+test('A2A: the agent card, a streamed plan that waits for "build", and the build\'s task with the strategy', async () => {
+  const { alice, bob, baseURL } = env();
+  const card = await (await fetch(`${baseURL}/.well-known/agent-card.json`)).json();
+  assert.equal(card.name, 'Strategist');
+  assert.equal(card.capabilities.streaming, true);
+  assert.equal(card.supportedInterfaces[0].url, `${baseURL}/a2a`);
+  assert.equal(card.securitySchemes.bearer.httpAuthSecurityScheme.scheme, 'Bearer');
+  assert.deepEqual(card.skills.map((s) => s.id), ['plan-strategy', 'build-strategy', 'explain-count']);
+  const refused = await fetch(`${baseURL}/a2a`, { method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } }) });
+  assert.equal(refused.status, 401, 'no token, no JSON-RPC');
+
+  const client = await a2aClient(alice.token);
+  const plan = await stream(client, userMessage(acceptanceRequest));
+  assert.equal(plan[0][0], 'task', `the stream starts with the task: ${JSON.stringify(plan[0])}`);
+  const planTask = plan[0][1];
+  assert.equal(planTask.status.state, TaskState.TASK_STATE_WORKING);
+  const [lastCase, last] = plan.at(-1);
+  assert.equal(lastCase, 'statusUpdate');
+  assert.equal(last.status.state, TaskState.TASK_STATE_INPUT_REQUIRED, 'the plan waits for approval');
+  assert.match(textOf(last.status.message.parts), /build/);
+  assert.ok(plan.some(([c, v]) => c === 'artifactUpdate' && v.artifact.artifactId === 'plan'), 'the plan is an artifact');
+
+  const build = await stream(client, userMessage('build', planTask.contextId, planTask.id));
+  const buildTask = build[0][1];
+  assert.notEqual(buildTask.id, planTask.id, 'the build is a task of its own');
+  assert.equal(buildTask.contextId, planTask.contextId, 'in the same context');
+  const end = build.at(-1)[1];
+  assert.equal(end.status.state, TaskState.TASK_STATE_COMPLETED);
+  assert.match(textOf(end.status.message.parts), /89 genes/);
+  assert.ok(build.some(([c, v]) => c === 'statusUpdate' && /: done \(step s\d+\)/.test(textOf(v.status?.message?.parts ?? []))),
+    'sub-agent progress is in the stream');
+  const strategy = build.find(([c, v]) => c === 'artifactUpdate' && v.artifact.artifactId === 'strategy')[1].artifact;
+  assert.equal(dataOf(strategy.parts).rootCount, 89);
+  assert.equal(dataOf(strategy.parts).countProvenance.offline, true);
+  const wdk = build.find(([c, v]) => c === 'artifactUpdate' && v.artifact.artifactId === 'wdk-strategy')[1].artifact;
+  assert.ok(dataOf(wdk.parts).stepTree, 'the WDK export is an artifact');
+
+  const got = await client.getTask({ tenant: '', id: buildTask.id, historyLength: undefined });
+  assert.equal(got.status.state, TaskState.TASK_STATE_COMPLETED);
+  assert.equal(dataOf(got.artifacts.find((a) => a.artifactId === 'strategy').parts).rootCount, 89);
+  const snap = (await new Api(alice).call('GET', `/conversations/${planTask.contextId}/strategy`)).body;
+  assert.equal(snap.steps.find((s) => s.id === snap.rootStepId).count, 89, 'the app has the same strategy');
+
+  const intruder = await a2aClient(bob.token);
+  await assert.rejects(intruder.getTask({ tenant: '', id: buildTask.id, historyLength: undefined }), TaskNotFoundError,
+    'another user\'s task is not found');
+});
+
+test('A2A: a subscription follows a running build and CancelTask cancels it', async () => {
+  const { alice } = env();
+  const api = new Api(alice);
+  const conv = (await api.call('POST', '/conversations', { siteId: 'plasmodb' })).body;
+  // The scripted sub-agents take a minute per call: the build runs until cancelled.
+  const { turnId } = (await api.call('POST', `/conversations/${conv.id}/turns`,
+    { mode: 'execute', message: 'Build it', model: 'scripted:cancel_delegation.json' })).body;
+  const client = await a2aClient(alice.token);
+  const events = [];
+  let cancelled;
+  for await (const ev of client.resubscribeTask({ tenant: '', id: turnId })) {
+    events.push(ev.payload);
+    if (events.length === 1) {
+      assert.equal(ev.payload.$case, 'task');
+      assert.equal(ev.payload.value.status.state, TaskState.TASK_STATE_WORKING);
+      assert.equal(ev.payload.value.contextId, conv.id, 'the context is the conversation');
+      cancelled = client.cancelTask({ tenant: '', id: turnId, metadata: undefined });
+    }
+  }
+  assert.equal((await cancelled).status.state, TaskState.TASK_STATE_CANCELED);
+  assert.equal(events.at(-1).value.status.state, TaskState.TASK_STATE_CANCELED, 'the subscription ends canceled');
+  await assert.rejects(client.cancelTask({ tenant: '', id: turnId, metadata: undefined }), TaskNotCancelableError,
+    'an ended task cannot be cancelled');
 });

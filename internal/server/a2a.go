@@ -1,0 +1,722 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"golang.org/x/time/rate"
+
+	"strategist/internal/account"
+	"strategist/internal/agent"
+	"strategist/internal/event"
+	"strategist/internal/store"
+)
+
+// Strategist as an A2A agent (protocol v1.0, JSON-RPC binding at /a2a;
+// the v0.3 JSON-RPC binding at /a2a/v0.3 for older clients). The agent
+// card is public at /.well-known/agent-card.json; the JSON-RPC endpoints
+// take an API token as a bearer token, as MCP and the OpenAI API do.
+//
+// An A2A context is a conversation (contextId = conversation id; a
+// message without one starts a conversation) and a task is one turn
+// (taskId = turn id). Each message starts a plan turn through the shared
+// runner (converse); a plan waiting for approval leaves its task
+// input-required, and the message "build" (or "approve") in that context
+// accepts it, which is a new task: the build turn. Tasks are read from
+// Strategist's own rows and event log, never from an A2A task store, so
+// GetTask and ListTasks answer after a restart and on any replica, and
+// another user's task is not found.
+
+// Where A2A answers.
+const (
+	a2aPath       = "/a2a"
+	a2aV0Path     = "/a2a/v0.3"
+	agentCardPath = "/.well-known/agent-card.json"
+)
+
+// a2aBearerScheme names the card's security scheme.
+const a2aBearerScheme a2a.SecuritySchemeName = "bearer"
+
+// Artifact ids of a task.
+const (
+	artifactAnswer   = "answer"
+	artifactPlan     = "plan"
+	artifactStrategy = "strategy"
+	artifactWDK      = "wdk-strategy"
+)
+
+// a2aRoutes serves the agent card and the JSON-RPC endpoints.
+func (s *Server) a2aRoutes(e *echo.Echo) {
+	h := &a2aHandler{s: s, turns: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
+		Rate: rate.Limit(s.cfg.TurnRate), Burst: s.cfg.TurnBurst, ExpiresIn: 10 * time.Minute,
+	})}
+	// The card is v1.0's: the SDK's union of the v1.0 and v0.3 card
+	// formats words securitySchemes the v0.3 way, which v1.0 clients
+	// refuse. v0.3 clients find the v0.3 endpoint among its interfaces.
+	card := a2asrv.NewAgentCardHandler(a2asrv.AgentCardProducerFn(func(ctx context.Context) (*a2a.AgentCard, error) {
+		base, _ := ctx.Value(baseURLKey{}).(string)
+		return s.agentCard(base), nil
+	}))
+	e.GET(agentCardPath, func(c echo.Context) error {
+		r := c.Request()
+		card.ServeHTTP(c.Response(), r.WithContext(context.WithValue(r.Context(), baseURLKey{}, c.Scheme()+"://"+r.Host)))
+		return nil
+	})
+	auth := s.requireTokenUser(s.denyA2A)
+	opts := []a2asrv.TransportOption{a2asrv.WithTransportKeepAlive(s.cfg.KeepAlive)}
+	// serveMCP gives the handler the caller's address and ends a request
+	// at shutdown or on revocation, as for MCP.
+	e.POST(a2aPath, s.serveMCP(a2asrv.NewJSONRPCHandler(h, opts...)), auth)
+	e.POST(a2aV0Path, s.serveMCP(a2av0.NewJSONRPCHandler(h, opts...)), auth)
+}
+
+func (s *Server) denyA2A(c echo.Context, msg string) error {
+	return &APIError{Status: http.StatusUnauthorized, Code: CodeUnauthenticated, Message: msg}
+}
+
+func isA2APath(r *http.Request) bool {
+	return r.URL.Path == a2aPath || r.URL.Path == a2aV0Path
+}
+
+// agentCard describes Strategist to A2A clients; base is the address the
+// client called.
+func (s *Server) agentCard(base string) *a2a.AgentCard {
+	version := s.cfg.Version
+	if version == "" {
+		version = "dev"
+	}
+	return &a2a.AgentCard{
+		Name: "Strategist",
+		Description: "Builds VEuPathDB search strategies from a research question in words: its planner finds the searches " +
+			"and proposes a plan, and on \"build\" sub-agents build the strategy, counting each step's genes. " +
+			"Each context is a Strategist conversation, each task a turn; the built strategy (root step, gene count, " +
+			"where the count comes from, and its VEuPathDB (WDK) export) comes back as task artifacts.",
+		Version: version,
+		SupportedInterfaces: []*a2a.AgentInterface{
+			{URL: base + a2aPath, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: a2a.Version},
+			{URL: base + a2aV0Path, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: a2av0.Version},
+		},
+		Provider:           &a2a.AgentProvider{Org: "Strategist", URL: base},
+		Capabilities:       a2a.AgentCapabilities{Streaming: true},
+		DefaultInputModes:  []string{"text/plain"},
+		DefaultOutputModes: []string{"text/plain", "application/json"},
+		SecuritySchemes: a2a.NamedSecuritySchemes{
+			a2aBearerScheme: a2a.HTTPAuthSecurityScheme{Scheme: "Bearer", BearerFormat: "Strategist API token",
+				Description: "a Strategist API token (strategist user token --email you@example.org prints one)"},
+		},
+		SecurityRequirements: a2a.SecurityRequirementsOptions{{a2aBearerScheme: a2a.SecuritySchemeScopes{}}},
+		Skills: []a2a.AgentSkill{
+			{ID: "plan-strategy", Name: "Plan a strategy",
+				Description: "Plans a VEuPathDB search strategy for a research question: which searches, parameters and set " +
+					"operations. The task ends input-required with the plan as an artifact; reply \"build\" to build it.",
+				Tags:     []string{"veupathdb", "search strategy", "genes", "planning"},
+				Examples: []string{"Find P. falciparum genes involved in DNA replication or DNA repair, excluding genes on chromosome 14"}},
+			{ID: "build-strategy", Name: "Build a strategy",
+				Description: "Builds the plan waiting in the context (message \"build\" or \"approve\") with sub-agents; the task's " +
+					"artifacts are the strategy (root step, gene count, provenance) and its VEuPathDB (WDK) export.",
+				Tags: []string{"veupathdb", "search strategy", "build"}, Examples: []string{"build"},
+				OutputModes: []string{"text/plain", "application/json"}},
+			{ID: "explain-count", Name: "Explain a count",
+				Description: "Answers questions about the strategy of the context: why a step has the count it has, " +
+					"which searches and operations lead to it, and where the count comes from.",
+				Tags:     []string{"veupathdb", "counts", "provenance"},
+				Examples: []string{"Why does the root step have 89 genes?"}},
+		},
+	}
+}
+
+// a2aHandler serves A2A's methods over Strategist's turns and event log.
+type a2aHandler struct {
+	s *Server
+	// turns limits how fast one user starts turns, as on the other
+	// routes that start them.
+	turns middleware.RateLimiterStore
+}
+
+var _ a2asrv.RequestHandler = (*a2aHandler)(nil)
+
+// errFollowStopped ends following a turn when the A2A client is gone or
+// has what it asked for.
+var errFollowStopped = errors.New("server: a2a: stopped following")
+
+// a2aError words Strategist's errors as A2A errors.
+func a2aError(err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return a2a.NewError(a2a.ErrTaskNotFound, "no such task of yours")
+	}
+	if te, ok := errors.AsType[*agent.ToolError](err); ok {
+		return a2a.NewError(a2a.ErrInvalidParams, te.Message).WithDetails(map[string]any{"code": te.Code})
+	}
+	ae, ok := errors.AsType[*APIError](chatError(err))
+	if !ok {
+		return err
+	}
+	switch {
+	case ae.Status == http.StatusNotFound:
+		return a2a.NewError(a2a.ErrTaskNotFound, ae.Message)
+	case ae.Status == http.StatusConflict:
+		return a2a.NewError(a2a.ErrInvalidRequest, ae.Message).WithDetails(map[string]any{"code": ae.Code})
+	case ae.Status < 500:
+		return a2a.NewError(a2a.ErrInvalidParams, ae.Message).WithDetails(map[string]any{"code": ae.Code})
+	default:
+		return a2a.NewError(a2a.ErrServerError, ae.Message).WithDetails(map[string]any{"code": ae.Code})
+	}
+}
+
+func invalidParams(format string, args ...any) error {
+	return a2a.NewError(a2a.ErrInvalidParams, fmt.Sprintf(format, args...))
+}
+
+// userTurn is one of the caller's turns, by task id.
+func (h *a2aHandler) userTurn(ctx context.Context, id a2a.TaskID) (store.Turn, error) {
+	if !isUUID(string(id)) {
+		return store.Turn{}, a2a.NewError(a2a.ErrTaskNotFound, "no such task of yours: "+quote(string(id)))
+	}
+	t, err := h.s.cfg.Store.UserTurn(ctx, account.UserID(ctx), strings.ToLower(string(id)))
+	if errors.Is(err, store.ErrNotFound) {
+		return t, a2a.NewError(a2a.ErrTaskNotFound, "no such task of yours: "+quote(string(id)))
+	}
+	return t, err
+}
+
+// a2aMessage is a client's message, resolved: its conversation and text.
+type a2aMessage struct {
+	conv store.Conversation
+	text string
+}
+
+// resolve finds the conversation a message goes to (its task's, its
+// context's, or a new one on the site named by metadata "site") and its
+// text.
+func (h *a2aHandler) resolve(ctx context.Context, req *a2a.SendMessageRequest) (a2aMessage, error) {
+	userID := account.UserID(ctx)
+	if req == nil || req.Message == nil {
+		return a2aMessage{}, invalidParams("message is required")
+	}
+	if ok, err := h.turns.Allow(userID); err != nil || !ok {
+		return a2aMessage{}, a2a.NewError(a2a.ErrInvalidRequest, "you are starting turns too fast; wait a moment").
+			WithDetails(map[string]any{"code": CodeRateLimited})
+	}
+	m := req.Message
+	var text []string
+	for _, p := range m.Parts {
+		if t := strings.TrimSpace(p.Text()); t != "" {
+			text = append(text, t)
+		}
+	}
+	if len(text) == 0 {
+		return a2aMessage{}, a2a.NewError(a2a.ErrUnsupportedContentType, "the message has no text part; Strategist reads text")
+	}
+	out := a2aMessage{text: strings.Join(text, "\n")}
+	contextID := strings.TrimSpace(m.ContextID)
+	if m.TaskID != "" {
+		t, err := h.userTurn(ctx, m.TaskID)
+		if err != nil {
+			return out, err
+		}
+		if contextID != "" && !strings.EqualFold(contextID, t.ConversationID) {
+			return out, invalidParams("task %s belongs to context %s, not %s", t.ID, t.ConversationID, contextID)
+		}
+		contextID = t.ConversationID
+	}
+	if contextID != "" {
+		if !isUUID(contextID) {
+			return out, invalidParams("contextId must be a Strategist conversation id (a UUID)")
+		}
+		conv, err := h.s.cfg.Store.Conversation(ctx, userID, strings.ToLower(contextID))
+		if errors.Is(err, store.ErrNotFound) {
+			return out, a2a.NewError(a2a.ErrTaskNotFound, "no conversation "+contextID+" of yours")
+		}
+		out.conv = conv
+		return out, err
+	}
+	site := defaultProtocolSite
+	if v, ok := m.Metadata["site"].(string); ok && strings.TrimSpace(v) != "" {
+		site = strings.TrimSpace(v)
+	}
+	if err := h.s.usableSite(ctx, userID, site); err != nil {
+		return out, a2aError(err)
+	}
+	conv, err := h.s.cfg.Store.CreateConversation(ctx, userID, site, titleFrom(out.text), h.s.cfg.DefaultModel)
+	out.conv = conv
+	return out, err
+}
+
+// SendMessage starts the message's turn and answers with its task once
+// the turn ends (or at once with configuration.returnImmediately).
+func (h *a2aHandler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) (a2a.SendMessageResult, error) {
+	msg, err := h.resolve(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	immediate := req.Config != nil && req.Config.ReturnImmediately
+	var turnID string
+	_, err = h.s.converse(ctx, converseRequest{userID: account.UserID(ctx), conv: msg.conv, message: msg.text, heartbeat: h.s.cfg.KeepAlive},
+		func(r *event.Record, _ event.Event) error {
+			if r != nil && turnID == "" {
+				turnID = r.TurnID
+				if immediate {
+					return errFollowStopped
+				}
+			}
+			return nil
+		})
+	if err != nil && !errors.Is(err, errFollowStopped) {
+		return nil, a2aError(err)
+	}
+	t, err := h.userTurn(ctx, a2a.TaskID(turnID))
+	if err != nil {
+		return nil, err
+	}
+	return h.s.a2aTask(ctx, account.UserID(ctx), t, taskView{history: historyLength(req.Config), artifacts: true})
+}
+
+func historyLength(c *a2a.SendMessageConfig) *int {
+	if c == nil {
+		return nil
+	}
+	return c.HistoryLength
+}
+
+// SendStreamingMessage starts the message's turn and streams its task:
+// the task, progress as status updates, the answer and the strategy as
+// artifact updates, and the final status when the turn ends.
+func (h *a2aHandler) SendStreamingMessage(ctx context.Context, req *a2a.SendMessageRequest) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		msg, err := h.resolve(ctx, req)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		h.stream(ctx, converseRequest{userID: account.UserID(ctx), conv: msg.conv, message: msg.text, heartbeat: h.s.cfg.KeepAlive}, req.Message, nil, yield)
+	}
+}
+
+// SubscribeToTask follows a running task to its end, starting with its
+// current state.
+func (h *a2aHandler) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTaskRequest) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		userID := account.UserID(ctx)
+		t, err := h.userTurn(ctx, req.ID)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		// The conversation is read before the turn: every event the
+		// snapshot may lack comes after its last sequence number.
+		conv, err := h.s.cfg.Store.Conversation(ctx, userID, t.ConversationID)
+		if err != nil {
+			yield(nil, a2aError(err))
+			return
+		}
+		if t, err = h.userTurn(ctx, req.ID); err != nil {
+			yield(nil, err)
+			return
+		}
+		if t.Status != store.TurnRunning {
+			yield(nil, a2a.NewError(a2a.ErrUnsupportedOperation, "task "+t.ID+" has ended ("+string(t.Status)+"); GetTask reads it"))
+			return
+		}
+		task, err := h.s.a2aTask(ctx, userID, t, taskView{artifacts: true})
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		h.stream(ctx, converseRequest{userID: userID, conv: conv, follow: t.ID, heartbeat: h.s.cfg.KeepAlive}, nil, task, yield)
+	}
+}
+
+// stream follows req's turn and yields its A2A events, starting with
+// first, the task as it stands (nil: the task is made at the turn's first
+// event, with sent, the client's message, as its history).
+func (h *a2aHandler) stream(ctx context.Context, req converseRequest, userMsg *a2a.Message, first *a2a.Task, yield func(a2a.Event, error) bool) {
+	n := newNarrator(false)
+	var (
+		info         a2a.TaskInfo
+		sent         = first != nil
+		answerOpened bool
+	)
+	emit := func(e a2a.Event) error {
+		if !yield(e, nil) {
+			return errFollowStopped
+		}
+		return nil
+	}
+	if first != nil {
+		info = first.TaskInfo()
+		answerOpened = slices.ContainsFunc(first.Artifacts, func(a *a2a.Artifact) bool { return a.ID == artifactAnswer })
+		if emit(first) != nil {
+			return
+		}
+	}
+	_, err := h.s.converse(ctx, req, func(r *event.Record, e event.Event) error {
+		if e == nil {
+			return nil // keep-alives are the transport's
+		}
+		if !sent {
+			sent = true
+			info = a2a.TaskInfo{TaskID: a2a.TaskID(r.TurnID), ContextID: req.conv.ID}
+			now := r.CreatedAt
+			task := &a2a.Task{ID: info.TaskID, ContextID: info.ContextID,
+				Status:   a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: &now},
+				Metadata: h.s.taskMeta(ctx, req.conv.ID)}
+			if userMsg != nil {
+				m := *userMsg
+				m.ContextID, m.TaskID = info.ContextID, info.TaskID
+				task.History = []*a2a.Message{&m}
+			}
+			if err := emit(task); err != nil {
+				return err
+			}
+		}
+		text := n.text(e)
+		switch e := e.(type) {
+		case *event.AssistantDelta, *event.AssistantMessage:
+			if text == "" {
+				return nil
+			}
+			ev := a2a.NewArtifactUpdateEvent(info, artifactAnswer, a2a.NewTextPart(text))
+			ev.Artifact.Name = "answer"
+			ev.Append = answerOpened
+			answerOpened = true
+			return emit(ev)
+		case *event.HandoffRequested:
+			if err := emit(&a2a.TaskArtifactUpdateEvent{TaskID: info.TaskID, ContextID: info.ContextID, Artifact: planArtifact(e.HandoffID, e.Goal, e.Plan), LastChunk: true}); err != nil {
+				return err
+			}
+		case *event.TurnEnd:
+			t, err := h.userTurn(ctx, info.TaskID)
+			if err != nil {
+				return err
+			}
+			task, err := h.s.a2aTask(ctx, req.userID, t, taskView{artifacts: true})
+			if err != nil {
+				return err
+			}
+			for _, a := range task.Artifacts {
+				if a.ID == artifactStrategy || a.ID == artifactWDK {
+					if err := emit(&a2a.TaskArtifactUpdateEvent{TaskID: info.TaskID, ContextID: info.ContextID, Artifact: a, LastChunk: true}); err != nil {
+						return err
+					}
+				}
+			}
+			return emit(&a2a.TaskStatusUpdateEvent{TaskID: info.TaskID, ContextID: info.ContextID, Status: task.Status, Metadata: task.Metadata})
+		}
+		if text = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(text), ">")); text != "" {
+			return emit(a2a.NewStatusUpdateEvent(info, a2a.TaskStateWorking, agentMessage(info, text)))
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errFollowStopped) && ctx.Err() == nil {
+		yield(nil, a2aError(err))
+	}
+}
+
+func agentMessage(info a2a.TaskInfo, text string) *a2a.Message {
+	return a2a.NewMessageForTask(a2a.MessageRoleAgent, info, a2a.NewTextPart(text))
+}
+
+func planArtifact(handoffID, goal string, plan json.RawMessage) *a2a.Artifact {
+	var data any = map[string]any{}
+	_ = json.Unmarshal(plan, &data)
+	return &a2a.Artifact{ID: artifactPlan, Name: "plan",
+		Description: "The planner's plan, waiting for approval: reply \"build\" in this context to build it.",
+		Parts: a2a.ContentParts{a2a.NewTextPart("Plan: " + goal),
+			a2a.NewDataPart(map[string]any{"handoffId": handoffID, "goal": goal, "plan": data})}}
+}
+
+// taskMeta is what every task of a conversation carries: its page.
+func (s *Server) taskMeta(ctx context.Context, conversationID string) map[string]any {
+	base, _ := ctx.Value(baseURLKey{}).(string)
+	return map[string]any{"strategist/conversationUrl": base + "/conversations/" + conversationID}
+}
+
+// taskView is how much of a task to send.
+type taskView struct {
+	history   *int
+	artifacts bool
+}
+
+// a2aTask reads a turn as an A2A task from Strategist's rows: its state
+// from the turn's status and its conversation's handoffs, its history from
+// the turn's messages, and its artifacts: the answer, the plan it asked to
+// build, and for a completed build the strategy and its WDK export.
+func (s *Server) a2aTask(ctx context.Context, userID string, t store.Turn, view taskView) (*a2a.Task, error) {
+	info := a2a.TaskInfo{TaskID: a2a.TaskID(t.ID), ContextID: t.ConversationID}
+	msgs, err := s.cfg.Store.Messages(ctx, userID, t.ConversationID)
+	if err != nil {
+		return nil, a2aError(err)
+	}
+	handoffs, err := s.cfg.Store.Handoffs(ctx, userID, t.ConversationID)
+	if err != nil {
+		return nil, a2aError(err)
+	}
+	task := &a2a.Task{ID: info.TaskID, ContextID: info.ContextID, Metadata: s.taskMeta(ctx, t.ConversationID)}
+	task.Metadata["strategist/mode"] = string(t.Mode)
+	var answer []string
+	for _, m := range msgs {
+		if m.TurnID == nil || *m.TurnID != t.ID {
+			continue
+		}
+		switch m.Role {
+		case event.RoleUser:
+			task.History = append(task.History, &a2a.Message{ID: m.ID, Role: a2a.MessageRoleUser, ContextID: info.ContextID, TaskID: info.TaskID,
+				Parts: a2a.ContentParts{a2a.NewTextPart(m.Content)}})
+		case event.RoleAssistant:
+			if strings.TrimSpace(m.Content) == "" {
+				continue
+			}
+			answer = append(answer, m.Content)
+			task.History = append(task.History, &a2a.Message{ID: m.ID, Role: a2a.MessageRoleAgent, ContextID: info.ContextID, TaskID: info.TaskID,
+				Parts: a2a.ContentParts{a2a.NewTextPart(m.Content)}})
+		}
+	}
+	if view.history != nil && *view.history >= 0 && len(task.History) > *view.history {
+		task.History = task.History[len(task.History)-*view.history:]
+	}
+	if len(answer) > 0 {
+		task.Artifacts = append(task.Artifacts, &a2a.Artifact{ID: artifactAnswer, Name: "answer", Parts: a2a.ContentParts{a2a.NewTextPart(strings.Join(answer, "\n\n"))}})
+	}
+	var requested *store.Handoff
+	for i := range handoffs {
+		if hd := handoffs[i]; hd.RequestedTurnID != nil && *hd.RequestedTurnID == t.ID && (requested == nil || hd.CreatedAt.After(requested.CreatedAt)) {
+			requested = &handoffs[i]
+		}
+	}
+	if requested != nil {
+		task.Artifacts = append(task.Artifacts, planArtifact(requested.ID, requested.Goal, requested.Plan))
+	}
+
+	ts := t.StartedAt
+	if t.EndedAt != nil {
+		ts = *t.EndedAt
+	}
+	task.Status.Timestamp = &ts
+	switch t.Status {
+	case store.TurnRunning:
+		task.Status.State = a2a.TaskStateWorking
+	case store.TurnCompleted:
+		task.Status.State = a2a.TaskStateCompleted
+		if requested != nil && requested.Status == store.HandoffPending {
+			task.Status.State = a2a.TaskStateInputRequired
+			task.Status.Message = agentMessage(info, "Plan ready: "+requested.Goal+". Reply \"build\" in this context to build it.")
+		} else {
+			summary, _ := s.rootSummary(ctx, userID, t.ConversationID)
+			task.Status.Message = agentMessage(info, summary)
+		}
+		if t.Mode == store.ModeExecute {
+			arts, err := s.strategyArtifacts(ctx, userID, t.ConversationID)
+			if err != nil {
+				return nil, err
+			}
+			task.Artifacts = append(task.Artifacts, arts...)
+		}
+	case store.TurnCancelled:
+		task.Status.State = a2a.TaskStateCanceled
+	default: // failed, interrupted
+		task.Status.State = a2a.TaskStateFailed
+		msg := "The turn ended " + string(t.Status)
+		if t.Error != "" {
+			msg += ": " + t.Error
+		}
+		task.Status.Message = agentMessage(info, msg)
+	}
+	if !view.artifacts {
+		task.Artifacts = nil
+	}
+	return task, nil
+}
+
+// strategyArtifacts are the conversation's strategy as artifacts: its
+// root step with count and provenance, and its WDK export (what
+// GET .../strategy/wdk answers). None when nothing was built.
+func (s *Server) strategyArtifacts(ctx context.Context, userID, conversationID string) ([]*a2a.Artifact, error) {
+	snap, err := s.cfg.Strategies.Conversation(ctx, userID, conversationID)
+	if err != nil {
+		return nil, nil // no strategy yet
+	}
+	summary, root := s.rootSummary(ctx, userID, conversationID)
+	data := map[string]any{"strategyId": snap.StrategyID, "version": snap.Version, "name": snap.Name, "siteId": snap.SiteID,
+		"recordType": snap.RecordType, "steps": len(snap.Steps), "summary": summary}
+	if root != nil {
+		data["rootStepId"], data["rootName"], data["countStatus"] = string(root.ID), root.DisplayName, root.CountStatus.String()
+		if root.Count != nil {
+			data["rootCount"] = *root.Count
+		}
+		if root.CountProvenance != nil {
+			data["countProvenance"] = jsonObject(root.CountProvenance)
+		}
+	}
+	out := []*a2a.Artifact{{ID: artifactStrategy, Name: "strategy",
+		Description: "The built strategy: its root step, the root's gene count and where that count comes from.",
+		Parts:       a2a.ContentParts{a2a.NewTextPart(summary), a2a.NewDataPart(data)}}}
+	if root == nil {
+		return out, nil
+	}
+	w, err := s.cfg.Strategies.WDK(ctx, userID, snap.StrategyID)
+	if err != nil {
+		s.log.WarnContext(ctx, "a2a: no WDK export", "conversation_id", conversationID, "error", err)
+		return out, nil
+	}
+	part := a2a.NewDataPart(jsonObject(w))
+	part.MediaType = "application/json"
+	return append(out, &a2a.Artifact{ID: artifactWDK, Name: "wdk-strategy",
+		Description: "The strategy in VEuPathDB's WDK strategy format, as GET /api/v1/conversations/{id}/strategy/wdk answers.",
+		Parts:       a2a.ContentParts{part}}), nil
+}
+
+// jsonObject turns a value into its JSON object form (a data part's
+// content).
+func jsonObject(v any) map[string]any {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m)
+	return m
+}
+
+// GetTask reads one of the caller's tasks.
+func (h *a2aHandler) GetTask(ctx context.Context, req *a2a.GetTaskRequest) (*a2a.Task, error) {
+	t, err := h.userTurn(ctx, req.ID)
+	if err != nil {
+		return nil, err
+	}
+	return h.s.a2aTask(ctx, account.UserID(ctx), t, taskView{history: req.HistoryLength, artifacts: true})
+}
+
+// maxA2AListConversations bounds the conversations ListTasks reads when
+// no context is named.
+const maxA2AListConversations = 20
+
+// ListTasks lists the caller's tasks, newest first: a context's, or those
+// of their latest conversations.
+func (h *a2aHandler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
+	userID := account.UserID(ctx)
+	var convIDs []string
+	if req.ContextID != "" {
+		if !isUUID(req.ContextID) {
+			return nil, invalidParams("contextId must be a Strategist conversation id (a UUID)")
+		}
+		convIDs = []string{strings.ToLower(req.ContextID)}
+	} else {
+		convs, err := h.s.cfg.Store.Conversations(ctx, userID, maxA2AListConversations)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range convs {
+			convIDs = append(convIDs, c.ID)
+		}
+	}
+	var turns []store.Turn
+	for _, id := range convIDs {
+		ts, err := h.s.cfg.Store.Turns(ctx, userID, id)
+		if err != nil {
+			return nil, a2aError(err)
+		}
+		turns = append(turns, ts...)
+	}
+	slices.SortFunc(turns, func(a, b store.Turn) int { return b.StartedAt.Compare(a.StartedAt) })
+	size := req.PageSize
+	if size <= 0 || size > 100 {
+		size = 50
+	}
+	offset := 0
+	if req.PageToken != "" {
+		n, err := strconv.Atoi(req.PageToken)
+		if err != nil || n < 0 {
+			return nil, invalidParams("pageToken %s is not one this server gave", quote(req.PageToken))
+		}
+		offset = n
+	}
+	var tasks []*a2a.Task
+	for _, t := range turns {
+		if req.StatusTimestampAfter != nil && !t.StartedAt.After(*req.StatusTimestampAfter) && (t.EndedAt == nil || !t.EndedAt.After(*req.StatusTimestampAfter)) {
+			continue
+		}
+		task, err := h.s.a2aTask(ctx, userID, t, taskView{history: req.HistoryLength, artifacts: req.IncludeArtifacts})
+		if err != nil {
+			return nil, err
+		}
+		if req.Status != a2a.TaskStateUnspecified && task.Status.State != req.Status {
+			continue
+		}
+		tasks = append(tasks, task)
+	}
+	resp := &a2a.ListTasksResponse{TotalSize: len(tasks), PageSize: size, Tasks: []*a2a.Task{}}
+	if offset < len(tasks) {
+		end := min(offset+size, len(tasks))
+		resp.Tasks = tasks[offset:end]
+		if end < len(tasks) {
+			resp.NextPageToken = strconv.Itoa(end)
+		}
+	}
+	return resp, nil
+}
+
+// cancelWait bounds how long CancelTask waits for the turn to end.
+const cancelWait = 10 * time.Second
+
+// CancelTask cancels a running task's turn (as Cancel on the page does)
+// and answers with the task once the turn has ended.
+func (h *a2aHandler) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest) (*a2a.Task, error) {
+	userID := account.UserID(ctx)
+	t, err := h.userTurn(ctx, req.ID)
+	if err != nil {
+		return nil, err
+	}
+	if t.Status != store.TurnRunning {
+		return nil, a2a.NewError(a2a.ErrTaskNotCancelable, "task "+t.ID+" has ended ("+string(t.Status)+")")
+	}
+	if err := h.s.cfg.Chat.Cancel(ctx, userID, t.ConversationID, t.ID); err != nil {
+		return nil, a2aError(err)
+	}
+	deadline := time.Now().Add(cancelWait)
+	for t.Status == store.TurnRunning && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if t, err = h.userTurn(ctx, req.ID); err != nil {
+			return nil, err
+		}
+	}
+	return h.s.a2aTask(ctx, userID, t, taskView{artifacts: true})
+}
+
+// Push notifications and the extended card are not offered.
+
+func (h *a2aHandler) GetTaskPushConfig(context.Context, *a2a.GetTaskPushConfigRequest) (*a2a.PushConfig, error) {
+	return nil, a2a.ErrPushNotificationNotSupported
+}
+
+func (h *a2aHandler) ListTaskPushConfigs(context.Context, *a2a.ListTaskPushConfigRequest) (*a2a.ListTaskPushConfigResponse, error) {
+	return nil, a2a.ErrPushNotificationNotSupported
+}
+
+func (h *a2aHandler) CreateTaskPushConfig(context.Context, *a2a.PushConfig) (*a2a.PushConfig, error) {
+	return nil, a2a.ErrPushNotificationNotSupported
+}
+
+func (h *a2aHandler) DeleteTaskPushConfig(context.Context, *a2a.DeleteTaskPushConfigRequest) error {
+	return a2a.ErrPushNotificationNotSupported
+}
+
+func (h *a2aHandler) GetExtendedAgentCard(context.Context, *a2a.GetExtendedAgentCardRequest) (*a2a.AgentCard, error) {
+	return nil, a2a.ErrExtendedCardNotConfigured
+}
