@@ -128,6 +128,9 @@ type ToolCall struct {
 	DurationMs int64
 	// turn is the chat's turn the call is in; nil for a sub-agent's call.
 	turn *Turn
+	// group is the Key of the first call of the run of consecutive calls
+	// this chat call belongs to (see CallGroup).
+	group int64
 }
 
 // TurnError is an error event shown in place.
@@ -303,7 +306,7 @@ func (c *Conversation) toolStart(rec event.Record, e *event.ToolCallStart) []Cha
 	t := c.turnOf(rec, e.TurnID)
 	tc := &ToolCall{Key: rec.Seq, ID: e.CallID, Name: e.Name, Args: e.Args, Status: CallRunning, turn: t}
 	c.calls[e.TurnID+"/"+e.CallID] = tc
-	t.Items = append(t.Items, tc)
+	t.addCall(tc)
 	return []Change{ItemAdded{Turn: t, Item: tc}}
 }
 
@@ -314,7 +317,7 @@ func (c *Conversation) toolEnd(rec event.Record, e *event.ToolCallEnd) []Change 
 		t := c.turnOf(rec, e.TurnID)
 		tc = &ToolCall{Key: rec.Seq, ID: e.CallID, Name: e.Name, turn: t}
 		c.calls[e.TurnID+"/"+e.CallID] = tc
-		t.Items = append(t.Items, tc)
+		t.addCall(tc)
 		endCall(tc, e.OK, e.Result, e.Error, e.DurationMs)
 		return []Change{ItemAdded{Turn: t, Item: tc}}
 	}

@@ -1,0 +1,97 @@
+package view_test
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"strategist/internal/event"
+	"strategist/web/view"
+)
+
+// A turn's consecutive tool calls are one group; a message between calls
+// starts a new one.
+func TestCallGroups(t *testing.T) {
+	tr := &transcript{t: t}
+	tr.add(
+		&event.TurnStart{Base: base("t1"), Mode: "plan", Message: "go"},
+		&event.ToolCallStart{Base: base("t1"), CallID: "a", Name: "search_for_searches"},
+		&event.ToolCallStart{Base: base("t1"), CallID: "b", Name: "get_search_parameters"},
+		&event.ToolCallEnd{Base: base("t1"), CallID: "a", Name: "search_for_searches", OK: true},
+		&event.AssistantMessage{Base: base("t1"), MessageID: "m1", Content: "so far"},
+		&event.ToolCallStart{Base: base("t1"), CallID: "c", Name: "create_step"},
+		&event.ToolCallEnd{Base: base("t1"), CallID: "z", Name: "create_step", OK: true}, // an end without its start
+	)
+	c := fold(t, tr.recs)
+	var got []string
+	for _, it := range c.Turns[0].Grouped() {
+		switch it := it.(type) {
+		case *view.CallGroup:
+			s := "group"
+			for _, tc := range it.Calls {
+				s += " " + tc.ID
+			}
+			got = append(got, s)
+		case *view.Message:
+			got = append(got, "message")
+		}
+	}
+	if diff := cmp.Diff([]string{"group a b", "message", "group c z"}, got); diff != "" {
+		t.Errorf("grouped items mismatch (-want +got):\n%s", diff)
+	}
+	b := c.ToolCall(3)
+	if b == nil || b.FirstOfGroup() || b.Group() != 2 || len(b.GroupOf().Calls) != 2 {
+		t.Errorf("call b: group %d, first %v, want group 2 of 2 calls, not first", b.Group(), b.FirstOfGroup())
+	}
+}
+
+// A build request changes the turn that asked for it, and the turns of
+// the requests it supersedes; its approval changes the asking turn.
+func TestHandoffChanges(t *testing.T) {
+	tr := &transcript{t: t}
+	tr.add(
+		&event.TurnStart{Base: base("t1"), Mode: "plan"},
+		&event.HandoffRequested{Base: base("t1"), HandoffID: "h1", Goal: "g1", ArtifactID: "a1"},
+		&event.TurnEnd{Base: base("t1"), Status: "completed"},
+		&event.TurnStart{Base: base("t2"), Mode: "plan"},
+		&event.HandoffRequested{Base: base("t2"), HandoffID: "h2", Goal: "g2", ArtifactID: "a1"},
+		&event.TurnEnd{Base: base("t2"), Status: "completed"},
+		&event.TurnStart{Base: base("t3"), Mode: "execute", HandoffID: "h2"},
+		&event.HandoffAccepted{Base: base("t3"), HandoffID: "h2", ExecuteTurnID: "t3"},
+	)
+	c := view.New(view.Start{ID: "c1"})
+	var got [][]string
+	for _, r := range tr.recs {
+		changes, err := c.Apply(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, ch := range changes {
+			n := reflect.TypeOf(ch).Name()
+			if hc, ok := ch.(view.HandoffChanged); ok {
+				n += ":" + hc.Turn.ID
+			}
+			names = append(names, n)
+		}
+		got = append(got, names)
+	}
+	want := [][]string{
+		{"TurnAdded", "ComposerChanged"},
+		{"ArtifactsChanged", "HandoffChanged:t1"},
+		{"TurnUpdated", "ComposerChanged"},
+		{"TurnAdded", "ComposerChanged"},
+		{"ArtifactsChanged", "HandoffChanged:t1", "HandoffChanged:t2"},
+		{"TurnUpdated", "ComposerChanged"},
+		// t1 is folded now: the new turn redraws its summary line.
+		{"TurnFolded", "TurnAdded", "ComposerChanged"},
+		{"ArtifactsChanged", "HandoffChanged:t2"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("changes mismatch (-want +got):\n%s", diff)
+	}
+	if hs := c.TurnHandoffs(c.Turn("t2")); len(hs) != 1 || hs[0].ID != "h2" || hs[0].Status != view.HandoffAccepted {
+		t.Errorf("TurnHandoffs(t2) = %+v, want h2 accepted", hs)
+	}
+}
