@@ -354,3 +354,32 @@ func groupFacts(g *view.CallGroup) callFacts {
 	f.text = strings.Join(parts, " · ")
 	return f
 }
+
+// recoveryText says how the turn the recovery actions follow ended.
+func recoveryText(t *view.Turn) string {
+	switch t.Status {
+	case event.TurnCancelled:
+		return "Stopped."
+	case event.TurnInterrupted:
+		return "Interrupted."
+	}
+	return "Failed."
+}
+
+// turnModel is the model to send a turn's message again with: the turn's,
+// else the picker's.
+func turnModel(p *ConversationPage, t *view.Turn) string {
+	if t.Model != "" {
+		return t.Model
+	}
+	return p.Model
+}
+
+// shortText is a message on one line, cut to 60 characters.
+func shortText(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 60 {
+		return string(r[:59]) + "…"
+	}
+	return s
+}

@@ -178,3 +178,68 @@ test('the page follows the system dark mode (light and dark pictures of the plan
     assert.deepEqual(problems.pageErrors, []);
   }
 });
+
+for (const [name, viewport] of Object.entries(sizes)) {
+  test(`Stop takes Send's place, Esc stops, then Retry and Build again are offered (${name})`, async () => {
+    const { alice } = env();
+    const api = new Api(alice);
+    const { page, problems } = await b.openAs(alice, viewport);
+    const id = await newConversation(page);
+    const recovery = byTestId(page, 'recovery');
+    assert.equal(await recovery.isVisible(), false, 'nothing to retry in a new conversation');
+    await send(page, acceptanceRequest, { mode: 'plan', model: 'scripted:e2e_steer.json' });
+    await waitIdle(page, api, id);
+    await byTestId(page, 'chat-build-plan-button').click();
+
+    // The build's sub-agents hang: Stop shows where Send was.
+    await page.locator('[data-testid="node"][data-status="running"]').first().waitFor({ timeout: 20_000 });
+    const stop = byTestId(page, 'stop-button');
+    assert.equal(await stop.isVisible(), true);
+    const [s, t] = [await stop.boundingBox(), await byTestId(page, 'send-button').boundingBox()];
+    const overlap = Math.min(s.x + s.width, t.x + t.width) - Math.max(s.x, t.x) > 0 &&
+      Math.min(s.y + s.height, t.y + t.height) - Math.max(s.y, t.y) > 0;
+    assert.ok(overlap, `Stop is where Send was (stop ${JSON.stringify(s)}, send ${JSON.stringify(t)})`);
+    assert.equal(await byTestId(page, 'send-button').evaluate((el) => getComputedStyle(el).visibility), 'hidden');
+    assert.equal(await recovery.isVisible(), false);
+
+    // Esc stops the turn.
+    await page.locator('body').press('Escape');
+    let conv = await waitIdle(page, api, id, 15_000);
+    assert.equal(conv.turns.at(-1).status, 'cancelled');
+    await recovery.waitFor({ state: 'visible' });
+    assert.match(await recovery.innerText(), /Stopped/);
+    const retry = byTestId(recovery, 'retry-button');
+    const again = byTestId(recovery, 'build-again-button');
+    assert.equal(await retry.isVisible(), true);
+    assert.equal(await again.isVisible(), true);
+    if (name === 'desktop') await screenshot(page, 'stopped-retry');
+    // Reloaded, the page offers the same.
+    await page.reload();
+    await waitConnected(page);
+    assert.equal(await retry.isVisible(), true);
+    assert.equal(await again.isVisible(), true);
+
+    // Build again sends the same plan to the executor; Esc stops it too.
+    const turnsBefore = conv.turns.length;
+    await again.focus();
+    await page.keyboard.press('Enter');
+    await page.waitForFunction((n) => document.querySelectorAll('#chat [data-turn-id]').length > n, turnsBefore);
+    const rebuilt = page.locator('#chat [data-turn-id]').last();
+    assert.match(await rebuilt.locator('[data-role="user"] [data-testid="message-text"] p').innerText(), /^Build again: /);
+    await page.waitForFunction(() => document.getElementById('stop-form')?.dataset.running === 'true' ||
+      document.querySelector('#chat [data-turn-id]:last-child .turn-end')?.dataset.status !== 'running');
+    await page.locator('body').press('Escape');
+    conv = await waitIdle(page, api, id, 15_000);
+    assert.equal(conv.turns.at(-1).mode, 'execute');
+    assert.equal(conv.turns.length, turnsBefore + 1);
+
+    // Retry sends the researcher's last message again, in plan mode.
+    await byTestId(page, 'retry-button').click();
+    await page.waitForFunction((n) => document.querySelectorAll('#chat [data-turn-id]').length > n, turnsBefore + 1);
+    conv = await api.waitIdle(id);
+    assert.equal(conv.turns.at(-1).mode, 'plan');
+    const last = page.locator('#chat [data-turn-id]').last();
+    assert.equal((await last.locator('[data-role="user"] [data-testid="message-text"]').innerText()).trim(), acceptanceRequest);
+    assert.deepEqual(problems.pageErrors, []);
+  });
+}

@@ -180,6 +180,14 @@
     syncComposer();
     if (!fields.disabled) input.focus();
   });
+  // Esc stops the running turn, wherever focus is.
+  document.addEventListener('keydown', function (e) {
+    if (e.key !== 'Escape' || e.defaultPrevented || e.isComposing) return;
+    var stop = document.getElementById('stop-form');
+    if (!stop || stop.getAttribute('data-running') !== 'true') return;
+    e.preventDefault();
+    stop.requestSubmit();
+  });
   input.addEventListener('keydown', function (e) {
     if (e.key !== 'Enter' || e.shiftKey || e.altKey || e.ctrlKey || e.metaKey || e.isComposing) return;
     e.preventDefault();

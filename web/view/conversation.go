@@ -15,10 +15,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"strategist/internal/event"
 	"strategist/internal/llm"
+	"strategist/internal/plan"
 	"strategist/internal/strategy"
 )
 
@@ -88,6 +90,10 @@ type Turn struct {
 	Items         []Item
 	// index is the turn's place in Conversation.Turns.
 	index int
+	// rebuild is the goal of a turn that sent an approved plan's build
+	// message again (Build again), rather than through a handoff.
+	rebuild string
+	rebuilt bool
 
 	// Status is "running" until turn_end, then the turn's end status.
 	Status     event.TurnStatus
@@ -97,6 +103,14 @@ type Turn struct {
 	// turn_end total.
 	Usage llm.Usage
 }
+
+// Build reports whether the turn builds an approved plan: started by Build
+// this plan, or by Build again with the same build message.
+func (t *Turn) Build() bool { return t.HandoffID != "" || t.rebuilt }
+
+// Rebuild returns the goal of a turn started by Build again (ok false for
+// any other turn).
+func (t *Turn) Rebuild() (goal string, ok bool) { return t.rebuild, t.rebuilt }
 
 // Running reports whether the turn has not ended.
 func (t *Turn) Running() bool { return t.Status == event.TurnRunning }
@@ -246,6 +260,11 @@ func (c *Conversation) turnStart(rec event.Record, e *event.TurnStart) []Change 
 	}
 	if t.UserText == "" && c.userText != nil {
 		t.UserText = c.userText(e.UserMessageID)
+	}
+	if t.HandoffID == "" && strings.HasPrefix(strings.TrimSpace(t.UserText), plan.BuildPrefix) {
+		if bc, _, ok := plan.ReadBuildMessage(t.UserText); ok {
+			t.rebuild, t.rebuilt = bc.Goal, true
+		}
 	}
 	c.add(t)
 	if e.Mode != "" {

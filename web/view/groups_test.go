@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"strategist/internal/event"
+	"strategist/internal/plan"
 	"strategist/web/view"
 )
 
@@ -93,5 +94,39 @@ func TestHandoffChanges(t *testing.T) {
 	}
 	if hs := c.TurnHandoffs(c.Turn("t2")); len(hs) != 1 || hs[0].ID != "h2" || hs[0].Status != view.HandoffAccepted {
 		t.Errorf("TurnHandoffs(t2) = %+v, want h2 accepted", hs)
+	}
+}
+
+// After a stopped build, Retry is the researcher's last message and Build
+// again the build; a completed turn offers neither.
+func TestRecovery(t *testing.T) {
+	build := plan.BuildPrefix + "\n```json\n{\"handoffId\":\"h1\",\"goal\":\"G\",\"plan\":{\"type\":\"task\",\"task\":\"A\"}}\n```"
+	tr := &transcript{t: t}
+	tr.add(
+		&event.TurnStart{Base: base("t1"), Mode: "plan", Model: "m1", Message: "find genes"},
+		&event.TurnEnd{Base: base("t1"), Status: "completed"},
+		&event.TurnStart{Base: base("t2"), Mode: "execute", Model: "m2", HandoffID: "h1", Message: build},
+		&event.TurnEnd{Base: base("t2"), Status: "cancelled"},
+	)
+	c := fold(t, tr.recs[:2])
+	if r := c.Recovery(); r != nil {
+		t.Errorf("Recovery() after a completed turn = %+v, want nil", r)
+	}
+	c = fold(t, tr.recs)
+	r := c.Recovery()
+	if r == nil || r.Turn.ID != "t2" || r.Retry == nil || r.Retry.ID != "t1" || r.Build == nil || r.Build.ID != "t2" {
+		t.Fatalf("Recovery() = %+v, want t2 stopped, retry t1, build t2", r)
+	}
+	// Build again's turn is a build too, recognised by its message.
+	tr.add(
+		&event.TurnStart{Base: base("t3"), Mode: "execute", Message: build},
+		&event.TurnEnd{Base: base("t3"), Status: "failed", Error: "boom"},
+	)
+	c = fold(t, tr.recs)
+	if goal, ok := c.Turn("t3").Rebuild(); !ok || goal != "G" {
+		t.Errorf("Rebuild() = %q, %v, want G, true", goal, ok)
+	}
+	if r := c.Recovery(); r == nil || r.Retry.ID != "t1" || r.Build == nil || r.Build.ID != "t3" {
+		t.Errorf("Recovery() after a failed rebuild = %+v, want retry t1, build t3", r)
 	}
 }
