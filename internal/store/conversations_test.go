@@ -312,3 +312,34 @@ func TestStartTurnChecks(t *testing.T) {
 		t.Errorf("after one start and three refused: %d turns, %d messages, %d events; want 1 each", tu, m, e)
 	}
 }
+
+// The planner's title is given only while the conversation has the default
+// one, and never to another user's conversation.
+func TestAutoTitleConversation(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := newDB(t)
+	ada := mustUser(t, db, "ada@example.org")
+	eve := mustUser(t, db, "eve@example.org")
+	conv, err := db.CreateConversation(ctx, ada.ID, "plasmodb", store.DefaultTitle, "offline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.AutoTitleConversation(ctx, eve.ID, conv.ID, "Eve's"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("another user's conversation: err = %v, want ErrNotFound", err)
+	}
+	c, set, err := db.AutoTitleConversation(ctx, ada.ID, conv.ID, "Kinases")
+	if err != nil || !set || c.Title != "Kinases" {
+		t.Fatalf("first auto title: %q, set %v, err %v; want Kinases set", c.Title, set, err)
+	}
+	c, set, err = db.AutoTitleConversation(ctx, ada.ID, conv.ID, "Phosphatases")
+	if err != nil || set || c.Title != "Kinases" {
+		t.Errorf("second auto title: %q, set %v, err %v; want Kinases kept", c.Title, set, err)
+	}
+	if _, err := db.RenameConversation(ctx, ada.ID, conv.ID, "Mine"); err != nil {
+		t.Fatal(err)
+	}
+	if c, set, _ := db.AutoTitleConversation(ctx, ada.ID, conv.ID, "Other"); set || c.Title != "Mine" {
+		t.Errorf("over the researcher's title: %q, set %v; want Mine kept", c.Title, set)
+	}
+}

@@ -22,6 +22,7 @@ before(async () => {
   await api.startTurn(conv.id, acceptanceRequest, 'plan', 'offline');
   planned = await api.waitIdle(conv.id);
   assert.ok(planned.handoffs.some((h) => h.status === 'pending'), 'the offline planner requested a build');
+  assert.equal(planned.title, 'Planned, not built', 'the planner keeps the title the researcher chose');
 });
 
 /** inView reports whether the element is wholly inside the viewport and inside its scrolling chat. */
@@ -79,6 +80,11 @@ for (const [name, viewport] of Object.entries(sizes)) {
     await send(page, acceptanceRequest);
     await waitIdle(page, api, id);
 
+    // The planner titled the new conversation, once.
+    await page.waitForFunction(() => document.querySelector('[data-testid="conversation-title"]').innerText !== 'New conversation');
+    const autoTitle = (await api.conversation(id)).title;
+    assert.notEqual(autoTitle, 'New conversation');
+
     // Live: the stream drew the groups and the button.
     const chatBuild = byTestId(page, 'chat-build-plan-button');
     await chatBuild.waitFor();
@@ -114,6 +120,13 @@ for (const [name, viewport] of Object.entries(sizes)) {
     assert.equal(await byTestId(page, 'build-plan-button').count(), 0);
     const steps = await graphState(page);
     assert.equal(steps.find((s) => s.root)?.count, 89);
+    assert.equal((await api.conversation(id)).title, autoTitle, 'the automatic title is given once');
+
+    // The offline engine introduces itself once, not in every answer.
+    const answers = await page.$$eval('#chat [data-role="assistant"] [data-testid="message-text"]', (els) => els.map((el) => el.innerText));
+    assert.ok(answers.length >= 2, `a plan answer and a build answer: ${answers.length}`);
+    assert.equal(answers.filter((a) => a.includes('not a language model')).length, 1, 'one introduction in the chat');
+    assert.match(await byTestId(page, 'model-select').locator('option[value="offline"]').innerText(), /not a language model/);
 
     // The build turn's calls are summary lines too.
     const build = await planTurnState(page);

@@ -50,6 +50,9 @@ type Conversation struct {
 	messages  map[string]*Message
 	calls     map[string]*ToolCall // by turn id + "/" + call id
 	artifacts map[string]*Artifact
+	// introduced is set once a message showed the offline engine's
+	// introduction.
+	introduced bool
 }
 
 // Start is what the projection starts from: the conversation as stored.
@@ -128,6 +131,32 @@ type Message struct {
 	// Final is set by assistant_message; Text is then the whole markdown.
 	Final bool
 	turn  *Turn
+	// repeatsIntro is set on a final message that opens with the offline
+	// engine's introduction when an earlier message already did.
+	repeatsIntro bool
+}
+
+// Shown is the message's text as the chat shows it: the offline engine's
+// introduction is kept in the first message that has it and left out of
+// later ones (the stored event keeps it).
+func (m *Message) Shown() string {
+	if m.repeatsIntro {
+		return strings.TrimLeft(strings.TrimPrefix(m.Text, llm.OfflineIntro), " \n")
+	}
+	return m.Text
+}
+
+// introduce marks a final message that repeats the offline engine's
+// introduction.
+func (c *Conversation) introduce(m *Message) {
+	if !strings.HasPrefix(m.Text, llm.OfflineIntro) {
+		return
+	}
+	if c.introduced {
+		m.repeatsIntro = strings.TrimSpace(strings.TrimPrefix(m.Text, llm.OfflineIntro)) != ""
+		return
+	}
+	c.introduced = true
 }
 
 // ToolCall is a tool call of the main agent or of a sub-agent.
@@ -312,10 +341,12 @@ func (c *Conversation) delta(rec event.Record, e *event.AssistantDelta) []Change
 func (c *Conversation) message(rec event.Record, e *event.AssistantMessage) []Change {
 	if m, ok := c.messages[e.MessageID]; ok {
 		m.Text, m.Final = e.Content, true
+		c.introduce(m)
 		return []Change{ItemReplaced{Turn: m.turn, Item: m}}
 	}
 	t := c.turnOf(rec, e.TurnID)
 	m := &Message{Key: rec.Seq, ID: e.MessageID, Text: e.Content, Final: true, turn: t}
+	c.introduce(m)
 	c.messages[m.ID] = m
 	t.Items = append(t.Items, m)
 	return []Change{ItemAdded{Turn: t, Item: m}}

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"strategist/internal/event"
+	"strategist/internal/llm"
 	"strategist/internal/plan"
 	"strategist/web/view"
 )
@@ -128,5 +129,27 @@ func TestRecovery(t *testing.T) {
 	}
 	if r := c.Recovery(); r == nil || r.Retry.ID != "t1" || r.Build == nil || r.Build.ID != "t3" {
 		t.Errorf("Recovery() after a failed rebuild = %+v, want retry t1, build t3", r)
+	}
+}
+
+// The offline engine's introduction shows in the first message that has
+// it, not in later ones.
+func TestOfflineIntroOnce(t *testing.T) {
+	tr := &transcript{t: t}
+	tr.add(
+		&event.TurnStart{Base: base("t1"), Mode: "plan", Message: "x"},
+		&event.AssistantDelta{Base: base("t1"), MessageID: "m1", Delta: llm.OfflineIntro},
+		&event.AssistantMessage{Base: base("t1"), MessageID: "m1", Content: llm.OfflineIntro + "\n\nFirst."},
+		&event.AssistantMessage{Base: base("t1"), MessageID: "m2", Content: llm.OfflineIntro + "\n\nSecond."},
+		&event.AssistantMessage{Base: base("t1"), MessageID: "m3", Content: "Third."},
+	)
+	c := fold(t, tr.recs)
+	var got []string
+	for _, it := range c.Turns[0].Items {
+		got = append(got, it.(*view.Message).Shown())
+	}
+	want := []string{llm.OfflineIntro + "\n\nFirst.", "Second.", "Third."}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("shown texts mismatch (-want +got):\n%s", diff)
 	}
 }
