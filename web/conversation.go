@@ -383,3 +383,10 @@ func shortText(s string) string {
 	}
 	return s
 }
+
+// suggestions are the example requests an empty conversation offers; the
+// offline planner answers each.
+var suggestions = []string{
+	"Find P. falciparum genes involved in DNA replication or DNA repair, excluding genes on chromosome 14",
+	"Which searches find genes by GO term?",
+}

@@ -77,8 +77,19 @@ for (const [name, viewport] of Object.entries(sizes)) {
     const api = new Api(alice);
     const { page, problems } = await b.openAs(alice, viewport);
     const id = await newConversation(page);
+    // An empty conversation offers example requests; one goes into the box.
+    const suggestion = byTestId(page, 'suggestion').first();
+    await suggestion.focus();
+    await page.keyboard.press('Enter');
+    assert.equal(await byTestId(page, 'message-input').inputValue(), await suggestion.innerText());
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'message-input');
     await send(page, acceptanceRequest);
     await waitIdle(page, api, id);
+    assert.equal(await byTestId(page, 'suggestion').count(), 0, 'the examples leave with the first turn');
+    // The answer is announced and has focus.
+    await page.waitForFunction(() => document.activeElement?.dataset.role === 'assistant');
+    assert.match(await byTestId(page, 'announcer').textContent(), /^Assistant: /);
+    assert.equal(await byTestId(page, 'announcer').getAttribute('aria-live'), 'polite');
 
     // The planner titled the new conversation, once.
     await page.waitForFunction(() => document.querySelector('[data-testid="conversation-title"]').innerText !== 'New conversation');
@@ -94,6 +105,21 @@ for (const [name, viewport] of Object.entries(sizes)) {
       assert.ok(await inView(chatBuild), 'Build this plan is on screen without scrolling');
     }
     assert.equal(await byTestId(page, 'build-plan-button').count(), 1, 'the plan panel offers it too');
+
+    // An error banner floats: the composer stays where it was and usable;
+    // a connection error clears when the stream reconnects.
+    const composerBox = await byTestId(page, 'composer').boundingBox();
+    await page.evaluate(() => {
+      const f = document.getElementById('flash');
+      f.textContent = 'The server could not be reached. Check the connection and try again.';
+      f.setAttribute('data-connection', '');
+    });
+    assert.deepEqual(await byTestId(page, 'composer').boundingBox(), composerBox, 'the banner does not move the composer');
+    await byTestId(page, 'send-button').scrollIntoViewIfNeeded();
+    const sendBox = await byTestId(page, 'send-button').boundingBox();
+    assert.equal(await page.evaluate(({ x, y }) => document.elementFromPoint(x, y)?.dataset.testid, { x: sendBox.x + sendBox.width / 2, y: sendBox.y + sendBox.height / 2 }), 'send-button');
+    await page.evaluate(() => document.getElementById('live').dispatchEvent(new CustomEvent('htmx:sseOpen', { bubbles: true })));
+    assert.equal(await byTestId(page, 'flash').textContent(), '');
 
     // On page load: the same.
     await page.reload();
@@ -133,11 +159,30 @@ for (const [name, viewport] of Object.entries(sizes)) {
     assert.equal(build.visibleCards, 0, JSON.stringify(build));
     assert.ok(build.groups.some((g) => /delegation/.test(g.facts)), JSON.stringify(build));
 
+    // The strategy panel now comes first in the right column (above the
+    // plan on a phone); long step names wrap instead of being cut.
+    const top = async (id) => (await byTestId(page, id).boundingBox()).y;
+    assert.ok((await top('strategy')) < (await top('artifacts')), 'the strategy panel is first');
+    const lines = await page.$$eval('[data-testid="graph-step-name"]', (els) => els.map((el) => el.querySelectorAll('tspan').length));
+    assert.ok(lines.some((n) => n > 1), `a long step name wraps: ${lines}`);
+    assert.ok(await page.$$eval('[data-testid="graph-step-name"]', (els) => els.every((el) => !el.textContent.includes('…'))), 'no step name is cut');
+
     // Results: gene ids link to the site's gene pages; TSV and CSV download.
+    // The chosen step is marked and stays in view.
     const root = steps.find((s) => s.root);
-    await page.locator(`[data-testid="graph-step"][data-step-id="${root.id}"]`).click();
+    const rootBox = page.locator(`[data-testid="graph-step"][data-step-id="${root.id}"]`);
+    await rootBox.click();
+    await page.locator(`[data-testid="graph-step"][data-step-id="${root.id}"][aria-current="true"]`).waitFor();
     const link = byTestId(page, 'gene-link').first();
     await link.waitFor();
+    await page.waitForTimeout(300); // the scrolls after the results settle
+    const stepInView = await rootBox.evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= document.documentElement.clientHeight;
+    });
+    assert.ok(stepInView, 'the chosen step stays in view');
+    assert.equal(await page.locator('[data-testid="graph-step"].selected').count(), 1);
+    if (name === 'desktop') await screenshot(page, 'strategy-step-chosen');
     const href = await link.getAttribute('href');
     assert.match(href, /^https:\/\/plasmodb\.org\/.*gene\/PF3D7_/i, href);
     assert.equal(await link.getAttribute('target'), '_blank');
