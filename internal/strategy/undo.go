@@ -86,7 +86,7 @@ func (s *Service) undoOnce(ctx context.Context, userID, strategyID string) (Resu
 		change = Change{Op: OpUndo, UndoneVersion: effective, RestoredVersion: &target,
 			Summary: fmt.Sprintf("undid version %d: the strategy is as it was at version %d", effective, target)}
 		return encodePair(next, change, &failure)
-	}, s.logged(ctx, func(rec store.Strategy) (Snapshot, error) { return snapshotAt(next, rec), nil }))
+	}, s.logged(ctx, func(rec store.Strategy) (Snapshot, error) { return snapshotAt(next, rec), nil }, &change))
 	if failure != nil {
 		return Result{}, failure
 	}

@@ -196,6 +196,16 @@ for (const [name, viewport] of Object.entries(sizes)) {
       assert.ok(lines[0].includes(sep), `${format} header: ${lines[0]}`);
       assert.match(lines[1], /PF3D7_/);
     }
+
+    // Undo names the change it reverts; after it, the change before.
+    const undo = byTestId(page, 'undo-button');
+    const first = (await undo.innerText()).trim();
+    assert.match(first, /^Undo: \S/, first);
+    const version = (await api.strategy(id)).version;
+    await undo.click();
+    await page.waitForFunction((t) => document.querySelector('[data-testid="undo-button"]')?.innerText.trim() !== t, first);
+    assert.equal((await api.strategy(id)).version, version + 1, 'the undo is a new version');
+    assert.match((await undo.innerText()).trim(), /^Undo: \S/);
     assert.deepEqual(problems.pageErrors, []);
   });
 }

@@ -186,7 +186,9 @@
       awaiting = e.detail.xhr.getResponseHeader('X-Turn-Id') || '';
     }
     syncComposer();
-    if (!fields.disabled) input.focus();
+    // A refused message goes back to the box; a sent one's answer gets
+    // focus when its turn ends (turnEnded).
+    if (!e.detail.successful && !fields.disabled) input.focus();
   });
   // Esc stops the running turn, wherever focus is.
   document.addEventListener('keydown', function (e) {

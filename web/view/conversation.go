@@ -53,6 +53,9 @@ type Conversation struct {
 	// introduced is set once a message showed the offline engine's
 	// introduction.
 	introduced bool
+	// versions are the change records of the strategy's versions, as the
+	// log's graph snapshots carried them.
+	versions map[int]strategy.Change
 }
 
 // Start is what the projection starts from: the conversation as stored.
@@ -390,8 +393,39 @@ func (c *Conversation) graphSnapshot(e *event.GraphSnapshot) ([]Change, error) {
 	if snap.StrategyID == "" {
 		snap.StrategyID = e.StrategyID
 	}
+	if c.Strategy == nil || c.Strategy.StrategyID != snap.StrategyID {
+		c.versions = map[int]strategy.Change{}
+	}
 	c.Strategy = &snap
+	if len(e.Change) > 0 {
+		var ch strategy.Change
+		if json.Unmarshal(e.Change, &ch) == nil {
+			c.versions[e.Version] = ch
+		}
+	}
 	return []Change{StrategyChanged{}}, nil
+}
+
+// UndoLabel says what Undo would revert: the change of the version the
+// strategy stands at (after undos, the version they restored), as its
+// change record summarised it; "" when the log does not say (a version
+// logged before change records were, or the strategy's creation).
+func (c *Conversation) UndoLabel() string {
+	if c.Strategy == nil {
+		return ""
+	}
+	effective := c.Strategy.Version
+	if last, ok := c.versions[effective]; ok && last.Op == strategy.OpUndo && last.RestoredVersion != nil {
+		effective = *last.RestoredVersion
+	}
+	if effective <= 0 {
+		return ""
+	}
+	ch, ok := c.versions[effective]
+	if !ok || ch.Op == strategy.OpUndo {
+		return ""
+	}
+	return ch.Summary
 }
 
 // DOMID returns a page element id made of a prefix and a key.

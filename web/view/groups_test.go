@@ -1,6 +1,8 @@
 package view_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -9,6 +11,7 @@ import (
 	"strategist/internal/event"
 	"strategist/internal/llm"
 	"strategist/internal/plan"
+	"strategist/internal/strategy"
 	"strategist/web/view"
 )
 
@@ -151,5 +154,35 @@ func TestOfflineIntroOnce(t *testing.T) {
 	want := []string{llm.OfflineIntro + "\n\nFirst.", "Second.", "Third."}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("shown texts mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// Undo names the change it would revert, walking back through undos as
+// the strategy service does.
+func TestUndoLabel(t *testing.T) {
+	snap := func(v int) json.RawMessage {
+		return json.RawMessage(fmt.Sprintf(`{"strategyId":"s","version":%d,"roots":[],"steps":[]}`, v))
+	}
+	change := func(c strategy.Change) json.RawMessage {
+		raw, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return raw
+	}
+	one := 1
+	tr := &transcript{t: t}
+	tr.add(
+		&event.TurnStart{Base: base("t1"), Mode: "execute"},
+		&event.GraphSnapshot{Base: base("t1"), StrategyID: "s", Version: 0, Snapshot: snap(0)},
+		&event.GraphSnapshot{Base: base("t1"), StrategyID: "s", Version: 1, Snapshot: snap(1), Change: change(strategy.Change{Op: strategy.OpAddSearch, Summary: "added search step s1"})},
+		&event.GraphSnapshot{Base: base("t1"), StrategyID: "s", Version: 2, Snapshot: snap(2), Change: change(strategy.Change{Op: strategy.OpCombine, Summary: "combined s1 UNION s2 into s3"})},
+		&event.GraphSnapshot{Base: base("t1"), StrategyID: "s", Version: 3, Snapshot: snap(3), Change: change(strategy.Change{Op: strategy.OpUndo, UndoneVersion: 2, RestoredVersion: &one})},
+	)
+	want := []string{"", "", "", "added search step s1", "combined s1 UNION s2 into s3", "added search step s1"}
+	for n := 0; n <= len(tr.recs); n++ {
+		if got := fold(t, tr.recs[:n]).UndoLabel(); got != want[n] {
+			t.Errorf("after %d events: UndoLabel() = %q, want %q", n, got, want[n])
+		}
 	}
 }
