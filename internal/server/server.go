@@ -71,6 +71,7 @@ type Strategies interface {
 	Conversation(ctx context.Context, userID, conversationID string) (strategy.Snapshot, error)
 	Versions(ctx context.Context, userID, strategyID string) ([]strategy.Version, error)
 	Undo(ctx context.Context, userID, strategyID string) (strategy.Result, error)
+	Redo(ctx context.Context, userID, strategyID string) (strategy.Result, error)
 	StepResults(ctx context.Context, userID, strategyID string, stepID strategy.StepID, page catalog.Page) (*catalog.Answer, error)
 	WDK(ctx context.Context, userID, strategyID string) (*strategy.WDKStrategy, error)
 }
@@ -323,6 +324,7 @@ func (s *Server) routes() error {
 	page(http.MethodPost, "/conversations/:id/turns/:turnId/cancel", s.cancelTurnForm)
 	page(http.MethodPost, "/conversations/:id/handoffs/:handoffId/accept", s.acceptHandoffForm)
 	page(http.MethodPost, "/conversations/:id/strategy/undo", s.undoStrategyForm)
+	page(http.MethodPost, "/conversations/:id/strategy/redo", s.redoStrategyForm)
 	page(http.MethodPost, "/conversations/:id/strategy/veupathdb", s.saveStrategyForm)
 	page(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/results", s.stepResultsPage)
 	page(http.MethodGet, "/settings", s.settingsPage)
@@ -350,6 +352,7 @@ func (s *Server) routes() error {
 	api(http.MethodPost, "/conversations/:id/strategy/veupathdb", s.saveStrategyAPI)
 	api(http.MethodGet, "/conversations/:id/strategy/versions", s.strategyVersions)
 	api(http.MethodPost, "/conversations/:id/strategy/undo", s.undoStrategy)
+	api(http.MethodPost, "/conversations/:id/strategy/redo", s.redoStrategy)
 	api(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/results", s.stepResults)
 	api(http.MethodGet, "/conversations/:id/strategy/wdk", s.strategyWDK)
 	return nil

@@ -206,6 +206,15 @@ for (const [name, viewport] of Object.entries(sizes)) {
     await page.waitForFunction((t) => document.querySelector('[data-testid="undo-button"]')?.innerText.trim() !== t, first);
     assert.equal((await api.strategy(id)).version, version + 1, 'the undo is a new version');
     assert.match((await undo.innerText()).trim(), /^Undo: \S/);
+    // Redo takes the undo back, named the same.
+    const redo = byTestId(page, 'redo-button');
+    assert.equal((await redo.innerText()).trim(), first.replace(/^Undo/, 'Redo'));
+    await redo.focus();
+    await page.keyboard.press('Enter');
+    await page.waitForFunction((t) => document.querySelector('[data-testid="undo-button"]')?.innerText.trim() === t, first);
+    assert.equal(await byTestId(page, 'redo-button').count(), 0, 'nothing more to redo');
+    assert.equal((await api.strategy(id)).version, version + 2);
+    assert.equal((await graphState(page)).find((s) => s.root)?.count, 89, 'the strategy is back as built');
     assert.deepEqual(problems.pageErrors, []);
   });
 }

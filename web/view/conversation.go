@@ -415,17 +415,57 @@ func (c *Conversation) UndoLabel() string {
 		return ""
 	}
 	effective := c.Strategy.Version
-	if last, ok := c.versions[effective]; ok && last.Op == strategy.OpUndo && last.RestoredVersion != nil {
+	if last, ok := c.versions[effective]; ok && restores(last) {
 		effective = *last.RestoredVersion
 	}
 	if effective <= 0 {
 		return ""
 	}
 	ch, ok := c.versions[effective]
-	if !ok || ch.Op == strategy.OpUndo {
+	if !ok || restores(ch) {
 		return ""
 	}
 	return ch.Summary
+}
+
+// RedoLabel says what Redo would restore, as UndoLabel says it; ok is
+// false when there is nothing to redo (the strategy does not stand after
+// an undo) or the log does not tell.
+func (c *Conversation) RedoLabel() (label string, ok bool) {
+	if c.Strategy == nil {
+		return "", false
+	}
+	last, known := c.versions[c.Strategy.Version]
+	if !known || !restores(last) {
+		return "", false
+	}
+	// The change the run of undos and redos started from.
+	top := -1
+	for v := c.Strategy.Version; v >= 0; v-- {
+		ch, known := c.versions[v]
+		if !known {
+			return "", false
+		}
+		if !restores(ch) {
+			top = v
+			break
+		}
+	}
+	target := *last.RestoredVersion + 1
+	if target > top {
+		return "", false
+	}
+	ch, known := c.versions[target]
+	if !known || restores(ch) {
+		return "", false
+	}
+	return ch.Summary, true
+}
+
+// restores reports whether a change record is an undo or a redo: a version
+// that restored an earlier one.
+func restores(ch strategy.Change) bool {
+	return (ch.Op == strategy.OpUndo || ch.Op == strategy.OpRedo) && ch.RestoredVersion != nil
 }
 
 // DOMID returns a page element id made of a prefix and a key.

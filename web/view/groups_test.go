@@ -179,10 +179,17 @@ func TestUndoLabel(t *testing.T) {
 		&event.GraphSnapshot{Base: base("t1"), StrategyID: "s", Version: 2, Snapshot: snap(2), Change: change(strategy.Change{Op: strategy.OpCombine, Summary: "combined s1 UNION s2 into s3"})},
 		&event.GraphSnapshot{Base: base("t1"), StrategyID: "s", Version: 3, Snapshot: snap(3), Change: change(strategy.Change{Op: strategy.OpUndo, UndoneVersion: 2, RestoredVersion: &one})},
 	)
-	want := []string{"", "", "", "added search step s1", "combined s1 UNION s2 into s3", "added search step s1"}
+	two := 2
+	tr.add(&event.GraphSnapshot{Base: base("t1"), StrategyID: "s", Version: 4, Snapshot: snap(4), Change: change(strategy.Change{Op: strategy.OpRedo, UndoneVersion: 1, RestoredVersion: &two})})
+	want := []string{"", "", "", "added search step s1", "combined s1 UNION s2 into s3", "added search step s1", "combined s1 UNION s2 into s3"}
+	wantRedo := []string{"", "", "", "", "", "combined s1 UNION s2 into s3", ""}
 	for n := 0; n <= len(tr.recs); n++ {
-		if got := fold(t, tr.recs[:n]).UndoLabel(); got != want[n] {
+		c := fold(t, tr.recs[:n])
+		if got := c.UndoLabel(); got != want[n] {
 			t.Errorf("after %d events: UndoLabel() = %q, want %q", n, got, want[n])
+		}
+		if got, ok := c.RedoLabel(); got != wantRedo[n] || ok != (wantRedo[n] != "") {
+			t.Errorf("after %d events: RedoLabel() = %q, %v, want %q", n, got, ok, wantRedo[n])
 		}
 	}
 }
