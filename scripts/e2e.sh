@@ -38,7 +38,14 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   exit 1
 fi
 
-if [ ! -d tests/e2e/node_modules/playwright-core ]; then
+# The pinned packages (playwright-core, and the protocol clients of
+# protocols.test.js: @modelcontextprotocol/sdk, openai): installed from the
+# lockfile when any is missing or at another version than package.json pins.
+if ! (cd tests/e2e && node -e '
+  const deps = require("./package.json").dependencies;
+  for (const [name, want] of Object.entries(deps)) {
+    if (require("./node_modules/" + name + "/package.json").version !== want) process.exit(1);
+  }' 2>/dev/null); then
   (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
 fi
 

@@ -27,6 +27,9 @@ type ConversationPage struct {
 	// Models are the models the picker offers; Model is the one selected.
 	Models []ModelOption
 	Model  string
+	// ReadOnly draws the page for a share link: no forms, nothing that
+	// loads more from the owner's conversation.
+	ReadOnly bool
 }
 
 // ModelOption is a model the researcher can pick.

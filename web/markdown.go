@@ -7,6 +7,8 @@ import (
 	"github.com/microcosm-cc/bluemonday"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/util"
 )
 
 // Markdown renders untrusted markdown (what models and planning artifacts
@@ -19,14 +21,16 @@ type Markdown struct {
 }
 
 // NewMarkdown returns a renderer with GitHub-flavoured tables, strikethrough
-// and autolinks. Links to other sites open in a new tab, without referrer
+// and autolinks; GO ids in running text link to their term pages
+// (GOTermURL). Links to other sites open in a new tab, without referrer
 // or opener.
 func NewMarkdown() *Markdown {
 	p := bluemonday.UGCPolicy()
 	p.AddTargetBlankToFullyQualifiedLinks(true)
 	p.RequireNoReferrerOnFullyQualifiedLinks(true)
 	return &Markdown{
-		md:     goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.Linkify)),
+		md: goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.Linkify),
+			goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(goLinker{}, 1000)))),
 		policy: p,
 	}
 }

@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"golang.org/x/sync/errgroup"
 
 	"strategist/internal/account"
@@ -51,8 +49,10 @@ type app struct {
 	metricsAddr string
 }
 
-// buildApp wires every part. It starts no goroutine: run does.
-func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger) (*app, error) {
+// buildApp wires every part. It starts no goroutine: run does. obs holds
+// the metrics every part records and, when tracing is on, the tracer
+// provider turns and requests start their traces on.
+func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger, obs *observability) (*app, error) {
 	accounts, err := account.New(account.Config{Store: db, SessionTTL: cfg.SessionTTL})
 	if err != nil {
 		return nil, err
@@ -67,7 +67,7 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger) (*app, error) 
 	}
 	origin := uuid.NewString()
 	broker := eventlog.NewBroker(0)
-	events, err := eventlog.NewLog(eventlog.LogConfig{Store: db, Broker: broker, Origin: origin, Logger: log})
+	events, err := eventlog.NewLog(eventlog.LogConfig{Store: db, Broker: broker, Origin: origin, Logger: log, Metrics: obs.metrics})
 	if err != nil {
 		return nil, err
 	}
@@ -87,6 +87,7 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger) (*app, error) 
 	}
 	scheduler, err := subagent.NewScheduler(subagent.Config{
 		Store: db, Concurrency: cfg.SubagentConcurrency, TaskTimeout: cfg.SubagentTimeout, Logger: log,
+		Metrics: obs.metrics,
 	})
 	if err != nil {
 		return nil, err
@@ -104,17 +105,17 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger) (*app, error) 
 		Store: db, Log: events, Publisher: broker, Models: models,
 		Planner: plan, Executor: exec, Logger: log, Origin: origin,
 		AutoApprove: cfg.AutoApprove, Estimator: estimator,
+		Tracer: obs.tracerProvider(), TraceContent: obs.content, Metrics: obs.metrics,
 	})
 	if err != nil {
 		return nil, err
 	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg := obs.registry
 	srv, err := server.New(server.Config{
 		Logger: log, Store: db, Accounts: accounts, Catalog: cat, Sites: cat, Keys: keys, Saver: cat,
-		Chat: orchestrator, Streamer: streamer, Strategies: strategies, Models: models,
+		Chat: orchestrator, Streamer: streamer, Strategies: strategies, Graph: strategies, Models: models,
 		Ready:    func(ctx context.Context) error { return db.Ready(ctx, migrations.FS) },
-		Registry: reg, Gatherer: reg, MetricsToken: cfg.MetricsToken,
+		Registry: reg, Gatherer: reg, MetricsToken: cfg.MetricsToken, Metrics: obs.metrics, Tracer: obs.tracerProvider(),
 		Auth: cfg.Auth, SecureCookies: cfg.SecureCookies, DefaultModel: cfg.Model, Version: version,
 		TurnRate: cfg.TurnRate, TurnBurst: 10, RequestRate: cfg.RequestRate,
 	})

@@ -6,10 +6,14 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"syscall"
 	"testing"
 	"time"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"strategist/internal/pgtest"
 )
@@ -64,7 +68,15 @@ func BenchmarkPostToTurnStart(b *testing.B) {
 // list_steps 200 times, twenty calls a round, and reports the server
 // process's CPU time per tool call (user + system; the database server's
 // own CPU is not included).
-func BenchmarkToolCallCPU(b *testing.B) {
+func BenchmarkToolCallCPU(b *testing.B) { benchmarkToolCallCPU(b, nil) }
+
+// BenchmarkToolCallCPUTraced is BenchmarkToolCallCPU with tracing on:
+// every span (the turn, its model and tool calls, the strategy reads and
+// their queries) is made, batched and handed to an exporter that drops it,
+// so the figure is the cost of tracing without the network.
+func BenchmarkToolCallCPUTraced(b *testing.B) { benchmarkToolCallCPU(b, tracetest.NewNoopExporter()) }
+
+func benchmarkToolCallCPU(b *testing.B, spans sdktrace.SpanExporter) {
 	const calls = 200
 	dir := b.TempDir()
 	// Ten rounds of twenty calls: within the executor's round limit.
@@ -83,10 +95,13 @@ func BenchmarkToolCallCPU(b *testing.B) {
 		b.Fatal(err)
 	}
 	var perCall []time.Duration
+	var allocs []float64
 	for b.Loop() {
 		b.StopTimer()
-		a := startBenchApp(b, map[string]string{"STRATEGIST_SCRIPTS_DIR": dir, "STRATEGIST_MODEL": "scripted:calls.json"})
+		a := startApp(b, appOptions{Spans: spans, Env: benchEnv(map[string]string{"STRATEGIST_SCRIPTS_DIR": dir, "STRATEGIST_MODEL": "scripted:calls.json"})})
 		conv := a.newConversation()
+		var ms0, ms1 runtime.MemStats
+		runtime.ReadMemStats(&ms0)
 		before := cpuTime()
 		b.StartTimer()
 		turn := a.startTurn(conv, "execute", "list")
@@ -103,23 +118,32 @@ func BenchmarkToolCallCPU(b *testing.B) {
 		}
 		b.StopTimer()
 		perCall = append(perCall, (cpuTime()-before)/calls)
+		runtime.ReadMemStats(&ms1)
+		allocs = append(allocs, float64(ms1.Mallocs-ms0.Mallocs)/calls)
 		a.Stop()
 		b.StartTimer()
 	}
 	slices.Sort(perCall)
 	b.ReportMetric(float64(perCall[len(perCall)/2].Microseconds()), "cpu-µs/call")
+	slices.Sort(allocs)
+	b.ReportMetric(allocs[len(allocs)/2], "allocs/call")
 }
 
 // startBenchApp starts the application for a benchmark (testApp needs a
 // *testing.T; benchmarks get the same graph through a thin wrapper).
 func startBenchApp(b *testing.B, env map[string]string) *testApp {
 	b.Helper()
+	return startApp(b, appOptions{Env: benchEnv(env)})
+}
+
+// benchEnv lifts the rate limits a benchmark would hit.
+func benchEnv(env map[string]string) map[string]string {
 	if env == nil {
 		env = map[string]string{}
 	}
 	env["STRATEGIST_TURN_RATE"] = "1000"
 	env["STRATEGIST_REQUEST_RATE"] = "100000"
-	return startApp(b, appOptions{Env: env})
+	return env
 }
 
 func cpuTime() time.Duration {

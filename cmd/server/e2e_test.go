@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +13,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"strategist/internal/config"
 	"strategist/internal/event"
@@ -42,6 +45,7 @@ type testApp struct {
 	// UserID is the user the Token signs in.
 	UserID string
 	app    *app
+	obs    *observability
 	stop   context.CancelFunc
 	done   chan error
 	logs   *proctest.Logs
@@ -55,6 +59,8 @@ type appOptions struct {
 	// default model.
 	Script string
 	Env    map[string]string
+	// Spans, when set, turns tracing on and receives the app's spans.
+	Spans sdktrace.SpanExporter
 }
 
 func startApp(t testing.TB, opts appOptions) *testApp {
@@ -87,22 +93,27 @@ func startApp(t testing.TB, opts appOptions) *testApp {
 	logs := &proctest.Logs{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	ctx, cancel := context.WithCancel(context.Background())
-	db, err := openDB(ctx, cfg)
+	obs, err := newObservability(ctx, cfg.Telemetry, version, opts.Spans)
 	if err != nil {
 		cancel()
 		t.Fatal(err)
 	}
-	a, err := buildApp(cfg, db, log)
+	db, err := openDB(ctx, cfg, obs.storeOptions()...)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	a, err := buildApp(cfg, db, log, obs)
 	if err != nil {
 		cancel()
 		db.Close()
 		t.Fatal(err)
 	}
-	ta := &testApp{t: t, URL: "http://" + ln.Addr().String(), app: a, stop: cancel, done: make(chan error, 1), logs: logs}
+	ta := &testApp{t: t, URL: "http://" + ln.Addr().String(), app: a, obs: obs, stop: cancel, done: make(chan error, 1), logs: logs}
 	go func() {
 		err := a.run(ctx, ln)
 		db.Close()
-		ta.done <- err
+		ta.done <- errors.Join(err, obs.shutdown(context.Background()))
 	}()
 	t.Cleanup(ta.Stop)
 	u, err := a.accounts.CreateUser(context.Background(), fmt.Sprintf("ada%d@example.org", time.Now().UnixNano()), "correct horse battery")

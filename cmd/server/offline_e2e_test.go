@@ -144,6 +144,50 @@ func TestOfflineAcceptance(t *testing.T) {
 	if diff := cmp.Diff(strings.Split(canonical(t, first.all()), "\n"), strings.Split(canonical(t, second.all()), "\n")); diff != "" {
 		t.Errorf("the transcript changed between runs (-first +second):\n%s", diff)
 	}
+	// The root's GO enrichment over the API: DNA replication and DNA repair
+	// with BH-adjusted p-values.
+	prefix := "/api/v1/conversations/" + first.conv
+	var enriched struct {
+		StepSize int `json:"stepSize"`
+		Terms    []struct {
+			GOID      string  `json:"goId"`
+			Benjamini float64 `json:"benjamini"`
+		} `json:"terms"`
+	}
+	srv.call(t, http.MethodGet, prefix+"/strategy/steps/"+string(first.strategy.RootStepID)+"/enrichment", nil, &enriched, http.StatusOK)
+	bh := map[string]float64{}
+	for _, term := range enriched.Terms {
+		bh[term.GOID] = term.Benjamini
+	}
+	if enriched.StepSize != 89 || bh["GO:0006260"] <= 0 || bh["GO:0006260"] > 1e-20 || bh["GO:0006281"] <= 0 || bh["GO:0006281"] > 1e-20 {
+		t.Errorf("enrichment of the root: %d genes, BH of GO:0006260 %g, GO:0006281 %g", enriched.StepSize, bh["GO:0006260"], bh["GO:0006281"])
+	}
+	srv.call(t, http.MethodGet, prefix+"/strategy/steps/"+string(first.strategy.RootStepID)+"/enrichment?cutoff=2", nil, nil, http.StatusBadRequest)
+
+	// A follow-up question in execute mode: the offline engine runs
+	// enrich_step on the root and answers with the top terms.
+	var turn struct {
+		TurnID string `json:"turnId"`
+	}
+	srv.call(t, http.MethodPost, prefix+"/turns", map[string]string{"message": "What are these genes enriched for?", "mode": "execute"}, &turn, http.StatusAccepted)
+	follow := srv.follow(t, prefix, first.exec[len(first.exec)-1].Seq, turn.TurnID)
+	eventtest.Check(t, append(first.all(), follow...))
+	var tools []string
+	answer := ""
+	for _, r := range follow {
+		switch r.Type {
+		case "tool_call_start":
+			tools = append(tools, field[string](t, r, "name"))
+		case "assistant_message":
+			answer = field[string](t, r, "content")
+		}
+	}
+	if !slices.Equal(tools, []string{"get_strategy", "enrich_step"}) || !strings.Contains(answer, "(GO:0006281)") || !strings.Contains(answer, "BH p = ") {
+		t.Errorf("enrichment follow-up: tools %v, answer:\n%s", tools, answer)
+	}
+	if len(records(follow, "graph_snapshot")) != 0 {
+		t.Error("the enrichment question changed the strategy")
+	}
 }
 
 // TestOfflineRequests plans and builds requests of every kind over HTTP and

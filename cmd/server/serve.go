@@ -13,6 +13,7 @@ import (
 	"strategist/internal/catalog/offline"
 	"strategist/internal/config"
 	"strategist/internal/store"
+	"strategist/internal/telemetry"
 	"strategist/migrations"
 )
 
@@ -34,12 +35,30 @@ func serveOn(ctx context.Context, cfg *config.Config, ln net.Listener, stderr io
 	defer ln.Close()
 	start := time.Now()
 	log := newLogger(cfg, stderr)
-	db, err := openDB(ctx, cfg)
+	obs, err := newObservability(ctx, cfg.Telemetry, version, nil)
+	if err != nil {
+		return err
+	}
+	obs.installGlobals(log)
+	defer func() {
+		// Spans and metrics still buffered are sent before the process ends.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := obs.shutdown(sctx); err != nil {
+			log.Warn("flushing telemetry", slog.Any("error", err))
+		}
+	}()
+	if cfg.Telemetry.TracesEnabled() || cfg.Telemetry.MetricsEnabled() {
+		log.Info("opentelemetry export on", slog.Bool("traces", cfg.Telemetry.TracesEnabled()),
+			slog.Bool("metrics", cfg.Telemetry.MetricsEnabled()), slog.String("protocol", cfg.Telemetry.Protocol),
+			slog.Bool("content", cfg.Telemetry.Content))
+	}
+	db, err := openDB(ctx, cfg, obs.storeOptions()...)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	a, err := buildApp(cfg, db, log)
+	a, err := buildApp(cfg, db, log, obs)
 	if err != nil {
 		return err
 	}
@@ -53,18 +72,19 @@ func newLogger(cfg *config.Config, w io.Writer) *slog.Logger {
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(cfg.LogLevel))
 	opts := &slog.HandlerOptions{Level: level}
+	// Lines logged inside a traced turn or request carry its trace_id.
 	if cfg.LogFormat == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
+		return slog.New(telemetry.LogHandler(slog.NewJSONHandler(w, opts)))
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	return slog.New(telemetry.LogHandler(slog.NewTextHandler(w, opts)))
 }
 
 // openDB connects and applies pending migrations.
-func openDB(ctx context.Context, cfg *config.Config) (*store.DB, error) {
+func openDB(ctx context.Context, cfg *config.Config, opts ...store.Option) (*store.DB, error) {
 	if cfg.DatabaseURL == "" {
 		return nil, errors.New("DATABASE_URL is not set: point it at PostgreSQL, or use `make run`, which finds or starts one")
 	}
-	db, err := store.Open(ctx, cfg.DatabaseURL, migrations.FS)
+	db, err := store.Open(ctx, cfg.DatabaseURL, migrations.FS, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("DATABASE_URL: %w", err)
 	}

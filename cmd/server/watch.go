@@ -157,6 +157,9 @@ func (p *watchPrinter) print(r event.Record) {
 		if e.HandoffID != "" {
 			extra = " · from handoff " + short(e.HandoffID)
 		}
+		if e.TraceID != "" {
+			extra += " · trace " + e.TraceID // whole: it is what a trace viewer searches for
+		}
 		p.line("▶ turn %s · %s · %s%s", short(e.TurnID), e.Mode, e.Model, extra)
 	case *event.AssistantMessage:
 		if !p.streamed[e.MessageID] {

@@ -196,3 +196,25 @@ func TestWatchFlagsAfterID(t *testing.T) {
 		t.Errorf("requests mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestWatchShowsTheTurnsTrace: a traced turn's first line names its whole
+// trace id, to paste into a trace viewer; an untraced one names none.
+func TestWatchShowsTheTurnsTrace(t *testing.T) {
+	for _, tc := range []struct{ traceID, want string }{
+		{"4bf92f3577b34da6a3ce929d0e0e4736", " · trace 4bf92f3577b34da6a3ce929d0e0e4736"},
+		{"", ""},
+	} {
+		var out bytes.Buffer
+		p := newWatchPrinter(&out, "c1")
+		typ, payload, err := event.Encode(&event.TurnStart{Base: event.Base{TurnID: "t1"}, Mode: event.Mode("plan"), Model: "offline", TraceID: tc.traceID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.print(event.Record{ConversationID: "c1", Seq: 1, TurnID: "t1", Type: typ, Payload: payload})
+		p.endLine()
+		line := strings.TrimSpace(out.String())
+		if !strings.HasSuffix(line, "offline"+tc.want) {
+			t.Errorf("turn_start line = %q, want it to end %q", line, "offline"+tc.want)
+		}
+	}
+}

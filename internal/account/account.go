@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"net/mail"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"strategist/internal/store"
@@ -80,6 +81,7 @@ type Service struct {
 	throttle *throttle
 	gate     *hashGate
 	creds    *credCache
+	devUser  atomic.Pointer[store.User]
 	// dummyHash is checked for unknown emails so that timing does not reveal
 	// which emails have accounts.
 	dummyHash string
@@ -182,8 +184,19 @@ func (s *Service) SignIn(ctx context.Context, email, password, clientIP string) 
 }
 
 // DevUser returns (creating it on first use) dev mode's implicit user.
+//
+// The account is created once and never removed, so the first answer is
+// kept: dev mode's requests cost no database write each.
 func (s *Service) DevUser(ctx context.Context) (store.User, error) {
-	return s.store.EnsureUserWithoutPassword(ctx, DevEmail)
+	if u := s.devUser.Load(); u != nil {
+		return *u, nil
+	}
+	u, err := s.store.EnsureUserWithoutPassword(ctx, DevEmail)
+	if err != nil {
+		return store.User{}, err
+	}
+	s.devUser.Store(&u)
+	return u, nil
 }
 
 func (s *Service) openSession(ctx context.Context, userID string) (string, Session, error) {
@@ -310,4 +323,28 @@ func randomToken(n int) (string, error) {
 		return "", fmt.Errorf("account: random: %w", err)
 	}
 	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// shareTokenPrefix marks conversation share-link tokens.
+const shareTokenPrefix = "shr_"
+
+// NewShareToken makes the secret of a conversation's share link: 256 bits
+// from crypto/rand, and the hash that is all the store keeps of it (like an
+// API token's). The token is shown once, in the link.
+func NewShareToken() (token string, hash []byte, err error) {
+	raw, err := randomToken(32)
+	if err != nil {
+		return "", nil, err
+	}
+	token = shareTokenPrefix + raw
+	return token, hashSecret(token), nil
+}
+
+// ShareTokenHash is the stored form of a share link's token; ok is false
+// for a string that cannot be one (so it is not looked up).
+func ShareTokenHash(token string) (hash []byte, ok bool) {
+	if !strings.HasPrefix(token, shareTokenPrefix) || len(token) > 128 {
+		return nil, false
+	}
+	return hashSecret(token), true
 }

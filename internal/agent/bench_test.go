@@ -1,11 +1,15 @@
 package agent
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"runtime"
 	"strings"
 	"testing"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"strategist/internal/llm"
 	"strategist/internal/llm/scripted"
@@ -71,6 +75,44 @@ func BenchmarkLoop(b *testing.B) {
 			b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/rounds, "allocs/round")
 		})
 	}
+}
+
+// BenchmarkLoopTraced is BenchmarkLoop's ten rounds of four calls run
+// inside a recording span, as a traced turn is: every model and tool call
+// makes a span, batched and handed to an exporter that drops it. Beside
+// BenchmarkLoop it is the agent loop's cost of tracing.
+func BenchmarkLoopTraced(b *testing.B) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+	defer func() { _ = tp.Shutdown(context.Background()) }()
+	script := loopScript(b, 10, 4)
+	tools := newToolset(b, searchTool())
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	cpu0 := cpuTime()
+	b.ReportAllocs()
+	for b.Loop() {
+		eng, err := scripted.New(script)
+		if err != nil {
+			b.Fatal(err)
+		}
+		a, err := New(Config{Engine: eng, Agent: "planner", Tools: tools, MaxRounds: 10,
+			NewID: seqIDs(), System: "You plan VEuPathDB search strategies."})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx, span := tp.Tracer("bench").Start(b.Context(), "turn")
+		_, end := collect(a.Run(ctx, Input{User: "Find protein kinases on chromosome 5"}))
+		span.End()
+		if end.Reason != StopCompleted {
+			b.Fatalf("run ended %v: %v", end.Reason, end.Err)
+		}
+	}
+	cpu := cpuTime() - cpu0
+	runtime.ReadMemStats(&ms1)
+	rounds := float64(b.N * 10)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/rounds, "ns/round")
+	b.ReportMetric(float64(cpu.Nanoseconds())/rounds, "cpu-ns/round")
+	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/rounds, "allocs/round")
 }
 
 // estimationHistory is a 40-message planning history of about 40 KB.

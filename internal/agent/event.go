@@ -59,6 +59,15 @@ type ToolCallEnd struct {
 	Duration time.Duration
 }
 
+// Outcome is the call's outcome as metrics and spans label it: "ok" or its
+// failure's code.
+func (e ToolCallEnd) Outcome() string {
+	if e.Error != nil {
+		return e.Error.Code
+	}
+	return "ok"
+}
+
 // ToolFailure is the code and message of a failed call.
 type ToolFailure struct {
 	Code    string         `json:"code"`

@@ -9,7 +9,12 @@ import (
 	"runtime/debug"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	oteltrace "go.opentelemetry.io/otel/trace"
+
 	"strategist/internal/llm"
+	"strategist/internal/telemetry"
 )
 
 // outcome is one tool call's result, rendered.
@@ -139,6 +144,17 @@ type call struct {
 // run (unknown tool, bad arguments, run cancelled) comes back with its
 // failure and no handler.
 func (r *run) prepare(ctx context.Context, c llm.ToolCall, round int) *call {
+	p := r.lookup(ctx, c, round)
+	if p.run == nil {
+		// A call that cannot run is still a call: its span says why.
+		_, span := p.startSpan(ctx)
+		p.endSpan(span)
+	}
+	return p
+}
+
+// lookup finds the call's tool and decodes its arguments.
+func (r *run) lookup(ctx context.Context, c llm.ToolCall, round int) *call {
 	p := &call{c: c, round: round, start: time.Now(), timeout: r.cfg.ToolTimeout}
 	ok := false
 	if r.cfg.Tools != nil {
@@ -170,6 +186,8 @@ func (r *run) prepare(ctx context.Context, c llm.ToolCall, round int) *call {
 // finish runs the handler under the call's timeout and classifies what it
 // returned.
 func (p *call) finish(ctx context.Context, r *run) {
+	ctx, span := p.startSpan(ctx)
+	defer p.endSpan(span)
 	cctx, cancel := context.WithTimeout(withCall(ctx, Call{ID: p.c.ID, Name: p.c.Name, Round: p.round}), p.timeout)
 	defer cancel()
 	p.val, p.err = guard(r, p.c, func() (any, error) { return p.run(cctx) })
@@ -186,6 +204,56 @@ func (p *call) finish(ctx context.Context, r *run) {
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
 		p.failure = &ToolFailure{Code: CodeTimeout, Message: fmt.Sprintf("the tool did not finish within %v", p.timeout)}
 	}
+}
+
+// startSpan starts the call's span, under the run's (a turn's or a
+// sub-agent attempt's), when that one records.
+func (p *call) startSpan(ctx context.Context) (context.Context, oteltrace.Span) {
+	ctx, span := telemetry.Start(ctx, "execute_tool")
+	if span.IsRecording() {
+		span.SetName("execute_tool " + p.c.Name)
+		span.SetAttributes(attribute.String("gen_ai.operation.name", "execute_tool"), telemetry.KeyToolName.String(p.c.Name),
+			telemetry.KeyToolCallID.String(p.c.ID), telemetry.KeyRound.Int(p.round))
+		if telemetry.Content(ctx) {
+			span.SetAttributes(telemetry.KeyToolArgs.String(telemetry.Clip(string(p.c.Args))))
+		}
+	}
+	return ctx, span
+}
+
+// endSpan records the call's outcome ("ok" or the failure's code) and
+// ends its span.
+func (p *call) endSpan(span oteltrace.Span) {
+	if !span.IsRecording() {
+		return
+	}
+	code := p.code()
+	span.SetAttributes(telemetry.KeyToolOutcome.String(code))
+	if code != "ok" {
+		msg := code
+		if p.err != nil {
+			msg = p.err.Error()
+		} else if p.failure != nil {
+			msg = p.failure.Message
+		}
+		span.SetStatus(codes.Error, msg)
+	}
+	span.End()
+}
+
+// code is the call's outcome as outcome classifies it: "ok" or the
+// failure's code.
+func (p *call) code() string {
+	if p.failure != nil {
+		return p.failure.Code
+	}
+	if te, ok := errors.AsType[*ToolError](p.err); ok {
+		return te.Code
+	}
+	if p.err != nil {
+		return CodeToolError
+	}
+	return "ok"
 }
 
 // outcome renders the call's result for the model and for history.

@@ -12,7 +12,11 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	oteltrace "go.opentelemetry.io/otel/trace"
+
 	"strategist/internal/llm"
+	"strategist/internal/telemetry"
 )
 
 // Defaults of Config's bounds.
@@ -236,6 +240,12 @@ func (r *run) callModel(ctx context.Context, round int) (*response, bool) {
 		est = r.cfg.Estimator.Estimate(r.cfg.Model, &req)
 	}
 	resp := &response{id: r.cfg.NewID()}
+	ctx, span := telemetry.Start(ctx, "chat")
+	defer span.End()
+	if span.IsRecording() {
+		r.traceRequest(ctx, span, &req, round)
+		defer r.traceResponse(ctx, span, resp)
+	}
 	for c, err := range r.cfg.Engine.Stream(ctx, req) {
 		if err != nil {
 			resp.err = err
@@ -275,6 +285,45 @@ func (r *run) callModel(ctx context.Context, round int) (*response, bool) {
 	}
 	resp.calls = normalizeCalls(resp.id, resp.calls)
 	return resp, true
+}
+
+// traceRequest describes a model call on its span: the model, the role and
+// the round, and, only when content may be recorded, the last message sent.
+func (r *run) traceRequest(ctx context.Context, span oteltrace.Span, req *llm.Request, round int) {
+	span.SetName("chat " + r.cfg.Model)
+	span.SetAttributes(attribute.String("gen_ai.operation.name", "chat"), telemetry.KeyModel.String(r.cfg.Model),
+		telemetry.KeyAgent.String(r.cfg.Agent), telemetry.KeyRound.Int(round))
+	if telemetry.Content(ctx) && len(req.Messages) > 0 {
+		last := req.Messages[len(req.Messages)-1]
+		text := last.Text
+		if len(last.ToolResults) > 0 {
+			b, _ := json.Marshal(last.ToolResults)
+			text = string(b)
+		}
+		span.SetAttributes(telemetry.KeyPrompt.String(telemetry.Clip(text)))
+	}
+}
+
+// traceResponse records what a model call returned on its span: tokens,
+// the finish reason, the tools it asked for (names only) and its failure,
+// and, only when content may be recorded, its text.
+func (r *run) traceResponse(ctx context.Context, span oteltrace.Span, resp *response) {
+	span.SetAttributes(telemetry.KeyInputTokens.Int(resp.usage.PromptTokens),
+		telemetry.KeyOutputTokens.Int(resp.usage.CompletionTokens))
+	if resp.finish != "" {
+		span.SetAttributes(telemetry.KeyFinishReasons.StringSlice([]string{string(resp.finish)}))
+	}
+	if len(resp.calls) > 0 {
+		names := make([]string, len(resp.calls))
+		for i, c := range resp.calls {
+			names[i] = c.Name
+		}
+		span.SetAttributes(attribute.StringSlice("strategist.llm.tool_calls", names))
+	}
+	if telemetry.Content(ctx) && resp.text.Len() > 0 {
+		span.SetAttributes(telemetry.KeyCompletion.String(telemetry.Clip(resp.text.String())))
+	}
+	telemetry.Fail(span, resp.err)
 }
 
 // normalizeCalls gives every call a unique id and JSON arguments, so that

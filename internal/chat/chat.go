@@ -23,6 +23,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/trace"
 
 	"strategist/internal/account"
 	"strategist/internal/agent"
@@ -30,6 +31,7 @@ import (
 	"strategist/internal/eventlog"
 	"strategist/internal/llm"
 	"strategist/internal/store"
+	"strategist/internal/telemetry"
 )
 
 // Store is what the orchestrator needs from persistence.
@@ -102,6 +104,12 @@ type Config struct {
 	// SweepEvery is how often orphaned turns of dead processes are looked for
 	// (default 15 s).
 	SweepEvery time.Duration
+	// Tracer starts each turn's trace (nil: turns are not traced).
+	// TraceContent lets the turn's spans record messages and prompts.
+	Tracer       trace.TracerProvider
+	TraceContent bool
+	// Metrics records turns, tokens and tool calls (nil: none).
+	Metrics *telemetry.Metrics
 }
 
 // Service runs turns.
@@ -262,6 +270,9 @@ func (s *Service) StartTurn(ctx context.Context, req TurnRequest) (string, error
 // ownership, and a refused request reads the conversation so that another
 // user's is ErrNotFound rather than a complaint about the request.
 func (s *Service) checkTurn(ctx context.Context, req TurnRequest) (string, error) {
+	if err := uuid.Validate(req.ConversationID); err != nil || len(req.ConversationID) != 36 {
+		return "", fmt.Errorf("chat: conversation %q: %w", req.ConversationID, store.ErrNotFound)
+	}
 	var current string
 	if req.Model == "" {
 		conv, err := s.cfg.Store.Conversation(ctx, req.UserID, req.ConversationID)
@@ -317,13 +328,20 @@ func (s *Service) pickModel(requested, current string) (string, error) {
 }
 
 // begin commits a turn's start and launches it.
-func (s *Service) begin(ctx context.Context, t *turn, st store.StartTurn, first ...event.Event) error {
+func (s *Service) begin(ctx context.Context, t *turn, st store.StartTurn, first ...event.Event) (err error) {
 	s.mu.Lock()
 	owner, serving := s.owner, s.base != nil
 	s.mu.Unlock()
 	if !serving {
 		return ErrNotServing
 	}
+	ctx = s.startSpan(ctx, t, first)
+	defer func() {
+		if err != nil {
+			telemetry.Fail(t.span, err)
+			t.span.End()
+		}
+	}()
 	st.Owner, st.Origin = owner, s.cfg.Origin
 	tl, err := s.cfg.Log.Turn(t.convID)
 	if err != nil {
@@ -352,6 +370,10 @@ func (s *Service) begin(ctx context.Context, t *turn, st store.StartTurn, first 
 		return err
 	}
 	t.siteID = started.SiteID
+	if t.span.IsRecording() {
+		// The site is known once the start has read the conversation.
+		t.span.SetAttributes(telemetry.KeySite.String(t.siteID))
+	}
 	s.cfg.Publisher.Publish(records(started.Events)...)
 	return s.launch(t)
 }
@@ -374,6 +396,7 @@ func (s *Service) launch(t *turn) error {
 		defer s.wg.Done()
 		defer stop()
 		defer cancel(nil)
+		ctx = telemetry.WithContent(trace.ContextWithSpan(ctx, t.span), s.cfg.TraceContent)
 		s.runTurn(event.WithTurn(account.WithUser(ctx, t.userID), t.id), t)
 		s.mu.Lock()
 		delete(s.running, t.id)
@@ -504,6 +527,7 @@ func (s *Service) recoverOrphans(ctx context.Context) int {
 		}
 		s.cfg.Publisher.Publish(records(rows)...)
 		s.log.Info("interrupted an orphaned turn", slog.String("turn_id", o.ID), slog.String("conversation_id", o.ConversationID))
+		s.traceRecovery(ctx, o.ID, records(past))
 		n++
 	}
 	return n

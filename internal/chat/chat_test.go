@@ -101,6 +101,18 @@ func TestStartTurnInput(t *testing.T) {
 	if !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("another user's conversation: err = %v, want store.ErrNotFound", err)
 	}
+	// A request naming its model is not checked against the conversation
+	// first: the start itself refuses, and nothing is written.
+	for _, r := range []chat.TurnRequest{
+		{UserID: stranger.ID, ConversationID: w.convID, Message: "hello", Mode: chat.ModePlan, Model: testModel},
+		{UserID: stranger.ID, ConversationID: w.convID, Message: "hello", Mode: "build", Model: testModel},
+		{UserID: stranger.ID, ConversationID: w.convID, Message: "hello", Mode: chat.ModePlan, Model: "gemini:nope"},
+		{UserID: w.userID, ConversationID: "not-a-conversation", Message: "hello", Mode: chat.ModePlan, Model: testModel},
+	} {
+		if _, err := p.startTurn(t, r); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("%+v: err = %v, want store.ErrNotFound", r, err)
+		}
+	}
 	if recs := w.events(w.convID); len(recs) != 0 {
 		t.Errorf("refused requests left events: %v", types(recs))
 	}

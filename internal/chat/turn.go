@@ -9,11 +9,14 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"strategist/internal/agent"
 	"strategist/internal/event"
 	"strategist/internal/eventlog"
 	"strategist/internal/llm"
 	"strategist/internal/store"
+	"strategist/internal/telemetry"
 )
 
 // turn is one running turn. Its fields are written before its goroutine
@@ -29,6 +32,9 @@ type turn struct {
 	userMessageID string
 	start         time.Time
 	cancel        func(cause error)
+	// span is the turn's root span (trace.go); it does nothing when the
+	// turn is not traced.
+	span trace.Span
 
 	// log appends the turn's events: the agent loop's progress queued, the
 	// tools' events (Env.Emit) durably before Emit returns.
@@ -91,7 +97,7 @@ func (s *Service) note(t *turn, evs []event.Event) {
 
 // runTurn runs the agent of t's mode and ends the turn, whatever happens.
 func (s *Service) runTurn(ctx context.Context, t *turn) {
-	log := s.log.With(slog.String("turn_id", t.id), slog.String("conversation_id", t.convID))
+	log := telemetry.Logger(ctx, s.log.With(slog.String("turn_id", t.id), slog.String("conversation_id", t.convID)))
 	emit := s.emit(t)
 	end, runErr := s.runAgent(ctx, t, emit, s.queue(t))
 	status, msg := outcome(ctx, end, runErr)
@@ -115,6 +121,8 @@ func (s *Service) runTurn(ctx context.Context, t *turn) {
 	}
 	cancel()
 	s.endTurn(t, status, msg, usage, log)
+	s.cfg.Metrics.TurnEnded(ctx, string(t.mode), string(status), time.Since(t.start))
+	endSpan(ctx, t, status, msg, end, usage)
 }
 
 // errEngine marks failures to set up the model.
@@ -154,6 +162,7 @@ func (s *Service) runAgent(ctx context.Context, t *turn, emit, queue func(contex
 	}
 	var end agent.RunEnd
 	for ev := range ag.Run(ctx, agent.Input{History: history.Messages, User: history.Current}) {
+		s.observe(ctx, model, ev)
 		if err := s.forward(ctx, queue, ev, &end); err != nil {
 			return end, fmt.Errorf("record events: %w", err)
 		}
@@ -204,7 +213,7 @@ func (s *Service) persist(t *turn, msgs []llm.Message) error {
 		}
 		rows = append(rows, store.NewMessage{Role: sm.Role, Content: sm.Content, Data: sm.Data})
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), appendTimeout)
+	ctx, cancel := context.WithTimeout(trace.ContextWithSpan(context.Background(), t.span), appendTimeout)
 	defer cancel()
 	if err := s.cfg.Store.AddMessages(ctx, t.convID, t.id, rows); err != nil {
 		return fmt.Errorf("persist messages: %w", err)
@@ -257,7 +266,7 @@ func (s *Service) endTurn(t *turn, status event.TurnStatus, msg string, usage ll
 	usageJSON, _ := json.Marshal(usage)
 	et := store.EndTurn{TurnID: t.id, Status: status, Error: msg, Usage: usageJSON, Events: []store.NewEvent{ne}, Origin: s.cfg.Origin}
 	for attempt := range 5 {
-		ctx, cancel := context.WithTimeout(context.Background(), appendTimeout)
+		ctx, cancel := context.WithTimeout(trace.ContextWithSpan(context.Background(), t.span), appendTimeout)
 		rows, err := s.cfg.Store.EndTurnTx(ctx, et)
 		cancel()
 		if err == nil {

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -78,6 +79,59 @@ type Config struct {
 
 	LogLevel  string
 	LogFormat string
+
+	// Telemetry is the OpenTelemetry export: off unless an OTLP endpoint
+	// is set.
+	Telemetry Telemetry
+}
+
+// Telemetry is the OpenTelemetry configuration, from the standard OTEL_*
+// variables (and STRATEGIST_TRACE_CONTENT). Traces are exported when
+// OTLPEndpoint or OTLPTracesEndpoint is set, metrics when OTLPEndpoint or
+// OTLPMetricsEndpoint is; with neither, no tracer provider exists and
+// instrumented code does nothing. Prometheus /metrics does not depend on
+// it.
+type Telemetry struct {
+	// OTLPEndpoint is the collector's base URL: /v1/traces and /v1/metrics
+	// are appended for OTLP/HTTP; gRPC uses its host and port.
+	OTLPEndpoint string
+	// OTLPTracesEndpoint and OTLPMetricsEndpoint, when set, are used as
+	// they are for that signal (full URLs for OTLP/HTTP).
+	OTLPTracesEndpoint  string
+	OTLPMetricsEndpoint string
+	// Protocol is "http/protobuf" or "grpc".
+	Protocol string
+	// Headers are sent with every export (a collector's credentials): never
+	// logged.
+	Headers map[string]string
+	// ServiceName names this service in traces (default "strategist").
+	ServiceName string
+	// ResourceAttributes are extra resource attributes, key=value pairs.
+	ResourceAttributes map[string]string
+	// Sampler is an OTEL_TRACES_SAMPLER name; SamplerArg its ratio.
+	Sampler    string
+	SamplerArg float64
+	// TracesOff and MetricsOff turn one signal's export off
+	// (OTEL_TRACES_EXPORTER=none, OTEL_METRICS_EXPORTER=none); Disabled
+	// turns both off (OTEL_SDK_DISABLED=true).
+	TracesOff  bool
+	MetricsOff bool
+	Disabled   bool
+	// MetricInterval is how often metrics are exported.
+	MetricInterval time.Duration
+	// Content lets spans record what researchers and models wrote
+	// (messages, prompts, completions, tool arguments).
+	Content bool
+}
+
+// TracesEnabled reports whether spans are exported.
+func (t Telemetry) TracesEnabled() bool {
+	return !t.Disabled && !t.TracesOff && (t.OTLPEndpoint != "" || t.OTLPTracesEndpoint != "")
+}
+
+// MetricsEnabled reports whether metrics are exported over OTLP.
+func (t Telemetry) MetricsEnabled() bool {
+	return !t.Disabled && !t.MetricsOff && (t.OTLPEndpoint != "" || t.OTLPMetricsEndpoint != "")
 }
 
 // setting ties one environment variable to its flag and parser.
@@ -252,6 +306,83 @@ func settings() []setting {
 			c.CatalogTTL = d
 			return nil
 		}},
+		{"OTEL_EXPORTER_OTLP_ENDPOINT", "otlp-endpoint", "", "OpenTelemetry collector URL (e.g. http://localhost:4318); traces and metrics are exported over OTLP when set, off when unset", func(c *Config, v string) error {
+			return otlpURL(&c.Telemetry.OTLPEndpoint, v)
+		}},
+		{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "otlp-traces-endpoint", "", "OTLP URL for traces only, used as it is (e.g. http://localhost:4318/v1/traces)", func(c *Config, v string) error {
+			return otlpURL(&c.Telemetry.OTLPTracesEndpoint, v)
+		}},
+		{"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "otlp-metrics-endpoint", "", "OTLP URL for metrics only, used as it is (e.g. http://localhost:4318/v1/metrics)", func(c *Config, v string) error {
+			return otlpURL(&c.Telemetry.OTLPMetricsEndpoint, v)
+		}},
+		{"OTEL_EXPORTER_OTLP_PROTOCOL", "otlp-protocol", "http/protobuf", `OTLP transport: "http/protobuf" or "grpc"`, func(c *Config, v string) error {
+			switch v {
+			case "http/protobuf", "grpc":
+				c.Telemetry.Protocol = v
+				return nil
+			}
+			return errors.New(`must be "http/protobuf" or "grpc" (http/json is not supported)`)
+		}},
+		{"OTEL_EXPORTER_OTLP_HEADERS", "otlp-headers", "", "headers sent with every OTLP export, key=value pairs separated by commas (a collector's credentials)", func(c *Config, v string) error {
+			h, err := pairs(v)
+			c.Telemetry.Headers = h
+			return err
+		}},
+		{"OTEL_SERVICE_NAME", "otel-service-name", "strategist", "service name in traces and exported metrics", func(c *Config, v string) error {
+			c.Telemetry.ServiceName = v
+			return nil
+		}},
+		{"OTEL_RESOURCE_ATTRIBUTES", "otel-resource-attributes", "", "extra resource attributes of traces and exported metrics, key=value pairs separated by commas (e.g. deployment.environment=lab)", func(c *Config, v string) error {
+			a, err := pairs(v)
+			c.Telemetry.ResourceAttributes = a
+			return err
+		}},
+		{"OTEL_TRACES_SAMPLER", "otel-traces-sampler", "parentbased_always_on", "which traces are kept: always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off or parentbased_traceidratio", func(c *Config, v string) error {
+			switch v {
+			case "always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio":
+				c.Telemetry.Sampler = v
+				return nil
+			}
+			return errors.New("must be always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off or parentbased_traceidratio")
+		}},
+		{"OTEL_TRACES_SAMPLER_ARG", "otel-traces-sampler-arg", "1", "the share of traces kept by the traceidratio samplers (0 to 1)", func(c *Config, v string) error {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || f < 0 || f > 1 {
+				return errors.New("must be a number from 0 to 1")
+			}
+			c.Telemetry.SamplerArg = f
+			return nil
+		}},
+		{"OTEL_TRACES_EXPORTER", "otel-traces-exporter", "otlp", `"otlp", or "none" to export metrics only`, func(c *Config, v string) error {
+			return exporter(&c.Telemetry.TracesOff, v)
+		}},
+		{"OTEL_METRICS_EXPORTER", "otel-metrics-exporter", "otlp", `"otlp", or "none" to export traces only (Prometheus /metrics is not affected)`, func(c *Config, v string) error {
+			return exporter(&c.Telemetry.MetricsOff, v)
+		}},
+		{"OTEL_METRIC_EXPORT_INTERVAL", "otel-metric-export-interval", "60000", "milliseconds between OTLP metric exports (1000 to 3600000)", func(c *Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1000 || n > 3_600_000 {
+				return errors.New("must be a whole number of milliseconds from 1000 to 3600000")
+			}
+			c.Telemetry.MetricInterval = time.Duration(n) * time.Millisecond
+			return nil
+		}},
+		{"OTEL_SDK_DISABLED", "otel-sdk-disabled", "false", "true turns every OpenTelemetry export off, whatever else is set", func(c *Config, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return errors.New("must be true or false")
+			}
+			c.Telemetry.Disabled = b
+			return nil
+		}},
+		{"STRATEGIST_TRACE_CONTENT", "trace-content", "false", "let spans record what researchers and models wrote (messages, prompts, completions, tool arguments); off: ids, names, counts and outcomes only", func(c *Config, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return errors.New("must be true or false")
+			}
+			c.Telemetry.Content = b
+			return nil
+		}},
 		{"STRATEGIST_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", func(c *Config, v string) error {
 			switch v {
 			case "debug", "info", "warn", "error":
@@ -270,6 +401,10 @@ func settings() []setting {
 		}},
 	}
 }
+
+// secret lists the settings whose values an error must not repeat: they
+// hold credentials.
+var secret = map[string]bool{"STRATEGIST_SECRET_KEY": true, "OTEL_EXPORTER_OTLP_HEADERS": true}
 
 // Load reads the environment (through getenv) and then args, where flags of
 // the same settings override the environment. It validates everything and
@@ -295,6 +430,9 @@ func Load(args []string, getenv func(string) string, stderr io.Writer) (*Config,
 	c := &Config{}
 	for i, s := range all {
 		if err := s.set(c, *values[i]); err != nil {
+			if secret[s.env] {
+				return nil, fmt.Errorf("config: %s (-%s), value not shown: %w", s.env, s.flag, err)
+			}
 			return nil, fmt.Errorf("config: %s (-%s) = %q: %w", s.env, s.flag, *values[i], err)
 		}
 	}
@@ -332,6 +470,56 @@ func IsLoopback(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// otlpURL checks an OTLP endpoint: an http:// or https:// URL with a host.
+func otlpURL(dst *string, v string) error {
+	if v == "" {
+		return nil
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return errors.New("must be an http:// or https:// URL, such as http://localhost:4318")
+	}
+	*dst = v
+	return nil
+}
+
+// exporter reads OTEL_TRACES_EXPORTER or OTEL_METRICS_EXPORTER.
+func exporter(off *bool, v string) error {
+	switch v {
+	case "otlp":
+		return nil
+	case "none":
+		*off = true
+		return nil
+	}
+	return errors.New(`must be "otlp" or "none"`)
+}
+
+// pairs reads the OpenTelemetry list form key1=value1,key2=value2, whose
+// values may be percent-encoded.
+func pairs(v string) (map[string]string, error) {
+	if strings.TrimSpace(v) == "" {
+		return nil, nil
+	}
+	out := map[string]string{}
+	for _, p := range strings.Split(v, ",") {
+		if strings.TrimSpace(p) == "" {
+			continue
+		}
+		k, val, ok := strings.Cut(p, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, errors.New("must be key=value pairs separated by commas")
+		}
+		dec, err := url.PathUnescape(strings.TrimSpace(val))
+		if err != nil {
+			return nil, fmt.Errorf("the value of %s is not validly percent-encoded", k)
+		}
+		out[k] = dec
+	}
+	return out, nil
 }
 
 func splitList(v string) []string {

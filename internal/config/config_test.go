@@ -91,3 +91,81 @@ func TestDevModeOnLoopback(t *testing.T) {
 		}
 	}
 }
+
+func TestTelemetryIsOffUnlessAnEndpointIsSet(t *testing.T) {
+	c, err := config.Load(nil, env(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc := c.Telemetry
+	if tc.TracesEnabled() || tc.MetricsEnabled() || tc.Content {
+		t.Errorf("telemetry on by default: %+v", tc)
+	}
+	if tc.Protocol != "http/protobuf" || tc.ServiceName != "strategist" || tc.Sampler != "parentbased_always_on" ||
+		tc.SamplerArg != 1 || tc.MetricInterval != time.Minute {
+		t.Errorf("telemetry defaults = %+v", tc)
+	}
+
+	c, err = config.Load(nil, env(map[string]string{
+		"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318",
+		"OTEL_EXPORTER_OTLP_HEADERS":  "authorization=Bearer%20abc, x-team = lab",
+		"OTEL_RESOURCE_ATTRIBUTES":    "deployment.environment=lab",
+		"OTEL_TRACES_SAMPLER":         "parentbased_traceidratio",
+		"OTEL_TRACES_SAMPLER_ARG":     "0.25",
+		"OTEL_METRICS_EXPORTER":       "none",
+		"STRATEGIST_TRACE_CONTENT":    "true",
+	}), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc = c.Telemetry
+	if !tc.TracesEnabled() || tc.MetricsEnabled() || !tc.Content || tc.SamplerArg != 0.25 {
+		t.Errorf("configured telemetry = %+v", tc)
+	}
+	if tc.Headers["authorization"] != "Bearer abc" || tc.Headers["x-team"] != "lab" || tc.ResourceAttributes["deployment.environment"] != "lab" {
+		t.Errorf("pairs = %v, %v", tc.Headers, tc.ResourceAttributes)
+	}
+
+	c, err = config.Load(nil, env(map[string]string{
+		"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://collector:4318/v1/traces",
+		"OTEL_SDK_DISABLED":                  "true",
+	}), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Telemetry.TracesEnabled() {
+		t.Error("OTEL_SDK_DISABLED=true left tracing on")
+	}
+}
+
+func TestBadTelemetrySettings(t *testing.T) {
+	tests := []struct {
+		env  map[string]string
+		want []string
+	}{
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "collector:4318"}, []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "http"}},
+		{map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}, []string{"OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"}},
+		{map[string]string{"OTEL_TRACES_SAMPLER": "sometimes"}, []string{"OTEL_TRACES_SAMPLER", "traceidratio"}},
+		{map[string]string{"OTEL_TRACES_SAMPLER_ARG": "2"}, []string{"OTEL_TRACES_SAMPLER_ARG", "0 to 1"}},
+		{map[string]string{"OTEL_TRACES_EXPORTER": "zipkin"}, []string{"OTEL_TRACES_EXPORTER", `"none"`}},
+		{map[string]string{"OTEL_METRIC_EXPORT_INTERVAL": "10"}, []string{"OTEL_METRIC_EXPORT_INTERVAL", "1000"}},
+		{map[string]string{"STRATEGIST_TRACE_CONTENT": "maybe"}, []string{"STRATEGIST_TRACE_CONTENT"}},
+	}
+	for _, tt := range tests {
+		_, err := config.Load(nil, env(tt.env), io.Discard)
+		if err == nil {
+			t.Errorf("Load(%v) accepted", tt.env)
+			continue
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("Load(%v) = %v, want it to mention %q", tt.env, err, w)
+			}
+		}
+	}
+	// Headers carry a collector's credentials: a bad value is not echoed.
+	_, err := config.Load(nil, env(map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "secret-token-without-key"}), io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "OTEL_EXPORTER_OTLP_HEADERS") || strings.Contains(err.Error(), "secret-token") {
+		t.Errorf("bad headers: %v", err)
+	}
+}

@@ -25,11 +25,15 @@ const (
 	FollowUndo
 	// FollowStartOver drops the strategy and plans the message afresh.
 	FollowStartOver
+	// FollowEnrich asks what the strategy's genes are enriched for (a GO
+	// enrichment of its result): "what are these genes enriched for?",
+	// "GO enrichment of the result". Nothing is searched or built.
+	FollowEnrich
 )
 
 // String names the follow-up for notes and tests.
 func (f FollowUp) String() string {
-	return [...]string{"none", "exclude", "restrict", "add", "replace", "undo", "start over"}[f]
+	return [...]string{"none", "exclude", "restrict", "add", "replace", "undo", "start over", "enrich"}[f]
 }
 
 // leadIns are words that open a follow-up without saying anything:
@@ -52,6 +56,9 @@ func followUpOf(toks []token) (FollowUp, []token, []token) {
 	}
 	if isUndo(w) {
 		return FollowUndo, nil, nil
+	}
+	if asksEnrichment(w) {
+		return FollowEnrich, nil, nil
 	}
 	if n := startOverAt(w); n > 0 {
 		return FollowStartOver, trimJoiners(w[n:]), nil
@@ -103,6 +110,27 @@ func isUndo(w []token) bool {
 		}
 	}
 	return hasVerb
+}
+
+// asksEnrichment reports whether the words ask for an enrichment analysis
+// of the genes at hand: they name "enrichment" or over-representation, or
+// ask what the genes are "enriched for" ("genes enriched in gametocytes"
+// is an expression question, not this).
+func asksEnrichment(w []token) bool {
+	for i, t := range w {
+		if t.quoted {
+			continue
+		}
+		switch t.low {
+		case "enrichment", "enrichments", "overrepresentation", "over-representation", "overrepresented", "over-represented":
+			return true
+		case "enriched":
+			if i+1 < len(w) && w[i+1].low == "for" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // startOverAt returns how many words say to start over, or 0.

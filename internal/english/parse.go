@@ -176,7 +176,7 @@ func Parse(text string) Parsed {
 	var rest, replaced []token
 	p.Follow, rest, replaced = followUpOf(toks)
 	switch p.Follow {
-	case FollowUndo:
+	case FollowUndo, FollowEnrich:
 		return p
 	case FollowNone:
 	default:
@@ -397,10 +397,52 @@ func parseSegment(toks []token, p *Parsed) *Node {
 	if loc := locationList(toks, p); loc != nil {
 		return loc
 	}
+	if n := qualifiedList(toks, p); n != nil {
+		return n
+	}
 	if n := splitQualifier(toks, p); n != nil {
 		return n
 	}
 	return parseList(toks, p)
+}
+
+// qualifiedList reads a list of gene sets that each carry their own
+// qualifier: "DNA repair genes on chromosome 5 or tRNA genes on chromosome
+// 7" is the union of two intersections, not one qualifier over the rest.
+// It splits at the first connective or list comma whose two sides are each
+// qualified (the right side may be a longer such list). Between two sets described
+// apart, "and" lists them ("kinases on chromosome 3 and proteases on
+// chromosome 9" asks for both), so it means "or" there, and a note says so.
+// It returns nil when no connective has a qualified set on both sides.
+func qualifiedList(toks []token, p *Parsed) *Node {
+	qualified := func(part []token) bool {
+		scratch := Parsed{Organism: p.Organism}
+		return hasContent(part) && splitQualifier(part, &scratch) != nil
+	}
+	for i := 1; i < len(toks)-1; i++ {
+		c, ok := connectiveAt(toks, i)
+		if toks[i].comma {
+			// A list comma: the list's sets are all wanted.
+			c, ok = connective{words: []string{","}, op: OpUnion}, true
+		}
+		if !ok || (c.op != OpUnion && c.op != OpIntersect) {
+			continue
+		}
+		head, tail := trimCommas(toks[:i]), trimCommas(toks[i+len(c.words):])
+		if !qualified(head) || !qualified(tail) {
+			continue
+		}
+		h, t := parseSegment(head, p), parseSegment(tail, p)
+		if h == nil || t == nil {
+			return nil
+		}
+		if c.op == OpIntersect {
+			p.Notes = append(p.Notes, "I read "+Quote(strings.Join(c.words, " "))+
+				" between two separately described gene sets as \"or\" (genes of either set); say \"that are also\" for genes in both")
+		}
+		return &Node{Op: OpUnion, Left: h, Right: t}
+	}
+	return nil
 }
 
 // splitQualifier finds a qualifier that applies to a whole list and returns

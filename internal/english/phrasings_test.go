@@ -9,6 +9,11 @@ func TestResearcherPhrasings(t *testing.T) {
 	tests := []struct{ in, want string }{
 		// A qualifier applies to the whole list it follows or precedes.
 		{"DNA repair or DNA replication genes on chromosome 14", "INTERSECT(UNION(term:DNA repair, term:DNA replication), location:14)"},
+		// Sets that carry their own qualifiers are a list of sets.
+		{"DNA repair genes on chromosome 5 or tRNA genes on chromosome 7", "UNION(INTERSECT(term:DNA repair, location:5), INTERSECT(term:tRNA, location:7))"},
+		{"kinase genes on chromosome 3 and protease genes on chromosome 9", "UNION(INTERSECT(term:kinase, location:3), INTERSECT(term:protease, location:9))"},
+		{"DNA repair genes on chromosome 5, tRNA genes on chromosome 7 or genes involved in translation on chromosome 9",
+			"UNION(INTERSECT(term:DNA repair, location:5), UNION(INTERSECT(term:tRNA, location:7), INTERSECT(term:translation, location:9)))"},
 		{"On chromosome 14, DNA repair or DNA replication genes", "INTERSECT(UNION(term:DNA repair, term:DNA replication), location:14)"},
 		{"DNA repair or DNA replication on chromosome 14", "INTERSECT(UNION(term:DNA repair, term:DNA replication), location:14)"},
 		{"protein coding genes involved in DNA repair or DNA replication", "INTERSECT(term:protein coding, UNION(term:DNA repair, term:DNA replication))"},

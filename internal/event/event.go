@@ -42,6 +42,11 @@ type TurnStart struct {
 	Message string `json:"message"`
 	// Handoff is set on an execute turn started by accepting a handoff.
 	HandoffID string `json:"handoffId,omitempty"`
+	// TraceID and SpanID name the turn's trace and its root span when the
+	// server traces turns (OpenTelemetry, hex), so a page, the logs and a
+	// trace viewer meet on one id; empty when tracing is off.
+	TraceID string `json:"traceId,omitempty"`
+	SpanID  string `json:"spanId,omitempty"`
 }
 
 // AssistantDelta is a piece of assistant text as it streams.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"strategist/internal/store"
+	"strategist/internal/telemetry"
 )
 
 // ErrClosed is returned by Append once the log's Run has ended.
@@ -46,6 +47,8 @@ type LogConfig struct {
 	WriteTimeout time.Duration
 	// Logger reports failed writes. Default: discard.
 	Logger *slog.Logger
+	// Metrics records each batch's size and lag (nil: none).
+	Metrics *telemetry.Metrics
 }
 
 // Log is the durable event log of the conversations: Append writes events
@@ -80,6 +83,7 @@ type Log struct {
 
 type appendRequest struct {
 	events []store.NewEvent
+	at     time.Time         // when it was made, for the lag metric
 	done   chan appendResult // buffered 1; nil when answered through onDone
 	// onDone, for a queued request nobody waits for, takes the outcome.
 	onDone func(error)
@@ -145,7 +149,7 @@ func (l *Log) Append(ctx context.Context, conversationID string, events ...event
 	if !isUUID(conversationID) {
 		return nil, fmt.Errorf("event: append: conversation id %q is not a uuid", conversationID)
 	}
-	req := &appendRequest{events: make([]store.NewEvent, len(events)), done: make(chan appendResult, 1)}
+	req := &appendRequest{events: make([]store.NewEvent, len(events)), done: make(chan appendResult, 1), at: time.Now()}
 	for i, e := range events {
 		ne, err := encodeRow(conversationID, e)
 		if err != nil {
@@ -377,12 +381,28 @@ func (l *Log) write(batch []*appendRequest) {
 			records[i] = FromRow(row)
 		}
 		l.cfg.Broker.Publish(records...)
+		l.observe(batch, len(events))
 		for _, r := range batch {
 			r.answer(appendResult{records: records[:len(r.events):len(r.events)]})
 			records = records[len(r.events):]
 		}
 		return
 	}
+}
+
+// observe records a published batch's size and the age of its oldest
+// append.
+func (l *Log) observe(batch []*appendRequest, events int) {
+	if l.cfg.Metrics == nil {
+		return
+	}
+	oldest := batch[0].at
+	for _, r := range batch[1:] {
+		if r.at.Before(oldest) {
+			oldest = r.at
+		}
+	}
+	l.cfg.Metrics.EventBatch(context.Background(), events, time.Since(oldest))
 }
 
 // fail answers the requests of a missing conversation with err and returns

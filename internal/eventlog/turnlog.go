@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"strategist/internal/event"
 	"strategist/internal/store"
@@ -116,7 +117,7 @@ func (t *TurnLog) Err() error {
 
 // request encodes events as one request of the turn.
 func (t *TurnLog) request(events []event.Event, wait bool) (*appendRequest, error) {
-	req := &appendRequest{events: make([]store.NewEvent, len(events))}
+	req := &appendRequest{events: make([]store.NewEvent, len(events)), at: time.Now()}
 	for i, e := range events {
 		ne, err := encodeRow(t.conv, e)
 		if err != nil {

@@ -130,7 +130,7 @@ func TestTools(t *testing.T) {
 		"search_for_searches", "get_search_parameters", // catalog
 		"get_strategy",
 		"create_step", "transform_step", "combine_steps", "update_step", "delete_step", "list_steps",
-		"undo_last_change", "rename_strategy", "validate_strategy", "get_result_count", // graph
+		"undo_last_change", "rename_strategy", "validate_strategy", "get_result_count", "enrich_step", // graph
 		"delegate_strategy_subtasks",
 	} {
 		if !slices.Contains(names, want) {

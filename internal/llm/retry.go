@@ -14,6 +14,11 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
+	"strategist/internal/telemetry"
 )
 
 // Defaults of the retry policy, applied by NewRetrier when a RetryConfig
@@ -135,6 +140,12 @@ func (r *Retrier) Stream(ctx context.Context, model string, attempt Attempt) ite
 				}
 				yield(Chunk{}, lerr)
 				return
+			}
+			if span := trace.SpanFromContext(ctx); span.IsRecording() {
+				span.SetAttributes(telemetry.KeyRetries.Int(n))
+				span.AddEvent("retry", trace.WithAttributes(attribute.Int("attempt", n),
+					attribute.Int("http.response.status_code", lerr.Status), attribute.String("delay", delay.String()),
+					attribute.String("error", lerr.Error())))
 			}
 			r.log.WarnContext(ctx, "retrying model call",
 				slog.String("model", model), slog.Int("attempt", n),

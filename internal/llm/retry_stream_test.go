@@ -14,6 +14,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
 // The retry loop runs on synctest's fake clock with the default Sleep:
@@ -304,4 +306,35 @@ func TestRetrierStreamSleepFails(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRetrierMarksTheModelCallSpan: inside a traced model call each retry
+// is an event on the call's span, and the span counts them, so a trace
+// shows which call was slow because it waited.
+func TestRetrierMarksTheModelCallSpan(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := tracetest.NewSpanRecorder()
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+		defer func() { _ = tp.Shutdown(context.Background()) }()
+		r, err := NewRetrier(RetryConfig{Engine: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, span := tp.Tracer("test").Start(t.Context(), "chat test-model")
+		sc := &script{t: t, steps: []step{{err: errBusy}, {err: errLimit, wait: 2 * time.Second}, answer}}
+		if _, err := drain(t, r.Stream(ctx, "test-model", sc.attempt)); err != nil {
+			t.Fatal(err)
+		}
+		span.End()
+		got := rec.Ended()[0]
+		var retries int64
+		for _, a := range got.Attributes() {
+			if a.Key == "strategist.llm.retries" {
+				retries = a.Value.AsInt64()
+			}
+		}
+		if retries != 2 || len(got.Events()) != 2 || got.Events()[1].Name != "retry" {
+			t.Errorf("span: retries %d, events %v", retries, got.Events())
+		}
+	})
 }

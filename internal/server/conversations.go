@@ -98,7 +98,22 @@ func (s *Server) checkSite(c echo.Context, siteID string) error {
 	return validationError("unknown site "+quote(siteID), map[string]any{"siteId": "unknown", "known": known})
 }
 
+// listConversations is GET /api/v1/conversations: the caller's
+// conversations, most recently active first; with q, those whose title,
+// messages or step names match it, most relevant first, each with a
+// snippet of the matching text.
 func (s *Server) listConversations(c echo.Context) error {
+	q, err := searchQuery(c)
+	if err != nil {
+		return err
+	}
+	if q != "" {
+		hits, err := s.searchConversations(c, q)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, map[string]any{"conversations": hits})
+	}
 	convs, err := s.cfg.Store.Conversations(c.Request().Context(), userID(c), 500)
 	if err != nil {
 		return err

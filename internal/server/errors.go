@@ -25,6 +25,7 @@ const (
 	CodeForbidden       = "FORBIDDEN"
 	CodeNotFound        = "NOT_FOUND"
 	CodeConflict        = "CONFLICT"
+	CodeGone            = "GONE"
 	CodeTooLarge        = "PAYLOAD_TOO_LARGE"
 	CodeRateLimited     = "RATE_LIMITED"
 	CodeMethod          = "METHOD_NOT_ALLOWED"
@@ -161,6 +162,10 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	switch {
 	case c.Request().Method == http.MethodHead:
 		werr = c.NoContent(ae.Status)
+	case isOpenAIPath(c.Request()):
+		werr = c.JSON(ae.Status, openAIErrorBody(ae))
+	case c.Request().URL.Path == mcpPath:
+		werr = c.JSON(ae.Status, errorBody{Error: errorPayload{Code: ae.Code, Message: ae.Message, Details: ae.Details}})
 	case isAPI(c.Request()):
 		werr = c.JSON(ae.Status, errorBody{Error: errorPayload{Code: ae.Code, Message: ae.Message, Details: ae.Details}})
 	default:

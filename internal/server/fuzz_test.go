@@ -22,6 +22,9 @@ var fuzzRoutes = []struct{ method, path string }{
 	{"POST", "/api/v1/catalog/plasmodb/searches/GenesByGoTerm/count"},
 	{"PUT", "/api/v1/account/veupathdb"},
 	{"GET", "/api/v1/catalog/plasmodb/searches?q="},
+	{"POST", "/v1/chat/completions"},
+	{"POST", "/api/v1/conversations/{id}/share"},
+	{"GET", "/api/v1/conversations?q="},
 }
 
 // FuzzJSONBodies sends any bytes to every JSON endpoint: the answer is a
@@ -35,6 +38,10 @@ func FuzzJSONBodies(f *testing.F) {
 		3: {`{"parameters":{"go_typeahead":"[\"GO:0006281\"]","organism":"[\"Plasmodium falciparum 3D7\"]"}}`, `{"parameters":{"bogus":"1"}}`, `{"parameters":[]}`},
 		4: {`{"siteId":"plasmodb-live","apiKey":"abc"}`, `{"siteId":"plasmodb","apiKey":"abc","allSites":true}`, `{}`},
 		5: {"kinase", "GO term", "%", "\x00", "a&b=c"},
+		6: {`{"model":"strategist","messages":[{"role":"user","content":"DNA repair genes"}]}`, `{"model":"strategist-auto","stream":true,"messages":[{"role":"user","content":[{"type":"text","text":"kinases"}]}]}`,
+			`{"model":"gpt-4o","messages":[]}`, `{"model":"strategist","messages":[{"role":"user","content":7}]}`, `{"messages":null}`},
+		7: {`{"public":true}`, `{"public":"yes"}`, `{"public":null}`, `{}`, ` `},
+		8: {"kinase -rhoptry", `"dna repair" or replication`, "the", "!:*&|(", "-", `'`, "\x00", strings.Repeat("w", 250)},
 	}
 	for route, bodies := range seeds {
 		for _, b := range bodies {

@@ -20,7 +20,7 @@ const (
 
 // idParams are the route parameters that name rows by UUID, with how an
 // error names them.
-var idParams = map[string]string{"id": "conversation id", "turnId": "turn id", "handoffId": "handoff id", "artifactId": "artifact id"}
+var idParams = map[string]string{"id": "conversation id", "turnId": "turn id", "handoffId": "handoff id", "artifactId": "artifact id", "shareId": "share link id"}
 
 // checkInput refuses text PostgreSQL cannot store or that no researcher
 // types (invalid UTF-8, NUL) anywhere in the address, the query, the route

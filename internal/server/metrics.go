@@ -9,6 +9,10 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
+	"strategist/internal/telemetry"
 )
 
 // httpMetrics counts requests by route (the route pattern, never the raw
@@ -16,10 +20,14 @@ import (
 type httpMetrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	// app holds the instruments shared with the rest of the server (open
+	// streams), read through the same registry.
+	app *telemetry.Metrics
 }
 
-func newHTTPMetrics(reg prometheus.Registerer) (*httpMetrics, error) {
+func newHTTPMetrics(reg prometheus.Registerer, app *telemetry.Metrics) (*httpMetrics, error) {
 	m := &httpMetrics{
+		app: app,
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "strategist_http_requests_total",
 			Help: "HTTP requests answered, by method, route and status.",
@@ -41,17 +49,26 @@ func newHTTPMetrics(reg prometheus.Registerer) (*httpMetrics, error) {
 func (m *httpMetrics) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
+		stream := isStream(c)
+		if stream {
+			defer m.app.StreamOpened(c.Request().Context())()
+		}
 		err := next(c)
 		route := c.Path()
 		if route == "" {
 			route = "unmatched"
+		}
+		if span := trace.SpanFromContext(c.Request().Context()); span.IsRecording() {
+			// The request's span (otelhttp) learns its route only now.
+			span.SetName(c.Request().Method + " " + route)
+			span.SetAttributes(attribute.String("http.route", route))
 		}
 		status := c.Response().Status
 		if err != nil {
 			status = toAPIError(err).Status
 		}
 		m.requests.WithLabelValues(c.Request().Method, route, strconv.Itoa(status)).Inc()
-		if !isStream(c) {
+		if !stream {
 			m.duration.WithLabelValues(c.Request().Method, route).Observe(time.Since(start).Seconds())
 		}
 		return err

@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"strategist/internal/store"
 	"strategist/web"
 )
 
@@ -26,31 +27,56 @@ func afterForm(c echo.Context, status int, redirect string) error {
 	return c.Redirect(http.StatusSeeOther, redirect)
 }
 
+// homePage is GET /: the conversation list, or with q the conversations
+// matching a search; the search box's htmx requests get the results alone.
 func (s *Server) homePage(c echo.Context) error {
-	v, err := s.homeView(c)
+	q, err := searchQuery(c)
 	if err != nil {
 		return err
+	}
+	v, err := s.homeView(c, q)
+	if err != nil {
+		return err
+	}
+	if isHTMX(c) {
+		return s.render(c, http.StatusOK, web.ConversationResults(v))
 	}
 	return s.render(c, http.StatusOK, web.Home(s.page(c, "Conversations"), v))
 }
 
-// homeView gathers the conversation list and the sites a new one can be
-// about.
-func (s *Server) homeView(c echo.Context) (web.HomeView, error) {
+// homeView gathers the conversation list (all, or those matching q) and
+// the sites a new one can be about.
+func (s *Server) homeView(c echo.Context, q string) (web.HomeView, error) {
 	ctx := c.Request().Context()
-	convs, err := s.cfg.Store.Conversations(ctx, userID(c), 500)
-	if err != nil {
-		return web.HomeView{}, err
+	v := web.HomeView{CSRFToken: currentIdentity(c).csrf, Query: q}
+	if q == "" {
+		convs, err := s.cfg.Store.Conversations(ctx, userID(c), 500)
+		if err != nil {
+			return web.HomeView{}, err
+		}
+		for _, conv := range convs {
+			v.Conversations = append(v.Conversations, web.ConversationItem{
+				ID: conv.ID, Title: conv.Title, SiteID: conv.SiteID, Mode: string(conv.Mode), UpdatedAt: conv.UpdatedAt,
+			})
+		}
+	} else {
+		hits, err := s.cfg.Store.SearchConversations(ctx, userID(c), q, searchLimit)
+		if err != nil {
+			return web.HomeView{}, err
+		}
+		for _, h := range hits {
+			item := web.ConversationItem{
+				ID: h.ID, Title: h.Title, SiteID: h.SiteID, Mode: string(h.Mode), UpdatedAt: h.UpdatedAt,
+			}
+			for _, p := range store.HeadlineParts(h.Headline) {
+				item.Snippet = append(item.Snippet, web.SnippetPart{Text: p.Text, Match: p.Match})
+			}
+			v.Conversations = append(v.Conversations, item)
+		}
 	}
 	sites, err := s.siteStatuses(c)
 	if err != nil {
 		return web.HomeView{}, err
-	}
-	v := web.HomeView{CSRFToken: currentIdentity(c).csrf}
-	for _, conv := range convs {
-		v.Conversations = append(v.Conversations, web.ConversationItem{
-			ID: conv.ID, Title: conv.Title, SiteID: conv.SiteID, Mode: string(conv.Mode), UpdatedAt: conv.UpdatedAt,
-		})
 	}
 	for _, site := range sites {
 		opt := web.SiteOption{ID: site.ID, Name: site.Name, Offline: site.Offline, Available: site.Available}
@@ -68,7 +94,7 @@ func (s *Server) listAfterForm(c echo.Context) error {
 	if !isHTMX(c) {
 		return c.Redirect(http.StatusSeeOther, "/")
 	}
-	v, err := s.homeView(c)
+	v, err := s.homeView(c, "")
 	if err != nil {
 		return err
 	}

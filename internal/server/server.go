@@ -18,10 +18,15 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/time/rate"
 
 	"strategist/internal/account"
 	"strategist/internal/catalog"
+	"strategist/internal/catalog/enrich"
 	"strategist/internal/catalog/sites"
 	"strategist/internal/chat"
 	"strategist/internal/config"
@@ -29,6 +34,7 @@ import (
 	"strategist/internal/llm"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
+	"strategist/internal/telemetry"
 	"strategist/web"
 )
 
@@ -37,6 +43,7 @@ type Store interface {
 	UserByID(ctx context.Context, id string) (store.User, error)
 	CreateConversation(ctx context.Context, userID, siteID, title, model string) (store.Conversation, error)
 	Conversations(ctx context.Context, userID string, limit int) ([]store.Conversation, error)
+	SearchConversations(ctx context.Context, userID, query string, limit int) ([]store.ConversationHit, error)
 	Conversation(ctx context.Context, userID, id string) (store.Conversation, error)
 	DeleteConversation(ctx context.Context, userID, id string) error
 	Messages(ctx context.Context, userID, conversationID string) ([]store.Message, error)
@@ -47,6 +54,12 @@ type Store interface {
 	// EventsAfter reads a page of the log; the conversation page is drawn
 	// from it (store.DB.EventsAfter).
 	EventsAfter(ctx context.Context, userID, conversationID string, after int64, limit int) ([]store.EventRow, error)
+	// Share links (store.DB.CreateShare and the rest): the store keeps
+	// only their tokens' hashes.
+	CreateShare(ctx context.Context, userID, conversationID string, tokenHash []byte, public bool) (store.Share, error)
+	Shares(ctx context.Context, userID, conversationID string) ([]store.Share, error)
+	RevokeShare(ctx context.Context, userID, conversationID, shareID string) error
+	ShareByTokenHash(ctx context.Context, tokenHash []byte) (store.SharedConversation, error)
 }
 
 // Chat is the turn orchestrator (*chat.Service).
@@ -74,6 +87,7 @@ type Strategies interface {
 	Redo(ctx context.Context, userID, strategyID string) (strategy.Result, error)
 	StepResults(ctx context.Context, userID, strategyID string, stepID strategy.StepID, page catalog.Page) (*catalog.Answer, error)
 	WDK(ctx context.Context, userID, strategyID string) (*strategy.WDKStrategy, error)
+	StepEnrichment(ctx context.Context, userID, strategyID string, stepID strategy.StepID, cutoff float64) (*enrich.Result, error)
 }
 
 // Sites reports the sites' states for a user (*sites.Registry).
@@ -102,7 +116,10 @@ type Config struct {
 	Chat       Chat
 	Streamer   Streamer
 	Strategies Strategies
-	Models     Models
+	// Graph serves the MCP strategy tools (*strategy.Service); nil leaves
+	// them out of /mcp.
+	Graph  GraphService
+	Models Models
 	// Ready reports whether the database answers and is migrated.
 	Ready func(ctx context.Context) error
 	// Registry receives the server's metrics; Gatherer serves /metrics.
@@ -112,6 +129,12 @@ type Config struct {
 	// sending it as a bearer token; otherwise /metrics is only on
 	// MetricsHandler (a separate listener).
 	MetricsToken string
+	// Metrics counts open streams (nil: not counted).
+	Metrics *telemetry.Metrics
+	// Tracer, when set, gives each request a span (named by its route),
+	// continuing a caller's trace sent as W3C traceparent; health checks,
+	// metrics, static files and event streams are not traced.
+	Tracer trace.TracerProvider
 
 	Auth          config.AuthMode
 	SecureCookies bool
@@ -148,6 +171,8 @@ type Server struct {
 	md *web.Markdown
 	// streams are the open streams by credential, ended on revocation.
 	streams streamSet
+	// handler is echo, inside the request tracing when it is on.
+	handler http.Handler
 }
 
 // New builds the server and its routes.
@@ -198,7 +223,28 @@ func New(cfg Config) (*Server, error) {
 	if err := s.routes(); err != nil {
 		return nil, err
 	}
+	s.handler = s.echo
+	if cfg.Tracer != nil {
+		s.handler = otelhttp.NewHandler(s.echo, "http", otelhttp.WithTracerProvider(cfg.Tracer),
+			otelhttp.WithMeterProvider(noop.NewMeterProvider()),
+			otelhttp.WithPropagators(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})),
+			otelhttp.WithFilter(traced))
+	}
 	return s, nil
+}
+
+// traced says which requests get a span: not health checks, metrics,
+// static files or event streams (hours long, and followed by their
+// turns' own traces).
+func traced(r *http.Request) bool {
+	p := r.URL.Path
+	switch {
+	case p == "/healthz" || p == "/readyz" || p == "/metrics" || strings.HasPrefix(p, "/static/"):
+		return false
+	case strings.HasSuffix(p, "/events") || strings.HasSuffix(p, "/stream"):
+		return false
+	}
+	return true
 }
 
 // MetricsHandler serves the Prometheus metrics, for a listener of its own.
@@ -216,14 +262,14 @@ func (s *Server) requireMetricsToken(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // Handler returns the server as an http.Handler (tests use httptest).
-func (s *Server) Handler() http.Handler { return s.echo }
+func (s *Server) Handler() http.Handler { return s.handler }
 
 // Serve answers on ln until ctx ends, then shuts down gracefully: new
 // requests are refused, streams are told to end, in-flight requests get up to
 // 10 s to finish.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{
-		Handler:           s.echo,
+		Handler:           s.handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
@@ -259,7 +305,7 @@ func (s *Server) routes() error {
 	// Requests come straight from clients; no proxy header is trusted.
 	e.IPExtractor = echo.ExtractIPDirect()
 
-	metrics, err := newHTTPMetrics(s.cfg.Registry)
+	metrics, err := newHTTPMetrics(s.cfg.Registry, s.cfg.Metrics)
 	if err != nil {
 		return err
 	}
@@ -301,6 +347,10 @@ func (s *Server) routes() error {
 	}
 	e.GET("/static/*", s.static())
 
+	// A share link's page decides itself whom it answers: anyone for a
+	// public link, any signed-in account otherwise.
+	e.GET("/shared/:token", s.sharedPage)
+
 	e.GET("/signin", s.signInPage)
 	e.POST("/signin", s.signIn)
 	e.POST("/signout", s.signOut)
@@ -327,6 +377,10 @@ func (s *Server) routes() error {
 	page(http.MethodPost, "/conversations/:id/strategy/redo", s.redoStrategyForm)
 	page(http.MethodPost, "/conversations/:id/strategy/veupathdb", s.saveStrategyForm)
 	page(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/results", s.stepResultsPage)
+	page(http.MethodGet, "/conversations/:id/share", s.sharePanelPage)
+	page(http.MethodPost, "/conversations/:id/share", s.shareConversationForm)
+	page(http.MethodPost, "/conversations/:id/share/:shareId/revoke", s.revokeShareForm)
+	page(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/enrichment", s.stepEnrichmentPage)
 	page(http.MethodGet, "/settings", s.settingsPage)
 	page(http.MethodPost, "/settings/veupathdb", s.saveKeyForm)
 	page(http.MethodPost, "/settings/veupathdb/delete", s.deleteKeyForm)
@@ -340,6 +394,10 @@ func (s *Server) routes() error {
 	api(http.MethodGet, "/conversations/:id", s.getConversation)
 	api(http.MethodPatch, "/conversations/:id", s.renameConversation)
 	api(http.MethodDelete, "/conversations/:id", s.deleteConversation)
+	api(http.MethodGet, "/conversations/:id/export", s.exportConversation)
+	api(http.MethodPost, "/conversations/:id/share", s.createShare)
+	api(http.MethodGet, "/conversations/:id/share", s.listShares)
+	api(http.MethodDelete, "/conversations/:id/share/:shareId", s.revokeShare)
 	api(http.MethodGet, "/models", s.listModels)
 	api(http.MethodGet, "/account/veupathdb", s.getVEuPathDBAccount)
 	api(http.MethodPut, "/account/veupathdb", s.putVEuPathDBKey)
@@ -354,9 +412,24 @@ func (s *Server) routes() error {
 	api(http.MethodPost, "/conversations/:id/strategy/undo", s.undoStrategy)
 	api(http.MethodPost, "/conversations/:id/strategy/redo", s.redoStrategy)
 	api(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/results", s.stepResults)
+	api(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/enrichment", s.stepEnrichment)
 	api(http.MethodGet, "/conversations/:id/strategy/wdk", s.strategyWDK)
+
+	// The agent protocols: MCP and the OpenAI-compatible API, for API
+	// tokens (protocols.go).
+	mcpHandler, err := s.mcpHandler()
+	if err != nil {
+		return err
+	}
+	e.Any(mcpPath, s.serveMCP(mcpHandler), s.requireTokenUser(s.denyMCP))
+	openAI := s.requireTokenUser(s.denyOpenAI)
+	e.GET("/v1/models", s.openAIModels, openAI)
+	e.POST("/v1/chat/completions", s.chatCompletions, openAI, s.turnLimiter())
 	return nil
 }
+
+// mcpPath is where the MCP server answers (Streamable HTTP).
+const mcpPath = "/mcp"
 
 // turnLimiter limits how fast one user starts turns.
 func (s *Server) turnLimiter() echo.MiddlewareFunc {
@@ -400,10 +473,11 @@ func compress() echo.MiddlewareFunc {
 }
 
 // isStream skips middleware that must not apply to long-lived streams: the
-// JSON event stream and the page's HTML stream.
+// JSON event stream, the page's HTML stream, and the protocol routes, whose
+// answers follow turns to their end (a build takes minutes on a live site).
 func isStream(c echo.Context) bool {
 	p := c.Request().URL.Path
-	return strings.HasSuffix(p, "/events") || strings.HasSuffix(p, "/stream")
+	return strings.HasSuffix(p, "/events") || strings.HasSuffix(p, "/stream") || p == mcpPath || p == "/v1/chat/completions"
 }
 
 // crossOriginProtection refuses cross-origin state-changing requests

@@ -18,6 +18,7 @@ import (
 
 	"strategist/internal/account"
 	"strategist/internal/catalog"
+	"strategist/internal/catalog/enrich"
 	"strategist/internal/catalog/offline"
 	"strategist/internal/chat"
 	"strategist/internal/config"
@@ -91,6 +92,9 @@ func (noStrategies) StepResults(context.Context, string, string, strategy.StepID
 	return nil, store.ErrNotFound
 }
 func (noStrategies) WDK(context.Context, string, string) (*strategy.WDKStrategy, error) {
+	return nil, store.ErrNotFound
+}
+func (noStrategies) StepEnrichment(context.Context, string, string, strategy.StepID, float64) (*enrich.Result, error) {
 	return nil, store.ErrNotFound
 }
 

@@ -41,10 +41,16 @@ func (s *Server) streamEvents(c echo.Context) error {
 // when the session or token that opened it is revoked or its conversation
 // deleted (EndStreams).
 func (s *Server) streamContext(c echo.Context) (context.Context, context.CancelFunc) {
+	return s.conversationStreamContext(c, c.Param("id"))
+}
+
+// conversationStreamContext is streamContext for a conversation the
+// request does not name in its address (the OpenAI-compatible API's).
+func (s *Server) conversationStreamContext(c echo.Context, conversationID string) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(c.Request().Context())
 	stop := context.AfterFunc(s.stopping, cancel)
 	forgetCred := s.streams.add(currentIdentity(c).cred, cancel)
-	forgetConv := s.streams.add(store.ConversationStreams(c.Param("id")), cancel)
+	forgetConv := s.streams.add(store.ConversationStreams(conversationID), cancel)
 	return ctx, func() { forgetCred(); forgetConv(); stop(); cancel() }
 }
 

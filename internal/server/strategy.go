@@ -125,6 +125,9 @@ func strategyError(err error) error {
 	if _, ok := errors.AsType[*catalog.SiteError](err); ok {
 		return toAPIError(err)
 	}
+	if ae, ok := enrichmentError(err); ok {
+		return ae
+	}
 	switch {
 	case errors.Is(err, strategy.ErrNothingToUndo):
 		return &APIError{Status: http.StatusConflict, Code: "NOTHING_TO_UNDO", Message: "there is no earlier version to go back to", Err: err}

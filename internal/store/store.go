@@ -10,9 +10,12 @@ import (
 	"io/fs"
 	"time"
 
+	"github.com/exaring/otelpgx"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // ErrNotFound means no row matched, including rows that exist but belong to
@@ -111,11 +114,32 @@ func translate(op string, err error) error {
 	return fmt.Errorf("store: %s: %w", op, err)
 }
 
+// Option adjusts how Open connects.
+type Option func(*pgxpool.Config)
+
+// WithTracing records a span for each query, batch, connection and pool
+// wait made inside a recording span (a traced turn or request), through
+// tp; outside one it records nothing. Statements are recorded without
+// their arguments. Without this option the pool has no tracer at all.
+func WithTracing(tp trace.TracerProvider) Option {
+	return func(c *pgxpool.Config) {
+		c.ConnConfig.Tracer = otelpgx.NewTracer(otelpgx.WithTracerProvider(tp),
+			otelpgx.WithMeterProvider(noop.NewMeterProvider()))
+	}
+}
+
 // Open connects to the database at url, checks that it answers, and applies
 // pending migrations from fsys (under tern's advisory lock, so replicas
 // starting together wait for each other).
-func Open(ctx context.Context, url string, fsys fs.FS) (*DB, error) {
-	pool, err := pgxpool.New(ctx, url)
+func Open(ctx context.Context, url string, fsys fs.FS, opts ...Option) (*DB, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("store: open: %w", err)
+	}
+	for _, o := range opts {
+		o(cfg)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("store: open: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"strategist/internal/catalog"
+	"strategist/internal/catalog/enrich"
 )
 
 // Page sizes for step results.
@@ -72,4 +73,37 @@ func answerError(id StepID, err error) error {
 		return fmt.Errorf("strategy: results of %s: %w: %w", id, ErrNotEvaluable, ne)
 	}
 	return fmt.Errorf("strategy: results of %s: %w", id, err)
+}
+
+// Enricher computes the GO enrichment of a query tree's genes
+// (*sites.Registry, or the offline catalog itself).
+type Enricher interface {
+	Enrich(ctx context.Context, site string, q *catalog.Query, cutoff float64) (*enrich.Result, error)
+}
+
+// StepEnrichment is the GO enrichment of a step's genes (its whole subtree
+// evaluated by the catalog), keeping the terms with p ≤ cutoff. A catalog
+// that cannot compute one is an *enrich.UnavailableError; a search it
+// cannot evaluate is ErrNotEvaluable, as for StepResults.
+func (s *Service) StepEnrichment(ctx context.Context, userID, strategyID string, stepID StepID, cutoff float64) (*enrich.Result, error) {
+	if err := enrich.CheckCutoff(cutoff); err != nil {
+		return nil, fmt.Errorf("strategy: enrichment of %s: %w", stepID, err)
+	}
+	_, g, _, err := s.load(ctx, userID, strategyID)
+	if err != nil {
+		return nil, err
+	}
+	q, err := g.Query(stepID)
+	if err != nil {
+		return nil, err
+	}
+	en, ok := s.cat.(Enricher)
+	if !ok {
+		return nil, &enrich.UnavailableError{Site: g.SiteID, Reason: "this catalog has no GO annotations to test"}
+	}
+	res, err := en.Enrich(ctx, g.SiteID, q, cutoff)
+	if err != nil {
+		return nil, answerError(stepID, err)
+	}
+	return res, nil
 }

@@ -6,11 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"strategist/internal/catalog"
 	"strategist/internal/event"
 	"strategist/internal/store"
+	"strategist/internal/telemetry"
 )
 
 // Store is the persistence the Service needs; *store.DB satisfies it. Every
@@ -304,6 +309,31 @@ func snapshotAt(g *Graph, rec store.Strategy) Snapshot {
 // lock, and a count that failed before the lock is not waited for again
 // under it.
 func (s *Service) Apply(ctx context.Context, userID, strategyID string, m Mutation) (Result, error) {
+	ctx, span := telemetry.Start(ctx, "strategy.mutate")
+	if !span.IsRecording() {
+		return s.apply(ctx, userID, strategyID, m)
+	}
+	span.SetAttributes(telemetry.KeyStrategyID.String(strategyID), telemetry.KeyMutation.String(strings.TrimPrefix(fmt.Sprintf("%T", m), "strategy.")))
+	res, err := s.apply(ctx, userID, strategyID, m)
+	endMutationSpan(span, res, err)
+	return res, err
+}
+
+// endMutationSpan records what a mutation changed (or why it was refused)
+// and ends its span.
+func endMutationSpan(span trace.Span, res Result, err error) {
+	if err == nil {
+		span.SetName("strategy " + string(res.Change.Op))
+		span.SetAttributes(telemetry.KeyVersion.Int(res.Snapshot.Version), attribute.String("strategist.strategy.op", string(res.Change.Op)))
+		if res.Change.Step != "" {
+			span.SetAttributes(attribute.String("strategist.strategy.step", string(res.Change.Step)))
+		}
+	}
+	telemetry.Fail(span, err)
+	span.End()
+}
+
+func (s *Service) apply(ctx context.Context, userID, strategyID string, m Mutation) (Result, error) {
 	_, base, _, err := s.load(ctx, userID, strategyID)
 	if err != nil {
 		return Result{}, err
@@ -350,7 +380,7 @@ func (s *Service) Apply(ctx context.Context, userID, strategyID string, m Mutati
 		return Result{}, fmt.Errorf("strategy: apply to %s: %w", strategyID, err)
 	}
 	res.Snapshot = snapshotAt(next, rec)
-	s.logCounts(strategyID, rec.Version, next, res.Change.affected(next))
+	s.logCounts(ctx, strategyID, rec.Version, next, res.Change.affected(next))
 	s.published(rows)
 	s.report.deliver(ctx, st, res.Snapshot)
 	return res, nil
@@ -380,10 +410,10 @@ func encodePair(g *Graph, c Change, errp *error) ([]byte, []byte, error) {
 	return graph, change, nil
 }
 
-func (s *Service) logCounts(strategyID string, version int, g *Graph, ids []StepID) {
+func (s *Service) logCounts(ctx context.Context, strategyID string, version int, g *Graph, ids []StepID) {
 	for _, id := range ids {
 		if st, ok := g.Step(id); ok && st.CountStatus == CountError {
-			s.log.Warn("step count failed", "strategy_id", strategyID, "version", version,
+			s.log.WarnContext(ctx, "step count failed", "strategy_id", strategyID, "version", version,
 				"step_id", string(id), "message", st.CountMessage)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"strategist/internal/store"
+	"strategist/internal/telemetry"
 )
 
 // errVersionMoved aborts an undo whose strategy changed between reading the
@@ -24,6 +25,17 @@ const undoAttempts = 5
 // after which there is ErrNothingToUndo. Step ids keep counting up, so a
 // step created after an undo never reuses a reverted step's id.
 func (s *Service) Undo(ctx context.Context, userID, strategyID string) (Result, error) {
+	ctx, span := telemetry.Start(ctx, "strategy.undo")
+	if !span.IsRecording() {
+		return s.undo(ctx, userID, strategyID)
+	}
+	span.SetAttributes(telemetry.KeyStrategyID.String(strategyID), telemetry.KeyMutation.String("Undo"))
+	res, err := s.undo(ctx, userID, strategyID)
+	endMutationSpan(span, res, err)
+	return res, err
+}
+
+func (s *Service) undo(ctx context.Context, userID, strategyID string) (Result, error) {
 	for range undoAttempts {
 		res, err := s.undoOnce(ctx, userID, strategyID)
 		if !errors.Is(err, errVersionMoved) {

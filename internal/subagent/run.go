@@ -14,6 +14,7 @@ import (
 	"strategist/internal/plan"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
+	"strategist/internal/telemetry"
 )
 
 // writeTimeout bounds each event or row write, which run detached from
@@ -113,7 +114,7 @@ func newRun(ctx context.Context, s *Scheduler, d Delegation, id string, reused m
 	dctx, release := context.WithTimeoutCause(ctx, s.cfg.MaxDuration, errOutOfTime)
 	rctx, cancel := context.WithCancelCause(dctx)
 	r := &run{s: s, d: d, id: id, ctx: rctx, cancel: cancel, release: release, writeCtx: context.WithoutCancel(ctx),
-		log: s.log.With("delegation_id", id, "turn_id", d.TurnID), start: time.Now(),
+		log: telemetry.Logger(ctx, s.log.With("delegation_id", id, "turn_id", d.TurnID)), start: time.Now(),
 		index: make(map[string]int, len(d.Plan.Nodes)), results: make(chan workerResult),
 		rows: newRowWriter(), events: newEventPump(), reused: reused}
 	r.nodes = make([]nodeState, len(d.Plan.Nodes))
@@ -237,18 +238,20 @@ func (r *run) startTask(i int) {
 	r.runningTasks++
 	go func() {
 		res := workerResult{index: i}
+		ctx, span := r.startNodeSpan(spec.node, spec.attempt)
 		defer func() {
 			if p := recover(); p != nil {
 				res.task = attemptResult{err: fmt.Errorf("sub-agent panicked: %v", p)}
 			}
+			endTaskSpan(span, res.task)
 			r.results <- res
 		}()
 		r.events.send(&event.SubagentTaskStart{Base: r.base(), DelegationID: r.id, NodeID: spec.node.ID, Attempt: spec.attempt})
-		if err := r.free(r.ctx, reused); err != nil {
+		if err := r.free(ctx, reused); err != nil {
 			res.task = attemptResult{err: err, cancelled: r.ctx.Err() != nil}
 			return
 		}
-		res.task = r.runTask(r.ctx, spec)
+		res.task = r.runTask(ctx, spec)
 	}()
 }
 
@@ -264,14 +267,16 @@ func (r *run) startCombine(i int) {
 	r.inflight++
 	go func() {
 		res := workerResult{index: i}
+		sctx, span := r.startNodeSpan(n, 1)
 		defer func() {
 			if p := recover(); p != nil {
 				res.err = fmt.Errorf("combine panicked: %v", p)
 			}
+			endCombineSpan(span, res.root, res.err)
 			r.results <- res
 		}()
 		r.events.send(&event.SubagentTaskStart{Base: r.base(), DelegationID: r.id, NodeID: n.ID, Attempt: 1})
-		ctx, cancel := context.WithTimeout(r.ctx, r.s.cfg.TaskTimeout)
+		ctx, cancel := context.WithTimeout(sctx, r.s.cfg.TaskTimeout)
 		defer cancel()
 		if err := r.free(ctx, reused); err != nil {
 			res.err = err
@@ -300,6 +305,7 @@ func (r *run) record(res workerResult) {
 		default:
 			r.fail(i, StatusFailed, res.err.Error())
 		}
+		r.s.cfg.Metrics.Attempt(r.writeCtx, "combine", string(ns.status))
 		return
 	}
 	r.runningTasks--
@@ -312,6 +318,7 @@ func (r *run) record(res workerResult) {
 	if t.timedOut {
 		failed = StatusTimeout
 	}
+	r.s.cfg.Metrics.Attempt(r.writeCtx, "task", string(t.outcome()))
 	switch {
 	case t.err == nil:
 		ns.root, ns.summary = t.root, t.summary

@@ -9,11 +9,14 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"strategist/internal/event"
 	"strategist/internal/llm"
 	"strategist/internal/plan"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
+	"strategist/internal/telemetry"
 )
 
 // Defaults of Config.
@@ -59,6 +62,9 @@ type Config struct {
 	// passes, running tasks are stopped and the delegation fails.
 	MaxDuration time.Duration
 	Logger      *slog.Logger
+	// Metrics records attempts and sub-agents' tool calls and tokens (nil:
+	// none).
+	Metrics *telemetry.Metrics
 }
 
 // Scheduler runs delegations. It holds no run state: each Run owns its
@@ -217,7 +223,11 @@ type NodeResult struct {
 // delegation could not start (a bad Delegation, the rows could not be
 // created) or when its events or rows could not be written, which stops
 // it; a failed or cancelled delegation is a Result, not an error.
-func (s *Scheduler) Run(ctx context.Context, d Delegation) (*Result, error) {
+func (s *Scheduler) Run(ctx context.Context, d Delegation) (res *Result, err error) {
+	ctx, span := telemetry.Start(ctx, "delegation")
+	if span.IsRecording() {
+		defer func() { endDelegationSpan(span, res, err) }()
+	}
 	if err := d.check(); err != nil {
 		return nil, fmt.Errorf("subagent: run: %w", err)
 	}
@@ -238,6 +248,10 @@ func (s *Scheduler) Run(ctx context.Context, d Delegation) (*Result, error) {
 		ConversationID: d.ConversationID, TurnID: d.TurnID, Goal: d.Goal, Plan: planJSON, Nodes: nodes})
 	if err != nil {
 		return nil, fmt.Errorf("subagent: run: %w", err)
+	}
+	if span.IsRecording() {
+		span.SetAttributes(telemetry.KeyDelegationID.String(rec.ID), telemetry.KeyTurnID.String(d.TurnID),
+			attribute.Int("strategist.delegation.nodes", len(d.Plan.Nodes)))
 	}
 	r := newRun(ctx, s, d, rec.ID, reused)
 	defer r.release()

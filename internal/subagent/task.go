@@ -206,6 +206,7 @@ func (r *run) forward(nodeID string, ev agent.Event, usage *llm.Usage) bool {
 		r.events.send(&event.SubagentToolCallStart{Base: base, DelegationID: r.id, NodeID: nodeID,
 			CallID: e.CallID, Name: e.Name, Args: e.Args})
 	case agent.ToolCallEnd:
+		r.s.cfg.Metrics.ToolCall(r.writeCtx, e.Name, e.Outcome(), "subagent", e.Duration)
 		end := &event.SubagentToolCallEnd{Base: base, DelegationID: r.id, NodeID: nodeID, CallID: e.CallID,
 			Name: e.Name, OK: e.OK, Result: e.Result, DurationMs: e.Duration.Milliseconds()}
 		if e.Error != nil {
@@ -218,6 +219,7 @@ func (r *run) forward(nodeID string, ev agent.Event, usage *llm.Usage) bool {
 			r.events.send(&event.SubagentMessage{Base: base, DelegationID: r.id, NodeID: nodeID, Content: e.Message.Text})
 		}
 	case agent.CallUsage:
+		r.s.cfg.Metrics.Tokens(r.writeCtx, r.d.Agent.Model, e.Usage.PromptTokens, e.Usage.CompletionTokens)
 		*usage = usage.Add(e.Usage)
 	}
 	return false

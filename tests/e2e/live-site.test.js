@@ -85,6 +85,13 @@ test('a whole conversation on a live site, then a key revoked at the site', asyn
   assert.match(first, /^PF3D7_/);
   await screenshot(page, 'live-results');
 
+  // GO enrichment is computed from the offline snapshot only: a live step
+  // says so (API: 422 ENRICHMENT_UNAVAILABLE; the panel: the reason).
+  const refused = await api.call('GET', `/conversations/${id}/strategy/steps/${root.id}/enrichment`, undefined, { okStatuses: [422] });
+  assert.equal(refused.body.error.code, 'ENRICHMENT_UNAVAILABLE');
+  await byTestId(table, 'enrichment-button').click();
+  assert.match(await byTestId(page, 'enrichment-error').innerText(), /GO Enrichment analysis/);
+
   // Save to VEuPathDB: the link opens the strategy on the site.
   await byTestId(page, 'save-veupathdb').click();
   const link = byTestId(page, 'saved-strategy-link');

@@ -75,6 +75,22 @@
     if (first) first.focus();
   });
 
+  // A button with data-copy="id" copies that field's text (a share link)
+  // and says so.
+  document.addEventListener('click', function (e) {
+    var b = e.target.closest('[data-copy]');
+    if (!b) return;
+    var el = document.getElementById(b.getAttribute('data-copy'));
+    if (!el) return;
+    el.select();
+    var done = function () { b.textContent = 'Copied'; };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(el.value).then(done, function () { flash('Copy failed; the link is selected, copy it by hand.'); });
+    } else {
+      flash('The link is selected; copy it with the keyboard (Ctrl+C or Cmd+C).');
+    }
+  });
+
   // A tool card (details with data-load) loads its body when first opened.
   document.addEventListener('toggle', function (e) {
     var d = e.target;

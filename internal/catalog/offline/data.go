@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"strategist/internal/catalog/enrich"
 )
 
 // The files Load reads, relative to the data directory. They are PlasmoDB
@@ -92,8 +94,11 @@ type Data struct {
 	// ids GO has merged into them; goMergedInto is the reverse.
 	goMerged     map[string][]string
 	goMergedInto map[string]string
-	geneTypes    []string
-	chromosomes  []string
+	// goBP is every biological-process gene set, in file order, for
+	// enrichment.
+	goBP        []enrich.Annotation
+	geneTypes   []string
+	chromosomes []string
 }
 
 // Load reads the snapshot from dir (laid out like data/: pf3d7/…). A missing
@@ -124,6 +129,7 @@ func Load(dir string) (*Data, error) {
 		return nil, err
 	}
 	d.buildGOMerges()
+	d.buildGOAnnotations()
 	d.buildVocabularies()
 	return d, nil
 }

@@ -150,15 +150,7 @@ func (c *Catalog) Answer(ctx context.Context, site string, q *catalog.Query, pag
 	if err != nil {
 		return nil, err
 	}
-	prov := Provenance()
-	if res.approximate {
-		prov.Approximate = true
-		prov.Note += " Text search is approximate: it matches gene ids, symbols, previous ids and product descriptions only."
-	}
-	for _, n := range res.notes {
-		prov.Note += " " + n
-	}
-	ans := &catalog.Answer{Count: res.len(), Records: []catalog.Record{}, Provenance: prov}
+	ans := &catalog.Answer{Count: res.len(), Records: []catalog.Record{}, Provenance: res.provenance()}
 	end := min(page.Offset+page.Limit, res.len())
 	for k := page.Offset; k < end; k++ {
 		g := &c.data.genes[res.genes[k]]
@@ -173,6 +165,21 @@ func (c *Catalog) Answer(ctx context.Context, site string, q *catalog.Query, pag
 		})
 	}
 	return ans, nil
+}
+
+// provenance is what an answer computed from r says about its source: the
+// snapshot, whether a text search made it approximate, and the notes of
+// its steps.
+func (r *result) provenance() catalog.Provenance {
+	prov := Provenance()
+	if r.approximate {
+		prov.Approximate = true
+		prov.Note += " Text search is approximate: it matches gene ids, symbols, previous ids and product descriptions only."
+	}
+	for _, n := range r.notes {
+		prov.Note += " " + n
+	}
+	return prov
 }
 
 // maxDepth bounds the query tree so a malformed (or cyclic-looking) tree

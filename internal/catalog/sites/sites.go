@@ -17,7 +17,12 @@ import (
 	"fmt"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
 	"strategist/internal/catalog"
+	"strategist/internal/catalog/enrich"
+	"strategist/internal/telemetry"
 )
 
 // LiveSuffix ends the ids of live sites.
@@ -96,16 +101,59 @@ func New(ctx context.Context, cfg Config) (*Registry, error) {
 	return r, nil
 }
 
-// route returns the catalog of a site and the context to call it with.
-func (r *Registry) route(ctx context.Context, site string) (catalog.Catalog, context.Context, context.CancelFunc, error) {
+// route returns the catalog of a site and the call to make on it: its
+// context (bounded for a live site) and its span, when the caller's is
+// traced. The caller ends the call with done.
+func (r *Registry) route(ctx context.Context, site, op string) (catalog.Catalog, *call, error) {
+	c := &call{r: r, ctx: ctx, cctx: ctx, site: site, cancel: func() {}}
+	var cat catalog.Catalog
 	switch {
 	case r.offline[site]:
-		return r.cfg.Offline, ctx, func() {}, nil
+		cat = r.cfg.Offline
 	case r.live[site]:
-		cctx, cancel := context.WithTimeoutCause(withTokenMemo(ctx), r.cfg.Timeout, &TimeoutError{Site: site, After: r.cfg.Timeout})
-		return r.cfg.Live, cctx, cancel, nil
+		cat = r.cfg.Live
+	default:
+		return nil, nil, fmt.Errorf("sites: site %q: %w", site, catalog.ErrNotFound)
 	}
-	return nil, nil, nil, fmt.Errorf("sites: site %q: %w", site, catalog.ErrNotFound)
+	c.cctx, c.span = telemetry.Start(ctx, "catalog")
+	if c.span.IsRecording() {
+		c.span.SetName("catalog " + op)
+		c.span.SetAttributes(telemetry.KeySite.String(site), telemetry.KeyLive.Bool(r.live[site]),
+			attribute.String("strategist.catalog.operation", op))
+	}
+	if r.live[site] {
+		c.cctx, c.cancel = context.WithTimeoutCause(withTokenMemo(c.cctx), r.cfg.Timeout, &TimeoutError{Site: site, After: r.cfg.Timeout})
+	}
+	return cat, c, nil
+}
+
+// call is one routed catalog call.
+type call struct {
+	r         *Registry
+	ctx, cctx context.Context // the caller's; the one the catalog is called with
+	site      string
+	cancel    context.CancelFunc
+	span      trace.Span
+}
+
+// describe adds what the call is about to its span.
+func (c *call) describe(attrs ...attribute.KeyValue) {
+	if c.span.IsRecording() {
+		c.span.SetAttributes(attrs...)
+	}
+}
+
+// done finishes a routed call: the live deadline becomes a *TimeoutError,
+// a live site's failure a *catalog.SiteError, and the span records the
+// error.
+func (c *call) done(err error) error {
+	c.cancel()
+	err = c.r.done(c.ctx, c.cctx, c.site, err)
+	if c.span.IsRecording() {
+		telemetry.Fail(c.span, err)
+		c.span.End()
+	}
+	return err
 }
 
 // bound turns the live deadline into a *TimeoutError when it is what ended
@@ -137,68 +185,66 @@ func (r *Registry) Sites(context.Context) ([]catalog.Site, error) {
 
 // RecordTypes routes to the site's catalog.
 func (r *Registry) RecordTypes(ctx context.Context, site string) ([]catalog.RecordType, error) {
-	cat, cctx, cancel, err := r.route(ctx, site)
+	cat, c, err := r.route(ctx, site, "record_types")
 	if err != nil {
 		return nil, err
 	}
-	defer cancel()
-	out, err := cat.RecordTypes(cctx, site)
-	return out, r.done(ctx, cctx, site, err)
+	out, err := cat.RecordTypes(c.cctx, site)
+	return out, c.done(err)
 }
 
 // Searches routes to the site's catalog.
 func (r *Registry) Searches(ctx context.Context, site, recordType string) ([]catalog.SearchSummary, error) {
-	cat, cctx, cancel, err := r.route(ctx, site)
+	cat, c, err := r.route(ctx, site, "searches")
 	if err != nil {
 		return nil, err
 	}
-	defer cancel()
-	out, err := cat.Searches(cctx, site, recordType)
-	return out, r.done(ctx, cctx, site, err)
+	c.describe(telemetry.KeyRecordType.String(recordType))
+	out, err := cat.Searches(c.cctx, site, recordType)
+	return out, c.done(err)
 }
 
 // Search routes to the site's catalog.
 func (r *Registry) Search(ctx context.Context, site, recordType, name string) (*catalog.Search, error) {
-	cat, cctx, cancel, err := r.route(ctx, site)
+	cat, c, err := r.route(ctx, site, "search")
 	if err != nil {
 		return nil, err
 	}
-	defer cancel()
-	out, err := cat.Search(cctx, site, recordType, name)
-	return out, r.done(ctx, cctx, site, err)
+	c.describe(telemetry.KeyRecordType.String(recordType), telemetry.KeySearch.String(name))
+	out, err := cat.Search(c.cctx, site, recordType, name)
+	return out, c.done(err)
 }
 
 // SearchForSearches routes to the site's catalog.
 func (r *Registry) SearchForSearches(ctx context.Context, site, query, recordType string, limit int) ([]catalog.SearchSummary, error) {
-	cat, cctx, cancel, err := r.route(ctx, site)
+	cat, c, err := r.route(ctx, site, "search_for_searches")
 	if err != nil {
 		return nil, err
 	}
-	defer cancel()
-	out, err := cat.SearchForSearches(cctx, site, query, recordType, limit)
-	return out, r.done(ctx, cctx, site, err)
+	c.describe(telemetry.KeyRecordType.String(recordType))
+	out, err := cat.SearchForSearches(c.cctx, site, query, recordType, limit)
+	return out, c.done(err)
 }
 
 // Validate routes to the site's catalog.
 func (r *Registry) Validate(ctx context.Context, site, searchName string, params map[string]string) (map[string]string, error) {
-	cat, cctx, cancel, err := r.route(ctx, site)
+	cat, c, err := r.route(ctx, site, "validate")
 	if err != nil {
 		return nil, err
 	}
-	defer cancel()
-	out, err := cat.Validate(cctx, site, searchName, params)
-	return out, r.done(ctx, cctx, site, err)
+	c.describe(telemetry.KeySearch.String(searchName))
+	out, err := cat.Validate(c.cctx, site, searchName, params)
+	return out, c.done(err)
 }
 
 // Answer routes to the site's catalog.
 func (r *Registry) Answer(ctx context.Context, site string, q *catalog.Query, page catalog.Page) (*catalog.Answer, error) {
-	cat, cctx, cancel, err := r.route(ctx, site)
+	cat, c, err := r.route(ctx, site, "answer")
 	if err != nil {
 		return nil, err
 	}
-	defer cancel()
-	out, err := cat.Answer(cctx, site, q, page)
-	return out, r.done(ctx, cctx, site, err)
+	out, err := cat.Answer(c.cctx, site, q, page)
+	return out, c.done(err)
 }
 
 // Status is a site as a user sees it: whether it can be used and why not.
@@ -276,17 +322,16 @@ type geneLookup interface {
 // LookupGenes routes a gene lookup to the site's catalog, when it offers
 // one; otherwise it says to use a text search (catalog.ErrUnavailable).
 func (r *Registry) LookupGenes(ctx context.Context, site, query string, limit int) (*catalog.GeneMatches, error) {
-	cat, cctx, cancel, err := r.route(ctx, site)
+	cat, c, err := r.route(ctx, site, "lookup_genes")
 	if err != nil {
 		return nil, err
 	}
-	defer cancel()
 	gl, ok := cat.(geneLookup)
 	if !ok {
-		return nil, fmt.Errorf("gene lookup is not available for site %s; search genes with a text search instead: %w", site, catalog.ErrUnavailable)
+		return nil, c.done(fmt.Errorf("gene lookup is not available for site %s; search genes with a text search instead: %w", site, catalog.ErrUnavailable))
 	}
-	out, err := gl.LookupGenes(cctx, site, query, limit)
-	return out, r.done(ctx, cctx, site, err)
+	out, err := gl.LookupGenes(c.cctx, site, query, limit)
+	return out, c.done(err)
 }
 
 // OfflineNoteFor is the offline snapshot's note on a search, for an offline
@@ -297,4 +342,30 @@ func (r *Registry) OfflineNoteFor(site, name string) string {
 		return ""
 	}
 	return n.OfflineNote(name)
+}
+
+// enricher is the offline catalog's GO enrichment (strategy.Enricher).
+type enricher interface {
+	Enrich(ctx context.Context, site string, q *catalog.Query, cutoff float64) (*enrich.Result, error)
+}
+
+// liveEnrichmentReason is why a live site's steps have no enrichment here.
+const liveEnrichmentReason = "Strategist computes GO enrichment from the offline PlasmoDB snapshot's annotations only and does not read " +
+	"a live site's GO annotations; save the strategy to VEuPathDB and run the site's own GO Enrichment analysis on its result"
+
+// Enrich routes a GO enrichment of a query tree to the site's catalog when
+// it offers one; otherwise (the live sites) it is an
+// *enrich.UnavailableError saying what to do instead, never a guess.
+func (r *Registry) Enrich(ctx context.Context, site string, q *catalog.Query, cutoff float64) (*enrich.Result, error) {
+	cat, c, err := r.route(ctx, site, "enrich")
+	if err != nil {
+		return nil, err
+	}
+	en, ok := cat.(enricher)
+	if !ok {
+		_ = c.done(nil)
+		return nil, &enrich.UnavailableError{Site: site, Reason: liveEnrichmentReason}
+	}
+	out, err := en.Enrich(c.cctx, site, q, cutoff)
+	return out, c.done(err)
 }

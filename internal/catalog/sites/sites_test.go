@@ -3,10 +3,12 @@ package sites_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"strategist/internal/catalog"
+	"strategist/internal/catalog/enrich"
 	"strategist/internal/catalog/offline"
 	"strategist/internal/catalog/sites"
 )
@@ -110,5 +112,25 @@ func TestWDKSites(t *testing.T) {
 		if s.BaseURL != "http://127.0.0.1:1/service" {
 			t.Errorf("%s not re-pointed: %s", s.ID, s.BaseURL)
 		}
+	}
+}
+
+// TestEnrichRoutes: enrichment reaches the offline catalog (which, without
+// gene data, says answers are unavailable) and a live site is refused
+// with a typed *enrich.UnavailableError that says what to do instead.
+func TestEnrichRoutes(t *testing.T) {
+	r := newRegistry(t, sites.Config{Live: slowLive{}, Timeout: 50 * time.Millisecond, Keys: keys{}})
+	ctx := context.Background()
+	q := &catalog.Query{Search: "GenesByGoTerm", Params: map[string]string{"organism": `["Plasmodium falciparum 3D7"]`, "go_typeahead": `["GO:0006281"]`}}
+	if _, err := r.Enrich(ctx, "plasmodb", q, 0.05); !errors.Is(err, catalog.ErrUnavailable) {
+		t.Errorf("offline without data: %v", err)
+	}
+	_, err := r.Enrich(ctx, "toxodb-live", q, 0.05)
+	ue, ok := errors.AsType[*enrich.UnavailableError](err)
+	if !ok || ue.Site != "toxodb-live" || !strings.Contains(ue.Error(), "GO Enrichment analysis") {
+		t.Errorf("live site: %v", err)
+	}
+	if _, err := r.Enrich(ctx, "nosuchdb", q, 0.05); !errors.Is(err, catalog.ErrNotFound) {
+		t.Errorf("unknown site: %v", err)
 	}
 }

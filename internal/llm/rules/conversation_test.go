@@ -13,17 +13,82 @@ import (
 // and every build leaves one root whose count is the one computed from the
 // raw files for the whole conversation.
 func TestConversations(t *testing.T) {
+	for _, tt := range conversationCases(t) {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t)
+			var plan run
+			var build run
+			for i, msg := range tt.messages {
+				plan = w.turn(t, "plan", msg)
+				handoffs := find[*event.HandoffRequested](plan.emitted)
+				if plan.end.Reason != agent.StopCompleted || len(handoffs) != 1 {
+					t.Fatalf("message %d %q: no plan (%v); the planner said:\n%s", i+1, msg, plan.end.Reason, plan.end.Text)
+				}
+				build = w.turn(t, "execute", buildMessage(t, handoffs[0]))
+				if build.end.Reason != agent.StopCompleted {
+					t.Fatalf("message %d %q: build ended %v: %v\n%s", i+1, msg, build.end.Reason, build.end.Err, build.end.Text)
+				}
+			}
+			if !strings.Contains(plan.end.Text, tt.says) {
+				t.Errorf("the last answer does not say %q:\n%s", tt.says, plan.end.Text)
+			}
+			checkOneRoot(t, build, tt.want)
+		})
+	}
+}
+
+// TestConversationsInExecuteMode: after the first build the page's
+// composer is in execute mode, and a follow-up typed there edits the
+// strategy just as it does through a plan: one root, the same count.
+func TestConversationsInExecuteMode(t *testing.T) {
+	for _, tt := range conversationCases(t) {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t)
+			plan := w.turn(t, "plan", tt.messages[0])
+			handoffs := find[*event.HandoffRequested](plan.emitted)
+			if len(handoffs) != 1 {
+				t.Fatalf("no plan; the planner said:\n%s", plan.end.Text)
+			}
+			build := w.turn(t, "execute", buildMessage(t, handoffs[0]))
+			for i, msg := range tt.messages[1:] {
+				if build = w.turn(t, "execute", msg); build.end.Reason != agent.StopCompleted {
+					t.Fatalf("message %d %q: ended %v: %v\n%s", i+2, msg, build.end.Reason, build.end.Err, build.end.Text)
+				}
+			}
+			if !strings.Contains(build.end.Text, tt.says) {
+				t.Errorf("the last answer does not say %q:\n%s", tt.says, build.end.Text)
+			}
+			checkOneRoot(t, build, tt.want)
+		})
+	}
+}
+
+// checkOneRoot checks that a build left one root of the expected size.
+func checkOneRoot(t *testing.T, build run, want eval.Set) {
+	t.Helper()
+	snap, root := rootCount(t, build.emitted)
+	if len(snap.Roots) != 1 {
+		t.Errorf("the strategy has roots %v, want one", snap.Roots)
+	}
+	if root.Count == nil || *root.Count != len(want) {
+		t.Errorf("root count = %s, want %d (computed from the raw files)\n%s", show(root.Count), len(want), build.end.Text)
+	}
+}
+
+type conversationCase struct {
+	name     string
+	messages []string
+	want     eval.Set
+	says     string // in the last answer
+}
+
+func conversationCases(t *testing.T) []conversationCase {
 	data := loadData(t)
 	const (
 		repair, replication = "GO:0006281", "GO:0006260"
 		chr5, chr13, chr14  = "Pf3D7_05_v3", "Pf3D7_13_v3", "Pf3D7_14_v3"
 	)
-	tests := []struct {
-		name     string
-		messages []string
-		want     eval.Set
-		says     string // in the last plan's answer
-	}{
+	return []conversationCase{
 		{"exclude", []string{"DNA repair genes", "now also exclude chromosome 5"},
 			eval.Minus(data.GO(repair), data.On(chr5)), "reused"},
 		{"restrict", []string{"DNA repair genes", "only those on chromosome 14"},
@@ -50,33 +115,5 @@ func TestConversations(t *testing.T) {
 			data.GO(repair), "going back"},
 		{"a new request replaces the strategy", []string{"DNA repair genes", "tRNA genes on chromosome 5"},
 			eval.Intersect(data.OfType("tRNA encoding"), data.On(chr5)), "replaces the current strategy"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			w := newWorld(t)
-			var plan run
-			var build run
-			for i, msg := range tt.messages {
-				plan = w.turn(t, "plan", msg)
-				handoffs := find[*event.HandoffRequested](plan.emitted)
-				if plan.end.Reason != agent.StopCompleted || len(handoffs) != 1 {
-					t.Fatalf("message %d %q: no plan (%v); the planner said:\n%s", i+1, msg, plan.end.Reason, plan.end.Text)
-				}
-				build = w.turn(t, "execute", buildMessage(t, handoffs[0]))
-				if build.end.Reason != agent.StopCompleted {
-					t.Fatalf("message %d %q: build ended %v: %v\n%s", i+1, msg, build.end.Reason, build.end.Err, build.end.Text)
-				}
-			}
-			if !strings.Contains(plan.end.Text, tt.says) {
-				t.Errorf("the last answer does not say %q:\n%s", tt.says, plan.end.Text)
-			}
-			snap, root := rootCount(t, build.emitted)
-			if len(snap.Roots) != 1 {
-				t.Errorf("the strategy has roots %v, want one", snap.Roots)
-			}
-			if root.Count == nil || *root.Count != len(tt.want) {
-				t.Errorf("root count = %s, want %d (computed from the raw files)\n%s", show(root.Count), len(tt.want), build.end.Text)
-			}
-		})
 	}
 }

@@ -39,6 +39,10 @@
 //     validate_strategy and get_result_count, and a report of the counts the
 //     catalog computed with their provenance, or what it said instead
 //     ("count unavailable offline"): never a number it was not given.
+//     Asked what the genes are enriched for ("GO enrichment of the
+//     result"), it reads the strategy with get_strategy, runs enrich_step
+//     on the root and reports the top terms with their counts and
+//     Benjamini–Hochberg adjusted p-values as the tool gave them.
 //   - subagent: create_step (transform_step when the task has an input) from
 //     the task's context, then finish_subtask; if the catalog refuses some
 //     values it tries once without them, then a text search for the task's

@@ -28,8 +28,46 @@ func executeTurn(t *turn) response {
 		return buildApproved(a, bc, tree)
 	}
 	p := english.Parse(t.user)
+	if p.Follow == english.FollowEnrich {
+		return enrichTurn(a)
+	}
+	// With a strategy already built, a message refines or replaces it, as
+	// in plan mode: the scheduler builds the new tree, reusing the
+	// strategy's steps and removing the roots it replaces, so a follow-up
+	// never leaves a second, separate root.
+	var cur *strategyOverview
+	if t.has("delegate_strategy_subtasks") {
+		var pending bool
+		if cur, pending = current(a); pending {
+			return response{calls: a.calls}
+		}
+	}
+	if p.Follow == english.FollowUndo {
+		if cur == nil {
+			return say(intro + "\n\nThere is nothing to undo: this conversation has no strategy yet.")
+		}
+		tree, why := undoPlan(cur)
+		if tree == nil {
+			return say(intro + "\n\nI could not undo: " + why + ".")
+		}
+		raw, err := marshal(tree)
+		if err != nil {
+			return say(intro + "\n\nI could not undo: " + err.Error() + ".")
+		}
+		return delegateAs(a, goalOf(t.user), raw, tree, "I rebuilt the strategy as it was before the last change, going back to its root step "+cur.Previous.RootStepID+".")
+	}
 	if p.Root == nil {
 		return say(nothingToSearch(t.user))
+	}
+	if cur != nil {
+		repeatFollowUp(&p, t.user, t.previous)
+	}
+	var followNote string
+	if cur != nil {
+		var refusal string
+		if followNote, refusal = applyFollowUp(&p, cur); refusal != "" {
+			return say(intro + "\n\nI could not make the change: " + refusal + ".")
+		}
 	}
 	res, ready := resolve(a, p)
 	if !ready {
@@ -38,6 +76,14 @@ func executeTurn(t *turn) response {
 	m := newMapped(p, res)
 	if fails := m.failures(); len(fails) > 0 {
 		return say(intro + "\n\nI understood: " + p.Root.Describe() + ".\n\nI could not build it: " + strings.Join(fails, "; ") + ".")
+	}
+	if cur != nil {
+		tree := m.plan(p.Root)
+		raw, err := marshal(tree)
+		if err != nil {
+			return say(intro + "\n\nI could not build it: " + err.Error() + ".")
+		}
+		return delegateAs(a, goalOf(t.user), raw, tree, "I understood: **"+p.Root.Describe()+"**. "+followNote+".")
 	}
 	if depth(p.Root) > maxDirectDepth && t.has("delegate_strategy_subtasks") {
 		// Too many levels of combines to build one level per round.
@@ -126,6 +172,13 @@ type delegateResult struct {
 
 // delegate hands the plan, as given, to the sub-agents.
 func delegate(a *asks, goal string, raw json.RawMessage, tree *plan.TreeNode) response {
+	return delegateAs(a, goal, raw, tree, fmt.Sprintf("I delegated the approved plan (%d tasks, %d combines) to sub-agents; every node ended done.",
+		tree.Tasks(), tree.Combines()))
+}
+
+// delegateAs delegates tree and reports the result under lead, the answer's
+// first sentence.
+func delegateAs(a *asks, goal string, raw json.RawMessage, tree *plan.TreeNode, lead string) response {
 	d := a.get(newCall("delegate_strategy_subtasks", map[string]any{"goal": goal, "plan": raw}))
 	if d == nil {
 		return response{calls: a.calls}
@@ -153,8 +206,7 @@ func delegate(a *asks, goal string, raw json.RawMessage, tree *plan.TreeNode) re
 			steps = append(steps, builtStep{label: n.ID + " " + n.Label, step: n.RootStepID})
 		}
 	}
-	return report(a, fmt.Sprintf("I delegated the approved plan (%d tasks, %d combines) to sub-agents; every node ended done.",
-		tree.Tasks(), tree.Combines()), dr.RootStepID, steps)
+	return report(a, lead, dr.RootStepID, steps)
 }
 
 // builtStep is a step the report counts.

@@ -67,6 +67,18 @@ func (o *strategyOverview) stepNode(id string) *english.Node {
 		Text: fmt.Sprintf("step %s (%s)", id, limit(name, 80))}}
 }
 
+// repeatFollowUp makes a message such as "and chromosome 13 too" do
+// again what the message before it did (exclude, restrict or add).
+func repeatFollowUp(p *english.Parsed, user, previous string) {
+	if p.Follow != english.FollowNone || !english.Repeats(user) || previous == "" {
+		return
+	}
+	if prev := english.Parse(previous); prev.Follow == english.FollowExclude ||
+		prev.Follow == english.FollowRestrict || prev.Follow == english.FollowAdd {
+		p.Follow, p.Part = prev.Follow, p.Root
+	}
+}
+
 // applyFollowUp puts a follow-up's change into the request tree: the
 // strategy's root (as a reused step) joined with the new part, or the path
 // above a replaced step rebuilt around its replacement. It returns a note

@@ -30,15 +30,14 @@ func planTurn(t *turn) response {
 	if p.Follow == english.FollowUndo {
 		return undoTurn(a, cur, goalOf(t.user))
 	}
+	if p.Follow == english.FollowEnrich {
+		return say(enrichInPlanMode(cur))
+	}
 	if p.Root == nil {
 		return say(nothingToSearch(t.user))
 	}
-	if cur != nil && p.Follow == english.FollowNone && english.Repeats(t.user) && t.previous != "" {
-		// "and chromosome 13 too" does again what the message before did.
-		if prev := english.Parse(t.previous); prev.Follow == english.FollowExclude ||
-			prev.Follow == english.FollowRestrict || prev.Follow == english.FollowAdd {
-			p.Follow, p.Part = prev.Follow, p.Root
-		}
+	if cur != nil {
+		repeatFollowUp(&p, t.user, t.previous)
 	}
 	var followNote string
 	if cur != nil {

@@ -104,6 +104,35 @@ func TestPlanThenBuild(t *testing.T) {
 			t.Errorf("executor's answer does not say %q:\n%s", want, build.end.Text)
 		}
 	}
+
+	// A follow-up question about the result: the executor runs enrich_step
+	// on the root and answers with the top terms and their adjusted
+	// p-values; the strategy is not changed.
+	enriched := w.turn(t, "execute", "What are these genes enriched for?")
+	if enriched.end.Reason != agent.StopCompleted {
+		t.Fatalf("enrichment turn ended %v: %v", enriched.end.Reason, enriched.end.Err)
+	}
+	if diff := cmp.Diff([]string{"get_strategy", "enrich_step"}, enriched.calls()); diff != "" {
+		t.Errorf("enrichment calls mismatch (-want +got):\n%s", diff)
+	}
+	if f := enriched.failedCalls(); len(f) > 0 {
+		t.Errorf("failed calls: %v", f)
+	}
+	t.Logf("enrichment:\n%s", enriched.end.Text)
+	for _, want := range []string{"not a language model", "root step " + string(snap.RootStepID), "**DNA repair** (GO:0006281)",
+		"**DNA replication** (GO:0006260)", "BH p = ", "molecular function", "PlasmoDB export (offline snapshot), 2017"} {
+		if !strings.Contains(enriched.end.Text, want) {
+			t.Errorf("the enrichment answer does not say %q:\n%s", want, enriched.end.Text)
+		}
+	}
+	if len(find[*event.GraphSnapshot](enriched.emitted)) != 0 {
+		t.Error("the enrichment question changed the strategy")
+	}
+	// In plan mode the planner says where to ask.
+	planned := w.turn(t, "plan", "GO enrichment of the result")
+	if !strings.Contains(planned.end.Text, "execute") || !strings.Contains(planned.end.Text, "GO enrichment") || slices.Contains(planned.calls(), "save_delegation_draft") {
+		t.Errorf("plan-mode enrichment request: calls %v, answer:\n%s", planned.calls(), planned.end.Text)
+	}
 }
 
 // TestPlannerDeterministic: the same request planned twice, in two

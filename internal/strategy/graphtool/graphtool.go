@@ -1,7 +1,8 @@
 // Package graphtool offers one conversation's persisted strategy to
 // Strategist's agents as tools: the executor's set (create_step,
 // transform_step, combine_steps, update_step, delete_step, list_steps,
-// validate_strategy, get_result_count, undo_last_change, rename_strategy)
+// validate_strategy, get_result_count, enrich_step, undo_last_change,
+// rename_strategy)
 // and a sub-agent's set (create_step, transform_step, combine_steps,
 // get_result_count), the latter confined to a Scope; and get_strategy
 // (GetStrategy), the read-only overview the planner and the executor read
@@ -27,6 +28,7 @@ import (
 	"sync"
 
 	"strategist/internal/agent"
+	"strategist/internal/catalog/enrich"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
 )
@@ -40,6 +42,7 @@ type Service interface {
 	Undo(ctx context.Context, userID, strategyID string) (strategy.Result, error)
 	Validate(ctx context.Context, userID, strategyID string) ([]strategy.Problem, strategy.Snapshot, error)
 	StepCount(ctx context.Context, userID, strategyID string, stepID strategy.StepID) (strategy.CountResult, error)
+	StepEnrichment(ctx context.Context, userID, strategyID string, stepID strategy.StepID, cutoff float64) (*enrich.Result, error)
 }
 
 var _ Service = (*strategy.Service)(nil)
@@ -154,7 +157,7 @@ func ExecutorTools(b Binding) ([]agent.Tool, error) {
 	t := &tools{s: &session{b: b}}
 	return []agent.Tool{
 		t.createStep(), t.transformStep(), t.combineSteps(), t.updateStep(), t.deleteStep(),
-		t.listSteps(), t.validateStrategy(), t.getResultCount(), t.undoLastChange(), t.renameStrategy(),
+		t.listSteps(), t.validateStrategy(), t.getResultCount(), t.enrichStep(), t.undoLastChange(), t.renameStrategy(),
 	}, nil
 }
 

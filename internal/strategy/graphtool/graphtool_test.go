@@ -25,7 +25,7 @@ func TestToolsets(t *testing.T) {
 	}{
 		{"executor", func(b graphtool.Binding) ([]string, error) { return names(graphtool.ExecutorTools(b)) },
 			[]string{"create_step", "transform_step", "combine_steps", "update_step", "delete_step", "list_steps",
-				"validate_strategy", "get_result_count", "undo_last_change", "rename_strategy"}},
+				"validate_strategy", "get_result_count", "enrich_step", "undo_last_change", "rename_strategy"}},
 		{"sub-agent", func(b graphtool.Binding) ([]string, error) {
 			return names(graphtool.SubagentTools(b, graphtool.NewScope()))
 		}, []string{"create_step", "transform_step", "combine_steps", "get_result_count"}},

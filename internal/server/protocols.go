@@ -1,0 +1,357 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"strategist/internal/chat"
+	"strategist/internal/config"
+	"strategist/internal/event"
+	"strategist/internal/eventlog"
+	"strategist/internal/llm"
+	"strategist/internal/store"
+	"strategist/internal/strategy"
+)
+
+// The agent protocols (MCP at /mcp, the OpenAI-compatible API under /v1)
+// are served by the same orchestrator, tools and event log as the app: a
+// protocol request starts turns through Chat, follows them on the
+// conversation's stream (Streamer) and mutates strategies through the
+// strategy service. This file holds what they share: who is calling, and
+// following a turn to its end.
+
+// requireTokenUser authenticates a protocol client: an API token sent as a
+// bearer token (strategist user token), or dev mode's implicit user. A
+// browser session cookie is not enough: these routes serve programs, and
+// their writes carry no CSRF token. deny writes the protocol's own 401.
+func (s *Server) requireTokenUser(deny func(c echo.Context, msg string) error) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			const want = "send a Strategist API token as Authorization: Bearer <token> (strategist user token --email you@example.org)"
+			if c.Request().Header.Get(echo.HeaderAuthorization) == "" && s.cfg.Auth != config.AuthDev {
+				c.Response().Header().Set("WWW-Authenticate", `Bearer realm="strategist"`)
+				return deny(c, want)
+			}
+			id, ok, err := s.authenticate(c)
+			if ae, isAPI := errors.AsType[*APIError](err); isAPI && ae.Status == http.StatusUnauthorized {
+				c.Response().Header().Set("WWW-Authenticate", `Bearer realm="strategist", error="invalid_token"`)
+				return deny(c, ae.Message)
+			}
+			if err != nil {
+				return err
+			}
+			if !ok || id.viaSession {
+				c.Response().Header().Set("WWW-Authenticate", `Bearer realm="strategist"`)
+				return deny(c, want)
+			}
+			s.setIdentity(c, id)
+			return next(c)
+		}
+	}
+}
+
+// conversationPageURL is the absolute address of a conversation's page, on the host the
+// client called.
+func conversationPageURL(c echo.Context, conversationID string) string {
+	return c.Scheme() + "://" + c.Request().Host + "/conversations/" + conversationID
+}
+
+// conversationLinkRE finds a conversation page's address in text a client
+// sends back (an earlier answer ends with one).
+var conversationLinkRE = regexp.MustCompile(`/conversations/([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})`)
+
+// approvalWords are the messages that accept a pending plan instead of
+// starting a new turn (the model "strategist" builds only when asked).
+var approvalWords = []string{"build", "approve", "build it", "build this plan", "approve the plan", "go ahead", "yes", "ok"}
+
+func isApproval(msg string) bool {
+	m := strings.ToLower(strings.TrimSpace(strings.TrimRight(strings.TrimSpace(msg), ".!")))
+	return slices.Contains(approvalWords, m)
+}
+
+// converseRequest is one message of a protocol client to a conversation.
+type converseRequest struct {
+	userID string
+	conv   store.Conversation
+	// message is the researcher's text; an approval word accepts the
+	// pending plan if there is one.
+	message string
+	// autoBuild accepts the planner's handoff as soon as the plan turn
+	// completes, and follows the build turn too.
+	autoBuild bool
+	// heartbeat is how long the stream may be silent before onRecord is
+	// called with a nil record (a keep-alive).
+	heartbeat time.Duration
+}
+
+// converseOutcome is how the followed turns ended.
+type converseOutcome struct {
+	// turnIDs are the turns followed, in order.
+	turnIDs []string
+	status  event.TurnStatus
+	errText string
+	// pendingHandoff is the plan waiting for approval, when the last turn
+	// asked for a build that was not accepted.
+	pendingHandoff string
+	usage          llm.Usage
+}
+
+// converse starts the turn msg asks for (or accepts the pending plan) and
+// calls onRecord with each event of the turns it follows, in stream order,
+// until the last of them ends. The turn runs on the server whatever
+// happens to the caller: a client that goes away only stops following it.
+func (s *Server) converse(ctx context.Context, req converseRequest, onRecord func(r *event.Record, e event.Event) error) (converseOutcome, error) {
+	var out converseOutcome
+	after := req.conv.LastEventSeq
+	turnID, err := s.startOrAccept(ctx, req)
+	if err != nil {
+		return out, err
+	}
+	out.turnIDs = append(out.turnIDs, turnID)
+	for {
+		restart := false
+		for batch, err := range s.cfg.Streamer.Batches(ctx, req.userID, req.conv.ID, after, req.heartbeat) {
+			if errors.Is(err, eventlog.ErrSlowSubscriber) {
+				restart = true // resume from the last record read
+				break
+			}
+			if err != nil {
+				return out, err
+			}
+			if len(batch) == 0 {
+				if err := onRecord(nil, nil); err != nil {
+					return out, err
+				}
+				continue
+			}
+			for _, p := range batch {
+				after = p.Seq
+				if p.TurnID != turnID {
+					continue
+				}
+				e, err := p.Decode()
+				if err != nil {
+					return out, fmt.Errorf("server: decode %s: %w", p.Type, err)
+				}
+				if err := onRecord(&p.Record, e); err != nil {
+					return out, err
+				}
+				switch e := e.(type) {
+				case *event.HandoffRequested:
+					out.pendingHandoff = e.HandoffID
+				case *event.TurnEnd:
+					out.status, out.errText, out.usage = e.Status, e.Error, out.usage.Add(e.Usage)
+					if out.status != event.TurnCompleted || !req.autoBuild || out.pendingHandoff == "" {
+						return out, nil
+					}
+					next, err := s.cfg.Chat.AcceptHandoff(ctx, req.userID, req.conv.ID, out.pendingHandoff)
+					if errors.Is(err, chat.ErrHandoffDecided) || errors.Is(err, chat.ErrTurnRunning) {
+						// The server accepts plans itself (STRATEGIST_AUTO_APPROVE)
+						// and was first: follow the build turn it started.
+						next, err = s.acceptedBy(ctx, req.userID, req.conv.ID, out.pendingHandoff)
+					}
+					if err != nil {
+						return out, err
+					}
+					out.pendingHandoff = ""
+					turnID = next
+					out.turnIDs = append(out.turnIDs, turnID)
+				}
+			}
+		}
+		if !restart {
+			if err := ctx.Err(); err != nil {
+				return out, err
+			}
+			return out, errors.New("server: the conversation's stream ended before its turn")
+		}
+	}
+}
+
+// startOrAccept accepts the conversation's pending plan when the message
+// is an approval word and a plan waits, and otherwise starts a plan turn.
+func (s *Server) startOrAccept(ctx context.Context, req converseRequest) (string, error) {
+	if isApproval(req.message) {
+		if h, ok, err := s.pendingHandoff(ctx, req.userID, req.conv.ID); err != nil {
+			return "", err
+		} else if ok {
+			return s.cfg.Chat.AcceptHandoff(ctx, req.userID, req.conv.ID, h.ID)
+		}
+	}
+	return s.cfg.Chat.StartTurn(ctx, chat.TurnRequest{UserID: req.userID, ConversationID: req.conv.ID, Message: req.message, Mode: chat.ModePlan})
+}
+
+// pendingHandoff returns the conversation's newest plan waiting for
+// approval.
+func (s *Server) pendingHandoff(ctx context.Context, userID, conversationID string) (store.Handoff, bool, error) {
+	hs, err := s.cfg.Store.Handoffs(ctx, userID, conversationID)
+	if err != nil {
+		return store.Handoff{}, false, err
+	}
+	var best store.Handoff
+	found := false
+	for _, h := range hs {
+		if h.Status == store.HandoffPending && (!found || h.CreatedAt.After(best.CreatedAt)) {
+			best, found = h, true
+		}
+	}
+	return best, found, nil
+}
+
+// acceptedBy returns the build turn that accepted a handoff.
+func (s *Server) acceptedBy(ctx context.Context, userID, conversationID, handoffID string) (string, error) {
+	hs, err := s.cfg.Store.Handoffs(ctx, userID, conversationID)
+	if err != nil {
+		return "", err
+	}
+	for _, h := range hs {
+		if h.ID == handoffID && h.ExecuteTurnID != nil {
+			return *h.ExecuteTurnID, nil
+		}
+	}
+	return "", chat.ErrHandoffDecided
+}
+
+// rootSummary describes the conversation's strategy as the answer's last
+// line: its root step's count (with where it comes from), or why there is
+// none. root is the root step, nil when there is no single one.
+func (s *Server) rootSummary(ctx context.Context, userID, conversationID string) (summary string, root *strategy.Step) {
+	snap, err := s.cfg.Strategies.Conversation(ctx, userID, conversationID)
+	if err != nil {
+		return "No strategy has been built yet.", nil
+	}
+	root = rootStep(snap)
+	if root == nil {
+		return fmt.Sprintf("The strategy has %d steps and %d roots; it has no single result yet.", len(snap.Steps), len(snap.Roots)), nil
+	}
+	if root.Count == nil {
+		msg := root.CountMessage
+		if msg == "" {
+			msg = root.CountStatus.String()
+		}
+		return fmt.Sprintf("Root step %s (%s): count unavailable (%s).", root.ID, root.DisplayName, msg), root
+	}
+	src := ""
+	if p := root.CountProvenance; p != nil && p.Source != "" {
+		src = " (" + p.Source + ")"
+	}
+	return fmt.Sprintf("Root step %s (%s): %d genes%s.", root.ID, root.DisplayName, *root.Count, src), root
+}
+
+func rootStep(snap strategy.Snapshot) *strategy.Step {
+	if snap.RootStepID == "" {
+		return nil
+	}
+	for i := range snap.Steps {
+		if snap.Steps[i].ID == snap.RootStepID {
+			return &snap.Steps[i]
+		}
+	}
+	return nil
+}
+
+// narrator turns a conversation's events into the text a chat client shows:
+// the assistant's words as they stream, and one short line for each step a
+// researcher would watch on the page (a tool call ending, the plan waiting,
+// the build starting, each sub-agent task ending, an error). It belongs to
+// one request.
+type narrator struct {
+	// autoBuild words the plan line for a build that starts by itself.
+	autoBuild bool
+	// streamed marks assistant messages whose text came as deltas.
+	streamed map[string]bool
+	// labels are the delegation nodes' labels, by node id.
+	labels map[string]string
+	// wrote is set once anything was written: later paragraphs start
+	// with a blank line.
+	wrote bool
+}
+
+func newNarrator(autoBuild bool) *narrator {
+	return &narrator{autoBuild: autoBuild, streamed: map[string]bool{}, labels: map[string]string{}}
+}
+
+// text returns what e adds to the answer ("" for nothing).
+func (n *narrator) text(e event.Event) string {
+	switch e := e.(type) {
+	case *event.AssistantDelta:
+		if !n.streamed[e.MessageID] {
+			n.streamed[e.MessageID] = true
+			return n.para(e.Delta)
+		}
+		return e.Delta
+	case *event.AssistantMessage:
+		if n.streamed[e.MessageID] || strings.TrimSpace(e.Content) == "" {
+			return ""
+		}
+		return n.para(e.Content)
+	case *event.ToolCallEnd:
+		// A call that worked shows in what the assistant says next; one
+		// that failed is worth a line.
+		if e.OK {
+			return ""
+		}
+		msg := "failed"
+		if e.Error != nil {
+			msg = "failed: " + e.Error.Message
+		}
+		return n.line("`" + e.Name + "` " + msg)
+	case *event.HandoffRequested:
+		if n.autoBuild {
+			return n.line("Plan ready: " + e.Goal + ". Building it now.")
+		}
+		return n.line("Plan ready: " + e.Goal + ". Reply **build** to build it.")
+	case *event.HandoffAccepted:
+		return n.line("Building the plan.")
+	case *event.SubagentPlan:
+		tasks := 0
+		for _, node := range e.Nodes {
+			n.labels[node.ID] = node.Label
+			if node.Kind == "task" {
+				tasks++
+			}
+		}
+		return n.line(fmt.Sprintf("Sub-agents: %d tasks, %d nodes in all.", tasks, len(e.Nodes)))
+	case *event.SubagentTaskEnd:
+		label := n.labels[e.NodeID]
+		switch {
+		case e.Status == event.NodeDone && e.RootStepID != "":
+			return n.line(fmt.Sprintf("%s %s: done (step %s)", e.NodeID, label, e.RootStepID))
+		case e.Error != "":
+			return n.line(fmt.Sprintf("%s %s: %s (%s)", e.NodeID, label, e.Status, e.Error))
+		default:
+			return n.line(fmt.Sprintf("%s %s: %s", e.NodeID, label, e.Status))
+		}
+	case *event.Error:
+		return n.line("Error " + e.Code + ": " + e.Message)
+	case *event.TurnEnd:
+		if e.Status != event.TurnCompleted {
+			msg := "The turn ended " + string(e.Status)
+			if e.Error != "" {
+				msg += ": " + e.Error
+			}
+			return n.line(msg)
+		}
+	}
+	return ""
+}
+
+// para starts a paragraph of assistant text.
+func (n *narrator) para(s string) string {
+	if !n.wrote {
+		n.wrote = true
+		return s
+	}
+	return "\n\n" + s
+}
+
+// line is one progress line, a paragraph of its own.
+func (n *narrator) line(s string) string { return n.para("> " + s) }

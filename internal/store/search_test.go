@@ -1,0 +1,211 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"strategist/internal/store"
+)
+
+// searchTitles runs a search as userID and returns the hits' titles in
+// order.
+func searchTitles(t *testing.T, db *store.DB, userID, q string) []string {
+	t.Helper()
+	hits, err := db.SearchConversations(context.Background(), userID, q, 50)
+	if err != nil {
+		t.Fatalf("SearchConversations(%q): %v", q, err)
+	}
+	titles := []string{}
+	for _, h := range hits {
+		titles = append(titles, h.Title)
+	}
+	return titles
+}
+
+func TestSearchConversations(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := newDB(t)
+	ada := mustUser(t, db, "ada@example.org")
+	bob := mustUser(t, db, "bob@example.org")
+
+	kinases, err := db.CreateConversation(ctx, ada.ID, "plasmodb", "Kinases of the merozoite", "offline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	invasion, err := db.CreateConversation(ctx, ada.ID, "plasmodb", "Invasion genes", "offline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.CreateConversation(ctx, bob.ID, "plasmodb", "Bob's kinases", "offline"); err != nil {
+		t.Fatal(err)
+	}
+
+	// A title word finds its conversation (any inflection); an absent word
+	// finds nothing; another user's conversations are never searched.
+	if got, want := searchTitles(t, db, ada.ID, "kinase"), []string{"Kinases of the merozoite"}; !cmp.Equal(got, want) {
+		t.Errorf("search kinase = %q, want %q", got, want)
+	}
+	if got := searchTitles(t, db, ada.ID, "apicoplast"); len(got) != 0 {
+		t.Errorf("search of an absent word = %q, want nothing", got)
+	}
+	if got := searchTitles(t, db, ada.ID, "the"); len(got) != 0 {
+		t.Errorf("search of a stop word = %q, want nothing", got)
+	}
+
+	// A message appended later is searchable at once: user and assistant
+	// text, not tool digests.
+	if err := db.AddMessages(ctx, invasion.ID, "", []store.NewMessage{
+		{Role: store.RoleUser, Content: "Which genes take part in erythrocyte invasion?"},
+		{Role: store.RoleAssistant, Content: "I found rhoptry proteins among them."},
+		{Role: store.RoleTool, Content: "gametocyte digest"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := searchTitles(t, db, ada.ID, "erythrocyte"), []string{"Invasion genes"}; !cmp.Equal(got, want) {
+		t.Errorf("search of a user message word = %q, want %q", got, want)
+	}
+	if got, want := searchTitles(t, db, ada.ID, "rhoptry"), []string{"Invasion genes"}; !cmp.Equal(got, want) {
+		t.Errorf("search of an assistant message word = %q, want %q", got, want)
+	}
+	if got := searchTitles(t, db, ada.ID, "gametocyte"); len(got) != 0 {
+		t.Errorf("search of a tool digest's word = %q, want nothing", got)
+	}
+
+	// A step's name is searchable as soon as the strategy is written.
+	graph := []byte(`{"name":"Kinases","siteId":"plasmodb","recordType":"transcript","nextStep":2,
+		"steps":[{"id":"s1","kind":"search","searchName":"GenesByText","displayName":"Sporozoite surface proteins","parameters":{},"inputs":[]}]}`)
+	if _, _, _, err := db.CreateConversationStrategy(ctx, ada.ID, kinases.ID, "transcript",
+		func(string) ([]byte, []byte, error) { return graph, []byte(`{}`), nil }, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := searchTitles(t, db, ada.ID, "sporozoite"), []string{"Kinases of the merozoite"}; !cmp.Equal(got, want) {
+		t.Errorf("search of a step name = %q, want %q", got, want)
+	}
+
+	// A title match ranks above a message match; "or" finds both.
+	if err := db.AddMessages(ctx, invasion.ID, "", []store.NewMessage{{Role: store.RoleUser, Content: "and kinases too"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := searchTitles(t, db, ada.ID, "kinases"), []string{"Kinases of the merozoite", "Invasion genes"}; !cmp.Equal(got, want) {
+		t.Errorf("ranking = %q, want %q", got, want)
+	}
+	if got := searchTitles(t, db, ada.ID, "rhoptry or sporozoite"); len(got) != 2 {
+		t.Errorf("search with or = %q, want both", got)
+	}
+	// An exclusion applies to each text: the title, a message, the step
+	// names.
+	if got, want := searchTitles(t, db, ada.ID, "kinases -merozoite"), []string{"Invasion genes"}; !cmp.Equal(got, want) {
+		t.Errorf("search with an exclusion = %q, want %q", got, want)
+	}
+
+	// The headline marks the matched words.
+	hits, err := db.SearchConversations(ctx, ada.ID, "rhoptry", 10)
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("search rhoptry = %v, %v", hits, err)
+	}
+	parts := store.HeadlineParts(hits[0].Headline)
+	if !slices.Contains(parts, store.HeadlinePart{Text: "rhoptry", Match: true}) {
+		t.Errorf("headline parts = %+v, want rhoptry marked", parts)
+	}
+}
+
+func TestHeadlineParts(t *testing.T) {
+	t.Parallel()
+	h := "a " + store.HeadlineStart + "kinase" + store.HeadlineStop + " b " + store.HeadlineStart + "c" + store.HeadlineStop
+	want := []store.HeadlinePart{{Text: "a "}, {Text: "kinase", Match: true}, {Text: " b "}, {Text: "c", Match: true}}
+	if got := store.HeadlineParts(h); !cmp.Equal(got, want) {
+		t.Errorf("HeadlineParts = %+v, want %+v", got, want)
+	}
+	if got := store.HeadlineParts("plain"); !cmp.Equal(got, []store.HeadlinePart{{Text: "plain"}}) {
+		t.Errorf("HeadlineParts(plain) = %+v", got)
+	}
+}
+
+func TestShares(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := newDB(t)
+	ada := mustUser(t, db, "ada@example.org")
+	bob := mustUser(t, db, "bob@example.org")
+	conv, err := db.CreateConversation(ctx, ada.ID, "plasmodb", "Kinases", "offline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.AppendEvents(ctx, "p1", []store.NewEvent{newEvent(conv.ID, "", "usage", `{}`), newEvent(conv.ID, "", "usage", `{}`)}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Another user cannot share, list or revoke Ada's conversation's links.
+	if _, err := db.CreateShare(ctx, bob.ID, conv.ID, []byte("bob-hash"), true); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("Bob shares Ada's conversation: %v, want ErrNotFound", err)
+	}
+	sh, err := db.CreateShare(ctx, ada.ID, conv.ID, []byte("hash-1"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sh.EventSeq != 2 || !sh.Public || sh.ConversationID != conv.ID || sh.RevokedAt != nil || sh.Title != "Kinases" {
+		t.Errorf("share = %+v, want public at event 2", sh)
+	}
+	// The link stays at event 2 whatever is appended later.
+	if _, err := db.AppendEvents(ctx, "p1", []store.NewEvent{newEvent(conv.ID, "", "usage", `{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.RenameConversation(ctx, ada.ID, conv.ID, "Renamed later"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.ShareByTokenHash(ctx, []byte("hash-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ID != sh.ID || got.OwnerID != ada.ID || got.EventSeq != 2 || got.Title != "Kinases" {
+		t.Errorf("ShareByTokenHash = %+v", got)
+	}
+	if _, err := db.ShareByTokenHash(ctx, []byte("nope")); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("unknown hash: %v, want ErrNotFound", err)
+	}
+	// The same token hash cannot name two links.
+	if _, err := db.CreateShare(ctx, ada.ID, conv.ID, []byte("hash-1"), false); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("duplicate hash: %v, want ErrConflict", err)
+	}
+	second, err := db.CreateShare(ctx, ada.ID, conv.ID, []byte("hash-2"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.EventSeq != 3 || second.Public {
+		t.Errorf("second share = %+v", second)
+	}
+
+	list, err := db.Shares(ctx, ada.ID, conv.ID)
+	if err != nil || len(list) != 2 || list[0].ID != sh.ID || list[1].ID != second.ID {
+		t.Errorf("Shares = %+v, %v", list, err)
+	}
+	if list, err := db.Shares(ctx, bob.ID, conv.ID); err != nil || len(list) != 0 {
+		t.Errorf("Bob lists Ada's shares: %+v, %v", list, err)
+	}
+
+	if err := db.RevokeShare(ctx, bob.ID, conv.ID, sh.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("Bob revokes Ada's link: %v, want ErrNotFound", err)
+	}
+	if err := db.RevokeShare(ctx, ada.ID, conv.ID, sh.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RevokeShare(ctx, ada.ID, conv.ID, sh.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("second revoke: %v, want ErrNotFound", err)
+	}
+	if got, err := db.ShareByTokenHash(ctx, []byte("hash-1")); err != nil || got.RevokedAt == nil {
+		t.Errorf("revoked link = %+v, %v; want revokedAt set", got, err)
+	}
+
+	// Deleting the conversation deletes its links.
+	if err := db.DeleteConversation(ctx, ada.ID, conv.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ShareByTokenHash(ctx, []byte("hash-2")); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("link of a deleted conversation: %v, want ErrNotFound", err)
+	}
+}

@@ -1,0 +1,154 @@
+// Finding, exporting and sharing a conversation: the list page's search,
+// the Export menu's Markdown download, and a public share link opened in a
+// fresh browser with no session, at 1440×900 and 390×844.
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { env, useBrowser, byTestId, Api, screenshot } from './lib/harness.js';
+import { acceptanceRequest, waitConnected, horizontalOverflow, tabOrder } from './lib/conversation.js';
+
+const b = useBrowser();
+const sizes = {
+  desktop: { width: 1440, height: 900 },
+  phone: { width: 390, height: 844 },
+};
+let built; // a conversation with a built strategy
+let rootCount; // its result step's count
+
+before(async () => {
+  const api = new Api(env().alice);
+  const conv = await api.createConversation('Quokka replication genes');
+  await api.startTurn(conv.id, acceptanceRequest, 'plan', 'offline');
+  const planned = await api.waitIdle(conv.id);
+  const handoff = planned.handoffs.find((h) => h.status === 'pending');
+  assert.ok(handoff, 'the offline planner requested a build');
+  await api.call('POST', `/conversations/${conv.id}/handoffs/${handoff.id}/accept`);
+  await api.waitIdle(conv.id);
+  // The planner names the conversation after the request; give it back a
+  // title no other conversation has.
+  await api.call('PATCH', `/conversations/${conv.id}`, { title: 'Quokka replication genes' });
+  built = await api.conversation(conv.id);
+  const root = built.strategy?.steps.find((s) => s.id === built.strategy.rootStepId);
+  assert.ok(root && Number.isInteger(root.count), 'the strategy was built with a root count');
+  rootCount = root.count;
+});
+
+function reached(order, testid) {
+  return order.some((f) => f.testid === testid);
+}
+
+async function resultIds(page) {
+  return page.$$eval('[data-testid="conversation-results"] [data-testid="conversation-item"]', (els) => els.map((el) => el.dataset.conversationId));
+}
+
+for (const [name, viewport] of Object.entries(sizes)) {
+  test(`search finds a conversation by its title, and says when nothing matches (${name})`, async () => {
+    const { page, problems } = await b.openAs(env().alice, viewport);
+    const box = byTestId(page, 'conversation-search');
+    const label = await box.evaluate((el) => el.labels?.[0]?.innerText || '');
+    assert.match(label, /search/i, 'the search box has a label');
+    const order = await tabOrder(page);
+    assert.ok(reached(order, 'conversation-search'), `the search box is reachable by Tab: ${order.map((f) => f.testid || f.tag).join(' ')}`);
+    assert.deepEqual(order.filter((f) => !f.indicator).map((f) => f.testid || f.tag), [], 'every focused control shows a focus indicator');
+
+    // Typing filters the list (htmx, no page load) and the address keeps it.
+    await box.focus();
+    await page.keyboard.type('quokka');
+    await page.waitForFunction(() => document.querySelector('[data-testid="conversation-results"]')?.dataset.query === 'quokka');
+    assert.deepEqual(await resultIds(page), [built.id]);
+    assert.match(await byTestId(page, 'search-snippet').first().innerText(), /Quokka/);
+    assert.equal(new URL(page.url()).searchParams.get('q'), 'quokka');
+    assert.deepEqual(await horizontalOverflow(page), []);
+    await screenshot(page, name === 'phone' ? 'phone-search' : 'conversation-search');
+
+    // A word of a message finds it too; an absent word finds nothing, and says so.
+    await box.fill('chromosome');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.querySelector('[data-testid="conversation-results"]')?.dataset.query === 'chromosome');
+    assert.ok((await resultIds(page)).includes(built.id), 'a word of the request finds the conversation');
+    await box.fill('xylophone');
+    await page.keyboard.press('Enter');
+    await byTestId(page, 'empty-search').waitFor();
+    assert.deepEqual(await resultIds(page), []);
+    assert.deepEqual(problems.pageErrors, []);
+  });
+
+  test(`the Export menu downloads Markdown with the result count (${name})`, async () => {
+    const { page, problems } = await b.openAs(env().alice, viewport);
+    await page.goto(`/conversations/${built.id}`);
+    await waitConnected(page);
+    const order = await tabOrder(page, 200);
+    for (const id of ['export-toggle', 'share-toggle']) {
+      assert.ok(reached(order, id), `${id} is reachable by Tab: ${order.map((f) => f.testid || f.tag).join(' ')}`);
+    }
+    assert.deepEqual(order.filter((f) => !f.indicator).map((f) => f.testid || f.tag), [], 'every focused control shows a focus indicator');
+
+    // Keyboard: open the menu with Enter, then the Markdown link.
+    await byTestId(page, 'export-toggle').focus();
+    await page.keyboard.press('Enter');
+    await byTestId(page, 'export-markdown').waitFor();
+    assert.deepEqual(await horizontalOverflow(page), [], 'the open menu fits');
+    await byTestId(page, 'export-markdown').focus();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')]);
+    assert.match(download.suggestedFilename(), /^strategist-.*\.md$/);
+    const md = await readFile(await download.path(), 'utf8');
+    assert.match(md, /^# Quokka replication genes/m);
+    assert.ok(md.includes(`(count ${rootCount})`), `the Markdown has the root count ${rootCount}`);
+    assert.ok(md.includes('DNA replication'), 'the Markdown has the request');
+    assert.deepEqual(problems.pageErrors, []);
+  });
+
+  test(`a public share link opens read-only in a browser with no session (${name})`, async () => {
+    const { page, problems } = await b.openAs(env().alice, viewport);
+    await page.goto(`/conversations/${built.id}`);
+    await waitConnected(page);
+    const toggle = byTestId(page, 'share-toggle');
+    await toggle.click();
+    assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+    // The panel loads when opened: the box, Create link, the links made so far.
+    await byTestId(page, 'share-public').check();
+    await byTestId(page, 'share-create').click();
+    const field = byTestId(page, 'share-url');
+    await field.waitFor();
+    const link = await field.inputValue();
+    assert.match(link, /\/shared\/shr_[A-Za-z0-9_-]{43}$/);
+    assert.deepEqual(await horizontalOverflow(page), []);
+    if (name === 'desktop') await screenshot(page, 'share-link');
+    assert.deepEqual(problems.pageErrors, []);
+
+    // A fresh context: no cookies at all.
+    const visitor = await b.open(viewport);
+    const res = await visitor.page.goto(new URL(link).pathname);
+    assert.equal(res.status(), 200);
+    assert.equal(res.headers()['referrer-policy'], 'no-referrer');
+    await byTestId(visitor.page, 'shared-conversation').waitFor();
+    assert.equal(await byTestId(visitor.page, 'composer').count(), 0, 'no composer');
+    assert.equal(await visitor.page.locator('form, textarea, button, [hx-post], [sse-connect]').count(), 0, 'no forms, buttons or streams');
+    assert.equal(await byTestId(visitor.page, 'user-email').count(), 0, 'nobody is signed in');
+    const steps = await visitor.page.$$eval('[data-testid="graph-step"]', (els) => els.map((el) => ({ root: el.dataset.root, count: el.dataset.count })));
+    assert.ok(steps.some((s) => s.root === 'true' && Number(s.count) === rootCount), `the shared graph shows the root count: ${JSON.stringify(steps)}`);
+    assert.match(await byTestId(visitor.page, 'strategy-root-count').innerText(), new RegExp(String(rootCount)));
+    assert.equal(await visitor.page.locator('a[href^="/conversations/"]').count(), 0, 'no link into the owner\'s conversations');
+    assert.deepEqual(await horizontalOverflow(visitor.page), []);
+    await screenshot(visitor.page, name === 'phone' ? 'phone-shared' : 'shared-conversation');
+    if (name === 'phone') {
+      await byTestId(visitor.page, 'strategy-graph').scrollIntoViewIfNeeded();
+      await screenshot(visitor.page, 'phone-shared-strategy');
+    }
+    const order = await tabOrder(visitor.page, 60);
+    assert.deepEqual(order.filter((f) => !f.indicator).map((f) => f.testid || f.tag), [], 'every focused control shows a focus indicator');
+    assert.deepEqual(visitor.problems.pageErrors, []);
+    assert.deepEqual(visitor.problems.console, []);
+
+    // The owner revokes the link from the panel: it no longer opens.
+    const shareId = await page.locator('[data-testid="share-item"]').last().getAttribute('data-share-id');
+    const item = page.locator(`[data-testid="share-item"][data-share-id="${shareId}"]`);
+    assert.equal(await item.getAttribute('data-revoked'), 'false', 'the newest link is listed, live');
+    await byTestId(item, 'share-revoke').focus();
+    await page.keyboard.press('Enter');
+    await page.locator(`[data-testid="share-item"][data-share-id="${shareId}"][data-revoked="true"]`).waitFor();
+    const gone = await visitor.page.reload();
+    assert.equal(gone.status(), 410);
+    assert.equal(await byTestId(visitor.page, 'shared-conversation').count(), 0);
+  });
+}
