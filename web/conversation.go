@@ -282,3 +282,114 @@ func foldedArtifacts(c *view.Conversation) int {
 	}
 	return n
 }
+
+// callKinds names what a tool call did, singular and plural, by tool
+// name; a tool not listed counts as a "tool call".
+var callKinds = map[string][2]string{
+	"list_sites":                 {"catalog look-up", "catalog look-ups"},
+	"list_record_types":          {"catalog look-up", "catalog look-ups"},
+	"search_for_searches":        {"catalog look-up", "catalog look-ups"},
+	"get_search_parameters":      {"catalog look-up", "catalog look-ups"},
+	"lookup_genes":               {"gene look-up", "gene look-ups"},
+	"get_strategy":               {"strategy read", "strategy reads"},
+	"list_steps":                 {"strategy read", "strategy reads"},
+	"save_planning_artifact":     {"note saved", "notes saved"},
+	"save_delegation_draft":      {"plan drafted", "plans drafted"},
+	"list_artifacts":             {"note read", "notes read"},
+	"get_artifact":               {"note read", "notes read"},
+	"request_executor_build":     {"build requested", "builds requested"},
+	"set_conversation_title":     {"title set", "titles set"},
+	"create_step":                {"step created", "steps created"},
+	"transform_step":             {"step transformed", "steps transformed"},
+	"combine_steps":              {"combination", "combinations"},
+	"update_step":                {"step updated", "steps updated"},
+	"delete_step":                {"step deleted", "steps deleted"},
+	"validate_strategy":          {"validation", "validations"},
+	"get_result_count":           {"count", "counts"},
+	"undo_last_change":           {"undo", "undos"},
+	"rename_strategy":            {"strategy renamed", "strategy renames"},
+	"delegate_strategy_subtasks": {"delegation to sub-agents", "delegations to sub-agents"},
+}
+
+type callFacts struct{ text, status string }
+
+// groupFacts is a call group's summary line: "12 catalog look-ups · 3
+// steps created", then how many failed and whether one is running.
+func groupFacts(g *view.CallGroup) callFacts {
+	var order []string
+	count := map[string]int{}
+	plural := map[string]string{}
+	failed, running := 0, false
+	for _, tc := range g.Calls {
+		k, ok := callKinds[tc.Name]
+		if !ok {
+			k = [2]string{"tool call", "tool calls"}
+		}
+		if count[k[0]] == 0 {
+			order = append(order, k[0])
+			plural[k[0]] = k[1]
+		}
+		count[k[0]]++
+		switch tc.Status {
+		case view.CallError:
+			failed++
+		case view.CallRunning:
+			running = true
+		}
+	}
+	parts := make([]string, 0, len(order)+2)
+	for _, k := range order {
+		if n := count[k]; n == 1 {
+			parts = append(parts, "1 "+k)
+		} else {
+			parts = append(parts, strconv.Itoa(n)+" "+plural[k])
+		}
+	}
+	f := callFacts{status: "ok"}
+	if failed > 0 {
+		parts = append(parts, strconv.Itoa(failed)+" failed")
+		f.status = "error"
+	}
+	if running {
+		parts = append(parts, "running…")
+		f.status = "running"
+	}
+	f.text = strings.Join(parts, " · ")
+	return f
+}
+
+// recoveryText says how the turn the recovery actions follow ended.
+func recoveryText(t *view.Turn) string {
+	switch t.Status {
+	case event.TurnCancelled:
+		return "Stopped."
+	case event.TurnInterrupted:
+		return "Interrupted."
+	}
+	return "Failed."
+}
+
+// turnModel is the model to send a turn's message again with: the turn's,
+// else the picker's.
+func turnModel(p *ConversationPage, t *view.Turn) string {
+	if t.Model != "" {
+		return t.Model
+	}
+	return p.Model
+}
+
+// shortText is a message on one line, cut to 60 characters.
+func shortText(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 60 {
+		return string(r[:59]) + "…"
+	}
+	return s
+}
+
+// suggestions are the example requests an empty conversation offers; the
+// offline planner answers each.
+var suggestions = []string{
+	"Find P. falciparum genes involved in DNA replication or DNA repair, excluding genes on chromosome 14",
+	"Which searches find genes by GO term?",
+}

@@ -31,11 +31,77 @@ type graphLayout struct {
 	Edges         []graphEdge
 }
 
-// graphNode is one step's box; X and Y are its top-left corner.
+// graphNode is one step's box; X and Y are its top-left corner, H its
+// height (taller when the name takes more than one line).
 type graphNode struct {
 	Step strategy.Step
 	X, Y int
+	H    int
 	Root bool
+	// Name is the step's name wrapped to the box (at most nameLines
+	// lines).
+	Name []string
+}
+
+// The step names wrap: at most nameLines lines of nameWidth characters,
+// each lineH units apart.
+const (
+	nameWidth = 34
+	nameLines = 3
+	lineH     = 18
+)
+
+// NameY is where the name's line i is drawn; DetailY and CountY the rows
+// below it.
+func (n graphNode) NameY(i int) int { return n.Y + 19 + i*lineH }
+func (n graphNode) DetailY() int    { return n.NameY(len(n.Name)) }
+func (n graphNode) CountY() int     { return n.NameY(len(n.Name) + 1) }
+
+// nameLine is line i of a wrapped name, with the space it was broken at,
+// so that the name reads whole as text.
+func nameLine(lines []string, i int, line string) string {
+	if i < len(lines)-1 {
+		return line + " "
+	}
+	return line
+}
+
+// wrapName breaks a name into lines of at most width characters at
+// spaces (a longer word is cut), at most lines of them, the last ending in
+// an ellipsis when the name is longer.
+func wrapName(s string, width, lines int) []string {
+	var out []string
+	var cur []rune
+	for _, w := range strings.Fields(s) {
+		word := []rune(w)
+		for len(word) > 0 {
+			switch {
+			case len(cur) == 0 && len(word) <= width:
+				cur, word = word, nil
+			case len(cur) > 0 && len(cur)+1+len(word) <= width:
+				cur = append(append(cur, ' '), word...)
+				word = nil
+			case len(cur) > 0:
+				out, cur = append(out, string(cur)), nil
+			default: // a word longer than a line
+				out, word = append(out, string(word[:width])), word[width:]
+			}
+		}
+	}
+	if len(cur) > 0 {
+		out = append(out, string(cur))
+	}
+	if len(out) == 0 {
+		return []string{""}
+	}
+	if len(out) > lines {
+		out = out[:lines]
+		out[lines-1] = clip(out[lines-1]+" …", width)
+		if !strings.HasSuffix(out[lines-1], "…") {
+			out[lines-1] += "…"
+		}
+	}
+	return out
 }
 
 // graphEdge is the elbow from a step (down its left side) to an input's
@@ -71,6 +137,7 @@ func layoutGraph(s *strategy.Snapshot) graphLayout {
 	var l graphLayout
 	seen := map[strategy.StepID]bool{}
 	maxDepth := 0
+	y := pad
 	var place func(id strategy.StepID, depth int) (graphNode, bool)
 	place = func(id strategy.StepID, depth int) (graphNode, bool) {
 		st, ok := steps[id]
@@ -79,11 +146,13 @@ func layoutGraph(s *strategy.Snapshot) graphLayout {
 		}
 		seen[id] = true
 		maxDepth = max(maxDepth, depth)
-		n := graphNode{Step: st, X: pad + depth*indent, Y: pad + len(l.Nodes)*rowH, Root: id == s.RootStepID}
+		name := wrapName(stepName(st), nameWidth, nameLines)
+		n := graphNode{Step: st, X: pad + depth*indent, Y: y, H: boxH + (len(name)-1)*lineH, Name: name, Root: id == s.RootStepID}
+		y += n.H + rowH - boxH
 		l.Nodes = append(l.Nodes, n)
 		for _, in := range st.Inputs {
 			if child, ok := place(in, depth+1); ok {
-				l.Edges = append(l.Edges, graphEdge{X1: n.X + indent/2, Y1: n.Y + boxH, X2: child.X, Y2: child.Y + boxH/2})
+				l.Edges = append(l.Edges, graphEdge{X1: n.X + indent/2, Y1: n.Y + n.H, X2: child.X, Y2: child.Y + child.H/2})
 			}
 		}
 		return n, true
@@ -95,7 +164,7 @@ func layoutGraph(s *strategy.Snapshot) graphLayout {
 		place(st.ID, 0)
 	}
 	l.Width = 2*pad + maxDepth*indent + boxW
-	l.Height = 2*pad + max(len(l.Nodes), 1)*rowH - (rowH - boxH)
+	l.Height = max(y-(rowH-boxH), pad+boxH) + pad
 	return l
 }
 

@@ -50,6 +50,7 @@ func TestEveryConversationRouteIsPrivate(t *testing.T) {
 		{"GET", "/api/v1/conversations/{c}/strategy", nil},
 		{"GET", "/api/v1/conversations/{c}/strategy/versions", nil},
 		{"POST", "/api/v1/conversations/{c}/strategy/undo", nil},
+		{"POST", "/api/v1/conversations/{c}/strategy/redo", nil},
 		{"GET", "/api/v1/conversations/{c}/strategy/steps/s1/results", nil},
 		{"GET", "/api/v1/conversations/{c}/strategy/wdk", nil},
 	}

@@ -150,6 +150,10 @@ type GraphSnapshot struct {
 	StrategyID string          `json:"strategyId"`
 	Version    int             `json:"version"`
 	Snapshot   json.RawMessage `json:"snapshot"`
+	// Change is the version's change record (strategy.Change: op, summary,
+	// and what an undo restored); absent for a strategy's creation and in
+	// logs written before it was added.
+	Change json.RawMessage `json:"change,omitempty"`
 }
 
 // PlanNode is one node of a delegation as streamed.

@@ -144,6 +144,11 @@ const (
 	FinishOther     FinishReason = "other"
 )
 
+// OfflineIntro opens every message of the offline engine (the rules
+// engine), so that no reader mistakes it for a language model. The
+// conversation page shows it in the first such message only.
+const OfflineIntro = "I am Strategist's offline planner, not a language model: I follow fixed rules over your words and the catalog's answers."
+
 // Engine streams one model call. The sequence ends after a ChunkFinish or
 // after the first non-nil error; cancelling ctx ends it promptly with
 // ctx.Err().

@@ -25,7 +25,7 @@ type Store interface {
 	Artifacts(ctx context.Context, userID, conversationID string) ([]store.Artifact, error)
 	Artifact(ctx context.Context, userID, conversationID, id string) (store.Artifact, error)
 	CreateHandoff(ctx context.Context, userID, conversationID, artifactID, turnID, goal string, plan json.RawMessage) (store.Handoff, error)
-	RenameConversation(ctx context.Context, userID, id, title string) (store.Conversation, error)
+	AutoTitleConversation(ctx context.Context, userID, id, title string) (store.Conversation, bool, error)
 }
 
 // Config configures the planner role.
@@ -93,7 +93,8 @@ func (p *Planner) Tools(env agent.Env) (*agent.Toolset, error) {
 		agent.NewTool("list_artifacts", "List this conversation's saved artifacts (planning notes and the delegation draft) with ids and versions.", t.listArtifacts),
 		agent.NewTool("get_artifact", "Read one saved artifact in full by id.", t.getArtifact),
 		agent.NewTool("request_executor_build", requestBuildDoc, t.requestExecutorBuild),
-		agent.NewTool("set_conversation_title", "Give the conversation a short, specific title (at most 200 characters), e.g. \"DNA repair genes off chromosome 14\".", t.setTitle),
+		agent.NewTool("set_conversation_title", "Give the conversation a short, specific title (at most 200 characters), e.g. \"DNA repair genes off chromosome 14\". "+
+			"Only a conversation still without a title takes it: a title the researcher chose, or one given before, is kept (the result says kept).", t.setTitle),
 	)
 	return agent.NewToolset(all...)
 }

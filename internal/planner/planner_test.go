@@ -56,7 +56,7 @@ func newFixture(t *testing.T) fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conv, err := db.CreateConversation(ctx, u.ID, "plasmodb", "t", "offline")
+	conv, err := db.CreateConversation(ctx, u.ID, "plasmodb", store.DefaultTitle, "offline")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,24 @@ func TestTitleAndArtifacts(t *testing.T) {
 	if c, _ := db.Conversation(context.Background(), uid, conv); c.Title != "DNA repair genes" {
 		t.Errorf("title = %q", c.Title)
 	}
-	out, err := call(t, tools, "save_planning_artifact", `{"title":"Plan","summary_markdown":"**two** searches","assumptions":["2017 data"],"parameters":{"go":"GO:0006281"}}`)
+	// The automatic title is given once; the researcher's is never replaced.
+	out, err := call(t, tools, "set_conversation_title", `{"title":"Something else"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ts := out.(*planner.TitleSet); !ts.Kept || ts.Title != "DNA repair genes" {
+		t.Errorf("second title: %+v, want the first kept", ts)
+	}
+	if _, err := db.RenameConversation(context.Background(), uid, conv, "My kinases"); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := call(t, tools, "set_conversation_title", `{"title":"Planner's idea"}`); err != nil || !out.(*planner.TitleSet).Kept {
+		t.Errorf("a title over the researcher's: %+v, %v; want kept", out, err)
+	}
+	if c, _ := db.Conversation(context.Background(), uid, conv); c.Title != "My kinases" {
+		t.Errorf("title = %q, want the researcher's", c.Title)
+	}
+	out, err = call(t, tools, "save_planning_artifact", `{"title":"Plan","summary_markdown":"**two** searches","assumptions":["2017 data"],"parameters":{"go":"GO:0006281"}}`)
 	if err != nil {
 		t.Fatal(err)
 	}

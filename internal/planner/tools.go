@@ -326,6 +326,9 @@ type TitleArgs struct {
 // TitleSet is set_conversation_title's result.
 type TitleSet struct {
 	Title string `json:"title"`
+	// Kept says the conversation already had a title (the researcher's, or
+	// one given earlier) and keeps it.
+	Kept bool `json:"kept,omitempty"`
 }
 
 func (t *tools) setTitle(ctx context.Context, a TitleArgs) (*TitleSet, error) {
@@ -333,8 +336,12 @@ func (t *tools) setTitle(ctx context.Context, a TitleArgs) (*TitleSet, error) {
 	if title == "" || utf8.RuneCountInString(title) > 200 {
 		return nil, &agent.ToolError{Code: agent.CodeValidation, Message: "title must be 1 to 200 characters"}
 	}
-	if _, err := t.store.RenameConversation(ctx, t.env.UserID, t.env.ConversationID, title); err != nil {
+	conv, set, err := t.store.AutoTitleConversation(ctx, t.env.UserID, t.env.ConversationID, title)
+	if err != nil {
 		return nil, err
+	}
+	if !set {
+		return &TitleSet{Title: conv.Title, Kept: true}, nil
 	}
 	if err := t.env.Emit(ctx, &event.ConversationRenamed{Title: title}); err != nil {
 		return nil, err

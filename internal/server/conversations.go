@@ -51,7 +51,7 @@ func (s *Server) createConversation(c echo.Context) error {
 	if err := s.checkSite(c, req.SiteID); err != nil {
 		return err
 	}
-	title := "New conversation"
+	title := store.DefaultTitle
 	if req.Title != nil {
 		t, err := checkTitle(*req.Title)
 		if err != nil {

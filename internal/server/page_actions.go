@@ -74,3 +74,15 @@ func (s *Server) undoStrategyForm(c echo.Context) error {
 	}
 	return afterForm(c, http.StatusOK, conversationURL(c))
 }
+
+// redoStrategyForm is the strategy panel's Redo button.
+func (s *Server) redoStrategyForm(c echo.Context) error {
+	snap, err := s.conversationStrategy(c)
+	if err != nil {
+		return err
+	}
+	if _, err := s.cfg.Strategies.Redo(c.Request().Context(), userID(c), snap.StrategyID); err != nil {
+		return strategyError(err)
+	}
+	return afterForm(c, http.StatusOK, conversationURL(c))
+}

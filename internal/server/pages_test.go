@@ -285,6 +285,7 @@ func TestPageFormsNeedTheToken(t *testing.T) {
 		{base + "/turns/11111111-1111-1111-1111-111111111111/cancel", nil},
 		{base + "/handoffs/33333333-3333-3333-3333-333333333333/accept", nil},
 		{base + "/strategy/undo", nil},
+		{base + "/strategy/redo", nil},
 	}
 	for _, f := range forms {
 		t.Run(f.path, func(t *testing.T) {

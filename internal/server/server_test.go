@@ -85,6 +85,9 @@ func (noStrategies) Versions(context.Context, string, string) ([]strategy.Versio
 func (noStrategies) Undo(context.Context, string, string) (strategy.Result, error) {
 	return strategy.Result{}, store.ErrNotFound
 }
+func (noStrategies) Redo(context.Context, string, string) (strategy.Result, error) {
+	return strategy.Result{}, store.ErrNotFound
+}
 func (noStrategies) StepResults(context.Context, string, string, strategy.StepID, catalog.Page) (*catalog.Answer, error) {
 	return nil, store.ErrNotFound
 }

@@ -69,6 +69,18 @@ func (s *Server) undoStrategy(c echo.Context) error {
 	return c.JSON(http.StatusOK, res.Snapshot)
 }
 
+func (s *Server) redoStrategy(c echo.Context) error {
+	snap, err := s.conversationStrategy(c)
+	if err != nil {
+		return err
+	}
+	res, err := s.cfg.Strategies.Redo(c.Request().Context(), userID(c), snap.StrategyID)
+	if err != nil {
+		return strategyError(err)
+	}
+	return c.JSON(http.StatusOK, res.Snapshot)
+}
+
 func (s *Server) stepResults(c echo.Context) error {
 	if format := c.QueryParam("format"); format != "" {
 		return s.downloadStepResults(c, format)
@@ -119,6 +131,8 @@ func strategyError(err error) error {
 	switch {
 	case errors.Is(err, strategy.ErrNothingToUndo):
 		return &APIError{Status: http.StatusConflict, Code: "NOTHING_TO_UNDO", Message: "there is no earlier version to go back to", Err: err}
+	case errors.Is(err, strategy.ErrNothingToRedo):
+		return &APIError{Status: http.StatusConflict, Code: "NOTHING_TO_REDO", Message: "there is no undo to take back", Err: err}
 	case errors.Is(err, strategy.ErrStepNotFound):
 		return &APIError{Status: http.StatusNotFound, Code: "STEP_NOT_FOUND", Message: "no such step in this strategy", Err: err}
 	case errors.Is(err, strategy.ErrNotEvaluable):

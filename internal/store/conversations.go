@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -76,6 +77,37 @@ func (db *DB) RenameConversation(ctx context.Context, userID, id, title string) 
 		return err
 	})
 	return c, err
+}
+
+// DefaultTitle is a new conversation's title until the researcher or the
+// planner gives it one.
+const DefaultTitle = "New conversation"
+
+const autoTitleSQL = `
+UPDATE conversations SET title = $3, updated_at = now()
+WHERE id = $1 AND user_id = $2 AND title = $4
+RETURNING ` + conversationColumns
+
+// AutoTitleConversation gives a conversation the planner's title only while
+// it has the default one: a title the researcher chose (or an automatic
+// one already given) is kept. set says whether the title changed; the
+// conversation is returned either way.
+func (db *DB) AutoTitleConversation(ctx context.Context, userID, id, title string) (c Conversation, set bool, err error) {
+	err = db.tx(ctx, "title conversation", func(tx pgx.Tx) error {
+		rows, _ := tx.Query(ctx, autoTitleSQL, id, userID, title, DefaultTitle)
+		c, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Conversation])
+		if err == nil {
+			set = true
+			return nil
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		rows, _ = tx.Query(ctx, conversationSQL, id, userID)
+		c, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Conversation])
+		return err
+	})
+	return c, set, err
 }
 
 const deleteConversationSQL = `

@@ -327,7 +327,7 @@ func TestUserTurn(t *testing.T) {
 	}
 	turnID := "2b7e4c1a-9d3f-4e8b-a6c2-5f1d0e9b8a74"
 	if _, err := db.StartTurnTx(ctx, store.StartTurn{UserID: ada.ID, ConversationID: conv.ID, TurnID: turnID,
-		Mode: "plan", Model: "offline", Owner: "test", Message: store.NewMessage{ID: "7c3a1e5d-2f4b-4a9c-8e6d-1b0f9a2c3d45", Role: "user", Content: "kinases"}}); err != nil {
+		Mode: "plan", Model: "offline", Message: store.NewMessage{ID: "7c3a1e5d-2f4b-4a9c-8e6d-1b0f9a2c3d45", Role: "user", Content: "kinases"}}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := db.UserTurn(ctx, ada.ID, turnID)
@@ -338,5 +338,36 @@ func TestUserTurn(t *testing.T) {
 		if _, err := db.UserTurn(ctx, tc.user, tc.turn); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("UserTurn(%s, %s) = %v, want ErrNotFound", tc.user, tc.turn, err)
 		}
+	}
+}
+
+// The planner's title is given only while the conversation has the default
+// one, and never to another user's conversation.
+func TestAutoTitleConversation(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := newDB(t)
+	ada := mustUser(t, db, "ada@example.org")
+	eve := mustUser(t, db, "eve@example.org")
+	conv, err := db.CreateConversation(ctx, ada.ID, "plasmodb", store.DefaultTitle, "offline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.AutoTitleConversation(ctx, eve.ID, conv.ID, "Eve's"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("another user's conversation: err = %v, want ErrNotFound", err)
+	}
+	c, set, err := db.AutoTitleConversation(ctx, ada.ID, conv.ID, "Kinases")
+	if err != nil || !set || c.Title != "Kinases" {
+		t.Fatalf("first auto title: %q, set %v, err %v; want Kinases set", c.Title, set, err)
+	}
+	c, set, err = db.AutoTitleConversation(ctx, ada.ID, conv.ID, "Phosphatases")
+	if err != nil || set || c.Title != "Kinases" {
+		t.Errorf("second auto title: %q, set %v, err %v; want Kinases kept", c.Title, set, err)
+	}
+	if _, err := db.RenameConversation(ctx, ada.ID, conv.ID, "Mine"); err != nil {
+		t.Fatal(err)
+	}
+	if c, set, _ := db.AutoTitleConversation(ctx, ada.ID, conv.ID, "Other"); set || c.Title != "Mine" {
+		t.Errorf("over the researcher's title: %q, set %v; want Mine kept", c.Title, set)
 	}
 }

@@ -26,6 +26,7 @@ var (
 	ErrOutOfScope         = errors.New("step outside the caller's scope")
 	ErrInvalidGraph       = errors.New("strategy graph is invalid")
 	ErrNothingToUndo      = errors.New("nothing to undo")
+	ErrNothingToRedo      = errors.New("nothing to redo")
 	ErrNotEvaluable       = errors.New("result not evaluable")
 	ErrInvalidPage        = errors.New("invalid page")
 	ErrTooManySteps       = errors.New("too many steps")
@@ -67,6 +68,8 @@ func Code(err error) string {
 		return "INVALID_STRATEGY"
 	case errors.Is(err, ErrNothingToUndo):
 		return "NOTHING_TO_UNDO"
+	case errors.Is(err, ErrNothingToRedo):
+		return "NOTHING_TO_REDO"
 	case errors.Is(err, ErrNotEvaluable):
 		return "NOT_EVALUABLE"
 	case errors.Is(err, ErrInvalidPage):

@@ -47,6 +47,7 @@ const (
 	OpDeleteStep   ChangeOp = "delete_step"
 	OpRename       ChangeOp = "rename"
 	OpUndo         ChangeOp = "undo"
+	OpRedo         ChangeOp = "redo"
 )
 
 // Change records what a version changed and its consequences, for the
@@ -59,7 +60,8 @@ type Change struct {
 	Fields []string `json:"fields,omitempty"`
 	// RestoredRoots are the inputs a delete_step made roots again.
 	RestoredRoots []StepID `json:"restoredRoots,omitempty"`
-	// UndoneVersion and RestoredVersion say what an undo reverted to.
+	// UndoneVersion and RestoredVersion say what an undo reverted to (a
+	// redo: which version it restored again).
 	UndoneVersion   int  `json:"undoneVersion,omitempty"`
 	RestoredVersion *int `json:"restoredVersion,omitempty"`
 }

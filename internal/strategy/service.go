@@ -168,7 +168,7 @@ func (s *Service) ForConversation(ctx context.Context, userID, conversationID, r
 			}
 			return graph, change, nil
 		}
-		rec, created, rows, err := s.store.CreateConversationStrategy(ctx, userID, conversationID, recordType, build, s.logged(ctx, snapshotOf))
+		rec, created, rows, err := s.store.CreateConversationStrategy(ctx, userID, conversationID, recordType, build, s.logged(ctx, snapshotOf, nil))
 		if needCheck != "" {
 			if err := s.checkRecordType(ctx, needCheck, recordType); err != nil {
 				return Snapshot{}, err
@@ -200,8 +200,10 @@ var errCheckFirst = errors.New("strategy: check the record type first")
 
 // logged is how a change writes its graph_snapshot in the conversation's
 // log inside its own transaction; snap gives the snapshot of the row as
-// written. nil (no event) without an event log.
-func (s *Service) logged(ctx context.Context, snap func(rec store.Strategy) (Snapshot, error)) *store.StrategyEvents {
+// written, and change (when not nil) points at the version's change
+// record, set by the time the row is written. nil (no event) without an
+// event log.
+func (s *Service) logged(ctx context.Context, snap func(rec store.Strategy) (Snapshot, error), change *Change) *store.StrategyEvents {
 	if s.events == nil {
 		return nil
 	}
@@ -219,7 +221,13 @@ func (s *Service) logged(ctx context.Context, snap func(rec store.Strategy) (Sna
 		if err != nil {
 			return nil, err
 		}
-		return []event.Event{&event.GraphSnapshot{Base: event.Base{TurnID: turn}, StrategyID: sn.StrategyID, Version: sn.Version, Snapshot: raw}}, nil
+		ev := &event.GraphSnapshot{Base: event.Base{TurnID: turn}, StrategyID: sn.StrategyID, Version: sn.Version, Snapshot: raw}
+		if change != nil && change.Op != "" {
+			if ev.Change, err = json.Marshal(change); err != nil {
+				return nil, err
+			}
+		}
+		return []event.Event{ev}, nil
 	})
 }
 
@@ -364,7 +372,7 @@ func (s *Service) apply(ctx context.Context, userID, strategyID string, m Mutati
 		next = s.refresh(ctx, next, change.affected(next), failed)
 		res.Change = change
 		return encodePair(next, change, &mutErr)
-	}, s.logged(ctx, func(rec store.Strategy) (Snapshot, error) { return snapshotAt(next, rec), nil }))
+	}, s.logged(ctx, func(rec store.Strategy) (Snapshot, error) { return snapshotAt(next, rec), nil }, &res.Change))
 	if mutErr != nil {
 		return Result{}, mutErr
 	}

@@ -552,3 +552,66 @@ func TestForConversationAsksTheCatalogOutsideItsTransaction(t *testing.T) {
 		t.Errorf("ForConversation() = %+v", snap)
 	}
 }
+
+// Redo takes undos back one version at a time, up to the change they
+// started from; undo after a redo steps back from the redone version; a
+// new change ends what can be redone.
+func TestServiceRedo(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newServiceFixture(t)
+	if _, err := f.svc.Redo(ctx, f.owner, f.strategy); !errors.Is(err, ErrNothingToRedo) || Code(err) != "NOTHING_TO_REDO" {
+		t.Errorf("redo without an undo: %v, want ErrNothingToRedo", err)
+	}
+	history := []Snapshot{f.rec.last()}
+	for _, m := range []Mutation{translation, trna, Combine{Left: "s1", Right: "s2", Operator: Union}} {
+		history = append(history, f.apply(t, m).Snapshot)
+	}
+	if _, err := f.svc.Redo(ctx, f.owner, f.strategy); !errors.Is(err, ErrNothingToRedo) {
+		t.Errorf("redo after a change: %v, want ErrNothingToRedo", err)
+	}
+	undo := func() Result {
+		t.Helper()
+		res, err := f.svc.Undo(ctx, f.owner, f.strategy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	redo := func(wantVersion int) {
+		t.Helper()
+		res, err := f.svc.Redo(ctx, f.owner, f.strategy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := history[wantVersion]
+		want.Version = res.Snapshot.Version
+		if diff := cmp.Diff(want, res.Snapshot); diff != "" {
+			t.Errorf("redo: snapshot differs from version %d (-want +got):\n%s", wantVersion, diff)
+		}
+		if res.Change.Op != OpRedo || res.Change.RestoredVersion == nil || *res.Change.RestoredVersion != wantVersion {
+			t.Errorf("redo change = %+v, want a redo restoring version %d", res.Change, wantVersion)
+		}
+		if diff := cmp.Diff(res.Snapshot, f.rec.last()); diff != "" {
+			t.Errorf("redo was not reported (-result +reported):\n%s", diff)
+		}
+	}
+	undo() // to version 2
+	undo() // to version 1
+	redo(2)
+	redo(3)
+	if _, err := f.svc.Redo(ctx, f.owner, f.strategy); !errors.Is(err, ErrNothingToRedo) {
+		t.Errorf("redo past the last change: %v, want ErrNothingToRedo", err)
+	}
+	// Undo after redo steps back from the redone version.
+	if res := undo(); res.Change.RestoredVersion == nil || *res.Change.RestoredVersion != 2 {
+		t.Errorf("undo after redo: %+v, want version 2 restored", res.Change)
+	}
+	redo(3)
+	undo()
+	// A new change ends the redo.
+	f.apply(t, Rename{Name: "Other"})
+	if _, err := f.svc.Redo(ctx, f.owner, f.strategy); !errors.Is(err, ErrNothingToRedo) {
+		t.Errorf("redo after a new change: %v, want ErrNothingToRedo", err)
+	}
+}

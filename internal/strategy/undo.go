@@ -60,16 +60,76 @@ func (s *Service) undoOnce(ctx context.Context, userID, strategyID string) (Resu
 	}
 	// The state now is that of version effective; undo goes one before it.
 	effective := rec.Version
-	if last.Op == OpUndo && last.RestoredVersion != nil {
+	if (last.Op == OpUndo || last.Op == OpRedo) && last.RestoredVersion != nil {
 		effective = *last.RestoredVersion
 	}
 	target := effective - 1
 	if target < 0 {
 		return Result{}, fmt.Errorf("strategy: undo %s: %w: the strategy is as it was created", strategyID, ErrNothingToUndo)
 	}
+	return s.restore(ctx, userID, strategyID, rec.Version, target, Change{Op: OpUndo, UndoneVersion: effective, RestoredVersion: &target,
+		Summary: fmt.Sprintf("undid version %d: the strategy is as it was at version %d", effective, target)})
+}
+
+// Redo restores the state an undo went back from: after undos (and redos)
+// the strategy stands at version r, and redo restores version r+1, up to
+// the version the first of those undos undid. Like Undo it records a new
+// version (change "redo") and reports it; any other change since the undo
+// ends what can be redone (ErrNothingToRedo).
+func (s *Service) Redo(ctx context.Context, userID, strategyID string) (Result, error) {
+	for range undoAttempts {
+		res, err := s.redoOnce(ctx, userID, strategyID)
+		if !errors.Is(err, errVersionMoved) {
+			return res, err
+		}
+	}
+	return Result{}, fmt.Errorf("strategy: redo %s: the strategy kept changing; try again", strategyID)
+}
+
+func (s *Service) redoOnce(ctx context.Context, userID, strategyID string) (Result, error) {
+	rec, err := s.store.Strategy(ctx, userID, strategyID)
+	if err != nil {
+		return Result{}, fmt.Errorf("strategy: redo %s: %w", strategyID, err)
+	}
+	// Walk back over the run of undos and redos that ends at the current
+	// version to the change they started from: the newest state redo can
+	// restore.
+	var (
+		current Change
+		top     = -1
+	)
+	for v := rec.Version; v >= 0; v-- {
+		ver, err := s.store.StrategyVersion(ctx, userID, strategyID, v)
+		if err != nil {
+			return Result{}, fmt.Errorf("strategy: redo %s: version %d: %w", strategyID, v, err)
+		}
+		var ch Change
+		if err := json.Unmarshal(ver.Change, &ch); err != nil {
+			return Result{}, fmt.Errorf("strategy: redo %s: decode change %d: %w", strategyID, v, err)
+		}
+		if v == rec.Version {
+			current = ch
+		}
+		if ch.Op != OpUndo && ch.Op != OpRedo {
+			top = v
+			break
+		}
+	}
+	if current.Op != OpUndo && current.Op != OpRedo || current.RestoredVersion == nil || *current.RestoredVersion+1 > top {
+		return Result{}, fmt.Errorf("strategy: redo %s: %w: no undo to take back", strategyID, ErrNothingToRedo)
+	}
+	target := *current.RestoredVersion + 1
+	return s.restore(ctx, userID, strategyID, rec.Version, target, Change{Op: OpRedo, UndoneVersion: *current.RestoredVersion, RestoredVersion: &target,
+		Summary: fmt.Sprintf("redid version %d: the strategy is as it was at version %d", target, target)})
+}
+
+// restore records the graph of version target as the version after
+// version (the one read), with change; errVersionMoved when another change
+// came first.
+func (s *Service) restore(ctx context.Context, userID, strategyID string, version, target int, change Change) (Result, error) {
 	tv, err := s.store.StrategyVersion(ctx, userID, strategyID, target)
 	if err != nil {
-		return Result{}, fmt.Errorf("strategy: undo %s: version %d: %w", strategyID, target, err)
+		return Result{}, fmt.Errorf("strategy: %s %s: version %d: %w", change.Op, strategyID, target, err)
 	}
 	restored, err := Decode(tv.Graph)
 	if err != nil {
@@ -77,14 +137,13 @@ func (s *Service) undoOnce(ctx context.Context, userID, strategyID string) (Resu
 	}
 	var (
 		next    *Graph
-		change  Change
 		failure error
 	)
 	st := s.report.stripe(strategyID)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	saved, rows, err := s.store.UpdateStrategy(ctx, userID, strategyID, func(current []byte, version int) ([]byte, []byte, error) {
-		if version != rec.Version {
+	saved, rows, err := s.store.UpdateStrategy(ctx, userID, strategyID, func(current []byte, cur int) ([]byte, []byte, error) {
+		if cur != version {
 			failure = errVersionMoved
 			return nil, nil, failure
 		}
@@ -95,15 +154,13 @@ func (s *Service) undoOnce(ctx context.Context, userID, strategyID string) (Resu
 		}
 		next = restored.Clone()
 		next.NextStep = max(next.NextStep, g.NextStep)
-		change = Change{Op: OpUndo, UndoneVersion: effective, RestoredVersion: &target,
-			Summary: fmt.Sprintf("undid version %d: the strategy is as it was at version %d", effective, target)}
 		return encodePair(next, change, &failure)
-	}, s.logged(ctx, func(rec store.Strategy) (Snapshot, error) { return snapshotAt(next, rec), nil }))
+	}, s.logged(ctx, func(rec store.Strategy) (Snapshot, error) { return snapshotAt(next, rec), nil }, &change))
 	if failure != nil {
 		return Result{}, failure
 	}
 	if err != nil {
-		return Result{}, fmt.Errorf("strategy: undo %s: %w", strategyID, err)
+		return Result{}, fmt.Errorf("strategy: %s %s: %w", change.Op, strategyID, err)
 	}
 	res := Result{Snapshot: snapshotAt(next, saved), Change: change}
 	s.published(rows)

@@ -67,7 +67,7 @@ for (const [name, viewport] of Object.entries(viewports)) {
     const order = await tabOrder(page, 200);
     // The mode radios are one group: Tab reaches the checked one (the arrows move within it).
     assert.ok(reached(order, 'mode-plan') || reached(order, 'mode-execute'), 'the mode switch is reachable by Tab');
-    for (const id of ['turn-summary', 'message-input', 'model-select', 'send-button', 'graph-step', 'undo-button', 'export-wdk', 'tool-call', 'node-tool-call']) {
+    for (const id of ['turn-summary', 'message-input', 'model-select', 'send-button', 'graph-step', 'undo-button', 'export-wdk', 'tool-group', 'node-tool-call']) {
       assert.ok(reached(order, id), `${id} is reachable by Tab: ${order.map((f) => f.testid || f.tag).join(' ')}`);
     }
     assert.deepEqual(order.filter((f) => !f.indicator).map((f) => f.testid || f.tag), [], 'every focused control shows a focus indicator');
@@ -100,8 +100,13 @@ test('a folded turn opens and closes from the keyboard, and a tool card loads it
   assert.equal(await summary.getAttribute('aria-expanded'), 'true');
   assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'turn-summary', 'focus stays on the summary line');
   assert.deepEqual(await horizontalOverflow(page), []);
-  // The opened turn's tool cards load their bodies on demand too.
+  // The opened turn's tool calls are one summary line; opened, their cards
+  // load their bodies on demand too.
+  const group = byTestId(body, 'tool-group').first();
+  await group.locator(':scope > summary').focus();
+  await page.keyboard.press('Enter');
   const card = byTestId(body, 'tool-call').first();
+  await card.waitFor({ state: 'visible' });
   assert.equal(await byTestId(card, 'tool-body').innerText(), '');
   await card.locator('summary').focus();
   await page.keyboard.press('Enter');

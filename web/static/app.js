@@ -30,6 +30,8 @@
   });
   document.addEventListener('htmx:sendError', function () {
     flash('The server could not be reached. Check the connection and try again.');
+    var f = document.getElementById('flash');
+    if (f) f.setAttribute('data-connection', '');
   });
 
   // Parts drawn on demand: load(el, url) fills el with the server's
@@ -113,7 +115,12 @@
   htmx.createEventSource = function (url) {
     return new EventSource(url.replace(/([?&]after=)\d+/, '$1' + lastSeq), { withCredentials: true });
   };
-  live.addEventListener('htmx:sseOpen', function () { setState('open', 'Live'); });
+  live.addEventListener('htmx:sseOpen', function () {
+    setState('open', 'Live');
+    // The connection is back: an error said while it was down is stale.
+    var f = document.getElementById('flash');
+    if (f && f.hasAttribute('data-connection')) { f.textContent = ''; f.removeAttribute('data-connection'); }
+  });
   live.addEventListener('htmx:sseError', function () { setState('reconnecting', 'Reconnecting…'); });
   live.addEventListener('htmx:sseClose', function () { setState('closed', 'Disconnected'); });
 
@@ -130,6 +137,7 @@
   live.addEventListener('htmx:sseMessage', function (e) {
     restoreOpen();
     syncComposer();
+    turnEnded();
     chat = document.getElementById('chat');
     if (stick) chat.scrollTop = chat.scrollHeight;
     // A new delegation: bring the sub-agent panel into view (desktop,
@@ -194,8 +202,81 @@
       awaiting = e.detail.xhr.getResponseHeader('X-Turn-Id') || '';
     }
     syncComposer();
-    if (!fields.disabled) input.focus();
+    // A refused message goes back to the box; a sent one's answer gets
+    // focus when its turn ends (turnEnded).
+    if (!e.detail.successful && !fields.disabled) input.focus();
   });
+  // Esc stops the running turn, wherever focus is.
+  document.addEventListener('keydown', function (e) {
+    if (e.key !== 'Escape' || e.defaultPrevented || e.isComposing) return;
+    var stop = document.getElementById('stop-form');
+    if (!stop || stop.getAttribute('data-running') !== 'true') return;
+    e.preventDefault();
+    stop.requestSubmit();
+  });
+  // The step whose results are shown is marked (aria-current) and kept
+  // marked when the graph is redrawn; once its results are drawn, the step
+  // is scrolled back into view if they pushed it out.
+  var chosenStep = '';
+  function markStep() {
+    document.querySelectorAll('[data-testid="graph-step"]').forEach(function (g) {
+      var on = g.getAttribute('data-step-id') === chosenStep;
+      g.classList.toggle('selected', on);
+      if (on) g.setAttribute('aria-current', 'true'); else g.removeAttribute('aria-current');
+    });
+  }
+  document.addEventListener('htmx:beforeRequest', function (e) {
+    var g = e.detail.elt && e.detail.elt.closest && e.detail.elt.closest('[data-testid="graph-step"]');
+    if (!g) return;
+    chosenStep = g.getAttribute('data-step-id');
+    markStep();
+  });
+  document.addEventListener('htmx:afterSettle', function (e) {
+    if (!chosenStep || !e.detail.target || e.detail.target.id !== 'results') return;
+    var g = document.querySelector('[data-testid="graph-step"].selected');
+    if (g) g.scrollIntoView({ block: 'nearest' });
+  });
+  live.addEventListener('htmx:sseMessage', function () { if (chosenStep) markStep(); });
+
+  // An example request of an empty conversation goes into the message box.
+  document.addEventListener('click', function (e) {
+    var b = e.target.closest('[data-suggest]');
+    if (!b || fields.disabled) return;
+    input.value = b.getAttribute('data-suggest');
+    input.focus();
+  });
+
+  // When a turn ends, its answer is announced (the polite live region) and
+  // gets focus, without scrolling the chat away from where it is.
+  var announcer = document.getElementById('announcer');
+  var wasRunning = isRunning();
+  function isRunning() {
+    var stop = document.getElementById('stop-form');
+    return !!stop && stop.getAttribute('data-running') === 'true';
+  }
+  function turnEnded() {
+    var running = isRunning();
+    if (!wasRunning || running) { wasRunning = running; return; }
+    wasRunning = false;
+    var turns = chat.querySelectorAll(':scope > [data-turn-id]');
+    var turn = turns[turns.length - 1];
+    if (!turn) return;
+    var answers = turn.querySelectorAll('[data-role="assistant"]');
+    var answer = answers[answers.length - 1];
+    var end = turn.querySelector('.turn-end');
+    var said = end ? end.innerText.trim() : '';
+    if (answer) {
+      var text = answer.querySelector('[data-testid="message-text"]').innerText.trim();
+      if (text.length > 300) text = text.slice(0, 300) + '…';
+      said = 'Assistant: ' + text + (said ? ' (' + said + ')' : '');
+      answer.setAttribute('tabindex', '-1');
+      var a = document.activeElement;
+      if (!a || a === document.body || !a.closest('.composer, .recovery, .stop-form') || a.disabled) {
+        answer.focus({ preventScroll: true });
+      }
+    }
+    announcer.textContent = said;
+  }
   input.addEventListener('keydown', function (e) {
     if (e.key !== 'Enter' || e.shiftKey || e.altKey || e.ctrlKey || e.metaKey || e.isComposing) return;
     e.preventDefault();

@@ -92,6 +92,9 @@ type Handoff struct {
 	ArtifactID    string
 	Status        store.HandoffStatus
 	ExecuteTurnID string
+	// TurnID is the turn that requested it: the chat offers the build
+	// under that turn's answer too.
+	TurnID string
 }
 
 // The statuses of a handoff (the store's vocabulary).
@@ -155,14 +158,30 @@ func (c *Conversation) artifactSaved(rec event.Record, e *event.ArtifactSaved) [
 }
 
 func (c *Conversation) handoffRequested(e *event.HandoffRequested) []Change {
+	changes := []Change{ArtifactsChanged{}}
 	// Only the latest plan can be approved (store.CreateHandoff).
 	for _, h := range c.Handoffs {
 		if h.Status == HandoffPending {
 			h.Status = HandoffSuperseded
+			changes = c.handoffTurnChanged(changes, h.TurnID)
 		}
 	}
-	c.Handoffs = append(c.Handoffs, &Handoff{ID: e.HandoffID, Goal: e.Goal, ArtifactID: e.ArtifactID, Status: HandoffPending})
-	return []Change{ArtifactsChanged{}}
+	c.Handoffs = append(c.Handoffs, &Handoff{ID: e.HandoffID, Goal: e.Goal, ArtifactID: e.ArtifactID, Status: HandoffPending, TurnID: e.TurnID})
+	return c.handoffTurnChanged(changes, e.TurnID)
+}
+
+// handoffTurnChanged adds the HandoffChanged of a turn on the page (once).
+func (c *Conversation) handoffTurnChanged(changes []Change, turnID string) []Change {
+	t := c.turns[turnID]
+	if t == nil {
+		return changes
+	}
+	for _, ch := range changes {
+		if hc, ok := ch.(HandoffChanged); ok && hc.Turn == t {
+			return changes
+		}
+	}
+	return append(changes, HandoffChanged{Turn: t})
 }
 
 func (c *Conversation) handoffAccepted(e *event.HandoffAccepted) []Change {
@@ -171,7 +190,18 @@ func (c *Conversation) handoffAccepted(e *event.HandoffAccepted) []Change {
 		return nil
 	}
 	h.Status, h.ExecuteTurnID = HandoffAccepted, e.ExecuteTurnID
-	return []Change{ArtifactsChanged{}}
+	return c.handoffTurnChanged([]Change{ArtifactsChanged{}}, h.TurnID)
+}
+
+// TurnHandoffs returns the handoffs a turn requested, in order.
+func (c *Conversation) TurnHandoffs(t *Turn) []*Handoff {
+	var hs []*Handoff
+	for _, h := range c.Handoffs {
+		if h.TurnID == t.ID {
+			hs = append(hs, h)
+		}
+	}
+	return hs
 }
 
 // OpenArtifacts is how many of the most recently saved artifacts the plan

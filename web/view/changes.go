@@ -30,6 +30,10 @@ type DeltaAppended struct {
 // TurnUpdated redraws a turn's footer: status, error, usage.
 type TurnUpdated struct{ Turn *Turn }
 
+// HandoffChanged redraws the build requests under a turn's answer (a
+// plan the turn asked to build was requested, approved or superseded).
+type HandoffChanged struct{ Turn *Turn }
+
 // TurnFolded redraws a turn as its summary line (see Conversation.Folded).
 type TurnFolded struct{ Turn *Turn }
 
@@ -58,6 +62,7 @@ func (ItemReplaced) change()      {}
 func (DeltaAppended) change()     {}
 func (TurnUpdated) change()       {}
 func (TurnFolded) change()        {}
+func (HandoffChanged) change()    {}
 func (ComposerChanged) change()   {}
 func (ArtifactsChanged) change()  {}
 func (DelegationChanged) change() {}

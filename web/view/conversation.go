@@ -15,10 +15,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"strategist/internal/event"
 	"strategist/internal/llm"
+	"strategist/internal/plan"
 	"strategist/internal/strategy"
 )
 
@@ -48,6 +50,12 @@ type Conversation struct {
 	messages  map[string]*Message
 	calls     map[string]*ToolCall // by turn id + "/" + call id
 	artifacts map[string]*Artifact
+	// introduced is set once a message showed the offline engine's
+	// introduction.
+	introduced bool
+	// versions are the change records of the strategy's versions, as the
+	// log's graph snapshots carried them.
+	versions map[int]strategy.Change
 }
 
 // Start is what the projection starts from: the conversation as stored.
@@ -88,6 +96,10 @@ type Turn struct {
 	Items         []Item
 	// index is the turn's place in Conversation.Turns.
 	index int
+	// rebuild is the goal of a turn that sent an approved plan's build
+	// message again (Build again), rather than through a handoff.
+	rebuild string
+	rebuilt bool
 
 	// Status is "running" until turn_end, then the turn's end status.
 	Status     event.TurnStatus
@@ -97,6 +109,14 @@ type Turn struct {
 	// turn_end total.
 	Usage llm.Usage
 }
+
+// Build reports whether the turn builds an approved plan: started by Build
+// this plan, or by Build again with the same build message.
+func (t *Turn) Build() bool { return t.HandoffID != "" || t.rebuilt }
+
+// Rebuild returns the goal of a turn started by Build again (ok false for
+// any other turn).
+func (t *Turn) Rebuild() (goal string, ok bool) { return t.rebuild, t.rebuilt }
 
 // Running reports whether the turn has not ended.
 func (t *Turn) Running() bool { return t.Status == event.TurnRunning }
@@ -114,6 +134,32 @@ type Message struct {
 	// Final is set by assistant_message; Text is then the whole markdown.
 	Final bool
 	turn  *Turn
+	// repeatsIntro is set on a final message that opens with the offline
+	// engine's introduction when an earlier message already did.
+	repeatsIntro bool
+}
+
+// Shown is the message's text as the chat shows it: the offline engine's
+// introduction is kept in the first message that has it and left out of
+// later ones (the stored event keeps it).
+func (m *Message) Shown() string {
+	if m.repeatsIntro {
+		return strings.TrimLeft(strings.TrimPrefix(m.Text, llm.OfflineIntro), " \n")
+	}
+	return m.Text
+}
+
+// introduce marks a final message that repeats the offline engine's
+// introduction.
+func (c *Conversation) introduce(m *Message) {
+	if !strings.HasPrefix(m.Text, llm.OfflineIntro) {
+		return
+	}
+	if c.introduced {
+		m.repeatsIntro = strings.TrimSpace(strings.TrimPrefix(m.Text, llm.OfflineIntro)) != ""
+		return
+	}
+	c.introduced = true
 }
 
 // ToolCall is a tool call of the main agent or of a sub-agent.
@@ -128,6 +174,9 @@ type ToolCall struct {
 	DurationMs int64
 	// turn is the chat's turn the call is in; nil for a sub-agent's call.
 	turn *Turn
+	// group is the Key of the first call of the run of consecutive calls
+	// this chat call belongs to (see CallGroup).
+	group int64
 }
 
 // TurnError is an error event shown in place.
@@ -258,6 +307,11 @@ func (c *Conversation) turnStart(rec event.Record, e *event.TurnStart) []Change 
 	if t.UserText == "" && c.userText != nil {
 		t.UserText = c.userText(e.UserMessageID)
 	}
+	if t.HandoffID == "" && strings.HasPrefix(strings.TrimSpace(t.UserText), plan.BuildPrefix) {
+		if bc, _, ok := plan.ReadBuildMessage(t.UserText); ok {
+			t.rebuild, t.rebuilt = bc.Goal, true
+		}
+	}
 	c.add(t)
 	if e.Mode != "" {
 		c.Mode = e.Mode
@@ -304,10 +358,12 @@ func (c *Conversation) delta(rec event.Record, e *event.AssistantDelta) []Change
 func (c *Conversation) message(rec event.Record, e *event.AssistantMessage) []Change {
 	if m, ok := c.messages[e.MessageID]; ok {
 		m.Text, m.Final = e.Content, true
+		c.introduce(m)
 		return []Change{ItemReplaced{Turn: m.turn, Item: m}}
 	}
 	t := c.turnOf(rec, e.TurnID)
 	m := &Message{Key: rec.Seq, ID: e.MessageID, Text: e.Content, Final: true, turn: t}
+	c.introduce(m)
 	c.messages[m.ID] = m
 	t.Items = append(t.Items, m)
 	return []Change{ItemAdded{Turn: t, Item: m}}
@@ -317,7 +373,7 @@ func (c *Conversation) toolStart(rec event.Record, e *event.ToolCallStart) []Cha
 	t := c.turnOf(rec, e.TurnID)
 	tc := &ToolCall{Key: rec.Seq, ID: e.CallID, Name: e.Name, Args: e.Args, Status: CallRunning, turn: t}
 	c.calls[e.TurnID+"/"+e.CallID] = tc
-	t.Items = append(t.Items, tc)
+	t.addCall(tc)
 	return []Change{ItemAdded{Turn: t, Item: tc}}
 }
 
@@ -328,7 +384,7 @@ func (c *Conversation) toolEnd(rec event.Record, e *event.ToolCallEnd) []Change 
 		t := c.turnOf(rec, e.TurnID)
 		tc = &ToolCall{Key: rec.Seq, ID: e.CallID, Name: e.Name, turn: t}
 		c.calls[e.TurnID+"/"+e.CallID] = tc
-		t.Items = append(t.Items, tc)
+		t.addCall(tc)
 		endCall(tc, e.OK, e.Result, e.Error, e.DurationMs)
 		return []Change{ItemAdded{Turn: t, Item: tc}}
 	}
@@ -351,8 +407,79 @@ func (c *Conversation) graphSnapshot(e *event.GraphSnapshot) ([]Change, error) {
 	if snap.StrategyID == "" {
 		snap.StrategyID = e.StrategyID
 	}
+	if c.Strategy == nil || c.Strategy.StrategyID != snap.StrategyID {
+		c.versions = map[int]strategy.Change{}
+	}
 	c.Strategy = &snap
+	if len(e.Change) > 0 {
+		var ch strategy.Change
+		if json.Unmarshal(e.Change, &ch) == nil {
+			c.versions[e.Version] = ch
+		}
+	}
 	return []Change{StrategyChanged{}}, nil
+}
+
+// UndoLabel says what Undo would revert: the change of the version the
+// strategy stands at (after undos, the version they restored), as its
+// change record summarised it; "" when the log does not say (a version
+// logged before change records were, or the strategy's creation).
+func (c *Conversation) UndoLabel() string {
+	if c.Strategy == nil {
+		return ""
+	}
+	effective := c.Strategy.Version
+	if last, ok := c.versions[effective]; ok && restores(last) {
+		effective = *last.RestoredVersion
+	}
+	if effective <= 0 {
+		return ""
+	}
+	ch, ok := c.versions[effective]
+	if !ok || restores(ch) {
+		return ""
+	}
+	return ch.Summary
+}
+
+// RedoLabel says what Redo would restore, as UndoLabel says it; ok is
+// false when there is nothing to redo (the strategy does not stand after
+// an undo) or the log does not tell.
+func (c *Conversation) RedoLabel() (label string, ok bool) {
+	if c.Strategy == nil {
+		return "", false
+	}
+	last, known := c.versions[c.Strategy.Version]
+	if !known || !restores(last) {
+		return "", false
+	}
+	// The change the run of undos and redos started from.
+	top := -1
+	for v := c.Strategy.Version; v >= 0; v-- {
+		ch, known := c.versions[v]
+		if !known {
+			return "", false
+		}
+		if !restores(ch) {
+			top = v
+			break
+		}
+	}
+	target := *last.RestoredVersion + 1
+	if target > top {
+		return "", false
+	}
+	ch, known := c.versions[target]
+	if !known || restores(ch) {
+		return "", false
+	}
+	return ch.Summary, true
+}
+
+// restores reports whether a change record is an undo or a redo: a version
+// that restored an earlier one.
+func restores(ch strategy.Change) bool {
+	return (ch.Op == strategy.OpUndo || ch.Op == strategy.OpRedo) && ch.RestoredVersion != nil
 }
 
 // DOMID returns a page element id made of a prefix and a key.

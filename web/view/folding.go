@@ -96,6 +96,8 @@ func changedTurn(ch Change) *Turn {
 		return ch.Turn
 	case TurnUpdated:
 		return ch.Turn
+	case HandoffChanged:
+		return ch.Turn
 	}
 	return nil
 }

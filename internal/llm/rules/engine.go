@@ -151,8 +151,8 @@ func (e *Engine) respond(req llm.Request) (response, error) {
 }
 
 // intro opens everything the engine writes, so no reader mistakes it for a
-// language model.
-const intro = "I am Strategist's offline planner, not a language model: I follow fixed rules over your words and the catalog's answers."
+// language model (the conversation page shows it once per conversation).
+const intro = llm.OfflineIntro
 
 // call is one tool call the engine asks for.
 type call struct {
