@@ -119,8 +119,30 @@ func TestOfflineAcceptance(t *testing.T) {
 	if err := run(t.Context(), []string{"genes", "--url", srv.base, first.conv, string(first.strategy.RootStepID)}, nil, &out, io.Discard, envMap(nil)); err != nil {
 		t.Fatalf("strategist genes: %v", err)
 	}
-	if lines := strings.Split(strings.TrimSpace(out.String()), "\n"); len(lines) != len(want)+2 || !strings.HasPrefix(lines[1], "gene_id\t") {
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != len(want)+2 || lines[1] != "gene_id\tproduct\tgene_type\tgene_name\torganism\tchromosome\tprevious_ids" {
 		t.Errorf("strategist genes wrote %d lines, want a provenance line, a header and %d genes", len(lines), len(want))
+	}
+	// Retired ids come from the raw mappings file: every row's last column
+	// is the gene's list there.
+	withPrevious := 0
+	for _, line := range lines[2:] {
+		cells := strings.Split(line, "\t")
+		if cells[len(cells)-1] != "" {
+			withPrevious++
+		}
+		var raw []string // the file lists a gene's ids once per transcript
+		for _, id := range data.PreviousIDs[cells[0]] {
+			if !slices.Contains(raw, id) {
+				raw = append(raw, id)
+			}
+		}
+		if got := cells[len(cells)-1]; got != strings.Join(raw, ", ") {
+			t.Errorf("%s: previous ids %q, raw data %q", cells[0], got, strings.Join(raw, ", "))
+		}
+	}
+	if withPrevious == 0 {
+		t.Error("no gene of the root has a previous id in the download")
 	}
 	for _, args := range [][]string{{"genes"}, {"genes", first.conv}, {"genes", "--format", "xml", first.conv, "s1"}} {
 		if err := run(t.Context(), args, nil, io.Discard, io.Discard, envMap(nil)); !errors.Is(err, errUsage) {

@@ -197,7 +197,10 @@ type Record struct {
 	GeneName   string `json:"geneName,omitempty"`
 	Organism   string `json:"organism,omitempty"`
 	Chromosome string `json:"chromosome,omitempty"`
-	Weight     int    `json:"weight"`
+	// PreviousIDs are the gene's retired ids, where the catalog holds them
+	// (the offline snapshot does; the live client does not ask for them).
+	PreviousIDs []string `json:"previousIds,omitempty"`
+	Weight      int      `json:"weight"`
 }
 
 // Provenance says where an answer came from, so counts are never shown

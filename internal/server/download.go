@@ -16,13 +16,13 @@ import (
 )
 
 // downloadColumns are the columns of a step's genes as downloaded.
-var downloadColumns = []string{"gene_id", "product", "gene_type", "gene_name", "organism", "chromosome"}
+var downloadColumns = []string{"gene_id", "product", "gene_type", "gene_name", "organism", "chromosome", "previous_ids"}
 
 // tsvCell keeps a value on its line and in its column.
 var tsvCell = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
 
 func downloadRow(r catalog.Record) []string {
-	return []string{r.GeneID, r.Product, r.GeneType, r.GeneName, r.Organism, r.Chromosome}
+	return []string{r.GeneID, r.Product, r.GeneType, r.GeneName, r.Organism, r.Chromosome, strings.Join(r.PreviousIDs, ", ")}
 }
 
 // downloadStepResults writes all of a step's genes as TSV, CSV or JSON,

@@ -155,13 +155,14 @@ func (c *Catalog) Answer(ctx context.Context, site string, q *catalog.Query, pag
 	for k := page.Offset; k < end; k++ {
 		g := &c.data.genes[res.genes[k]]
 		ans.Records = append(ans.Records, catalog.Record{
-			GeneID:     g.ID,
-			Product:    g.Product,
-			GeneType:   g.Type,
-			GeneName:   g.Symbol,
-			Organism:   organismPf3D7,
-			Chromosome: g.Chromosome,
-			Weight:     res.weights[k],
+			GeneID:      g.ID,
+			Product:     g.Product,
+			GeneType:    g.Type,
+			GeneName:    g.Symbol,
+			Organism:    organismPf3D7,
+			Chromosome:  g.Chromosome,
+			PreviousIDs: slices.Clone(g.PreviousIDs),
+			Weight:      res.weights[k],
 		})
 	}
 	return ans, nil
