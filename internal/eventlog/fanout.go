@@ -38,10 +38,8 @@ type FanoutConfig struct {
 
 // Fanout brings the events other server processes append into this
 // process's broker. Every append notifies on store.EventsChannel with
-// "origin|conversation|first|last", followed by "|conversation|first|last"
-// for each further conversation of the same transaction; for a
-// conversation someone here subscribes to, Fanout reads that range from the
-// table and publishes it.
+// "origin|conversation|first|last"; for a conversation someone here
+// subscribes to, Fanout reads that range from the table and publishes it.
 //
 // Notifications sent while the LISTEN connection is down are lost. After
 // every (re)connect Fanout therefore publishes, for each watched
@@ -84,35 +82,23 @@ func (f *Fanout) Run(ctx context.Context) error {
 	return nil
 }
 
-// announcement is one parsed notification: the ranges one transaction of
-// origin appended.
+// announcement is one parsed notification.
 type announcement struct {
-	origin string
-	ranges []announcedRange
+	origin, conversationID string
+	first, last            int64
 }
 
-type announcedRange struct {
-	conversationID string
-	first, last    int64
-}
-
-// parseAnnouncement reads "origin|conversation|first|last" followed by
-// "|conversation|first|last" for each further conversation.
 func parseAnnouncement(payload string) (announcement, error) {
 	parts := strings.Split(payload, "|")
-	if len(parts) < 4 || (len(parts)-1)%3 != 0 {
+	if len(parts) != 4 {
 		return announcement{}, fmt.Errorf("event: fanout: malformed notification %q", payload)
 	}
-	a := announcement{origin: parts[0], ranges: make([]announcedRange, 0, (len(parts)-1)/3)}
-	for i := 1; i < len(parts); i += 3 {
-		first, err1 := strconv.ParseInt(parts[i+1], 10, 64)
-		last, err2 := strconv.ParseInt(parts[i+2], 10, 64)
-		if parts[i] == "" || err1 != nil || err2 != nil || first < 1 || last < first {
-			return announcement{}, fmt.Errorf("event: fanout: malformed notification %q", payload)
-		}
-		a.ranges = append(a.ranges, announcedRange{conversationID: parts[i], first: first, last: last})
+	first, err1 := strconv.ParseInt(parts[2], 10, 64)
+	last, err2 := strconv.ParseInt(parts[3], 10, 64)
+	if err1 != nil || err2 != nil || first < 1 || last < first {
+		return announcement{}, fmt.Errorf("event: fanout: malformed notification %q", payload)
 	}
-	return a, nil
+	return announcement{origin: parts[0], conversationID: parts[1], first: first, last: last}, nil
 }
 
 func (f *Fanout) handle(ctx context.Context, payload string) {
@@ -121,24 +107,19 @@ func (f *Fanout) handle(ctx context.Context, payload string) {
 		f.cfg.Logger.Warn("ignoring event notification", slog.Any("error", err))
 		return
 	}
-	if a.origin == f.cfg.Origin {
-		return // ours: the Log published them already
+	if a.origin == f.cfg.Origin || !f.cfg.Broker.Watching(a.conversationID) {
+		// Ours (published by the Log), or nobody here listens: a subscriber
+		// that comes later replays from the table.
+		return
 	}
-	for _, r := range a.ranges {
-		if !f.cfg.Broker.Watching(r.conversationID) {
-			// Nobody here listens: a subscriber that comes later replays
-			// from the table.
-			continue
+	rows, err := f.cfg.Store.EventsRange(ctx, a.conversationID, a.first, a.last)
+	if err != nil {
+		if ctx.Err() == nil {
+			f.cfg.Logger.Warn("reading announced events", slog.String("conversation_id", a.conversationID), slog.Any("error", err))
 		}
-		rows, err := f.cfg.Store.EventsRange(ctx, r.conversationID, r.first, r.last)
-		if err != nil {
-			if ctx.Err() == nil {
-				f.cfg.Logger.Warn("reading announced events", slog.String("conversation_id", r.conversationID), slog.Any("error", err))
-			}
-			continue
-		}
-		f.publish(rows)
+		return
 	}
+	f.publish(rows)
 }
 
 // catchUp wakes the subscribers of watched conversations after the

@@ -74,15 +74,9 @@ SELECT id FROM conversations WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`
 // two index entries besides the counter's new row version, where changing
 // only the counter is a heap-only update.
 //
-// The announcement tells the other server processes which ranges to read:
-// "origin|conversation|first|last", with a further "|conversation|first|last"
-// for each other conversation of the batch, up to announceMax conversations
-// per notification (PostgreSQL's payload limit is 8000 bytes). One
-// notification per transaction rather than one per conversation: each costs
-// work at commit under a database-wide lock and wakes every listener, which
-// made it the largest cost of a batch of many turns. PostgreSQL delivers it
-// at commit, and never for a transaction that rolls back. The insert names
-// the announcement so that it is made exactly once. An event of a
+// The notification, one per conversation, tells the other server processes
+// which range to read: origin|conversation|first|last; PostgreSQL delivers
+// it at commit, and never for a transaction that rolls back. An event of a
 // conversation that does not exist finds no allocation and fails the
 // statement on events.seq being null (see appendGone).
 const insertEventsSQL = `
@@ -90,28 +84,19 @@ WITH alloc AS (
     UPDATE conversations v SET last_event_seq = v.last_event_seq + k.n
     FROM unnest($6::uuid[], $7::bigint[]) AS k(id, n)
     WHERE v.id = k.id
-    RETURNING v.id, v.last_event_seq - k.n AS base, v.last_event_seq AS last
-),
-announced AS (
-    SELECT pg_notify('` + EventsChannel + `', $8 || string_agg('|' || id::text || '|' || (base + 1)::text || '|' || last::text, '' ORDER BY id))
-    FROM (SELECT *, (row_number() OVER (ORDER BY id) - 1) / ` + announceMax + ` AS part FROM alloc) p
-    GROUP BY part
+    RETURNING v.id, v.last_event_seq - k.n AS base,
+        pg_notify('` + EventsChannel + `', $8 || '|' || v.id::text || '|' || (v.last_event_seq - k.n + 1)::text || '|' || v.last_event_seq::text) AS announced
 )
 INSERT INTO events (conversation_id, seq, turn_id, type, payload)
 SELECT u.c::uuid, a.base + u.k, NULLIF(u.t, '')::uuid, u.ty, u.p
 FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::jsonb[]) AS u(c, k, t, ty, p)
 LEFT JOIN alloc a ON a.id = u.c::uuid
-WHERE (SELECT count(*) FROM announced) >= 0
 RETURNING ` + eventColumns
-
-// announceMax is the most conversations one notification announces: 100
-// ranges of at most 36+1+19+1+19+1 bytes stay under the 8000-byte limit.
-const announceMax = "100"
 
 // AppendEvents appends a batch of events, possibly of several
 // conversations, in one transaction: each conversation's events get the
 // next sequence numbers in batch order, and a notification on EventsChannel
-// tells the other server processes which ranges to read.
+// per conversation tells the other server processes which range to read.
 // origin names the appending process so that it can ignore its own
 // notifications; it must not contain '|'. The rows come back in batch order.
 // A missing conversation fails the whole batch with a
