@@ -82,8 +82,10 @@ func repeatFollowUp(p *english.Parsed, user, previous string) {
 // applyFollowUp puts a follow-up's change into the request tree: the
 // strategy's root (as a reused step) joined with the new part, or the path
 // above a replaced step rebuilt around its replacement. It returns a note
-// for the answer, or a reason the change cannot be planned.
-func applyFollowUp(p *english.Parsed, o *strategyOverview) (note, refusal string) {
+// for the answer, or a reason the change cannot be planned. A message that
+// repeats the one before (user after previous) first takes its kind.
+func applyFollowUp(p *english.Parsed, o *strategyOverview, user, previous string) (note, refusal string) {
+	repeatFollowUp(p, user, previous)
 	root := o.stepNode(o.RootStepID)
 	ops := map[english.FollowUp]english.Op{english.FollowExclude: english.OpMinus, english.FollowRestrict: english.OpIntersect, english.FollowAdd: english.OpUnion}
 	if family := droppedFamily(p); family != "" {

@@ -36,13 +36,10 @@ func planTurn(t *turn) response {
 	if p.Root == nil {
 		return say(nothingToSearch(t.user))
 	}
-	if cur != nil {
-		repeatFollowUp(&p, t.user, t.previous)
-	}
 	var followNote string
 	if cur != nil {
 		var refusal string
-		if followNote, refusal = applyFollowUp(&p, cur); refusal != "" {
+		if followNote, refusal = applyFollowUp(&p, cur, t.user, t.previous); refusal != "" {
 			return say(intro + "\n\nI could not plan the change: " + refusal + ".")
 		}
 	} else if t.has("set_conversation_title") {
