@@ -794,3 +794,24 @@ func TestFoldedArtifacts(t *testing.T) {
 		t.Error("a panel with nothing folded has the older artifacts' line")
 	}
 }
+
+// TestExportNeedsOneRoot: a strategy with two result steps offers no
+// download VEuPathDB would refuse; the page says why and what to do.
+func TestExportNeedsOneRoot(t *testing.T) {
+	snap := `{"strategyId":"s","version":2,"name":"Strategy","roots":["s1","s2"],"steps":[
+		{"id":"s1","kind":"search","searchName":"GenesByGoTerm","displayName":"DNA repair","inputs":[],"count":60,"countStatus":"ok"},
+		{"id":"s2","kind":"search","searchName":"GenesByLocation","displayName":"chromosome 5","inputs":[],"count":700,"countStatus":"ok"}]}`
+	doc := page(t,
+		&event.TurnStart{Base: b("t1"), Mode: "execute"},
+		&event.GraphSnapshot{Base: b("t1"), StrategyID: "s", Version: 2, Snapshot: json.RawMessage(snap)},
+	)
+	panel := tid(doc.Selection, "strategy")
+	btn := tid(panel, "export-wdk")
+	if _, disabled := btn.Attr("disabled"); !disabled || btn.AttrOr("href", "") != "" {
+		t.Errorf("export with two roots is %s, want a disabled button, not a link", goquery.NodeName(btn))
+	}
+	why := tid(panel, "export-wdk-why").Text()
+	if !strings.Contains(why, "has 2 (s1, s2)") || !strings.Contains(why, "Combine") || btn.AttrOr("aria-describedby", "") != "export-wdk-why" {
+		t.Errorf("the reason reads %q", why)
+	}
+}

@@ -330,3 +330,14 @@ func delegationSummaryText(d *view.Delegation) string {
 	}
 	return strconv.Itoa(len(d.Nodes)) + " nodes: " + strings.Join(parts, ", ")
 }
+
+// exportBlocked says why a strategy without exactly one result step cannot
+// be exported to VEuPathDB, and what to do.
+func exportBlocked(roots []strategy.StepID) string {
+	ids := make([]string, len(roots))
+	for i, r := range roots {
+		ids[i] = string(r)
+	}
+	return fmt.Sprintf("Export for VEuPathDB needs one result step; this strategy has %d (%s). Combine them into one first.",
+		len(roots), strings.Join(ids, ", "))
+}
