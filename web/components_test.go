@@ -814,4 +814,22 @@ func TestExportNeedsOneRoot(t *testing.T) {
 	if !strings.Contains(why, "has 2 (s1, s2)") || !strings.Contains(why, "Combine") || btn.AttrOr("aria-describedby", "") != "export-wdk-why" {
 		t.Errorf("the reason reads %q", why)
 	}
+	// And the researcher can do it here: combine the two, or delete one.
+	form := tid(panel, "combine-roots")
+	if form.AttrOr("hx-post", "") != "/conversations/c1/strategy/combine" {
+		t.Errorf("combine form posts to %q", form.AttrOr("hx-post", ""))
+	}
+	left, right := tid(form, "combine-left"), tid(form, "combine-right")
+	if diff := cmp.Diff([]string{"s1", "s2"}, attrs(left.Find("option"), "value")); diff != "" {
+		t.Errorf("first choices (-want +got):\n%s", diff)
+	}
+	if left.Find("option[selected]").AttrOr("value", "") != "s1" || right.Find("option[selected]").AttrOr("value", "") != "s2" {
+		t.Error("the form does not start with two different results chosen")
+	}
+	if diff := cmp.Diff([]string{"UNION", "INTERSECT", "MINUS"}, attrs(tid(form, "combine-operator").Find("option"), "value")); diff != "" {
+		t.Errorf("operators (-want +got):\n%s", diff)
+	}
+	if got := tid(panel, "delete-root").Length(); got != 2 {
+		t.Errorf("%d delete buttons, want one per result", got)
+	}
 }

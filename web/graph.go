@@ -341,3 +341,14 @@ func exportBlocked(roots []strategy.StepID) string {
 	return fmt.Sprintf("Export for VEuPathDB needs one result step; this strategy has %d (%s). Combine them into one first.",
 		len(roots), strings.Join(ids, ", "))
 }
+
+// rootLabel names a result step in the strategy panel's edit controls: its
+// id and display name.
+func rootLabel(s *strategy.Snapshot, id strategy.StepID) string {
+	for _, st := range s.Steps {
+		if st.ID == id && st.DisplayName != "" {
+			return string(id) + " · " + clip(st.DisplayName, 40)
+		}
+	}
+	return string(id)
+}

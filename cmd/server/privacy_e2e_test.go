@@ -51,6 +51,8 @@ func TestEveryConversationRouteIsPrivate(t *testing.T) {
 		{"GET", "/api/v1/conversations/{c}/strategy/versions", nil},
 		{"POST", "/api/v1/conversations/{c}/strategy/undo", nil},
 		{"POST", "/api/v1/conversations/{c}/strategy/redo", nil},
+		{"POST", "/api/v1/conversations/{c}/strategy/combine", map[string]string{"left": "s1", "right": "s2", "operator": "UNION"}},
+		{"DELETE", "/api/v1/conversations/{c}/strategy/steps/s1", nil},
 		{"GET", "/api/v1/conversations/{c}/strategy/steps/s1/results", nil},
 		{"GET", "/api/v1/conversations/{c}/strategy/wdk", nil},
 	}

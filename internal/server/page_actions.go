@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"strategist/internal/strategy"
 
 	"github.com/labstack/echo/v4"
 
@@ -71,6 +72,26 @@ func (s *Server) undoStrategyForm(c echo.Context) error {
 	}
 	if _, err := s.cfg.Strategies.Undo(c.Request().Context(), userID(c), snap.StrategyID); err != nil {
 		return strategyError(err)
+	}
+	return afterForm(c, http.StatusOK, conversationURL(c))
+}
+
+// combineStepsForm is the strategy panel's form that combines two results.
+func (s *Server) combineStepsForm(c echo.Context) error {
+	m, err := combineRequest{Left: c.FormValue("left"), Right: c.FormValue("right"), Operator: c.FormValue("operator")}.mutation()
+	if err != nil {
+		return err
+	}
+	if _, err := s.applyEdit(c, m); err != nil {
+		return err
+	}
+	return afterForm(c, http.StatusOK, conversationURL(c))
+}
+
+// deleteStepForm is the strategy panel's Delete button of a result step.
+func (s *Server) deleteStepForm(c echo.Context) error {
+	if _, err := s.applyEdit(c, strategy.DeleteStep{Step: strategy.StepID(c.Param("stepId"))}); err != nil {
+		return err
 	}
 	return afterForm(c, http.StatusOK, conversationURL(c))
 }

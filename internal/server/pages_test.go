@@ -286,6 +286,8 @@ func TestPageFormsNeedTheToken(t *testing.T) {
 		{base + "/handoffs/33333333-3333-3333-3333-333333333333/accept", nil},
 		{base + "/strategy/undo", nil},
 		{base + "/strategy/redo", nil},
+		{base + "/strategy/combine", url.Values{"left": {"s1"}, "right": {"s2"}, "operator": {"UNION"}}},
+		{base + "/strategy/steps/s1/delete", nil},
 	}
 	for _, f := range forms {
 		t.Run(f.path, func(t *testing.T) {

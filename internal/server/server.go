@@ -87,6 +87,9 @@ type Strategies interface {
 	Versions(ctx context.Context, userID, strategyID string) ([]strategy.Version, error)
 	Undo(ctx context.Context, userID, strategyID string) (strategy.Result, error)
 	Redo(ctx context.Context, userID, strategyID string) (strategy.Result, error)
+	// Apply changes the strategy as the agents' graph tools do (the
+	// researcher's own edits: combine roots, delete a step).
+	Apply(ctx context.Context, userID, strategyID string, m strategy.Mutation) (strategy.Result, error)
 	StepResults(ctx context.Context, userID, strategyID string, stepID strategy.StepID, page catalog.Page) (*catalog.Answer, error)
 	WDK(ctx context.Context, userID, strategyID string) (*strategy.WDKStrategy, error)
 	StepEnrichment(ctx context.Context, userID, strategyID string, stepID strategy.StepID, cutoff float64) (*enrich.Result, error)
@@ -377,6 +380,8 @@ func (s *Server) routes() error {
 	page(http.MethodPost, "/conversations/:id/handoffs/:handoffId/accept", s.acceptHandoffForm)
 	page(http.MethodPost, "/conversations/:id/strategy/undo", s.undoStrategyForm)
 	page(http.MethodPost, "/conversations/:id/strategy/redo", s.redoStrategyForm)
+	page(http.MethodPost, "/conversations/:id/strategy/combine", s.combineStepsForm)
+	page(http.MethodPost, "/conversations/:id/strategy/steps/:stepId/delete", s.deleteStepForm)
 	page(http.MethodPost, "/conversations/:id/strategy/veupathdb", s.saveStrategyForm)
 	page(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/results", s.stepResultsPage)
 	page(http.MethodGet, "/conversations/:id/share", s.sharePanelPage)
@@ -413,6 +418,8 @@ func (s *Server) routes() error {
 	api(http.MethodGet, "/conversations/:id/strategy/versions", s.strategyVersions)
 	api(http.MethodPost, "/conversations/:id/strategy/undo", s.undoStrategy)
 	api(http.MethodPost, "/conversations/:id/strategy/redo", s.redoStrategy)
+	api(http.MethodPost, "/conversations/:id/strategy/combine", s.combineSteps)
+	api(http.MethodDelete, "/conversations/:id/strategy/steps/:stepId", s.deleteStep)
 	api(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/results", s.stepResults)
 	api(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/enrichment", s.stepEnrichment)
 	api(http.MethodGet, "/conversations/:id/strategy/wdk", s.strategyWDK)

@@ -94,6 +94,10 @@ func (noStrategies) StepResults(context.Context, string, string, strategy.StepID
 func (noStrategies) WDK(context.Context, string, string) (*strategy.WDKStrategy, error) {
 	return nil, store.ErrNotFound
 }
+func (noStrategies) Apply(context.Context, string, string, strategy.Mutation) (strategy.Result, error) {
+	return strategy.Result{}, store.ErrNotFound
+}
+
 func (noStrategies) StepEnrichment(context.Context, string, string, strategy.StepID, float64) (*enrich.Result, error) {
 	return nil, store.ErrNotFound
 }

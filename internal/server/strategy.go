@@ -69,6 +69,62 @@ func (s *Server) undoStrategy(c echo.Context) error {
 	return c.JSON(http.StatusOK, res.Snapshot)
 }
 
+// combineRequest is a researcher's combine of two steps.
+type combineRequest struct {
+	Left     string `json:"left" form:"left"`
+	Right    string `json:"right" form:"right"`
+	Operator string `json:"operator" form:"operator"`
+}
+
+// applyEdit applies a researcher's edit of the conversation's strategy
+// through the strategy service, as the agents' tools do: the same checks,
+// the same version history and Undo, the same graph_snapshot on the stream.
+func (s *Server) applyEdit(c echo.Context, m strategy.Mutation) (strategy.Result, error) {
+	snap, err := s.conversationStrategy(c)
+	if err != nil {
+		return strategy.Result{}, err
+	}
+	res, err := s.cfg.Strategies.Apply(c.Request().Context(), userID(c), snap.StrategyID, m)
+	if err != nil {
+		return strategy.Result{}, strategyError(err)
+	}
+	return res, nil
+}
+
+func (req combineRequest) mutation() (strategy.Mutation, error) {
+	if req.Left == "" || req.Right == "" || req.Operator == "" {
+		return nil, badRequest(`left, right and operator are required (operator: UNION, INTERSECT or MINUS)`)
+	}
+	return strategy.Combine{Left: strategy.StepID(req.Left), Right: strategy.StepID(req.Right), Operator: strategy.Operator(req.Operator)}, nil
+}
+
+// combineSteps is POST …/strategy/combine: {"left","right","operator"}.
+func (s *Server) combineSteps(c echo.Context) error {
+	var req combineRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	m, err := req.mutation()
+	if err != nil {
+		return err
+	}
+	res, err := s.applyEdit(c, m)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, res.Snapshot)
+}
+
+// deleteStep is DELETE …/strategy/steps/{stepId}: a step no other step
+// takes as input.
+func (s *Server) deleteStep(c echo.Context) error {
+	res, err := s.applyEdit(c, strategy.DeleteStep{Step: strategy.StepID(c.Param("stepId"))})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, res.Snapshot)
+}
+
 func (s *Server) redoStrategy(c echo.Context) error {
 	snap, err := s.conversationStrategy(c)
 	if err != nil {

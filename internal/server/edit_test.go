@@ -1,0 +1,91 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"testing"
+
+	"strategist/internal/catalog/offline"
+	"strategist/internal/config"
+	"strategist/internal/offlinetest"
+	"strategist/internal/server"
+	"strategist/internal/store"
+	"strategist/internal/strategy"
+)
+
+// TestResearcherEdits: a researcher combines the two results of a strategy
+// and deletes a step through the API, with the agents' checks and history:
+// another user's strategy is not found, a step in use is refused with its
+// code, Undo takes an edit back.
+func TestResearcherEdits(t *testing.T) {
+	t.Parallel()
+	cat, err := offline.Open(offlinetest.DataDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cat.DataErr() != nil {
+		t.Skipf("gene data: %v", cat.DataErr())
+	}
+	var svc *strategy.Service
+	e := newEnvWith(t, config.AuthLocal, cat, func(cfg *server.Config) {
+		svc, err = strategy.NewService(strategy.Config{Store: cfg.Store.(*store.DB), Catalog: cat})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Strategies = svc
+	})
+	u, ada := e.user("ada@example.org")
+	_, eve := e.user("eve@example.org")
+	r := e.do(http.MethodPost, "/api/v1/conversations", ada, `{"siteId":"plasmodb"}`)
+	conv, _ := r.json(t)["id"].(string)
+	ctx := context.Background()
+	snap, err := svc.ForConversation(ctx, u.ID, conv, "transcript", "Two results")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"GO:0006260", "GO:0006281"} {
+		if _, err := svc.Apply(ctx, u.ID, snap.StrategyID, strategy.AddSearch{SearchName: "GenesByGoTerm",
+			Parameters: map[string]string{"organism": `["Plasmodium falciparum 3D7"]`, "go_typeahead": `["` + id + `"]`}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := "/api/v1/conversations/" + conv + "/strategy"
+	roots := func(r response) []strategy.StepID {
+		t.Helper()
+		var s strategy.Snapshot
+		if err := json.Unmarshal(r.body, &s); err != nil {
+			t.Fatalf("%d %s", r.status, r.body)
+		}
+		return s.Roots
+	}
+
+	if r := e.do(http.MethodPost, base+"/combine", eve, `{"left":"s1","right":"s2","operator":"UNION"}`); r.status != http.StatusNotFound {
+		t.Errorf("another user's combine = %d %s", r.status, r.body)
+	}
+	if r := e.do(http.MethodPost, base+"/combine", ada, `{"left":"s1","right":"s2"}`); r.status != http.StatusBadRequest {
+		t.Errorf("combine without an operator = %d %s", r.status, r.body)
+	}
+	if r := e.do(http.MethodPost, base+"/combine", ada, `{"left":"s1","right":"s2","operator":"XOR"}`); r.status != http.StatusUnprocessableEntity {
+		t.Errorf("combine with XOR = %d %s", r.status, r.body)
+	}
+	r = e.do(http.MethodPost, base+"/combine", ada, `{"left":"s1","right":"s2","operator":"UNION"}`)
+	if got := roots(r); r.status != http.StatusOK || !slices.Equal(got, []strategy.StepID{"s3"}) {
+		t.Fatalf("combine = %d, roots %v", r.status, got)
+	}
+	if r := e.do(http.MethodDelete, base+"/steps/s1", ada, ""); r.status != http.StatusUnprocessableEntity || r.errorCode(t) != "STEP_IN_USE" {
+		t.Errorf("deleting an input = %d %s", r.status, r.body)
+	}
+	if r := e.do(http.MethodDelete, base+"/steps/s3", eve, ""); r.status != http.StatusNotFound {
+		t.Errorf("another user's delete = %d %s", r.status, r.body)
+	}
+	r = e.do(http.MethodDelete, base+"/steps/s3", ada, "")
+	if got := roots(r); r.status != http.StatusOK || !slices.Equal(got, []strategy.StepID{"s1", "s2"}) {
+		t.Fatalf("delete the combine = %d, roots %v", r.status, got)
+	}
+	r = e.do(http.MethodPost, base+"/undo", ada, "")
+	if got := roots(r); r.status != http.StatusOK || !slices.Equal(got, []strategy.StepID{"s3"}) {
+		t.Errorf("undo the delete = %d, roots %v", r.status, got)
+	}
+}
