@@ -53,6 +53,7 @@ func TestEveryConversationRouteIsPrivate(t *testing.T) {
 		{"POST", "/api/v1/conversations/{c}/strategy/redo", nil},
 		{"POST", "/api/v1/conversations/{c}/strategy/combine", map[string]string{"left": "s1", "right": "s2", "operator": "UNION"}},
 		{"DELETE", "/api/v1/conversations/{c}/strategy/steps/s1", nil},
+		{"PATCH", "/api/v1/conversations/{c}/strategy/steps/s1", map[string]string{"displayName": "mine now"}},
 		{"GET", "/api/v1/conversations/{c}/strategy/steps/s1/results", nil},
 		{"GET", "/api/v1/conversations/{c}/strategy/wdk", nil},
 	}

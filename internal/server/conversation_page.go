@@ -249,7 +249,8 @@ func (s *Server) stepResultsPage(c echo.Context) error {
 		return err
 	}
 	stepID := strategy.StepID(c.Param("stepId"))
-	v := web.ResultsView{ConversationID: c.Param("id"), StepID: string(stepID), StepName: string(stepID), Offset: offset, Limit: limit}
+	v := web.ResultsView{ConversationID: c.Param("id"), StepID: string(stepID), StepName: string(stepID), Offset: offset, Limit: limit,
+		CSRFToken: currentIdentity(c).csrf}
 	if page, name := sites.GenePages(snap.SiteID); page != nil {
 		v.GenePage = page
 		v.GenePageLabel = "Open the gene on " + name + " (its current release)"

@@ -88,4 +88,39 @@ func TestResearcherEdits(t *testing.T) {
 	if got := roots(r); r.status != http.StatusOK || !slices.Equal(got, []strategy.StepID{"s3"}) {
 		t.Errorf("undo the delete = %d, roots %v", r.status, got)
 	}
+
+	// A step's name, parameters (validated by the catalog) and a combine's
+	// operator change in place.
+	step := func(r response, id strategy.StepID) strategy.Step {
+		t.Helper()
+		var s strategy.Snapshot
+		if err := json.Unmarshal(r.body, &s); err != nil || r.status != http.StatusOK {
+			t.Fatalf("%d %s", r.status, r.body)
+		}
+		for _, st := range s.Steps {
+			if st.ID == id {
+				return st
+			}
+		}
+		t.Fatalf("no step %s in %s", id, r.body)
+		return strategy.Step{}
+	}
+	if got := step(e.do(http.MethodPatch, base+"/steps/s1", ada, `{"displayName":"Replication"}`), "s1"); got.DisplayName != "Replication" {
+		t.Errorf("renamed step is %q", got.DisplayName)
+	}
+	if got := step(e.do(http.MethodPatch, base+"/steps/s3", ada, `{"operator":"INTERSECT"}`), "s3"); got.Operator != strategy.Intersect {
+		t.Errorf("combine's operator is %q after the change", got.Operator)
+	}
+	if got := step(e.do(http.MethodPatch, base+"/steps/s2", ada, `{"parameters":{"go_typeahead":"[\"GO:0006412\"]"}}`), "s2"); got.Parameters["go_typeahead"] != `["GO:0006412"]` {
+		t.Errorf("parameters after the change: %v", got.Parameters)
+	}
+	if r := e.do(http.MethodPatch, base+"/steps/s2", ada, `{"parameters":{"go_typeahead":"[\"GO:9999999\"]"}}`); r.status != http.StatusUnprocessableEntity {
+		t.Errorf("a GO id the catalog does not know = %d %s", r.status, r.body)
+	}
+	if r := e.do(http.MethodPatch, base+"/steps/s1", eve, `{"displayName":"mine"}`); r.status != http.StatusNotFound {
+		t.Errorf("another user's rename = %d %s", r.status, r.body)
+	}
+	if r := e.do(http.MethodPatch, base+"/steps/s9", ada, `{"displayName":"x"}`); r.status != http.StatusNotFound {
+		t.Errorf("an unknown step = %d %s", r.status, r.body)
+	}
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 	"strategist/internal/strategy"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -91,6 +92,18 @@ func (s *Server) combineStepsForm(c echo.Context) error {
 // deleteStepForm is the strategy panel's Delete button of a result step.
 func (s *Server) deleteStepForm(c echo.Context) error {
 	if _, err := s.applyEdit(c, strategy.DeleteStep{Step: strategy.StepID(c.Param("stepId"))}); err != nil {
+		return err
+	}
+	return afterForm(c, http.StatusOK, conversationURL(c))
+}
+
+// renameStepForm is the results panel's Rename form of a step.
+func (s *Server) renameStepForm(c echo.Context) error {
+	name := strings.TrimSpace(c.FormValue("name"))
+	if name == "" {
+		return badRequest("the step's name must not be empty")
+	}
+	if _, err := s.applyEdit(c, strategy.UpdateStep{Step: strategy.StepID(c.Param("stepId")), DisplayName: &name}); err != nil {
 		return err
 	}
 	return afterForm(c, http.StatusOK, conversationURL(c))

@@ -288,6 +288,7 @@ func TestPageFormsNeedTheToken(t *testing.T) {
 		{base + "/strategy/redo", nil},
 		{base + "/strategy/combine", url.Values{"left": {"s1"}, "right": {"s2"}, "operator": {"UNION"}}},
 		{base + "/strategy/steps/s1/delete", nil},
+		{base + "/strategy/steps/s1/rename", url.Values{"name": {"x"}}},
 	}
 	for _, f := range forms {
 		t.Run(f.path, func(t *testing.T) {
@@ -437,6 +438,12 @@ func TestStepResultsPage(t *testing.T) {
 	d := doc(t, r)
 	if r.status != 200 || testid(d, "result-row").Length() != 2 || d.Find("html body header").Length() != 0 {
 		t.Errorf("htmx results = %d with %d rows; want a fragment of 2 rows", r.status, testid(d, "result-row").Length())
+	}
+	// The step can be renamed from here, with the session's token.
+	rename := testid(d, "rename-step")
+	if rename.AttrOr("hx-post", "") != "/conversations/"+conv.ID+"/strategy/steps/s1/rename" ||
+		rename.Find(`input[name="csrf_token"]`).AttrOr("value", "") != ada.csrf {
+		t.Errorf("rename form posts to %q with token %q", rename.AttrOr("hx-post", ""), rename.Find(`input[name="csrf_token"]`).AttrOr("value", ""))
 	}
 	// Gene ids open the gene on the conversation's site, in a new tab.
 	link := testid(d, "gene-link").First()

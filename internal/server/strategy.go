@@ -125,6 +125,33 @@ func (s *Server) deleteStep(c echo.Context) error {
 	return c.JSON(http.StatusOK, res.Snapshot)
 }
 
+// stepUpdate is a researcher's change of one step: its name, parameters
+// (merged into the step's and validated by the catalog, with its
+// vocabularies) or a combine's operator.
+type stepUpdate struct {
+	DisplayName *string           `json:"displayName"`
+	Parameters  map[string]string `json:"parameters"`
+	Operator    *string           `json:"operator"`
+}
+
+// updateStep is PATCH …/strategy/steps/{stepId}.
+func (s *Server) updateStep(c echo.Context) error {
+	var req stepUpdate
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	m := strategy.UpdateStep{Step: strategy.StepID(c.Param("stepId")), DisplayName: req.DisplayName, Parameters: req.Parameters}
+	if req.Operator != nil {
+		op := strategy.Operator(*req.Operator)
+		m.Operator = &op
+	}
+	res, err := s.applyEdit(c, m)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, res.Snapshot)
+}
+
 func (s *Server) redoStrategy(c echo.Context) error {
 	snap, err := s.conversationStrategy(c)
 	if err != nil {
