@@ -739,7 +739,7 @@ func strategyGraph(p *ConversationPage, s *strategy.Snapshot) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 63, "\" hx-target=\"#results\" hx-trigger=\"click, keydown[key=='Enter'||key==' ']\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 63, "\" hx-target=\"#results\" hx-trigger=\"click\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

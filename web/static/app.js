@@ -214,6 +214,16 @@
     e.preventDefault();
     stop.requestSubmit();
   });
+  // A graph step is a button: Enter and Space open its results as a click
+  // does (an htmx trigger filter would need eval, which the page's policy
+  // forbids).
+  document.addEventListener('keydown', function (e) {
+    if ((e.key !== 'Enter' && e.key !== ' ') || e.defaultPrevented) return;
+    var g = e.target.closest && e.target.closest('[data-testid="graph-step"][role="button"]');
+    if (!g) return;
+    e.preventDefault();
+    g.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+  });
   // The step whose results are shown is marked (aria-current) and kept
   // marked when the graph is redrawn; once its results are drawn, the step
   // is scrolled back into view if they pushed it out.
