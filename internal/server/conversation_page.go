@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -258,19 +259,11 @@ func (s *Server) stepResultsPage(c echo.Context) error {
 			v.GenePageLabel = "Open the gene on " + name + " today; these genes come from the offline snapshot"
 		}
 	}
-	found := false
-	for _, st := range snap.Steps {
-		if st.ID == stepID {
-			found = true
-			v.StepName = st.DisplayName
-			if v.StepName == "" {
-				v.StepName = st.SearchName
-			}
-		}
-	}
-	if !found {
+	st, ok := snap.Step(stepID)
+	if !ok {
 		return strategyError(strategy.ErrStepNotFound)
 	}
+	v.StepName = cmp.Or(st.DisplayName, st.SearchName)
 	ans, err := s.cfg.Strategies.StepResults(c.Request().Context(), userID(c), snap.StrategyID, stepID, catalog.Page{Offset: offset, Limit: limit})
 	switch ne, ok := errors.AsType[*catalog.NotEvaluableError](err); {
 	case ok:

@@ -53,14 +53,7 @@ func (c *Catalog) Enrich(ctx context.Context, site string, q *catalog.Query, cut
 	if q == nil {
 		return nil, fmt.Errorf("offline: enrich: %w", &catalog.ValidationError{General: []string{"no query given"}})
 	}
-	plan, err := c.prepare(q, 0)
-	if err != nil {
-		return nil, err
-	}
-	if c.data == nil {
-		return nil, &NoDataError{Cause: c.dataErr}
-	}
-	res, err := c.evaluate(ctx, plan, map[string]*result{})
+	res, err := c.queryGenes(ctx, q)
 	if err != nil {
 		return nil, err
 	}

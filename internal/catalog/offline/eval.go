@@ -125,6 +125,19 @@ func subtract(a, b *result) *result {
 	return out
 }
 
+// queryGenes validates q and evaluates it over the gene data: the genes of a
+// query, for Answer and Enrich alike.
+func (c *Catalog) queryGenes(ctx context.Context, q *catalog.Query) (*result, error) {
+	plan, err := c.prepare(q, 0)
+	if err != nil {
+		return nil, err
+	}
+	if c.data == nil {
+		return nil, &NoDataError{Cause: c.dataErr}
+	}
+	return c.evaluate(ctx, plan, map[string]*result{})
+}
+
 // Answer implements catalog.Catalog: it validates every step of the tree,
 // evaluates it bottom-up (sub-trees memoised by their canonical key within
 // the call and in the shared cache) and returns the count of distinct genes
@@ -139,14 +152,7 @@ func (c *Catalog) Answer(ctx context.Context, site string, q *catalog.Query, pag
 	if page.Offset < 0 || page.Limit < 0 {
 		return nil, fmt.Errorf("offline: answer: negative page offset or limit")
 	}
-	plan, err := c.prepare(q, 0)
-	if err != nil {
-		return nil, err
-	}
-	if c.data == nil {
-		return nil, &NoDataError{Cause: c.dataErr}
-	}
-	res, err := c.evaluate(ctx, plan, map[string]*result{})
+	res, err := c.queryGenes(ctx, q)
 	if err != nil {
 		return nil, err
 	}
