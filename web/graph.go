@@ -345,10 +345,8 @@ func exportBlocked(roots []strategy.StepID) string {
 // rootLabel names a result step in the strategy panel's edit controls: its
 // id and display name.
 func rootLabel(s *strategy.Snapshot, id strategy.StepID) string {
-	for _, st := range s.Steps {
-		if st.ID == id && st.DisplayName != "" {
-			return string(id) + " · " + clip(st.DisplayName, 40)
-		}
+	if st, ok := s.Step(id); ok && st.DisplayName != "" {
+		return string(id) + " · " + clip(st.DisplayName, 40)
 	}
 	return string(id)
 }
