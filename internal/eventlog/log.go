@@ -87,6 +87,9 @@ type appendRequest struct {
 	done   chan appendResult // buffered 1; nil when answered through onDone
 	// onDone, for a queued request nobody waits for, takes the outcome.
 	onDone func(error)
+	// turn is the TurnLog that queued it (nil for Log.Append): once one of
+	// the turn's appends has failed, its later ones are not written.
+	turn *TurnLog
 }
 
 // answer gives a request its outcome.
@@ -334,12 +337,18 @@ func (l *Log) drain(batch []*appendRequest, n int) []*appendRequest {
 func (l *Log) write(batch []*appendRequest) {
 	// Requests without events (Sync's markers) only wait for the ones
 	// before them: they are answered once the batch is written.
+	// A turn whose earlier append failed has a hole in its transcript
+	// from that event on: its later events are refused with the same
+	// failure rather than written after the hole.
 	var markers []*appendRequest
 	keep := batch[:0:0]
 	for _, r := range batch {
-		if len(r.events) == 0 {
+		switch {
+		case len(r.events) == 0:
 			markers = append(markers, r)
-		} else {
+		case r.turn != nil && r.turn.Err() != nil:
+			r.answer(appendResult{err: r.turn.Err()})
+		default:
 			keep = append(keep, r)
 		}
 	}

@@ -24,6 +24,7 @@ type memStore struct {
 	gate    chan struct{} // when set, each call receives from it first
 	missing string        // a conversation that does not exist
 	failure error         // when set, every call fails with it
+	failOnce error        // when set, the next call fails with it (once)
 
 	mu      sync.Mutex
 	seq     map[string]int64
@@ -45,6 +46,10 @@ func (m *memStore) AppendEvents(ctx context.Context, origin string, batch []stor
 	m.batches = append(m.batches, convs)
 	if m.failure != nil {
 		return nil, m.failure
+	}
+	if err := m.failOnce; err != nil {
+		m.failOnce = nil
+		return nil, err
 	}
 	for _, e := range batch {
 		if e.ConversationID == m.missing {

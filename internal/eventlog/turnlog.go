@@ -25,7 +25,9 @@ import (
 //
 // The price is that a queued event's failure is reported later: by the
 // turn's next Queue, Append or Sync, which return the first failure from
-// then on. A turn calls Sync before anything that must come after its
+// then on. The events the turn queued after the failed one are not written
+// (they fail with it), so the turn's transcript never skips an event and
+// goes on. A turn calls Sync before anything that must come after its
 // events in the log: its end (EndTurnTx writes turn_end in a transaction of
 // its own).
 //
@@ -117,7 +119,7 @@ func (t *TurnLog) Err() error {
 
 // request encodes events as one request of the turn.
 func (t *TurnLog) request(events []event.Event, wait bool) (*appendRequest, error) {
-	req := &appendRequest{events: make([]store.NewEvent, len(events)), at: time.Now()}
+	req := &appendRequest{events: make([]store.NewEvent, len(events)), at: time.Now(), turn: t}
 	for i, e := range events {
 		ne, err := encodeRow(t.conv, e)
 		if err != nil {

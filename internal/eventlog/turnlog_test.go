@@ -95,6 +95,49 @@ func TestTurnLogReportsALaterFailure(t *testing.T) {
 	})
 }
 
+// TestTurnLogSkipsNothingAfterAFailure: when one of a turn's queued appends
+// fails, the events it queued behind that one are not written after the
+// hole: they fail with the same error and nothing of them is published.
+func TestTurnLogSkipsNothingAfterAFailure(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := newMemStore()
+		st.gate = make(chan struct{})
+		boom := errors.New("connection reset")
+		st.failOnce = boom
+		br := eventlog.NewBroker(0)
+		sub := br.Subscribe(convA)
+		defer sub.Close()
+		l, stop := runLog(t, eventlog.LogConfig{Store: st, Broker: br, Origin: "p1"})
+		defer stop()
+		tl, err := l.Turn(convA)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		if err := tl.Queue(ctx, delta(turn1, "1")); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait() // the writer holds the first event in the store
+		for _, d := range []string{"2", "3"} {
+			if err := tl.Queue(ctx, delta(turn1, d)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		close(st.gate)
+		if err := tl.Sync(ctx); !errors.Is(err, boom) {
+			t.Errorf("Sync() = %v, want %v", err, boom)
+		}
+		if calls := st.calls(); len(calls) != 1 {
+			t.Errorf("store called %d times (%v), want once: the events after the failed one were written", len(calls), calls)
+		}
+		select {
+		case rec := <-sub.Records():
+			t.Errorf("published %v after a failed append", rec)
+		default:
+		}
+	})
+}
+
 // TestTurnLogAfterShutdown: Run writes what was queued before it ended;
 // a later Queue fails with ErrClosed, and so does the turn's Sync.
 func TestTurnLogAfterShutdown(t *testing.T) {
