@@ -21,10 +21,10 @@ import (
 // memStore is an in-memory LogStore: sequences per conversation, an
 // optional gate every call waits on, and an optional failure.
 type memStore struct {
-	gate    chan struct{} // when set, each call receives from it first
-	missing string        // a conversation that does not exist
-	failure error         // when set, every call fails with it
-	failOnce error        // when set, the next call fails with it (once)
+	gate     chan struct{} // when set, each call receives from it first
+	missing  string        // a conversation that does not exist
+	failure  error         // when set, every call fails with it
+	failOnce error         // when set, the next call fails with it (once)
 
 	mu      sync.Mutex
 	seq     map[string]int64
