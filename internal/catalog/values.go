@@ -133,6 +133,31 @@ func (v *Vocabulary) Problem(term string) string {
 	return msg
 }
 
+// ExpandLeaves replaces each selected term of a tree vocabulary by the
+// leaves below it (a leaf stands for itself), without repeats, in selection
+// order; a term the vocabulary does not know is kept as given. A flat
+// vocabulary returns terms unchanged.
+func (v *Vocabulary) ExpandLeaves(terms []string) []string {
+	if v == nil || v.leaves == nil {
+		return terms
+	}
+	out := make([]string, 0, len(terms))
+	seen := map[string]bool{}
+	for _, t := range terms {
+		below, known := v.leaves[t]
+		if !known {
+			below = []string{t}
+		}
+		for _, l := range below {
+			if !seen[l] {
+				seen[l] = true
+				out = append(out, l)
+			}
+		}
+	}
+	return out
+}
+
 // maxListedTerms is the largest vocabulary whose terms a problem lists.
 const maxListedTerms = 12
 

@@ -102,7 +102,7 @@ func (c *Client) prepare(ctx context.Context, site string, q *catalog.Query, dep
 	}
 	for name, v := range params {
 		if p, ok := d.Param(name); ok {
-			params[name] = expandLeaves(p, v)
+			params[name] = expandLeaves(d, p, v)
 		}
 	}
 	n.params = params

@@ -163,13 +163,14 @@ func TestLeavesAndExpansion(t *testing.T) {
 		{`bare term`, `["bare term"]`},
 		{`[broken`, `[broken`},
 	}
+	d := &SearchDetails{Params: []Param{*p}}
 	for _, tt := range tests {
-		if got := expandLeaves(p, tt.in); got != tt.want {
+		if got := expandLeaves(d, p, tt.in); got != tt.want {
 			t.Errorf("expandLeaves(%s) = %s, want %s", tt.in, got, tt.want)
 		}
 	}
 	flat := &Param{Param: catalog.Param{Name: "o", Type: catalog.ParamMultiPick, Vocabulary: terms}}
-	if got := expandLeaves(flat, `["Plasmodiidae"]`); got != `["Plasmodiidae"]` {
+	if got := expandLeaves(&SearchDetails{Params: []Param{*flat}}, flat, `["Plasmodiidae"]`); got != `["Plasmodiidae"]` {
 		t.Errorf("expandLeaves(flat) = %s, want unchanged", got)
 	}
 }

@@ -28,7 +28,7 @@ func (c *Client) fill(ctx context.Context, site string, d *SearchDetails, given 
 		if dependent[p.Name] || len(p.Vocabulary) == 0 {
 			return catalog.ValueRules{}
 		}
-		return catalog.ValueRules{Vocabulary: catalog.NewVocabulary(p.Vocabulary)}
+		return catalog.ValueRules{Vocabulary: d.vocabulary(p.Name)}
 	})
 	if verr != nil {
 		return nil, verr
@@ -115,7 +115,7 @@ func withoutInputKeys(v Validation, d *SearchDetails) Validation {
 
 // expandLeaves replaces selected parents of a countOnlyLeaves tree with
 // the leaves below them: the sites may answer 0 records for a parent node.
-func expandLeaves(p *Param, v string) string {
+func expandLeaves(d *SearchDetails, p *Param, v string) string {
 	if p.Type != catalog.ParamMultiPick || !p.TreeVocabulary || !p.CountOnlyLeaves {
 		return v
 	}
@@ -123,20 +123,5 @@ func expandLeaves(p *Param, v string) string {
 	if !ok || len(terms) == 0 {
 		return v
 	}
-	leaves := catalog.LeavesUnder(p.Vocabulary)
-	out := make([]string, 0, len(terms))
-	seen := map[string]bool{}
-	for _, t := range terms {
-		for _, l := range leaves[t] {
-			if !seen[l] {
-				seen[l] = true
-				out = append(out, l)
-			}
-		}
-		if _, known := leaves[t]; !known && !seen[t] {
-			seen[t] = true
-			out = append(out, t)
-		}
-	}
-	return catalog.EncodeTerms(out)
+	return catalog.EncodeTerms(d.vocabulary(p.Name).ExpandLeaves(terms))
 }

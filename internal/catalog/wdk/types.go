@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"strategist/internal/catalog"
 )
@@ -290,6 +291,28 @@ type SearchDetails struct {
 	// second.
 	InputParams []string
 	Validation  Validation
+
+	// vocabs indexes the parameters' vocabularies by parameter name, built
+	// on first use: the details are cached and shared between calls, and
+	// an organism tree of thousands of terms took milliseconds to index
+	// for every step checked or answered. The index is never modified
+	// once built.
+	vocabsOnce sync.Once
+	vocabs     map[string]*catalog.Vocabulary
+}
+
+// vocabulary returns the index of a parameter's vocabulary (nil when it
+// has none).
+func (d *SearchDetails) vocabulary(name string) *catalog.Vocabulary {
+	d.vocabsOnce.Do(func() {
+		d.vocabs = map[string]*catalog.Vocabulary{}
+		for _, p := range d.Params {
+			if len(p.Vocabulary) > 0 {
+				d.vocabs[p.Name] = catalog.NewVocabulary(p.Vocabulary)
+			}
+		}
+	})
+	return d.vocabs[name]
 }
 
 // Param returns the named parameter.
