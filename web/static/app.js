@@ -34,6 +34,45 @@
     if (f) f.setAttribute('data-connection', '');
   });
 
+  // Downloads (results, enrichment, exports) are fetched here rather than
+  // left to the browser, which drops a refused or broken download without a
+  // word: the file is saved only when all of it arrived, and otherwise the
+  // server's reason (its JSON error's message) goes to the flash region.
+  document.addEventListener('click', function (e) {
+    var a = e.target.closest && e.target.closest('a[download]');
+    if (!a || e.defaultPrevented || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+    if (a.protocol === 'blob:' || new URL(a.href, location.href).origin !== location.origin || !window.fetch) return;
+    e.preventDefault();
+    if (a.getAttribute('aria-busy') === 'true') return;
+    a.setAttribute('aria-busy', 'true');
+    flash('');
+    fetch(a.href, { credentials: 'same-origin' }).then(function (r) {
+      if (r.ok) {
+        return r.blob().then(function (b) {
+          var name = a.getAttribute('download');
+          var m = /filename="?([^";]+)"?/.exec(r.headers.get('Content-Disposition') || '');
+          if (m) name = m[1];
+          var url = URL.createObjectURL(b), save = document.createElement('a');
+          save.href = url;
+          save.download = name || 'download';
+          document.body.appendChild(save);
+          save.click();
+          save.remove();
+          setTimeout(function () { URL.revokeObjectURL(url); }, 1000);
+        });
+      }
+      return r.text().then(function (t) {
+        var msg = '';
+        try { msg = JSON.parse(t).error.message; } catch (_) { /* not a JSON error */ }
+        flash('The download failed: ' + (msg || 'the server answered ' + r.status + '.'));
+      });
+    }).catch(function () {
+      flash('The download failed: the connection broke before all of it arrived. Try again.');
+    }).finally(function () {
+      a.removeAttribute('aria-busy');
+    });
+  });
+
   // Parts drawn on demand: load(el, url) fills el with the server's
   // fragment at url the first time it is shown; a failed load can be
   // retried by opening the part again.
