@@ -326,4 +326,27 @@ func TestAGUIPlanInterruptResumeBuild(t *testing.T) {
 		t.Errorf("resuming a decided interrupt: %d", status)
 	}
 	eventtest.Check(t, a.collect(thread, 0, 10*time.Second, untilTurnEnds(2)))
+
+	// A plan declined: the run that cancels its interrupt has no turn, and
+	// the plan stays unbuilt.
+	declined := newThreadID(t)
+	short := []any{map[string]any{"id": "u1", "role": "user", "content": "DNA repair genes on chromosome 14"}}
+	_, plan = aguiRun(t, a, a.Token, map[string]any{"threadId": declined, "runId": "run-3", "messages": short,
+		"forwardedProps": map[string]any{"site": "plasmodb"}})
+	outcome, _ = plan[len(plan)-1]["outcome"].(map[string]any)
+	if outcome["type"] != "interrupt" {
+		t.Fatalf("the second plan ends %v", plan[len(plan)-1])
+	}
+	interrupt = outcome["interrupts"].([]any)[0].(map[string]any)
+	answered := append(short, map[string]any{"id": "a1", "role": "assistant", "content": "Plan ready"})
+	status, none := aguiRun(t, a, a.Token, map[string]any{"threadId": declined, "runId": "run-4", "messages": answered,
+		"resume": []any{map[string]any{"interruptId": interrupt["id"], "status": "cancelled"}}})
+	if status != http.StatusOK || strings.Join(types(none), " ") != "RUN_STARTED STATE_SNAPSHOT RUN_FINISHED" {
+		t.Fatalf("declined: %d %v", status, types(none))
+	}
+	checkAGUIRun(t, none, declined, "run-4")
+	hs, err := a.app.db.Handoffs(context.Background(), a.UserID, declined)
+	if err != nil || len(hs) != 1 || hs[0].Status != "pending" {
+		t.Errorf("the declined plan: %v %+v", err, hs)
+	}
 }
