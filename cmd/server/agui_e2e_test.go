@@ -338,7 +338,7 @@ func TestAGUIPlanInterruptResumeBuild(t *testing.T) {
 		t.Fatalf("the second plan ends %v", plan[len(plan)-1])
 	}
 	interrupt = outcome["interrupts"].([]any)[0].(map[string]any)
-	answered := append(short, map[string]any{"id": "a1", "role": "assistant", "content": "Plan ready"})
+	answered := []any{short[0], map[string]any{"id": "a1", "role": "assistant", "content": "Plan ready"}}
 	status, none := aguiRun(t, a, a.Token, map[string]any{"threadId": declined, "runId": "run-4", "messages": answered,
 		"resume": []any{map[string]any{"interruptId": interrupt["id"], "status": "cancelled"}}})
 	if status != http.StatusOK || strings.Join(types(none), " ") != "RUN_STARTED STATE_SNAPSHOT RUN_FINISHED" {

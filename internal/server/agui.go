@@ -167,8 +167,9 @@ func (s *Server) runAGUI(c echo.Context) error {
 		case sctx.Err() != nil || errors.Is(err, errFollowStopped):
 			return nil // nobody is left to answer; the turn runs on
 		default:
-			st.closeAll()
-			_ = st.send("RUN_ERROR", map[string]any{"message": err.Error(), "code": CodeInternal})
+			if st.closeAll() == nil {
+				_ = st.send("RUN_ERROR", map[string]any{"message": err.Error(), "code": CodeInternal})
+			}
 			return nil
 		}
 	}
