@@ -39,8 +39,8 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
 fi
 
 # The pinned packages (playwright-core, and the protocol clients of
-# protocols.test.js: @modelcontextprotocol/sdk, openai, @a2a-js/sdk): installed from the
-# lockfile when any is missing or at another version than package.json pins.
+# protocols.test.js: @modelcontextprotocol/sdk, openai, @a2a-js/sdk; of agui.test.js:
+# @ag-ui/client): installed from the lockfile when any is missing or at another version than package.json pins.
 if ! (cd tests/e2e && node -e '
   const deps = require("./package.json").dependencies;
   for (const [name, want] of Object.entries(deps)) {

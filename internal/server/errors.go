@@ -164,7 +164,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		werr = c.NoContent(ae.Status)
 	case isOpenAIPath(c.Request()):
 		werr = c.JSON(ae.Status, openAIErrorBody(ae))
-	case c.Request().URL.Path == mcpPath || isA2APath(c.Request()):
+	case c.Request().URL.Path == mcpPath || isA2APath(c.Request()) || c.Request().URL.Path == aguiPath:
 		werr = c.JSON(ae.Status, errorBody{Error: errorPayload{Code: ae.Code, Message: ae.Message, Details: ae.Details}})
 	case isAPI(c.Request()):
 		werr = c.JSON(ae.Status, errorBody{Error: errorPayload{Code: ae.Code, Message: ae.Message, Details: ae.Details}})

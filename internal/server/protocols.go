@@ -22,7 +22,7 @@ import (
 )
 
 // The agent protocols (MCP at /mcp, the OpenAI-compatible API under /v1,
-// A2A at /a2a) are served by the same orchestrator, tools and event log as the app: a
+// A2A at /a2a, AG-UI at /ag-ui) are served by the same orchestrator, tools and event log as the app: a
 // protocol request starts turns through Chat, follows them on the
 // conversation's stream (Streamer) and mutates strategies through the
 // strategy service. This file holds what they share: who is calling, and
@@ -84,6 +84,10 @@ type converseRequest struct {
 	// message is the researcher's text; an approval word accepts the
 	// pending plan if there is one.
 	message string
+	// accept, when set, is the id of the pending plan to accept instead
+	// of starting a turn (message is then unused): an AG-UI client
+	// resuming the interrupt a plan left.
+	accept string
 	// autoBuild accepts the planner's handoff as soon as the plan turn
 	// completes, and follows the build turn too.
 	autoBuild bool
@@ -183,9 +187,13 @@ func (s *Server) converse(ctx context.Context, req converseRequest, onRecord fun
 	}
 }
 
-// startOrAccept accepts the conversation's pending plan when the message
-// is an approval word and a plan waits, and otherwise starts a plan turn.
+// startOrAccept accepts the plan req.accept names, or the conversation's
+// pending plan when the message is an approval word and a plan waits, and
+// otherwise starts a plan turn.
 func (s *Server) startOrAccept(ctx context.Context, req converseRequest) (string, error) {
+	if req.accept != "" {
+		return s.cfg.Chat.AcceptHandoff(ctx, req.userID, req.conv.ID, req.accept)
+	}
 	if isApproval(req.message) {
 		if h, ok, err := s.pendingHandoff(ctx, req.userID, req.conv.ID); err != nil {
 			return "", err

@@ -42,6 +42,9 @@ import (
 type Store interface {
 	UserByID(ctx context.Context, id string) (store.User, error)
 	CreateConversation(ctx context.Context, userID, siteID, title, model string) (store.Conversation, error)
+	// CreateConversationWithID starts a conversation under a client's id
+	// (an AG-UI thread); a taken id is store.ErrConflict.
+	CreateConversationWithID(ctx context.Context, id, userID, siteID, title, model string) (store.Conversation, error)
 	Conversations(ctx context.Context, userID string, limit int) ([]store.Conversation, error)
 	SearchConversations(ctx context.Context, userID, query string, limit int) ([]store.ConversationHit, error)
 	Conversation(ctx context.Context, userID, id string) (store.Conversation, error)
@@ -437,6 +440,7 @@ func (s *Server) routes() error {
 	e.GET("/v1/models", s.openAIModels, openAI)
 	e.POST("/v1/chat/completions", s.chatCompletions, openAI, s.turnLimiter())
 	s.a2aRoutes(e)
+	e.POST(aguiPath, s.runAGUI, s.requireTokenUser(s.denyAGUI), s.turnLimiter())
 	return nil
 }
 

@@ -41,6 +41,24 @@ func (db *DB) CreateConversation(ctx context.Context, userID, siteID, title, mod
 	return c, err
 }
 
+const createConversationWithIDSQL = `
+INSERT INTO conversations (id, user_id, site_id, title, model) VALUES ($1, $2, $3, $4, $5)
+RETURNING ` + conversationColumns
+
+// CreateConversationWithID starts a conversation in plan mode under an id
+// its client chose (an AG-UI thread id). An id that is already taken, by
+// this user or another, is ErrConflict; a malformed one ErrNotFound.
+func (db *DB) CreateConversationWithID(ctx context.Context, id, userID, siteID, title, model string) (Conversation, error) {
+	var c Conversation
+	err := db.tx(ctx, "create conversation with id", func(tx pgx.Tx) error {
+		rows, _ := tx.Query(ctx, createConversationWithIDSQL, id, userID, siteID, title, model)
+		var err error
+		c, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Conversation])
+		return err
+	})
+	return c, err
+}
+
 const listConversationsSQL = `
 SELECT ` + conversationColumns + ` FROM conversations
 WHERE user_id = $1 ORDER BY updated_at DESC, id LIMIT $2`
