@@ -347,8 +347,10 @@
     if (!turn) return;
     var answers = turn.querySelectorAll('[data-role="assistant"]');
     var answer = answers[answers.length - 1];
+    // The footer's status, error and tokens, not its controls (Regenerate).
     var end = turn.querySelector('.turn-end');
-    var said = end ? end.innerText.trim() : '';
+    var said = end ? Array.prototype.filter.call(end.children, function (c) { return c.tagName !== 'FORM'; })
+      .map(function (c) { return c.innerText.trim(); }).join(' ').trim() : '';
     if (answer) {
       var text = answer.querySelector('[data-testid="message-text"]').innerText.trim();
       if (text.length > 300) text = text.slice(0, 300) + '…';
