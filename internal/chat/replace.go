@@ -17,7 +17,10 @@ import (
 // pages show it as replaced, and the new turn's user message records it in
 // its data (replacesKey), so the history of this and every later turn
 // leaves the replaced turn's messages out. Only the conversation's latest
-// turn can be replaced, and only once it has ended.
+// turn can be replaced, and only once it has ended. That is checked before
+// the start commits: two requests to replace the same turn at once start
+// one turn, since the running-turn rule refuses the second (409), unless
+// the first's turn has already ended by the time the second commits.
 //
 // What the replaced turn did to the strategy stays: a turn that changed the
 // strategy left versions that the researcher may have built on since, and
