@@ -833,3 +833,70 @@ func TestExportNeedsOneRoot(t *testing.T) {
 		t.Errorf("%d delete buttons, want one per result", got)
 	}
 }
+
+// replacedTurns is a conversation whose first answer was regenerated and
+// whose regenerated turn was then replaced by an edited message; the
+// regenerated turn changed the strategy.
+func replacedTurns() []event.Event {
+	snap := json.RawMessage(`{"strategyId":"s","version":1,"steps":[],"rootStepId":""}`)
+	return []event.Event{
+		&event.TurnStart{Base: b("t1"), Mode: "plan", UserMessageID: "u1", Message: "DNA repair genes"},
+		&event.AssistantMessage{Base: b("t1"), MessageID: "m1", Content: "Which organism?"},
+		&event.TurnEnd{Base: b("t1"), Status: "completed", DurationMs: 100},
+		&event.TurnStart{Base: b("t2"), Mode: "plan", UserMessageID: "u2", Message: "DNA repair genes", ReplacesTurnID: "t1"},
+		&event.GraphSnapshot{Base: b("t2"), StrategyID: "s", Version: 1, Snapshot: snap},
+		&event.AssistantMessage{Base: b("t2"), MessageID: "m2", Content: "Which organism? Say it again."},
+		&event.TurnEnd{Base: b("t2"), Status: "completed", DurationMs: 100},
+		&event.TurnStart{Base: b("t3"), Mode: "execute", UserMessageID: "u3", Message: "DNA repair genes of P. falciparum", ReplacesTurnID: "t2"},
+		&event.AssistantMessage{Base: b("t3"), MessageID: "m3", Content: "Built."},
+		&event.TurnEnd{Base: b("t3"), Status: "completed", DurationMs: 100},
+	}
+}
+
+// TestReplacedTurns: a replaced turn is folded and labelled replaced (its
+// message and answer open from the line), however recent; the standing
+// turn offers Copy on each message, Edit (in place, naming the turn it
+// replaces, in its mode) and Regenerate; a turn that changed the strategy
+// says that replacing it keeps the changes.
+func TestReplacedTurns(t *testing.T) {
+	evs := replacedTurns()
+	s := page(t, evs...).Selection
+	folded := tid(s, "folded-turn")
+	if diff := cmp.Diff([]string{"t1", "t2"}, attrs(folded, "data-turn-id")); diff != "" {
+		t.Errorf("folded turns (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"true", "true"}, attrs(folded, "data-replaced")); diff != "" {
+		t.Errorf("folded turns' data-replaced (-want +got):\n%s", diff)
+	}
+	if got := texts(tid(folded, "turn-replaced")); !cmp.Equal(got, []string{"replaced", "replaced"}) {
+		t.Errorf("replaced labels = %q", got)
+	}
+	if got := tid(s, "copy-message").Length(); got != 2 {
+		t.Errorf("%d Copy buttons, want one on each of the standing turn's two messages", got)
+	}
+	edit := tid(s, "edit-message")
+	if edit.Length() != 1 || goquery.NodeName(tid(edit, "edit-button")) != "summary" {
+		t.Fatalf("Edit = %d, want one, opened by its summary", edit.Length())
+	}
+	form := edit.Find("form")
+	fields := map[string]string{}
+	form.Find("input, textarea").Each(func(_ int, in *goquery.Selection) {
+		fields[in.AttrOr("name", "")] = in.AttrOr("value", in.Text())
+	})
+	if fields["replaces"] != "t3" || fields["mode"] != "execute" || fields["message"] != "DNA repair genes of P. falciparum" || form.AttrOr("hx-post", "") != "/conversations/c1/turns" {
+		t.Errorf("Edit form posts %v to %s", fields, form.AttrOr("hx-post", ""))
+	}
+	regen := tid(s, "regenerate-button").Closest("form")
+	if regen.Length() != 1 || regen.Find(`input[name="replaces"]`).AttrOr("value", "") != "t3" || regen.Find(`input[name="message"]`).Length() != 0 {
+		t.Errorf("Regenerate form = %d, want one replacing t3 without a message", regen.Length())
+	}
+	if tid(s, "strategy-kept").Length() != 0 {
+		t.Error("the standing turn changed no strategy, yet says it keeps changes")
+	}
+
+	// Regenerating the turn that changed the strategy says it keeps them.
+	s = page(t, evs[:7]...).Selection
+	if got := tid(s, "strategy-kept").Text(); !strings.Contains(got, "made a change to the strategy") {
+		t.Errorf("strategy note = %q", got)
+	}
+}

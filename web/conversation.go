@@ -393,3 +393,13 @@ var suggestions = []string{
 	"Find P. falciparum genes involved in DNA replication or DNA repair, excluding genes on chromosome 14",
 	"Which searches find genes by GO term?",
 }
+
+// strategyKeptText says that replacing a turn that changed the strategy
+// keeps its changes, and how to revert them.
+func strategyKeptText(t *view.Turn) string {
+	n := "a change"
+	if t.StrategyChanges > 1 {
+		n = strconv.Itoa(t.StrategyChanges) + " changes"
+	}
+	return "This turn made " + n + " to the strategy; editing or regenerating keeps them (Undo in the strategy panel reverts them)."
+}

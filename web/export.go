@@ -43,6 +43,9 @@ type ExportMessage struct {
 	// BuildRequest is then what the executor was given.
 	Build        bool   `json:"build,omitempty"`
 	BuildRequest string `json:"buildRequest,omitempty"`
+	// Replaced is set on the messages of a turn that a later turn replaced
+	// (the researcher edited its message or asked for its answer again).
+	Replaced bool `json:"replaced,omitempty"`
 }
 
 // ExportPlan is a delegation plan: its goal and nodes in dependency order.
@@ -66,6 +69,7 @@ type ExportPlanNode struct {
 func NewExport(c *view.Conversation, now time.Time) Export {
 	e := Export{ID: c.ID, Title: c.Title, SiteID: c.SiteID, AsOfEvent: c.Seq, ExportedAt: now.UTC(), Messages: []ExportMessage{}}
 	for _, t := range c.Turns {
+		first := len(e.Messages)
 		switch {
 		case t.HandoffID != "":
 			e.Messages = append(e.Messages, ExportMessage{TurnID: t.ID, Role: "user", Text: buildRequestText(c.Handoff(t.HandoffID)),
@@ -77,6 +81,9 @@ func NewExport(c *view.Conversation, now time.Time) Export {
 			if m, ok := it.(*view.Message); ok && m.Text != "" {
 				e.Messages = append(e.Messages, ExportMessage{TurnID: t.ID, Role: "assistant", Text: m.Text})
 			}
+		}
+		for i := first; i < len(e.Messages) && t.ReplacedBy != ""; i++ {
+			e.Messages[i].Replaced = true
 		}
 	}
 	if d := c.Delegation; d != nil {
@@ -108,12 +115,16 @@ func (e Export) Markdown() []byte {
 		b.WriteString("No messages yet.\n\n")
 	}
 	for _, m := range e.Messages {
+		replaced := ""
+		if m.Replaced {
+			replaced = " (replaced)"
+		}
 		switch {
 		case m.Role == "user":
-			b.WriteString("### You\n\n")
+			b.WriteString("### You" + replaced + "\n\n")
 			b.WriteString(mdQuote(m.Text))
 		default:
-			b.WriteString("### Assistant\n\n")
+			b.WriteString("### Assistant" + replaced + "\n\n")
 			b.WriteString(strings.TrimSpace(m.Text) + "\n\n")
 		}
 	}

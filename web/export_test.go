@@ -42,3 +42,31 @@ func TestExportMarkdownKeepsValuesIntact(t *testing.T) {
 		t.Errorf("an empty conversation does not say so")
 	}
 }
+
+// TestExportMarksReplacedTurns: the messages of replaced turns are exported
+// marked replaced, those of the standing turn not.
+func TestExportMarksReplacedTurns(t *testing.T) {
+	h := newHarness(t)
+	l := &log{t: t}
+	l.add(replacedTurns()...)
+	e := web.NewExport(h.fold(l.records()), time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC))
+	var got []string
+	for _, m := range e.Messages {
+		got = append(got, m.TurnID+" "+m.Role+" "+strings.Repeat("replaced", boolInt(m.Replaced)))
+	}
+	want := []string{"t1 user replaced", "t1 assistant replaced", "t2 user replaced", "t2 assistant replaced", "t3 user ", "t3 assistant "}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("exported messages = %q, want %q", got, want)
+	}
+	md := string(e.Markdown())
+	if strings.Count(md, "### You (replaced)") != 2 || strings.Count(md, "### Assistant (replaced)") != 2 || !strings.Contains(md, "### You\n\n> DNA repair genes of P. falciparum") {
+		t.Errorf("markdown does not mark the replaced turns:\n%s", md)
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

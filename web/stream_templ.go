@@ -199,7 +199,7 @@ func Fragment(p *ConversationPage, ch view.Change) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		case view.TurnUpdated:
-			templ_7745c5c3_Err = turnFooter(ch.Turn, true).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = turnFooter(p, ch.Turn, true).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -233,6 +233,8 @@ func TestPagePlusFragments(t *testing.T) {
 		"offline_acceptance.jsonl": func(t *testing.T) []event.Record { return readRecorded(t, "offline_acceptance.jsonl") },
 		// Turns fold as later ones start.
 		"five long turns": func(t *testing.T) []event.Record { return longConversation(t, 5) },
+		// Replaced turns fold as their replacement starts.
+		"replaced turns": func(t *testing.T) []event.Record { return recordsOf(t, replacedTurns()) },
 	}
 	for name, records := range logs {
 		t.Run(name, func(t *testing.T) {

@@ -107,7 +107,7 @@ func TestOfflineAcceptance(t *testing.T) {
 		t.Errorf("root count %d (raw data %d, README example 89), union count %d (README example 108)", root, len(want), union)
 	}
 	// The root's genes download whole, the same set the raw files give.
-	for _, format := range []string{"tsv", "csv", "json"} {
+	for _, format := range []string{"tsv", "csv", "json", "ids"} {
 		got := srv.download(t, first.conv, string(first.strategy.RootStepID), format)
 		if !maps.Equal(got, map[string]bool(want)) {
 			t.Errorf("%s download: %d genes, want the %d of the raw data", format, len(got), len(want))
@@ -673,6 +673,18 @@ func (s *offlineServer) download(t *testing.T, conv, step, format string) map[st
 		}
 		for _, r := range doc.Records {
 			ids[r.GeneID] = true
+		}
+	case "ids":
+		// One id a line and nothing else: what Copy gene ids copies.
+		lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
+		for _, l := range lines {
+			if l == "" || strings.ContainsAny(l, "\t #") {
+				t.Fatalf("ids download has line %q", l)
+			}
+			ids[l] = true
+		}
+		if len(ids) != len(lines) {
+			t.Errorf("ids download repeats genes")
 		}
 	default:
 		lines := strings.Split(strings.TrimSpace(string(raw)), "\n")

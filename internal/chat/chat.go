@@ -212,6 +212,11 @@ type TurnRequest struct {
 	Mode           Mode
 	// Model is a model id; "" keeps the conversation's.
 	Model string
+	// Replaces, when set, names the conversation's latest turn, which the
+	// new turn replaces (replace.go): Message is the edited message, or
+	// "" to send the replaced turn's message again (regenerate); Mode ""
+	// keeps the replaced turn's mode.
+	Replaces string
 }
 
 // Run serves turns until ctx ends: it works the turn queue, hands the turns
@@ -276,7 +281,19 @@ var (
 // StartTurn validates a request and commits the user message and the running
 // turn with its turn_start event and its job: a worker of any process starts
 // it. Another user's conversation is ErrNotFound whatever the request holds.
+// A request that names a turn to replace is completed from that turn, which
+// must be the conversation's latest and have ended (replace.go).
 func (s *Service) StartTurn(ctx context.Context, req TurnRequest) (string, error) {
+	var data json.RawMessage
+	if req.Replaces != "" {
+		if err := uuid.Validate(req.ConversationID); err != nil || len(req.ConversationID) != 36 {
+			return "", fmt.Errorf("chat: conversation %q: %w", req.ConversationID, store.ErrNotFound)
+		}
+		var err error
+		if req, data, err = s.replacement(ctx, req); err != nil {
+			return "", err
+		}
+	}
 	model, err := s.checkTurn(ctx, req)
 	if err != nil {
 		return "", err
@@ -287,9 +304,10 @@ func (s *Service) StartTurn(ctx context.Context, req TurnRequest) (string, error
 	}
 	st := store.StartTurn{
 		UserID: req.UserID, ConversationID: t.convID, TurnID: t.id, Mode: t.mode, Model: t.model,
-		Message: store.NewMessage{ID: t.userMessageID, Role: agent.StoredUser, Content: req.Message},
+		Message: store.NewMessage{ID: t.userMessageID, Role: agent.StoredUser, Content: req.Message, Data: data},
 	}
-	if err := s.begin(ctx, t, st, &event.TurnStart{Base: event.Base{TurnID: t.id}, Mode: t.mode, Model: t.model, UserMessageID: t.userMessageID, Message: req.Message}); err != nil {
+	if err := s.begin(ctx, t, st, &event.TurnStart{Base: event.Base{TurnID: t.id}, Mode: t.mode, Model: t.model,
+		UserMessageID: t.userMessageID, Message: req.Message, ReplacesTurnID: req.Replaces}); err != nil {
 		return "", err
 	}
 	return t.id, nil

@@ -168,7 +168,7 @@ func (s *Service) runAgent(ctx context.Context, t *turn, emit, queue func(contex
 	if err != nil {
 		return agent.RunEnd{}, fmt.Errorf("load messages: %w", err)
 	}
-	history, err := agent.BuildHistory(toStored(stored), t.userMessageID)
+	history, err := agent.BuildHistory(toStored(withoutReplaced(stored)), t.userMessageID)
 	if err != nil {
 		return agent.RunEnd{}, fmt.Errorf("build history: %w", err)
 	}

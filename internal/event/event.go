@@ -42,6 +42,11 @@ type TurnStart struct {
 	Message string `json:"message"`
 	// Handoff is set on an execute turn started by accepting a handoff.
 	HandoffID string `json:"handoffId,omitempty"`
+	// ReplacesTurnID names the turn this one replaces: the researcher
+	// edited the latest message and sent it again, or asked for the latest
+	// answer again. The replaced turn stays in the log; clients show it as
+	// replaced, and later turns' history leaves it out.
+	ReplacesTurnID string `json:"replacesTurnId,omitempty"`
 	// TraceID and SpanID name the turn's trace and its root span when the
 	// server traces turns (OpenTelemetry, hex), so a page, the logs and a
 	// trace viewer meet on one id; empty when tracing is off.

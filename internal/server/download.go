@@ -25,7 +25,9 @@ func downloadRow(r catalog.Record) []string {
 	return []string{r.GeneID, r.Product, r.GeneType, r.GeneName, r.Organism, r.Chromosome, strings.Join(r.PreviousIDs, ", ")}
 }
 
-// downloadStepResults writes all of a step's genes as TSV, CSV or JSON,
+// downloadStepResults writes all of a step's genes as TSV, CSV or JSON, or
+// only their ids, one a line (format ids: what the results panel's Copy
+// gene ids puts on the clipboard),
 // a page of the catalog at a time (never all rows in memory), with the
 // answer's provenance: a "# " line above the header for TSV and CSV, a
 // field for JSON. Errors before the first page are ordinary JSON errors; a
@@ -40,8 +42,10 @@ func (s *Server) downloadStepResults(c echo.Context, format string) error {
 		contentType = "text/csv; charset=utf-8"
 	case "json":
 		contentType = echo.MIMEApplicationJSON
+	case "ids":
+		contentType = "text/plain; charset=utf-8"
 	default:
-		return badRequest(`format must be "tsv", "csv" or "json"`)
+		return badRequest(`format must be "tsv", "csv", "json" or "ids"`)
 	}
 	conv, snap, err := s.conversationAndStrategy(c)
 	if err != nil {
@@ -56,7 +60,11 @@ func (s *Server) downloadStepResults(c echo.Context, format string) error {
 	}
 	h := c.Response().Header()
 	h.Set(echo.HeaderContentType, contentType)
-	h.Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="strategist-%s-%s.%s"`, conv.ID[:8], stepID, format))
+	ext := format
+	if format == "ids" {
+		ext = "txt"
+	}
+	h.Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="strategist-%s-%s.%s"`, conv.ID[:8], stepID, ext))
 	h.Set("Cache-Control", "no-store")
 	c.Response().WriteHeader(http.StatusOK)
 	w := newGeneWriter(c.Response(), format, stepID, ans)
@@ -95,6 +103,8 @@ func newGeneWriter(w io.Writer, format string, stepID strategy.StepID, first *ca
 		// The object's fields before its records, left open for them.
 		head, _ := json.Marshal(map[string]any{"stepId": stepID, "count": first.Count, "provenance": p, "columns": downloadColumns})
 		fmt.Fprintf(w, "%s,\"records\":[", head[:len(head)-1])
+	case "ids":
+		// Nothing but the ids: the list pastes as it is.
 	default:
 		fmt.Fprintf(w, "# %d genes of step %s · %s\n", first.Count, stepID, provenanceLine(p))
 		if format == "csv" {
@@ -119,6 +129,8 @@ func (g *geneWriter) row(r catalog.Record) {
 	case "csv":
 		_ = g.csv.Write(downloadRow(r))
 		g.csv.Flush()
+	case "ids":
+		_, _ = io.WriteString(g.w, tsvCell.Replace(r.GeneID)+"\n")
 	default:
 		cells := downloadRow(r)
 		for i, v := range cells {

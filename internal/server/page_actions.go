@@ -17,9 +17,10 @@ import (
 
 func conversationURL(c echo.Context) string { return "/conversations/" + c.Param("id") }
 
-// sendMessageForm is POST /conversations/{id}/turns from the composer. The
-// new turn's id is in the X-Turn-Id header, so the page's script knows
-// which turn_start and turn_end are its own.
+// sendMessageForm is POST /conversations/{id}/turns from the composer, and
+// from the Retry, Edit and Regenerate forms (the last two name the turn
+// they replace). The new turn's id is in the X-Turn-Id header, so the
+// page's script knows which turn_start and turn_end are its own.
 func (s *Server) sendMessageForm(c echo.Context) error {
 	if err := s.ownConversation(c); err != nil {
 		return err
@@ -27,6 +28,7 @@ func (s *Server) sendMessageForm(c echo.Context) error {
 	turnID, err := s.cfg.Chat.StartTurn(c.Request().Context(), chat.TurnRequest{
 		UserID: userID(c), ConversationID: c.Param("id"),
 		Message: c.FormValue("message"), Mode: chat.Mode(c.FormValue("mode")), Model: c.FormValue("model"),
+		Replaces: c.FormValue("replaces"),
 	})
 	if err != nil {
 		return chatError(err)

@@ -355,6 +355,29 @@ func TestPageForms(t *testing.T) {
 			t.Errorf("turns started (-want +got):\n%s", diff)
 		}
 	})
+	t.Run("edit and regenerate", func(t *testing.T) {
+		before := len(e.chat.turns)
+		const latest = "22222222-2222-2222-2222-222222222222"
+		if r := e.post(ada, base+"/turns", form("message", "DNA repair genes, edited", "mode", "plan", "model", "offline", "replaces", latest), true); r.status != http.StatusAccepted {
+			t.Errorf("Edit = %d %s", r.status, r.body)
+		}
+		if r := e.post(ada, base+"/turns", form("model", "offline", "replaces", latest), true); r.status != http.StatusAccepted {
+			t.Errorf("Regenerate = %d %s", r.status, r.body)
+		}
+		want := []chat.TurnRequest{
+			{UserID: ada.userID, ConversationID: conv.ID, Message: "DNA repair genes, edited", Mode: "plan", Model: "offline", Replaces: latest},
+			{UserID: ada.userID, ConversationID: conv.ID, Model: "offline", Replaces: latest},
+		}
+		if diff := cmp.Diff(want, e.chat.turns[before:]); diff != "" {
+			t.Errorf("turns started (-want +got):\n%s", diff)
+		}
+		e.chat.err = &chat.ReplaceError{Message: "only the latest turn can be edited or regenerated"}
+		defer func() { e.chat.err = nil }()
+		r := e.post(ada, base+"/turns", form("replaces", latest), true)
+		if r.status != http.StatusUnprocessableEntity || !strings.Contains(testid(doc(t, r), "error-message").Text(), "only the latest turn") {
+			t.Errorf("= %d %s, want 422 with the reason where the page's script finds it", r.status, r.body)
+		}
+	})
 	t.Run("turn running", func(t *testing.T) {
 		e.chat.err = chat.ErrTurnRunning
 		defer func() { e.chat.err = nil }()

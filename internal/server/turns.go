@@ -10,10 +10,15 @@ import (
 	"strategist/internal/llm"
 )
 
+// turnRequest is the body of POST …/turns. Replaces names the
+// conversation's latest turn to replace: with a message, the researcher's
+// edited message is sent instead of it; without, its message is sent again
+// (regenerate); mode may then be left out to keep the replaced turn's.
 type turnRequest struct {
-	Message string `json:"message"`
-	Mode    string `json:"mode"`
-	Model   string `json:"model"`
+	Message  string `json:"message"`
+	Mode     string `json:"mode"`
+	Model    string `json:"model"`
+	Replaces string `json:"replaces"`
 }
 
 func (s *Server) startTurn(c echo.Context) error {
@@ -31,6 +36,7 @@ func (s *Server) startTurn(c echo.Context) error {
 	}
 	turnID, err := s.cfg.Chat.StartTurn(ctx, chat.TurnRequest{
 		UserID: userID(c), ConversationID: c.Param("id"), Message: req.Message, Mode: chat.Mode(req.Mode), Model: req.Model,
+		Replaces: req.Replaces,
 	})
 	if err != nil {
 		return chatError(err)
@@ -57,6 +63,10 @@ func (s *Server) listModels(c echo.Context) error {
 	return c.JSON(http.StatusOK, s.cfg.Models.Models())
 }
 
+// CodeNotReplaceable: the turn a request asks to replace is not the
+// conversation's latest, or there is no message to send again.
+const CodeNotReplaceable = "NOT_REPLACEABLE"
+
 // chatError maps the orchestrator's errors onto responses.
 func chatError(err error) error {
 	if ie, ok := errors.AsType[*chat.InputError](err); ok {
@@ -65,6 +75,9 @@ func chatError(err error) error {
 			details["allowed"] = ie.Allowed
 		}
 		return &APIError{Status: http.StatusBadRequest, Code: CodeBadRequest, Message: ie.Field + " " + ie.Message, Details: details, Err: err}
+	}
+	if re, ok := errors.AsType[*chat.ReplaceError](err); ok {
+		return &APIError{Status: http.StatusUnprocessableEntity, Code: CodeNotReplaceable, Message: re.Message, Details: map[string]any{"field": "replaces"}, Err: err}
 	}
 	if um, ok := errors.AsType[*llm.UnknownModelError](err); ok {
 		return &APIError{Status: http.StatusBadRequest, Code: CodeBadRequest, Message: um.Error(), Details: map[string]any{"field": "model", "allowed": um.Valid}, Err: err}

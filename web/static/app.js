@@ -130,6 +130,80 @@
     }
   });
 
+  // Copy buttons: data-copy-message copies the text of the message it is
+  // in; data-copy-url copies what the server answers at that address (all
+  // gene ids of a step, one a line). The button says "Copied" for a moment
+  // and the page's live region says it too. Without the asynchronous
+  // clipboard (an insecure page, a refused permission) the text is copied
+  // through a selected text box; if that fails too, the text is left
+  // selected in a box to copy by hand.
+  function copied(b, what) {
+    var label = b.getAttribute('data-label') || b.textContent;
+    b.setAttribute('data-label', label);
+    b.setAttribute('data-copied', '');
+    b.textContent = 'Copied';
+    var a = document.getElementById('announcer');
+    if (a) a.textContent = what + ' copied to the clipboard.';
+    clearTimeout(b._copiedTimer);
+    b._copiedTimer = setTimeout(function () {
+      b.textContent = label;
+      b.removeAttribute('data-copied');
+    }, 2000);
+  }
+  function copyByHand(b, text) {
+    var box = document.createElement('textarea');
+    box.value = text;
+    box.setAttribute('readonly', '');
+    box.setAttribute('aria-label', 'Text to copy');
+    box.className = 'copy-fallback';
+    b.insertAdjacentElement('afterend', box);
+    box.select();
+    var ok = false;
+    try { ok = document.execCommand('copy'); } catch (_) { ok = false; }
+    if (ok) { box.remove(); b.focus(); return true; }
+    flash('The text is selected in the box below the button; copy it with Ctrl+C or Cmd+C.');
+    return false;
+  }
+  function copyText(b, text, what) {
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(function () { copied(b, what); }, function () {
+        if (copyByHand(b, text)) copied(b, what);
+      });
+    } else if (copyByHand(b, text)) {
+      copied(b, what);
+    }
+  }
+  document.addEventListener('click', function (e) {
+    var b = e.target.closest('[data-copy-message]');
+    if (!b) return;
+    var m = b.closest('[data-testid="message"]');
+    var t = m && m.querySelector('[data-testid="message-text"]');
+    if (t) copyText(b, t.innerText.trim(), 'Message');
+  });
+  document.addEventListener('click', function (e) {
+    var b = e.target.closest('[data-copy-url]');
+    if (!b) return;
+    b.setAttribute('aria-busy', 'true');
+    fetch(b.getAttribute('data-copy-url'), { credentials: 'same-origin' }).then(function (r) {
+      if (!r.ok) throw new Error('status ' + r.status);
+      return r.text();
+    }).then(function (text) {
+      b.removeAttribute('aria-busy');
+      copyText(b, text.trim(), 'Gene ids');
+    }).catch(function () {
+      b.removeAttribute('aria-busy');
+      flash('The gene ids could not be fetched. Try again, or download them as TSV.');
+    });
+  });
+
+  // An opened Edit puts the cursor at the end of the message.
+  document.addEventListener('toggle', function (e) {
+    var d = e.target;
+    if (d.tagName !== 'DETAILS' || !d.open || !d.classList.contains('edit-message')) return;
+    var box = d.querySelector('textarea');
+    if (box) { box.focus(); box.setSelectionRange(box.value.length, box.value.length); }
+  }, true);
+
   // A tool card (details with data-load) loads its body when first opened.
   document.addEventListener('toggle', function (e) {
     var d = e.target;
@@ -312,8 +386,10 @@
     if (!turn) return;
     var answers = turn.querySelectorAll('[data-role="assistant"]');
     var answer = answers[answers.length - 1];
+    // The footer's status, error and tokens, not its controls (Regenerate).
     var end = turn.querySelector('.turn-end');
-    var said = end ? end.innerText.trim() : '';
+    var said = end ? Array.prototype.filter.call(end.children, function (c) { return c.tagName !== 'FORM'; })
+      .map(function (c) { return c.innerText.trim(); }).join(' ').trim() : '';
     if (answer) {
       var text = answer.querySelector('[data-testid="message-text"]').innerText.trim();
       if (text.length > 300) text = text.slice(0, 300) + '…';

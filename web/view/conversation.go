@@ -101,6 +101,15 @@ type Turn struct {
 	rebuild string
 	rebuilt bool
 
+	// ReplacedBy is the id of the turn that replaced this one (the
+	// researcher edited its message or regenerated its answer); the page
+	// shows a replaced turn folded and labelled. "" while it stands.
+	ReplacedBy string
+	// StrategyChanges counts the strategy versions the turn made (its
+	// graph snapshots): editing or regenerating it keeps them, and the
+	// page says so.
+	StrategyChanges int
+
 	// Status is "running" until turn_end, then the turn's end status.
 	Status     event.TurnStatus
 	Error      string
@@ -319,7 +328,18 @@ func (c *Conversation) turnStart(rec event.Record, e *event.TurnStart) []Change 
 	if e.Model != "" {
 		c.Model = e.Model
 	}
-	return []Change{TurnAdded{Turn: t}, ComposerChanged{}}
+	changes := []Change{TurnAdded{Turn: t}, ComposerChanged{}}
+	if old, ok := c.turns[e.ReplacesTurnID]; ok && old != t && old.ReplacedBy == "" {
+		old.ReplacedBy = t.ID
+		changes = append(changes, TurnFolded{Turn: old})
+	}
+	return changes
+}
+
+// Editable reports whether the researcher wrote t's message (it is no
+// build request), so that it can be edited and sent again.
+func (t *Turn) Editable() bool {
+	return !t.Build() && strings.TrimSpace(t.UserText) != ""
 }
 
 // turnOf returns the event's turn; an event of a turn whose start the log
@@ -411,6 +431,9 @@ func (c *Conversation) graphSnapshot(e *event.GraphSnapshot) ([]Change, error) {
 		c.versions = map[int]strategy.Change{}
 	}
 	c.Strategy = &snap
+	if t, ok := c.turns[e.TurnID]; ok && e.TurnID != "" {
+		t.StrategyChanges++
+	}
 	if len(e.Change) > 0 {
 		var ch strategy.Change
 		if json.Unmarshal(e.Change, &ch) == nil {

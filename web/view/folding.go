@@ -8,9 +8,9 @@ package view
 const OpenTurns = 2
 
 // Folded reports whether the page shows t as a summary line: it ended and
-// it is not one of the latest OpenTurns turns.
+// it is not one of the latest OpenTurns turns, or another turn replaced it.
 func (c *Conversation) Folded(t *Turn) bool {
-	return !t.Running() && t.index < len(c.Turns)-OpenTurns
+	return !t.Running() && (t.index < len(c.Turns)-OpenTurns || t.ReplacedBy != "")
 }
 
 // Turn returns the turn with the id, or nil.
