@@ -2,12 +2,13 @@ package server
 
 import (
 	"net/http"
-	"strategist/internal/strategy"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"strategist/internal/chat"
+	"strategist/internal/strategy"
+	"strategist/web"
 )
 
 // The conversation page's form posts. Each calls the service the JSON API
@@ -105,6 +106,44 @@ func (s *Server) renameStepForm(c echo.Context) error {
 	}
 	if _, err := s.applyEdit(c, strategy.UpdateStep{Step: strategy.StepID(c.Param("stepId")), DisplayName: &name}); err != nil {
 		return err
+	}
+	return afterForm(c, http.StatusOK, conversationURL(c))
+}
+
+// stepParamsForm is the results panel's parameter editor of a step: the
+// parameters the researcher changed (web.ParamValues reads the form) go
+// through the strategy service, which has the catalog check them and counts
+// the step and those after it again. htmx gets the step's results drawn
+// with the new version; a refused value is the catalog's message, which
+// the page shows by the form.
+func (s *Server) stepParamsForm(c echo.Context) error {
+	snap, err := s.conversationStrategy(c)
+	if err != nil {
+		return err
+	}
+	stepID := strategy.StepID(c.Param("stepId"))
+	st, ok := snap.Step(stepID)
+	if !ok {
+		return strategyError(strategy.ErrStepNotFound)
+	}
+	search := s.stepSearch(c, snap, st)
+	if search == nil {
+		return badRequest("step " + string(stepID) + " has no parameters to change here")
+	}
+	form, err := c.FormParams()
+	if err != nil {
+		return badRequest("the form could not be read")
+	}
+	changed := web.ParamValues(search, st.Parameters, form)
+	if len(changed) == 0 {
+		return badRequest("no parameter of step " + string(stepID) + " was changed")
+	}
+	res, err := s.cfg.Strategies.Apply(c.Request().Context(), userID(c), snap.StrategyID, strategy.UpdateStep{Step: stepID, Parameters: changed})
+	if err != nil {
+		return strategyError(err)
+	}
+	if isHTMX(c) {
+		return s.renderResults(c, res.Snapshot, stepID, 0, resultsPageSize)
 	}
 	return afterForm(c, http.StatusOK, conversationURL(c))
 }
