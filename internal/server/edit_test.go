@@ -208,7 +208,7 @@ func TestStepParamsForm(t *testing.T) {
 	}
 
 	r = post(ada, "GO:9999999")
-	if msg := testid(doc(t, r), "error-message").Text(); r.status != http.StatusUnprocessableEntity || !strings.Contains(msg, "GO:9999999") {
+	if msg := testid(doc(t, r), "error-message").Text(); r.status != http.StatusUnprocessableEntity || !strings.HasPrefix(msg, "GO Term or GO ID: Invalid value 'GO:9999999'.") {
 		t.Errorf("refused value = %d, message %q", r.status, msg)
 	}
 	if r := post(ada, "GO:0006281"); r.status != http.StatusBadRequest {

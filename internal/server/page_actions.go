@@ -1,11 +1,15 @@
 package server
 
 import (
+	"errors"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
+	"strategist/internal/catalog"
 	"strategist/internal/chat"
 	"strategist/internal/strategy"
 	"strategist/web"
@@ -139,6 +143,9 @@ func (s *Server) stepParamsForm(c echo.Context) error {
 		return badRequest("no parameter of step " + string(stepID) + " was changed")
 	}
 	res, err := s.cfg.Strategies.Apply(c.Request().Context(), userID(c), snap.StrategyID, strategy.UpdateStep{Step: stepID, Parameters: changed})
+	if ve, ok := errors.AsType[*catalog.ValidationError](err); ok {
+		return &APIError{Status: http.StatusUnprocessableEntity, Code: strategy.Code(err), Message: paramProblems(search, ve), Err: err}
+	}
 	if err != nil {
 		return strategyError(err)
 	}
@@ -146,6 +153,21 @@ func (s *Server) stepParamsForm(c echo.Context) error {
 		return s.renderResults(c, res.Snapshot, stepID, 0, resultsPageSize)
 	}
 	return afterForm(c, http.StatusOK, conversationURL(c))
+}
+
+// paramProblems is the catalog's refusal as the editor's fields name
+// the parameters: "GO Term or GO ID: Invalid value 'GO:9999999'. …".
+func paramProblems(search *catalog.Search, ve *catalog.ValidationError) string {
+	parts := slices.Clone(ve.General)
+	keys := slices.Sorted(maps.Keys(ve.ByKey))
+	for _, k := range keys {
+		name := k
+		if p, ok := search.Param(k); ok && p.DisplayName != "" {
+			name = p.DisplayName
+		}
+		parts = append(parts, name+": "+strings.Join(ve.ByKey[k], " "))
+	}
+	return strings.Join(parts, " ")
 }
 
 // redoStrategyForm is the strategy panel's Redo button.

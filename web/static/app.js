@@ -27,11 +27,10 @@
       if (m) msg = m.textContent.trim();
     } catch (_) { /* not HTML */ }
     msg = msg || 'The request failed (' + xhr.status + '). Reload the page and try again.';
-    flash(msg);
     // A form with a [data-form-error] element (the parameter editor) says
-    // it there too, next to the fields it is about.
+    // it there, next to the fields it is about.
     var out = formError(e.detail.elt);
-    if (out) out.textContent = msg;
+    if (out) out.textContent = msg; else flash(msg);
   });
   document.addEventListener('htmx:sendError', function () {
     flash('The server could not be reached. Check the connection and try again.');
