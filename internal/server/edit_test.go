@@ -203,7 +203,7 @@ func TestStepParamsForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if last := versions[len(versions)-1]; !strings.Contains(last.Change.Summary, "s1") {
+	if last := versions[len(versions)-1]; last.Change.Summary != "updated step s1 (parameters: go_typeahead)" {
 		t.Errorf("the change is named %q", last.Change.Summary)
 	}
 
