@@ -32,6 +32,19 @@ type ConversationPage struct {
 	ReadOnly bool
 }
 
+// Markdown is an assistant's text as HTML, its mentions of the strategy's
+// steps linked to their boxes in the graph.
+func (p *ConversationPage) Markdown(src string) string {
+	var steps map[string]bool
+	if s := p.Conv.Strategy; s != nil && len(s.Steps) > 0 {
+		steps = make(map[string]bool, len(s.Steps))
+		for _, st := range s.Steps {
+			steps[string(st.ID)] = true
+		}
+	}
+	return p.MD.HTMLWithSteps(src, steps)
+}
+
 // ModelOption is a model the researcher can pick.
 type ModelOption struct {
 	ID      string

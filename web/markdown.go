@@ -28,18 +28,26 @@ func NewMarkdown() *Markdown {
 	p := bluemonday.UGCPolicy()
 	p.AddTargetBlankToFullyQualifiedLinks(true)
 	p.RequireNoReferrerOnFullyQualifiedLinks(true)
+	p.AllowAttrs("class").Matching(stepMentionRE).OnElements("a")
+	p.AllowAttrs("data-step-id").Matching(stepIDAttrRE).OnElements("a")
 	return &Markdown{
 		md: goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.Linkify),
-			goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(goLinker{}, 1000)))),
+			goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(goLinker{}, 1000), util.Prioritized(stepLinker{}, 1001)))),
 		policy: p,
 	}
 }
 
 // HTML returns the sanitised HTML of src. Should goldmark fail (it accepts
 // any text), the source is shown escaped in a <pre>.
-func (m *Markdown) HTML(src string) string {
+func (m *Markdown) HTML(src string) string { return m.HTMLWithSteps(src, nil) }
+
+// HTMLWithSteps is HTML with the ids of steps (the strategy's, as a set)
+// linked to their boxes in the graph (stepLinker).
+func (m *Markdown) HTMLWithSteps(src string, steps map[string]bool) string {
 	var buf bytes.Buffer
-	if err := m.md.Convert([]byte(src), &buf); err != nil {
+	pc := parser.NewContext()
+	pc.Set(stepsKey, steps)
+	if err := m.md.Convert([]byte(src), &buf, parser.WithContext(pc)); err != nil {
 		return "<pre>" + html.EscapeString(src) + "</pre>"
 	}
 	return string(m.policy.SanitizeBytes(buf.Bytes()))

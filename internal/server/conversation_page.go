@@ -249,9 +249,15 @@ func (s *Server) stepResultsPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	stepID := strategy.StepID(c.Param("stepId"))
+	return s.renderResults(c, snap, strategy.StepID(c.Param("stepId")), offset, limit)
+}
+
+// renderResults draws one page of a step's genes of snap, with its rename
+// form and parameter editor: the fragment htmx puts into the strategy
+// panel, or a page of its own for a plain browser.
+func (s *Server) renderResults(c echo.Context, snap strategy.Snapshot, stepID strategy.StepID, offset, limit int) error {
 	v := web.ResultsView{ConversationID: c.Param("id"), StepID: string(stepID), StepName: string(stepID), Offset: offset, Limit: limit,
-		CSRFToken: currentIdentity(c).csrf}
+		CSRFToken: currentIdentity(c).csrf, Version: snap.Version}
 	if page, name := sites.GenePages(snap.SiteID); page != nil {
 		v.GenePage = page
 		v.GenePageLabel = "Open the gene on " + name + " (its current release)"
@@ -264,6 +270,9 @@ func (s *Server) stepResultsPage(c echo.Context) error {
 		return strategyError(strategy.ErrStepNotFound)
 	}
 	v.StepName = cmp.Or(st.DisplayName, st.SearchName)
+	if search := s.stepSearch(c, snap, st); search != nil {
+		v.Params = web.ParamFields(search, st.Parameters)
+	}
 	ans, err := s.cfg.Strategies.StepResults(c.Request().Context(), userID(c), snap.StrategyID, stepID, catalog.Page{Offset: offset, Limit: limit})
 	switch ne, ok := errors.AsType[*catalog.NotEvaluableError](err); {
 	case ok:
@@ -283,4 +292,20 @@ func (s *Server) stepResultsPage(c echo.Context) error {
 		return s.render(c, http.StatusOK, web.Results(v))
 	}
 	return s.render(c, http.StatusOK, web.ResultsPage(s.page(c, "Genes of "+v.StepName), v))
+}
+
+// stepSearch is the catalog's description of the search a search or
+// transform step runs, or nil for a combine (its operator is its
+// parameter) or when the catalog cannot say (the editor is left out and
+// the genes still show).
+func (s *Server) stepSearch(c echo.Context, snap strategy.Snapshot, st strategy.Step) *catalog.Search {
+	if st.Kind == strategy.KindCombine || st.SearchName == "" {
+		return nil
+	}
+	search, err := s.cfg.Catalog.Search(c.Request().Context(), snap.SiteID, st.RecordType, st.SearchName)
+	if err != nil {
+		s.cfg.Logger.Warn("results panel: the step's search is not described", "site", snap.SiteID, "search", st.SearchName, "err", err)
+		return nil
+	}
+	return search
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"strategist/internal/catalog/offline"
@@ -122,5 +125,96 @@ func TestResearcherEdits(t *testing.T) {
 	}
 	if r := e.do(http.MethodPatch, base+"/steps/s9", ada, `{"displayName":"x"}`); r.status != http.StatusNotFound {
 		t.Errorf("an unknown step = %d %s", r.status, r.body)
+	}
+}
+
+// TestStepParamsForm: the results panel's parameter editor changes a
+// step's parameters through the strategy service: the fields show the
+// step's values, a change is counted again and drawn with the new version
+// (Undo names the step), a value the catalog refuses is its message, and
+// an unchanged form or another user's step changes nothing.
+func TestStepParamsForm(t *testing.T) {
+	t.Parallel()
+	cat, err := offline.Open(offlinetest.DataDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cat.DataErr() != nil {
+		t.Skipf("gene data: %v", cat.DataErr())
+	}
+	var svc *strategy.Service
+	e := &pageEnv{env: newEnvWith(t, config.AuthLocal, cat, func(cfg *server.Config) {
+		svc, err = strategy.NewService(strategy.Config{Store: cfg.Store.(*store.DB), Catalog: cat})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Strategies = svc
+	})}
+	ada, eve := e.signIn("ada@example.org"), e.signIn("eve@example.org")
+	conv := e.conversation(ada, "Parameters")
+	ctx := context.Background()
+	snap, err := svc.ForConversation(ctx, ada.userID, conv.ID, "transcript", "One search")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := svc.Apply(ctx, ada.userID, snap.StrategyID, strategy.AddSearch{SearchName: "GenesByGoTerm",
+		Parameters: map[string]string{"organism": `["Plasmodium falciparum 3D7"]`, "go_typeahead": `["GO:0006260"]`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := *res.Snapshot.Steps[0].Count
+	base := "/conversations/" + conv.ID + "/strategy/steps/s1/"
+
+	req, _ := http.NewRequest(http.MethodGet, e.srv.URL+base+"results", nil)
+	req.AddCookie(ada.cookie)
+	req.Header.Set("HX-Request", "true")
+	d := doc(t, e.send(req))
+	form := testid(d, "step-params")
+	if form.AttrOr("hx-post", "") != base+"parameters" || form.AttrOr("hx-target", "") != "#results" {
+		t.Fatalf("editor posts to %q into %q", form.AttrOr("hx-post", ""), form.AttrOr("hx-target", ""))
+	}
+	if got := form.Find(`textarea[name="p.go_typeahead"]`).Text(); got != "GO:0006260" {
+		t.Errorf("GO field shows %q", got)
+	}
+	if form.Find(`select[name="p.go_term_evidence"] option[selected]`).Length() != 2 {
+		t.Errorf("evidence select: %s", form.Find(`select[name="p.go_term_evidence"]`).Text())
+	}
+	if got := testid(d, "results-table").AttrOr("data-version", ""); got != strconv.Itoa(res.Snapshot.Version) {
+		t.Errorf("results drawn at version %q, want %d", got, res.Snapshot.Version)
+	}
+
+	post := func(b browser, goTerms string) response {
+		v := url.Values{"csrf_token": {b.csrf}, "p.go_typeahead": {goTerms}, "p.go_term_evidence": {"", "Curated", "Computed"}, "p.go_term_slim": {"No"}}
+		return e.post(b, base+"parameters", v, true)
+	}
+	r := post(ada, "GO:0006281")
+	if r.status != http.StatusOK || testid(doc(t, r), "results-table").AttrOr("data-version", "") != strconv.Itoa(res.Snapshot.Version+1) {
+		t.Fatalf("valid change = %d %s", r.status, r.body)
+	}
+	now, err := svc.Conversation(ctx, ada.userID, conv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := now.Step("s1")
+	if st.Parameters["go_typeahead"] != `["GO:0006281"]` || st.Count == nil || *st.Count == before {
+		t.Errorf("after the change: %v, count %v (was %d)", st.Parameters, st.Count, before)
+	}
+	versions, err := svc.Versions(ctx, ada.userID, now.StrategyID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := versions[len(versions)-1]; last.Change.Summary != "updated step s1 (parameters: go_typeahead)" {
+		t.Errorf("the change is named %q", last.Change.Summary)
+	}
+
+	r = post(ada, "GO:9999999")
+	if msg := testid(doc(t, r), "error-message").Text(); r.status != http.StatusUnprocessableEntity || !strings.HasPrefix(msg, "GO Term or GO ID: Invalid value 'GO:9999999'.") {
+		t.Errorf("refused value = %d, message %q", r.status, msg)
+	}
+	if r := post(ada, "GO:0006281"); r.status != http.StatusBadRequest {
+		t.Errorf("unchanged form = %d %s", r.status, r.body)
+	}
+	if r := post(eve, "GO:0006260"); r.status != http.StatusNotFound {
+		t.Errorf("another user's step = %d", r.status)
 	}
 }

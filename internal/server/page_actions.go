@@ -1,13 +1,18 @@
 package server
 
 import (
+	"errors"
+	"maps"
 	"net/http"
-	"strategist/internal/strategy"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
+	"strategist/internal/catalog"
 	"strategist/internal/chat"
+	"strategist/internal/strategy"
+	"strategist/web"
 )
 
 // The conversation page's form posts. Each calls the service the JSON API
@@ -109,6 +114,62 @@ func (s *Server) renameStepForm(c echo.Context) error {
 		return err
 	}
 	return afterForm(c, http.StatusOK, conversationURL(c))
+}
+
+// stepParamsForm is the results panel's parameter editor of a step: the
+// parameters the researcher changed (web.ParamValues reads the form) go
+// through the strategy service, which has the catalog check them and counts
+// the step and those after it again. htmx gets the step's results drawn
+// with the new version; a refused value is the catalog's message, which
+// the page shows by the form.
+func (s *Server) stepParamsForm(c echo.Context) error {
+	snap, err := s.conversationStrategy(c)
+	if err != nil {
+		return err
+	}
+	stepID := strategy.StepID(c.Param("stepId"))
+	st, ok := snap.Step(stepID)
+	if !ok {
+		return strategyError(strategy.ErrStepNotFound)
+	}
+	search := s.stepSearch(c, snap, st)
+	if search == nil {
+		return badRequest("step " + string(stepID) + " has no parameters to change here")
+	}
+	form, err := c.FormParams()
+	if err != nil {
+		return badRequest("the form could not be read")
+	}
+	changed := web.ParamValues(search, st.Parameters, form)
+	if len(changed) == 0 {
+		return badRequest("no parameter of step " + string(stepID) + " was changed")
+	}
+	res, err := s.cfg.Strategies.Apply(c.Request().Context(), userID(c), snap.StrategyID, strategy.UpdateStep{Step: stepID, Parameters: changed})
+	if ve, ok := errors.AsType[*catalog.ValidationError](err); ok {
+		return &APIError{Status: http.StatusUnprocessableEntity, Code: strategy.Code(err), Message: paramProblems(search, ve), Err: err}
+	}
+	if err != nil {
+		return strategyError(err)
+	}
+	if isHTMX(c) {
+		return s.renderResults(c, res.Snapshot, stepID, 0, resultsPageSize)
+	}
+	return afterForm(c, http.StatusOK, conversationURL(c))
+}
+
+// paramProblems is the catalog's refusal as the editor's fields name
+// the parameters: "GO Term or GO ID: Invalid value 'GO:9999999'. …".
+func paramProblems(search *catalog.Search, ve *catalog.ValidationError) string {
+	parts := slices.Clone(ve.General)
+	keys := slices.Sorted(maps.Keys(ve.ByKey))
+	for _, k := range keys {
+		name := k
+		if p, ok := search.Param(k); ok && p.DisplayName != "" {
+			name = p.DisplayName
+		}
+		parts = append(parts, name+": "+strings.Join(ve.ByKey[k], " "))
+	}
+	return strings.Join(parts, " ")
 }
 
 // redoStrategyForm is the strategy panel's Redo button.

@@ -289,6 +289,7 @@ func TestPageFormsNeedTheToken(t *testing.T) {
 		{base + "/strategy/combine", url.Values{"left": {"s1"}, "right": {"s2"}, "operator": {"UNION"}}},
 		{base + "/strategy/steps/s1/delete", nil},
 		{base + "/strategy/steps/s1/rename", url.Values{"name": {"x"}}},
+		{base + "/strategy/steps/s1/parameters", url.Values{"p.go_term": {"x"}}},
 	}
 	for _, f := range forms {
 		t.Run(f.path, func(t *testing.T) {

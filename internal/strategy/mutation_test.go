@@ -112,7 +112,7 @@ func TestMutations(t *testing.T) {
 				Parameters:  map[string]string{"organism": pf3d7JSON, "go_typeahead": `["GO:0006412","GO:0006260"]`},
 				DisplayName: "Translation", RecordType: testRT, Weight: 3},
 			wantRoots:  []StepID{"s1"},
-			wantChange: Change{Op: OpUpdateStep, Step: "s1", Fields: []string{"parameters", "weight"}, Summary: "updated step s1 (parameters, weight)"},
+			wantChange: Change{Op: OpUpdateStep, Step: "s1", Fields: []string{"parameters", "weight"}, Summary: "updated step s1 (parameters: go_typeahead, weight)"},
 		},
 		{
 			name:  "update a combine's operator and name",

@@ -3,6 +3,7 @@ package strategy
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -78,6 +79,12 @@ func (m UpdateStep) prepare(ctx context.Context, cat SearchCatalog, base *Graph)
 			}
 			p.next.Parameters = params
 			p.fields = append(p.fields, "parameters")
+			for k, v := range params {
+				if old, ok := cur.Parameters[k]; !ok || old != v {
+					p.params = append(p.params, k)
+				}
+			}
+			slices.Sort(p.params)
 		}
 		if m.Weight != nil {
 			p.next.Weight = *m.Weight
@@ -127,6 +134,8 @@ func (p *updatePlan) recombine(ctx context.Context, cat SearchCatalog, base *Gra
 type updatePlan struct {
 	base, next Step
 	fields     []string
+	// params names the parameters whose values change, for the summary.
+	params []string
 }
 
 func (p *updatePlan) holds(g *Graph) bool {
@@ -165,7 +174,12 @@ func (p *updatePlan) apply(g *Graph) (*Graph, Change, error) {
 			next.clearCount(id)
 		}
 	}
-	summary := fmt.Sprintf("updated step %s (%s)", s.ID, strings.Join(p.fields, ", "))
+	// The summary (what Undo names) says which parameters changed.
+	said := slices.Clone(p.fields)
+	if i := slices.Index(said, "parameters"); i >= 0 && len(p.params) > 0 {
+		said[i] = "parameters: " + strings.Join(p.params, ", ")
+	}
+	summary := fmt.Sprintf("updated step %s (%s)", s.ID, strings.Join(said, ", "))
 	if len(p.fields) == 0 {
 		summary = fmt.Sprintf("updated step %s (no change)", s.ID)
 	}

@@ -26,7 +26,11 @@
       var m = doc.querySelector('[data-testid="error-message"]');
       if (m) msg = m.textContent.trim();
     } catch (_) { /* not HTML */ }
-    flash(msg || 'The request failed (' + xhr.status + '). Reload the page and try again.');
+    msg = msg || 'The request failed (' + xhr.status + '). Reload the page and try again.';
+    // A form with a [data-form-error] element (the parameter editor) says
+    // it there, next to the fields it is about.
+    var out = formError(e.detail.elt);
+    if (out) out.textContent = msg; else flash(msg);
   });
   document.addEventListener('htmx:sendError', function () {
     flash('The server could not be reached. Check the connection and try again.');
@@ -212,6 +216,53 @@
     }
   }, true);
 
+  document.addEventListener('htmx:beforeRequest', function (e) {
+    var out = formError(e.detail.elt);
+    if (out) out.textContent = '';
+  });
+  function formError(elt) {
+    var f = elt && elt.closest && elt.closest('form');
+    return f && f.querySelector('[data-form-error]');
+  }
+
+  // ---- One step, wherever it shows ----
+  // A step's box in the graph, the sub-agent node that built it and the
+  // chat's mentions of it carry its id (data-step-id on .step-link).
+  // Hovering or focusing one marks all of them; a mention or a node's step
+  // link opens the step's results as its box does.
+  var lit = '';
+  function light(id) {
+    if (id === lit) return;
+    document.querySelectorAll('.step-link.step-lit').forEach(function (el) { el.classList.remove('step-lit'); });
+    lit = id || '';
+    if (!lit) return;
+    document.querySelectorAll('.step-link[data-step-id="' + CSS.escape(lit) + '"]').forEach(function (el) { el.classList.add('step-lit'); });
+  }
+  function stepOf(el) {
+    var l = el && el.closest && el.closest('.step-link[data-step-id]');
+    return l ? l.getAttribute('data-step-id') : '';
+  }
+  document.addEventListener('mouseover', function (e) { light(stepOf(e.target)); });
+  document.addEventListener('mouseout', function (e) { if (!stepOf(e.relatedTarget)) light(stepOf(document.activeElement)); });
+  document.addEventListener('focusin', function (e) { light(stepOf(e.target)); });
+  document.addEventListener('focusout', function (e) { if (!stepOf(e.relatedTarget)) light(''); });
+  document.addEventListener('click', function (e) {
+    var a = e.target.closest && e.target.closest('a.step-mention, a.step-select');
+    if (!a) return;
+    var g = document.querySelector('[data-testid="graph-step"][role="button"][data-step-id="' + CSS.escape(a.getAttribute('data-step-id')) + '"]');
+    if (!g) return; // no results to open here: the link goes to the box
+    e.preventDefault();
+    g.scrollIntoView({ block: 'nearest' });
+    g.focus({ preventScroll: true });
+    g.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+  });
+  function relight() {
+    if (!lit) return;
+    var id = lit;
+    lit = '';
+    light(id);
+  }
+
   var live = document.getElementById('live');
   if (!live) return;
 
@@ -360,6 +411,23 @@
     if (g) g.scrollIntoView({ block: 'nearest' });
   });
   live.addEventListener('htmx:sseMessage', function () { if (chosenStep) markStep(); });
+
+  // The results panel follows the strategy: when the graph moves to
+  // another version (an edit, an undo, the agents' work), the open step's
+  // results are drawn again from it, or cleared if the step is gone.
+  live.addEventListener('htmx:sseMessage', function () {
+    relight();
+    var view = document.getElementById('strategy-view');
+    var box = document.querySelector('#results > .results-box');
+    if (!view || !box || !(Number(view.dataset.version) > Number(box.dataset.version))) return;
+    var id = box.getAttribute('data-step-id');
+    box.setAttribute('data-version', view.dataset.version);
+    if (!document.querySelector('[data-testid="graph-step"][data-step-id="' + CSS.escape(id) + '"]')) {
+      document.getElementById('results').innerHTML = '';
+      return;
+    }
+    htmx.ajax('GET', box.getAttribute('data-url'), { target: '#results', swap: 'innerHTML' });
+  });
 
   // An example request of an empty conversation goes into the message box.
   document.addEventListener('click', function (e) {

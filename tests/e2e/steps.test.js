@@ -1,0 +1,125 @@
+// A step by hand and by name: the researcher changes a step's parameter
+// from its results panel (the step and the result are counted again, Undo
+// names the change; a value the catalog refuses shows its message by the
+// form), and a step's id links its graph box, the sub-agent node that
+// built it and the chat's mentions of it: hovering or focusing one marks
+// the box. At 1440×900 and 390×844.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { env, useBrowser, byTestId, Api, screenshot } from './lib/harness.js';
+import { acceptanceRequest, waitConnected, horizontalOverflow } from './lib/conversation.js';
+
+const b = useBrowser();
+const sizes = {
+  desktop: { width: 1440, height: 900 },
+  phone: { width: 390, height: 844 },
+};
+
+/** built plans and builds the acceptance strategy through the API. */
+async function built(api, title) {
+  const conv = await api.createConversation(title);
+  await api.startTurn(conv.id, acceptanceRequest, 'plan', 'offline');
+  const planned = await api.waitIdle(conv.id);
+  const handoff = planned.handoffs.find((h) => h.status === 'pending');
+  assert.ok(handoff, 'the offline planner requested a build');
+  await api.call('POST', `/conversations/${conv.id}/handoffs/${handoff.id}/accept`);
+  await api.waitIdle(conv.id);
+  return { id: conv.id, strategy: await api.strategy(conv.id) };
+}
+
+const box = (page, id) => page.locator(`[data-testid="graph-step"][data-step-id="${id}"]`);
+const lit = (page, id) => box(page, id).evaluate((g) => g.classList.contains('step-lit'));
+
+/** openParams opens a step's results by its graph box and its editor. */
+async function openParams(page, id) {
+  await box(page, id).click();
+  const form = page.locator(`[data-testid="results-table"][data-step-id="${id}"] [data-testid="step-params"]`);
+  await form.waitFor();
+  await form.locator('summary').click();
+  return form;
+}
+
+for (const [name, viewport] of Object.entries(sizes)) {
+  test(`a step's parameter is changed on the page, and its id links graph, nodes and chat (${name})`, async () => {
+    const { alice } = env();
+    const api = new Api(alice);
+    const conv = await built(api, `Step parameters (${name})`);
+    const steps = conv.strategy.steps;
+    const location = steps.find((s) => s.searchName === 'GenesByLocation');
+    const goStep = steps.find((s) => s.searchName === 'GenesByGoTerm');
+    const root = steps.find((s) => s.id === conv.strategy.rootStepId);
+    assert.ok(location && goStep && root, 'the acceptance strategy has a location step, a GO step and a result');
+
+    const { page, problems } = await b.openAs(alice, viewport);
+    await page.goto(`/conversations/${conv.id}`);
+    await waitConnected(page);
+
+    // Every box shows its id.
+    for (const s of steps) {
+      assert.equal((await box(page, s.id).locator('[data-testid="graph-step-id"]').textContent()).trim(), s.id);
+    }
+
+    // The chat's mention of the result step links to its box; focusing it
+    // (by keyboard) marks the box, and following it opens its results.
+    const mention = page.locator(`[data-testid="chat"] a.step-mention[data-step-id="${root.id}"]`).first();
+    await mention.waitFor();
+    await mention.focus();
+    assert.ok(await lit(page, root.id), 'focusing the mention marks its graph box');
+    await page.keyboard.press('Enter');
+    await page.locator(`[data-testid="results-table"][data-step-id="${root.id}"]`).waitFor();
+
+    // A sub-agent node says which step it built; hovering it marks the box.
+    const node = page.locator('[data-testid="node"][data-step-id]').first();
+    await node.waitFor();
+    const nodeStep = await node.getAttribute('data-step-id');
+    assert.equal((await byTestId(node, 'node-step').textContent()).trim(), `→ ${nodeStep}`);
+    await node.hover();
+    assert.ok(await lit(page, nodeStep), 'hovering the node marks the box of the step it built');
+    await page.mouse.move(0, 0);
+    await page.locator('[data-testid="chat"]').first().hover();
+    assert.ok(!(await lit(page, nodeStep)), 'leaving the node unmarks the box');
+
+    // Change the location step's chromosome: the step and the result are
+    // counted again, the results panel follows, Undo names the step.
+    let form = await openParams(page, location.id);
+    const chromosome = form.locator('select[name="p.chromosomeOptional"]');
+    const current = await chromosome.inputValue();
+    const other = (await chromosome.locator('option').evaluateAll((os) => os.map((o) => o.value))).find((v) => v && v !== current);
+    await chromosome.selectOption(other);
+    await byTestId(form, 'step-params-button').click();
+    await page.waitForFunction(
+      ([id, before]) => {
+        const g = document.querySelector(`[data-testid="graph-step"][data-step-id="${id}"]`);
+        return g && g.dataset.count && g.dataset.count !== String(before);
+      },
+      [location.id, location.count],
+    );
+    await page.waitForFunction(
+      ([id, before]) => document.querySelector(`[data-testid="graph-step"][data-step-id="${id}"]`)?.dataset.count !== String(before),
+      [root.id, root.count],
+    );
+    const after = await api.strategy(conv.id);
+    const changed = after.steps.find((s) => s.id === location.id);
+    assert.equal(changed.parameters.chromosomeOptional, other);
+    assert.notEqual(after.steps.find((s) => s.id === root.id).count, root.count, 'the result was counted again');
+    await page.locator(`[data-testid="results-table"][data-step-id="${location.id}"][data-version="${after.version}"]`).waitFor();
+    await page.waitForFunction((id) => document.querySelector('[data-testid="undo-button"]')?.textContent.includes(`step ${id}`), location.id);
+    assert.equal(await byTestId(page, 'undo-button').getAttribute('title'), `Undo: updated step ${location.id} (parameters: chromosomeOptional)`);
+
+    // A GO id the catalog does not know: its message, by the form.
+    form = await openParams(page, goStep.id);
+    await form.locator('textarea[name="p.go_typeahead"]').fill('GO:9999999');
+    await byTestId(form, 'step-params-button').click();
+    const error = byTestId(form, 'step-params-error');
+    await page.waitForFunction((el) => el.textContent.includes('GO:9999999'), await error.elementHandle());
+    assert.match(await error.textContent(), /^GO Term or GO ID: Invalid value 'GO:9999999'\./);
+    assert.equal((await api.strategy(conv.id)).version, after.version, 'the refused value changed nothing');
+    if (name === 'phone') await screenshot(page, 'phone-step-parameters');
+    else await screenshot(page, 'step-parameters');
+
+    assert.deepEqual(await horizontalOverflow(page), []);
+    // The refused change answers 422, which the browser and htmx log.
+    const consoleProblems = problems.console.filter((m) => !/\b422\b/.test(m));
+    assert.deepEqual({ ...problems, console: consoleProblems }, { console: [], pageErrors: [], dialogs: [] });
+  });
+}

@@ -1,0 +1,90 @@
+package web
+
+import (
+	"regexp"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+)
+
+// Step ids (s1, s12) are the one name a step has everywhere on the
+// conversation page: its box in the graph, the sub-agent node that built
+// it, and the assistant's words. A step id in the chat's running text that
+// names a step of the strategy becomes a link to its box (#step-s5); the
+// page's script opens the step's results from it, and hovering or focusing
+// any of them marks the others with the same data-step-id.
+
+// stepIDRE matches a step id in running text.
+var stepIDRE = regexp.MustCompile(`\bs[0-9]{1,6}\b`)
+
+// stepMentionRE is the class the sanitiser lets through on step links.
+var stepMentionRE = regexp.MustCompile(`^step-link step-mention$`)
+
+// stepIDAttrRE is a step id as the sanitiser lets it through.
+var stepIDAttrRE = regexp.MustCompile(`^s[0-9]{1,6}$`)
+
+// stepsKey carries the ids of the strategy's steps to stepLinker.
+var stepsKey = parser.NewContextKey()
+
+// StepAnchor is the element id of a step's box in the graph.
+func StepAnchor(id string) string { return "step-" + id }
+
+// stepLinker links the step ids of markdown's running text that name a step
+// in the set the context carries; ids inside links and code stay as
+// written.
+type stepLinker struct{}
+
+// Transform implements parser.ASTTransformer.
+func (stepLinker) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
+	steps, _ := pc.Get(stepsKey).(map[string]bool)
+	if len(steps) == 0 {
+		return
+	}
+	src := reader.Source()
+	var texts []*ast.Text
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n.Kind() {
+		case ast.KindLink, ast.KindAutoLink, ast.KindImage, ast.KindCodeSpan, ast.KindCodeBlock, ast.KindFencedCodeBlock, ast.KindRawHTML:
+			return ast.WalkSkipChildren, nil
+		case ast.KindText:
+			texts = append(texts, n.(*ast.Text))
+		}
+		return ast.WalkContinue, nil
+	})
+	for _, t := range texts {
+		seg := t.Segment
+		var matches [][]int
+		for _, m := range stepIDRE.FindAllIndex(seg.Value(src), -1) {
+			if steps[string(seg.Value(src)[m[0]:m[1]])] {
+				matches = append(matches, m)
+			}
+		}
+		if len(matches) == 0 {
+			continue
+		}
+		parent := t.Parent()
+		at := seg.Start
+		for _, m := range matches {
+			start, stop := seg.Start+m[0], seg.Start+m[1]
+			if start > at {
+				parent.InsertBefore(parent, t, ast.NewTextSegment(text.NewSegment(at, start)))
+			}
+			id := string(src[start:stop])
+			link := ast.NewLink()
+			link.Destination = []byte("#" + StepAnchor(id))
+			link.SetAttributeString("class", []byte("step-link step-mention"))
+			link.SetAttributeString("data-step-id", []byte(id))
+			link.AppendChild(link, ast.NewTextSegment(text.NewSegment(start, stop)))
+			parent.InsertBefore(parent, t, link)
+			at = stop
+		}
+		rest := ast.NewTextSegment(text.NewSegment(at, seg.Stop))
+		rest.SetSoftLineBreak(t.SoftLineBreak())
+		rest.SetHardLineBreak(t.HardLineBreak())
+		parent.ReplaceChild(parent, t, rest)
+	}
+}
