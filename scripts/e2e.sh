@@ -40,7 +40,8 @@ fi
 
 # The pinned packages (playwright-core, and the protocol clients of
 # protocols.test.js: @modelcontextprotocol/sdk, openai, @a2a-js/sdk; of agui.test.js:
-# @ag-ui/client): installed from the lockfile when any is missing or at another version than package.json pins.
+# @ag-ui/client; of acp.test.js: @agentclientprotocol/sdk, which runs bin/strategist acp):
+# installed from the lockfile when any is missing or at another version than package.json pins.
 if ! (cd tests/e2e && node -e '
   const deps = require("./package.json").dependencies;
   for (const [name, want] of Object.entries(deps)) {
@@ -181,7 +182,7 @@ files=("$@")
 if [ ${#files[@]} = 0 ]; then
   files=(*.test.js)
 fi
-E2E_BASE_URL=$base CHROMIUM=$chromium E2E_SCREENSHOTS_DIR=$shots \
+E2E_BASE_URL=$base E2E_STRATEGIST_BIN="$bin" CHROMIUM=$chromium E2E_SCREENSHOTS_DIR=$shots \
   E2E_RESULTS_DIR="$root/$results" E2E_WDK_FAKE_URL="$fake_url" \
   E2E_USER1_EMAIL=alice@example.org E2E_USER1_PASSWORD="${password[alice]}" E2E_USER1_TOKEN="${token[alice]}" \
   E2E_USER2_EMAIL=bob@example.org E2E_USER2_PASSWORD="${password[bob]}" E2E_USER2_TOKEN="${token[bob]}" \

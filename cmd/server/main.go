@@ -71,6 +71,7 @@ commands:
   catalog count <search> [p=v ...]  count genes offline
   watch <conversation-id>           follow a conversation live (STRATEGIST_URL, STRATEGIST_TOKEN)
   mcp                               serve the MCP tools on stdin/stdout, through the server (STRATEGIST_URL, STRATEGIST_TOKEN)
+  acp                               serve the Agent Client Protocol on stdin/stdout for editors, through the server (STRATEGIST_URL, STRATEGIST_TOKEN)
   genes <conversation-id> <step-id> write all of a step's genes as TSV, CSV or JSON (--format)
   eval [FILE.jsonl ...]             score the server's default model on the evaluation set (STRATEGIST_URL, STRATEGIST_TOKEN)
   healthcheck                       exit 0 when the local server is ready (containers)
@@ -95,6 +96,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return watchCmd(ctx, args, stdout, getenv)
 	case "mcp":
 		return mcpCmd(ctx, args, stdin, stdout, getenv)
+	case "acp":
+		return acpCmd(ctx, args, stdin, stdout, getenv)
 	case "genes":
 		return genesCmd(ctx, args, stdout, getenv)
 	case "eval":
