@@ -133,6 +133,42 @@ test('losing the connection in the middle shows Reconnecting, then resumes with 
   }
 });
 
+test('a message sent during a build is queued and sent when the build ends', async () => {
+  const { alice } = env();
+  const api = new Api(alice);
+  const { page, problems } = await b.openAs(alice);
+  const id = await newConversation(page);
+  await send(page, acceptanceRequest, { mode: 'plan', model: 'scripted:e2e_queue.json' });
+  await api.waitIdle(id);
+  await buildPlan(page);
+  await page.locator('[data-testid="node"][data-status="running"]').first().waitFor({ timeout: 20_000 });
+
+  const composer = byTestId(page, 'composer');
+  const input = byTestId(composer, 'message-input');
+  assert.equal(await input.isEnabled(), true, 'the researcher can type while the build runs');
+  await byTestId(composer, 'mode-plan').check();
+  await byTestId(composer, 'model-select').selectOption('offline');
+  const question = 'Which searches find genes by GO term?';
+  await input.fill(question);
+  await input.press('Enter');
+  const wait = byTestId(composer, 'composer-wait');
+  assert.match(await wait.innerText(), /^Queued: /);
+  assert.equal((await api.conversation(id)).turns.length, 2, 'nothing was sent while the build ran');
+
+  // The build ends; the queued message goes out as the next turn.
+  await page.waitForFunction((q) => {
+    const users = document.querySelectorAll('[data-testid="chat"] [data-testid="message"][data-role="user"]');
+    return users.length > 0 && users[users.length - 1].textContent.includes(q);
+  }, question, { timeout: 60_000 });
+  const conv = await api.waitIdle(id);
+  assert.equal(conv.turns.length, 3);
+  assert.equal(conv.turns[1].status, 'completed', 'the build finished before the queued message was sent');
+  assert.equal(conv.turns[2].status, 'completed');
+  assert.equal(await input.inputValue(), '', 'the sent message left the box');
+  assert.equal(await wait.isHidden(), true, 'no note once nothing waits');
+  assert.deepEqual(problems, { console: [], pageErrors: [], dialogs: [] });
+});
+
 test('Stop in the middle of a delegation cancels the turn and its nodes, and the composer works again', async () => {
   const { alice } = env();
   const api = new Api(alice);
@@ -144,8 +180,14 @@ test('Stop in the middle of a delegation cancels the turn and its nodes, and the
 
   // The first sub-agent calls hang for a minute: Stop them.
   await page.locator('[data-testid="node"][data-status="running"]').first().waitFor({ timeout: 20_000 });
+  // A message typed while the turn runs is queued, and the composer says so.
   const composer = byTestId(page, 'composer');
-  assert.equal(await byTestId(composer, 'message-input').isDisabled(), true, 'the composer is disabled while the turn runs');
+  const wait = byTestId(composer, 'composer-wait');
+  assert.match(await wait.innerText(), /A turn is running: Enter queues your message/);
+  const queuedText = 'Which searches find genes by GO term?';
+  await byTestId(composer, 'message-input').fill(queuedText);
+  await byTestId(composer, 'message-input').press('Enter');
+  assert.match(await wait.innerText(), /^Queued: your message is sent when this turn ends/);
   const stop = byTestId(page, 'stop-button');
   assert.equal(await stop.isVisible(), true);
   assert.equal(await stop.isEnabled(), true);
@@ -160,6 +202,9 @@ test('Stop in the middle of a delegation cancels the turn and its nodes, and the
   assert.equal(execute.status, 'cancelled');
   assert.ok(conv.delegation.nodes.every((n) => n.status === 'cancelled'), JSON.stringify(conv.delegation.nodes));
   assert.equal(await stop.isVisible(), false, 'Stop is hidden once the turn ended');
+  // The stopped turn did not finish, so the queued message stays unsent.
+  assert.match(await wait.innerText(), /^Not sent: the turn did not finish/);
+  assert.equal(await byTestId(composer, 'message-input').inputValue(), queuedText);
   assert.deepEqual((await toolCards(page)).filter((c) => c.status === 'running'), [], 'no tool card is left running');
   assert.equal(await byTestId(page, 'graph-step').count(), 0, 'nothing was built');
   await screenshot(page, 'delegation-stopped');

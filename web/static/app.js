@@ -350,14 +350,47 @@
   var fields = document.getElementById('composer-fields');
   var input = document.getElementById('message-input');
   var awaiting = '';
-  function syncComposer() {
+  // A message sent while a turn runs waits here (queued) and is sent when
+  // the turn ends; if the turn was stopped or failed (Retry is offered),
+  // it stays in the box unsent and the note says so.
+  var wait = document.getElementById('composer-wait');
+  var queued = false;
+  function say(msg) {
+    wait.textContent = msg;
+    wait.hidden = msg === '';
+  }
+  function composerRunning() {
     var stop = document.getElementById('stop-form');
-    var running = stop && stop.getAttribute('data-running') === 'true';
+    return !!stop && stop.getAttribute('data-running') === 'true';
+  }
+  function syncComposer() {
+    var running = composerRunning();
     if (awaiting && chat.querySelector('[data-turn-id="' + CSS.escape(awaiting) + '"]')) awaiting = '';
-    fields.disabled = running || awaiting !== '';
+    fields.disabled = awaiting !== '';
+    if (running) {
+      if (!queued) say('A turn is running: Enter queues your message, and it is sent when the turn ends.');
+      return;
+    }
+    if (!queued) { say(''); return; }
+    queued = false;
+    var recovery = document.getElementById('recovery');
+    if (input.value.trim() === '') { say(''); return; }
+    if (recovery && !recovery.hidden) {
+      say('Not sent: the turn did not finish. Send your message when you are ready.');
+      return;
+    }
+    say('');
+    form.requestSubmit();
   }
   form.addEventListener('htmx:beforeRequest', function (e) {
-    if (e.target === form) fields.disabled = true;
+    if (e.target !== form) return;
+    if (composerRunning()) {
+      e.preventDefault();
+      queued = true;
+      say('Queued: your message is sent when this turn ends. Edit it until then, or empty the box to cancel.');
+      return;
+    }
+    fields.disabled = true;
   });
   form.addEventListener('htmx:afterRequest', function (e) {
     if (e.target !== form) return;
@@ -370,6 +403,7 @@
     // focus when its turn ends (turnEnded).
     if (!e.detail.successful && !fields.disabled) input.focus();
   });
+  syncComposer();
   // Esc stops the running turn, wherever focus is.
   document.addEventListener('keydown', function (e) {
     if (e.key !== 'Escape' || e.defaultPrevented || e.isComposing) return;
