@@ -116,3 +116,17 @@ func (kp keyedPlan) apply(g *Graph) (*Graph, Change, error) {
 	}
 	return next, ch, nil
 }
+
+// Unwrap returns the mutation inside m's Scoped and Keyed wrappers.
+func Unwrap(m Mutation) Mutation {
+	for {
+		switch w := m.(type) {
+		case scoped:
+			m = w.m
+		case keyed:
+			m = w.m
+		default:
+			return m
+		}
+	}
+}
