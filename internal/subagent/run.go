@@ -310,6 +310,12 @@ func (r *run) startCombine(i int) {
 			return
 		}
 		res.root = out.Change.Step
+		if hold := r.s.cfg.CombineHold; hold > 0 {
+			select {
+			case <-time.After(hold):
+			case <-ctx.Done():
+			}
+		}
 	}()
 }
 

@@ -62,6 +62,10 @@ type Config struct {
 	// MaxDuration bounds a whole delegation (default 30 min): when it
 	// passes, running tasks are stopped and the delegation fails.
 	MaxDuration time.Duration
+	// CombineHold keeps a combine node running this long after its step
+	// is made, before it ends (0: not at all). Only tests set it, to stop
+	// a server in the middle of a combine.
+	CombineHold time.Duration
 	Logger      *slog.Logger
 	// Metrics records attempts and sub-agents' tool calls and tokens (nil:
 	// none).
