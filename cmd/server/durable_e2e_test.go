@@ -158,6 +158,9 @@ func TestThreeProcesses(t *testing.T) {
 			if got := additions(t, after); got != refAdds {
 				t.Errorf("changes to the strategy: %s; without a crash: %s", got, refAdds)
 			}
+			if n := maxRunningTasks(t, after); n != 1 {
+				t.Errorf("at most %d tasks ran at once, want 1 (STRATEGIST_SUBAGENT_CONCURRENCY=1)", n)
+			}
 			resumed := after[len(before):]
 			ph.check(t, resumed)
 			calls := modelCalls(t, after)
@@ -254,4 +257,37 @@ func modelCalls(t *testing.T, recs []event.Record) int {
 		}
 	}
 	return n
+}
+
+// maxRunningTasks returns the most task attempts (combines do not count)
+// a transcript shows running at once, across all its delegations.
+func maxRunningTasks(t *testing.T, recs []event.Record) int {
+	t.Helper()
+	tasks := map[string]bool{} // delegation/node of the task nodes
+	running := map[string]bool{}
+	most := 0
+	for _, r := range recs {
+		var p struct {
+			DelegationID, NodeID string
+			Nodes                []struct{ ID, Kind string }
+		}
+		if err := json.Unmarshal(r.Payload, &p); err != nil {
+			t.Fatal(err)
+		}
+		key := p.DelegationID + "/" + p.NodeID
+		switch r.Type {
+		case "subagent_plan":
+			for _, n := range p.Nodes {
+				tasks[p.DelegationID+"/"+n.ID] = n.Kind == "task"
+			}
+		case "subagent_task_start":
+			if tasks[key] {
+				running[key] = true
+			}
+		case "subagent_task_end":
+			delete(running, key)
+		}
+		most = max(most, len(running))
+	}
+	return most
 }
