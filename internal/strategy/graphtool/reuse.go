@@ -16,7 +16,8 @@ import (
 // Every step a sub-agent's tools add carries a key (strategy.Step.Key):
 // the task's origin (Binding.Origin, the same for every attempt and every
 // run of the turn) and a digest of the call that made it (its search,
-// parameters and inputs as given, or its operator and inputs). Before
+// parameters, weight and inputs as given, or its operator and inputs; not
+// its display name). Before
 // adding a step, the tools look for a step with the same key that this
 // attempt does not hold yet; if there is one, an earlier attempt made it
 // with the same call, and the tools return it (Reused) instead, putting it
@@ -28,8 +29,21 @@ import (
 // are removed first (clearLeftovers), and whatever else is left over is
 // removed when the plan completes.
 
-// stepKey is the key of the step m adds for the task origin.
+// stepKey is the key of the step m adds for the task origin. The display
+// name is left out: a retry that names the same search the same way but
+// calls it something else still gets the step back.
 func stepKey(origin string, m strategy.Mutation) string {
+	switch v := m.(type) {
+	case strategy.AddSearch:
+		v.DisplayName = ""
+		m = v
+	case strategy.AddTransform:
+		v.DisplayName = ""
+		m = v
+	case strategy.Combine:
+		v.DisplayName = ""
+		m = v
+	}
 	body, _ := json.Marshal(m) // plain fields; maps marshal with sorted keys
 	sum := sha256.Sum256(append([]byte(fmt.Sprintf("%T\n", m)), body...))
 	return origin + "#" + hex.EncodeToString(sum[:8])

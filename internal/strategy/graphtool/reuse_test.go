@@ -3,6 +3,7 @@ package graphtool_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"strategist/internal/agent"
@@ -47,7 +48,8 @@ func TestRetryReusesSteps(t *testing.T) {
 	if !again.Reused || again.Step.StepID != "s2" {
 		t.Errorf("the retry's create_step = %s (reused %v), want s2 reused", again.Step.StepID, again.Reused)
 	}
-	if got := must[*graphtool.StepResult](retry, "transform_step", transform); !got.Reused || got.Step.StepID != "s3" {
+	renamed := strings.Replace(transform, `"input_step_id"`, `"display_name":"another name","input_step_id"`, 1)
+	if got := must[*graphtool.StepResult](retry, "transform_step", renamed); !got.Reused || got.Step.StepID != "s3" {
 		t.Errorf("the retry's transform_step = %s (reused %v), want s3 reused", got.Step.StepID, got.Reused)
 	}
 	after, err := f.svc.Conversation(context.Background(), f.user, f.conversation)
