@@ -900,3 +900,30 @@ func TestReplacedTurns(t *testing.T) {
 		t.Errorf("strategy note = %q", got)
 	}
 }
+
+// TestSubagentsPanelRetrying: a task retried after its server stopped
+// shows as retrying, with the cause and a running timer, until its
+// attempt ends.
+func TestSubagentsPanelRetrying(t *testing.T) {
+	doc := page(t,
+		&event.TurnStart{Base: b("t1"), Mode: "execute"},
+		&event.SubagentPlan{Base: b("t1"), DelegationID: "d2", Goal: "Off chromosome 14", Nodes: []event.PlanNode{
+			{ID: "n1", Kind: "task", Label: "Replication"}, {ID: "n2", Kind: "task", Label: "Repair"}}},
+		&event.SubagentTaskRetry{Base: b("t1"), DelegationID: "d2", NodeID: "n2", Attempt: 2,
+			Cause: `attempt 1 was cut short: the server running it stopped after it had made s2 "DNA repair" (GenesByGoTerm)`},
+		&event.SubagentTaskStart{Base: b("t1"), DelegationID: "d2", NodeID: "n2", Attempt: 2},
+	)
+	nodes := tid(tid(doc.Selection, "subagents"), "node")
+	if diff := cmp.Diff([]string{"queued", "retrying"}, attrs(nodes, "data-status")); diff != "" {
+		t.Errorf("node statuses (-want +got):\n%s", diff)
+	}
+	if got := tid(nodes.Eq(1), "node-retry").Text(); !strings.Contains(got, `Retrying: attempt 1 was cut short: the server running it stopped after it had made s2 "DNA repair"`) {
+		t.Errorf("retry line = %q", got)
+	}
+	if got, _ := tid(nodes.Eq(1), "node-elapsed").Attr("data-running"); got != "true" {
+		t.Error("the retrying node's timer does not run")
+	}
+	if got := strings.TrimSpace(tid(doc.Selection, "delegation-summary").Text()); got != "2 nodes: 1 retrying, 1 queued" {
+		t.Errorf("summary = %q", got)
+	}
+}

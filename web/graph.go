@@ -323,7 +323,7 @@ func joinIDs(ids []string) string { return strings.Join(ids, ", ") }
 func delegationSummaryText(d *view.Delegation) string {
 	counts := d.Counts()
 	var parts []string
-	for _, s := range []event.NodeStatus{event.NodeDone, event.NodeRunning, event.NodeQueued, event.NodeFailed, event.NodeTimeout, event.NodeSkipped, event.NodeCancelled} {
+	for _, s := range []event.NodeStatus{event.NodeDone, event.NodeRunning, view.NodeRetrying, event.NodeQueued, event.NodeFailed, event.NodeTimeout, event.NodeSkipped, event.NodeCancelled} {
 		if counts[s] > 0 {
 			parts = append(parts, strconv.Itoa(counts[s])+" "+string(s))
 		}

@@ -86,7 +86,7 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger, obs *observabi
 		return nil, err
 	}
 	scheduler, err := subagent.NewScheduler(subagent.Config{
-		Store: db, Concurrency: cfg.SubagentConcurrency, TaskTimeout: cfg.SubagentTimeout, Logger: log,
+		Store: db, Concurrency: cfg.SubagentConcurrency, TaskTimeout: cfg.SubagentTimeout, CombineHold: cfg.CombineHold, Logger: log,
 		Metrics: obs.metrics,
 	})
 	if err != nil {

@@ -30,11 +30,25 @@ type proc struct {
 // scripts, and waits until it is ready.
 func startProc(t *testing.T, dbURL string, env map[string]string) *proc {
 	t.Helper()
-	all := map[string]string{"DATABASE_URL": dbURL, "STRATEGIST_DATA_DIR": dataDir(t), "STRATEGIST_SCRIPTS_DIR": mustAbs(t, "testdata/scripts")}
-	for k, v := range env {
-		all[k] = v
+	return startProcs(t, dbURL, env)[0]
+}
+
+// startProcs runs one server per env against dbURL, all at once (see
+// startProc), and waits until all are ready.
+func startProcs(t *testing.T, dbURL string, envs ...map[string]string) []*proc {
+	t.Helper()
+	all := make([]map[string]string, len(envs))
+	for i, env := range envs {
+		all[i] = map[string]string{"DATABASE_URL": dbURL, "STRATEGIST_DATA_DIR": dataDir(t), "STRATEGIST_SCRIPTS_DIR": mustAbs(t, "testdata/scripts")}
+		for k, v := range env {
+			all[i][k] = v
+		}
 	}
-	return &proc{proctest.Start(t, all), t}
+	var out []*proc
+	for _, p := range proctest.StartAll(t, all...) {
+		out = append(out, &proc{p, t})
+	}
+	return out
 }
 
 func mustAbs(t *testing.T, p string) string {

@@ -182,6 +182,8 @@ func (p *watchPrinter) print(r event.Record) {
 		p.line("  strategy %s is at version %d", short(e.StrategyID), e.Version)
 	case *event.SubagentPlan:
 		p.plan(e)
+	case *event.SubagentTaskRetry:
+		p.line("    %s retries (attempt %d): %s", e.NodeID, e.Attempt, e.Cause)
 	case *event.SubagentTaskStart:
 		p.nodeChange(e.DelegationID, e.NodeID, event.NodeRunning, fmt.Sprintf("attempt %d", e.Attempt))
 	case *event.SubagentToolCallStart:

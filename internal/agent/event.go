@@ -82,6 +82,18 @@ type CallUsage struct {
 	Usage     llm.Usage
 }
 
+// RoundEnd says a round that ran tools is complete: its model answer and
+// every call's result. Messages are what it added to the history to
+// persist (the assistant message with its tool calls, the tool results as
+// history digests), so that a run cut short later can go on from them
+// (Input.Continue) instead of asking the model again. A round whose tools
+// ran while the run's context ended reports none: its results may be the
+// stop's. RunEnd.Messages still holds every message of the run.
+type RoundEnd struct {
+	Round    int
+	Messages []llm.Message
+}
+
 // RunEnd is always the last event of a run that was not abandoned by its
 // consumer.
 type RunEnd struct {
@@ -108,6 +120,7 @@ func (AssistantMessage) isEvent() {}
 func (ToolCallStart) isEvent()    {}
 func (ToolCallEnd) isEvent()      {}
 func (CallUsage) isEvent()        {}
+func (RoundEnd) isEvent()         {}
 func (RunEnd) isEvent()           {}
 
 // StopReason says why a run ended. The zero value is unknown.

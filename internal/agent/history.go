@@ -72,6 +72,11 @@ type History struct {
 	// Current is the text of the user message starting the turn.
 	Current   string
 	CurrentID string
+	// Continue holds what earlier runs of the turn persisted after the
+	// current message, round by round (Input.Continue): a resumed turn
+	// goes on from them. A final answer among them is dropped (its turn
+	// did not end): the model is asked again.
+	Continue []llm.Message
 }
 
 // ErrCurrentMissing is returned by BuildHistory when the current message is
@@ -82,19 +87,40 @@ var ErrCurrentMissing = errors.New("agent: the current user message is not the l
 const summaryPrefix = "Summary of the earlier conversation (older messages were condensed):\n\n"
 
 // BuildHistory turns a conversation's stored messages (oldest first, the
-// turn's own user message, currentID, last) into a History:
+// turn's own user message, currentID, last but for the rounds an earlier
+// run of the turn persisted after it) into a History:
 //   - the latest summary replaces every message it covers;
-//   - the current message is taken out of the history and returned apart;
+//   - the current message is taken out of the history and returned apart,
+//     and what follows it is the run's Continue;
 //   - a call left without a result (the process stopped mid-call) gets an
 //     INTERRUPTED result, and results without their call are dropped, so
 //     that engines accept the history;
 //   - empty assistant messages are dropped.
 func BuildHistory(stored []StoredMessage, currentID string) (*History, error) {
 	last := len(stored) - 1
+	for last >= 0 && stored[last].ID != currentID && stored[last].Role != StoredUser {
+		last-- // the rounds an earlier run of the turn persisted, or its summary
+	}
 	if last < 0 || stored[last].ID != currentID || stored[last].Role != StoredUser {
 		return nil, fmt.Errorf("agent: build history: %w", ErrCurrentMissing)
 	}
 	prior := stored[:last]
+	var cont []llm.Message
+	var contIDs []string
+	for _, s := range stored[last+1:] {
+		if s.Role == StoredSummary {
+			continue // the turn's own compaction: it covers messages before the current one
+		}
+		m, err := decodeMessage(s)
+		if err != nil {
+			return nil, err
+		}
+		cont, contIDs = append(cont, m), append(contIDs, s.ID)
+	}
+	cont, _ = repair(cont, contIDs)
+	if n := len(cont); n > 0 && cont[n-1].Role == llm.RoleAssistant && len(cont[n-1].ToolCalls) == 0 {
+		cont = cont[:n-1]
+	}
 
 	// The latest summary whose covered message is present wins.
 	start, summaryAt := 0, -1
@@ -114,7 +140,7 @@ func BuildHistory(stored []StoredMessage, currentID string) (*History, error) {
 		}
 	}
 
-	h := &History{Current: stored[last].Content, CurrentID: currentID}
+	h := &History{Current: stored[last].Content, CurrentID: currentID, Continue: cont}
 	if summaryAt >= 0 {
 		d, _ := decodeData(prior[summaryAt])
 		h.Messages = append(h.Messages, llm.Message{Role: llm.RoleUser, Text: summaryPrefix + prior[summaryAt].Content})

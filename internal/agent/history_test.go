@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -165,7 +166,7 @@ func TestBuildHistoryErrors(t *testing.T) {
 		is        error
 	}{
 		{name: "empty", currentID: "u1", is: ErrCurrentMissing},
-		{name: "current not last", stored: []StoredMessage{{ID: "u1", Role: StoredUser}, {ID: "a1", Role: StoredAssistant}}, currentID: "u1", is: ErrCurrentMissing},
+		{name: "current not last", stored: []StoredMessage{{ID: "u1", Role: StoredUser}, {ID: "u2", Role: StoredUser}}, currentID: "u1", is: ErrCurrentMissing},
 		{name: "current not a user message", stored: []StoredMessage{{ID: "a1", Role: StoredAssistant}}, currentID: "a1", is: ErrCurrentMissing},
 		{name: "unknown role", stored: []StoredMessage{{ID: "x", Role: "system"}, {ID: "u1", Role: StoredUser}}, currentID: "u1"},
 		{name: "bad data", stored: []StoredMessage{{ID: "x", Role: StoredAssistant, Data: json.RawMessage(`[`)}, {ID: "u1", Role: StoredUser}}, currentID: "u1"},
@@ -207,5 +208,37 @@ func TestCurrentMessageSentOnce(t *testing.T) {
 	}
 	if len(msgs) != 5 {
 		t.Errorf("request has %d messages, want 5", len(msgs))
+	}
+}
+
+// TestBuildHistoryContinues: the rounds an earlier run of the turn
+// persisted after its user message are the run's Continue, not history; a
+// final answer whose turn never ended is dropped, so the model answers
+// again.
+func TestBuildHistoryContinues(t *testing.T) {
+	call := llm.ToolCall{ID: "c1", Name: "search_for_searches", Args: json.RawMessage(`{"query":"kinase"}`)}
+	msgs := []llm.Message{
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{call}},
+		{Role: llm.RoleTool, ToolResults: []llm.ToolResult{{CallID: "c1", Name: call.Name, Content: json.RawMessage(`{"searches":[]}`)}}},
+		{Role: llm.RoleAssistant, Text: "No search fits."},
+	}
+	stored := []StoredMessage{{ID: "u0", Role: StoredUser, Content: "earlier"}, {ID: "u1", Role: StoredUser, Content: "find kinases"}}
+	for i, m := range msgs {
+		sm, err := Stored(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sm.ID = fmt.Sprintf("m%d", i)
+		stored = append(stored, sm)
+	}
+	h, err := BuildHistory(stored, "u1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Current != "find kinases" || len(h.Messages) != 1 || h.Messages[0].Text != "earlier" {
+		t.Errorf("history = %+v, current %q", h.Messages, h.Current)
+	}
+	if len(h.Continue) != 2 || h.Continue[0].ToolCalls[0].ID != "c1" || h.Continue[1].ToolResults[0].CallID != "c1" {
+		t.Errorf("continue = %+v, want the round's call and result without the final answer", h.Continue)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -117,6 +118,11 @@ type Input struct {
 	// User is the message that starts the run: the researcher's message,
 	// or a sub-agent's task. It is sent exactly once.
 	User string
+	// Continue holds what earlier runs of the same turn added after User
+	// and persisted, round by round (RoundEnd): the run goes on from them,
+	// its model seeing them after User, instead of starting the turn's
+	// rounds over. They are not in RunEnd.Messages.
+	Continue []llm.Message
 }
 
 // Run runs the loop: it sends the system prompt, history and tool
@@ -141,6 +147,7 @@ func (a *Agent) Run(ctx context.Context, in Input) iter.Seq[Event] {
 		r.msgs = make([]llm.Message, 0, len(in.History)+1+2*a.cfg.MaxRounds)
 		r.msgs = append(r.msgs, in.History...)
 		r.msgs = append(r.msgs, llm.Message{Role: llm.RoleUser, Text: in.User})
+		r.msgs = append(r.msgs, in.Continue...)
 		r.loop(ctx)
 	}
 }
@@ -180,6 +187,7 @@ func (r *run) loop(ctx context.Context) {
 			r.end(StopBudget, ErrBudget, "")
 			return
 		}
+		mark := len(r.out)
 		resp, ok := r.callModel(ctx, round)
 		if !ok {
 			return
@@ -223,6 +231,9 @@ func (r *run) loop(ctx context.Context) {
 		if endedBy != "" {
 			r.endedBy = endedBy
 			r.end(StopCompleted, nil, text)
+			return
+		}
+		if ctx.Err() == nil && !r.yield(RoundEnd{Round: round, Messages: slices.Clone(r.out[mark:])}) {
 			return
 		}
 	}

@@ -433,3 +433,36 @@ func TestNewConfigErrors(t *testing.T) {
 		t.Error("New with a negative bound succeeded")
 	}
 }
+
+// TestRoundEndAndContinue: a round that ran tools reports its messages to
+// persist (RoundEnd) before the next model call, the final answer does not;
+// a run given Continue sends those messages after the user message and
+// keeps them out of RunEnd.Messages.
+func TestRoundEndAndContinue(t *testing.T) {
+	e := newScript(t, `{"roles":{"planner":[
+		{"toolCalls":[{"id":"c2","name":"search","args":{"query":"kinase"}}]},
+		{"text":"Found kinase-1."}]}}`)
+	a := newAgent(t, Config{Engine: e, Tools: newToolset(t, searchTool())})
+	earlier := []llm.Message{
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c1", Name: "search", Args: []byte(`{"query":"ATPase"}`)}}},
+		{Role: llm.RoleTool, ToolResults: []llm.ToolResult{{CallID: "c1", Name: "search", Content: []byte(`{"ok":true}`)}}},
+	}
+	events, end := collect(a.Run(context.Background(), Input{User: "find kinases", Continue: earlier}))
+	var rounds []RoundEnd
+	for _, ev := range events {
+		if r, ok := ev.(RoundEnd); ok {
+			rounds = append(rounds, r)
+		}
+	}
+	if len(rounds) != 1 || rounds[0].Round != 1 || len(rounds[0].Messages) != 2 ||
+		rounds[0].Messages[0].ToolCalls[0].ID != "c2" || rounds[0].Messages[1].ToolResults[0].CallID != "c2" {
+		t.Fatalf("round ends = %+v, want round 1 with c2's call and result", rounds)
+	}
+	if end.Reason != StopCompleted || len(end.Messages) != 3 || end.Messages[0].ToolCalls[0].ID != "c2" {
+		t.Errorf("run end = %v with %d messages, want completed with c2's round and the answer", end.Reason, len(end.Messages))
+	}
+	first := e.Requests()[0].Messages
+	if len(first) != 3 || first[0].Text != "find kinases" || first[1].ToolCalls[0].ID != "c1" {
+		t.Errorf("the first model call saw %+v, want the user message then the earlier round", first)
+	}
+}

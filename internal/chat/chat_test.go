@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -586,4 +587,76 @@ func (w *world) orphan(convID string, withJob, withDelegation bool) orphanTurn {
 		w.t.Fatal(err)
 	}
 	return o
+}
+
+// TestResumeGoesOnFromLastRound: a turn whose first round (a tool call)
+// completed and whose second was cut short by its process stopping goes
+// on, in the next process, from the first round's persisted messages: the
+// model is asked with them after the user message, the first round's tool
+// does not run again, and the stored history holds each message once.
+func TestResumeGoesOnFromLastRound(t *testing.T) {
+	t.Parallel()
+	e := engine(t, `{"roles":{"planner":[{"toolCalls":[{"name":"count","args":{}}]},{"toolCalls":[{"name":"wait","args":{}}]},{"text":"Finished here."}]}}`)
+	var counted atomic.Int32
+	type none struct{}
+	planner := role{name: "planner", tools: func(agent.Env) []agent.Tool {
+		return []agent.Tool{
+			agent.NewTool("count", "Count a call.", func(context.Context, none) (*none, error) {
+				counted.Add(1)
+				return &none{}, nil
+			}),
+			agent.NewTool("wait", "Wait until stopped.", func(ctx context.Context, _ none) (*none, error) {
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}),
+		}
+	}}
+	w := newWorld(t)
+	first := w.start(options{engine: e, planner: planner})
+	id := w.mustStart(first, w.convID, "a long question")
+	// wait's start: the first round is persisted by then.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		starts := 0
+		for _, r := range w.events(w.convID) {
+			if r.Type == "tool_call_start" {
+				starts++
+			}
+		}
+		if starts == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the second round never called its tool")
+		}
+	}
+	w.start(options{engine: e, planner: planner})
+	first.stop()
+
+	if tr := w.waitEnd(w.convID, id); tr.Status != event.TurnCompleted {
+		t.Fatalf("turn ended %s (%s)", tr.Status, tr.Error)
+	}
+	if n := counted.Load(); n != 1 {
+		t.Errorf("the first round's tool ran %d times, want once", n)
+	}
+	reqs := e.Requests()
+	last := reqs[len(reqs)-1].Messages
+	var roles []string
+	for _, m := range last {
+		roles = append(roles, string(m.Role))
+	}
+	if len(last) != 3 || last[1].ToolCalls[0].Name != "count" {
+		t.Errorf("the resumed model call saw %v, want the user message, the count call and its result", roles)
+	}
+	msgs, err := w.db.Messages(t.Context(), w.userID, w.convID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored []string
+	for _, m := range msgs {
+		stored = append(stored, string(m.Role))
+	}
+	if diff := cmp.Diff([]string{"user", "assistant", "tool", "assistant"}, stored); diff != "" {
+		t.Errorf("stored messages (-want +got):\n%s", diff)
+	}
+	w.checkLog(w.convID)
 }

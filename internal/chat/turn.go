@@ -189,8 +189,21 @@ func (s *Service) runAgent(ctx context.Context, t *turn, emit, queue func(contex
 		return agent.RunEnd{}, err
 	}
 	var end agent.RunEnd
-	for ev := range ag.Run(ctx, agent.Input{History: history.Messages, User: history.Current}) {
+	// Each round that ran tools is persisted as it completes, so a run
+	// that is cut short (its process dies or hands the turn back) leaves
+	// them for the next run to go on from (history.Continue): the rounds
+	// already done are not asked of the model again, nor their tools run
+	// again. persisted counts the run's messages stored so far.
+	persisted := 0
+	for ev := range ag.Run(ctx, agent.Input{History: history.Messages, User: history.Current, Continue: history.Continue}) {
 		s.observe(ctx, model, ev)
+		if re, ok := ev.(agent.RoundEnd); ok {
+			if err := s.persist(t, re.Messages); err != nil {
+				return end, err
+			}
+			persisted += len(re.Messages)
+			continue
+		}
 		if err := s.forward(ctx, queue, ev, &end, t.run); err != nil {
 			return end, fmt.Errorf("record events: %w", err)
 		}
@@ -199,11 +212,11 @@ func (s *Service) runAgent(ctx context.Context, t *turn, emit, queue func(contex
 		return end, fmt.Errorf("record events: %w", err)
 	}
 	if stopping(ctx) && end.Reason != agent.StopCompleted {
-		// Handed back: the next run starts again from the turn's user
-		// message, which must stay the last stored message.
+		// Handed back: the next run goes on from the rounds persisted so
+		// far; the one cut short is not stored.
 		return end, nil
 	}
-	if err := s.persist(t, end.Messages); err != nil {
+	if err := s.persist(t, end.Messages[min(persisted, len(end.Messages)):]); err != nil {
 		return end, err
 	}
 	return end, nil

@@ -55,6 +55,10 @@ type Config struct {
 	RequestRate float64
 	// SubagentTimeout bounds each attempt of a delegated task.
 	SubagentTimeout time.Duration
+	// CombineHold keeps each combine node running this long after its
+	// change is committed (0: not at all): a knob for tests that stop a
+	// server in the middle of a combine.
+	CombineHold time.Duration
 	// TurnRescue is how often a server looks for the turns of replicas
 	// that died and resumes them: the longest a turn waits after its
 	// replica died.
@@ -217,6 +221,14 @@ func settings() []setting {
 				return errors.New("must be a duration from 1s to 1h, e.g. 120s")
 			}
 			c.SubagentTimeout = d
+			return nil
+		}},
+		{"STRATEGIST_TEST_COMBINE_HOLD", "test-combine-hold", "0s", "for tests: how long a combine node stays running after its step is made (0s to 1m)", func(c *Config, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 0 || d > time.Minute {
+				return errors.New("must be a duration from 0s to 1m, e.g. 2s")
+			}
+			c.CombineHold = d
 			return nil
 		}},
 		{"STRATEGIST_TURN_RESCUE", "turn-rescue", "5s", "how often a server resumes the turns of replicas that died: the longest such a turn waits (1s to 10m)", func(c *Config, v string) error {

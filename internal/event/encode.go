@@ -22,6 +22,7 @@ func (*HandoffAccepted) wireName() string       { return "handoff_accepted" }
 func (*ConversationRenamed) wireName() string   { return "conversation_renamed" }
 func (*GraphSnapshot) wireName() string         { return "graph_snapshot" }
 func (*SubagentPlan) wireName() string          { return "subagent_plan" }
+func (*SubagentTaskRetry) wireName() string     { return "subagent_task_retry" }
 func (*SubagentTaskStart) wireName() string     { return "subagent_task_start" }
 func (*SubagentToolCallStart) wireName() string { return "subagent_tool_call_start" }
 func (*SubagentToolCallEnd) wireName() string   { return "subagent_tool_call_end" }
@@ -46,6 +47,7 @@ func All() []Event {
 		&ConversationRenamed{},
 		&GraphSnapshot{},
 		&SubagentPlan{},
+		&SubagentTaskRetry{},
 		&SubagentTaskStart{},
 		&SubagentToolCallStart{},
 		&SubagentToolCallEnd{},

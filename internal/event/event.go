@@ -186,6 +186,19 @@ type SubagentTaskStart struct {
 	Attempt      int    `json:"attempt"`
 }
 
+// SubagentTaskRetry says a task node is retried: its attempt numbered
+// Attempt starts next, a fresh sub-agent, because of Cause (the previous
+// attempt's error, or that the server running it stopped and what it had
+// made). It comes just before that attempt's subagent_task_start; the node
+// shows as retrying until the attempt ends.
+type SubagentTaskRetry struct {
+	Base
+	DelegationID string `json:"delegationId"`
+	NodeID       string `json:"nodeId"`
+	Attempt      int    `json:"attempt"`
+	Cause        string `json:"cause"`
+}
+
 // SubagentToolCallStart is a sub-agent's tool call starting.
 type SubagentToolCallStart struct {
 	Base

@@ -157,7 +157,9 @@ func (d *delegator) delegate(ctx context.Context, a DelegateArgs) (*subagent.Res
 // tools scoped to its dependencies' roots and the steps it creates.
 func (d *delegator) attemptTools(_ context.Context, r subagent.ToolRequest) (subagent.AttemptTools, error) {
 	scope := graphtool.NewScope(r.Inputs...)
-	graph, err := graphtool.SubagentTools(d.binding, scope)
+	b := d.binding
+	b.Origin = r.Origin
+	graph, err := graphtool.SubagentTools(b, scope)
 	if err != nil {
 		return subagent.AttemptTools{}, err
 	}

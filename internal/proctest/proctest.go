@@ -74,6 +74,27 @@ type Proc struct {
 // it.
 func Start(t testing.TB, env map[string]string) *Proc {
 	t.Helper()
+	return StartAll(t, env)[0]
+}
+
+// StartAll runs one `strategist serve` per env, all at once, and waits
+// until every one is ready: servers sharing a database start in the time
+// of one. The test's end kills them.
+func StartAll(t testing.TB, envs ...map[string]string) []*Proc {
+	t.Helper()
+	procs := make([]*Proc, len(envs))
+	for i, env := range envs {
+		procs[i] = spawn(t, env)
+	}
+	for _, p := range procs {
+		p.waitReady()
+	}
+	return procs
+}
+
+// spawn starts a server without waiting for it.
+func spawn(t testing.TB, env map[string]string) *Proc {
+	t.Helper()
 	addr := FreeAddr(t)
 	cmd := exec.Command(Binary(t), "serve")
 	cmd.Env = append(os.Environ(), "STRATEGIST_ADDR="+addr, "STRATEGIST_LOG_LEVEL=warn")
@@ -87,22 +108,27 @@ func Start(t testing.TB, env map[string]string) *Proc {
 	}
 	go func() { p.done <- cmd.Wait() }()
 	t.Cleanup(p.Kill)
+	return p
+}
+
+// waitReady waits until the server answers /readyz with 200.
+func (p *Proc) waitReady() {
+	p.t.Helper()
 	for range 600 {
 		resp, err := http.Get(p.URL + "/readyz")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return p
+				return
 			}
 		}
 		select {
 		case err := <-p.done:
-			t.Fatalf("server exited: %v\n%s", err, p.Logs.String())
+			p.t.Fatalf("server exited: %v\n%s", err, p.Logs.String())
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	t.Fatalf("server never ready\n%s", p.Logs.String())
-	return nil
+	p.t.Fatalf("server never ready\n%s", p.Logs.String())
 }
 
 // PID is the server's process id.

@@ -276,12 +276,28 @@ func (db *DB) InterruptDelegations(ctx context.Context, turnIDs []string) (int, 
 // previousNodesSQL finds the latest delegation of a turn with the same plan
 // that a stopped run left unfinished (interrupted when its process died,
 // cancelled when it was handed back) and returns its nodes as they stood.
+// The node rows are written in the background, after the events, so a
+// process that dies can leave a row behind its events: a node whose
+// subagent_task_end done is in the log counts as done with that root, and
+// its attempt is at least the last one the log started.
 const previousNodesSQL = `
-SELECT n.node_id, n.status, n.attempt, n.root_step_id FROM delegation_nodes n
-WHERE n.delegation_id = (
-  SELECT d.id FROM delegations d JOIN conversations c ON c.id = d.conversation_id
+WITH d AS (
+  SELECT d.id, d.conversation_id FROM delegations d JOIN conversations c ON c.id = d.conversation_id
   WHERE d.turn_id = $1 AND c.user_id = $2 AND d.plan = $3::jsonb AND d.status IN ('interrupted', 'cancelled')
-  ORDER BY d.started_at DESC LIMIT 1)`
+  ORDER BY d.started_at DESC LIMIT 1),
+logged AS (
+  SELECT e.payload->>'nodeId' AS node_id,
+         max((e.payload->>'attempt')::int) FILTER (WHERE e.type = 'subagent_task_start') AS started,
+         max(e.payload->>'rootStepId') FILTER (WHERE e.type = 'subagent_task_end' AND e.payload->>'status' = 'done') AS done_root
+  FROM events e JOIN d ON e.conversation_id = d.conversation_id
+  WHERE e.turn_id = $1 AND e.type IN ('subagent_task_start', 'subagent_task_end') AND e.payload->>'delegationId' = d.id::text
+  GROUP BY 1)
+SELECT n.node_id,
+       CASE WHEN l.done_root IS NOT NULL THEN 'done' ELSE n.status END,
+       greatest(n.attempt, coalesce(l.started, 0)),
+       coalesce(l.done_root, n.root_step_id)
+FROM delegation_nodes n JOIN d ON n.delegation_id = d.id
+LEFT JOIN logged l ON l.node_id = n.node_id`
 
 // PreviousNode is a node of a turn's previous, unfinished run of a plan.
 type PreviousNode struct {

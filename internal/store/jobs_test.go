@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"maps"
 	"sync"
@@ -218,5 +219,36 @@ func TestPreviousNodes(t *testing.T) {
 	}
 	if got, _ := db.PreviousNodes(ctx, bob.ID, turnID, plan); len(got) != 0 {
 		t.Errorf("PreviousNodes as another user = %v", got)
+	}
+
+	// The rows lag behind the log: the process died after appending n2's
+	// end and n3's start, before writing their rows. The log wins.
+	d2, err := db.CreateDelegation(ctx, ada.ID, store.NewDelegation{ConversationID: conv.ID, TurnID: turnID, Goal: "g", Plan: plan,
+		Nodes: []store.NewDelegationNode{{NodeID: "n1", Kind: "task", Label: "a"}, {NodeID: "n2", Kind: "task", Label: "b"}, {NodeID: "n3", Kind: "task", Label: "c"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.UpdateDelegationNodes(ctx, ada.ID, d2.ID, []store.DelegationNodeUpdate{
+		{NodeID: "n1", Status: "done", Attempt: 1, RootStepID: "s1"}, {NodeID: "n2", Status: "running", Attempt: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	ev := func(typ, body string) store.NewEvent {
+		return store.NewEvent{ConversationID: conv.ID, TurnID: turnID, Type: typ,
+			Payload: json.RawMessage(`{"turnId":"` + turnID + `","delegationId":"` + d2.ID + `",` + body + `}`)}
+	}
+	if _, err := db.AppendEvents(ctx, "test", []store.NewEvent{
+		ev("subagent_task_end", `"nodeId":"n2","status":"failed","attempt":1`),
+		ev("subagent_task_end", `"nodeId":"n2","status":"done","attempt":2,"rootStepId":"s4"`),
+		ev("subagent_task_start", `"nodeId":"n3","attempt":1`),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.InterruptDelegations(ctx, []string{turnID}); err != nil {
+		t.Fatal(err)
+	}
+	want = map[string]store.PreviousNode{"n1": {Status: "done", Attempt: 1, RootStepID: "s1"},
+		"n2": {Status: "done", Attempt: 2, RootStepID: "s4"}, "n3": {Status: "cancelled", Attempt: 1}}
+	if got, err := db.PreviousNodes(ctx, ada.ID, turnID, plan); err != nil || !maps.Equal(got, want) {
+		t.Errorf("PreviousNodes behind the log = %v, %v; want %v", got, err, want)
 	}
 }

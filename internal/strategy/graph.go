@@ -140,6 +140,13 @@ type Step struct {
 	// derive theirs from their inputs.
 	Weight int `json:"weight"`
 
+	// Key says which request made the step, when a sub-agent made it
+	// (Keyed): the task of the turn's plan and a digest of the call. A
+	// task retried after its server stopped finds the steps its cut-short
+	// attempt made by their keys and uses them instead of making them
+	// again. Empty for every other step.
+	Key string `json:"key,omitempty"`
+
 	Count           *int                `json:"count"`
 	CountStatus     CountStatus         `json:"countStatus"`
 	CountMessage    string              `json:"countMessage,omitempty"`

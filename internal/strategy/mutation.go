@@ -13,7 +13,7 @@ import (
 )
 
 // Mutation is one change to a graph: AddSearch, AddTransform, Combine,
-// UpdateStep, DeleteStep, Rename, or one of them wrapped by Scoped. The set
+// UpdateStep, DeleteStep, Rename, or one of them wrapped by Scoped or Keyed. The set
 // is closed so that every change goes through the invariants here.
 //
 // A mutation runs in two parts. prepare does the catalog work (finding the

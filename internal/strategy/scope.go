@@ -72,3 +72,61 @@ func (sm scoped) prepare(ctx context.Context, cat SearchCatalog, base *Graph) (p
 	}
 	return sm.m.prepare(ctx, cat, base)
 }
+
+// Keyed wraps a mutation that adds a step (AddSearch, AddTransform,
+// Combine, possibly Scoped) so that the step it adds carries key
+// (Step.Key), in the same version. The key is written only by the
+// mutation that creates the step; nothing else reads or changes it.
+func Keyed(key string, m Mutation) Mutation { return keyed{key: key, m: m} }
+
+type keyed struct {
+	key string
+	m   Mutation
+}
+
+func (km keyed) refs() []StepID { return km.m.refs() }
+
+func (km keyed) prepare(ctx context.Context, cat SearchCatalog, base *Graph) (plan, error) {
+	p, err := km.m.prepare(ctx, cat, base)
+	if err != nil {
+		return nil, err
+	}
+	return keyedPlan{key: km.key, p: p}, nil
+}
+
+type keyedPlan struct {
+	key string
+	p   plan
+}
+
+func (kp keyedPlan) holds(g *Graph) bool { return kp.p.holds(g) }
+
+func (kp keyedPlan) apply(g *Graph) (*Graph, Change, error) {
+	next, ch, err := kp.p.apply(g)
+	if err != nil {
+		return nil, Change{}, err
+	}
+	switch ch.Op {
+	case OpAddSearch, OpAddTransform, OpCombine:
+		for i := range next.Steps {
+			if next.Steps[i].ID == ch.Step {
+				next.Steps[i].Key = kp.key
+			}
+		}
+	}
+	return next, ch, nil
+}
+
+// Unwrap returns the mutation inside m's Scoped and Keyed wrappers.
+func Unwrap(m Mutation) Mutation {
+	for {
+		switch w := m.(type) {
+		case scoped:
+			m = w.m
+		case keyed:
+			m = w.m
+		default:
+			return m
+		}
+	}
+}

@@ -62,3 +62,33 @@ func TestScopeIsAValue(t *testing.T) {
 		t.Error("the zero Scope should be empty and extendable")
 	}
 }
+
+// TestKeyed: the step a keyed mutation adds carries the key, in the same
+// version; other steps and other mutations keep none.
+func TestKeyed(t *testing.T) {
+	cat := newFakeCatalog()
+	base := build(t, cat, translation, replication)
+	next, ch, err := base.Apply(context.Background(), cat, Keyed("turn/plan/n1#a", Scoped(NewScope("s1"), AddTransform{Input: "s1", SearchName: "GenesByWeightFilter"})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	added, _ := next.Step(ch.Step)
+	if added.Key != "turn/plan/n1#a" {
+		t.Errorf("added step's key = %q", added.Key)
+	}
+	for _, id := range []StepID{"s1", "s2"} {
+		if s, _ := next.Step(id); s.Key != "" {
+			t.Errorf("step %s got key %q", id, s.Key)
+		}
+	}
+	if s, _ := base.Step(ch.Step); s.Key != "" {
+		t.Error("the base graph changed")
+	}
+	renamed, _, err := next.Apply(context.Background(), cat, Keyed("k", UpdateStep{Step: ch.Step, DisplayName: ptr("renamed")}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := renamed.Step(ch.Step); s.Key != "turn/plan/n1#a" {
+		t.Errorf("an update changed the key to %q", s.Key)
+	}
+}

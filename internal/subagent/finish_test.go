@@ -142,7 +142,7 @@ func TestRunColocation(t *testing.T) {
 type failingCombines struct{ *memGraph }
 
 func (g failingCombines) Apply(ctx context.Context, m strategy.Mutation) (strategy.Result, error) {
-	if _, ok := m.(strategy.Combine); ok {
+	if _, ok := strategy.Unwrap(m).(strategy.Combine); ok {
 		return strategy.Result{}, errors.New("strategy store unavailable")
 	}
 	return g.memGraph.Apply(ctx, m)

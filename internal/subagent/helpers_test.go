@@ -228,6 +228,8 @@ func lines(events []event.Event) []string {
 				ids = append(ids, n.ID)
 			}
 			out = append(out, "plan "+strings.Join(ids, ","))
+		case *event.SubagentTaskRetry:
+			out = append(out, fmt.Sprintf("retry %s #%d", e.NodeID, e.Attempt))
 		case *event.SubagentTaskStart:
 			out = append(out, fmt.Sprintf("start %s #%d", e.NodeID, e.Attempt))
 		case *event.SubagentToolCallStart:
@@ -268,6 +270,8 @@ type fakeStore struct {
 	failAfter int
 	status    store.DelegationStatus
 	usage     json.RawMessage
+	// previous is what PreviousNodes returns: the turn's previous run.
+	previous map[string]store.PreviousNode
 }
 
 func newFakeStore() *fakeStore { return &fakeStore{nodes: map[string]store.DelegationNodeUpdate{}} }
@@ -303,9 +307,11 @@ func (s *fakeStore) FinishDelegation(_ context.Context, _, _ string, status stor
 }
 
 // nodeRows renders the stored node states as "id:status#attempt root".
-// PreviousNodes: the fake's delegations never resume.
+// PreviousNodes returns previous: the nodes of the turn's previous run.
 func (s *fakeStore) PreviousNodes(context.Context, string, string, json.RawMessage) (map[string]store.PreviousNode, error) {
-	return nil, nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.previous, nil
 }
 
 func (s *fakeStore) nodeRows(ids ...string) []string {

@@ -36,7 +36,7 @@ func TestRunTimeoutThenRetry(t *testing.T) {
 			"call n2 create_step", "return n2 create_step ok",
 			"call n2 finish_subtask", "return n2 finish_subtask ok", "usage n2", "end n2 done #1 s1",
 			"usage n1", "end n1 timeout #1: attempt 1 timed out after 1m0s",
-			"start n1 #2",
+			"retry n1 #2", "start n1 #2",
 			"call n1 create_step", "return n1 create_step ok",
 			"call n1 finish_subtask", "return n1 finish_subtask ok", "usage n1", "end n1 done #2 s2",
 			"start n3 #1", "end n3 done #1 s3",
@@ -101,7 +101,7 @@ func TestRunMissingFinishIsRetried(t *testing.T) {
 			"call n1 create_step", "return n1 create_step ok",
 			"say n1 All done.",
 			"usage n1", "end n1 failed #1: " + ErrNoFinish.Error(),
-			"start n1 #2",
+			"retry n1 #2", "start n1 #2",
 			"call n1 create_step", "return n1 create_step ok",
 			"call n1 finish_subtask", "return n1 finish_subtask ok", "usage n1", "end n1 done #2 s2",
 		}
@@ -280,8 +280,8 @@ func TestRunOutOfTime(t *testing.T) {
 		want := []string{
 			"plan n1,n2",
 			"start n1 #1", "usage n1", "end n1 timeout #1: attempt 1 timed out after 2m0s",
-			"start n1 #2", "usage n1", "end n1 timeout #2: attempt 2 timed out after 2m0s",
-			"start n1 #3", "usage n1", "end n1 cancelled #3: the delegation ran out of time (5m0s)",
+			"retry n1 #2", "start n1 #2", "usage n1", "end n1 timeout #2: attempt 2 timed out after 2m0s",
+			"retry n1 #3", "start n1 #3", "usage n1", "end n1 cancelled #3: the delegation ran out of time (5m0s)",
 			"end n2 cancelled #0: the delegation ran out of time (5m0s)",
 		}
 		events := h.events.all()

@@ -2,10 +2,13 @@ package subagent
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
 
 	"strategist/internal/event"
@@ -100,16 +103,58 @@ func (r *run) startStep(i int) {
 // not run again. The scheduler finds them (carried: the turn's latest
 // unfinished delegation of the same plan, its done nodes whose root steps
 // are still in the strategy) and ends them done at once with those roots
-// (startCarried), as it does step nodes; a task that had started is retried
-// (its attempt count continues, the cause in the next attempt's prompt),
-// after free has cleared what its stopped attempt built on its inputs, and
-// tidy removes the rest of that attempt's steps when the plan completes.
+// (startCarried), as it does step nodes. A task that had started is
+// retried: its attempt count continues, and the next attempt, a fresh
+// agent, is told in its prompt (and the stream in subagent_task_retry)
+// that the previous one was cut short and which steps it had made. Those
+// steps are not made twice: every step a task's sub-agent makes carries
+// the task's origin (the turn, the plan, the node: origin) and a digest of
+// the call (graphtool), so the retry's same calls get the same steps back.
+// free leaves them standing on the task's inputs for that, and tidy removes
+// whatever the retry did not use when the plan completes.
+
+// planKey names a plan within its turn: a digest of the plan, so that the
+// same plan delegated again by a resumed run has the same key and another
+// plan of the same turn another. Without a turn (tests) it is the
+// delegation's id.
+func planKey(turnID, delegationID string, planJSON []byte) string {
+	if turnID == "" {
+		return delegationID
+	}
+	sum := sha256.Sum256(planJSON)
+	return turnID + "/" + hex.EncodeToString(sum[:6])
+}
+
+// origin is the key prefix of the steps node id's sub-agents make, the same
+// for every attempt and every run of the turn.
+func (r *run) origin(id string) string { return r.planKey + "/" + id }
+
+// cutShort is a task the turn's previous run had started and not
+// finished: its attempts so far and the steps they made.
+type cutShort struct {
+	attempt int
+	steps   []strategy.Step
+}
+
+// cause is what the next attempt's prompt and subagent_task_retry say.
+func (c cutShort) cause() string {
+	msg := fmt.Sprintf("attempt %d was cut short: the server running it stopped", c.attempt)
+	if len(c.steps) == 0 {
+		return msg + " before it made any step; start again from the inputs"
+	}
+	made := make([]string, len(c.steps))
+	for i, s := range c.steps {
+		made[i] = fmt.Sprintf("%s %q (%s)", s.ID, s.DisplayName, s.SearchName)
+	}
+	return msg + " after it had made " + strings.Join(made, ", ") +
+		"; the same create_step, transform_step or combine_steps call gives you that step back instead of making another, so redo the calls you need and finish"
+}
 
 // carried returns the nodes of d's plan that a previous run of the same
 // turn finished (node id -> root step), those whose root is still in the
-// strategy, and the tasks it had started without finishing (node id -> the
-// attempts they had), which are retried.
-func (s *Scheduler) carried(ctx context.Context, d Delegation, planJSON []byte) (map[string]strategy.StepID, map[string]int, error) {
+// strategy, and the tasks it had started without finishing, which are
+// retried.
+func (s *Scheduler) carried(ctx context.Context, d Delegation, planJSON []byte) (map[string]strategy.StepID, map[string]cutShort, error) {
 	if d.TurnID == "" {
 		return nil, nil, nil
 	}
@@ -121,7 +166,8 @@ func (s *Scheduler) carried(ctx context.Context, d Delegation, planJSON []byte) 
 	if err != nil {
 		return nil, nil, err
 	}
-	done, retried := map[string]strategy.StepID{}, map[string]int{}
+	key := planKey(d.TurnID, "", planJSON)
+	done, retried := map[string]strategy.StepID{}, map[string]cutShort{}
 	for _, n := range d.Plan.Nodes {
 		p, ok := prev[n.ID]
 		if !ok || n.Kind == plan.KindStep {
@@ -134,7 +180,14 @@ func (s *Scheduler) carried(ctx context.Context, d Delegation, planJSON []byte) 
 		if n.Kind == plan.KindTask && p.Attempt > 0 {
 			// A node whose attempts ran out when its server stopped
 			// still gets one more: the stop was not its failure.
-			retried[n.ID] = min(p.Attempt, s.cfg.MaxAttempts-1)
+			c := cutShort{attempt: min(p.Attempt, s.cfg.MaxAttempts-1)}
+			prefix := key + "/" + n.ID + "#"
+			for _, st := range snap.Steps {
+				if strings.HasPrefix(st.Key, prefix) {
+					c.steps = append(c.steps, st)
+				}
+			}
+			retried[n.ID] = c
 		}
 	}
 	return done, retried, nil
@@ -171,7 +224,12 @@ func (r *run) reusedInputs(i int) []strategy.StepID {
 // leaves the existing strategy as it was. freeMu lets one worker free at a
 // time: two reused steps under the same combine share its chain, and only
 // one worker may delete it.
-func (r *run) free(ctx context.Context, reused []strategy.StepID) error {
+//
+// The steps above a reused step that all carry origin (the consuming
+// task's own, made by an attempt the server's stop cut short; "" for a
+// combine) are left standing: the task's retry takes them back with the
+// same calls, and its tools clear them if it takes another path.
+func (r *run) free(ctx context.Context, reused []strategy.StepID, origin string) error {
 	if len(reused) == 0 {
 		return nil
 	}
@@ -188,6 +246,12 @@ func (r *run) free(ctx context.Context, reused []strategy.StepID) error {
 			return fmt.Errorf("free reused step %s: it is gone from the strategy", id)
 		}
 		chain := above(snap, id)
+		if origin != "" && len(chain) > 0 && !slices.ContainsFunc(chain, func(c strategy.StepID) bool {
+			st, _ := snap.Step(c)
+			return !strings.HasPrefix(st.Key, origin+"#")
+		}) {
+			continue
+		}
 		for j := len(chain) - 1; j >= 0; j-- {
 			if _, err := r.d.Graph.Apply(ctx, strategy.DeleteStep{Step: chain[j]}); err != nil {
 				return fmt.Errorf("free reused step %s: delete %s above it: %w", id, chain[j], err)

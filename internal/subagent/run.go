@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -72,7 +73,10 @@ type run struct {
 
 	// reused holds each step node's summary (checkSteps).
 	reused map[string]string
-	freeMu sync.Mutex
+	// planKey names the plan in the turn (planKey): with a node id it is
+	// the origin every step of that node's sub-agents is keyed with.
+	planKey string
+	freeMu  sync.Mutex
 	// removed lists the steps deleted to free reused steps and to leave
 	// a completed build one root, in the order they were deleted.
 	removed []strategy.StepID
@@ -113,13 +117,13 @@ type workerResult struct {
 // errOutOfTime is the cause of a delegation's overall deadline.
 var errOutOfTime = errors.New("the delegation ran out of time")
 
-func newRun(ctx context.Context, s *Scheduler, d Delegation, id string, reused map[string]string) *run {
+func newRun(ctx context.Context, s *Scheduler, d Delegation, id string, reused map[string]string, planKey string) *run {
 	dctx, release := context.WithTimeoutCause(ctx, s.cfg.MaxDuration, errOutOfTime)
 	rctx, cancel := context.WithCancelCause(dctx)
 	r := &run{s: s, d: d, id: id, ctx: rctx, cancel: cancel, release: release, writeCtx: context.WithoutCancel(ctx),
 		log: telemetry.Logger(ctx, s.log.With("delegation_id", id, "turn_id", d.TurnID)), start: time.Now(),
 		index: make(map[string]int, len(d.Plan.Nodes)), results: make(chan workerResult),
-		rows: newRowWriter(), events: newEventPump(), reused: reused}
+		rows: newRowWriter(), events: newEventPump(), reused: reused, planKey: planKey}
 	r.nodes = make([]nodeState, len(d.Plan.Nodes))
 	for i, n := range d.Plan.Nodes {
 		r.nodes[i] = nodeState{node: n, status: StatusQueued}
@@ -235,6 +239,11 @@ func (r *run) startTask(i int) {
 		ns.started = ns.attemptAt
 	}
 	r.persist(i)
+	if previous != "" {
+		// The node is retried: the stream says so, and why, before the
+		// attempt starts.
+		r.events.send(&event.SubagentTaskRetry{Base: r.base(), DelegationID: r.id, NodeID: ns.node.ID, Attempt: ns.attempt, Cause: previous})
+	}
 	spec := attemptSpec{node: ns.node, attempt: ns.attempt, previous: previous}
 	for _, j := range ns.deps {
 		dep := r.nodes[j]
@@ -254,7 +263,7 @@ func (r *run) startTask(i int) {
 			r.results <- res
 		}()
 		r.events.send(&event.SubagentTaskStart{Base: r.base(), DelegationID: r.id, NodeID: spec.node.ID, Attempt: spec.attempt})
-		if err := r.free(ctx, reused); err != nil {
+		if err := r.free(ctx, reused, r.origin(spec.node.ID)); err != nil {
 			res.task = attemptResult{err: err, cancelled: r.ctx.Err() != nil}
 			return
 		}
@@ -285,16 +294,28 @@ func (r *run) startCombine(i int) {
 		r.events.send(&event.SubagentTaskStart{Base: r.base(), DelegationID: r.id, NodeID: n.ID, Attempt: 1})
 		ctx, cancel := context.WithTimeout(sctx, r.s.cfg.TaskTimeout)
 		defer cancel()
-		if err := r.free(ctx, reused); err != nil {
+		if root, ok := r.combined(ctx, n.ID, m); ok {
+			// The turn's previous run made this combine and stopped
+			// before it recorded the node done.
+			res.root = root
+			return
+		}
+		if err := r.free(ctx, reused, ""); err != nil {
 			res.err = err
 			return
 		}
-		out, err := r.d.Graph.Apply(ctx, m)
+		out, err := r.d.Graph.Apply(ctx, strategy.Keyed(r.origin(n.ID)+"#combine", m))
 		if err != nil {
 			res.err = fmt.Errorf("combine %s %s %s: %w", m.Left, n.Operator, m.Right, err)
 			return
 		}
 		res.root = out.Change.Step
+		if hold := r.s.cfg.CombineHold; hold > 0 {
+			select {
+			case <-time.After(hold):
+			case <-ctx.Done():
+			}
+		}
 	}()
 }
 
@@ -473,4 +494,21 @@ func (r *run) finish() (*Result, error) {
 		return res, failErr
 	}
 	return res, nil
+}
+
+// combined returns the step the turn's previous run made for combine node
+// id (keyed with its origin) when it joins the same two inputs, so that a
+// combine the server's stop cut short between its change and its end is
+// not made twice.
+func (r *run) combined(ctx context.Context, id string, m strategy.Combine) (strategy.StepID, bool) {
+	snap, err := r.d.Graph.Snapshot(ctx)
+	if err != nil {
+		return "", false // the Apply that follows reports the problem
+	}
+	for _, s := range snap.Steps {
+		if s.Key == r.origin(id)+"#combine" && slices.Equal(s.Inputs, []strategy.StepID{m.Left, m.Right}) {
+			return s.ID, true
+		}
+	}
+	return "", false
 }

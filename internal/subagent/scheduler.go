@@ -62,6 +62,10 @@ type Config struct {
 	// MaxDuration bounds a whole delegation (default 30 min): when it
 	// passes, running tasks are stopped and the delegation fails.
 	MaxDuration time.Duration
+	// CombineHold keeps a combine node running this long after its step
+	// is made, before it ends (0: not at all). Only tests set it, to stop
+	// a server in the middle of a combine.
+	CombineHold time.Duration
 	Logger      *slog.Logger
 	// Metrics records attempts and sub-agents' tool calls and tokens (nil:
 	// none).
@@ -258,16 +262,15 @@ func (s *Scheduler) Run(ctx context.Context, d Delegation) (res *Result, err err
 		span.SetAttributes(telemetry.KeyDelegationID.String(rec.ID), telemetry.KeyTurnID.String(d.TurnID),
 			attribute.Int("strategist.delegation.nodes", len(d.Plan.Nodes)))
 	}
-	r := newRun(ctx, s, d, rec.ID, reused)
+	r := newRun(ctx, s, d, rec.ID, reused, planKey(d.TurnID, rec.ID, planJSON))
 	for id, root := range carried {
 		r.nodes[r.index[id]].carried = root
 	}
-	for id, attempt := range retried {
+	for id, c := range retried {
 		// The next attempt continues the count, with the cause in its
 		// prompt as a failed attempt's error is.
 		ns := &r.nodes[r.index[id]]
-		ns.attempt = attempt
-		ns.err = fmt.Sprintf("attempt %d was cut short: the server running it stopped; start again from the inputs (any step it made is removed when the plan completes)", attempt)
+		ns.attempt, ns.err = c.attempt, c.cause()
 	}
 	defer r.release()
 	defer r.cancel(nil)

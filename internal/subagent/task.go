@@ -39,6 +39,11 @@ type ToolRequest struct {
 	// Inputs are the root steps of the node's dependencies: besides the
 	// steps the attempt creates, the only steps its graph tools may use.
 	Inputs []strategy.StepID
+	// Origin is the key every step the attempt's graph tools make must
+	// carry (graphtool.Binding.Origin): the same for every attempt of the
+	// node in every run of the turn, so a retry finds the steps an attempt
+	// cut short by its server's stop had made.
+	Origin string
 }
 
 // AttemptTools are the tools of one sub-agent attempt other than
@@ -140,7 +145,8 @@ func (r *run) attempt(ctx context.Context, spec attemptSpec) (attemptResult, *fi
 		res.err = err
 		return res, nil
 	}
-	tools, err := r.d.Tools(ctx, ToolRequest{DelegationID: r.id, NodeID: spec.node.ID, Attempt: spec.attempt, Inputs: inputs})
+	tools, err := r.d.Tools(ctx, ToolRequest{DelegationID: r.id, NodeID: spec.node.ID, Attempt: spec.attempt, Inputs: inputs,
+		Origin: r.origin(spec.node.ID)})
 	if err != nil {
 		res.err = fmt.Errorf("build tools: %w", err)
 		return res, nil

@@ -294,6 +294,8 @@ func (c *Conversation) apply(rec event.Record) ([]Change, error) {
 		return c.graphSnapshot(e)
 	case *event.SubagentPlan:
 		return c.subagentPlan(rec, e), nil
+	case *event.SubagentTaskRetry:
+		return c.taskRetry(e), nil
 	case *event.SubagentTaskStart:
 		return c.taskStart(rec, e), nil
 	case *event.SubagentTaskEnd:

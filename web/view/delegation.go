@@ -29,10 +29,15 @@ type Node struct {
 	Operator  string
 	DependsOn []string
 
-	// Status is queued, running, done, failed, skipped, cancelled or
-	// timeout.
-	Status     event.NodeStatus
-	Attempt    int
+	// Status is queued, running, retrying (NodeRetrying), done, failed,
+	// skipped, cancelled or timeout.
+	Status  event.NodeStatus
+	Attempt int
+	// Retry is why the node's current attempt is a retry
+	// (subagent_task_retry): the previous attempt's error, or that the
+	// server running it stopped and what it had made. Set from the retry
+	// until the attempt ends.
+	Retry      string
 	StartedAt  time.Time // of the current attempt; zero before any
 	DurationMs int64     // of the ended attempt
 	RootStepID string
@@ -73,12 +78,36 @@ func (c *Conversation) node(delegationID, nodeID string) *Node {
 	return c.Delegation.nodes[nodeID]
 }
 
+// NodeRetrying is the page's status of a node whose current attempt is a
+// retry, from its subagent_task_retry until the attempt ends: it runs, and
+// the page says why it runs again. The stream and the rows say running.
+const NodeRetrying event.NodeStatus = "retrying"
+
+// Active reports whether the node's attempt is under way (running or
+// retrying).
+func (n *Node) Active() bool { return n.Status == event.NodeRunning || n.Status == NodeRetrying }
+
+func (c *Conversation) taskRetry(e *event.SubagentTaskRetry) []Change {
+	n := c.node(e.DelegationID, e.NodeID)
+	if n == nil {
+		return nil
+	}
+	n.Status, n.Attempt, n.Retry, n.Error = NodeRetrying, e.Attempt, e.Cause, ""
+	return []Change{NodeChanged{Node: n}}
+}
+
 func (c *Conversation) taskStart(rec event.Record, e *event.SubagentTaskStart) []Change {
 	n := c.node(e.DelegationID, e.NodeID)
 	if n == nil {
 		return nil
 	}
-	n.Status, n.Attempt, n.StartedAt, n.DurationMs, n.Error = event.NodeRunning, e.Attempt, rec.CreatedAt, 0, ""
+	status := event.NodeRunning
+	if n.Status == NodeRetrying && n.Attempt == e.Attempt {
+		status = NodeRetrying
+	} else {
+		n.Retry = ""
+	}
+	n.Status, n.Attempt, n.StartedAt, n.DurationMs, n.Error = status, e.Attempt, rec.CreatedAt, 0, ""
 	return []Change{NodeChanged{Node: n}}
 }
 
@@ -87,7 +116,7 @@ func (c *Conversation) taskEnd(e *event.SubagentTaskEnd) []Change {
 	if n == nil {
 		return nil
 	}
-	n.Status, n.DurationMs, n.RootStepID, n.Error = e.Status, e.DurationMs, e.RootStepID, e.Error
+	n.Status, n.DurationMs, n.RootStepID, n.Error, n.Retry = e.Status, e.DurationMs, e.RootStepID, e.Error, ""
 	if e.Attempt > n.Attempt {
 		n.Attempt = e.Attempt
 	}

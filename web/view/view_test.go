@@ -413,3 +413,25 @@ func TestFolding(t *testing.T) {
 		t.Errorf("ToolCall(7) = %+v, want nil (7 is a tool_call_end)", tc)
 	}
 }
+
+// TestRetryFold: a retried node shows as retrying, with the cause, from
+// its subagent_task_retry until the retried attempt ends.
+func TestRetryFold(t *testing.T) {
+	tr := &transcript{t: t}
+	tr.add(
+		&event.TurnStart{Base: base("t1"), Mode: "execute"},
+		&event.SubagentPlan{Base: base("t1"), DelegationID: "d2", Goal: "g", Nodes: []event.PlanNode{{ID: "n2", Kind: "task", Label: "B"}}},
+		&event.SubagentTaskRetry{Base: base("t1"), DelegationID: "d2", NodeID: "n2", Attempt: 2, Cause: "attempt 1 was cut short"},
+		&event.SubagentTaskStart{Base: base("t1"), DelegationID: "d2", NodeID: "n2", Attempt: 2},
+	)
+	c := fold(t, tr.recs)
+	n := c.Delegation.Nodes[0]
+	if n.Status != view.NodeRetrying || n.Retry != "attempt 1 was cut short" || n.Attempt != 2 || !n.Active() {
+		t.Errorf("retried node = %s attempt %d retry %q", n.Status, n.Attempt, n.Retry)
+	}
+	tr.add(&event.SubagentTaskEnd{Base: base("t1"), DelegationID: "d2", NodeID: "n2", Status: "done", Attempt: 2, RootStepID: "s3"})
+	c = fold(t, tr.recs)
+	if n := c.Delegation.Nodes[0]; n.Status != event.NodeDone || n.Retry != "" {
+		t.Errorf("after its end the node is %s retry %q", n.Status, n.Retry)
+	}
+}

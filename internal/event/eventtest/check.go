@@ -96,6 +96,7 @@ type node struct {
 	attempt int              // last attempt started
 	running bool             // an attempt is running
 	status  event.NodeStatus // status of the last end, "" before
+	retry   int              // the attempt a subagent_task_retry announced, 0 when none is due
 }
 
 func (c *checker) fail(format string, args ...any) {
@@ -149,6 +150,8 @@ func (c *checker) record(r event.Record) {
 		c.callEnd(ts, ts.calls, e.CallID, e.Name)
 	case *event.SubagentPlan:
 		c.plan(turnID, ts, e)
+	case *event.SubagentTaskRetry:
+		c.taskRetry(ts, e)
 	case *event.SubagentTaskStart:
 		c.taskStart(ts, e)
 	case *event.SubagentTaskEnd:
@@ -340,7 +343,31 @@ func (c *checker) taskStart(ts *turnState, e *event.SubagentTaskStart) {
 			c.fail("node %s starts before its dependency %s ended done (%s)", e.NodeID, dep, state)
 		}
 	}
-	n.attempt, n.running, n.status = e.Attempt, true, ""
+	if n.retry != 0 && e.Attempt != n.retry {
+		c.fail("node %s starts attempt %d, its retry announced attempt %d", e.NodeID, e.Attempt, n.retry)
+	}
+	n.attempt, n.running, n.status, n.retry = e.Attempt, true, "", 0
+}
+
+// taskRetry checks a retry: announced for a later attempt than any
+// started, of a node that is not running and has not ended for good, with
+// a cause; the next event of the node must be that attempt's start.
+func (c *checker) taskRetry(ts *turnState, e *event.SubagentTaskRetry) {
+	n := c.node(ts, e.DelegationID, e.NodeID)
+	if n == nil {
+		return
+	}
+	switch {
+	case n.running:
+		c.fail("node %s is retried while attempt %d runs", e.NodeID, n.attempt)
+	case n.status == event.NodeDone || n.status == event.NodeSkipped || n.status == event.NodeCancelled:
+		c.fail("node %s is retried after ending %s", e.NodeID, n.status)
+	case e.Attempt < 2 || e.Attempt <= n.attempt:
+		c.fail("node %s retry announces attempt %d after attempt %d", e.NodeID, e.Attempt, n.attempt)
+	case e.Cause == "":
+		c.fail("node %s is retried without a cause", e.NodeID)
+	}
+	n.retry = e.Attempt
 }
 
 var nodeStatuses = []event.NodeStatus{event.NodeDone, event.NodeFailed, event.NodeSkipped, event.NodeCancelled, event.NodeTimeout}

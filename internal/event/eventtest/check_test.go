@@ -81,6 +81,7 @@ func goodTranscript() []event.Record {
 		&event.SubagentToolCallEnd{Base: b(turnE), DelegationID: deleg, NodeID: "n1", CallID: "call-s1", Name: "create_step", OK: true, Result: json.RawMessage(`{"stepId":"s1"}`), DurationMs: 4},
 		&event.SubagentMessage{Base: b(turnE), DelegationID: deleg, NodeID: "n1", Content: "done"},
 		&event.SubagentTaskEnd{Base: b(turnE), DelegationID: deleg, NodeID: "n1", Status: event.NodeDone, Attempt: 1, RootStepID: "s1", DurationMs: 50},
+		&event.SubagentTaskRetry{Base: b(turnE), DelegationID: deleg, NodeID: "n2", Attempt: 2, Cause: "attempt 1 timed out after 2m0s"},
 		&event.SubagentTaskStart{Base: b(turnE), DelegationID: deleg, NodeID: "n2", Attempt: 2},
 		&event.SubagentTaskEnd{Base: b(turnE), DelegationID: deleg, NodeID: "n4", Status: event.NodeFailed, Attempt: 1, Error: "no such search", DurationMs: 10},
 		&event.SubagentTaskEnd{Base: b(turnE), DelegationID: deleg, NodeID: "n5", Status: event.NodeSkipped},
@@ -212,6 +213,18 @@ func TestCheckCatchesViolations(t *testing.T) {
 			j := i + 1 + at(r[i+1:], "subagent_task_start", "n2")
 			return replacePayload(r, j, `"attempt":2`, `"attempt":1`)
 		}), "attempt 1 after attempt 1"},
+		{"retry while the attempt runs", edit(func(r []event.Record) []event.Record {
+			return move(r, at(r, "subagent_task_retry", "n2"), at(r, "subagent_task_end", "n2"))
+		}), "is retried while attempt 1 runs"},
+		{"retry of a done node", edit(func(r []event.Record) []event.Record {
+			return replacePayload(r, at(r, "subagent_task_retry", "n2"), `"nodeId":"n2"`, `"nodeId":"n1"`)
+		}), "node n1 is retried after ending done"},
+		{"retry announces another attempt", edit(func(r []event.Record) []event.Record {
+			return replacePayload(r, at(r, "subagent_task_retry", "n2"), `"attempt":2`, `"attempt":3`)
+		}), "its retry announced attempt 3"},
+		{"retry without a cause", edit(func(r []event.Record) []event.Record {
+			return replacePayload(r, at(r, "subagent_task_retry", "n2"), `"cause":"attempt 1 timed out after 2m0s"`, `"cause":""`)
+		}), "without a cause"},
 		{"node never ends", edit(func(r []event.Record) []event.Record {
 			return remove(r, at(r, "subagent_task_end", "n3"))
 		}), "never ended"},

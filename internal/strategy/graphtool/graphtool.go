@@ -66,6 +66,14 @@ type Binding struct {
 	// Service.ForConversation with RecordType and StrategyName. Reads never
 	// create a strategy.
 	Ensure func(ctx context.Context) (strategy.Snapshot, error)
+	// Origin, for a sub-agent's tools, names the task its steps are made
+	// for, the same for every attempt and every run of the turn (the
+	// scheduler's task key). Each step the tools add is keyed with it and
+	// a digest of the call (strategy.Keyed); a call whose key names a step
+	// an earlier attempt of the task made, outside this attempt's scope,
+	// returns that step instead of adding another (reuse.go). Empty: no
+	// keys.
+	Origin string
 }
 
 func (b Binding) check() error {

@@ -22,6 +22,9 @@ type StepResult struct {
 	Roots   []Root   `json:"roots"`
 	// Scope lists the steps a sub-agent may use (sub-agents only).
 	Scope []strategy.StepID `json:"scope,omitempty"`
+	// Reused is set when the step was not added by this call but by an
+	// earlier, cut-short attempt of the same task with the same call.
+	Reused bool `json:"reused,omitempty"`
 }
 
 // CreateArgs are the arguments of create_step.
@@ -193,8 +196,22 @@ func (t *tools) apply(ctx context.Context, op string, m strategy.Mutation, creat
 	if err != nil {
 		return nil, t.fail(op, err)
 	}
+	var key string
+	if t.scope != nil && t.s.b.Origin != "" {
+		key = stepKey(t.s.b.Origin, m)
+		out, err := t.reuse(ctx, id, key, m)
+		if err != nil {
+			return nil, t.fail(op, err)
+		}
+		if out != nil {
+			return out, nil
+		}
+	}
 	if t.scope != nil {
 		m = strategy.Scoped(t.scope.Value(), m)
+	}
+	if key != "" {
+		m = strategy.Keyed(key, m)
 	}
 	res, err := t.s.b.Service.Apply(ctx, t.s.b.UserID, id, m)
 	if err != nil {

@@ -1,0 +1,105 @@
+package graphtool_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"strategist/internal/agent"
+	"strategist/internal/strategy"
+	"strategist/internal/strategy/graphtool"
+)
+
+// TestRetryReusesSteps: a task's attempt is cut short after making a step
+// and transforming it; the next attempt of the same task (fresh tools and
+// scope, the same origin) making the same calls gets those steps back, in
+// its scope, with no new version; a call it did not make before adds a
+// step; another task's tools never see the first task's steps as theirs.
+func TestRetryReusesSteps(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ex := f.executor(t)
+	must[*graphtool.StepResult](ex, "create_step", chromosome) // s1: a dependency's root
+	b := f.binding()
+	b.Origin = "turn-1/plan/n2"
+	subagent := func(scope *graphtool.Scope) toolbox {
+		tools, err := graphtool.SubagentTools(b, scope)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return toolbox{t: t, ts: mustToolset(t, tools)}
+	}
+	const transform = `{"input_step_id":"s2","search_name":"GenesByWeightFilter","parameters":{"min_weight":"0"}}`
+	first := subagent(graphtool.NewScope("s1"))
+	s2 := must[*graphtool.StepResult](first, "create_step", repair)
+	s3 := must[*graphtool.StepResult](first, "transform_step", transform)
+	if s2.Reused || s3.Reused || s3.Step.StepID != "s3" {
+		t.Fatalf("the first attempt made %s (reused %v), %s (reused %v)", s2.Step.StepID, s2.Reused, s3.Step.StepID, s3.Reused)
+	}
+	before, err := f.svc.Conversation(context.Background(), f.user, f.conversation)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	scope := graphtool.NewScope("s1")
+	retry := subagent(scope)
+	again := must[*graphtool.StepResult](retry, "create_step", repair)
+	if !again.Reused || again.Step.StepID != "s2" {
+		t.Errorf("the retry's create_step = %s (reused %v), want s2 reused", again.Step.StepID, again.Reused)
+	}
+	renamed := strings.Replace(transform, `"input_step_id"`, `"display_name":"another name","input_step_id"`, 1)
+	if got := must[*graphtool.StepResult](retry, "transform_step", renamed); !got.Reused || got.Step.StepID != "s3" {
+		t.Errorf("the retry's transform_step = %s (reused %v), want s3 reused", got.Step.StepID, got.Reused)
+	}
+	after, err := f.svc.Conversation(context.Background(), f.user, f.conversation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Version != before.Version || len(after.Steps) != 3 {
+		t.Errorf("reusing changed the strategy: version %d -> %d, %d steps", before.Version, after.Version, len(after.Steps))
+	}
+	if !slices.Equal(scope.IDs(), []strategy.StepID{"s1", "s2", "s3"}) {
+		t.Errorf("retry's scope = %v", scope.IDs())
+	}
+	union := must[*graphtool.StepResult](retry, "combine_steps", `{"left_step_id":"s3","right_step_id":"s1","operator":"UNION"}`)
+	if union.Reused || union.Step.StepID != "s4" {
+		t.Errorf("a new call = %s (reused %v), want a new step s4", union.Step.StepID, union.Reused)
+	}
+
+	// A third attempt takes another path: the earlier attempts' transform
+	// and union stand on s2 and s1; it wants s2 transformed otherwise, so
+	// they go first.
+	third := subagent(graphtool.NewScope("s1"))
+	must[*graphtool.StepResult](third, "create_step", repair) // s2 again
+	other := must[*graphtool.StepResult](third, "transform_step", `{"input_step_id":"s2","search_name":"GenesByWeightFilter","parameters":{"min_weight":"5"}}`)
+	if other.Reused {
+		t.Errorf("a different transform was reused: %+v", other)
+	}
+	snap, err := f.svc.Conversation(context.Background(), f.user, f.conversation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []strategy.StepID
+	for _, s := range snap.Steps {
+		ids = append(ids, s.ID)
+	}
+	if !slices.Equal(ids, []strategy.StepID{"s1", "s2", other.Step.StepID}) {
+		t.Errorf("steps after the third attempt = %v, want s1, s2 and the new transform", ids)
+	}
+
+	// Another task with the same call makes its own step.
+	b.Origin = "turn-1/plan/n3"
+	if got := must[*graphtool.StepResult](subagent(graphtool.NewScope()), "create_step", repair); got.Reused {
+		t.Errorf("another task reused %s", got.Step.StepID)
+	}
+}
+
+func mustToolset(t *testing.T, tools []agent.Tool) *agent.Toolset {
+	t.Helper()
+	ts, err := agent.NewToolset(tools...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts
+}
