@@ -38,13 +38,9 @@ func goParts(s string) []textPart {
 	return out
 }
 
-// goLinker links the GO ids of markdown's running text to their term
-// pages (GOTermURL); ids inside links and code stay as written.
-type goLinker struct{}
-
-// Transform implements parser.ASTTransformer.
-func (goLinker) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
-	src := reader.Source()
+// runningTexts are the text nodes of doc's running text: not those inside
+// links, images, code or raw HTML, which the linkers leave as written.
+func runningTexts(doc *ast.Document) []*ast.Text {
 	var texts []*ast.Text
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
@@ -58,6 +54,17 @@ func (goLinker) Transform(doc *ast.Document, reader text.Reader, _ parser.Contex
 		}
 		return ast.WalkContinue, nil
 	})
+	return texts
+}
+
+// goLinker links the GO ids of markdown's running text to their term
+// pages (GOTermURL); ids inside links and code stay as written.
+type goLinker struct{}
+
+// Transform implements parser.ASTTransformer.
+func (goLinker) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
+	src := reader.Source()
+	texts := runningTexts(doc)
 	for _, t := range texts {
 		seg := t.Segment
 		matches := goIDRE.FindAllIndex(seg.Value(src), -1)

@@ -42,19 +42,7 @@ func (stepLinker) Transform(doc *ast.Document, reader text.Reader, pc parser.Con
 		return
 	}
 	src := reader.Source()
-	var texts []*ast.Text
-	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if !entering {
-			return ast.WalkContinue, nil
-		}
-		switch n.Kind() {
-		case ast.KindLink, ast.KindAutoLink, ast.KindImage, ast.KindCodeSpan, ast.KindCodeBlock, ast.KindFencedCodeBlock, ast.KindRawHTML:
-			return ast.WalkSkipChildren, nil
-		case ast.KindText:
-			texts = append(texts, n.(*ast.Text))
-		}
-		return ast.WalkContinue, nil
-	})
+	texts := runningTexts(doc)
 	for _, t := range texts {
 		seg := t.Segment
 		var matches [][]int

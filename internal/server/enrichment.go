@@ -129,15 +129,11 @@ func (s *Server) stepEnrichmentPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	snap, err := s.conversationStrategy(c)
+	snap, st, err := s.conversationStep(c)
 	if err != nil {
 		return err
 	}
-	stepID := strategy.StepID(c.Param("stepId"))
-	st, ok := snap.Step(stepID)
-	if !ok {
-		return strategyError(strategy.ErrStepNotFound)
-	}
+	stepID := st.ID
 	v := web.EnrichmentView{ConversationID: c.Param("id"), StepID: string(stepID), StepName: st.DisplayName}
 	if v.StepName == "" {
 		v.StepName = st.SearchName

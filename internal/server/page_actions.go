@@ -123,15 +123,11 @@ func (s *Server) renameStepForm(c echo.Context) error {
 // with the new version; a refused value is the catalog's message, which
 // the page shows by the form.
 func (s *Server) stepParamsForm(c echo.Context) error {
-	snap, err := s.conversationStrategy(c)
+	snap, st, err := s.conversationStep(c)
 	if err != nil {
 		return err
 	}
-	stepID := strategy.StepID(c.Param("stepId"))
-	st, ok := snap.Step(stepID)
-	if !ok {
-		return strategyError(strategy.ErrStepNotFound)
-	}
+	stepID := st.ID
 	search := s.stepSearch(c, snap, st)
 	if search == nil {
 		return badRequest("step " + string(stepID) + " has no parameters to change here")

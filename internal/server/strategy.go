@@ -19,6 +19,21 @@ func (s *Server) conversationStrategy(c echo.Context) (strategy.Snapshot, error)
 	return snap, err
 }
 
+// conversationStep reads the caller's conversation's strategy and the step
+// the route's :stepId names in it (a step that is not there is
+// STEP_NOT_FOUND).
+func (s *Server) conversationStep(c echo.Context) (strategy.Snapshot, strategy.Step, error) {
+	snap, err := s.conversationStrategy(c)
+	if err != nil {
+		return strategy.Snapshot{}, strategy.Step{}, err
+	}
+	st, ok := snap.Step(strategy.StepID(c.Param("stepId")))
+	if !ok {
+		return strategy.Snapshot{}, strategy.Step{}, strategyError(strategy.ErrStepNotFound)
+	}
+	return snap, st, nil
+}
+
 // conversationAndStrategy reads the caller's conversation (another user's
 // is not found) and its strategy (none is NO_STRATEGY).
 func (s *Server) conversationAndStrategy(c echo.Context) (store.Conversation, strategy.Snapshot, error) {

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { env, useBrowser, byTestId, Api } from './lib/harness.js';
-import { acceptanceRequest } from './lib/conversation.js';
+import { buildAcceptance } from './lib/conversation.js';
 
 const b = useBrowser();
 const sizes = {
@@ -17,15 +17,8 @@ for (const [name, viewport] of Object.entries(sizes)) {
   test(`a download arrives whole, and a refused one says why on the page (${name})`, async () => {
     const { alice } = env();
     const api = new Api(alice);
-    const conv = await api.createConversation(`Downloads (${name})`);
-    await api.startTurn(conv.id, acceptanceRequest, 'plan', 'offline');
-    const planned = await api.waitIdle(conv.id);
-    const handoff = planned.handoffs.find((h) => h.status === 'pending');
-    assert.ok(handoff, 'the offline planner requested a build');
-    await api.call('POST', `/conversations/${conv.id}/handoffs/${handoff.id}/accept`);
-    await api.waitIdle(conv.id);
-    const strategy = await api.strategy(conv.id);
-    const root = strategy.rootStepId;
+    const conv = await buildAcceptance(api, `Downloads (${name})`);
+    const root = conv.root.id;
 
     const { page, problems } = await b.openAs(alice, viewport);
     await page.goto(`/conversations/${conv.id}`);

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { env, useBrowser, byTestId, Api } from './lib/harness.js';
-import { acceptanceRequest, graphState, horizontalOverflow } from './lib/conversation.js';
+import { graphState, horizontalOverflow, buildAcceptance } from './lib/conversation.js';
 
 const b = useBrowser();
 const sizes = {
@@ -16,16 +16,8 @@ const sizes = {
 /** twoResults builds the acceptance strategy, then deletes its result step
  * through the API: its two inputs become the strategy's results. */
 async function twoResults(api, title) {
-  const conv = await api.createConversation(title);
-  await api.startTurn(conv.id, acceptanceRequest, 'plan', 'offline');
-  const planned = await api.waitIdle(conv.id);
-  const handoff = planned.handoffs.find((h) => h.status === 'pending');
-  assert.ok(handoff, 'the offline planner requested a build');
-  await api.call('POST', `/conversations/${conv.id}/handoffs/${handoff.id}/accept`);
-  await api.waitIdle(conv.id);
-  const built = await api.strategy(conv.id);
-  const root = built.steps.find((s) => s.id === built.rootStepId);
-  assert.equal(root.count, 89, 'the acceptance root');
+  const conv = await buildAcceptance(api, title);
+  const { root } = conv;
   const { body } = await api.call('DELETE', `/conversations/${conv.id}/strategy/steps/${root.id}`);
   assert.deepEqual([...body.roots].sort(), [...root.inputs].sort(), 'the deleted result gives back its two inputs');
   // roots in the order the result combined them (left, then right).

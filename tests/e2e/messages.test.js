@@ -7,7 +7,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { env, useBrowser, byTestId, Api } from './lib/harness.js';
-import { acceptanceRequest, send, waitIdle, waitConnected, chatState, horizontalOverflow } from './lib/conversation.js';
+import { send, waitIdle, waitConnected, chatState, horizontalOverflow, buildAcceptance } from './lib/conversation.js';
 
 const b = useBrowser();
 const sizes = {
@@ -22,16 +22,8 @@ let built; // the acceptance strategy, planned and built through the API: { id, 
 
 before(async () => {
   const api = new Api(env().alice);
-  const conv = await api.createConversation('Built, then steered');
-  await api.startTurn(conv.id, acceptanceRequest, 'plan', 'offline');
-  const planned = await api.waitIdle(conv.id);
-  const handoff = planned.handoffs.find((h) => h.status === 'pending');
-  assert.ok(handoff, 'the offline planner requested a build');
-  await api.call('POST', `/conversations/${conv.id}/handoffs/${handoff.id}/accept`);
-  await api.waitIdle(conv.id);
-  const strategy = await api.strategy(conv.id);
-  built = { id: conv.id, root: strategy.steps.find((s) => s.id === strategy.rootStepId) };
-  assert.equal(built.root.count, 89, 'the acceptance root');
+  const { id, root } = await buildAcceptance(api, 'Built, then steered');
+  built = { id, root };
 });
 
 /** turnsOnPage reads the chat's turns: id, folded, replaced, the visible Edit and Regenerate controls. */

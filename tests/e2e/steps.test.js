@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { env, useBrowser, byTestId, Api, screenshot } from './lib/harness.js';
-import { acceptanceRequest, waitConnected, horizontalOverflow } from './lib/conversation.js';
+import { waitConnected, horizontalOverflow, buildAcceptance } from './lib/conversation.js';
 
 const b = useBrowser();
 const sizes = {
@@ -17,14 +17,8 @@ const sizes = {
 
 /** built plans and builds the acceptance strategy through the API. */
 async function built(api, title) {
-  const conv = await api.createConversation(title);
-  await api.startTurn(conv.id, acceptanceRequest, 'plan', 'offline');
-  const planned = await api.waitIdle(conv.id);
-  const handoff = planned.handoffs.find((h) => h.status === 'pending');
-  assert.ok(handoff, 'the offline planner requested a build');
-  await api.call('POST', `/conversations/${conv.id}/handoffs/${handoff.id}/accept`);
-  await api.waitIdle(conv.id);
-  return { id: conv.id, strategy: await api.strategy(conv.id) };
+  const { id, strategy } = await buildAcceptance(api, title);
+  return { id, strategy };
 }
 
 const box = (page, id) => page.locator(`[data-testid="graph-step"][data-step-id="${id}"]`);

@@ -9,6 +9,25 @@ export const acceptanceRequest =
   'Find P. falciparum genes involved in DNA replication or DNA repair, excluding genes on chromosome 14';
 
 /**
+ * buildAcceptance plans the acceptance request offline through the API,
+ * accepts the plan and waits for the build. It returns the conversation id,
+ * the built strategy and its root step (the acceptance count, 89).
+ */
+export async function buildAcceptance(api, title) {
+  const conv = await api.createConversation(title);
+  await api.startTurn(conv.id, acceptanceRequest, 'plan', 'offline');
+  const planned = await api.waitIdle(conv.id);
+  const handoff = planned.handoffs.find((h) => h.status === 'pending');
+  assert.ok(handoff, 'the offline planner requested a build');
+  await api.call('POST', `/conversations/${conv.id}/handoffs/${handoff.id}/accept`);
+  await api.waitIdle(conv.id);
+  const strategy = await api.strategy(conv.id);
+  const root = strategy.steps.find((s) => s.id === strategy.rootStepId);
+  assert.equal(root.count, 89, 'the acceptance root');
+  return { id: conv.id, strategy, root };
+}
+
+/**
  * newConversation starts a conversation from the list page's form and waits
  * for its page. It returns the conversation id.
  */
