@@ -109,10 +109,21 @@ func (x *Executor) Tools(env agent.Env) (*agent.Toolset, error) {
 	return agent.NewToolset(all...)
 }
 
+// executorOrigin keys the steps the executor's own tools make in a turn
+// (not its sub-agents'), so that a resumed turn's repeated round gets
+// them back instead of making them twice; "" (no keys) outside a turn.
+func executorOrigin(turnID string) string {
+	if turnID == "" {
+		return ""
+	}
+	return "executor:" + turnID
+}
+
 func (x *Executor) binding(env agent.Env) graphtool.Binding {
 	return graphtool.Binding{
 		Service: x.cfg.Strategies, UserID: env.UserID, ConversationID: env.ConversationID,
 		Site: env.SiteID, RecordType: RecordType, StrategyName: "Strategy",
+		Origin: executorOrigin(env.TurnID),
 	}
 }
 

@@ -68,11 +68,12 @@ type Binding struct {
 	Ensure func(ctx context.Context) (strategy.Snapshot, error)
 	// Origin, for a sub-agent's tools, names the task its steps are made
 	// for, the same for every attempt and every run of the turn (the
-	// scheduler's task key). Each step the tools add is keyed with it and
-	// a digest of the call (strategy.Keyed); a call whose key names a step
-	// an earlier attempt of the task made, outside this attempt's scope,
-	// returns that step instead of adding another (reuse.go). Empty: no
-	// keys.
+	// scheduler's task key); for the executor's, the turn. Each step the
+	// tools add is keyed with it and a digest of the call (strategy.Keyed);
+	// a call whose key names a step an earlier attempt of the task (an
+	// earlier run of the turn) made, outside this attempt's scope (not made
+	// by this run), returns that step instead of adding another (reuse.go).
+	// Empty: no keys.
 	Origin string
 }
 
@@ -163,6 +164,9 @@ func ExecutorTools(b Binding) ([]agent.Tool, error) {
 		return nil, err
 	}
 	t := &tools{s: &session{b: b}}
+	if b.Origin != "" {
+		t.made = NewScope()
+	}
 	return []agent.Tool{
 		t.createStep(), t.transformStep(), t.combineSteps(), t.updateStep(), t.deleteStep(),
 		t.listSteps(), t.validateStrategy(), t.getResultCount(), t.enrichStep(), t.undoLastChange(), t.renameStrategy(),
@@ -187,8 +191,26 @@ func SubagentTools(b Binding, scope *Scope) ([]agent.Tool, error) {
 }
 
 // tools holds what the handlers share: the session and, for a sub-agent,
-// its scope (nil for the executor).
+// its scope (nil for the executor). made is, for the executor's tools of a
+// keyed turn (Binding.Origin), the steps this run of the turn added or took
+// back: a call whose key names a step an earlier run made, and this run
+// has not, returns that step (the round that made it was cut short and is
+// being asked again), while the same call made twice in one run adds two.
 type tools struct {
 	s     *session
 	scope *Scope
+	made  *Scope
+}
+
+// claimed is the set a keyed call's step must be outside of to be taken
+// back: the sub-agent's scope, or the executor run's steps; nil when the
+// tools make no keys.
+func (t *tools) claimed() *Scope {
+	if t.s.b.Origin == "" {
+		return nil
+	}
+	if t.scope != nil {
+		return t.scope
+	}
+	return t.made
 }

@@ -28,6 +28,11 @@ import (
 // in its way (an input it wants already consumed by one of them): those
 // are removed first (clearLeftovers), and whatever else is left over is
 // removed when the plan completes.
+//
+// The executor's own steps are keyed the same way with the turn as origin:
+// a turn resumed on another server asks the model again for the round that
+// was cut short, and its create_step, transform_step or combine_steps of a
+// step already made returns that step.
 
 // stepKey is the key of the step m adds for the task origin. The display
 // name is left out: a retry that names the same search the same way but
@@ -57,13 +62,23 @@ func (t *tools) reuse(ctx context.Context, strategyID, key string, m strategy.Mu
 	if err != nil {
 		return nil, err
 	}
+	set := t.claimed()
 	for _, s := range snap.Steps {
-		if s.Key != key || t.scope.Contains(s.ID) {
+		if s.Key != key || set.Contains(s.ID) {
 			continue
 		}
-		t.scope.Add(s.ID)
-		return &StepResult{Step: stepView(s), Reused: true, Version: snap.Version, Roots: t.roots(snap), Scope: t.scope.IDs(),
-			Change: fmt.Sprintf("step %s %q was already made by an earlier attempt of this task with the same call; it is yours now", s.ID, s.DisplayName)}, nil
+		set.Add(s.ID)
+		out := &StepResult{Step: stepView(s), Reused: true, Version: snap.Version, Roots: t.roots(snap),
+			Change: fmt.Sprintf("step %s %q was already made by an earlier attempt of this task with the same call; it is yours now", s.ID, s.DisplayName)}
+		if t.scope != nil {
+			out.Scope = t.scope.IDs()
+		} else {
+			out.Change = fmt.Sprintf("step %s %q was already made with the same call before this turn was resumed; it is reused, not made again", s.ID, s.DisplayName)
+		}
+		return out, nil
+	}
+	if t.scope == nil {
+		return nil, nil // the executor edits the whole strategy: nothing is in its way
 	}
 	return nil, t.clearLeftovers(ctx, strategyID, snap, m)
 }

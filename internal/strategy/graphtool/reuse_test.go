@@ -103,3 +103,53 @@ func mustToolset(t *testing.T, tools []agent.Tool) *agent.Toolset {
 	}
 	return ts
 }
+
+// TestResumedExecutorReusesSteps: the executor's tools of a keyed turn
+// (Origin) make a step and a combine; a resumed run of the same turn
+// (fresh tools, the same origin), asked the cut-short round again, gets
+// both back with no new version, while the same call made twice in one run
+// adds a second step, and another turn's executor never takes them.
+func TestResumedExecutorReusesSteps(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	run := func(origin string) toolbox {
+		b := f.binding()
+		b.Origin = origin
+		tools, err := graphtool.ExecutorTools(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return toolbox{t: t, ts: mustToolset(t, tools)}
+	}
+	const union = `{"left_step_id":"s1","right_step_id":"s2","operator":"UNION"}`
+	first := run("executor:turn-1")
+	must[*graphtool.StepResult](first, "create_step", repair)     // s1
+	must[*graphtool.StepResult](first, "create_step", chromosome) // s2
+	must[*graphtool.StepResult](first, "combine_steps", union)    // s3
+	before, err := f.svc.Conversation(context.Background(), f.user, f.conversation)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	resumed := run("executor:turn-1")
+	for _, c := range []struct{ tool, args, want string }{
+		{"create_step", repair, "s1"}, {"create_step", chromosome, "s2"}, {"combine_steps", union, "s3"},
+	} {
+		if got := must[*graphtool.StepResult](resumed, c.tool, c.args); !got.Reused || string(got.Step.StepID) != c.want {
+			t.Errorf("resumed %s = %s (reused %v), want %s reused", c.tool, got.Step.StepID, got.Reused, c.want)
+		}
+	}
+	after, err := f.svc.Conversation(context.Background(), f.user, f.conversation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Version != before.Version || len(after.Steps) != 3 {
+		t.Errorf("reusing changed the strategy: version %d -> %d, %d steps", before.Version, after.Version, len(after.Steps))
+	}
+	if again := must[*graphtool.StepResult](resumed, "create_step", repair); again.Reused || again.Step.StepID != "s4" {
+		t.Errorf("the same call twice in one run = %s (reused %v), want a new step s4", again.Step.StepID, again.Reused)
+	}
+	if other := must[*graphtool.StepResult](run("executor:turn-2"), "create_step", chromosome); other.Reused {
+		t.Errorf("another turn's executor took back %s", other.Step.StepID)
+	}
+}
