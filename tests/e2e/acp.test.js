@@ -138,7 +138,8 @@ test('ACP: session/cancel cancels the running build', async () => {
   let cancelled = false;
   await withAgent(alice.token, {
     // The scripted sub-agents' first calls hang for a minute: the build runs until cancelled.
-    args: ['--model', 'scripted:e2e_stop.json'],
+    // A script of its own: a scripted model's responses are used once per server.
+    args: ['--model', 'scripted:e2e_acp_stop.json'],
     onPermission: () => ({ outcome: { outcome: 'selected', optionId: 'build' } }),
     onUpdate: async (u, agent, sessionId) => {
       if (!cancelled && u.sessionUpdate === 'plan' && u.entries.some((e) => e.status === 'in_progress')) {
