@@ -356,6 +356,7 @@
   var wait = document.getElementById('composer-wait');
   var queued = false;
   function say(msg) {
+    if (!wait) return;
     wait.textContent = msg;
     wait.hidden = msg === '';
   }
