@@ -271,6 +271,12 @@ func (s *Service) persist(t *turn, msgs []llm.Message) error {
 	}
 	ctx, cancel := context.WithTimeout(trace.ContextWithSpan(context.Background(), t.span), appendTimeout)
 	defer cancel()
+	// The round's events (its tool calls' ends) are durable first: a run
+	// resumed after these messages must not find those calls open in the
+	// stream and end them as interrupted when the model saw their results.
+	if err := t.log.Sync(ctx); err != nil {
+		return fmt.Errorf("persist messages: %w", err)
+	}
 	if err := s.cfg.Store.AddMessages(ctx, t.convID, t.id, rows); err != nil {
 		return fmt.Errorf("persist messages: %w", err)
 	}
