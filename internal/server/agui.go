@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"reflect"
 	"slices"
@@ -456,28 +457,19 @@ func (a *aguiStream) toolResult(id string, ok bool, result json.RawMessage, terr
 // closeAll ends the text messages and steps left open (a turn that
 // ended early leaves them so): a run ends with none open.
 func (a *aguiStream) closeAll() error {
-	for _, id := range sortedKeys(a.open) {
+	for _, id := range slices.Sorted(maps.Keys(a.open)) {
 		if err := a.send("TEXT_MESSAGE_END", map[string]any{"messageId": id}); err != nil {
 			return err
 		}
 	}
 	clear(a.open)
-	for _, node := range sortedKeys(a.steps) {
+	for _, node := range slices.Sorted(maps.Keys(a.steps)) {
 		if err := a.send("STEP_FINISHED", map[string]any{"stepName": a.steps[node]}); err != nil {
 			return err
 		}
 	}
 	clear(a.steps)
 	return nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // finish ends the run as its last turn ended: an interrupt for a plan
@@ -535,12 +527,12 @@ func jsonPatch(path string, a, b any, ops []map[string]any) []map[string]any {
 		if !ok {
 			break
 		}
-		for _, k := range sortedKeys(av) {
+		for _, k := range slices.Sorted(maps.Keys(av)) {
 			if _, in := bv[k]; !in {
 				ops = append(ops, map[string]any{"op": "remove", "path": path + "/" + pointerToken(k)})
 			}
 		}
-		for _, k := range sortedKeys(bv) {
+		for _, k := range slices.Sorted(maps.Keys(bv)) {
 			if old, in := av[k]; in {
 				ops = jsonPatch(path+"/"+pointerToken(k), old, bv[k], ops)
 			} else {
