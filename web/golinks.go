@@ -64,30 +64,37 @@ type goLinker struct{}
 // Transform implements parser.ASTTransformer.
 func (goLinker) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
 	src := reader.Source()
-	texts := runningTexts(doc)
-	for _, t := range texts {
-		seg := t.Segment
-		matches := goIDRE.FindAllIndex(seg.Value(src), -1)
-		if len(matches) == 0 {
-			continue
-		}
-		parent := t.Parent()
-		at := seg.Start
-		for _, m := range matches {
-			start, stop := seg.Start+m[0], seg.Start+m[1]
-			if start > at {
-				parent.InsertBefore(parent, t, ast.NewTextSegment(text.NewSegment(at, start)))
-			}
+	for _, t := range runningTexts(doc) {
+		linkMatches(src, t, goIDRE.FindAllIndex(t.Segment.Value(src), -1), func(id string) *ast.Link {
 			link := ast.NewLink()
-			link.Destination = []byte(GOTermURL(string(src[start:stop])))
-			link.AppendChild(link, ast.NewTextSegment(text.NewSegment(start, stop)))
-			parent.InsertBefore(parent, t, link)
-			at = stop
-		}
-		// What follows the last id keeps the text's line break.
-		rest := ast.NewTextSegment(text.NewSegment(at, seg.Stop))
-		rest.SetSoftLineBreak(t.SoftLineBreak())
-		rest.SetHardLineBreak(t.HardLineBreak())
-		parent.ReplaceChild(parent, t, rest)
+			link.Destination = []byte(GOTermURL(id))
+			return link
+		})
 	}
+}
+
+// linkMatches replaces text node t by its text with each match (byte
+// offsets within t) made a link by newLink, given the matched text; what
+// follows the last match keeps t's line break. No matches leave t alone.
+func linkMatches(src []byte, t *ast.Text, matches [][]int, newLink func(id string) *ast.Link) {
+	if len(matches) == 0 {
+		return
+	}
+	seg := t.Segment
+	parent := t.Parent()
+	at := seg.Start
+	for _, m := range matches {
+		start, stop := seg.Start+m[0], seg.Start+m[1]
+		if start > at {
+			parent.InsertBefore(parent, t, ast.NewTextSegment(text.NewSegment(at, start)))
+		}
+		link := newLink(string(src[start:stop]))
+		link.AppendChild(link, ast.NewTextSegment(text.NewSegment(start, stop)))
+		parent.InsertBefore(parent, t, link)
+		at = stop
+	}
+	rest := ast.NewTextSegment(text.NewSegment(at, seg.Stop))
+	rest.SetSoftLineBreak(t.SoftLineBreak())
+	rest.SetHardLineBreak(t.HardLineBreak())
+	parent.ReplaceChild(parent, t, rest)
 }

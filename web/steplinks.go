@@ -42,37 +42,19 @@ func (stepLinker) Transform(doc *ast.Document, reader text.Reader, pc parser.Con
 		return
 	}
 	src := reader.Source()
-	texts := runningTexts(doc)
-	for _, t := range texts {
-		seg := t.Segment
+	for _, t := range runningTexts(doc) {
 		var matches [][]int
-		for _, m := range stepIDRE.FindAllIndex(seg.Value(src), -1) {
-			if steps[string(seg.Value(src)[m[0]:m[1]])] {
+		for _, m := range stepIDRE.FindAllIndex(t.Segment.Value(src), -1) {
+			if steps[string(t.Segment.Value(src)[m[0]:m[1]])] {
 				matches = append(matches, m)
 			}
 		}
-		if len(matches) == 0 {
-			continue
-		}
-		parent := t.Parent()
-		at := seg.Start
-		for _, m := range matches {
-			start, stop := seg.Start+m[0], seg.Start+m[1]
-			if start > at {
-				parent.InsertBefore(parent, t, ast.NewTextSegment(text.NewSegment(at, start)))
-			}
-			id := string(src[start:stop])
+		linkMatches(src, t, matches, func(id string) *ast.Link {
 			link := ast.NewLink()
 			link.Destination = []byte("#" + StepAnchor(id))
 			link.SetAttributeString("class", []byte("step-link step-mention"))
 			link.SetAttributeString("data-step-id", []byte(id))
-			link.AppendChild(link, ast.NewTextSegment(text.NewSegment(start, stop)))
-			parent.InsertBefore(parent, t, link)
-			at = stop
-		}
-		rest := ast.NewTextSegment(text.NewSegment(at, seg.Stop))
-		rest.SetSoftLineBreak(t.SoftLineBreak())
-		rest.SetHardLineBreak(t.HardLineBreak())
-		parent.ReplaceChild(parent, t, rest)
+			return link
+		})
 	}
 }
