@@ -3,20 +3,14 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { env, useBrowser, byTestId, Api, screenshot, viewports } from './lib/harness.js';
-import { acceptanceRequest, waitConnected, horizontalOverflow, tabOrder } from './lib/conversation.js';
+import { waitConnected, horizontalOverflow, tabOrder, buildAcceptance } from './lib/conversation.js';
 
 const b = useBrowser();
 let built; // a conversation with a planned and built strategy
 
 before(async () => {
   const api = new Api(env().alice);
-  const conv = await api.createConversation('Layout check');
-  await api.startTurn(conv.id, acceptanceRequest, 'plan', 'offline');
-  const planned = await api.waitIdle(conv.id);
-  const handoff = planned.handoffs.find((h) => h.status === 'pending');
-  assert.ok(handoff, 'the offline planner requested a build');
-  await api.call('POST', `/conversations/${conv.id}/handoffs/${handoff.id}/accept`);
-  await api.waitIdle(conv.id);
+  const conv = await buildAcceptance(api, 'Layout check');
   // A third turn folds the first into its summary line.
   await api.startTurn(conv.id, 'thanks', 'plan', 'offline');
   built = await api.waitIdle(conv.id);

@@ -5,7 +5,7 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { env, useBrowser, byTestId, Api, screenshot } from './lib/harness.js';
-import { acceptanceRequest, waitConnected, horizontalOverflow, tabOrder } from './lib/conversation.js';
+import { waitConnected, horizontalOverflow, tabOrder, buildAcceptance } from './lib/conversation.js';
 
 const b = useBrowser();
 const sizes = {
@@ -17,13 +17,7 @@ let rootCount; // its result step's count
 
 before(async () => {
   const api = new Api(env().alice);
-  const conv = await api.createConversation('Quokka replication genes');
-  await api.startTurn(conv.id, acceptanceRequest, 'plan', 'offline');
-  const planned = await api.waitIdle(conv.id);
-  const handoff = planned.handoffs.find((h) => h.status === 'pending');
-  assert.ok(handoff, 'the offline planner requested a build');
-  await api.call('POST', `/conversations/${conv.id}/handoffs/${handoff.id}/accept`);
-  await api.waitIdle(conv.id);
+  const conv = await buildAcceptance(api, 'Quokka replication genes');
   // The planner names the conversation after the request; give it back a
   // title no other conversation has.
   await api.call('PATCH', `/conversations/${conv.id}`, { title: 'Quokka replication genes' });
