@@ -74,8 +74,8 @@ func FuzzJSONBodies(f *testing.F) {
 		}
 		// A chat completion that passes validation answers only when its
 		// turn has ended: planning (and with strategist-auto, building) is
-		// not what this fuzzes, and a slow input at the fuzzing deadline
-		// fails the run. Such a request gets a second; running out of it
+		// not what this fuzzes, and waiting for them would make most of the
+		// run's inputs turns. Such a request gets a second; running out of it
 		// means the request was taken (the turn goes on in the server).
 		limit := 30 * time.Second
 		if rt.path == "/v1/chat/completions" {
