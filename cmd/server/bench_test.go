@@ -102,24 +102,27 @@ func benchmarkToolCallCPU(b *testing.B, spans sdktrace.SpanExporter) {
 		conv := a.newConversation()
 		var ms0, ms1 runtime.MemStats
 		runtime.ReadMemStats(&ms0)
+		// The end is awaited on the broker, in the process: polling the
+		// API or reading an SSE stream would add its own CPU to the turn's.
+		sub := a.app.broker.Subscribe(conv)
 		before := cpuTime()
 		b.StartTimer()
 		turn := a.startTurn(conv, "execute", "list")
-		for {
-			var tr struct{ Turns []struct{ ID, Status string } }
-			a.call("GET", "/api/v1/conversations/"+conv, nil, &tr)
-			if len(tr.Turns) == 1 && tr.Turns[0].ID == turn && tr.Turns[0].Status != "running" {
-				if tr.Turns[0].Status != "completed" {
-					b.Fatalf("turn %s\n%s", tr.Turns[0].Status, a.logs.String())
-				}
+		for r := range sub.Records() {
+			if r.Type == "turn_end" && r.TurnID == turn {
 				break
 			}
-			time.Sleep(20 * time.Millisecond)
 		}
 		b.StopTimer()
 		perCall = append(perCall, (cpuTime()-before)/calls)
 		runtime.ReadMemStats(&ms1)
 		allocs = append(allocs, float64(ms1.Mallocs-ms0.Mallocs)/calls)
+		sub.Close()
+		var tr struct{ Turns []struct{ ID, Status string } }
+		a.call("GET", "/api/v1/conversations/"+conv, nil, &tr)
+		if len(tr.Turns) != 1 || tr.Turns[0].ID != turn || tr.Turns[0].Status != "completed" {
+			b.Fatalf("turns %+v, want %s completed\n%s", tr.Turns, turn, a.logs.String())
+		}
 		a.Stop()
 		b.StartTimer()
 	}
