@@ -12,19 +12,49 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// argSchema is a tool's argument schema, inferred and resolved once.
+// argSchema is a tool's argument schema, inferred and resolved once. It is
+// never modified after it is made, so the tools of every turn share it.
 type argSchema struct {
 	root     *jsonschema.Schema
 	resolved *jsonschema.Resolved
 	rendered json.RawMessage
 }
 
+// argSchemaKey names an argument schema: the arguments' type and the code
+// of the edit applied to it (0 for none). Roles build their tools for every
+// turn; inferring and resolving each schema again cost a turn of twenty
+// tool calls about a tenth of its CPU.
+type argSchemaKey struct {
+	args reflect.Type
+	edit uintptr
+}
+
+// argSchemas holds the schemas made so far, by argSchemaKey.
+var argSchemas sync.Map
+
 func newArgSchema[Args any](edit func(*jsonschema.Schema)) (*argSchema, error) {
+	key := argSchemaKey{args: reflect.TypeFor[Args]()}
+	if edit != nil {
+		key.edit = reflect.ValueOf(edit).Pointer()
+	}
+	if a, ok := argSchemas.Load(key); ok {
+		return a.(*argSchema), nil
+	}
+	a, err := makeArgSchema[Args](edit)
+	if err != nil {
+		return nil, err
+	}
+	a2, _ := argSchemas.LoadOrStore(key, a)
+	return a2.(*argSchema), nil
+}
+
+func makeArgSchema[Args any](edit func(*jsonschema.Schema)) (*argSchema, error) {
 	if k := reflect.TypeFor[Args]().Kind(); k != reflect.Struct {
 		return nil, fmt.Errorf("arguments must be a struct, not %s", k)
 	}

@@ -86,7 +86,10 @@ type toolOptions struct {
 
 // WithSchema lets the tool edit its inferred schema before it is resolved:
 // add an enum, bounds or better descriptions than struct tags can carry.
-// Validation then enforces the edited schema.
+// Validation then enforces the edited schema. The edited schema is made
+// once per argument type and edit function and then shared, so edit must
+// depend on nothing but s (a function literal that captures variables
+// would get the schema its first instance made).
 func WithSchema(edit func(s *jsonschema.Schema)) ToolOption {
 	return func(o *toolOptions) { o.edit = edit }
 }

@@ -41,6 +41,28 @@ func stepTool(got *stepArgs) Tool {
 	}))
 }
 
+// TestToolSchemaShared: building a tool again (every turn does) reuses its
+// schema, while another edit of the same argument type gets its own.
+func TestToolSchemaShared(t *testing.T) {
+	var got stepArgs
+	a, b := stepTool(&got), stepTool(&got)
+	if a.args != b.args {
+		t.Error("the same tool built twice made its schema twice")
+	}
+	bounded := NewTool("create_step", "Create a search step.", func(_ context.Context, a stepArgs) (string, error) { return "", nil },
+		WithSchema(func(s *jsonschema.Schema) { s.Properties["weight"].Minimum = new(0.0) }))
+	plain := NewTool("create_step", "Create a search step.", func(_ context.Context, a stepArgs) (string, error) { return "", nil })
+	if bounded.args == a.args || plain.args == a.args || plain.args == bounded.args {
+		t.Fatal("different edits of one argument type share a schema")
+	}
+	if _, err := bounded.Call(context.Background(), json.RawMessage(`{"search_name":"s","parameters":{},"weight":-1}`)); err == nil {
+		t.Error("the bounded tool took weight -1")
+	}
+	if _, err := plain.Call(context.Background(), json.RawMessage(`{"search_name":"s","parameters":{},"weight":-1}`)); err != nil {
+		t.Errorf("the plain tool refused weight -1: %v", err)
+	}
+}
+
 func TestToolDecl(t *testing.T) {
 	var got stepArgs
 	decl := stepTool(&got).Decl()
