@@ -24,6 +24,10 @@ type argSchema struct {
 	root     *jsonschema.Schema
 	resolved *jsonschema.Resolved
 	rendered json.RawMessage
+	// emptyValid says {} satisfies the schema: a call without arguments
+	// (list_steps, validate_strategy) then needs neither validation nor
+	// decoding.
+	emptyValid bool
 }
 
 // argSchemaKey names an argument schema: the arguments' type and the code
@@ -78,7 +82,8 @@ func makeArgSchema[Args any](edit func(*jsonschema.Schema)) (*argSchema, error) 
 	if err != nil {
 		return nil, fmt.Errorf("render argument schema: %w", err)
 	}
-	return &argSchema{root: s, resolved: resolved, rendered: rendered}, nil
+	emptyValid := resolved.Validate(map[string]any{}) == nil
+	return &argSchema{root: s, resolved: resolved, rendered: rendered, emptyValid: emptyValid}, nil
 }
 
 // Problem is one thing wrong with a tool call's arguments, as reported to
@@ -100,6 +105,9 @@ func (a *argSchema) decode(raw json.RawMessage, dst any) error {
 	data := bytes.TrimSpace(raw)
 	if len(data) == 0 || string(data) == "null" {
 		data = []byte("{}")
+	}
+	if a.emptyValid && string(data) == "{}" {
+		return nil // dst keeps its zero value, as decoding {} would leave it
 	}
 	var inst any
 	if err := json.Unmarshal(data, &inst); err != nil {

@@ -153,6 +153,25 @@ func TestDecodeArgs(t *testing.T) {
 	}
 }
 
+// TestNoArguments: a tool without arguments takes {}, null or nothing, and
+// still refuses an argument it does not have.
+func TestNoArguments(t *testing.T) {
+	calls := 0
+	tool := NewTool("list_steps", "List the steps.", func(context.Context, struct{}) (string, error) { calls++; return "ok", nil })
+	for _, raw := range []string{`{}`, ` {} `, `null`, ``, `{ }`} {
+		if _, err := tool.Call(t.Context(), json.RawMessage(raw)); err != nil {
+			t.Errorf("Call(%q): %v", raw, err)
+		}
+	}
+	if calls != 5 {
+		t.Errorf("handler ran %d times, want 5", calls)
+	}
+	_, err := tool.Call(t.Context(), json.RawMessage(`{"step_id":"s1"}`))
+	if te, ok := errors.AsType[*ToolError](err); !ok || te.Code != CodeValidation {
+		t.Errorf("Call with an unknown argument = %v, want a VALIDATION_ERROR", err)
+	}
+}
+
 func TestNewToolsetErrors(t *testing.T) {
 	ok := func(context.Context, noArgs) (struct{}, error) { return struct{}{}, nil }
 	tests := []struct {
