@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
+
+	"github.com/google/uuid"
 
 	"strategist/internal/pgtest"
 	"strategist/internal/store"
@@ -46,4 +49,41 @@ func BenchmarkAppendEvents(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkStartTurnTx measures a turn's start in the store alone (its
+// checks, the turn, the user message, the turn's job and the turn_start
+// event, one round trip), each on a new conversation, against a bare
+// one-row commit on the same pool sampled between starts.
+func BenchmarkStartTurnTx(b *testing.B) {
+	ctx := context.Background()
+	db, err := store.New(pgtest.New(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	u, err := db.CreateUser(ctx, "bench@example.org", "$argon2id$test")
+	if err != nil {
+		b.Fatal(err)
+	}
+	floor := pgtest.NewFloor(b, db.Pool())
+	var lat []time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		c, err := db.CreateConversation(ctx, u.ID, "plasmodb", "", "offline")
+		if err != nil {
+			b.Fatal(err)
+		}
+		turn, msg := uuid.NewString(), uuid.NewString()
+		payload := fmt.Appendf(nil, `{"turnId":%q,"mode":"plan","model":"offline","userMessageId":%q,"message":"tRNA genes"}`, turn, msg)
+		floor.Sample(b, 3)
+		b.StartTimer()
+		start := time.Now()
+		if _, err := db.StartTurnTx(ctx, store.StartTurn{UserID: u.ID, ConversationID: c.ID, TurnID: turn, Mode: "plan", Model: "offline",
+			Message: store.NewMessage{ID: msg, Role: "user", Content: "tRNA genes"}, Origin: "bench",
+			Events: []store.NewEvent{{ConversationID: c.ID, TurnID: turn, Type: "turn_start", Payload: payload}}}); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	floor.Report(b, lat)
 }
