@@ -357,6 +357,6 @@ FROM events WHERE turn_id = $1 ORDER BY seq`
 // whose process died; not owner-filtered: only the orchestrator calls it).
 func (db *DB) TurnEvents(ctx context.Context, turnID string) ([]EventRow, error) {
 	rows, _ := db.pool.Query(ctx, turnEventsSQL, turnID)
-	es, err := pgx.CollectRows(rows, pgx.RowToStructByName[EventRow])
+	es, err := pgx.CollectRows(rows, scanEventRow)
 	return es, translate("turn events", err)
 }
