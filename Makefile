@@ -62,7 +62,7 @@ bench:
 	@source scripts/db.sh && find_database && \
 	  source scripts/data-dir.sh && find_data_dir && \
 	  { go test -run '^$$' -bench 'PostToTurnStart' ./cmd/server/ && \
-	    go test -run '^$$' -bench 'ToolCallCPU' -benchtime 5x ./cmd/server/ && \
+	    go test -run '^$$' -bench 'ToolCallCPU' -benchtime 10x ./cmd/server/ && \
 	    go test -run '^$$' -bench 'DeliveryLatency|IdleStreamMemory' -benchtime 1x -timeout 15m ./cmd/server/ && \
 	    go test -run '^$$' -bench 'Append' ./internal/eventlog/ && \
 	    go test -run '^$$' -bench 'ConversationPage' -benchmem ./web/ ; } 2>&1 | tee bench.out | grep -E '^(Benchmark|ok|FAIL|---)' ; \
