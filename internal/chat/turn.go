@@ -71,12 +71,16 @@ func (s *Service) emit(t *turn) func(ctx context.Context, evs ...event.Event) er
 // calls, usage) without waiting for each to be durable: what the loop
 // produces while one transaction commits goes in the next. A failure shows
 // at a later append or at the turn's Sync.
+//
+// Queue waits only when the turn already has a full batch unwritten, and
+// then only until the writer has written what was queued before, each of
+// its transactions bounded by the log's WriteTimeout; the turn's
+// cancellation must not cut that wait short. So the loop's context is not
+// passed, and no timer is made for every event.
 func (s *Service) queue(t *turn) func(ctx context.Context, evs ...event.Event) error {
-	return func(ctx context.Context, evs ...event.Event) error {
+	return func(_ context.Context, evs ...event.Event) error {
 		s.note(t, evs)
-		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), appendTimeout)
-		defer cancel()
-		return t.log.Queue(actx, evs...)
+		return t.log.Queue(context.Background(), evs...)
 	}
 }
 
