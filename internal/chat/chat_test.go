@@ -16,6 +16,7 @@ import (
 	"strategist/internal/agent"
 	"strategist/internal/chat"
 	"strategist/internal/event"
+	"strategist/internal/eventlog"
 	"strategist/internal/llm"
 	"strategist/internal/store"
 )
@@ -659,4 +660,68 @@ func TestResumeGoesOnFromLastRound(t *testing.T) {
 		t.Errorf("stored messages (-want +got):\n%s", diff)
 	}
 	w.checkLog(w.convID)
+}
+
+// slowLog delays every transaction of the event log, so that events a turn
+// only queued are still unwritten well after the loop has gone on.
+type slowLog struct {
+	eventlog.LogStore
+	delay time.Duration
+}
+
+func (s slowLog) AppendEvents(ctx context.Context, origin string, batch []store.NewEvent) ([]store.EventRow, error) {
+	time.Sleep(s.delay)
+	return s.LogStore.AppendEvents(ctx, origin, batch)
+}
+
+// roundChecker fails a test when a tool round's messages are stored before
+// the ends of the round's tool calls are in the event table: a run resumed
+// from those messages would find the calls still open in the stream and end
+// them as interrupted, when the model had been given their results.
+// calls[i] is how many tool calls the turn has made by the end of round i.
+type roundChecker struct {
+	chat.Store
+	w      *world
+	calls  []int
+	rounds atomic.Int32
+}
+
+func (c *roundChecker) AddMessages(ctx context.Context, conversationID, turnID string, msgs []store.NewMessage) error {
+	if slices.ContainsFunc(msgs, func(m store.NewMessage) bool { return m.Role == agent.StoredTool }) {
+		round := int(c.rounds.Add(1)) - 1
+		ends := 0
+		for _, r := range c.w.events(conversationID) {
+			if r.Type == "tool_call_end" && r.TurnID == turnID {
+				ends++
+			}
+		}
+		if round < len(c.calls) && ends < c.calls[round] {
+			c.w.t.Errorf("round %d's messages were stored with %d tool_call_end events in the table, want %d", round+1, ends, c.calls[round])
+		}
+	}
+	return c.Store.AddMessages(ctx, conversationID, turnID, msgs)
+}
+
+// TestRoundEventsDurableBeforeMessages: each tool round's messages are stored
+// only once its tool calls' end events are durable, even when the log's
+// writer is slow.
+func TestRoundEventsDurableBeforeMessages(t *testing.T) {
+	t.Parallel()
+	e := engine(t, `{"roles":{"planner":[{"toolCalls":[{"name":"count","args":{}},{"name":"count","args":{}}]},{"toolCalls":[{"name":"count","args":{}}]},{"text":"Done."}]}}`)
+	type none struct{}
+	planner := role{name: "planner", tools: func(agent.Env) []agent.Tool {
+		return []agent.Tool{agent.NewTool("count", "Count a call.", func(context.Context, none) (*none, error) { return &none{}, nil })}
+	}}
+	w := newWorld(t)
+	checker := &roundChecker{w: w, calls: []int{2, 3}}
+	p := w.start(options{engine: e, planner: planner,
+		logStore: func(s eventlog.LogStore) eventlog.LogStore { return slowLog{s, 50 * time.Millisecond} },
+		store:    func(s chat.Store) chat.Store { checker.Store = s; return checker }})
+	id := w.mustStart(p, w.convID, "count twice, then once")
+	if tr := w.waitEnd(w.convID, id); tr.Status != event.TurnCompleted {
+		t.Fatalf("turn ended %s (%s)", tr.Status, tr.Error)
+	}
+	if n := checker.rounds.Load(); n != 2 {
+		t.Errorf("%d tool rounds stored, want 2", n)
+	}
 }

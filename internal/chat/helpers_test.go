@@ -130,6 +130,10 @@ type options struct {
 	planner     chat.Role // default: a planner without tools
 	executor    chat.Role // default: an executor without tools
 	autoApprove bool
+	// store and logStore, when set, wrap what the Service and its event
+	// log write through.
+	store    func(chat.Store) chat.Store
+	logStore func(eventlog.LogStore) eventlog.LogStore
 }
 
 // process is one server process as main wires it, reduced to what chat
@@ -153,11 +157,19 @@ func (w *world) start(o options) *process {
 	}
 	origin := uuid.NewString()
 	broker := eventlog.NewBroker(0)
-	log, err := eventlog.NewLog(eventlog.LogConfig{Store: w.db, Broker: broker, Origin: origin})
+	var logStore eventlog.LogStore = w.db
+	if o.logStore != nil {
+		logStore = o.logStore(logStore)
+	}
+	var st chat.Store = w.db
+	if o.store != nil {
+		st = o.store(st)
+	}
+	log, err := eventlog.NewLog(eventlog.LogConfig{Store: logStore, Broker: broker, Origin: origin})
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	svc, err := chat.New(chat.Config{Store: w.db, Log: log, Publisher: broker, Models: models{o.engine},
+	svc, err := chat.New(chat.Config{Store: st, Log: log, Publisher: broker, Models: models{o.engine},
 		Planner: o.planner, Executor: o.executor, Origin: origin, AutoApprove: o.autoApprove,
 		// Orphans are looked for at start and on a conflict only: a test
 		// decides when a process dies.
