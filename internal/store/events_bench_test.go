@@ -17,14 +17,7 @@ import (
 // it reads them back), per batch size. One op is one batch.
 func BenchmarkAppendEvents(b *testing.B) {
 	ctx := context.Background()
-	db, err := store.New(pgtest.New(b))
-	if err != nil {
-		b.Fatal(err)
-	}
-	u, err := db.CreateUser(ctx, "bench@example.org", "$argon2id$test")
-	if err != nil {
-		b.Fatal(err)
-	}
+	db, u := benchDB(b)
 	payload := []byte(`{"turnId":"7f2b1c3e-0000-4000-8000-000000000001","messageId":"m1","delta":"a few words of streamed assistant text"}`)
 	for _, size := range []int{1, 16, 256} {
 		for _, variant := range []struct {
@@ -57,14 +50,7 @@ func BenchmarkAppendEvents(b *testing.B) {
 // one-row commit on the same pool sampled between starts.
 func BenchmarkStartTurnTx(b *testing.B) {
 	ctx := context.Background()
-	db, err := store.New(pgtest.New(b))
-	if err != nil {
-		b.Fatal(err)
-	}
-	u, err := db.CreateUser(ctx, "bench@example.org", "$argon2id$test")
-	if err != nil {
-		b.Fatal(err)
-	}
+	db, u := benchDB(b)
 	floor := pgtest.NewFloor(b, db.Pool())
 	var lat []time.Duration
 	for b.Loop() {
@@ -86,4 +72,18 @@ func BenchmarkStartTurnTx(b *testing.B) {
 		lat = append(lat, time.Since(start))
 	}
 	floor.Report(b, lat)
+}
+
+// benchDB is a fresh database with one user, for a store benchmark.
+func benchDB(b *testing.B) (*store.DB, store.User) {
+	b.Helper()
+	db, err := store.New(pgtest.New(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	u, err := db.CreateUser(context.Background(), "bench@example.org", "$argon2id$test")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return db, u
 }
