@@ -16,6 +16,7 @@ import (
 	"strategist/internal/catalog"
 	"strategist/internal/event"
 	"strategist/internal/llm"
+	"strategist/internal/plan"
 	"strategist/web"
 )
 
@@ -925,5 +926,43 @@ func TestSubagentsPanelRetrying(t *testing.T) {
 	}
 	if got := strings.TrimSpace(tid(doc.Selection, "delegation-summary").Text()); got != "2 nodes: 1 retrying, 1 queued" {
 		t.Errorf("summary = %q", got)
+	}
+}
+
+// TestRetryReplacesTheFailedTurn: Retry replaces the turn that failed when
+// it sends that turn's own message again; after a failed build it sends the
+// plan's message as a new turn (an earlier turn cannot be replaced).
+func TestRetryReplacesTheFailedTurn(t *testing.T) {
+	retry := func(s *goquery.Selection) map[string]string {
+		t.Helper()
+		form := tid(s, "retry-button").Closest("form")
+		if form.Length() != 1 {
+			t.Fatalf("%d Retry forms, want 1", form.Length())
+		}
+		fields := map[string]string{}
+		form.Find("input").Each(func(_ int, in *goquery.Selection) { fields[in.AttrOr("name", "")] = in.AttrOr("value", "") })
+		return fields
+	}
+	s := page(t,
+		&event.TurnStart{Base: b("t1"), Mode: "plan", UserMessageID: "u1", Message: "DNA repair genes"},
+		&event.TurnEnd{Base: b("t1"), Status: "failed", Error: "the model stopped"},
+	).Selection
+	if f := retry(s); f["replaces"] != "t1" || f["message"] != "DNA repair genes" || f["mode"] != "plan" {
+		t.Errorf("Retry of a failed plan turn posts %v, want it to replace t1 with its message", f)
+	}
+
+	s = page(t,
+		&event.TurnStart{Base: b("t1"), Mode: "plan", UserMessageID: "u1", Message: "DNA repair genes"},
+		&event.TurnEnd{Base: b("t1"), Status: "completed"},
+		&event.TurnStart{Base: b("t2"), Mode: "execute", UserMessageID: "u2", HandoffID: "h1",
+			Message: plan.BuildPrefix + "\n```json\n{\"handoffId\":\"h1\",\"goal\":\"G\",\"plan\":{\"type\":\"task\",\"task\":\"A\"}}\n```"},
+		&event.TurnEnd{Base: b("t2"), Status: "cancelled"},
+	).Selection
+	f := retry(s)
+	if _, ok := f["replaces"]; ok || f["message"] != "DNA repair genes" {
+		t.Errorf("Retry after a stopped build posts %v, want the plan's message as a new turn", f)
+	}
+	if again := tid(s, "build-again-button").Closest("form"); again.Find(`input[name="replaces"]`).Length() != 0 {
+		t.Error("Build again replaces a turn")
 	}
 }
