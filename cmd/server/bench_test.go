@@ -51,6 +51,7 @@ func BenchmarkPostToTurnStart(b *testing.B) {
 		}()
 		// Give the stream a moment to subscribe before the turn starts.
 		time.Sleep(20 * time.Millisecond)
+		floor.Warm(b)
 		floor.Sample(b, 3)
 		b.StartTimer()
 		start := time.Now()
