@@ -32,8 +32,9 @@ type argSchema struct {
 
 // argSchemaKey names an argument schema: the arguments' type and the code
 // of the edit applied to it (0 for none). Roles build their tools for every
-// turn; inferring and resolving each schema again cost a turn of twenty
-// tool calls about a tenth of its CPU.
+// turn; inferring and resolving each schema again cost every executor turn
+// a few milliseconds of CPU (ToolCallCPU: 47 allocations per call of a
+// 200-call turn).
 type argSchemaKey struct {
 	args reflect.Type
 	edit uintptr

@@ -59,8 +59,8 @@ const eventColumns = `conversation_id::text AS conversation_id, seq, coalesce(tu
 // scanEventRow scans a row of eventColumns, in their order. It does what
 // pgx.RowToStructByName would without its reflection, and takes the payload
 // as the bytes PostgreSQL sent rather than through json.RawMessage's
-// UnmarshalJSON, which checked it again: an append scans every row it
-// writes, and the two were a fifth of a tool call's allocations.
+// UnmarshalJSON, which checked it again. An append scans every row it
+// writes: this saved 8 of a tool call's 125 allocations (ToolCallCPU).
 func scanEventRow(row pgx.CollectableRow) (EventRow, error) {
 	var (
 		r       EventRow
