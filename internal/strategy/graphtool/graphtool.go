@@ -202,13 +202,10 @@ type tools struct {
 	made  *Scope
 }
 
-// claimed is the set a keyed call's step must be outside of to be taken
-// back: the sub-agent's scope, or the executor run's steps; nil when the
-// tools make no keys.
-func (t *tools) claimed() *Scope {
-	if t.s.b.Origin == "" {
-		return nil
-	}
+// tracked is the set the tools' new and taken-back steps join, which a
+// keyed call's step must be outside of to be taken back: the sub-agent's
+// scope, or the executor run's steps (a keyed turn only); nil for neither.
+func (t *tools) tracked() *Scope {
 	if t.scope != nil {
 		return t.scope
 	}

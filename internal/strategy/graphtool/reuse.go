@@ -62,16 +62,16 @@ func (t *tools) reuse(ctx context.Context, strategyID, key string, m strategy.Mu
 	if err != nil {
 		return nil, err
 	}
-	set := t.claimed()
+	set := t.tracked()
 	for _, s := range snap.Steps {
 		if s.Key != key || set.Contains(s.ID) {
 			continue
 		}
 		set.Add(s.ID)
-		out := &StepResult{Step: stepView(s), Reused: true, Version: snap.Version, Roots: t.roots(snap),
-			Change: fmt.Sprintf("step %s %q was already made by an earlier attempt of this task with the same call; it is yours now", s.ID, s.DisplayName)}
+		out := &StepResult{Step: stepView(s), Reused: true, Version: snap.Version, Roots: t.roots(snap)}
 		if t.scope != nil {
 			out.Scope = t.scope.IDs()
+			out.Change = fmt.Sprintf("step %s %q was already made by an earlier attempt of this task with the same call; it is yours now", s.ID, s.DisplayName)
 		} else {
 			out.Change = fmt.Sprintf("step %s %q was already made with the same call before this turn was resumed; it is reused, not made again", s.ID, s.DisplayName)
 		}

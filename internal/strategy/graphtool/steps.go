@@ -197,7 +197,7 @@ func (t *tools) apply(ctx context.Context, op string, m strategy.Mutation, creat
 		return nil, t.fail(op, err)
 	}
 	var key string
-	if t.claimed() != nil {
+	if t.s.b.Origin != "" {
 		key = stepKey(t.s.b.Origin, m)
 		out, err := t.reuse(ctx, id, key, m)
 		if err != nil {
@@ -221,10 +221,8 @@ func (t *tools) apply(ctx context.Context, op string, m strategy.Mutation, creat
 	if !ok {
 		return nil, fmt.Errorf("graphtool: %s: step %s is missing from version %d", op, res.Change.Step, res.Snapshot.Version)
 	}
-	if set := t.claimed(); set != nil {
+	if set := t.tracked(); set != nil {
 		set.Add(step.ID)
-	} else if t.scope != nil {
-		t.scope.Add(step.ID)
 	}
 	out := &StepResult{Step: stepView(step), Change: res.Change.Summary, Version: res.Snapshot.Version, Roots: t.roots(res.Snapshot)}
 	if t.scope != nil {
