@@ -64,6 +64,7 @@ bench:
 	  { go test -run '^$$' -bench 'PostToTurnStart' ./cmd/server/ && \
 	    go test -run '^$$' -bench 'ToolCallCPU' -benchtime 10x ./cmd/server/ && \
 	    go test -run '^$$' -bench 'DeliveryLatency|IdleStreamMemory' -benchtime 1x -timeout 15m ./cmd/server/ && \
+	    go test -run '^$$' -bench 'StartTurnTx' -benchtime 300x ./internal/store/ && \
 	    go test -run '^$$' -bench 'Append' ./internal/eventlog/ && \
 	    go test -run '^$$' -bench 'ConversationPage' -benchmem ./web/ ; } 2>&1 | tee bench.out | grep -E '^(Benchmark|ok|FAIL|---)' ; \
 	  go run ./tools/benchtable < bench.out
