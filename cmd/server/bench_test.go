@@ -1,16 +1,22 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
@@ -22,7 +28,9 @@ import (
 // names its model, as the conversation page's composer always does. Between
 // turns, with the timer stopped, it samples the floor: a bare one-row
 // commit on the server's own pool; ratio-p50 and ratio-p99 are the turn
-// start's latency over it.
+// start's latency over it. It also samples the raw path (rawStartPath):
+// the same HTTP legs around one bare commit, so that the table shows how
+// much of the turn start is HTTP and commit, whatever the code does.
 func BenchmarkPostToTurnStart(b *testing.B) {
 	a := startBenchApp(b, nil)
 	floor := pgtest.NewFloor(b, a.app.db.Pool())
@@ -32,9 +40,11 @@ func BenchmarkPostToTurnStart(b *testing.B) {
 	// a new one.
 	streams := &http.Client{Transport: &http.Transport{}}
 	defer streams.CloseIdleConnections()
+	raw := newRawStartPath(b, a.app.db.Pool())
 	var lat []time.Duration
 	for b.Loop() {
 		b.StopTimer()
+		raw.sample(b)
 		conv := a.newConversation()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		// A bare SSE reader (as the delivery benchmark's clients): the
@@ -68,6 +78,105 @@ func BenchmarkPostToTurnStart(b *testing.B) {
 		b.StartTimer()
 	}
 	floor.Report(b, lat)
+	raw.report(b)
+}
+
+// rawStartPath is the turn start's physical floor over HTTP: a bare
+// net/http server whose POST commits one bare row and sends one SSE frame
+// to a stream the client opened before, with nothing of Strategist in
+// between (no middleware, no authentication, no turn). The turn-start
+// benchmark takes one sample of it per turn, with the same pause before
+// it, and reports it as raw-path-p50-ms and raw-path-p99-ms: what the HTTP
+// legs and one commit cost on this machine.
+type rawStartPath struct {
+	srv            *httptest.Server
+	posts, streams *http.Client
+	frames         chan []byte
+	lat            []time.Duration
+	pool           *pgxpool.Pool
+}
+
+func newRawStartPath(b *testing.B, pool *pgxpool.Pool) *rawStartPath {
+	r := &rawStartPath{frames: make(chan []byte, 1), pool: pool,
+		posts: &http.Client{Transport: &http.Transport{}}, streams: &http.Client{Transport: &http.Transport{}}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /stream", func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, ": open\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case f := <-r.frames:
+			_, _ = w.Write(f)
+			w.(http.Flusher).Flush()
+		case <-req.Context().Done():
+		}
+	})
+	mux.HandleFunc("POST /start", func(w http.ResponseWriter, req *http.Request) {
+		var body map[string]string
+		if err := json.NewDecoder(req.Body).Decode(&body); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		if _, err := pool.Exec(req.Context(), `INSERT INTO bench_floor DEFAULT VALUES`); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		r.frames <- fmt.Appendf(nil, "id: 1\nevent: turn_start\ndata: {\"message\":%q}\n\n", body["message"])
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusAccepted)
+		_, _ = io.WriteString(w, `{"turnId":"raw"}`)
+	})
+	r.srv = httptest.NewServer(mux)
+	b.Cleanup(func() {
+		r.posts.CloseIdleConnections()
+		r.streams.CloseIdleConnections()
+		r.srv.Close()
+	})
+	return r
+}
+
+// sample opens a stream, pauses as the turn-start benchmark does, warms
+// the commit path, and times one POST to the frame's arrival.
+func (r *rawStartPath) sample(b *testing.B) {
+	resp, err := r.streams.Get(r.srv.URL + "/stream")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	if _, err := br.ReadString('\n'); err != nil { // ": open": the stream is waiting
+		b.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	if _, err := r.pool.Exec(context.Background(), `INSERT INTO bench_floor DEFAULT VALUES`); err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	post, err := r.posts.Post(r.srv.URL+"/start", "application/json", strings.NewReader(`{"mode":"plan","message":"tRNA genes","model":"offline"}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			b.Fatal(err)
+		}
+		if strings.HasPrefix(line, "data:") {
+			break
+		}
+	}
+	r.lat = append(r.lat, time.Since(start))
+	_, _ = io.Copy(io.Discard, post.Body)
+	post.Body.Close()
+}
+
+func (r *rawStartPath) report(b *testing.B) {
+	if len(r.lat) == 0 {
+		return
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	b.ReportMetric(ms(pgtest.Quantile(r.lat, 0.50)), "raw-path-p50-ms")
+	b.ReportMetric(ms(pgtest.Quantile(r.lat, 0.99)), "raw-path-p99-ms")
 }
 
 // BenchmarkToolCallCPU runs turns whose scripted model (no latency) calls
