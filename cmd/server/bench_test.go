@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
@@ -40,7 +39,7 @@ func BenchmarkPostToTurnStart(b *testing.B) {
 	// a new one.
 	streams := &http.Client{Transport: &http.Transport{}}
 	defer streams.CloseIdleConnections()
-	raw := newRawStartPath(b, a.app.db.Pool())
+	raw := newRawStartPath(b, floor)
 	var lat []time.Duration
 	for b.Loop() {
 		b.StopTimer()
@@ -93,11 +92,11 @@ type rawStartPath struct {
 	posts, streams *http.Client
 	frames         chan []byte
 	lat            []time.Duration
-	pool           *pgxpool.Pool
+	floor          *pgtest.Floor
 }
 
-func newRawStartPath(b *testing.B, pool *pgxpool.Pool) *rawStartPath {
-	r := &rawStartPath{frames: make(chan []byte, 1), pool: pool,
+func newRawStartPath(b *testing.B, floor *pgtest.Floor) *rawStartPath {
+	r := &rawStartPath{frames: make(chan []byte, 1), floor: floor,
 		posts: &http.Client{Transport: &http.Transport{}}, streams: &http.Client{Transport: &http.Transport{}}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /stream", func(w http.ResponseWriter, req *http.Request) {
@@ -117,7 +116,7 @@ func newRawStartPath(b *testing.B, pool *pgxpool.Pool) *rawStartPath {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		if _, err := pool.Exec(req.Context(), `INSERT INTO bench_floor DEFAULT VALUES`); err != nil {
+		if err := floor.Commit(req.Context()); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
@@ -148,9 +147,7 @@ func (r *rawStartPath) sample(b *testing.B) {
 		b.Fatal(err)
 	}
 	time.Sleep(20 * time.Millisecond)
-	if _, err := r.pool.Exec(context.Background(), `INSERT INTO bench_floor DEFAULT VALUES`); err != nil {
-		b.Fatal(err)
-	}
+	r.floor.Warm(b)
 	start := time.Now()
 	post, err := r.posts.Post(r.srv.URL+"/start", "application/json", strings.NewReader(`{"mode":"plan","message":"tRNA genes","model":"offline"}`))
 	if err != nil {

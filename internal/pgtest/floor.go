@@ -55,9 +55,16 @@ func (f *Floor) Sample(tb testing.TB, n int) {
 // right after the samples does not.
 func (f *Floor) Warm(tb testing.TB) {
 	tb.Helper()
-	if _, err := f.pool.Exec(context.Background(), `INSERT INTO bench_floor DEFAULT VALUES`); err != nil {
+	if err := f.Commit(context.Background()); err != nil {
 		tb.Errorf("pgtest: floor commit: %v", err)
 	}
+}
+
+// Commit commits one bare row, unmeasured: the write of a benchmark's raw
+// path (an HTTP handler that does nothing else).
+func (f *Floor) Commit(ctx context.Context) error {
+	_, err := f.pool.Exec(ctx, `INSERT INTO bench_floor DEFAULT VALUES`)
+	return err
 }
 
 // Report adds p50-ms, p99-ms, floor-p50-ms, floor-p99-ms, ratio-p50 and
