@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -49,7 +51,9 @@ func Binary(t testing.TB) string {
 	return binary.path
 }
 
-// FreeAddr is a loopback address nothing listens on now.
+// FreeAddr is a loopback address nothing listens on now, for a client
+// that must find nobody there. A server should not be told to bind it
+// later (see spawn): by then it may be taken.
 func FreeAddr(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -92,16 +96,27 @@ func StartAll(t testing.TB, envs ...map[string]string) []*Proc {
 	return procs
 }
 
-// spawn starts a server without waiting for it.
+// spawn starts a server without waiting for it. The server listens on a
+// port the kernel picks for it (STRATEGIST_ADDR=127.0.0.1:0) and waitReady
+// reads the port from its "strategist ready" log line. A port found free
+// here and bound by the child later could be taken in between: every
+// outgoing connection of a test running in parallel draws its local port
+// from the same range, and the child would then fail to start or, worse,
+// the test would talk to another test's server. The child logs at info
+// (env may ask for debug) so that the line is written.
 func spawn(t testing.TB, env map[string]string) *Proc {
 	t.Helper()
-	addr := FreeAddr(t)
+	switch env["STRATEGIST_LOG_LEVEL"] {
+	case "", "info", "debug":
+	default:
+		t.Fatalf("proctest: STRATEGIST_LOG_LEVEL=%s hides the line that gives the server's address; use info or debug", env["STRATEGIST_LOG_LEVEL"])
+	}
 	cmd := exec.Command(Binary(t), "serve")
-	cmd.Env = append(os.Environ(), "STRATEGIST_ADDR="+addr, "STRATEGIST_LOG_LEVEL=warn")
+	cmd.Env = append(os.Environ(), "STRATEGIST_ADDR=127.0.0.1:0", "STRATEGIST_LOG_LEVEL=info")
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	p := &Proc{URL: "http://" + addr, Logs: &Logs{}, t: t, cmd: cmd, done: make(chan error, 1)}
+	p := &Proc{Logs: &Logs{}, t: t, cmd: cmd, done: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = p.Logs, p.Logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -111,15 +126,21 @@ func spawn(t testing.TB, env map[string]string) *Proc {
 	return p
 }
 
-// waitReady waits until the server answers /readyz with 200.
+// waitReady waits until the server has logged its address and answers
+// /readyz there with 200.
 func (p *Proc) waitReady() {
 	p.t.Helper()
 	for range 600 {
-		resp, err := http.Get(p.URL + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
+		if p.URL == "" {
+			p.URL = p.Logs.url("strategist ready")
+		}
+		if p.URL != "" {
+			resp, err := http.Get(p.URL + "/readyz")
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					return
+				}
 			}
 		}
 		select {
@@ -129,6 +150,21 @@ func (p *Proc) waitReady() {
 		}
 	}
 	p.t.Fatalf("server never ready\n%s", p.Logs.String())
+}
+
+// LoggedURL waits up to ten seconds for the server to log a line whose
+// message is msg and returns the URL the line gives: "metrics served"
+// names where STRATEGIST_METRICS_ADDR=127.0.0.1:0 put the metrics.
+func (p *Proc) LoggedURL(msg string) string {
+	p.t.Helper()
+	for range 500 {
+		if u := p.Logs.url(msg); u != "" {
+			return u
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	p.t.Fatalf("the server never logged %q\n%s", msg, p.Logs.String())
+	return ""
 }
 
 // PID is the server's process id.
@@ -153,6 +189,23 @@ func (l *Logs) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.buf.Write(p)
+}
+
+// loggedURL finds the URL in a text or JSON log line's url attribute.
+var loggedURL = regexp.MustCompile(`"?url"?[=:]"?(http://[^\s"]+)`)
+
+// url returns the URL of the first line logged with message msg, "" if
+// none was logged yet.
+func (l *Logs) url(msg string) string {
+	for line := range strings.Lines(l.String()) {
+		if !strings.Contains(line, `"`+msg+`"`) {
+			continue
+		}
+		if m := loggedURL.FindStringSubmatch(line); m != nil {
+			return m[1]
+		}
+	}
+	return ""
 }
 
 func (l *Logs) String() string {

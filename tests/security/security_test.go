@@ -291,8 +291,8 @@ func TestCrossSiteWrites(t *testing.T) {
 // /metrics is not on the public listener.
 func TestHeadersAndMetrics(t *testing.T) {
 	t.Parallel()
-	metrics := proctest.FreeAddr(t)
-	s := start(t, map[string]string{"STRATEGIST_METRICS_ADDR": metrics})
+	s := start(t, map[string]string{"STRATEGIST_METRICS_ADDR": "127.0.0.1:0"})
+	metrics := s.LoggedURL("metrics served")
 	for _, path := range []string{"/signin", "/", "/static/app.js", "/api/v1/conversations"} {
 		resp, err := from("127.0.0.1").Get(s.URL + path)
 		if err != nil {
@@ -308,7 +308,7 @@ func TestHeadersAndMetrics(t *testing.T) {
 	if code, _ := s.do(t, "GET", "/metrics", "", "", ""); code != http.StatusNotFound {
 		t.Errorf("public /metrics = %d, want 404", code)
 	}
-	resp, err := http.Get("http://" + metrics + "/metrics")
+	resp, err := http.Get(metrics)
 	if err != nil {
 		t.Fatal(err)
 	}
