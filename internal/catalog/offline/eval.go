@@ -133,9 +133,29 @@ func (c *Catalog) queryGenes(ctx context.Context, q *catalog.Query) (*result, er
 		return nil, err
 	}
 	if c.data == nil {
+		// A search the offline engine never answers is named as such even
+		// without the data: loading it would not make the step countable.
+		if s := unanswerable(plan); s != nil {
+			return nil, &catalog.NotEvaluableError{Search: s.def.search.Name, Reason: s.def.note}
+		}
 		return nil, &NoDataError{Cause: c.dataErr}
 	}
 	return c.evaluate(ctx, plan, map[string]*result{})
+}
+
+// unanswerable returns the first step of the tree, depth first, whose
+// search the offline engine cannot evaluate whatever its parameters; nil
+// when there is none.
+func unanswerable(s *step) *step {
+	if !s.def.search.Evaluable {
+		return s
+	}
+	for _, in := range s.inputs {
+		if u := unanswerable(in); u != nil {
+			return u
+		}
+	}
+	return nil
 }
 
 // Answer implements catalog.Catalog: it validates every step of the tree,

@@ -20,6 +20,23 @@ func noDataCatalog(t *testing.T) *Catalog {
 	return c
 }
 
+// TestNoDataAnswers: without the gene data a tree with a search the
+// engine never evaluates (span logic) is not evaluable, naming it; a tree
+// of evaluable searches is unavailable for want of the data.
+func TestNoDataAnswers(t *testing.T) {
+	c := noDataCatalog(t)
+	taxon := &catalog.Query{Search: "GenesByTaxon", Params: map[string]string{"organism": `["Plasmodium falciparum 3D7"]`}}
+	span := &catalog.Query{Search: "GenesBySpanLogic", Params: map[string]string{"span_sentence": "A overlaps B"}, Inputs: []*catalog.Query{taxon, taxon}}
+	_, err := c.Answer(context.Background(), site, span, catalog.Page{})
+	if ne, ok := errors.AsType[*catalog.NotEvaluableError](err); !ok || ne.Search != "GenesBySpanLogic" || ne.Reason == "" {
+		t.Errorf("span logic without data: %v, want not evaluable naming GenesBySpanLogic", err)
+	}
+	_, err = c.Answer(context.Background(), site, taxon, catalog.Page{})
+	if _, ok := errors.AsType[*NoDataError](err); !ok || !errors.Is(err, catalog.ErrUnavailable) {
+		t.Errorf("taxon without data: %v, want *NoDataError", err)
+	}
+}
+
 func TestSearchForSearchesRanking(t *testing.T) {
 	c := noDataCatalog(t)
 	tests := []struct {
