@@ -106,7 +106,7 @@ func StartAll(t testing.TB, envs ...map[string]string) []*Proc {
 // (env may ask for debug) so that the line is written.
 func spawn(t testing.TB, env map[string]string) *Proc {
 	t.Helper()
-	switch env["STRATEGIST_LOG_LEVEL"] {
+	switch strings.ToLower(env["STRATEGIST_LOG_LEVEL"]) {
 	case "", "info", "debug":
 	default:
 		t.Fatalf("proctest: STRATEGIST_LOG_LEVEL=%s hides the line that gives the server's address; use info or debug", env["STRATEGIST_LOG_LEVEL"])
@@ -195,10 +195,11 @@ func (l *Logs) Write(p []byte) (int, error) {
 var loggedURL = regexp.MustCompile(`"?url"?[=:]"?(http://[^\s"]+)`)
 
 // url returns the URL of the first line logged with message msg, "" if
-// none was logged yet.
+// none was logged yet. The message is quoted in JSON, and in text when it
+// has a space; a text message of one word is not.
 func (l *Logs) url(msg string) string {
 	for line := range strings.Lines(l.String()) {
-		if !strings.Contains(line, `"`+msg+`"`) {
+		if !strings.Contains(line, `"`+msg+`"`) && !strings.Contains(line, "msg="+msg+" ") {
 			continue
 		}
 		if m := loggedURL.FindStringSubmatch(line); m != nil {

@@ -132,12 +132,13 @@ func (c *Catalog) queryGenes(ctx context.Context, q *catalog.Query) (*result, er
 	if err != nil {
 		return nil, err
 	}
+	// A search the offline engine never answers is named before anything
+	// is evaluated, and also without the data: loading it would not make
+	// the step countable.
+	if s := unanswerable(plan); s != nil {
+		return nil, &catalog.NotEvaluableError{Search: s.def.search.Name, Reason: s.def.note}
+	}
 	if c.data == nil {
-		// A search the offline engine never answers is named as such even
-		// without the data: loading it would not make the step countable.
-		if s := unanswerable(plan); s != nil {
-			return nil, &catalog.NotEvaluableError{Search: s.def.search.Name, Reason: s.def.note}
-		}
 		return nil, &NoDataError{Cause: c.dataErr}
 	}
 	return c.evaluate(ctx, plan, map[string]*result{})
@@ -287,6 +288,8 @@ func stepKey(s *step) string {
 	return string(h.Sum(nil))
 }
 
+// evaluate computes s over the gene data, bottom-up. queryGenes has made
+// sure every search of the tree is one the engine evaluates.
 func (c *Catalog) evaluate(ctx context.Context, s *step, memo map[string]*result) (*result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("offline: evaluate %s: %w", s.def.search.Name, err)
@@ -297,9 +300,6 @@ func (c *Catalog) evaluate(ctx context.Context, s *step, memo map[string]*result
 	if r, ok := c.cache.get(s.key); ok {
 		memo[s.key] = r
 		return r, nil
-	}
-	if !s.def.search.Evaluable {
-		return nil, &catalog.NotEvaluableError{Search: s.def.search.Name, Reason: s.def.note}
 	}
 	inputs := make([]*result, len(s.inputs))
 	for i, in := range s.inputs {
