@@ -74,7 +74,8 @@ func newFakeCatalog() *fakeCatalog {
 	all := []*catalog.Search{
 		search("GenesByTaxon", catalog.KindLeaf, true, testRT, organism),
 		search("GenesByGoTerm", catalog.KindLeaf, true, testRT, organism,
-			catalog.Param{Name: "go_typeahead", Type: catalog.ParamMultiPick, Vocabulary: terms(goTransl, goReplic)}),
+			catalog.Param{Name: "go_typeahead", Type: catalog.ParamMultiPick, IsVisible: true, Vocabulary: []catalog.Term{
+				{Term: goTransl, Display: "translation (" + goTransl + ")"}, {Term: goReplic, Display: "DNA replication (" + goReplic + ") – a note"}}}),
 		search("GenesByGeneType", catalog.KindLeaf, true, testRT, organism, single("geneType", "", "protein coding", "tRNA encoding")),
 		search("GenesByMolecularWeight", catalog.KindLeaf, false, testRT, organism, str("min_molecular_weight", "10000"), str("max_molecular_weight", "50000")),
 		search("GenesByWeightFilter", catalog.KindTransform, true, testRT, input("gene_result"), str("min_weight", "0"), str("max_weight", "100")),

@@ -199,7 +199,7 @@ func prepareSearchStep(ctx context.Context, cat SearchCatalog, base *Graph, op s
 	if err != nil {
 		return nil, nil, "", err
 	}
-	name, err := displayName(base, op, display, s.DisplayName)
+	name, err := displayName(base, op, display, searchStepName(s, params))
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -291,7 +291,7 @@ func (m Combine) prepare(ctx context.Context, cat SearchCatalog, base *Graph) (p
 					Detail: fmt.Sprintf("step %s returns %q records, %s returns %q", left.ID, left.RecordType, right.ID, right.RecordType)}
 			}
 		}
-		name, err := displayName(g, op, m.DisplayName, fmt.Sprintf("%s %s %s", left.ID, operator, right.ID))
+		name, err := displayName(g, op, m.DisplayName, combineName(operator, col, left, right))
 		if err != nil {
 			return nil, Change{}, err
 		}

@@ -185,7 +185,7 @@ func TestServiceVersionsAndCounts(t *testing.T) {
 	if diff := cmp.Diff(wantOps, ops); diff != "" {
 		t.Errorf("change ops (-want +got):\n%s", diff)
 	}
-	if vs[6].Change.Summary != `deleted step s5 "s3 INTERSECT s4"; s3, s4 became roots again` {
+	if vs[6].Change.Summary != `deleted step s5 "Either and Genes by GenesByMolecularWeight"; s3, s4 became roots again` {
 		t.Errorf("delete change summary = %q", vs[6].Change.Summary)
 	}
 }
