@@ -48,9 +48,9 @@ func TestNamesFollowTheData(t *testing.T) {
 				"s3": "DNA replication (GO:0006260) and Genes by GenesByGeneType"},
 		},
 		{
-			name:  "a name the researcher set is kept through a parameter change, and marked",
-			setup: []Mutation{dnaRepair, UpdateStep{Step: "s1", DisplayName: ptr("my favourite genes")}},
-			m:     UpdateStep{Step: "s1", Parameters: map[string]string{"go_typeahead": `["GO:0006260"]`}},
+			name:      "a name the researcher set is kept through a parameter change, and marked",
+			setup:     []Mutation{dnaRepair, UpdateStep{Step: "s1", DisplayName: ptr("my favourite genes")}},
+			m:         UpdateStep{Step: "s1", Parameters: map[string]string{"go_typeahead": `["GO:0006260"]`}},
 			want:      map[StepID]string{"s1": "my favourite genes"},
 			wantNamed: map[StepID]bool{"s1": true},
 		},
