@@ -500,7 +500,7 @@ func TestStrategyGraph(t *testing.T) {
 	snap := `{"strategyId":"s","version":3,"name":"Strategy","rootStepId":"s3","roots":["s3"],"steps":[
 		{"id":"s1","kind":"search","searchName":"GenesByGoTerm","displayName":"DNA replication","inputs":[],"count":57,"countStatus":"ok","countProvenance":{"source":"PlasmoDB export","offline":true}},
 		{"id":"s2","kind":"search","searchName":"GenesByTextSearch","displayName":"Kinases","inputs":[],"countStatus":"not_evaluable"},
-		{"id":"s3","kind":"combine","operator":"INTERSECT","displayName":"Both","inputs":["s1","s2"],"countStatus":"unknown"}]}`
+		{"id":"s3","kind":"combine","operator":"INTERSECT","displayName":"Both","named":true,"inputs":["s1","s2"],"countStatus":"unknown"}]}`
 	doc := page(t,
 		&event.TurnStart{Base: b("t1"), Mode: "execute"},
 		&event.GraphSnapshot{Base: b("t1"), StrategyID: "s", Version: 3, Snapshot: json.RawMessage(snap)},
@@ -533,6 +533,24 @@ func TestStrategyGraph(t *testing.T) {
 	}
 	if !strings.Contains(steps.Eq(2).Text(), "not evaluable offline") {
 		t.Errorf("unevaluable step shows %q", steps.Eq(2).Text())
+	}
+	// Each box's accessible name holds the words it shows, in their order
+	// (axe's label-content-name-mismatch): a voice-control user says what
+	// they see.
+	for i := range steps.Length() {
+		step := steps.Eq(i)
+		visible := strings.Join(strings.Fields(strings.ReplaceAll(strings.Join(step.Find("text").Map(func(_ int, s *goquery.Selection) string { return s.Text() }), " "), "·", " ")), " ")
+		label := strings.Join(strings.Fields(strings.ReplaceAll(step.AttrOr("aria-label", ""), "·", " ")), " ")
+		if !strings.HasPrefix(label, visible) {
+			t.Errorf("step %s is labelled %q, which does not start with what it shows, %q", step.AttrOr("data-step-id", ""), label, visible)
+		}
+	}
+	// A name the researcher set is marked as theirs.
+	if diff := cmp.Diff([]string{"true", "false", "false"}, attrs(steps, "data-named")); diff != "" {
+		t.Errorf("named marks (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(tid(steps.First(), "graph-step-count").Text(), "named") {
+		t.Errorf("the named step's count line is %q, want its named mark", tid(steps.First(), "graph-step-count").Text())
 	}
 	if n := svg.Find("polyline.edge").Length(); n != 2 {
 		t.Errorf("%d edges, want 2", n)
