@@ -332,6 +332,22 @@ func (n graphNode) Label() string {
 	return b.String()
 }
 
+// checkpointText is a history entry: what came next and the result then,
+// "Before “exclude chromosome 5” — 60 genes".
+func checkpointText(cp view.Checkpoint) string {
+	state := "empty"
+	switch {
+	case cp.Root != nil:
+		state = stepCountText(*cp.Root)
+	case cp.Steps > 0:
+		state = plural(cp.Steps, "step") + ", not one tree"
+	}
+	if cp.Latest {
+		return "Latest — " + state + " (version " + strconv.Itoa(cp.Version) + ")"
+	}
+	return "Before " + cp.Before + " — " + state + " (version " + strconv.Itoa(cp.Version) + ")"
+}
+
 // clip shortens s to n characters with an ellipsis.
 func clip(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {

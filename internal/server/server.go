@@ -90,6 +90,8 @@ type Strategies interface {
 	Versions(ctx context.Context, userID, strategyID string) ([]strategy.Version, error)
 	Undo(ctx context.Context, userID, strategyID string) (strategy.Result, error)
 	Redo(ctx context.Context, userID, strategyID string) (strategy.Result, error)
+	// Restore returns the strategy to an earlier version (the history).
+	Restore(ctx context.Context, userID, strategyID string, version int) (strategy.Result, error)
 	// Apply changes the strategy as the agents' graph tools do (the
 	// researcher's own edits: combine roots, delete a step).
 	Apply(ctx context.Context, userID, strategyID string, m strategy.Mutation) (strategy.Result, error)
@@ -383,6 +385,7 @@ func (s *Server) routes() error {
 	page(http.MethodPost, "/conversations/:id/handoffs/:handoffId/accept", s.acceptHandoffForm)
 	page(http.MethodPost, "/conversations/:id/strategy/undo", s.undoStrategyForm)
 	page(http.MethodPost, "/conversations/:id/strategy/redo", s.redoStrategyForm)
+	page(http.MethodPost, "/conversations/:id/strategy/restore", s.restoreStrategyForm)
 	page(http.MethodPost, "/conversations/:id/strategy/combine", s.combineStepsForm)
 	page(http.MethodPost, "/conversations/:id/strategy/steps/:stepId/delete", s.deleteStepForm)
 	page(http.MethodPost, "/conversations/:id/strategy/steps/:stepId/rename", s.renameStepForm)

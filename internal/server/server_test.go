@@ -88,6 +88,9 @@ func (noStrategies) Undo(context.Context, string, string) (strategy.Result, erro
 func (noStrategies) Redo(context.Context, string, string) (strategy.Result, error) {
 	return strategy.Result{}, store.ErrNotFound
 }
+func (noStrategies) Restore(context.Context, string, string, int) (strategy.Result, error) {
+	return strategy.Result{}, store.ErrNotFound
+}
 func (noStrategies) StepResults(context.Context, string, string, strategy.StepID, catalog.Page) (*catalog.Answer, error) {
 	return nil, store.ErrNotFound
 }

@@ -48,6 +48,7 @@ const (
 	OpRename       ChangeOp = "rename"
 	OpUndo         ChangeOp = "undo"
 	OpRedo         ChangeOp = "redo"
+	OpRestore      ChangeOp = "restore"
 )
 
 // Change records what a version changed and its consequences, for the
@@ -64,6 +65,12 @@ type Change struct {
 	// redo: which version it restored again).
 	UndoneVersion   int  `json:"undoneVersion,omitempty"`
 	RestoredVersion *int `json:"restoredVersion,omitempty"`
+	// Turn is the conversation turn that made the change ("" for a
+	// researcher's own edit): Undo and Redo take back or restore a turn's
+	// changes together.
+	Turn string `json:"turn,omitempty"`
+	// Undone counts the changes an undo took back (a redo: restored).
+	Undone int `json:"undone,omitempty"`
 }
 
 // affected are the steps whose counts the change invalidates: the added or

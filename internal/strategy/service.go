@@ -370,6 +370,7 @@ func (s *Service) apply(ctx context.Context, userID, strategyID string, m Mutati
 			return nil, nil, mutErr
 		}
 		next = s.refresh(ctx, next, change.affected(next), failed)
+		change.Turn = event.TurnFrom(ctx)
 		res.Change = change
 		return encodePair(next, change, &mutErr)
 	}, s.logged(ctx, func(rec store.Strategy) (Snapshot, error) { return snapshotAt(next, rec), nil }, &res.Change))

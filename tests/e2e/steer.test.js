@@ -197,15 +197,18 @@ for (const [name, viewport] of Object.entries(sizes)) {
       assert.match(lines[1], /PF3D7_/);
     }
 
-    // Undo names the change it reverts; after it, the change before.
+    // Undo names the turn it reverts, the build and its changes: one click
+    // takes back the whole build, to the empty strategy before it, and
+    // there is nothing more to undo.
     const undo = byTestId(page, 'undo-button');
     const first = (await undo.innerText()).trim();
-    assert.match(first, /^Undo: \S/, first);
+    assert.match(first, /^Undo: \d+ changes by “build: /, first);
     const version = (await api.strategy(id)).version;
     await undo.click();
     await page.waitForFunction((t) => document.querySelector('[data-testid="undo-button"]')?.innerText.trim() !== t, first);
     assert.equal((await api.strategy(id)).version, version + 1, 'the undo is a new version');
-    assert.match((await undo.innerText()).trim(), /^Undo: \S/);
+    assert.equal((await api.strategy(id)).steps.length, 0, 'the strategy is as it was before the build');
+    assert.ok(await undo.isDisabled(), 'nothing before the build to undo');
     // Redo takes the undo back, named the same.
     const redo = byTestId(page, 'redo-button');
     assert.equal((await redo.innerText()).trim(), first.replace(/^Undo/, 'Redo'));
