@@ -12,7 +12,7 @@ import (
 	"strategist/internal/catalog/catalogtool"
 	catoffline "strategist/internal/catalog/offline"
 	"strategist/internal/llm"
-	"strategist/internal/llm/rules"
+	"strategist/internal/rules"
 )
 
 // handler answers one tool call in a simulated run: a result object, or a
