@@ -27,7 +27,7 @@ import (
 	"strategist/internal/planner"
 	"strategist/internal/server"
 	"strategist/internal/store"
-	"strategist/internal/strategy"
+	"strategist/internal/strategies"
 	"strategist/internal/subagent"
 	"strategist/migrations"
 )
@@ -79,7 +79,7 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger, obs *observabi
 	if err != nil {
 		return nil, err
 	}
-	strategies, err := strategy.NewService(strategy.Config{
+	strategies, err := strategies.NewService(strategies.Config{
 		Store: db, Catalog: cat, Logger: log, Events: events,
 	})
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 	"strategist/internal/event"
 	"strategist/internal/executor"
 	"strategist/internal/store"
-	"strategist/internal/strategy"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy/graphtool"
 	"strategist/internal/tool"
 )
@@ -39,7 +39,7 @@ import (
 // MCP handler runs.
 
 // GraphService is what the MCP strategy tools need of the strategy
-// service (*strategy.Service): the agents' graph tools' and get_strategy's
+// service (*strategies.Service): the agents' graph tools' and get_strategy's
 // needs.
 type GraphService interface {
 	graphtool.Service
@@ -449,7 +449,7 @@ func (s *Server) mcpCreateConversation(ctx context.Context, args createConversat
 	return &createdConversation{ConversationID: conv.ID, Title: conv.Title, Site: conv.SiteID, URL: base + "/conversations/" + conv.ID}, nil
 }
 
-var _ GraphService = (*strategy.Service)(nil)
+var _ GraphService = (*strategies.Service)(nil)
 
 // askTool is ask_strategist: a message to Strategist's own agents, run as
 // a turn of a conversation exactly as if typed on its page, with the turn's

@@ -33,6 +33,7 @@ import (
 	"strategist/internal/eventlog"
 	"strategist/internal/llm"
 	"strategist/internal/store"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy"
 	"strategist/internal/telemetry"
 	"strategist/web"
@@ -84,15 +85,15 @@ type Streamer interface {
 	Batches(ctx context.Context, userID, conversationID string, after int64, heartbeat time.Duration) iter.Seq2[[]*eventlog.Published, error]
 }
 
-// Strategies reads and undoes conversations' strategies (*strategy.Service).
+// Strategies reads and undoes conversations' strategies (*strategies.Service).
 type Strategies interface {
 	Conversation(ctx context.Context, userID, conversationID string) (strategy.Snapshot, error)
-	Versions(ctx context.Context, userID, strategyID string) ([]strategy.Version, error)
-	Undo(ctx context.Context, userID, strategyID string) (strategy.Result, error)
-	Redo(ctx context.Context, userID, strategyID string) (strategy.Result, error)
+	Versions(ctx context.Context, userID, strategyID string) ([]strategies.Version, error)
+	Undo(ctx context.Context, userID, strategyID string) (strategies.Result, error)
+	Redo(ctx context.Context, userID, strategyID string) (strategies.Result, error)
 	// Apply changes the strategy as the agents' graph tools do (the
 	// researcher's own edits: combine roots, delete a step).
-	Apply(ctx context.Context, userID, strategyID string, m strategy.Mutation) (strategy.Result, error)
+	Apply(ctx context.Context, userID, strategyID string, m strategy.Mutation) (strategies.Result, error)
 	StepResults(ctx context.Context, userID, strategyID string, stepID strategy.StepID, page catalog.Page) (*catalog.Answer, error)
 	WDK(ctx context.Context, userID, strategyID string) (*strategy.WDKStrategy, error)
 	StepEnrichment(ctx context.Context, userID, strategyID string, stepID strategy.StepID, cutoff float64) (*enrich.Result, error)
@@ -124,7 +125,7 @@ type Config struct {
 	Chat       Chat
 	Streamer   Streamer
 	Strategies Strategies
-	// Graph serves the MCP strategy tools (*strategy.Service); nil leaves
+	// Graph serves the MCP strategy tools (*strategies.Service); nil leaves
 	// them out of /mcp.
 	Graph  GraphService
 	Models Models
