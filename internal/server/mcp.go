@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -113,7 +114,16 @@ func (s *Server) denyMCP(c echo.Context, msg string) error {
 // structured content (and its JSON text), a failure the model should see as
 // an error result with its code, and where the answer comes from in _meta.
 func (s *Server) mcpCall(t mcpTool) mcp.ToolHandler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (answer *mcp.CallToolResult, failed error) {
+		// The SDK runs tool handlers on goroutines of its own, outside
+		// echo's recovery: a panic here would end the process.
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.ErrorContext(ctx, "mcp tool panicked", slog.String("tool", t.tool.Name),
+					slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
+				answer, failed = toolErrorResult(&agent.ToolError{Code: agent.CodeToolError, Message: "internal error"}), nil
+			}
+		}()
 		userID := account.UserID(ctx)
 		if userID == "" {
 			return nil, errors.New("no authenticated user")
@@ -236,10 +246,15 @@ func (s *Server) mcpTools() ([]mcpTool, error) {
 	}
 	out = append(out, mcpTool{tool: decl, call: func(ctx context.Context, _ string, args map[string]json.RawMessage) (any, string, error) {
 		res, err := callNamed(ctx, []agent.Tool{create}, create.Name(), args)
-		if c, ok := res.(*createdConversation); ok {
-			return res, c.Site, err
+		if err != nil {
+			// A failed call's result is a typed nil: never read it.
+			return nil, "", err
 		}
-		return res, "", err
+		c, ok := res.(*createdConversation)
+		if !ok || c == nil {
+			return nil, "", fmt.Errorf("server: create_conversation answered %T", res)
+		}
+		return c, c.Site, nil
 	}})
 
 	ask := s.askTool()
