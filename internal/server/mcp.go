@@ -504,8 +504,9 @@ type progressKey struct{}
 func (s *Server) ask(ctx context.Context, args askArgs) (*askResult, error) {
 	userID := account.UserID(ctx)
 	var (
-		conv store.Conversation
-		err  error
+		conv    store.Conversation
+		err     error
+		created bool
 	)
 	if id := strings.TrimSpace(args.ConversationID); id != "" {
 		if !isUUID(id) {
@@ -521,6 +522,7 @@ func (s *Server) ask(ctx context.Context, args askArgs) (*askResult, error) {
 			return nil, err
 		}
 		conv, err = s.cfg.Store.CreateConversation(ctx, userID, site, titleFrom(args.Message), s.cfg.DefaultModel)
+		created = true
 	}
 	if err != nil {
 		return nil, err
@@ -528,7 +530,7 @@ func (s *Server) ask(ctx context.Context, args askArgs) (*askResult, error) {
 	progress, _ := ctx.Value(progressKey{}).(func(string))
 	n := newNarrator(args.Build)
 	var answer strings.Builder
-	out, err := s.converse(ctx, converseRequest{userID: userID, conv: conv, message: args.Message, autoBuild: args.Build, heartbeat: s.cfg.KeepAlive},
+	out, err := s.converse(ctx, converseRequest{userID: userID, conv: conv, message: args.Message, autoBuild: args.Build, heartbeat: s.cfg.KeepAlive, created: created},
 		func(_ *event.Record, e event.Event) error {
 			if e == nil {
 				return nil
@@ -542,7 +544,11 @@ func (s *Server) ask(ctx context.Context, args askArgs) (*askResult, error) {
 		})
 	if err != nil {
 		if ae, ok := errors.AsType[*APIError](chatError(err)); ok && ae.Status < 500 {
-			return nil, &agent.ToolError{Code: ae.Code, Message: ae.Message}
+			te := &agent.ToolError{Code: ae.Code, Message: ae.Message}
+			if d, ok := ae.Details.(map[string]any); ok {
+				te.Details = d
+			}
+			return nil, te
 		}
 		return nil, err
 	}
