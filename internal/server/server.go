@@ -159,10 +159,6 @@ type Config struct {
 	// dropped.
 	KeepAlive    time.Duration
 	WriteTimeout time.Duration
-	// TurnRate and TurnBurst limit turn creation per user (default 1/s,
-	// burst 10).
-	TurnRate  float64
-	TurnBurst int
 	// RequestRate limits requests per client address (default 50/s, burst
 	// four times that).
 	RequestRate float64
@@ -215,9 +211,6 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.WriteTimeout == 0 {
 		cfg.WriteTimeout = 10 * time.Second
-	}
-	if cfg.TurnRate == 0 {
-		cfg.TurnRate, cfg.TurnBurst = 1, 10
 	}
 	if cfg.RequestRate == 0 {
 		cfg.RequestRate = 50
@@ -375,7 +368,7 @@ func (s *Server) routes() error {
 	page(http.MethodGet, "/conversations/:id/stream", s.streamPage)
 	page(http.MethodPost, "/conversations/:id/rename", s.renameConversationForm)
 	page(http.MethodPost, "/conversations/:id/delete", s.deleteConversationForm)
-	e.Add(http.MethodPost, "/conversations/:id/turns", s.sendMessageForm, s.requirePageUser, s.turnLimiter())
+	page(http.MethodPost, "/conversations/:id/turns", s.sendMessageForm)
 	page(http.MethodGet, "/conversations/:id/turns/:turnId", s.turnPage)
 	page(http.MethodGet, "/conversations/:id/tool-calls/:key", s.toolCallPage)
 	page(http.MethodGet, "/conversations/:id/artifacts", s.olderArtifactsPage)
@@ -415,7 +408,7 @@ func (s *Server) routes() error {
 	api(http.MethodGet, "/account/veupathdb", s.getVEuPathDBAccount)
 	api(http.MethodPut, "/account/veupathdb", s.putVEuPathDBKey)
 	api(http.MethodDelete, "/account/veupathdb", s.deleteVEuPathDBKey)
-	e.Add(http.MethodPost, "/api/v1/conversations/:id/turns", s.startTurn, s.requireAPIUser, s.turnLimiter())
+	api(http.MethodPost, "/conversations/:id/turns", s.startTurn)
 	api(http.MethodPost, "/conversations/:id/turns/:turnId/cancel", s.cancelTurn)
 	api(http.MethodGet, "/conversations/:id/events", s.streamEvents)
 	api(http.MethodPost, "/conversations/:id/handoffs/:handoffId/accept", s.acceptHandoff)
@@ -440,27 +433,14 @@ func (s *Server) routes() error {
 	e.Any(mcpPath, s.serveMCP(mcpHandler), s.requireTokenUser(s.denyMCP))
 	openAI := s.requireTokenUser(s.denyOpenAI)
 	e.GET("/v1/models", s.openAIModels, openAI)
-	e.POST("/v1/chat/completions", s.chatCompletions, openAI, s.turnLimiter())
+	e.POST("/v1/chat/completions", s.chatCompletions, openAI)
 	s.a2aRoutes(e)
-	e.POST(aguiPath, s.runAGUI, s.requireTokenUser(s.denyAGUI), s.turnLimiter())
+	e.POST(aguiPath, s.runAGUI, s.requireTokenUser(s.denyAGUI))
 	return nil
 }
 
 // mcpPath is where the MCP server answers (Streamable HTTP).
 const mcpPath = "/mcp"
-
-// turnLimiter limits how fast one user starts turns.
-func (s *Server) turnLimiter() echo.MiddlewareFunc {
-	return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
-		Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
-			Rate: rate.Limit(s.cfg.TurnRate), Burst: s.cfg.TurnBurst, ExpiresIn: 10 * time.Minute,
-		}),
-		IdentifierExtractor: func(c echo.Context) (string, error) { return userID(c), nil },
-		DenyHandler: func(c echo.Context, _ string, _ error) error {
-			return &APIError{Status: http.StatusTooManyRequests, Code: CodeRateLimited, Message: "you are starting turns too fast; wait a moment", RetryAfter: time.Second}
-		},
-	})
-}
 
 // maxCompressing bounds the responses gzipped at once.
 const maxCompressing = 16
