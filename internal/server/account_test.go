@@ -348,3 +348,19 @@ func TestLiveSiteFaults(t *testing.T) {
 		t.Errorf("PUT during maintenance = %d %s", r.status, r.body)
 	}
 }
+
+// TestVEuPathDBKeyWithControlCharacters: a key with a line break, a tab or
+// another control character inside cannot be sent to a site as a header;
+// it is the researcher's input to fix (422), not the site's fault (503).
+func TestVEuPathDBKeyWithControlCharacters(t *testing.T) {
+	e := newLiveEnv(t, true, 5*time.Second)
+	_, token := e.user("ada@example.org")
+	for _, bad := range []string{`eyJ\r\nX-Evil: 1`, `eyJ\nabc`, `eyJ\rabc`, `eyJ\tabc`, `eyJ\u0001abc`, `eyJ abc`, `eyJ\u007fabc`, `eyJ\u00e9abc`, `eyJ\u2028abc`} {
+		for _, all := range []string{"false", "true"} {
+			r := e.do("PUT", "/api/v1/account/veupathdb", token, `{"siteId":"plasmodb-live","apiKey":"`+bad+`","allSites":`+all+`}`)
+			if r.status != http.StatusUnprocessableEntity || r.errorCode(t) != "VALIDATION_ERROR" {
+				t.Errorf("PUT key %s (all sites %s) = %d %s, want 422", bad, all, r.status, r.body)
+			}
+		}
+	}
+}
