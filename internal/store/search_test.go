@@ -268,3 +268,32 @@ func TestSearchPathologicalQueries(t *testing.T) {
 		}
 	}
 }
+
+// TestInvalidTextIsTheCallersError: text PostgreSQL cannot store (a NUL,
+// invalid UTF-8) that reaches the store is ErrInvalidText, not an
+// unexplained failure, and nothing is written.
+func TestInvalidTextIsTheCallersError(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := newDB(t)
+	ada := mustUser(t, db, "ada@example.org")
+	conv, err := db.CreateConversation(ctx, ada.ID, "plasmodb", "kinases", "offline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"a\x00b", "a\xffb", "\xc3\x28"} {
+		if _, err := db.CreateConversation(ctx, ada.ID, "plasmodb", bad, "offline"); !errors.Is(err, store.ErrInvalidText) {
+			t.Errorf("CreateConversation(%q) = %v, want ErrInvalidText", bad, err)
+		}
+		if _, err := db.RenameConversation(ctx, ada.ID, conv.ID, bad); !errors.Is(err, store.ErrInvalidText) {
+			t.Errorf("RenameConversation(%q) = %v, want ErrInvalidText", bad, err)
+		}
+	}
+	// A search's invalid bytes are read as U+FFFD; a NUL is refused.
+	if _, err := db.SearchConversations(ctx, ada.ID, "a\x00b", 10); !errors.Is(err, store.ErrInvalidText) {
+		t.Errorf("SearchConversations with a NUL = %v, want ErrInvalidText", err)
+	}
+	if got, err := db.Conversation(ctx, ada.ID, conv.ID); err != nil || got.Title != "kinases" {
+		t.Errorf("conversation after refused renames = %q, %v", got.Title, err)
+	}
+}
