@@ -523,7 +523,7 @@ func (s *Server) requestLogger() echo.MiddlewareFunc {
 				level = slog.LevelWarn
 			}
 			s.log.LogAttrs(c.Request().Context(), level, "request",
-				slog.String("method", v.Method), slog.String("path", v.URIPath),
+				slog.String("method", v.Method), slog.String("path", loggedPath(c)),
 				slog.Int("status", v.Status), slog.Duration("latency", v.Latency),
 				slog.String("request_id", v.RequestID))
 			return nil
@@ -542,4 +542,41 @@ func (s *Server) readyz(c echo.Context) error {
 		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "not ready: " + err.Error(), Err: err}
 	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// secretParams are the route parameters whose values are credentials:
+// logs and traces show the parameter's name instead.
+var secretParams = map[string]bool{"token": true}
+
+// loggedPath is a request's path as logs and traces show it: its route
+// with each parameter's value filled in, except secrets (a share link's
+// token), which stay ":token". A path no route matched is shown with any
+// segment that looks like a token replaced, so a mistyped share link is
+// not one either.
+func loggedPath(c echo.Context) string {
+	route := c.Path()
+	if route == "" {
+		return redactTokens(c.Request().URL.Path)
+	}
+	segs := strings.Split(route, "/")
+	for i, seg := range segs {
+		switch {
+		case strings.HasPrefix(seg, ":") && !secretParams[seg[1:]]:
+			segs[i] = redactTokens(c.Param(seg[1:]))
+		case seg == "*":
+			segs[i] = redactTokens(c.Param("*"))
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// redactTokens replaces each segment of a path that looks like a token.
+func redactTokens(p string) string {
+	segs := strings.Split(p, "/")
+	for i, seg := range segs {
+		if account.LooksLikeToken(seg) {
+			segs[i] = "(redacted)"
+		}
+	}
+	return strings.Join(segs, "/")
 }
