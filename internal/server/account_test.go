@@ -128,8 +128,11 @@ func newLiveEnv(t *testing.T, secret bool, timeout time.Duration, opts ...func(*
 		t.Fatal(err)
 	}
 	prom := prometheus.NewRegistry()
+	srv := httptest.NewUnstartedServer(nil)
+	t.Cleanup(srv.Close)
 	cfg := server.Config{
-		Logger: log, Store: db, Accounts: accounts, Catalog: reg, Sites: reg, Keys: keys, Saver: reg,
+		PublicURL: "http://" + srv.Listener.Addr().String(),
+		Logger:    log, Store: db, Accounts: accounts, Catalog: reg, Sites: reg, Keys: keys, Saver: reg,
 		Chat: unusedChat{db: db}, Streamer: unusedStreamer{}, Strategies: noStrategies{}, Models: fixedModels{},
 		Ready:    func(ctx context.Context) error { return db.Ping(ctx) },
 		Registry: prom, Gatherer: prom, Auth: config.AuthLocal, DefaultModel: "offline",
@@ -141,8 +144,8 @@ func newLiveEnv(t *testing.T, secret bool, timeout time.Duration, opts ...func(*
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(s.Handler())
-	t.Cleanup(srv.Close)
+	srv.Config.Handler = s.Handler()
+	srv.Start()
 	return &liveEnv{pageEnv: &pageEnv{env: &env{t: t, srv: srv, db: db, accounts: accounts, clock: clk}}, fake: fake, logs: logs}
 }
 

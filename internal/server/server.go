@@ -144,6 +144,18 @@ type Config struct {
 	// metrics, static files and event streams are not traced.
 	Tracer trace.TracerProvider
 
+	// PublicURL is the address clients reach this server at, scheme and
+	// host (https://strategist.example.org): every absolute URL the server
+	// writes (the A2A agent card, share links, conversation links in
+	// protocol answers) is on it, never on a request's Host or forwarded
+	// headers, which a client or a shared cache could poison. Required.
+	PublicURL string
+	// TrustedProxies are the networks of the reverse proxies in front of
+	// the server: a request from one of them is the client's that its
+	// X-Forwarded-For names; from anywhere else it is the connection's
+	// (none: every request is the connection's).
+	TrustedProxies []*net.IPNet
+
 	Auth          config.AuthMode
 	SecureCookies bool
 	DefaultModel  string
@@ -203,6 +215,11 @@ func New(cfg Config) (*Server, error) {
 	case cfg.Auth != config.AuthLocal && cfg.Auth != config.AuthDev:
 		return nil, fmt.Errorf("server: unknown auth mode %q", cfg.Auth)
 	}
+	public, err := config.ParsePublicURL(cfg.PublicURL)
+	if err != nil {
+		return nil, fmt.Errorf("server: public URL: %w", err)
+	}
+	cfg.PublicURL = public
 	if cfg.RequestTimeout == 0 {
 		cfg.RequestTimeout = 30 * time.Second
 	}
@@ -310,8 +327,7 @@ func (s *Server) routes() error {
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = s.errorHandler
-	// Requests come straight from clients; no proxy header is trusted.
-	e.IPExtractor = echo.ExtractIPDirect()
+	e.IPExtractor = ipExtractor(s.cfg.TrustedProxies)
 
 	metrics, err := newHTTPMetrics(s.cfg.Registry, s.cfg.Metrics)
 	if err != nil {
@@ -579,4 +595,20 @@ func redactTokens(p string) string {
 		}
 	}
 	return strings.Join(segs, "/")
+}
+
+// ipExtractor finds a request's client address: the connection's, or,
+// for a connection from one of the trusted proxies, the nearest address
+// in X-Forwarded-For that is not a trusted proxy. echo's defaults also
+// trust loopback, link-local and private networks; here only the
+// configured networks are.
+func ipExtractor(proxies []*net.IPNet) echo.IPExtractor {
+	if len(proxies) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, n := range proxies {
+		opts = append(opts, echo.TrustIPRange(n))
+	}
+	return echo.ExtractIPFromXFFHeader(opts...)
 }

@@ -133,7 +133,11 @@ func newEnvWith(t testing.TB, auth config.AuthMode, cat catalog.Catalog, opts ..
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
+	// The listener comes first: the server's public URL is its address.
+	srv := httptest.NewUnstartedServer(nil)
+	t.Cleanup(srv.Close)
 	cfg := server.Config{
+		PublicURL:    "http://" + srv.Listener.Addr().String(),
 		Logger:       slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelError})),
 		Store:        db,
 		Accounts:     accounts,
@@ -157,8 +161,8 @@ func newEnvWith(t testing.TB, auth config.AuthMode, cat catalog.Catalog, opts ..
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(s.Handler())
-	t.Cleanup(srv.Close)
+	srv.Config.Handler = s.Handler()
+	srv.Start()
 	return &env{t: t, srv: srv, db: db, accounts: accounts, clock: clk}
 }
 
