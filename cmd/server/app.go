@@ -117,6 +117,7 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger, obs *observabi
 		Chat: orchestrator, Streamer: streamer, Strategies: strategies, Graph: strategies, Models: models,
 		Ready:    func(ctx context.Context) error { return db.Ready(ctx, migrations.FS) },
 		Registry: reg, Gatherer: reg, MetricsToken: cfg.MetricsToken, Metrics: obs.metrics, Tracer: obs.tracerProvider(),
+		PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies,
 		Auth: cfg.Auth, SecureCookies: cfg.SecureCookies, DefaultModel: cfg.Model, Version: version,
 		RequestRate: cfg.RequestRate,
 	})

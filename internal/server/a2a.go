@@ -63,15 +63,10 @@ func (s *Server) a2aRoutes(e *echo.Echo) {
 	// The card is v1.0's: the SDK's union of the v1.0 and v0.3 card
 	// formats words securitySchemes the v0.3 way, which v1.0 clients
 	// refuse. v0.3 clients find the v0.3 endpoint among its interfaces.
-	card := a2asrv.NewAgentCardHandler(a2asrv.AgentCardProducerFn(func(ctx context.Context) (*a2a.AgentCard, error) {
-		base, _ := ctx.Value(baseURLKey{}).(string)
-		return s.agentCard(base), nil
+	card := a2asrv.NewAgentCardHandler(a2asrv.AgentCardProducerFn(func(context.Context) (*a2a.AgentCard, error) {
+		return s.agentCard(s.cfg.PublicURL), nil
 	}))
-	e.GET(agentCardPath, func(c echo.Context) error {
-		r := c.Request()
-		card.ServeHTTP(c.Response(), r.WithContext(context.WithValue(r.Context(), baseURLKey{}, c.Scheme()+"://"+r.Host)))
-		return nil
-	})
+	e.GET(agentCardPath, echo.WrapHandler(card))
 	auth := s.requireTokenUser(s.denyA2A)
 	opts := []a2asrv.TransportOption{a2asrv.WithTransportKeepAlive(s.cfg.KeepAlive)}
 	// serveMCP gives the handler the caller's address and ends a request
@@ -88,8 +83,8 @@ func isA2APath(r *http.Request) bool {
 	return r.URL.Path == a2aPath || r.URL.Path == a2aV0Path
 }
 
-// agentCard describes Strategist to A2A clients; base is the address the
-// client called.
+// agentCard describes Strategist to A2A clients; base is the server's
+// public URL.
 func (s *Server) agentCard(base string) *a2a.AgentCard {
 	version := s.cfg.Version
 	if version == "" {
@@ -440,8 +435,7 @@ func planArtifact(handoffID, goal string, plan json.RawMessage) *a2a.Artifact {
 
 // taskMeta is what every task of a conversation carries: its page.
 func (s *Server) taskMeta(ctx context.Context, conversationID string) map[string]any {
-	base, _ := ctx.Value(baseURLKey{}).(string)
-	return map[string]any{"strategist/conversationUrl": base + "/conversations/" + conversationID}
+	return map[string]any{"strategist/conversationUrl": s.conversationURL(conversationID)}
 }
 
 // taskView is how much of a task to send.

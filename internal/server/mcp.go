@@ -95,7 +95,7 @@ func (s *Server) mcpHandler() (http.Handler, error) {
 func (s *Server) serveMCP(h http.Handler) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		ctx, cancel := context.WithCancel(context.WithValue(r.Context(), baseURLKey{}, c.Scheme()+"://"+r.Host))
+		ctx, cancel := context.WithCancel(r.Context())
 		defer cancel()
 		defer context.AfterFunc(s.stopping, cancel)()
 		defer s.streams.add(currentIdentity(c).cred, cancel)()
@@ -103,8 +103,6 @@ func (s *Server) serveMCP(h http.Handler) echo.HandlerFunc {
 		return nil
 	}
 }
-
-type baseURLKey struct{}
 
 func (s *Server) denyMCP(c echo.Context, msg string) error {
 	return &APIError{Status: http.StatusUnauthorized, Code: CodeUnauthenticated, Message: msg}
@@ -460,8 +458,7 @@ func (s *Server) mcpCreateConversation(ctx context.Context, args createConversat
 	if err != nil {
 		return nil, err
 	}
-	base, _ := ctx.Value(baseURLKey{}).(string)
-	return &createdConversation{ConversationID: conv.ID, Title: conv.Title, Site: conv.SiteID, URL: base + "/conversations/" + conv.ID}, nil
+	return &createdConversation{ConversationID: conv.ID, Title: conv.Title, Site: conv.SiteID, URL: s.conversationURL(conv.ID)}, nil
 }
 
 var _ GraphService = (*strategies.Service)(nil)
@@ -552,9 +549,8 @@ func (s *Server) ask(ctx context.Context, args askArgs) (*askResult, error) {
 		}
 		return nil, err
 	}
-	base, _ := ctx.Value(baseURLKey{}).(string)
 	summary, root := s.rootSummary(ctx, userID, conv.ID)
-	res := &askResult{ConversationID: conv.ID, URL: base + "/conversations/" + conv.ID, Status: out.status, Error: out.errText,
+	res := &askResult{ConversationID: conv.ID, URL: s.conversationURL(conv.ID), Status: out.status, Error: out.errText,
 		PlanWaiting: out.pendingHandoff != "", Answer: answer.String(), Summary: summary}
 	if root != nil {
 		res.RootStepID, res.RootCount = string(root.ID), root.Count
