@@ -1,9 +1,11 @@
-package strategy
+package strategies
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"strategist/internal/strategy"
 )
 
 // PreviousLookback bounds the versions Previous reads: far more than one
@@ -21,42 +23,42 @@ const PreviousLookback = 100
 // deletions of a build. The snapshot carries
 // that version's number. ok is false when there is none within the bound.
 // The versions are read in one query.
-func (s *Service) Previous(ctx context.Context, userID, strategyID string) (Snapshot, bool, error) {
+func (s *Service) Previous(ctx context.Context, userID, strategyID string) (strategy.Snapshot, bool, error) {
 	_, g, rec, err := s.load(ctx, userID, strategyID)
 	if err != nil {
-		return Snapshot{}, false, err
+		return strategy.Snapshot{}, false, err
 	}
 	current := resultKey(g)
 	vs, err := s.store.RecentStrategyVersions(ctx, userID, strategyID, rec.Version, PreviousLookback)
 	if err != nil {
-		return Snapshot{}, false, fmt.Errorf("strategy: previous version of %s: %w", strategyID, err)
+		return strategy.Snapshot{}, false, fmt.Errorf("strategy: previous version of %s: %w", strategyID, err)
 	}
 	now, err := s.store.StrategyVersion(ctx, userID, strategyID, rec.Version)
 	if err != nil {
-		return Snapshot{}, false, fmt.Errorf("strategy: previous version of %s: %w", strategyID, err)
+		return strategy.Snapshot{}, false, fmt.Errorf("strategy: previous version of %s: %w", strategyID, err)
 	}
 	// The change records, to find where Undo would go: the version before
 	// the last turn's changes. Versions beyond the lookback stay zero.
-	changes := make([]Change, rec.Version+1)
+	changes := make([]strategy.Change, rec.Version+1)
 	if err := json.Unmarshal(now.Change, &changes[rec.Version]); err != nil {
-		return Snapshot{}, false, fmt.Errorf("strategy: previous version of %s: decode change %d: %w", strategyID, rec.Version, err)
+		return strategy.Snapshot{}, false, fmt.Errorf("strategy: previous version of %s: decode change %d: %w", strategyID, rec.Version, err)
 	}
-	graphs := make([]*Graph, len(vs))
+	graphs := make([]*strategy.Graph, len(vs))
 	for i, v := range vs {
-		if graphs[i], err = Decode(v.Graph); err != nil {
-			return Snapshot{}, false, fmt.Errorf("strategy: previous version of %s: version %d: %w", strategyID, v.Version, err)
+		if graphs[i], err = strategy.Decode(v.Graph); err != nil {
+			return strategy.Snapshot{}, false, fmt.Errorf("strategy: previous version of %s: version %d: %w", strategyID, v.Version, err)
 		}
 		if err := json.Unmarshal(v.Change, &changes[v.Version]); err != nil {
-			return Snapshot{}, false, fmt.Errorf("strategy: previous version of %s: decode change %d: %w", strategyID, v.Version, err)
+			return strategy.Snapshot{}, false, fmt.Errorf("strategy: previous version of %s: decode change %d: %w", strategyID, v.Version, err)
 		}
 	}
-	found := func(i int) (Snapshot, bool) {
+	found := func(i int) (strategy.Snapshot, bool) {
 		old := graphs[i]
 		if len(old.Validate()) > 0 {
-			return Snapshot{}, false
+			return strategy.Snapshot{}, false
 		}
 		if key := resultKey(old); key == "" || key == current {
-			return Snapshot{}, false
+			return strategy.Snapshot{}, false
 		}
 		snap := old.Snapshot(rec.ID, vs[i].Version)
 		snap.ConversationID = rec.ConversationID
@@ -65,7 +67,7 @@ func (s *Service) Previous(ctx context.Context, userID, strategyID string) (Snap
 	// First the version Undo would restore, so that "undo that" and the
 	// Undo button take back the same turn; after an undo, "undo that"
 	// takes the undo back (the newest complete version below).
-	if target, _ := UndoTarget(changes, rec.Version, ""); target >= 0 && !changes[rec.Version].Restores() {
+	if target, _ := strategy.UndoTarget(changes, rec.Version, ""); target >= 0 && !changes[rec.Version].Restores() {
 		for i, v := range vs {
 			if v.Version == target {
 				if snap, ok := found(i); ok {
@@ -79,12 +81,12 @@ func (s *Service) Previous(ctx context.Context, userID, strategyID string) (Snap
 			return snap, true, nil
 		}
 	}
-	return Snapshot{}, false, nil
+	return strategy.Snapshot{}, false, nil
 }
 
 // resultKey identifies what a graph's single root computes (its query
 // tree); "" when the graph has no single root.
-func resultKey(g *Graph) string {
+func resultKey(g *strategy.Graph) string {
 	root, ok := g.Root()
 	if !ok {
 		return ""

@@ -1,4 +1,4 @@
-package strategy
+package strategies
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"strategist/internal/event"
 	"strategist/internal/store"
+	"strategist/internal/strategy"
 	"strategist/internal/telemetry"
 )
 
@@ -17,12 +18,6 @@ var errVersionMoved = errors.New("strategy: version moved")
 
 // undoAttempts bounds how often Undo starts over under concurrent changes.
 const undoAttempts = 5
-
-// Restores reports whether the change put back an earlier version (an
-// undo, a redo, or a restore from the history), and which.
-func (c Change) Restores() bool {
-	return (c.Op == OpUndo || c.Op == OpRedo || c.Op == OpRestore) && c.RestoredVersion != nil
-}
 
 // Undo reverts the last turn's changes by restoring the graph of the
 // version before the turn's first change, exactly (steps, counts and name),
@@ -56,7 +51,7 @@ func (s *Service) undo(ctx context.Context, userID, strategyID string) (Result, 
 }
 
 // history reads a strategy's change records, by version.
-func (s *Service) history(ctx context.Context, userID, strategyID string) (store.Strategy, []Change, error) {
+func (s *Service) history(ctx context.Context, userID, strategyID string) (store.Strategy, []strategy.Change, error) {
 	rec, err := s.store.Strategy(ctx, userID, strategyID)
 	if err != nil {
 		return store.Strategy{}, nil, err
@@ -65,7 +60,7 @@ func (s *Service) history(ctx context.Context, userID, strategyID string) (store
 	if err != nil {
 		return store.Strategy{}, nil, err
 	}
-	changes := make([]Change, rec.Version+1)
+	changes := make([]strategy.Change, rec.Version+1)
 	for _, v := range vs {
 		if v.Version < 0 || v.Version > rec.Version {
 			continue
@@ -77,73 +72,20 @@ func (s *Service) history(ctx context.Context, userID, strategyID string) (store
 	return rec, changes, nil
 }
 
-// UndoTarget is the version Undo restores when the strategy stands at
-// version (changes are the records of versions 0..version), and the
-// version it takes back: the state now is that of effective (after undos,
-// the version they restored), and undo goes to the version before the
-// first change of effective's turn. A turn undoing within itself (own: an
-// agent's undo_last_change while its turn runs) takes back one change of
-// its own, not everything it did so far. target is -1 when there is
-// nothing to undo.
-func UndoTarget(changes []Change, version int, own string) (target, effective int) {
-	effective = version
-	if last := changes[version]; last.Restores() {
-		effective = *last.RestoredVersion
-	}
-	target = effective - 1
-	if turn := changes[effective].Turn; turn != "" && turn != own && effective > 0 {
-		for target >= 1 && changes[target].Turn == turn && !changes[target].Restores() {
-			target--
-		}
-	}
-	return target, effective
-}
-
-// RedoTarget is the version Redo restores when the strategy stands at
-// version, the newest change of the turn an undo took back; ok is false
-// when the strategy does not stand after an undo, or a change since ended
-// what can be redone.
-func RedoTarget(changes []Change, version int) (target, from int, ok bool) {
-	current := changes[version]
-	if !current.Restores() {
-		return 0, 0, false
-	}
-	// The change the run of undos and redos started from: the newest
-	// state redo can restore.
-	top := -1
-	for v := version; v >= 0; v-- {
-		if !changes[v].Restores() {
-			top = v
-			break
-		}
-	}
-	from = *current.RestoredVersion
-	target = from + 1
-	if target > top {
-		return 0, 0, false
-	}
-	if turn := changes[target].Turn; turn != "" {
-		for target+1 <= top && changes[target+1].Turn == turn {
-			target++
-		}
-	}
-	return target, from, true
-}
-
 func (s *Service) undoOnce(ctx context.Context, userID, strategyID string) (Result, error) {
 	rec, changes, err := s.history(ctx, userID, strategyID)
 	if err != nil {
 		return Result{}, fmt.Errorf("strategy: undo %s: %w", strategyID, err)
 	}
-	target, effective := UndoTarget(changes, rec.Version, event.TurnFrom(ctx))
+	target, effective := strategy.UndoTarget(changes, rec.Version, event.TurnFrom(ctx))
 	if target < 0 {
-		return Result{}, fmt.Errorf("strategy: undo %s: %w: the strategy is as it was created", strategyID, ErrNothingToUndo)
+		return Result{}, fmt.Errorf("strategy: undo %s: %w: the strategy is as it was created", strategyID, strategy.ErrNothingToUndo)
 	}
 	summary := fmt.Sprintf("undid version %d: the strategy is as it was at version %d", effective, target)
 	if n := effective - target; n > 1 {
 		summary = fmt.Sprintf("undid versions %d–%d (%d changes of one turn): the strategy is as it was at version %d", target+1, effective, n, target)
 	}
-	return s.restore(ctx, userID, strategyID, rec.Version, target, Change{Op: OpUndo, UndoneVersion: effective, RestoredVersion: &target,
+	return s.restore(ctx, userID, strategyID, rec.Version, target, strategy.Change{Op: strategy.OpUndo, UndoneVersion: effective, RestoredVersion: &target,
 		Undone: effective - target, Turn: event.TurnFrom(ctx), Summary: summary})
 }
 
@@ -152,7 +94,7 @@ func (s *Service) undoOnce(ctx context.Context, userID, strategyID string) (Resu
 // of the turn that made version r+1, up to the version the first of those
 // undos undid. Like Undo it records a new version (change "redo") and
 // reports it; any other change since the undo ends what can be redone
-// (ErrNothingToRedo).
+// (strategy.ErrNothingToRedo).
 func (s *Service) Redo(ctx context.Context, userID, strategyID string) (Result, error) {
 	for range undoAttempts {
 		res, err := s.redoOnce(ctx, userID, strategyID)
@@ -168,11 +110,11 @@ func (s *Service) redoOnce(ctx context.Context, userID, strategyID string) (Resu
 	if err != nil {
 		return Result{}, fmt.Errorf("strategy: redo %s: %w", strategyID, err)
 	}
-	target, from, ok := RedoTarget(changes, rec.Version)
+	target, from, ok := strategy.RedoTarget(changes, rec.Version)
 	if !ok {
-		return Result{}, fmt.Errorf("strategy: redo %s: %w: no undo to take back", strategyID, ErrNothingToRedo)
+		return Result{}, fmt.Errorf("strategy: redo %s: %w: no undo to take back", strategyID, strategy.ErrNothingToRedo)
 	}
-	return s.restore(ctx, userID, strategyID, rec.Version, target, Change{Op: OpRedo, UndoneVersion: from, RestoredVersion: &target,
+	return s.restore(ctx, userID, strategyID, rec.Version, target, strategy.Change{Op: strategy.OpRedo, UndoneVersion: from, RestoredVersion: &target,
 		Undone: target - from, Turn: event.TurnFrom(ctx),
 		Summary: fmt.Sprintf("redid version %d: the strategy is as it was at version %d", target, target)})
 }
@@ -188,10 +130,10 @@ func (s *Service) Restore(ctx context.Context, userID, strategyID string, versio
 			return Result{}, fmt.Errorf("strategy: restore %s: %w", strategyID, err)
 		}
 		if version < 0 || version >= rec.Version {
-			return Result{}, fmt.Errorf("strategy: restore %s to version %d: %w: it has versions 0 to %d", strategyID, version, ErrVersionNotFound, rec.Version)
+			return Result{}, fmt.Errorf("strategy: restore %s to version %d: %w: it has versions 0 to %d", strategyID, version, strategy.ErrVersionNotFound, rec.Version)
 		}
 		target := version
-		res, err := s.restore(ctx, userID, strategyID, rec.Version, target, Change{Op: OpRestore, UndoneVersion: rec.Version, RestoredVersion: &target,
+		res, err := s.restore(ctx, userID, strategyID, rec.Version, target, strategy.Change{Op: strategy.OpRestore, UndoneVersion: rec.Version, RestoredVersion: &target,
 			Turn: event.TurnFrom(ctx), Summary: fmt.Sprintf("went back to version %d", target)})
 		if !errors.Is(err, errVersionMoved) {
 			return res, err
@@ -203,17 +145,17 @@ func (s *Service) Restore(ctx context.Context, userID, strategyID string, versio
 // restore records the graph of version target as the version after
 // version (the one read), with change; errVersionMoved when another change
 // came first.
-func (s *Service) restore(ctx context.Context, userID, strategyID string, version, target int, change Change) (Result, error) {
+func (s *Service) restore(ctx context.Context, userID, strategyID string, version, target int, change strategy.Change) (Result, error) {
 	tv, err := s.store.StrategyVersion(ctx, userID, strategyID, target)
 	if err != nil {
 		return Result{}, fmt.Errorf("strategy: %s %s: version %d: %w", change.Op, strategyID, target, err)
 	}
-	restored, err := Decode(tv.Graph)
+	restored, err := strategy.Decode(tv.Graph)
 	if err != nil {
 		return Result{}, err
 	}
 	var (
-		next    *Graph
+		next    *strategy.Graph
 		failure error
 	)
 	st := s.report.stripe(strategyID)
@@ -224,7 +166,7 @@ func (s *Service) restore(ctx context.Context, userID, strategyID string, versio
 			failure = errVersionMoved
 			return nil, nil, failure
 		}
-		g, err := Decode(current)
+		g, err := strategy.Decode(current)
 		if err != nil {
 			failure = err
 			return nil, nil, err
@@ -232,7 +174,7 @@ func (s *Service) restore(ctx context.Context, userID, strategyID string, versio
 		next = restored.Clone()
 		next.NextStep = max(next.NextStep, g.NextStep)
 		return encodePair(next, change, &failure)
-	}, s.logged(ctx, func(rec store.Strategy) (Snapshot, error) { return snapshotAt(next, rec), nil }, &change))
+	}, s.logged(ctx, func(rec store.Strategy) (strategy.Snapshot, error) { return snapshotAt(next, rec), nil }, &change))
 	if failure != nil {
 		return Result{}, failure
 	}

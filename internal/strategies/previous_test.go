@@ -1,10 +1,11 @@
-package strategy
+package strategies
 
 import (
 	"context"
 	"testing"
 
 	"strategist/internal/event"
+	"strategist/internal/strategy"
 )
 
 // TestServicePrevious: the previous version is the last complete one whose
@@ -14,7 +15,7 @@ func TestServicePrevious(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newServiceFixture(t)
-	previous := func() (int, StepID, bool) {
+	previous := func() (int, strategy.StepID, bool) {
 		t.Helper()
 		snap, ok, err := f.svc.Previous(ctx, f.owner, f.strategy)
 		if err != nil {
@@ -29,12 +30,12 @@ func TestServicePrevious(t *testing.T) {
 	if _, _, ok := previous(); ok {
 		t.Error("the first complete version has a previous one")
 	}
-	f.apply(t, trna)                                                  // v2: s1, s2 (two roots)
-	f.apply(t, Combine{Left: "s1", Right: "s2", Operator: Intersect}) // v3: s3, complete
+	f.apply(t, trna)                                                                    // v2: s1, s2 (two roots)
+	f.apply(t, strategy.Combine{Left: "s1", Right: "s2", Operator: strategy.Intersect}) // v3: s3, complete
 	if v, root, ok := previous(); !ok || v != 1 || root != "s1" {
 		t.Errorf("previous = v%d root %s (%v), want v1 root s1", v, root, ok)
 	}
-	f.apply(t, Rename{Name: "Translation and tRNA"}) // v4: same result as v3
+	f.apply(t, strategy.Rename{Name: "Translation and tRNA"}) // v4: same result as v3
 	if v, root, ok := previous(); !ok || v != 1 || root != "s1" {
 		t.Errorf("after a rename previous = v%d root %s (%v), want v1 root s1", v, root, ok)
 	}
@@ -59,17 +60,17 @@ func TestServicePreviousIsUndosTurn(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newServiceFixture(t)
-	in := func(turn string, m Mutation) {
+	in := func(turn string, m strategy.Mutation) {
 		t.Helper()
 		if _, err := f.svc.Apply(event.WithTurn(ctx, turn), f.owner, f.strategy, m); err != nil {
 			t.Fatal(err)
 		}
 	}
-	in("A", translation)                                           // v1: s1, complete: turn A's result
-	in("B", trna)                                                  // v2: s1, s2
-	in("B", Combine{Left: "s1", Right: "s2", Operator: Intersect}) // v3: s3
-	in("B", replication)                                           // v4: s3, s4
-	in("B", Combine{Left: "s3", Right: "s4", Operator: Union})     // v5: s5, complete
+	in("A", translation)                                                             // v1: s1, complete: turn A's result
+	in("B", trna)                                                                    // v2: s1, s2
+	in("B", strategy.Combine{Left: "s1", Right: "s2", Operator: strategy.Intersect}) // v3: s3
+	in("B", replication)                                                             // v4: s3, s4
+	in("B", strategy.Combine{Left: "s3", Right: "s4", Operator: strategy.Union})     // v5: s5, complete
 	snap, ok, err := f.svc.Previous(ctx, f.owner, f.strategy)
 	if err != nil {
 		t.Fatal(err)
