@@ -26,6 +26,16 @@ before(async () => {
 });
 
 /** inView reports whether the element is wholly inside the viewport and inside its scrolling chat. */
+/** inPanels reports whether an element of the right column is on screen. */
+async function inPanels(locator) {
+  return locator.evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    const p = el.closest('.panels').getBoundingClientRect();
+    const vh = document.documentElement.clientHeight;
+    return r.width > 0 && r.height > 0 && r.top >= Math.max(0, p.top) - 1 && r.bottom <= Math.min(vh, p.bottom) + 1;
+  });
+}
+
 async function inView(locator) {
   return locator.evaluate((el) => {
     const r = el.getBoundingClientRect();
@@ -146,6 +156,14 @@ for (const [name, viewport] of Object.entries(sizes)) {
     assert.equal(await byTestId(page, 'build-plan-button').count(), 0);
     const steps = await graphState(page);
     assert.equal(steps.find((s) => s.root)?.count, 89);
+    // When the build ends, the result's count, Undo and Export are on
+    // screen (desktop: in the right column's view, not scrolled away to
+    // the sub-agents).
+    if (name === 'desktop') {
+      for (const id of ['strategy-root-count', 'undo-button', 'export-wdk']) {
+        assert.ok(await inPanels(byTestId(page, id)), `${id} is on screen when the build ends`);
+      }
+    }
     assert.equal((await api.conversation(id)).title, autoTitle, 'the automatic title is given once');
 
     // The offline engine introduces itself once, not in every answer.

@@ -304,10 +304,12 @@
     turnEnded();
     chat = document.getElementById('chat');
     if (stick) chat.scrollTop = chat.scrollHeight;
-    // A new delegation: bring the sub-agent panel into view (desktop,
-    // where the panels scroll on their own).
+    // A new delegation: bring the strategy panel into view (desktop, where
+    // the panels scroll on their own), so the graph, its result count, Undo
+    // and Export are watched as the build grows them; the sub-agents
+    // follow below it.
     if (wide.matches && e.detail.data.indexOf('id="subagents"') >= 0) {
-      document.getElementById('subagents').scrollIntoView({ block: 'start' });
+      document.getElementById('strategy').scrollIntoView({ block: 'start' });
     }
   });
   document.addEventListener('htmx:afterSwap', function (e) {
