@@ -506,6 +506,9 @@ func TestStrategyGraph(t *testing.T) {
 		&event.GraphSnapshot{Base: b("t1"), StrategyID: "s", Version: 3, Snapshot: json.RawMessage(snap)},
 	)
 	panel := tid(doc.Selection, "strategy")
+	if got := tid(doc.Selection, "skip-to-strategy").AttrOr("href", ""); got != "#strategy" || panel.AttrOr("tabindex", "") != "-1" {
+		t.Errorf("skip link to %q, strategy tabindex %q: want a link to #strategy that can take focus", got, panel.AttrOr("tabindex", ""))
+	}
 	svg := tid(panel, "strategy-graph")
 	if goquery.NodeName(svg) != "svg" {
 		t.Fatalf("strategy-graph is <%s>, want <svg>", goquery.NodeName(svg))

@@ -130,3 +130,20 @@ for (const [name, viewport] of Object.entries({ desktop: { width: 1440, height: 
     assert.ok(button.height < 64, `the Start button is ${button.height} px tall: its label wraps`);
   });
 }
+
+// The keyboard: a skip link goes straight to the strategy, and "/" outside
+// a text field puts the cursor in the composer.
+test('a skip link leads to the strategy and "/" focuses the composer', async () => {
+  const { alice } = env();
+  const { page } = await b.openAs(alice, viewports.desktop);
+  await page.goto(`/conversations/${built.id}`);
+  await waitConnected(page);
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'skip-to-strategy');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.activeElement?.id === 'strategy');
+  await page.keyboard.press('/');
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'message-input');
+  assert.equal(await byTestId(page, 'message-input').inputValue(), '', 'the "/" is not typed into the box');
+});

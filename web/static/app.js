@@ -415,6 +415,15 @@
     e.preventDefault();
     stop.requestSubmit();
   });
+  // "/" outside a text field puts the cursor in the composer.
+  document.addEventListener('keydown', function (e) {
+    if (e.key !== '/' || e.defaultPrevented || e.isComposing || e.ctrlKey || e.metaKey || e.altKey) return;
+    var t = e.target;
+    if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+    if (!input || input.disabled || (fields && fields.disabled)) return;
+    e.preventDefault();
+    input.focus();
+  });
   // A graph step is a button: Enter and Space open its results as a click
   // does (an htmx trigger filter would need eval, which the page's policy
   // forbids).
