@@ -644,6 +644,17 @@ func TestResultsCounts(t *testing.T) {
 			if got := tid(doc.Selection, "results-note").Text(); got != tt.v.Answer.Provenance.Note {
 				t.Errorf("note = %q, want the provenance note", got)
 			}
+			// A step without genes says so plainly, and offers no download,
+			// pager or enrichment of nothing.
+			zero := tt.v.Answer.Count == 0
+			if got := tid(doc.Selection, "results-empty").Length() == 1; got != zero {
+				t.Errorf("results-empty shown = %v, want %v", got, zero)
+			}
+			for _, id := range []string{"results-download", "results-next", "enrichment-button"} {
+				if got := tid(doc.Selection, id).Length() == 1; got == zero {
+					t.Errorf("%s shown = %v for %d genes", id, got, tt.v.Answer.Count)
+				}
+			}
 		})
 	}
 	v := web.ResultsView{ConversationID: "c1", StepID: "s5", StepName: "orthologs", NotEvaluable: true,

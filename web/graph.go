@@ -348,6 +348,15 @@ func checkpointText(cp view.Checkpoint) string {
 	return "Before " + cp.Before + " — " + state + " (version " + strconv.Itoa(cp.Version) + ")"
 }
 
+// emptyResultText says plainly that a step has no genes: an approximate
+// zero (text search) as no text matches, else no genes.
+func emptyResultText(v ResultsView) string {
+	if v.Answer != nil && v.Answer.Provenance.Approximate {
+		return "No text matches: this step finds no genes, so there is nothing to download or test for enrichment."
+	}
+	return "No genes: this step finds none, so there is nothing to download or test for enrichment."
+}
+
 // clip shortens s to n characters with an ellipsis.
 func clip(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
