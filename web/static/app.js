@@ -314,6 +314,9 @@
   });
   document.addEventListener('htmx:afterSwap', function (e) {
     if (e.detail.target && e.detail.target.id === 'results') e.detail.target.scrollIntoView({ block: 'nearest' });
+    // GO enrichment opens at its top: its heading and summary, then the
+    // first terms with their p and BH.
+    if (e.detail.target && e.detail.target.id === 'enrichment') e.detail.target.scrollIntoView({ block: 'start' });
   });
   chat.scrollTop = chat.scrollHeight;
 
