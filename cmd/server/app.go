@@ -27,7 +27,7 @@ import (
 	"strategist/internal/planner"
 	"strategist/internal/server"
 	"strategist/internal/store"
-	"strategist/internal/strategy"
+	"strategist/internal/strategies"
 	"strategist/internal/subagent"
 	"strategist/migrations"
 )
@@ -79,7 +79,7 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger, obs *observabi
 	if err != nil {
 		return nil, err
 	}
-	strategies, err := strategy.NewService(strategy.Config{
+	strategies, err := strategies.NewService(strategies.Config{
 		Store: db, Catalog: cat, Logger: log, Events: events,
 	})
 	if err != nil {
@@ -117,6 +117,7 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger, obs *observabi
 		Chat: orchestrator, Streamer: streamer, Strategies: strategies, Graph: strategies, Models: models,
 		Ready:    func(ctx context.Context) error { return db.Ready(ctx, migrations.FS) },
 		Registry: reg, Gatherer: reg, MetricsToken: cfg.MetricsToken, Metrics: obs.metrics, Tracer: obs.tracerProvider(),
+		PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies,
 		Auth: cfg.Auth, SecureCookies: cfg.SecureCookies, DefaultModel: cfg.Model, Version: version,
 		RequestRate: cfg.RequestRate,
 	})

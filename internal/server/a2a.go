@@ -21,9 +21,9 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"strategist/internal/account"
-	"strategist/internal/agent"
 	"strategist/internal/event"
 	"strategist/internal/store"
+	"strategist/internal/tool"
 )
 
 // Strategist as an A2A agent (protocol v1.0, JSON-RPC binding at /a2a;
@@ -65,15 +65,10 @@ func (s *Server) a2aRoutes(e *echo.Echo) {
 	// The card is v1.0's: the SDK's union of the v1.0 and v0.3 card
 	// formats words securitySchemes the v0.3 way, which v1.0 clients
 	// refuse. v0.3 clients find the v0.3 endpoint among its interfaces.
-	card := a2asrv.NewAgentCardHandler(a2asrv.AgentCardProducerFn(func(ctx context.Context) (*a2a.AgentCard, error) {
-		base, _ := ctx.Value(baseURLKey{}).(string)
-		return s.agentCard(base), nil
+	card := a2asrv.NewAgentCardHandler(a2asrv.AgentCardProducerFn(func(context.Context) (*a2a.AgentCard, error) {
+		return s.agentCard(s.cfg.PublicURL), nil
 	}))
-	e.GET(agentCardPath, func(c echo.Context) error {
-		r := c.Request()
-		card.ServeHTTP(c.Response(), r.WithContext(context.WithValue(r.Context(), baseURLKey{}, c.Scheme()+"://"+r.Host)))
-		return nil
-	})
+	e.GET(agentCardPath, echo.WrapHandler(card))
 	auth := s.requireTokenUser(s.denyA2A)
 	// The SDK runs a streaming request's handler on a goroutine of its
 	// own and re-panics what it recovers unless given a panic handler: each
@@ -109,8 +104,8 @@ func isA2APath(r *http.Request) bool {
 	return r.URL.Path == a2aPath || r.URL.Path == a2aV0Path
 }
 
-// agentCard describes Strategist to A2A clients; base is the address the
-// client called.
+// agentCard describes Strategist to A2A clients; base is the server's
+// public URL.
 func (s *Server) agentCard(base string) *a2a.AgentCard {
 	version := s.cfg.Version
 	if version == "" {
@@ -172,7 +167,7 @@ func a2aError(err error) error {
 	if errors.Is(err, store.ErrNotFound) {
 		return a2a.NewError(a2a.ErrTaskNotFound, "no such task of yours")
 	}
-	if te, ok := errors.AsType[*agent.ToolError](err); ok {
+	if te, ok := errors.AsType[*tool.ToolError](err); ok {
 		return a2a.NewError(a2a.ErrInvalidParams, te.Message).WithDetails(map[string]any{"code": te.Code})
 	}
 	ae, ok := errors.AsType[*APIError](chatError(err))
@@ -477,8 +472,7 @@ func planArtifact(handoffID, goal string, plan json.RawMessage) *a2a.Artifact {
 
 // taskMeta is what every task of a conversation carries: its page.
 func (s *Server) taskMeta(ctx context.Context, conversationID string) map[string]any {
-	base, _ := ctx.Value(baseURLKey{}).(string)
-	return map[string]any{"strategist/conversationUrl": base + "/conversations/" + conversationID}
+	return map[string]any{"strategist/conversationUrl": s.conversationURL(conversationID)}
 }
 
 // taskView is how much of a task to send.

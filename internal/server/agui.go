@@ -235,7 +235,7 @@ func (s *Server) aguiThread(c echo.Context, threadID, site, message string, crea
 // aguiState is a thread's AG-UI state: its conversation and strategy
 // (strategy.Snapshot's JSON; null before anything is built), decoded.
 func (s *Server) aguiState(c echo.Context, conversationID string) (map[string]any, error) {
-	st := map[string]any{"conversationId": conversationID, "conversationUrl": conversationPageURL(c, conversationID), "strategy": nil}
+	st := map[string]any{"conversationId": conversationID, "conversationUrl": s.conversationURL(conversationID), "strategy": nil}
 	snap, err := s.cfg.Strategies.Conversation(c.Request().Context(), userID(c), conversationID)
 	if err != nil {
 		return st, nil // nothing built yet
@@ -300,7 +300,7 @@ func (a *aguiStream) start() error {
 	h.Set(headerConversation, a.conv.ID)
 	w.WriteHeader(http.StatusOK)
 	run := map[string]any{"threadId": a.in.ThreadID, "runId": a.in.RunID, "protocolVersion": aguiVersion,
-		"metadata": map[string]any{"strategist/conversationId": a.conv.ID, "strategist/conversationUrl": conversationPageURL(a.c, a.conv.ID)}}
+		"metadata": map[string]any{"strategist/conversationId": a.conv.ID, "strategist/conversationUrl": a.s.conversationURL(a.conv.ID)}}
 	if a.in.ParentRunID != "" {
 		run["parentRunId"] = a.in.ParentRunID
 	}
@@ -516,7 +516,7 @@ func (a *aguiStream) finish(ctx context.Context, out converseOutcome) {
 		end["outcome"] = map[string]any{"type": "interrupt", "interrupts": []any{in}}
 	case out.status == event.TurnCompleted:
 		summary, root := a.s.rootSummary(ctx, userID(a.c), a.conv.ID)
-		result := map[string]any{"conversationId": a.conv.ID, "conversationUrl": conversationPageURL(a.c, a.conv.ID), "summary": summary}
+		result := map[string]any{"conversationId": a.conv.ID, "conversationUrl": a.s.conversationURL(a.conv.ID), "summary": summary}
 		if root != nil {
 			result["rootStepId"] = root.ID
 			if root.Count != nil {

@@ -134,6 +134,8 @@ func toAPIError(err error) *APIError {
 		return &APIError{Status: http.StatusNotFound, Code: CodeNotFound, Message: "not found", Err: err}
 	case errors.Is(err, store.ErrConflict):
 		return &APIError{Status: http.StatusConflict, Code: CodeConflict, Message: "conflicts with existing data", Err: err}
+	case errors.Is(err, store.ErrInvalidText):
+		return &APIError{Status: http.StatusBadRequest, Code: CodeInvalidText, Message: "text must be UTF-8 without NUL characters", Err: err}
 	case errors.Is(err, account.ErrBusy):
 		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "too many sign-ins at once; try again in a moment", RetryAfter: time.Second, Err: err}
 	case errors.Is(err, account.ErrUnauthenticated):

@@ -11,7 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"strategist/internal/catalog/offline"
-	"strategist/internal/catalog/sites"
+	"strategist/internal/sites"
 	"strategist/internal/config"
 	"strategist/internal/server"
 	"strategist/internal/store"

@@ -318,7 +318,7 @@ func (s *Server) chatCompletions(c echo.Context) error {
 // closing is the answer's last paragraph: the root count and the page.
 func (s *Server) closing(c echo.Context, conversationID string, out converseOutcome) string {
 	summary, _ := s.rootSummary(c.Request().Context(), userID(c), conversationID)
-	return summary + " Conversation: " + conversationPageURL(c, conversationID)
+	return summary + " Conversation: " + s.conversationURL(conversationID)
 }
 
 func usageOf(out converseOutcome) chatUsage {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -59,10 +60,10 @@ func (s *Server) requireTokenUser(deny func(c echo.Context, msg string) error) e
 	}
 }
 
-// conversationPageURL is the absolute address of a conversation's page, on the host the
-// client called.
-func conversationPageURL(c echo.Context, conversationID string) string {
-	return c.Scheme() + "://" + c.Request().Host + "/conversations/" + conversationID
+// conversationURL is the absolute address of a conversation's page, on
+// the server's public URL.
+func (s *Server) conversationURL(conversationID string) string {
+	return s.cfg.PublicURL + "/conversations/" + url.PathEscape(conversationID)
 }
 
 // conversationLinkRE finds a conversation page's address in text a client

@@ -27,12 +27,13 @@ import (
 	"strategist/internal/account"
 	"strategist/internal/catalog"
 	"strategist/internal/catalog/enrich"
-	"strategist/internal/catalog/sites"
 	"strategist/internal/chat"
 	"strategist/internal/config"
 	"strategist/internal/eventlog"
 	"strategist/internal/llm"
+	"strategist/internal/sites"
 	"strategist/internal/store"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy"
 	"strategist/internal/telemetry"
 	"strategist/web"
@@ -84,15 +85,15 @@ type Streamer interface {
 	Batches(ctx context.Context, userID, conversationID string, after int64, heartbeat time.Duration) iter.Seq2[[]*eventlog.Published, error]
 }
 
-// Strategies reads and undoes conversations' strategies (*strategy.Service).
+// Strategies reads and undoes conversations' strategies (*strategies.Service).
 type Strategies interface {
 	Conversation(ctx context.Context, userID, conversationID string) (strategy.Snapshot, error)
-	Versions(ctx context.Context, userID, strategyID string) ([]strategy.Version, error)
-	Undo(ctx context.Context, userID, strategyID string) (strategy.Result, error)
-	Redo(ctx context.Context, userID, strategyID string) (strategy.Result, error)
+	Versions(ctx context.Context, userID, strategyID string) ([]strategies.Version, error)
+	Undo(ctx context.Context, userID, strategyID string) (strategies.Result, error)
+	Redo(ctx context.Context, userID, strategyID string) (strategies.Result, error)
 	// Apply changes the strategy as the agents' graph tools do (the
 	// researcher's own edits: combine roots, delete a step).
-	Apply(ctx context.Context, userID, strategyID string, m strategy.Mutation) (strategy.Result, error)
+	Apply(ctx context.Context, userID, strategyID string, m strategy.Mutation) (strategies.Result, error)
 	StepResults(ctx context.Context, userID, strategyID string, stepID strategy.StepID, page catalog.Page) (*catalog.Answer, error)
 	WDK(ctx context.Context, userID, strategyID string) (*strategy.WDKStrategy, error)
 	StepEnrichment(ctx context.Context, userID, strategyID string, stepID strategy.StepID, cutoff float64) (*enrich.Result, error)
@@ -124,7 +125,7 @@ type Config struct {
 	Chat       Chat
 	Streamer   Streamer
 	Strategies Strategies
-	// Graph serves the MCP strategy tools (*strategy.Service); nil leaves
+	// Graph serves the MCP strategy tools (*strategies.Service); nil leaves
 	// them out of /mcp.
 	Graph  GraphService
 	Models Models
@@ -143,6 +144,18 @@ type Config struct {
 	// continuing a caller's trace sent as W3C traceparent; health checks,
 	// metrics, static files and event streams are not traced.
 	Tracer trace.TracerProvider
+
+	// PublicURL is the address clients reach this server at, scheme and
+	// host (https://strategist.example.org): every absolute URL the server
+	// writes (the A2A agent card, share links, conversation links in
+	// protocol answers) is on it, never on a request's Host or forwarded
+	// headers, which a client or a shared cache could poison. Required.
+	PublicURL string
+	// TrustedProxies are the networks of the reverse proxies in front of
+	// the server: a request from one of them is the client's that its
+	// X-Forwarded-For names; from anywhere else it is the connection's
+	// (none: every request is the connection's).
+	TrustedProxies []*net.IPNet
 
 	Auth          config.AuthMode
 	SecureCookies bool
@@ -199,6 +212,11 @@ func New(cfg Config) (*Server, error) {
 	case cfg.Auth != config.AuthLocal && cfg.Auth != config.AuthDev:
 		return nil, fmt.Errorf("server: unknown auth mode %q", cfg.Auth)
 	}
+	public, err := config.ParsePublicURL(cfg.PublicURL)
+	if err != nil {
+		return nil, fmt.Errorf("server: public URL: %w", err)
+	}
+	cfg.PublicURL = public
 	if cfg.RequestTimeout == 0 {
 		cfg.RequestTimeout = 30 * time.Second
 	}
@@ -303,8 +321,7 @@ func (s *Server) routes() error {
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = s.errorHandler
-	// Requests come straight from clients; no proxy header is trusted.
-	e.IPExtractor = echo.ExtractIPDirect()
+	e.IPExtractor = ipExtractor(s.cfg.TrustedProxies)
 
 	metrics, err := newHTTPMetrics(s.cfg.Registry, s.cfg.Metrics)
 	if err != nil {
@@ -503,7 +520,7 @@ func (s *Server) requestLogger() echo.MiddlewareFunc {
 				level = slog.LevelWarn
 			}
 			s.log.LogAttrs(c.Request().Context(), level, "request",
-				slog.String("method", v.Method), slog.String("path", v.URIPath),
+				slog.String("method", v.Method), slog.String("path", loggedPath(c)),
 				slog.Int("status", v.Status), slog.Duration("latency", v.Latency),
 				slog.String("request_id", v.RequestID))
 			return nil
@@ -522,4 +539,57 @@ func (s *Server) readyz(c echo.Context) error {
 		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "not ready: " + err.Error(), Err: err}
 	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// secretParams are the route parameters whose values are credentials:
+// logs and traces show the parameter's name instead.
+var secretParams = map[string]bool{"token": true}
+
+// loggedPath is a request's path as logs and traces show it: its route
+// with each parameter's value filled in, except secrets (a share link's
+// token), which stay ":token". A path no route matched is shown with any
+// segment that looks like a token replaced, so a mistyped share link is
+// not one either.
+func loggedPath(c echo.Context) string {
+	route := c.Path()
+	if route == "" {
+		return redactTokens(c.Request().URL.Path)
+	}
+	segs := strings.Split(route, "/")
+	for i, seg := range segs {
+		switch {
+		case strings.HasPrefix(seg, ":") && !secretParams[seg[1:]]:
+			segs[i] = redactTokens(c.Param(seg[1:]))
+		case seg == "*":
+			segs[i] = redactTokens(c.Param("*"))
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// redactTokens replaces each segment of a path that looks like a token.
+func redactTokens(p string) string {
+	segs := strings.Split(p, "/")
+	for i, seg := range segs {
+		if account.LooksLikeToken(seg) {
+			segs[i] = "(redacted)"
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// ipExtractor finds a request's client address: the connection's, or,
+// for a connection from one of the trusted proxies, the nearest address
+// in X-Forwarded-For that is not a trusted proxy. echo's defaults also
+// trust loopback, link-local and private networks; here only the
+// configured networks are.
+func ipExtractor(proxies []*net.IPNet) echo.IPExtractor {
+	if len(proxies) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, n := range proxies {
+		opts = append(opts, echo.TrustIPRange(n))
+	}
+	return echo.ExtractIPFromXFFHeader(opts...)
 }
