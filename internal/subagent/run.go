@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -257,6 +258,8 @@ func (r *run) startTask(i int) {
 		ctx, span := r.startNodeSpan(spec.node, spec.attempt)
 		defer func() {
 			if p := recover(); p != nil {
+				r.log.ErrorContext(ctx, "sub-agent panicked", slog.String("node_id", spec.node.ID), slog.Any("panic", p),
+					slog.String("stack", string(debug.Stack())))
 				res.task = attemptResult{err: fmt.Errorf("sub-agent panicked: %v", p)}
 			}
 			endTaskSpan(span, res.task)
@@ -286,6 +289,8 @@ func (r *run) startCombine(i int) {
 		sctx, span := r.startNodeSpan(n, 1)
 		defer func() {
 			if p := recover(); p != nil {
+				r.log.ErrorContext(sctx, "combine panicked", slog.String("node_id", n.ID), slog.Any("panic", p),
+					slog.String("stack", string(debug.Stack())))
 				res.err = fmt.Errorf("combine panicked: %v", p)
 			}
 			endCombineSpan(span, res.root, res.err)
