@@ -57,8 +57,11 @@ type Config struct {
 	ScriptsDir string
 
 	SubagentConcurrency int
-	// TurnRate is how many turns per second one user may start (burst 10).
+	// TurnRate is how many turns per second one user may start (burst 10),
+	// by every way in together.
 	TurnRate float64
+	// RunningTurns is how many turns one user may have running at once.
+	RunningTurns int
 	// RequestRate is how many requests per second one client address may
 	// make (burst four times that).
 	RequestRate float64
@@ -272,12 +275,20 @@ func settings() []setting {
 			c.TurnRescue = d
 			return nil
 		}},
-		{"STRATEGIST_TURN_RATE", "turn-rate", "1", "turns per second one user may start, with bursts of 10 (0.01 to 1000)", func(c *Config, v string) error {
+		{"STRATEGIST_TURN_RATE", "turn-rate", "1", "turns per second one user may start, by every way in together, with bursts of 10 (0.01 to 1000)", func(c *Config, v string) error {
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || f < 0.01 || f > 1000 {
 				return errors.New("must be a number from 0.01 to 1000")
 			}
 			c.TurnRate = f
+			return nil
+		}},
+		{"STRATEGIST_RUNNING_TURNS", "running-turns", "5", "turns one user may have running at once, on all replicas together (1 to 1000)", func(c *Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 1000 {
+				return errors.New("must be a whole number from 1 to 1000")
+			}
+			c.RunningTurns = n
 			return nil
 		}},
 		{"STRATEGIST_REQUEST_RATE", "request-rate", "50", "requests per second one client address may make, with bursts of four times that (1 to 100000)", func(c *Config, v string) error {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -16,13 +17,11 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
-	"golang.org/x/time/rate"
 
 	"strategist/internal/account"
-	"strategist/internal/agent"
 	"strategist/internal/event"
 	"strategist/internal/store"
+	"strategist/internal/tool"
 )
 
 // Strategist as an A2A agent (protocol v1.0, JSON-RPC binding at /a2a;
@@ -60,9 +59,7 @@ const (
 
 // a2aRoutes serves the agent card and the JSON-RPC endpoints.
 func (s *Server) a2aRoutes(e *echo.Echo) {
-	h := &a2aHandler{s: s, turns: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
-		Rate: rate.Limit(s.cfg.TurnRate), Burst: s.cfg.TurnBurst, ExpiresIn: 10 * time.Minute,
-	})}
+	h := &a2aHandler{s: s}
 	// The card is v1.0's: the SDK's union of the v1.0 and v0.3 card
 	// formats words securitySchemes the v0.3 way, which v1.0 clients
 	// refuse. v0.3 clients find the v0.3 endpoint among its interfaces.
@@ -136,9 +133,6 @@ func (s *Server) agentCard(base string) *a2a.AgentCard {
 // a2aHandler serves A2A's methods over Strategist's turns and event log.
 type a2aHandler struct {
 	s *Server
-	// turns limits how fast one user starts turns, as on the other
-	// routes that start them.
-	turns middleware.RateLimiterStore
 }
 
 var _ a2asrv.RequestHandler = (*a2aHandler)(nil)
@@ -152,7 +146,7 @@ func a2aError(err error) error {
 	if errors.Is(err, store.ErrNotFound) {
 		return a2a.NewError(a2a.ErrTaskNotFound, "no such task of yours")
 	}
-	if te, ok := errors.AsType[*agent.ToolError](err); ok {
+	if te, ok := errors.AsType[*tool.ToolError](err); ok {
 		return a2a.NewError(a2a.ErrInvalidParams, te.Message).WithDetails(map[string]any{"code": te.Code})
 	}
 	ae, ok := errors.AsType[*APIError](chatError(err))
@@ -160,6 +154,14 @@ func a2aError(err error) error {
 		return err
 	}
 	switch {
+	case ae.Status == http.StatusTooManyRequests:
+		// A2A has no error for a spent budget: an invalid request, with
+		// the code and when to retry in its details.
+		details := map[string]any{"code": ae.Code}
+		if d, ok := ae.Details.(map[string]any); ok {
+			maps.Copy(details, d)
+		}
+		return a2a.NewError(a2a.ErrInvalidRequest, ae.Message).WithDetails(details)
 	case ae.Status == http.StatusNotFound:
 		return a2a.NewError(a2a.ErrTaskNotFound, ae.Message)
 	case ae.Status == http.StatusConflict:
@@ -191,6 +193,8 @@ func (h *a2aHandler) userTurn(ctx context.Context, id a2a.TaskID) (store.Turn, e
 type a2aMessage struct {
 	conv store.Conversation
 	text string
+	// created: the conversation was made for this message.
+	created bool
 }
 
 // resolve finds the conversation a message goes to (its task's, its
@@ -200,10 +204,6 @@ func (h *a2aHandler) resolve(ctx context.Context, req *a2a.SendMessageRequest) (
 	userID := account.UserID(ctx)
 	if req == nil || req.Message == nil {
 		return a2aMessage{}, invalidParams("message is required")
-	}
-	if ok, err := h.turns.Allow(userID); err != nil || !ok {
-		return a2aMessage{}, a2a.NewError(a2a.ErrInvalidRequest, "you are starting turns too fast; wait a moment").
-			WithDetails(map[string]any{"code": CodeRateLimited})
 	}
 	m := req.Message
 	var text []string
@@ -246,7 +246,7 @@ func (h *a2aHandler) resolve(ctx context.Context, req *a2a.SendMessageRequest) (
 		return out, a2aError(err)
 	}
 	conv, err := h.s.cfg.Store.CreateConversation(ctx, userID, site, titleFrom(out.text), h.s.cfg.DefaultModel)
-	out.conv = conv
+	out.conv, out.created = conv, err == nil
 	return out, err
 }
 
@@ -259,7 +259,7 @@ func (h *a2aHandler) SendMessage(ctx context.Context, req *a2a.SendMessageReques
 	}
 	immediate := req.Config != nil && req.Config.ReturnImmediately
 	var turnID string
-	_, err = h.s.converse(ctx, converseRequest{userID: account.UserID(ctx), conv: msg.conv, message: msg.text, heartbeat: h.s.cfg.KeepAlive},
+	_, err = h.s.converse(ctx, converseRequest{userID: account.UserID(ctx), conv: msg.conv, message: msg.text, heartbeat: h.s.cfg.KeepAlive, created: msg.created},
 		func(r *event.Record, _ event.Event) error {
 			if r != nil && turnID == "" {
 				turnID = r.TurnID
@@ -296,7 +296,7 @@ func (h *a2aHandler) SendStreamingMessage(ctx context.Context, req *a2a.SendMess
 			yield(nil, err)
 			return
 		}
-		h.stream(ctx, converseRequest{userID: account.UserID(ctx), conv: msg.conv, message: msg.text, heartbeat: h.s.cfg.KeepAlive}, req.Message, nil, yield)
+		h.stream(ctx, converseRequest{userID: account.UserID(ctx), conv: msg.conv, message: msg.text, heartbeat: h.s.cfg.KeepAlive, created: msg.created}, req.Message, nil, yield)
 	}
 }
 

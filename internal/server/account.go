@@ -11,8 +11,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"strategist/internal/catalog/sites"
 	"strategist/internal/catalog/wdk"
+	"strategist/internal/sites"
 	"strategist/internal/store"
 	"strategist/web"
 )

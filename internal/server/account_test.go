@@ -16,11 +16,11 @@ import (
 
 	"strategist/internal/account"
 	"strategist/internal/catalog/offline"
-	"strategist/internal/catalog/sites"
 	"strategist/internal/catalog/wdk"
 	"strategist/internal/config"
 	"strategist/internal/pgtest"
 	"strategist/internal/server"
+	"strategist/internal/sites"
 	"strategist/internal/store"
 )
 

@@ -14,6 +14,7 @@ import (
 
 	"strategist/internal/account"
 	"strategist/internal/catalog"
+	"strategist/internal/chat"
 	"strategist/internal/store"
 )
 
@@ -89,6 +90,9 @@ func toAPIError(err error) *APIError {
 	if ae, ok := errors.AsType[*APIError](err); ok {
 		return ae
 	}
+	if be, ok := errors.AsType[*chat.BudgetError](err); ok {
+		return budgetError(be)
+	}
 	if he, ok := errors.AsType[*echo.HTTPError](err); ok {
 		msg := fmt.Sprint(he.Message)
 		switch he.Code {
@@ -158,7 +162,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 			slog.Any("error", err))
 	}
 	if ae.RetryAfter > 0 {
-		c.Response().Header().Set("Retry-After", strconv.Itoa(int(ae.RetryAfter.Round(time.Second)/time.Second)))
+		c.Response().Header().Set("Retry-After", strconv.Itoa(retrySeconds(ae.RetryAfter)))
 	}
 	var werr error
 	switch {

@@ -27,6 +27,7 @@ import (
 	"strategist/internal/pgtest"
 	"strategist/internal/server"
 	"strategist/internal/store"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy"
 )
 
@@ -94,11 +95,11 @@ func (*fakeStrategies) Conversation(context.Context, string, string) (strategy.S
 	return twoSteps, nil
 }
 
-func (f *fakeStrategies) Undo(context.Context, string, string) (strategy.Result, error) {
+func (f *fakeStrategies) Undo(context.Context, string, string) (strategies.Result, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.undos++
-	return strategy.Result{}, nil
+	return strategies.Result{}, nil
 }
 
 func (*fakeStrategies) StepResults(_ context.Context, _, _ string, step strategy.StepID, page catalog.Page) (*catalog.Answer, error) {

@@ -27,12 +27,13 @@ import (
 	"strategist/internal/account"
 	"strategist/internal/catalog"
 	"strategist/internal/catalog/enrich"
-	"strategist/internal/catalog/sites"
 	"strategist/internal/chat"
 	"strategist/internal/config"
 	"strategist/internal/eventlog"
 	"strategist/internal/llm"
+	"strategist/internal/sites"
 	"strategist/internal/store"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy"
 	"strategist/internal/telemetry"
 	"strategist/web"
@@ -84,15 +85,15 @@ type Streamer interface {
 	Batches(ctx context.Context, userID, conversationID string, after int64, heartbeat time.Duration) iter.Seq2[[]*eventlog.Published, error]
 }
 
-// Strategies reads and undoes conversations' strategies (*strategy.Service).
+// Strategies reads and undoes conversations' strategies (*strategies.Service).
 type Strategies interface {
 	Conversation(ctx context.Context, userID, conversationID string) (strategy.Snapshot, error)
-	Versions(ctx context.Context, userID, strategyID string) ([]strategy.Version, error)
-	Undo(ctx context.Context, userID, strategyID string) (strategy.Result, error)
-	Redo(ctx context.Context, userID, strategyID string) (strategy.Result, error)
+	Versions(ctx context.Context, userID, strategyID string) ([]strategies.Version, error)
+	Undo(ctx context.Context, userID, strategyID string) (strategies.Result, error)
+	Redo(ctx context.Context, userID, strategyID string) (strategies.Result, error)
 	// Apply changes the strategy as the agents' graph tools do (the
 	// researcher's own edits: combine roots, delete a step).
-	Apply(ctx context.Context, userID, strategyID string, m strategy.Mutation) (strategy.Result, error)
+	Apply(ctx context.Context, userID, strategyID string, m strategy.Mutation) (strategies.Result, error)
 	StepResults(ctx context.Context, userID, strategyID string, stepID strategy.StepID, page catalog.Page) (*catalog.Answer, error)
 	WDK(ctx context.Context, userID, strategyID string) (*strategy.WDKStrategy, error)
 	StepEnrichment(ctx context.Context, userID, strategyID string, stepID strategy.StepID, cutoff float64) (*enrich.Result, error)
@@ -124,7 +125,7 @@ type Config struct {
 	Chat       Chat
 	Streamer   Streamer
 	Strategies Strategies
-	// Graph serves the MCP strategy tools (*strategy.Service); nil leaves
+	// Graph serves the MCP strategy tools (*strategies.Service); nil leaves
 	// them out of /mcp.
 	Graph  GraphService
 	Models Models
@@ -170,10 +171,6 @@ type Config struct {
 	// dropped.
 	KeepAlive    time.Duration
 	WriteTimeout time.Duration
-	// TurnRate and TurnBurst limit turn creation per user (default 1/s,
-	// burst 10).
-	TurnRate  float64
-	TurnBurst int
 	// RequestRate limits requests per client address (default 50/s, burst
 	// four times that).
 	RequestRate float64
@@ -231,9 +228,6 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.WriteTimeout == 0 {
 		cfg.WriteTimeout = 10 * time.Second
-	}
-	if cfg.TurnRate == 0 {
-		cfg.TurnRate, cfg.TurnBurst = 1, 10
 	}
 	if cfg.RequestRate == 0 {
 		cfg.RequestRate = 50
@@ -390,7 +384,7 @@ func (s *Server) routes() error {
 	page(http.MethodGet, "/conversations/:id/stream", s.streamPage)
 	page(http.MethodPost, "/conversations/:id/rename", s.renameConversationForm)
 	page(http.MethodPost, "/conversations/:id/delete", s.deleteConversationForm)
-	e.Add(http.MethodPost, "/conversations/:id/turns", s.sendMessageForm, s.requirePageUser, s.turnLimiter())
+	page(http.MethodPost, "/conversations/:id/turns", s.sendMessageForm)
 	page(http.MethodGet, "/conversations/:id/turns/:turnId", s.turnPage)
 	page(http.MethodGet, "/conversations/:id/tool-calls/:key", s.toolCallPage)
 	page(http.MethodGet, "/conversations/:id/artifacts", s.olderArtifactsPage)
@@ -430,7 +424,7 @@ func (s *Server) routes() error {
 	api(http.MethodGet, "/account/veupathdb", s.getVEuPathDBAccount)
 	api(http.MethodPut, "/account/veupathdb", s.putVEuPathDBKey)
 	api(http.MethodDelete, "/account/veupathdb", s.deleteVEuPathDBKey)
-	e.Add(http.MethodPost, "/api/v1/conversations/:id/turns", s.startTurn, s.requireAPIUser, s.turnLimiter())
+	api(http.MethodPost, "/conversations/:id/turns", s.startTurn)
 	api(http.MethodPost, "/conversations/:id/turns/:turnId/cancel", s.cancelTurn)
 	api(http.MethodGet, "/conversations/:id/events", s.streamEvents)
 	api(http.MethodPost, "/conversations/:id/handoffs/:handoffId/accept", s.acceptHandoff)
@@ -455,27 +449,14 @@ func (s *Server) routes() error {
 	e.Any(mcpPath, s.serveMCP(mcpHandler), s.requireTokenUser(s.denyMCP))
 	openAI := s.requireTokenUser(s.denyOpenAI)
 	e.GET("/v1/models", s.openAIModels, openAI)
-	e.POST("/v1/chat/completions", s.chatCompletions, openAI, s.turnLimiter())
+	e.POST("/v1/chat/completions", s.chatCompletions, openAI)
 	s.a2aRoutes(e)
-	e.POST(aguiPath, s.runAGUI, s.requireTokenUser(s.denyAGUI), s.turnLimiter())
+	e.POST(aguiPath, s.runAGUI, s.requireTokenUser(s.denyAGUI))
 	return nil
 }
 
 // mcpPath is where the MCP server answers (Streamable HTTP).
 const mcpPath = "/mcp"
-
-// turnLimiter limits how fast one user starts turns.
-func (s *Server) turnLimiter() echo.MiddlewareFunc {
-	return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
-		Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
-			Rate: rate.Limit(s.cfg.TurnRate), Burst: s.cfg.TurnBurst, ExpiresIn: 10 * time.Minute,
-		}),
-		IdentifierExtractor: func(c echo.Context) (string, error) { return userID(c), nil },
-		DenyHandler: func(c echo.Context, _ string, _ error) error {
-			return &APIError{Status: http.StatusTooManyRequests, Code: CodeRateLimited, Message: "you are starting turns too fast; wait a moment", RetryAfter: time.Second}
-		},
-	})
-}
 
 // maxCompressing bounds the responses gzipped at once.
 const maxCompressing = 16

@@ -27,6 +27,7 @@ import (
 	"strategist/internal/pgtest"
 	"strategist/internal/server"
 	"strategist/internal/store"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy"
 )
 
@@ -79,14 +80,14 @@ type noStrategies struct{}
 func (noStrategies) Conversation(context.Context, string, string) (strategy.Snapshot, error) {
 	return strategy.Snapshot{}, store.ErrNotFound
 }
-func (noStrategies) Versions(context.Context, string, string) ([]strategy.Version, error) {
+func (noStrategies) Versions(context.Context, string, string) ([]strategies.Version, error) {
 	return nil, store.ErrNotFound
 }
-func (noStrategies) Undo(context.Context, string, string) (strategy.Result, error) {
-	return strategy.Result{}, store.ErrNotFound
+func (noStrategies) Undo(context.Context, string, string) (strategies.Result, error) {
+	return strategies.Result{}, store.ErrNotFound
 }
-func (noStrategies) Redo(context.Context, string, string) (strategy.Result, error) {
-	return strategy.Result{}, store.ErrNotFound
+func (noStrategies) Redo(context.Context, string, string) (strategies.Result, error) {
+	return strategies.Result{}, store.ErrNotFound
 }
 func (noStrategies) StepResults(context.Context, string, string, strategy.StepID, catalog.Page) (*catalog.Answer, error) {
 	return nil, store.ErrNotFound
@@ -94,8 +95,8 @@ func (noStrategies) StepResults(context.Context, string, string, strategy.StepID
 func (noStrategies) WDK(context.Context, string, string) (*strategy.WDKStrategy, error) {
 	return nil, store.ErrNotFound
 }
-func (noStrategies) Apply(context.Context, string, string, strategy.Mutation) (strategy.Result, error) {
-	return strategy.Result{}, store.ErrNotFound
+func (noStrategies) Apply(context.Context, string, string, strategy.Mutation) (strategies.Result, error) {
+	return strategies.Result{}, store.ErrNotFound
 }
 
 func (noStrategies) StepEnrichment(context.Context, string, string, strategy.StepID, float64) (*enrich.Result, error) {
