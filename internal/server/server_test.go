@@ -134,7 +134,11 @@ func newEnvWith(t testing.TB, auth config.AuthMode, cat catalog.Catalog, opts ..
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
+	// The listener comes first: the server's public URL is its address.
+	srv := httptest.NewUnstartedServer(nil)
+	t.Cleanup(srv.Close)
 	cfg := server.Config{
+		PublicURL:    "http://" + srv.Listener.Addr().String(),
 		Logger:       slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelError})),
 		Store:        db,
 		Accounts:     accounts,
@@ -158,8 +162,8 @@ func newEnvWith(t testing.TB, auth config.AuthMode, cat catalog.Catalog, opts ..
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(s.Handler())
-	t.Cleanup(srv.Close)
+	srv.Config.Handler = s.Handler()
+	srv.Start()
 	return &env{t: t, srv: srv, db: db, accounts: accounts, clock: clk}
 }
 
@@ -258,11 +262,11 @@ func (e *env) page(path string, cookie *http.Cookie) response {
 	return e.send(req)
 }
 
-// send does a request without following redirects.
+// send does a request without following redirects, or reading them: a
+// redirect's Location is shown as sent, even one no client would follow.
 func (e *env) send(req *http.Request) response {
 	e.t.Helper()
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := client.Do(req)
+	resp, err := http.DefaultTransport.RoundTrip(req)
 	if err != nil {
 		e.t.Fatal(err)
 	}
