@@ -79,8 +79,8 @@ func (s *Server) a2aRoutes(e *echo.Echo) {
 	opts := []a2asrv.TransportOption{a2asrv.WithTransportKeepAlive(s.cfg.KeepAlive)}
 	// serveMCP gives the handler the caller's address and ends a request
 	// at shutdown or on revocation, as for MCP.
-	e.POST(a2aPath, s.serveMCP(a2asrv.NewJSONRPCHandler(h, opts...)), auth)
-	e.POST(a2aV0Path, s.serveMCP(a2av0.NewJSONRPCHandler(h, opts...)), auth)
+	e.POST(a2aPath, s.serveMCP(a2asrv.NewJSONRPCHandler(h, opts...)), auth, s.streamRoute)
+	e.POST(a2aV0Path, s.serveMCP(a2av0.NewJSONRPCHandler(h, opts...)), auth, s.streamRoute)
 }
 
 func (s *Server) denyA2A(c echo.Context, msg string) error {
