@@ -15,7 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"strategist/internal/pgtest"
+	"strategist/internal/store"
 )
 
 const metricsToken = "security-metrics-token"
@@ -92,19 +93,16 @@ func (s *server) memory(t *testing.T) memory {
 // conversation's worth), which every stream replays.
 func (s *server) history(t *testing.T, conv string, n int) {
 	t.Helper()
-	ctx := context.Background()
-	db, err := pgx.Connect(ctx, s.dbURL)
+	db, err := store.New(pgtest.Connect(t, s.dbURL))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close(ctx)
-	const insert = `
-INSERT INTO events (conversation_id, seq, type, payload)
-SELECT $1::uuid, g, 'usage', jsonb_build_object('n', g, 'note', repeat('x', 2000)) FROM generate_series(1, $2::int) g`
-	if _, err := db.Exec(ctx, insert, conv, n); err != nil {
-		t.Fatal(err)
+	batch := make([]store.NewEvent, n)
+	for i := range batch {
+		batch[i] = store.NewEvent{ConversationID: conv, Type: "usage",
+			Payload: []byte(fmt.Sprintf(`{"n":%d,"note":%q}`, i+1, strings.Repeat("x", 2000)))}
 	}
-	if _, err := db.Exec(ctx, `UPDATE conversations SET last_event_seq = $2 WHERE id = $1`, conv, n); err != nil {
+	if _, err := db.AppendEvents(context.Background(), "security-test", batch); err != nil {
 		t.Fatal(err)
 	}
 }
