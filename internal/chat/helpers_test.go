@@ -19,6 +19,7 @@ import (
 	"strategist/internal/llm/scripted"
 	"strategist/internal/pgtest"
 	"strategist/internal/store"
+	"strategist/internal/tool"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
@@ -42,15 +43,15 @@ func (m models) Resolve(id string) (llm.Model, error) {
 // tools the test gives it, built per turn like the real roles.
 type role struct {
 	name  string
-	tools func(env agent.Env) []agent.Tool
+	tools func(env agent.Env) []tool.Tool
 }
 
 func (r role) Agent(env agent.Env) (*agent.Agent, error) {
-	var tools []agent.Tool
+	var tools []tool.Tool
 	if r.tools != nil {
 		tools = r.tools(env)
 	}
-	ts, err := agent.NewToolset(tools...)
+	ts, err := tool.NewToolset(tools...)
 	if err != nil {
 		return nil, err
 	}
@@ -134,6 +135,8 @@ type options struct {
 	// log write through.
 	store    func(chat.Store) chat.Store
 	logStore func(eventlog.LogStore) eventlog.LogStore
+	// budget, when set, changes the per-user turn budget.
+	budget func(*chat.Config)
 }
 
 // process is one server process as main wires it, reduced to what chat
@@ -169,11 +172,15 @@ func (w *world) start(o options) *process {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	svc, err := chat.New(chat.Config{Store: st, Log: log, Publisher: broker, Models: models{o.engine},
+	cfg := chat.Config{Store: st, Log: log, Publisher: broker, Models: models{o.engine},
 		Planner: o.planner, Executor: o.executor, Origin: origin, AutoApprove: o.autoApprove,
 		// Orphans are looked for at start and on a conflict only: a test
 		// decides when a process dies.
-		SweepEvery: time.Hour})
+		SweepEvery: time.Hour}
+	if o.budget != nil {
+		o.budget(&cfg)
+	}
+	svc, err := chat.New(cfg)
 	if err != nil {
 		w.t.Fatal(err)
 	}

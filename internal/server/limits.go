@@ -112,13 +112,26 @@ func (s *Server) readBody(next echo.HandlerFunc) echo.HandlerFunc {
 // addrLimitListener caps the connections open at once from one client
 // address: beyond max, a new connection is answered 429 and closed
 // without reaching the HTTP server, so idle or slow sockets from one
-// address cannot take the process's file descriptors and memory. Its own
-// mutex guards open.
+// address cannot take the process's file descriptors and memory. The
+// trusted proxies' addresses are not capped: every client behind them
+// shares them. Its own mutex guards open.
 type addrLimitListener struct {
 	net.Listener
-	max  int
-	mu   sync.Mutex
-	open map[string]int
+	max    int
+	exempt []*net.IPNet
+	mu     sync.Mutex
+	open   map[string]int
+}
+
+// exempted reports an address of a trusted proxy.
+func (l *addrLimitListener) exempted(host string) bool {
+	ip := net.ParseIP(host)
+	for _, n := range l.exempt {
+		if ip != nil && n.Contains(ip) {
+			return true
+		}
+	}
+	return false
 }
 
 // refusedConn is what a refused connection reads before it is closed.
@@ -139,6 +152,9 @@ func (l *addrLimitListener) Accept() (net.Conn, error) {
 		host := conn.RemoteAddr().String()
 		if h, _, err := net.SplitHostPort(host); err == nil {
 			host = h
+		}
+		if l.exempted(host) {
+			return conn, nil
 		}
 		l.mu.Lock()
 		full := l.open[host] >= l.max

@@ -303,6 +303,22 @@ func TestConnectionsPerAddressAreCapped(t *testing.T) {
 		t.Errorf("another address = %d, want 200", resp.StatusCode)
 	}
 
+	// A trusted proxy's address is not capped.
+	proxied := limitsEnv(t, func(c *server.Config) {
+		c.ConnsPerAddr = 1
+		_, n, _ := net.ParseCIDR("127.0.0.5/32")
+		c.TrustedProxies = []*net.IPNet{n}
+	})
+	for range 3 {
+		c := proxied.dialFrom("127.0.0.5")
+		if _, err := io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		if resp := readResponse(t, c, bufio.NewReader(c)); resp.StatusCode != http.StatusOK {
+			t.Errorf("a trusted proxy's connection = %d, want 200", resp.StatusCode)
+		}
+	}
+
 	held[0].Close()
 	waitFor(t, "served after a connection closed", func() bool {
 		c := e.dialFrom("127.0.0.1")
