@@ -41,7 +41,7 @@ const (
 	MarkedWrong Verdict = "marked-wrong" // not the expected answer, but marked approximate or not evaluable
 	NoAnswer    Verdict = "no-answer"    // built, but no count and no mark (several roots, a failed count)
 	NoBuild     Verdict = "no-build"     // nothing was built where something should have been
-	NoReason    Verdict = "no-reason"    // rightly nothing built, but the answer does not say why
+	NoReason    Verdict = "no-reason"    // rightly nothing built (or the right count), but the answer does not say what it must
 	Failed      Verdict = "error"        // the harness could not play the case (HTTP, timeout)
 )
 
@@ -50,7 +50,7 @@ var Verdicts = []Verdict{Correct, Wrong, MarkedWrong, NoAnswer, NoBuild, NoReaso
 
 // Score compares what a conversation left with what the case expects.
 func Score(e Expectation, o Observation) Verdict {
-	if e.Outcome == OutcomeRefused {
+	if e.nothingBuilt() {
 		switch {
 		case o.Built && o.Confident():
 			return Wrong
@@ -59,11 +59,8 @@ func Score(e Expectation, o Observation) Verdict {
 		case o.Built:
 			return NoAnswer
 		}
-		low := strings.ToLower(o.Reply)
-		for _, w := range e.Says {
-			if !strings.Contains(low, strings.ToLower(w)) {
-				return NoReason
-			}
+		if !says(o.Reply, e.Says) || e.Outcome == OutcomeAsk && !strings.Contains(o.Reply, "?") {
+			return NoReason
 		}
 		return Correct
 	}
@@ -73,6 +70,9 @@ func Score(e Expectation, o Observation) Verdict {
 	switch e.Outcome {
 	case OutcomeCount:
 		if o.RootCount != nil && *o.RootCount == e.Count && !o.Marked() {
+			if !says(o.Reply, e.Says) {
+				return NoReason
+			}
 			return Correct
 		}
 	case OutcomeApproximate:
@@ -91,6 +91,26 @@ func Score(e Expectation, o Observation) Verdict {
 		return MarkedWrong
 	}
 	return NoAnswer
+}
+
+// nothingBuilt reports whether the case expects no strategy at all.
+func (e Expectation) nothingBuilt() bool {
+	switch e.Outcome {
+	case OutcomeRefused, OutcomeAnswered, OutcomeNoBuild, OutcomeAsk:
+		return true
+	}
+	return false
+}
+
+// says reports whether reply contains every word, case-insensitively.
+func says(reply string, words []string) bool {
+	low := strings.ToLower(reply)
+	for _, w := range words {
+		if !strings.Contains(low, strings.ToLower(w)) {
+			return false
+		}
+	}
+	return true
 }
 
 // Result is one case played and scored.
@@ -112,8 +132,12 @@ func (r Result) Expected() string {
 		return fmt.Sprintf("approximate (%d by %s)", e.Count, e.Tree)
 	case OutcomeNotEvaluable:
 		return e.Search + " not evaluable"
+	case OutcomeNoBuild:
+		return "nothing built"
+	case OutcomeAsk:
+		return "nothing built, a question back"
 	}
-	return "refused, saying " + strings.Join(e.Says, ", ")
+	return e.Outcome + ", saying " + strings.Join(e.Says, ", ")
 }
 
 // Seen describes what the conversation left, for reports.
