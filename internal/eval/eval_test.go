@@ -345,7 +345,8 @@ func TestObserveStrategy(t *testing.T) {
 	var o Observation
 	observeStrategy(&o, snap)
 	want := Observation{Built: true, Roots: 2, RootStatus: "not_evaluable", NotEvaluable: []string{"GenesWithSignalPeptide"},
-		Tree: "INTERSECT(GenesWithSignalPeptide, GenesByLocation Pf3D7_05_v3)"}
+		Tree: "INTERSECT(GenesWithSignalPeptide, GenesByLocation Pf3D7_05_v3)", Structure: "INTERSECT(GenesByLocation, GenesWithSignalPeptide)",
+		Steps: 3, Parameters: map[string]map[string]string{"GenesByLocation": {"chromosomeOptional": "Pf3D7_05_v3"}, "GenesWithSignalPeptide": nil}}
 	if diff := cmp.Diff(want, o); diff != "" {
 		t.Errorf("observation mismatch (-want +got):\n%s", diff)
 	}

@@ -20,8 +20,14 @@ type Observation struct {
 	NotEvaluable   []string // searches of steps marked not evaluable
 	Tree           string   // the answer's tree of searches, rendered (for reports)
 	Reply          string   // the assistant's text in the turns of the last message
-	Handoffs       int      // handoffs the planner requested, over all messages
-	Notes          []string // turns that did not complete, and how they ended
+	// Structure is the answer's tree with search names only, INTERSECT
+	// and UNION operands sorted: INTERSECT(GenesByGoTerm, GenesByLocation).
+	Structure  string
+	Steps      int                          // steps under the answer's root, itself included
+	RecordType string                       // the strategy's record type
+	Parameters map[string]map[string]string // each search's parameters under the root (the last step of a search wins)
+	Handoffs   int                          // handoffs the planner requested, over all messages
+	Notes      []string                     // turns that did not complete, and how they ended
 }
 
 // Marked reports whether the answer says it is not an exact count.
