@@ -270,7 +270,7 @@ func matchTerms(vocab []catalog.Term, query string) []catalog.Term {
 		}
 		rank := 4
 		switch {
-		case label == q || term == q:
+		case label == q || term == q || strings.ToLower(termName(t)) == q:
 			rank = 0
 		case strings.HasPrefix(label, q) || strings.HasPrefix(term, q):
 			rank = 2

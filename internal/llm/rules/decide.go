@@ -43,6 +43,10 @@ func (rv *resolver) termLeaf(c *english.Clause) *leaf {
 		}
 		return rv.goLeaf(c, hits, how)
 	}
+	if hits, syn := rv.goSynonym(c); len(hits) > 0 {
+		return rv.goLeaf(c, hits, fmt.Sprintf("I read %s as the GO term %s, of which GO lists %s as a synonym",
+			english.Quote(c.Text), english.Quote(goName(hits[0])), english.Quote(syn)))
+	}
 	if t, ok := rv.geneTypeFuzzy(c); ok {
 		return rv.geneTypeLeaf(c, t, "I read "+english.Quote(c.Text)+" as the gene type "+english.Quote(t)+" (a typo)")
 	}
