@@ -30,6 +30,9 @@ type Term struct {
 	// Synonym is the term's synonym the vocabulary query named, when the
 	// query matched a synonym rather than the term's name.
 	Synonym string `json:"synonym,omitempty"`
+	// Definition defines a term the vocabulary query named exactly (by
+	// its id, name or a synonym), where the catalog has one.
+	Definition string `json:"definition,omitempty"`
 }
 
 // ParamInfo is one parameter of a search, as a model needs it to fill it.
@@ -209,6 +212,9 @@ func (s *Set) paramInfo(p catalog.Param, query string) ParamInfo {
 		for i, m := range matches[:len(info.Values)] {
 			if len(m.Synonyms) == 1 { // matchTerms keeps the synonym a term was found by
 				info.Values[i].Synonym = m.Synonyms[0]
+			}
+			if len(m.Synonyms) == 1 || strings.EqualFold(m.Term, query) || strings.EqualFold(termName(m), query) {
+				info.Values[i].Definition = m.Definition
 			}
 		}
 		switch {
