@@ -29,6 +29,29 @@ type stepSummary struct {
 	KeyParameters map[string]string `json:"keyParameters"`
 	Operator      string            `json:"operator"`
 	Inputs        []string          `json:"inputs"`
+	Count         stepCount         `json:"count"`
+}
+
+// stepCount is a step's count as get_strategy reports it.
+type stepCount struct {
+	Status      string `json:"status"`
+	Value       *int   `json:"value"`
+	Message     string `json:"message"`
+	Approximate bool   `json:"approximate"`
+}
+
+// describe says the count in words: the number and its mark, or why there
+// is none.
+func (c stepCount) describe() string {
+	switch {
+	case c.Value != nil && c.Approximate:
+		return fmt.Sprintf("%d genes (approximate)", *c.Value)
+	case c.Value != nil:
+		return fmt.Sprintf("%d genes", *c.Value)
+	case c.Message != "":
+		return "no count: " + c.Message
+	}
+	return "no count yet"
 }
 
 // current reads the conversation's strategy with get_strategy: nil when

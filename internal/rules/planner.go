@@ -15,11 +15,8 @@ import (
 // request the build, and say what will be built. Each step runs once; a
 // failed step is reported instead of retried.
 func planTurn(t *turn) response {
-	if isConfirmation(t.user) {
-		return say(intro + "\n\n" + english.Quote(strings.TrimSpace(t.user)) +
-			" gives me nothing to search for. To build the plan I saved, click **Build this plan**; to change it, " +
-			"say how, for example \"now also exclude chromosome 5\"; to plan something else, describe the genes, " +
-			"for example \"tRNA genes on chromosome 5\".")
+	if cl := english.Classify(t.user); cl.Intent != english.IntentSearch {
+		return answerTurn(t, cl)
 	}
 	p := english.Parse(t.user)
 	a := newAsks(t)
@@ -85,26 +82,6 @@ func planTurn(t *turn) response {
 		}
 	}
 	return say(planText(m, plan, art, draft, build))
-}
-
-// confirmations are replies to a previous answer that ask for nothing new:
-// the plan they agree to is built with Build this plan.
-var confirmations = english.WordSet("yes ok okay sure go proceed continue thanks thank build do it please")
-
-// isConfirmation reports whether a message is only a short reply such as
-// "yes, build it" or "ok go ahead".
-func isConfirmation(msg string) bool {
-	w := strings.Fields(strings.ToLower(strings.Trim(msg, " .!?")))
-	if len(w) == 0 || len(w) > 4 {
-		return false
-	}
-	for _, x := range w {
-		x = strings.Trim(x, ",.!?")
-		if !confirmations[x] && x != "ahead" && x != "you" && x != "that" && x != "this" && x != "plan" {
-			return false
-		}
-	}
-	return true
 }
 
 // nothingToSearch answers a request with no words to search for.
