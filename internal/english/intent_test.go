@@ -52,9 +52,9 @@ func TestClassify(t *testing.T) {
 		}
 	}
 	for msg, subject := range map[string]string{
-		"What does PF3D7_0708400 do?":          "PF3D7_0708400",
-		"what does go:0006281 mean?":           "GO:0006281",
-		"What is DNA repair in GO terms?":      "DNA repair",
+		"What does PF3D7_0708400 do?":           "PF3D7_0708400",
+		"what does go:0006281 mean?":            "GO:0006281",
+		"What is DNA repair in GO terms?":       "DNA repair",
 		"Which searches find genes by GO term?": "GO term",
 	} {
 		if got := Classify(msg).Subject; got != subject {
