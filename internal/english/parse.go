@@ -168,7 +168,7 @@ type Parsed struct {
 // only genes of an organism is every gene of it.
 func Parse(text string) Parsed {
 	var p Parsed
-	toks := tokenize(text)
+	toks := tokenize(exclusionLast(text))
 	toks, p.Organism = takeOrganism(toks)
 	toks, p.Evidence = takeEvidence(toks)
 	toks, start, end := takeRegion(toks)
@@ -194,6 +194,24 @@ func Parse(text string) Parsed {
 		p.Root = p.Part
 	}
 	return p
+}
+
+// leadingExclusionRE reads an exclusion placed before the request it
+// qualifies: "Without chromosome 7, which genes …", "Apart from the
+// apicoplast: rRNA genes".
+var leadingExclusionRE = regexp.MustCompile(`(?is)^\s*(without|excluding|except for|except|apart from|aside from|other than|leaving out|leaving aside|setting aside|putting aside|not counting|ignoring|omitting|disregarding|minus)\s+([^,:;]+?)\s*[,:;]\s*(.+?)\s*[.?!]*\s*$`)
+
+// exclusionLast moves an exclusion placed first to the end of the request,
+// where the grammar reads it as qualifying the whole request: "Without
+// chromosome 7, DNA repair genes" is "DNA repair genes, excluding
+// chromosome 7", not every gene minus DNA repair genes on chromosome 7.
+// The request after the comma must hold words of its own.
+func exclusionLast(text string) string {
+	m := leadingExclusionRE.FindStringSubmatch(text)
+	if m == nil || len(strings.Fields(m[3])) < 1 {
+		return text
+	}
+	return m[3] + ", excluding " + m[2]
 }
 
 // parseTokens parses words into a tree: the parts between loose

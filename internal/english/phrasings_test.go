@@ -19,6 +19,11 @@ func TestResearcherPhrasings(t *testing.T) {
 		{"protein coding genes involved in DNA repair or DNA replication", "INTERSECT(term:protein coding, UNION(term:DNA repair, term:DNA replication))"},
 		{"tRNA or rRNA genes involved in translation", "INTERSECT(UNION(term:tRNA, term:rRNA), term:translation)"},
 		{"DNA repair genes or genes involved in translation", "UNION(term:DNA repair, term:translation)"},
+		// An exclusion placed first qualifies the whole request.
+		{"Without chromosome 3, DNA repair genes", "MINUS(term:DNA repair, location:3)"},
+		{"Excluding chromosome 3, which genes are involved in DNA repair?", "MINUS(term:DNA repair, location:3)"},
+		{"Apart from the apicoplast: rRNA genes", "MINUS(term:rRNA, location:apicoplast)"},
+		{"Leaving out chromosomes 13 and 14, translation genes", "MINUS(term:translation, UNION(location:13, location:14))"},
 		// A location list is one unit.
 		{"tRNA genes on chromosome 5 or 6", "INTERSECT(term:tRNA, UNION(location:5, location:6))"},
 		{"protein phosphorylation genes on chromosomes 5 and 6", "INTERSECT(term:protein phosphorylation, UNION(location:5, location:6))"},
