@@ -506,7 +506,8 @@ func splitQualifier(toks []token, p *Parsed) *Node {
 	}
 	// "X genes involved in Y", "X genes on chromosome 5": X qualifies Y.
 	for i := 1; i+1 < len(toks); i++ {
-		if toks[i].quoted || (toks[i].low != "genes" && toks[i].low != "gene") || !relationWords[toks[i+1].low] || isJoin(toks[i-1]) {
+		if toks[i].quoted || (toks[i].low != "genes" && toks[i].low != "gene") || !relationWords[toks[i+1].low] || isJoin(toks[i-1]) ||
+			ownsLocation(toks[:i+1]) {
 			continue
 		}
 		if n := both(toks[:i], toks[i+1:]); n != nil {
@@ -521,7 +522,7 @@ func splitQualifier(toks []token, p *Parsed) *Node {
 		head := toks[:k]
 		if toks[k-1].comma {
 			head = toks[:k-1]
-		} else if isJoin(toks[k-1]) {
+		} else if isJoin(toks[k-1]) || ownsLocation(toks[:k]) {
 			continue
 		}
 		if loc := locationList(toks[k:], p); loc != nil {
@@ -549,6 +550,25 @@ func splitQualifier(toks []token, p *Parsed) *Node {
 		}
 	}
 	return nil
+}
+
+// setWords name a set of genes without saying more: "genes", "any gene",
+// "those".
+var setWords = WordSet("genes gene any all those the ones every")
+
+// ownsLocation reports whether the words before a location end in a new
+// item of a list that only names genes ("… or genes on the apicoplast",
+// "…, or any gene on chromosome 2"): the location is that item's own, and
+// the list is a union with it, not qualified by it.
+func ownsLocation(head []token) bool {
+	i := len(head) - 1
+	if i < 0 || (head[i].low != "genes" && head[i].low != "gene") {
+		return false
+	}
+	for i >= 0 && setWords[head[i].low] && !head[i].quoted {
+		i--
+	}
+	return i >= 0 && isJoin(head[i])
 }
 
 // allGeneTypes reports whether every item of a list names a gene type.

@@ -19,6 +19,10 @@ func TestResearcherPhrasings(t *testing.T) {
 		{"protein coding genes involved in DNA repair or DNA replication", "INTERSECT(term:protein coding, UNION(term:DNA repair, term:DNA replication))"},
 		{"tRNA or rRNA genes involved in translation", "INTERSECT(UNION(term:tRNA, term:rRNA), term:translation)"},
 		{"DNA repair genes or genes involved in translation", "UNION(term:DNA repair, term:translation)"},
+		// A location with a set word of its own after "or" is an item of
+		// the list, not a qualifier over it.
+		{"DNA repair genes or genes on chromosome 3", "UNION(term:DNA repair, location:3)"},
+		{"proteolysis genes, or any gene on the apicoplast", "UNION(term:proteolysis, location:apicoplast)"},
 		// An exclusion placed first qualifies the whole request.
 		{"Without chromosome 3, DNA repair genes", "MINUS(term:DNA repair, location:3)"},
 		{"Excluding chromosome 3, which genes are involved in DNA repair?", "MINUS(term:DNA repair, location:3)"},
