@@ -29,6 +29,7 @@ func TestAnswersBuildNothing(t *testing.T) {
 		{"off-topic", "What is a good recipe for banana bread?", []string{"not about genes"}},
 		{"keys pressed", "asdf qwerty", []string{"not about genes"}},
 		{"no strategy yet", "how many genes is that?", []string{"has none yet"}},
+		{"nothing to remove", "remove the chromosome 5 step", []string{"no strategy yet, so there is nothing to remove"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -118,6 +119,18 @@ func applyFollowUp(p *english.Parsed, o *strategyOverview, user, previous string
 		}
 		p.Root = n
 		return fmt.Sprintf("I drop the %s steps and keep the rest of the strategy", familyNames[family]), ""
+	}
+	if target, why, ok := o.removedStep(user); ok {
+		if target == "" {
+			return "", why
+		}
+		n := o.withoutStep(o.RootStepID, target)
+		if n == nil {
+			return "", "that step is all the strategy has; to start again, describe the genes you want"
+		}
+		s, _ := o.step(target)
+		p.Follow, p.Root = english.FollowExclude, n
+		return fmt.Sprintf("I remove step %s (%s) and keep the rest of the strategy", target, s.DisplayName), ""
 	}
 	switch p.Follow {
 	case english.FollowExclude, english.FollowRestrict, english.FollowAdd:
@@ -463,6 +476,75 @@ func (o *strategyOverview) without(id, family string) *english.Node {
 	keep := func(n *english.Node, in string) bool { return n.Clause != nil && n.Clause.Location == in }
 	if keep(l, s.Inputs[0]) && keep(r, s.Inputs[1]) {
 		return o.stepNode(id) // nothing of the family below: reuse the combine
+	}
+	return &english.Node{Op: english.Op(s.Operator), Left: l, Right: r}
+}
+
+// removeByNameRE reads a request to delete a step by its name: "remove
+// the transmembrane-domain step", "drop the chromosome 14 search", "delete
+// the DNA repair restriction". It deletes that step; it never adds an
+// exclusion of it.
+var removeByNameRE = regexp.MustCompile(`(?i)^\s*(?:(?:now|ok|okay|please|and|then|also),?\s+)*(?:remove|delete|drop|take out|get rid of)\s+(?:the|that|this)\s+(.+?)\s+(?:step|search|restriction|exclusion|filter|requirement|criterion|condition|part)s?\s*(?:[:,.;!].*)?$`)
+
+// removedStep finds the step a remove-by-name request names among the
+// strategy's searches: the one whose name, search or values hold every
+// word of the name (a word may be a prefix of at least five letters:
+// "domain" names "domains"). It says why when none or several match.
+func (o *strategyOverview) removedStep(user string) (target, why string, ok bool) {
+	m := removeByNameRE.FindStringSubmatch(user)
+	if m == nil {
+		return "", "", false
+	}
+	name := strings.NewReplacer("-", " ", "_", " ").Replace(strings.ToLower(m[1]))
+	words := strings.Fields(name)
+	var hits []stepSummary
+	leaves := o.leafSteps(o.RootStepID)
+	for _, s := range leaves {
+		text := strings.ToLower(strings.NewReplacer("-", " ", "_", " ").Replace(s.DisplayName + " " + s.SearchName + " " +
+			strings.Join(mapValues(s.KeyParameters), " ") + " " + familyNames[s.SearchName]))
+		if s.SearchName == "GenesByLocation" {
+			text += " location chromosome"
+		}
+		all := len(words) > 0
+		for _, w := range words {
+			if !strings.Contains(text, w) && !(len(w) > 5 && strings.Contains(text, w[:5])) {
+				all = false
+			}
+		}
+		if all {
+			hits = append(hits, s)
+		}
+	}
+	switch len(hits) {
+	case 1:
+		return hits[0].StepID, "", true
+	case 0:
+		return "", fmt.Sprintf("no step of the strategy is named %s (its searches are %s); nothing was changed", english.Quote(m[1]), names(leaves)), true
+	}
+	return "", fmt.Sprintf("%d steps match %s (%s): say which to remove; nothing was changed", len(hits), english.Quote(m[1]), names(hits)), true
+}
+
+// withoutStep is the strategy's tree from id with step target taken out:
+// a combine that loses one input becomes its other input; what the
+// removal does not touch is reused as it is.
+func (o *strategyOverview) withoutStep(id, target string) *english.Node {
+	s, ok := o.step(id)
+	if !ok || id == target {
+		return nil
+	}
+	if len(s.Inputs) != 2 {
+		return o.stepNode(id)
+	}
+	l, r := o.withoutStep(s.Inputs[0], target), o.withoutStep(s.Inputs[1], target)
+	switch {
+	case l == nil:
+		return r
+	case r == nil:
+		return l
+	}
+	keep := func(n *english.Node, in string) bool { return n.Clause != nil && n.Clause.Location == in }
+	if keep(l, s.Inputs[0]) && keep(r, s.Inputs[1]) {
+		return o.stepNode(id)
 	}
 	return &english.Node{Op: english.Op(s.Operator), Left: l, Right: r}
 }

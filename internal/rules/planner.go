@@ -24,6 +24,9 @@ func planTurn(t *turn) response {
 	if pending {
 		return response{calls: a.calls}
 	}
+	if cur == nil && removeByNameRE.MatchString(t.user) {
+		return say(intro + "\n\nI read that as removing a step, but this conversation has no strategy yet, so there is nothing to remove. " + capabilities)
+	}
 	if p.Follow == english.FollowUndo {
 		return undoTurn(a, cur, goalOf(t.user))
 	}
