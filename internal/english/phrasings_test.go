@@ -107,6 +107,13 @@ func TestOrganisms(t *testing.T) {
 		{"P. falciparum Dd2 genes involved in proteolysis", "P. falciparum Dd2", "term:proteolysis"},
 		{"Plasmodium falciparum 3D7 genes", "Plasmodium falciparum 3D7", "taxon"},
 		{"orthologs of human TP53", "", "term:orthologs of human TP53"},
+		// Any "Genus species", however rare the genus; of two organisms,
+		// the one that is not P. falciparum is named (and then refused).
+		{"Aspergillus oryzae genes involved in translation", "Aspergillus oryzae", "term:translation"},
+		{"Culex pipiens tRNA genes", "Culex pipiens", "term:tRNA"},
+		{"P. falciparum and P. berghei genes involved in translation", "P. berghei", "term:translation"},
+		{"Find proteolysis genes", "", "term:proteolysis"},
+		{"Show glycolysis genes", "", "term:glycolysis"},
 	}
 	for _, tt := range tests {
 		p := Parse(tt.in)

@@ -19,6 +19,7 @@ func TestHonestRefusals(t *testing.T) {
 	}{
 		{"P. vivax genes involved in translation", []string{"no organism 'P. vivax'", "Plasmodium falciparum 3D7"}},
 		{"Toxoplasma gondii genes", []string{"no organism 'Toxoplasma gondii'"}},
+		{"Aspergillus oryzae genes involved in translation", []string{"no organism 'Aspergillus oryzae'", "Plasmodium falciparum 3D7"}},
 		{"human genes involved in DNA repair", []string{"no organism 'human'"}},
 		{"genes upregulated in gametocytes", []string{"expression", "no expression search"}},
 		{"orthologs of human TP53", []string{"orthology", "GenesByOrthologs"}},
