@@ -168,7 +168,7 @@ type Parsed struct {
 // only genes of an organism is every gene of it.
 func Parse(text string) Parsed {
 	var p Parsed
-	toks := tokenize(exclusionLast(text))
+	toks := tokenize(exclusionLast(possessionAsked(text)))
 	toks, p.Organism = takeOrganism(toks)
 	toks, p.Evidence = takeEvidence(toks)
 	toks, start, end := takeRegion(toks)
@@ -194,6 +194,17 @@ func Parse(text string) Parsed {
 		p.Root = p.Part
 	}
 	return p
+}
+
+// possessionRE reads "does 3D7 have", "do P. falciparum parasites
+// contain", "does the genome encode": a question's frame around the genes
+// asked for, with the organism it may name.
+var possessionRE = regexp.MustCompile(`(?i)\b(?:does|do)\s+(?:(the\s+)?(?:parasites?|genomes?|organisms?)|it|they|(3d7|pf3d7|p\.\s*falciparum(?:\s+3d7)?|plasmodium\s+falciparum(?:\s+3d7)?)(?:\s+parasites?)?)\s+(?:have|has|contain|carry|encode|possess)\b`)
+
+// possessionAsked drops the frame of "How many tRNA genes does 3D7 have?",
+// keeping an organism it names: "How many tRNA genes 3D7?".
+func possessionAsked(text string) string {
+	return possessionRE.ReplaceAllString(text, "$2")
 }
 
 // leadingExclusionRE reads an exclusion placed before the request it

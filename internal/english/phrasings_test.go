@@ -23,6 +23,9 @@ func TestResearcherPhrasings(t *testing.T) {
 		// the list, not a qualifier over it.
 		{"DNA repair genes or genes on chromosome 3", "UNION(term:DNA repair, location:3)"},
 		{"proteolysis genes, or any gene on the apicoplast", "UNION(term:proteolysis, location:apicoplast)"},
+		// A question's frame around the genes is not a term.
+		{"How many tRNA genes does the parasite have?", "term:tRNA"},
+		{"How many snoRNA genes does P. falciparum 3D7 have on chromosome 5?", "INTERSECT(term:snoRNA, location:5)"},
 		// An exclusion placed first qualifies the whole request.
 		{"Without chromosome 3, DNA repair genes", "MINUS(term:DNA repair, location:3)"},
 		{"Excluding chromosome 3, which genes are involved in DNA repair?", "MINUS(term:DNA repair, location:3)"},
