@@ -104,3 +104,17 @@ func TestNotEvaluableBuilds(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusedOrganismStays: a follow-up of a request refused for its
+// organism is refused too, not built on P. falciparum.
+func TestRefusedOrganismStays(t *testing.T) {
+	w := newWorld(t)
+	first := w.turn(t, "plan", "Plasmodium chabaudi genes involved in translation")
+	second := w.turn(t, "plan", "now also exclude chromosome 5")
+	if n := len(find[*event.HandoffRequested](first.emitted)) + len(find[*event.HandoffRequested](second.emitted)); n != 0 {
+		t.Fatalf("%d builds requested:\n%s\n%s", n, first.end.Text, second.end.Text)
+	}
+	if !strings.Contains(second.end.Text, "'Plasmodium chabaudi'") {
+		t.Errorf("the follow-up does not name the organism:\n%s", second.end.Text)
+	}
+}

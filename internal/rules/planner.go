@@ -36,6 +36,14 @@ func planTurn(t *turn) response {
 	if p.Root == nil {
 		return say(nothingToSearch(t.user))
 	}
+	if org := foreignOrganism(t.previous); cur == nil && p.Follow != english.FollowNone && p.Organism == "" && org != "" {
+		// A follow-up of a request refused for its organism is about that
+		// organism too: building it on P. falciparum would answer another
+		// question.
+		return say(intro + "\n\nYour previous request named " + english.Quote(org) + ", which this catalog does not have, so there is " +
+			"no strategy for this change to refine and nothing was built. The catalog has Plasmodium falciparum 3D7 only; " +
+			"to search it, describe the genes, for example \"tRNA genes on chromosome 5\".")
+	}
 	var followNote string
 	if cur != nil {
 		var refusal string
@@ -92,6 +100,20 @@ func nothingToSearch(user string) string {
 	return intro + "\n\nI found nothing to search for in " + english.Quote(limit(strings.TrimSpace(user), 200)) +
 		". Name what the genes should have, for example: \"genes involved in DNA repair, excluding genes on chromosome 14\", " +
 		"\"tRNA genes on chromosome 5\" or \"PF3D7_1133400 and MSP1\"."
+}
+
+// foreignOrganism is the organism a message names when it is not P.
+// falciparum 3D7 (the catalog's only one), else "".
+func foreignOrganism(msg string) string {
+	if msg == "" {
+		return ""
+	}
+	org := english.Parse(msg).Organism
+	rest := strings.NewReplacer("plasmodium", "", "p.", "", "falciparum", "", "pf3d7", "", "3d7", "", " ", "").Replace(strings.ToLower(org))
+	if rest == "" {
+		return "" // P. falciparum 3D7 in one of its spellings, or none named
+	}
+	return org
 }
 
 // goalOf is the researcher's request as the plan's goal.
