@@ -50,6 +50,11 @@ const (
 	// reused by a follow-up (Location holds its id). Parse never makes
 	// one: the planner puts it in the tree when it plans a change.
 	KindStep
+	// KindSearch is a search with its parameter values already chosen
+	// (Search and Params): the planner puts it in the tree when a change
+	// sets a parameter of a step ("relax the minimum to 15"). Parse never
+	// makes one.
+	KindSearch
 )
 
 // Clause is one leaf of a parsed request: the phrase as the researcher
@@ -72,6 +77,9 @@ type Clause struct {
 	Start, End string
 	// Notes say how the parser read the clause, for the planning artifact.
 	Notes []string
+	// Search and Params are a KindSearch clause's search and values.
+	Search string
+	Params map[string]string
 }
 
 // Node is a node of a parsed request: a clause, or an operator over two
@@ -111,6 +119,8 @@ func (n *Node) String() string {
 			return "taxon"
 		case KindStep:
 			return "step:" + c.Location
+		case KindSearch:
+			return "search:" + c.Search
 		}
 		return "term:" + c.Text
 	}

@@ -1,6 +1,7 @@
 package rules_test
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -79,5 +80,31 @@ func TestQuestionsAfterABuild(t *testing.T) {
 				t.Errorf("%q changed the strategy %d times", msg, n)
 			}
 		})
+	}
+}
+
+// TestParameterEdit: "relax the minimum to N" sets that value on the
+// step that has it and keeps the rest of the strategy.
+func TestParameterEdit(t *testing.T) {
+	w := newWorld(t)
+	plan := w.turn(t, "plan", "genes with a signal peptide and 4 to 20 transmembrane domains")
+	handoffs := find[*event.HandoffRequested](plan.emitted)
+	if len(handoffs) != 1 {
+		t.Fatalf("no plan:\n%s", plan.end.Text)
+	}
+	w.turn(t, "execute", buildMessage(t, handoffs[0]))
+	edit := w.turn(t, "plan", "Relax the minimum to 2 transmembrane domains.")
+	arts := find[*event.ArtifactSaved](edit.emitted)
+	if len(arts) != 2 || len(find[*event.HandoffRequested](edit.emitted)) != 1 {
+		t.Fatalf("no plan for the edit:\n%s", edit.end.Text)
+	}
+	raw, _ := json.Marshal(arts[1].Artifact.Plan)
+	for _, want := range []string{`"min_tm":"2"`, `"max_tm":"20"`, `"stepId"`} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("the plan lacks %s:\n%s\n%s", want, raw, edit.end.Text)
+		}
+	}
+	if !strings.Contains(edit.end.Text, "I change step") {
+		t.Errorf("the answer does not say which step it changes:\n%s", edit.end.Text)
 	}
 }

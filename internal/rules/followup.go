@@ -120,6 +120,14 @@ func applyFollowUp(p *english.Parsed, o *strategyOverview, user, previous string
 		p.Root = n
 		return fmt.Sprintf("I drop the %s steps and keep the rest of the strategy", familyNames[family]), ""
 	}
+	if target, part, why, ok := o.editedParameter(user); ok {
+		if target == "" {
+			return "", why
+		}
+		s, _ := o.step(target)
+		p.Follow, p.Root = english.FollowReplace, o.rebuild(o.RootStepID, target, part)
+		return fmt.Sprintf("I change step %s (%s) to %s and keep the rest of the strategy", target, s.DisplayName, part.Clause.Text), ""
+	}
 	if target, why, ok := o.removedStep(user); ok {
 		if target == "" {
 			return "", why
@@ -547,4 +555,82 @@ func (o *strategyOverview) withoutStep(id, target string) *english.Node {
 		return o.stepNode(id)
 	}
 	return &english.Node{Op: english.Op(s.Operator), Left: l, Right: r}
+}
+
+// paramEditRE reads a change to a step's numeric parameter: "relax the
+// minimum to 15 transmembrane domains", "raise the ExportPred score to
+// 10", "change the transmembrane range to 1 to 99".
+var paramEditRE = regexp.MustCompile(`(?i)^\s*(?:(?:now|ok|okay|please|and|then|also|actually),?\s+)*(?:relax|raise|lower|change|set|increase|decrease|reduce|make|tighten|loosen|move)\s+(?:the\s+)?(.*?)\b(minimum|min|lower bound|maximum|max|upper bound|range|threshold|cutoff|cut-off|score|limit)\b(.*?)\s+to\s+(\d+(?:\.\d+)?)(?:\s*(?:-|–|to)\s*(\d+(?:\.\d+)?))?\b(.*)$`)
+
+// editedParameter finds the step and the parameter a change names, and
+// the step as it would be with the new value: the leaf steps with a
+// minimum or maximum parameter, narrowed by the words around the
+// parameter's name ("transmembrane", "ExportPred"). ok is false when the
+// message is not such a change.
+func (o *strategyOverview) editedParameter(user string) (target string, part *english.Node, why string, ok bool) {
+	m := paramEditRE.FindStringSubmatch(user)
+	if m == nil {
+		return "", nil, "", false
+	}
+	which, lo, hi := strings.ToLower(m[2]), m[4], m[5]
+	words := strings.Fields(strings.ToLower(strings.NewReplacer("-", " ", "_", " ").Replace(m[1] + " " + m[3] + " " + m[6])))
+	type cand struct {
+		s        stepSummary
+		min, max string
+	}
+	var hits []cand
+	for _, s := range o.leafSteps(o.RootStepID) {
+		var c cand
+		for k := range s.KeyParameters {
+			switch lk := strings.ToLower(k); {
+			case strings.HasPrefix(lk, "min") || strings.Contains(lk, "_min") || strings.HasSuffix(lk, "_gte"):
+				c.min = k
+			case strings.HasPrefix(lk, "max") || strings.Contains(lk, "_max") || strings.HasSuffix(lk, "_lte"):
+				c.max = k
+			}
+		}
+		if c.min == "" && c.max == "" {
+			continue
+		}
+		text := strings.ToLower(strings.NewReplacer("-", " ", "_", " ").Replace(s.DisplayName + " " + s.SearchName))
+		match := true
+		for _, w := range words {
+			if len(w) > 4 && !strings.Contains(text, w[:5]) && !slices.Contains([]string{"domains", "domain", "score", "value"}, w) {
+				match = false
+			}
+		}
+		if match {
+			c.s = s
+			hits = append(hits, c)
+		}
+	}
+	switch len(hits) {
+	case 0:
+		return "", nil, "no step of the strategy has a minimum or maximum to change; nothing was changed", true
+	case 1:
+	default:
+		var ss []stepSummary
+		for _, h := range hits {
+			ss = append(ss, h.s)
+		}
+		return "", nil, fmt.Sprintf("%d steps have a value to change (%s): say which; nothing was changed", len(hits), names(ss)), true
+	}
+	h := hits[0]
+	params := map[string]string{}
+	for k, v := range h.s.KeyParameters {
+		params[k] = v
+	}
+	switch {
+	case hi != "" && h.min != "" && h.max != "":
+		params[h.min], params[h.max] = lo, hi
+	case (which == "maximum" || which == "max" || which == "upper bound") && h.max != "":
+		params[h.max] = lo
+	case h.min != "":
+		params[h.min] = lo
+	default:
+		params[h.max] = lo
+	}
+	c := &english.Clause{Kind: english.KindSearch, Search: h.s.SearchName, Params: params,
+		Text: fmt.Sprintf("%s with %s", orUnknown(h.s.DisplayName, h.s.SearchName), paramList(params))}
+	return h.s.StepID, &english.Node{Clause: c}, "", true
 }

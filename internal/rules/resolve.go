@@ -114,6 +114,8 @@ func resolve(a *asks, p english.Parsed) (*resolution, bool) {
 			}
 		case c.Kind == english.KindGeneIDs && a.t.has("lookup_genes"):
 			a.get(lookupCall(c.IDs))
+		case c.Kind == english.KindSearch:
+			a.get(paramsCall(c.Search, ""))
 		}
 		if name := rv.finderName(c); name != "" {
 			a.get(paramsCall(name, ""))
