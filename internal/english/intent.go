@@ -85,7 +85,6 @@ var (
 	// declineCues are words only a decline holds.
 	declineCues = WordSet("no nope not never nevermind cancel don't dont stop wait hold")
 
-	questionStartRE = regexp.MustCompile(`(?i)^\s*(what|what's|whats|which|who|why|how|tell me about|describe|explain|define|is|are|does|do|can|could)\b`)
 	geneAskRE       = regexp.MustCompile(`(?i)\b(what\s+(does|do|is|are)|what's|tell me (about|more about)|describe|explain|function of|role of|what do you know about|information on|info on)\b`)
 	goAskRE         = regexp.MustCompile(`(?i)\b(what\s+(does|is|are)|what's|tell me about|describe|explain|define|definition|meaning|mean|means)\b`)
 	searchWordsRE   = regexp.MustCompile(`(?i)\b(genes|find|list|show|give|get|build|search for|strategy for|excluding|except|minus|not on|on chromosome|intersect|union|combined?)\b`)
