@@ -85,13 +85,13 @@ var (
 	// declineCues are words only a decline holds.
 	declineCues = WordSet("no nope not never nevermind cancel don't dont stop wait hold")
 
-	geneAskRE       = regexp.MustCompile(`(?i)\b(what\s+(does|do|is|are)|what's|tell me (about|more about)|describe|explain|function of|role of|what do you know about|information on|info on)\b`)
-	goAskRE         = regexp.MustCompile(`(?i)\b(what\s+(does|is|are)|what's|tell me about|describe|explain|define|definition|meaning|mean|means)\b`)
-	searchWordsRE   = regexp.MustCompile(`(?i)\b(genes|find|list|show|give|get|build|search for|strategy for|excluding|except|minus|not on|on chromosome|intersect|union|combined?)\b`)
-	goIDInRE        = regexp.MustCompile(`(?i)\bGO:\d{7}\b`)
-	howManyRE       = regexp.MustCompile(`(?i)\bhow many\b`)
-	searchAskRE     = regexp.MustCompile(`(?i)^\s*(which|what)\s+(searches|search|kinds? of search(es)?)\b`)
-	capabilityRE    = regexp.MustCompile(`(?i)^\s*(what can you do|what do you do|what are you|who are you|help|how do(es)? (this|it|strategist) work|how do i use (this|it|strategist))\s*[?.!]*\s*$`)
+	geneAskRE     = regexp.MustCompile(`(?i)\b(what\s+(does|do|is|are)|what's|tell me (about|more about)|describe|explain|function of|role of|what do you know about|information on|info on)\b`)
+	goAskRE       = regexp.MustCompile(`(?i)\b(what\s+(does|is|are)|what's|tell me about|describe|explain|define|definition|meaning|mean|means)\b`)
+	searchWordsRE = regexp.MustCompile(`(?i)\b(genes|find|list|show|give|get|build|search for|strategy for|excluding|except|minus|not on|on chromosome|intersect|union|combined?)\b`)
+	goIDInRE      = regexp.MustCompile(`(?i)\bGO:\d{7}\b`)
+	howManyRE     = regexp.MustCompile(`(?i)\bhow many\b`)
+	searchAskRE   = regexp.MustCompile(`(?i)^\s*(which|what)\s+(searches|search|kinds? of search(es)?)\b`)
+	capabilityRE  = regexp.MustCompile(`(?i)^\s*(what can you do|what do you do|what are you|who are you|help|how do(es)? (this|it|strategist) work|how do i use (this|it|strategist))\s*[?.!]*\s*$`)
 	// strategyAskRE asks about the result or the conversation so far.
 	strategyAskRE = regexp.MustCompile(`(?i)\b(how many genes (is|are) (that|this|it|there now|left)|how many (are )?(left|remain)|why did you (choose|pick|use)|why (this|that) search|what did you (offer|build|do|plan|choose)|what (is|was) (the|my) (count|result)|how many genes each step|which step (drops|removes|loses)|analy[sz]e (my|the|this) (current )?strategy|diagnose (my|the|this)|summari[sz]e (this|the|my)|give me a .*summary|what does (the|my|this) strategy)\b`)
 
