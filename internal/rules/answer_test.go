@@ -108,3 +108,24 @@ func TestParameterEdit(t *testing.T) {
 		t.Errorf("the answer does not say which step it changes:\n%s", edit.end.Text)
 	}
 }
+
+// TestReplaceByName: "replace the <name> search with …" finds the step by
+// the words of its name and puts the new search in its place.
+func TestReplaceByName(t *testing.T) {
+	w := newWorld(t)
+	plan := w.turn(t, "plan", "genes with a signal peptide and 4 to 20 transmembrane domains")
+	handoffs := find[*event.HandoffRequested](plan.emitted)
+	if len(handoffs) != 1 {
+		t.Fatalf("no plan:\n%s", plan.end.Text)
+	}
+	w.turn(t, "execute", buildMessage(t, handoffs[0]))
+	edit := w.turn(t, "plan", "Replace the transmembrane-domain search with exported proteins")
+	arts := find[*event.ArtifactSaved](edit.emitted)
+	if len(arts) != 2 {
+		t.Fatalf("no plan for the replacement:\n%s", edit.end.Text)
+	}
+	raw, _ := json.Marshal(arts[1].Artifact.Plan)
+	if !strings.Contains(string(raw), "GenesByExportPrediction") || strings.Contains(string(raw), "GenesByTransmembraneDomains") {
+		t.Errorf("the plan does not put the export search in the transmembrane step's place:\n%s\n%s", raw, edit.end.Text)
+	}
+}

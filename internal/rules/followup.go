@@ -193,6 +193,9 @@ func (o *strategyOverview) replaced(p *english.Parsed) (string, string) {
 		if len(hits) == 1 {
 			return hits[0], ""
 		}
+		if named := o.stepsNamed(p.Replaced.Clause.Text); len(hits) == 0 && len(named) == 1 {
+			return named[0].StepID, "" // "replace the transmembrane-domain search with …"
+		}
 		return "", fmt.Sprintf("I could not find one step of the strategy that is %s (its searches are %s)", p.Replaced.Describe(), names(leaves))
 	}
 	if p.Part.Clause == nil {
@@ -503,11 +506,32 @@ func (o *strategyOverview) removedStep(user string) (target, why string, ok bool
 	if m == nil {
 		return "", "", false
 	}
-	name := strings.NewReplacer("-", " ", "_", " ").Replace(strings.ToLower(m[1]))
-	words := strings.Fields(name)
-	var hits []stepSummary
 	leaves := o.leafSteps(o.RootStepID)
-	for _, s := range leaves {
+	hits := o.stepsNamed(m[1])
+	switch len(hits) {
+	case 1:
+		return hits[0].StepID, "", true
+	case 0:
+		return "", fmt.Sprintf("no step of the strategy is named %s (its searches are %s); nothing was changed", english.Quote(m[1]), names(leaves)), true
+	}
+	return "", fmt.Sprintf("%d steps match %s (%s): say which to remove; nothing was changed", len(hits), english.Quote(m[1]), names(hits)), true
+}
+
+// stepsNamed returns the strategy's searches whose name, search or values
+// hold every word of a name (a word may be a prefix of at least five
+// letters: "domain" names "domains"; "location" and "chromosome" name a
+// location step).
+func (o *strategyOverview) stepsNamed(name string) []stepSummary {
+	var words []string
+	for _, w := range strings.Fields(strings.NewReplacer("-", " ", "_", " ").Replace(strings.ToLower(name))) {
+		switch w {
+		case "the", "that", "this", "search", "step", "searches", "steps", "one":
+		default:
+			words = append(words, w)
+		}
+	}
+	var hits []stepSummary
+	for _, s := range o.leafSteps(o.RootStepID) {
 		text := strings.ToLower(strings.NewReplacer("-", " ", "_", " ").Replace(s.DisplayName + " " + s.SearchName + " " +
 			strings.Join(mapValues(s.KeyParameters), " ") + " " + familyNames[s.SearchName]))
 		if s.SearchName == "GenesByLocation" {
@@ -523,13 +547,7 @@ func (o *strategyOverview) removedStep(user string) (target, why string, ok bool
 			hits = append(hits, s)
 		}
 	}
-	switch len(hits) {
-	case 1:
-		return hits[0].StepID, "", true
-	case 0:
-		return "", fmt.Sprintf("no step of the strategy is named %s (its searches are %s); nothing was changed", english.Quote(m[1]), names(leaves)), true
-	}
-	return "", fmt.Sprintf("%d steps match %s (%s): say which to remove; nothing was changed", len(hits), english.Quote(m[1]), names(hits)), true
+	return hits
 }
 
 // withoutStep is the strategy's tree from id with step target taken out:
