@@ -124,7 +124,7 @@ func combineName(op Operator, col *Colocation, left, right Step) string {
 // upstream or 500 bp downstream of".
 func nearWords(c Colocation) string {
 	switch {
-	case c.Upstream == c.Downstream && c.Upstream == 0:
+	case c.Upstream == 0 && c.Downstream == 0:
 		return "overlapping"
 	case c.Upstream == c.Downstream:
 		return fmt.Sprintf("within %d bp of", c.Upstream)
