@@ -108,9 +108,9 @@ type Turn struct {
 	// researcher edited its message or regenerated its answer); the page
 	// shows a replaced turn folded and labelled. "" while it stands.
 	ReplacedBy string
-	// StrategyChanges counts the strategy versions the turn made (its
-	// graph snapshots): editing or regenerating it keeps them, and the
-	// page says so.
+	// StrategyChanges counts the changes the turn made to the strategy
+	// (its graph snapshots after the strategy's creation): editing or
+	// regenerating it keeps them, and the page says so.
 	StrategyChanges int
 
 	// Status is "running" until turn_end, then the turn's end status.
@@ -444,7 +444,9 @@ func (c *Conversation) graphSnapshot(e *event.GraphSnapshot) ([]Change, error) {
 		}
 	}
 	c.states[snap.Version] = st
-	if t, ok := c.turns[e.TurnID]; ok && e.TurnID != "" {
+	// The strategy's creation (version 0, empty) is no change to it: the
+	// count matches what Undo names for the turn.
+	if t, ok := c.turns[e.TurnID]; ok && e.TurnID != "" && e.Version > 0 {
 		t.StrategyChanges++
 	}
 	if len(e.Change) > 0 {

@@ -465,6 +465,11 @@ func TestUndoByTurn(t *testing.T) {
 		changed("t2", snap(5, 30), `{"op":"update_step","summary":"c","turn":"t2"}`),
 	)
 	c := fold(t, tr.recs)
+	// Turn t1 created the strategy and changed it twice: two changes, as
+	// its note and Undo say.
+	if got := c.Turns[0].StrategyChanges; got != 2 {
+		t.Errorf("turn t1 made %d changes, want 2 (its creation is none)", got)
+	}
 	if got, want := c.UndoLabel(), "3 changes by “exclude chromosome 5”"; got != want {
 		t.Errorf("UndoLabel() = %q, want %q", got, want)
 	}
