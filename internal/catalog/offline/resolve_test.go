@@ -33,7 +33,7 @@ func TestResolveGenes(t *testing.T) {
 			want: &catalog.GeneResolution{Genes: []string{"PF3D7_1133400"},
 				Mapped: []catalog.IDMapping{{From: "PF3D7_1133400.1", To: "PF3D7_1133400"}}, Unknown: []string{}}},
 		{name: "unknown ids and symbols are listed, not dropped",
-			ids: []string{"PF3D7_9999999", "AMA1", "pf3d7_9999999", " "},
+			ids:  []string{"PF3D7_9999999", "AMA1", "pf3d7_9999999", " "},
 			want: &catalog.GeneResolution{Genes: []string{}, Mapped: []catalog.IDMapping{}, Unknown: []string{"PF3D7_9999999", "AMA1"}}},
 	}
 	for _, tt := range tests {
