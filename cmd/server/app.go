@@ -16,10 +16,12 @@ import (
 
 	"strategist/internal/account"
 	"strategist/internal/agent"
+	"strategist/internal/catalog/offline"
 	"strategist/internal/chat"
 	"strategist/internal/config"
 	"strategist/internal/eventlog"
 	"strategist/internal/executor"
+	"strategist/internal/genelist"
 	"strategist/internal/llm"
 	"strategist/internal/llm/gemini"
 	"strategist/internal/llm/openai"
@@ -110,10 +112,15 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger, obs *observabi
 	if err != nil {
 		return nil, err
 	}
+	lists, err := genelist.New(genelist.Config{Store: db, Resolver: cat, DefaultSite: offline.SiteID})
+	if err != nil {
+		return nil, err
+	}
 	reg := obs.registry
 	srv, err := server.New(server.Config{
 		Logger: log, Store: db, Accounts: accounts, Catalog: cat, Sites: cat, Keys: keys, Saver: cat,
 		Chat: orchestrator, Streamer: streamer, Strategies: strategies, Graph: strategies, Models: models,
+		GeneLists: lists, StrategyLists: strategies,
 		Ready:    func(ctx context.Context) error { return db.Ready(ctx, migrations.FS) },
 		Registry: reg, Gatherer: reg, MetricsToken: cfg.MetricsToken, Metrics: obs.metrics, Tracer: obs.tracerProvider(),
 		Auth: cfg.Auth, SecureCookies: cfg.SecureCookies, DefaultModel: cfg.Model, Version: version,

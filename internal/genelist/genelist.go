@@ -48,6 +48,8 @@ type Store interface {
 	GeneList(ctx context.Context, userID, id string) (store.GeneList, error)
 	RenameGeneList(ctx context.Context, userID, id, name string) (store.GeneList, error)
 	DeleteGeneList(ctx context.Context, userID, id string) error
+	SetControls(ctx context.Context, userID, conversationID string, positives, negatives *string) (store.Controls, error)
+	ConversationControls(ctx context.Context, userID, conversationID string) (store.Controls, error)
 }
 
 // Resolver resolves identifiers against a site's genes (*sites.Registry).
@@ -172,4 +174,24 @@ func CleanName(name string) (string, error) {
 		return "", &InputError{Field: "name", Message: "a list's name cannot contain control characters"}
 	}
 	return name, nil
+}
+
+// SetControls makes two of the user's lists the positive and negative
+// controls of one of the user's conversations (nil: none on that side).
+// A conversation or list that is not the user's is store.ErrNotFound.
+func (s *Service) SetControls(ctx context.Context, userID, conversationID string, positives, negatives *string) (store.Controls, error) {
+	c, err := s.store.SetControls(ctx, userID, conversationID, positives, negatives)
+	if err != nil {
+		return store.Controls{}, fmt.Errorf("genelist: set controls of %s: %w", conversationID, err)
+	}
+	return c, nil
+}
+
+// Controls returns the control lists of one of the user's conversations.
+func (s *Service) Controls(ctx context.Context, userID, conversationID string) (store.Controls, error) {
+	c, err := s.store.ConversationControls(ctx, userID, conversationID)
+	if err != nil {
+		return store.Controls{}, fmt.Errorf("genelist: controls of %s: %w", conversationID, err)
+	}
+	return c, nil
 }
