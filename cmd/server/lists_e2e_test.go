@@ -47,7 +47,9 @@ func TestGeneListsAPI(t *testing.T) {
 	}
 
 	// Refusals say what is wrong.
-	var refused struct{ Error struct{ Code, Message string } }
+	var refused struct {
+		Error struct{ Code, Message string }
+	}
 	if st := a.call("POST", "/api/v1/gene-lists", map[string]string{"name": "empty", "text": "Gene ID\n"}, &refused); st != http.StatusUnprocessableEntity ||
 		refused.Error.Code != "VALIDATION_ERROR" || !strings.Contains(refused.Error.Message, "no gene ids") {
 		t.Errorf("an empty list = %d %+v", st, refused)
