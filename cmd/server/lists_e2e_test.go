@@ -2,13 +2,20 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"strategist/internal/catalog"
+	"strategist/internal/eval"
+	"strategist/internal/event/sseclient"
+	"strategist/internal/strategy"
 )
 
 // geneListBody is a gene list as the API answers it.
@@ -138,4 +145,172 @@ func TestGeneListsAPI(t *testing.T) {
 	if st := a.call("GET", "/api/v1/conversations/"+conv+"/controls", nil, &ctl); st != http.StatusOK || ctl.Positives != nil {
 		t.Errorf("controls after the list was deleted = %d %+v", st, ctl)
 	}
+}
+
+// checkImportAndControls runs on the acceptance strategy (root 89: DNA
+// replication or repair, minus chromosome 14). Its WDK export imported
+// into a new conversation gives the same tree and counts, as one undoable
+// version announced by a graph_snapshot; and with a positive list of
+// DNA-replication genes (one named by its 2010 id) and a negative list of
+// chromosome-14 genes, every step's recall and precision equal those
+// computed here from the raw files.
+func checkImportAndControls(t *testing.T, srv *offlineServer, data *eval.Data, run offlineRun) {
+	t.Helper()
+	var exported strategy.WDKStrategy
+	srv.call(t, http.MethodGet, "/api/v1/conversations/"+run.conv+"/strategy/wdk", nil, &exported, http.StatusOK)
+	var conv struct{ ID string }
+	srv.call(t, http.MethodPost, "/api/v1/conversations", map[string]string{"siteId": "plasmodb"}, &conv, http.StatusCreated)
+	prefix := "/api/v1/conversations/" + conv.ID
+	var imported snapshot
+	srv.call(t, http.MethodPost, prefix+"/strategy/wdk", exported, &imported, http.StatusOK)
+	if got := imported.count(imported.RootStepID); got != 89 || got != run.strategy.count(run.strategy.RootStepID) {
+		t.Errorf("imported root count %d, want the exported strategy's %d", got, run.strategy.count(run.strategy.RootStepID))
+	}
+	var again strategy.WDKStrategy
+	srv.call(t, http.MethodGet, prefix+"/strategy/wdk", nil, &again, http.StatusOK)
+	if got, want := wdkShape(&again), wdkShape(&exported); got != want {
+		t.Errorf("the import exports as\n%s\nwant the strategy exported\n%s", got, want)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	for r, err := range sseclient.Follow(ctx, srv.base+prefix+"/events", "", 0) {
+		if err != nil {
+			t.Fatalf("stream: %v", err)
+		}
+		var snap struct{ Change struct{ Op strategy.ChangeOp } }
+		if r.Type == "graph_snapshot" && json.Unmarshal(r.Payload, &snap) == nil && snap.Change.Op == strategy.OpImport {
+			break
+		}
+	}
+	if ctx.Err() != nil {
+		t.Error("no graph_snapshot of the import on the conversation's stream")
+	}
+	var undone snapshot
+	srv.call(t, http.MethodPost, prefix+"/strategy/undo", nil, &undone, http.StatusOK)
+	if len(undone.Steps) != 0 {
+		t.Errorf("undo of the import left %d steps, want the empty strategy before it", len(undone.Steps))
+	}
+	srv.call(t, http.MethodPost, prefix+"/strategy/redo", nil, &imported, http.StatusOK)
+
+	// An import that cannot be made says why, and changes nothing.
+	broken := exported
+	broken.Steps = maps.Clone(exported.Steps)
+	delete(broken.Steps, exported.StepTree.PrimaryInput.StepID)
+	var refused struct{ Error struct{ Code, Message string } }
+	srv.call(t, http.MethodPost, prefix+"/strategy/wdk", broken, &refused, http.StatusUnprocessableEntity)
+	if refused.Error.Code != "INVALID_IMPORT" || !strings.Contains(refused.Error.Message, "not among the steps") {
+		t.Errorf("a broken import = %+v", refused.Error)
+	}
+
+	// Controls.
+	replication := data.GO("GO:0006260")
+	chr14 := data.On("Pf3D7_14_v3")
+	posText := "gene_id\n" + strings.Join(slices.Sorted(maps.Keys(replication)), "\n") + "\nPFA0005w\n"
+	var pos, neg geneListBody
+	srv.call(t, http.MethodPost, "/api/v1/gene-lists", map[string]string{"name": "DNA replication", "text": posText}, &pos, http.StatusCreated)
+	srv.call(t, http.MethodPost, "/api/v1/gene-lists", map[string]string{"name": "chromosome 14",
+		"text": strings.Join(slices.Sorted(maps.Keys(chr14)), ", ")}, &neg, http.StatusCreated)
+	positives := eval.Union(replication, eval.Set{"PF3D7_0100100": true})
+	if pos.Size != len(positives) || len(pos.Mapped) != 1 || neg.Size != len(chr14) {
+		t.Fatalf("control lists: %d positives (%v mapped), %d negatives; want %d and %d", pos.Size, pos.Mapped, neg.Size, len(positives), len(chr14))
+	}
+	srv.call(t, http.MethodPut, prefix+"/controls", map[string]any{"positives": pos.ID, "negatives": neg.ID}, nil, http.StatusOK)
+	var report struct {
+		Steps []struct {
+			StepID                         strategy.StepID
+			PositivesFound, NegativesFound *int
+			PositivesTotal, NegativesTotal int
+			Recall, Precision              *float64
+			PositivesMissed                []string
+		}
+	}
+	srv.call(t, http.MethodGet, prefix+"/strategy/controls", nil, &report, http.StatusOK)
+	if len(report.Steps) != len(imported.Steps) {
+		t.Fatalf("controls of %d steps, the strategy has %d", len(report.Steps), len(imported.Steps))
+	}
+	for _, got := range report.Steps {
+		genes := rawStep(t, data, imported, got.StepID)
+		pf, nf := len(eval.Intersect(genes, positives)), len(eval.Intersect(genes, chr14))
+		recall := float64(pf) / float64(len(positives))
+		if got.PositivesFound == nil || *got.PositivesFound != pf || got.PositivesTotal != len(positives) ||
+			got.NegativesFound == nil || *got.NegativesFound != nf || got.NegativesTotal != len(chr14) ||
+			got.Recall == nil || *got.Recall != recall || len(got.PositivesMissed) != len(positives)-pf {
+			t.Errorf("step %s: %+v; raw files: %d of %d positives (recall %v), %d of %d negatives",
+				got.StepID, got, pf, len(positives), recall, nf, len(chr14))
+		}
+		switch {
+		case pf+nf == 0 && got.Precision != nil:
+			t.Errorf("step %s: precision %s with nothing found, want null", got.StepID, fmtRatio(got.Precision))
+		case pf+nf > 0 && (got.Precision == nil || *got.Precision != float64(pf)/float64(pf+nf)):
+			t.Errorf("step %s: precision %s, raw files %d/(%d+%d)", got.StepID, fmtRatio(got.Precision), pf, pf, nf)
+		}
+		if got.StepID == imported.RootStepID && (nf != 0 || pf == 0) {
+			t.Errorf("root: %d positives, %d negatives; the root excludes chromosome 14", pf, nf)
+		}
+	}
+}
+
+// rawStep evaluates a step of a snapshot from the raw files alone.
+func rawStep(t *testing.T, data *eval.Data, snap snapshot, id strategy.StepID) eval.Set {
+	t.Helper()
+	for _, st := range snap.Steps {
+		if st.ID != id {
+			continue
+		}
+		switch {
+		case st.SearchName == "GenesByGoTerm":
+			var ids []string
+			if err := json.Unmarshal([]byte(st.Parameters["go_typeahead"]), &ids); err != nil {
+				t.Fatal(err)
+			}
+			out := eval.Set{}
+			for _, id := range ids {
+				out = eval.Union(out, data.GO(id))
+			}
+			return out
+		case st.SearchName == "GenesByLocation":
+			return data.On(st.Parameters["chromosomeOptional"])
+		case st.Kind == strategy.KindCombine:
+			l, r := rawStep(t, data, snap, st.Inputs[0]), rawStep(t, data, snap, st.Inputs[1])
+			switch st.Operator {
+			case strategy.Union:
+				return eval.Union(l, r)
+			case strategy.Intersect:
+				return eval.Intersect(l, r)
+			case strategy.Minus:
+				return eval.Minus(l, r)
+			}
+		}
+		t.Fatalf("step %s (%s %s) is not evaluated by this test", id, st.SearchName, st.Operator)
+	}
+	t.Fatalf("no step %s", id)
+	return nil
+}
+
+// wdkShape renders a WDK strategy's tree without its step ids.
+func wdkShape(w *strategy.WDKStrategy) string {
+	var b strings.Builder
+	var walk func(t *strategy.WDKStepTree)
+	walk = func(t *strategy.WDKStepTree) {
+		s := w.Steps[t.StepID]
+		raw, _ := json.Marshal(s)
+		b.Write(raw)
+		b.WriteString("(")
+		for _, in := range []*strategy.WDKStepTree{t.PrimaryInput, t.SecondaryInput} {
+			if in != nil {
+				walk(in)
+				b.WriteString(",")
+			}
+		}
+		b.WriteString(")")
+	}
+	walk(&w.StepTree)
+	return b.String()
+}
+
+func fmtRatio(r *float64) string {
+	if r == nil {
+		return "null"
+	}
+	return strconv.FormatFloat(*r, 'g', -1, 64)
 }
