@@ -177,7 +177,9 @@ func checkImportAndControls(t *testing.T, srv *offlineServer, data *eval.Data, r
 		if err != nil {
 			t.Fatalf("stream: %v", err)
 		}
-		var snap struct{ Change struct{ Op strategy.ChangeOp } }
+		var snap struct {
+			Change struct{ Op strategy.ChangeOp }
+		}
 		if r.Type == "graph_snapshot" && json.Unmarshal(r.Payload, &snap) == nil && snap.Change.Op == strategy.OpImport {
 			break
 		}
@@ -196,7 +198,9 @@ func checkImportAndControls(t *testing.T, srv *offlineServer, data *eval.Data, r
 	broken := exported
 	broken.Steps = maps.Clone(exported.Steps)
 	delete(broken.Steps, exported.StepTree.PrimaryInput.StepID)
-	var refused struct{ Error struct{ Code, Message string } }
+	var refused struct {
+		Error struct{ Code, Message string }
+	}
 	srv.call(t, http.MethodPost, prefix+"/strategy/wdk", broken, &refused, http.StatusUnprocessableEntity)
 	if refused.Error.Code != "INVALID_IMPORT" || !strings.Contains(refused.Error.Message, "not among the steps") {
 		t.Errorf("a broken import = %+v", refused.Error)
