@@ -99,7 +99,11 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger, obs *observabi
 	if err != nil {
 		return nil, err
 	}
-	exec, err := executor.New(executor.Config{Catalog: cat, Strategies: strategies, Scheduler: scheduler, Estimator: estimator})
+	lists, err := genelist.New(genelist.Config{Store: db, Resolver: cat, DefaultSite: offline.SiteID})
+	if err != nil {
+		return nil, err
+	}
+	exec, err := executor.New(executor.Config{Catalog: cat, Strategies: strategies, Scheduler: scheduler, Estimator: estimator, Lists: lists})
 	if err != nil {
 		return nil, err
 	}
@@ -109,10 +113,6 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger, obs *observabi
 		AutoApprove: cfg.AutoApprove, Estimator: estimator, SweepEvery: cfg.TurnRescue,
 		Tracer: obs.tracerProvider(), TraceContent: obs.content, Metrics: obs.metrics,
 	})
-	if err != nil {
-		return nil, err
-	}
-	lists, err := genelist.New(genelist.Config{Store: db, Resolver: cat, DefaultSite: offline.SiteID})
 	if err != nil {
 		return nil, err
 	}

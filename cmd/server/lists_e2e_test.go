@@ -129,6 +129,28 @@ func TestGeneListsAPI(t *testing.T) {
 		t.Errorf("another user's list as a control = %d %+v, want 422", st, refused)
 	}
 
+	// The list starts the conversation's strategy by hand, and a step's
+	// genes save as a list again.
+	var added struct {
+		Snapshot snapshot
+		Change   struct{ StepID strategy.StepID }
+	}
+	if st := a.call("POST", "/api/v1/conversations/"+conv+"/strategy/list-step", map[string]string{"listId": l.ID}, &added); st != http.StatusCreated ||
+		added.Snapshot.count(added.Change.StepID) != 2 {
+		t.Errorf("list step = %d %+v", st, added)
+	}
+	var saved geneListBody
+	if st := a.call("POST", "/api/v1/conversations/"+conv+"/strategy/steps/"+string(added.Change.StepID)+"/gene-list", map[string]string{"name": "again"}, &saved); st != http.StatusCreated ||
+		!slices.Equal(saved.Genes, l.Genes) || len(saved.Mapped) != 0 {
+		t.Errorf("saving the step's genes = %d %+v, want the list's genes %v", st, saved, l.Genes)
+	}
+	for _, path := range []string{"/strategy/list-step", "/strategy/steps/" + string(added.Change.StepID) + "/gene-list"} {
+		var out struct{ Error struct{ Code string } }
+		if st := eve.call("POST", "/api/v1/conversations/"+conv+path, map[string]string{"listId": l.ID, "name": "x"}, &out); st != http.StatusNotFound {
+			t.Errorf("POST %s as another user = %d %s, want 404", path, st, out.Error.Code)
+		}
+	}
+
 	// The owner sets it as a control, then deletes it: the control goes.
 	var ctl struct{ Positives, Negatives *struct{ ID string } }
 	if st := a.call("PUT", "/api/v1/conversations/"+conv+"/controls", map[string]any{"positives": l.ID, "negatives": nil}, &ctl); st != http.StatusOK ||

@@ -41,6 +41,9 @@ type Config struct {
 	// SubagentMaxRounds bounds each sub-agent attempt (default 8).
 	SubagentMaxRounds int
 	Estimator         *agent.Estimator
+	// Lists, when set, gives the executor create_list_step over the
+	// researcher's gene lists (*genelist.Service).
+	Lists graphtool.Lists
 }
 
 // Executor builds execute-mode agents.
@@ -123,7 +126,7 @@ func (x *Executor) binding(env agent.Env) graphtool.Binding {
 	return graphtool.Binding{
 		Service: x.cfg.Strategies, UserID: env.UserID, ConversationID: env.ConversationID,
 		Site: env.SiteID, RecordType: RecordType, StrategyName: "Strategy",
-		Origin: executorOrigin(env.TurnID),
+		Origin: executorOrigin(env.TurnID), Lists: x.cfg.Lists,
 	}
 }
 

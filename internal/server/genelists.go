@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"strategist/internal/catalog"
+	"strategist/internal/executor"
 	"strategist/internal/genelist"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
@@ -33,6 +34,7 @@ type GeneLists interface {
 // (*strategy.Service): a WDK strategy imported into a conversation, and a
 // strategy's figures against control lists.
 type StrategyLists interface {
+	ForConversation(ctx context.Context, userID, conversationID, recordType, name string) (strategy.Snapshot, error)
 	ImportWDK(ctx context.Context, userID, conversationID string, w *strategy.WDKStrategy) (strategy.Result, error)
 	Controls(ctx context.Context, userID, strategyID string, positives, negatives []string) (*strategy.ControlReport, error)
 }
@@ -168,14 +170,16 @@ func fileName(name string) string {
 // saveStepGenes is POST …/strategy/steps/{stepId}/gene-list {"name"}: the
 // step's genes (its whole answer) saved as one of the researcher's lists.
 func (s *Server) saveStepGenes(c echo.Context) error {
+	// Ownership first: another user's conversation is a 404 whatever the
+	// body says.
+	conv, snap, err := s.conversationAndStrategy(c)
+	if err != nil {
+		return err
+	}
 	var req struct {
 		Name string `json:"name"`
 	}
 	if err := decodeJSON(c, &req); err != nil {
-		return err
-	}
-	conv, snap, err := s.conversationAndStrategy(c)
-	if err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
@@ -315,4 +319,52 @@ func (s *Server) importStrategyWDK(c echo.Context) error {
 		return strategyError(err)
 	}
 	return c.JSON(http.StatusOK, res.Snapshot)
+}
+
+// listStepRequest is POST …/strategy/list-step: one of the researcher's
+// lists as a search step of the conversation's strategy.
+type listStepRequest struct {
+	ListID      string `json:"listId"`
+	DisplayName string `json:"displayName"`
+}
+
+// addListStep is POST …/strategy/list-step: the list becomes a root step
+// (the gene ids search over its genes), starting the strategy when the
+// conversation has none; combine it with other roots by hand or by chat.
+func (s *Server) addListStep(c echo.Context) error {
+	ctx := c.Request().Context()
+	conv, err := s.cfg.Store.Conversation(ctx, userID(c), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	var req listStepRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	if strings.TrimSpace(req.ListID) == "" {
+		return validationError("listId is required", map[string]string{"listId": "required"})
+	}
+	l, err := s.cfg.GeneLists.Get(ctx, userID(c), req.ListID)
+	if errors.Is(err, store.ErrNotFound) {
+		return validationError("you have no gene list "+quote(req.ListID), map[string]string{"listId": "not found"})
+	}
+	if err != nil {
+		return err
+	}
+	if l.SiteID != conv.SiteID {
+		return validationError("the list was resolved on "+l.SiteID+", not this conversation's site "+conv.SiteID, map[string]string{"listId": "other site"})
+	}
+	m, err := genelist.Step(l, req.DisplayName)
+	if err != nil {
+		return err
+	}
+	snap, err := s.cfg.StrategyLists.ForConversation(ctx, userID(c), conv.ID, executor.RecordType, "Strategy")
+	if err != nil {
+		return strategyError(err)
+	}
+	res, err := s.cfg.Strategies.Apply(ctx, userID(c), snap.StrategyID, m)
+	if err != nil {
+		return strategyError(err)
+	}
+	return c.JSON(http.StatusCreated, res)
 }

@@ -447,6 +447,7 @@ func (s *Server) routes() error {
 		api(http.MethodPut, "/conversations/:id/controls", s.putControls)
 		api(http.MethodGet, "/conversations/:id/strategy/controls", s.strategyControls)
 		api(http.MethodPost, "/conversations/:id/strategy/wdk", s.importStrategyWDK)
+		api(http.MethodPost, "/conversations/:id/strategy/list-step", s.addListStep)
 	}
 
 	// The agent protocols: MCP and the OpenAI-compatible API, for API
