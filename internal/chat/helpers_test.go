@@ -19,6 +19,7 @@ import (
 	"strategist/internal/llm/scripted"
 	"strategist/internal/pgtest"
 	"strategist/internal/store"
+	"strategist/internal/tool"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
@@ -42,15 +43,15 @@ func (m models) Resolve(id string) (llm.Model, error) {
 // tools the test gives it, built per turn like the real roles.
 type role struct {
 	name  string
-	tools func(env agent.Env) []agent.Tool
+	tools func(env agent.Env) []tool.Tool
 }
 
 func (r role) Agent(env agent.Env) (*agent.Agent, error) {
-	var tools []agent.Tool
+	var tools []tool.Tool
 	if r.tools != nil {
 		tools = r.tools(env)
 	}
-	ts, err := agent.NewToolset(tools...)
+	ts, err := tool.NewToolset(tools...)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"strategist/internal/planner"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
+	"strategist/internal/tool"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
@@ -38,7 +39,7 @@ func (r *recorder) emit(_ context.Context, evs ...event.Event) error {
 // fixture is a planner's tools for one turn of a fresh conversation, with
 // the strategy service the tools read.
 type fixture struct {
-	tools      *agent.Toolset
+	tools      *tool.Toolset
 	db         *store.DB
 	rec        *recorder
 	uid, conv  string
@@ -80,13 +81,13 @@ func newFixture(t *testing.T) fixture {
 	return fixture{tools: tools, db: db, rec: rec, uid: u.ID, conv: conv.ID, strategies: svc}
 }
 
-func setup(t *testing.T) (*agent.Toolset, *store.DB, *recorder, string, string) {
+func setup(t *testing.T) (*tool.Toolset, *store.DB, *recorder, string, string) {
 	t.Helper()
 	f := newFixture(t)
 	return f.tools, f.db, f.rec, f.uid, f.conv
 }
 
-func call(t *testing.T, tools *agent.Toolset, name, args string) (any, error) {
+func call(t *testing.T, tools *tool.Toolset, name, args string) (any, error) {
 	t.Helper()
 	tool, ok := tools.Lookup(name)
 	if !ok {
@@ -100,7 +101,7 @@ func TestDelegationDraftIsValidatedOnSave(t *testing.T) {
 	tools, db, rec, uid, conv := setup(t)
 
 	_, err := call(t, tools, "save_delegation_draft", `{"goal":"g","plan":{"type":"combine","operator":"XOR","left":{"type":"task","task":""}}}`)
-	te, ok := errors.AsType[*agent.ToolError](err)
+	te, ok := errors.AsType[*tool.ToolError](err)
 	if !ok || te.Code != "DELEGATION_PLAN_INVALID" {
 		t.Fatalf("invalid plan: %v", err)
 	}

@@ -20,9 +20,9 @@ import (
 	"golang.org/x/time/rate"
 
 	"strategist/internal/account"
-	"strategist/internal/agent"
 	"strategist/internal/event"
 	"strategist/internal/store"
+	"strategist/internal/tool"
 )
 
 // Strategist as an A2A agent (protocol v1.0, JSON-RPC binding at /a2a;
@@ -157,7 +157,7 @@ func a2aError(err error) error {
 	if errors.Is(err, store.ErrNotFound) {
 		return a2a.NewError(a2a.ErrTaskNotFound, "no such task of yours")
 	}
-	if te, ok := errors.AsType[*agent.ToolError](err); ok {
+	if te, ok := errors.AsType[*tool.ToolError](err); ok {
 		return a2a.NewError(a2a.ErrInvalidParams, te.Message).WithDetails(map[string]any{"code": te.Code})
 	}
 	ae, ok := errors.AsType[*APIError](chatError(err))

@@ -12,9 +12,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"strategist/internal/agent"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
+	"strategist/internal/tool"
 )
 
 // TestFinishSubtask: finish_subtask accepts only a root this attempt
@@ -39,7 +39,7 @@ func TestFinishSubtask(t *testing.T) {
 
 	scope := strategy.NewScope(input, leaf, transformed, root, stray)
 	fin := &finisher{graph: g, scope: func() strategy.Scope { return scope }, inputs: []strategy.StepID{input}}
-	tool := fin.tool()
+	finish := fin.tool()
 	tests := []struct {
 		root, want string
 	}{
@@ -53,9 +53,9 @@ func TestFinishSubtask(t *testing.T) {
 	}
 	for _, tt := range tests {
 		raw := fmt.Sprintf(`{"root_step_id":%q,"summary":"kinases near the input"}`, tt.root)
-		out, err := tool.Call(ctx, json.RawMessage(raw))
+		out, err := finish.Call(ctx, json.RawMessage(raw))
 		code := ""
-		if te, ok := errors.AsType[*agent.ToolError](err); ok {
+		if te, ok := errors.AsType[*tool.ToolError](err); ok {
 			code = te.Code
 			if roots := te.Details["yourRoots"]; !cmp.Equal(roots, []string{"s5", "s6"}) {
 				t.Errorf("finish(%s) lists your roots %v, want [s5 s6]", tt.root, roots)

@@ -14,7 +14,6 @@ import (
 
 	"go.uber.org/goleak"
 
-	"strategist/internal/agent"
 	"strategist/internal/catalog"
 	"strategist/internal/event"
 	"strategist/internal/llm"
@@ -23,6 +22,7 @@ import (
 	"strategist/internal/plan"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
+	"strategist/internal/tool"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
@@ -157,19 +157,19 @@ func testTools(g Graph) ToolsFunc {
 		apply := func(ctx context.Context, m strategy.Mutation) (stepOut, error) {
 			res, err := g.Apply(ctx, strategy.Scoped(h.get(), m))
 			if err != nil {
-				return stepOut{}, &agent.ToolError{Code: strategy.Code(err), Message: err.Error()}
+				return stepOut{}, &tool.ToolError{Code: strategy.Code(err), Message: err.Error()}
 			}
 			h.add(res.Change.Step)
 			return stepOut{StepID: res.Change.Step}, nil
 		}
-		tools := []agent.Tool{
-			agent.NewTool("create_step", "Add a search step.", func(ctx context.Context, a createArgs) (stepOut, error) {
+		tools := []tool.Tool{
+			tool.NewTool("create_step", "Add a search step.", func(ctx context.Context, a createArgs) (stepOut, error) {
 				return apply(ctx, strategy.AddSearch{SearchName: a.SearchName, Parameters: a.Parameters})
 			}),
-			agent.NewTool("transform_step", "Transform a step.", func(ctx context.Context, a transformArgs) (stepOut, error) {
+			tool.NewTool("transform_step", "Transform a step.", func(ctx context.Context, a transformArgs) (stepOut, error) {
 				return apply(ctx, strategy.AddTransform{Input: strategy.StepID(a.Input), SearchName: a.SearchName, Parameters: a.Parameters})
 			}),
-			agent.NewTool("combine_steps", "Combine two steps.", func(ctx context.Context, a combineArgs) (stepOut, error) {
+			tool.NewTool("combine_steps", "Combine two steps.", func(ctx context.Context, a combineArgs) (stepOut, error) {
 				return apply(ctx, strategy.Combine{Left: strategy.StepID(a.Left), Right: strategy.StepID(a.Right), Operator: strategy.Operator(a.Operator)})
 			}),
 		}

@@ -17,7 +17,7 @@
 // service filled it (parameters complete, count with its status and
 // provenance, or "count unavailable offline", never an invented number) and
 // the current roots, so a model can chain its next call. A refusal is an
-// *agent.ToolError carrying the strategy error code, the offending step and
+// *tool.ToolError carrying the strategy error code, the offending step and
 // the current roots.
 package graphtool
 
@@ -28,10 +28,10 @@ import (
 	"strings"
 	"sync"
 
-	"strategist/internal/agent"
 	"strategist/internal/catalog/enrich"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
+	"strategist/internal/tool"
 )
 
 // Service is what the tools need from strategy.Service, which satisfies it.
@@ -161,9 +161,9 @@ func (s *session) forRead(ctx context.Context) (id string, ok bool, err error) {
 
 // ExecutorTools returns the executor's graph tools over the binding's
 // strategy, in declaration order. The executor adds the catalog tools and
-// delegate_strategy_subtasks to them in agent.NewToolset. Build them once
+// delegate_strategy_subtasks to them in tool.NewToolset. Build them once
 // per turn: they share the turn's view of the strategy.
-func ExecutorTools(b Binding) ([]agent.Tool, error) {
+func ExecutorTools(b Binding) ([]tool.Tool, error) {
 	if err := b.check(); err != nil {
 		return nil, err
 	}
@@ -171,7 +171,7 @@ func ExecutorTools(b Binding) ([]agent.Tool, error) {
 	if b.Origin != "" {
 		t.made = NewScope()
 	}
-	out := []agent.Tool{
+	out := []tool.Tool{
 		t.createStep(), t.transformStep(), t.combineSteps(), t.updateStep(), t.deleteStep(),
 		t.listSteps(), t.validateStrategy(), t.getResultCount(), t.enrichStep(), t.undoLastChange(), t.renameStrategy(),
 	}
@@ -187,7 +187,7 @@ func ExecutorTools(b Binding) ([]agent.Tool, error) {
 // as they are created. scope belongs to the one sub-agent run the tools are
 // built for (build both per attempt); its finish_subtask checks the root
 // it is given against the same scope.
-func SubagentTools(b Binding, scope *Scope) ([]agent.Tool, error) {
+func SubagentTools(b Binding, scope *Scope) ([]tool.Tool, error) {
 	if err := b.check(); err != nil {
 		return nil, err
 	}
@@ -195,7 +195,7 @@ func SubagentTools(b Binding, scope *Scope) ([]agent.Tool, error) {
 		return nil, errors.New("graphtool: sub-agent tools: nil scope")
 	}
 	t := &tools{s: &session{b: b}, scope: scope}
-	return []agent.Tool{t.createStep(), t.transformStep(), t.combineSteps(), t.getResultCount()}, nil
+	return []tool.Tool{t.createStep(), t.transformStep(), t.combineSteps(), t.getResultCount()}, nil
 }
 
 // tools holds what the handlers share: the session and, for a sub-agent,

@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"strategist/internal/agent"
+	"strategist/internal/tool"
 	"strategist/internal/genelist"
 	"strategist/internal/store"
 )
@@ -22,11 +22,11 @@ type ListStepArgs struct {
 	DisplayName string `json:"display_name,omitempty" jsonschema:"a short name for the step (default: List: <name>)"`
 }
 
-func (t *tools) createListStep() agent.Tool {
-	return agent.NewTool("create_list_step",
+func (t *tools) createListStep() tool.Tool {
+	return tool.NewTool("create_list_step",
 		"Add a search step whose genes are one of the researcher's saved gene lists (the gene ids search, GeneByLocusTag, over the list's current ids). "+
 			"The new step becomes a root: start a strategy from the list, or combine it with other steps (e.g. INTERSECT with a chromosome step).",
-		t.doCreateListStep, agent.WithSchema(func(s *jsonschema.Schema) {
+		t.doCreateListStep, tool.WithSchema(func(s *jsonschema.Schema) {
 			s.Properties["list"].MinLength = ptr(1)
 		}))
 }
@@ -36,16 +36,16 @@ func (t *tools) doCreateListStep(ctx context.Context, a ListStepArgs) (*StepResu
 	const op = "create list step"
 	l, err := t.s.b.Lists.Find(ctx, t.s.b.UserID, a.List)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, &agent.ToolError{Code: "LIST_NOT_FOUND", Message: trimPrefix(err.Error()), Err: err}
+		return nil, &tool.ToolError{Code: "LIST_NOT_FOUND", Message: trimPrefix(err.Error()), Err: err}
 	}
 	if ie, ok := errors.AsType[*genelist.InputError](err); ok {
-		return nil, &agent.ToolError{Code: agent.CodeValidation, Message: ie.Message, Err: err}
+		return nil, &tool.ToolError{Code: tool.CodeValidation, Message: ie.Message, Err: err}
 	}
 	if err != nil {
 		return nil, t.fail(op, err)
 	}
 	if l.SiteID != t.s.b.Site {
-		return nil, &agent.ToolError{Code: agent.CodeValidation, Message: "the list " + l.Name + " was resolved on site " + l.SiteID + ", not this conversation's " + t.s.b.Site}
+		return nil, &tool.ToolError{Code: tool.CodeValidation, Message: "the list " + l.Name + " was resolved on site " + l.SiteID + ", not this conversation's " + t.s.b.Site}
 	}
 	m, err := genelist.Step(l, a.DisplayName)
 	if err != nil {

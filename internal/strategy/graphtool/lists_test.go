@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"strategist/internal/agent"
+	"strategist/internal/tool"
 	"strategist/internal/catalog/offline"
 	"strategist/internal/genelist"
 	"strategist/internal/strategy/graphtool"
@@ -58,9 +58,9 @@ func TestCreateListStep(t *testing.T) {
 	}
 }
 
-func toolboxOf(t *testing.T, tools []agent.Tool) toolbox {
+func toolboxOf(t *testing.T, tools []tool.Tool) toolbox {
 	t.Helper()
-	ts, err := agent.NewToolset(tools...)
+	ts, err := tool.NewToolset(tools...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"strings"
 
-	"strategist/internal/agent"
 	"strategist/internal/catalog"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
+	"strategist/internal/tool"
 )
 
 // Reader is what get_strategy reads of strategy.Service, which satisfies
@@ -45,11 +45,11 @@ const getStrategyDoc = `Read the conversation's strategy as it stands, before pl
 // GetStrategy returns get_strategy: a read-only overview of the
 // conversation's strategy, shared by the planner and the executor. It
 // never creates a strategy.
-func GetStrategy(cfg OverviewConfig) (agent.Tool, error) {
+func GetStrategy(cfg OverviewConfig) (tool.Tool, error) {
 	if cfg.Strategies == nil || strings.TrimSpace(cfg.UserID) == "" || strings.TrimSpace(cfg.ConversationID) == "" {
-		return agent.Tool{}, errors.New("graphtool: get_strategy: Strategies, UserID and ConversationID are required")
+		return tool.Tool{}, errors.New("graphtool: get_strategy: Strategies, UserID and ConversationID are required")
 	}
-	return agent.NewTool(GetStrategyTool, getStrategyDoc, func(ctx context.Context, _ NoArgs) (*Overview, error) {
+	return tool.NewTool(GetStrategyTool, getStrategyDoc, func(ctx context.Context, _ NoArgs) (*Overview, error) {
 		return overview(ctx, cfg)
 	}), nil
 }
