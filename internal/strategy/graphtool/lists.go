@@ -6,9 +6,9 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"strategist/internal/tool"
 	"strategist/internal/genelist"
 	"strategist/internal/store"
+	"strategist/internal/tool"
 )
 
 // Lists finds the researcher's gene lists by id or name (*genelist.Service).

@@ -4,10 +4,10 @@ import (
 	"context"
 	"testing"
 
-	"strategist/internal/tool"
 	"strategist/internal/catalog/offline"
 	"strategist/internal/genelist"
 	"strategist/internal/strategy/graphtool"
+	"strategist/internal/tool"
 )
 
 // TestCreateListStep: a saved list starts a strategy and combines with a
