@@ -167,6 +167,31 @@ func TestGeneListsAPI(t *testing.T) {
 	if st := a.call("GET", "/api/v1/conversations/"+conv+"/controls", nil, &ctl); st != http.StatusOK || ctl.Positives != nil {
 		t.Errorf("controls after the list was deleted = %d %+v", st, ctl)
 	}
+
+	// The command line: add from standard input, list, score.
+	cli := func(stdin string, args ...string) string {
+		t.Helper()
+		var out strings.Builder
+		args = append(args, "--url", a.URL, "--token", a.Token)
+		if err := run(t.Context(), append([]string{"lists"}, args...), strings.NewReader(stdin), &out, io.Discard, envMap(nil)); err != nil {
+			t.Fatalf("strategist lists %v: %v", args, err)
+		}
+		return out.String()
+	}
+	added2 := cli("PFA0005w\nPF3D7_9999999\n", "add", "--name", "from the CLI")
+	if !strings.Contains(added2, "1 genes") || !strings.Contains(added2, "mapped\tPFA0005w → PF3D7_0100100") || !strings.Contains(added2, "unknown\tPF3D7_9999999") {
+		t.Errorf("strategist lists add printed:\n%s", added2)
+	}
+	cliID := strings.Fields(added2)[0]
+	if index := cli("", "ls"); !strings.Contains(index, cliID) || !strings.Contains(index, "from the CLI") {
+		t.Errorf("strategist lists printed:\n%s", index)
+	}
+	if table := cli("", "controls", conv, "--positives", cliID); !strings.Contains(table, "RECALL") || !strings.Contains(table, string(added.Change.StepID)+"  ") {
+		t.Errorf("strategist lists controls printed:\n%s", table)
+	}
+	if err := run(t.Context(), []string{"lists", "show", "not-a-list", "--url", a.URL, "--token", a.Token}, nil, io.Discard, io.Discard, envMap(nil)); err == nil || !strings.Contains(err.Error(), "HTTP 404") {
+		t.Errorf("strategist lists show of an unknown list = %v, want the server's 404", err)
+	}
 }
 
 // checkImportAndControls runs on the acceptance strategy (root 89: DNA
