@@ -182,6 +182,15 @@ func (s *Server) saveStepGenes(c echo.Context) error {
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
+	l, err := s.stepGenesList(c, conv, snap, req.Name)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, viewGeneList(l))
+}
+
+// stepGenesList saves all of the route's step's genes as a list named name.
+func (s *Server) stepGenesList(c echo.Context, conv store.Conversation, snap strategy.Snapshot, name string) (store.GeneList, error) {
 	ctx := c.Request().Context()
 	stepID := strategy.StepID(c.Param("stepId"))
 	var ids []string
@@ -189,7 +198,7 @@ func (s *Server) saveStepGenes(c echo.Context) error {
 	for {
 		ans, err := s.cfg.Strategies.StepResults(ctx, userID(c), snap.StrategyID, stepID, page)
 		if err != nil {
-			return strategyError(err)
+			return store.GeneList{}, strategyError(err)
 		}
 		for _, r := range ans.Records {
 			ids = append(ids, r.GeneID)
@@ -200,13 +209,13 @@ func (s *Server) saveStepGenes(c echo.Context) error {
 		}
 	}
 	if len(ids) == 0 {
-		return validationError("step "+string(stepID)+" has no genes to save", map[string]string{"stepId": "empty"})
+		return store.GeneList{}, validationError("step "+string(stepID)+" has no genes to save", map[string]string{"stepId": "empty"})
 	}
-	l, err := s.cfg.GeneLists.FromGenes(ctx, userID(c), conv.SiteID, req.Name, ids)
+	l, err := s.cfg.GeneLists.FromGenes(ctx, userID(c), conv.SiteID, name, ids)
 	if err != nil {
-		return geneListError(err)
+		return store.GeneList{}, geneListError(err)
 	}
-	return c.JSON(http.StatusCreated, viewGeneList(l))
+	return l, nil
 }
 
 // controlsRequest is PUT …/controls: list ids, either null.

@@ -399,6 +399,11 @@ func (s *Server) routes() error {
 	page(http.MethodPost, "/conversations/:id/share", s.shareConversationForm)
 	page(http.MethodPost, "/conversations/:id/share/:shareId/revoke", s.revokeShareForm)
 	page(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/enrichment", s.stepEnrichmentPage)
+	if s.cfg.GeneLists != nil && s.cfg.StrategyLists != nil {
+		page(http.MethodPost, "/conversations/:id/strategy/steps/:stepId/gene-list", s.saveStepGenesForm)
+		page(http.MethodPost, "/conversations/:id/controls", s.setControlsForm)
+		page(http.MethodPost, "/conversations/:id/gene-lists", s.uploadGeneListForm)
+	}
 	page(http.MethodGet, "/settings", s.settingsPage)
 	page(http.MethodPost, "/settings/veupathdb", s.saveKeyForm)
 	page(http.MethodPost, "/settings/veupathdb/delete", s.deleteKeyForm)
