@@ -99,7 +99,7 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger, obs *observabi
 	if err != nil {
 		return nil, err
 	}
-	lists, err := genelist.New(genelist.Config{Store: db, Resolver: cat, DefaultSite: offline.SiteID})
+	lists, err := genelist.New(genelist.Config{Store: db, Resolver: cat, DefaultSite: offline.SiteID, Events: events})
 	if err != nil {
 		return nil, err
 	}

@@ -157,6 +157,21 @@ func TestGeneListsAPI(t *testing.T) {
 		ctl.Positives == nil || ctl.Positives.ID != l.ID || ctl.Negatives != nil {
 		t.Errorf("PUT controls = %d %+v", st, ctl)
 	}
+	func() {
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		for r, err := range sseclient.Follow(ctx, a.URL+"/api/v1/conversations/"+conv+"/events", a.Token, 0) {
+			if err != nil {
+				t.Errorf("stream: %v", err)
+				return
+			}
+			var e struct{ PositivesID, NegativesID string }
+			if r.Type == "controls_changed" && json.Unmarshal(r.Payload, &e) == nil && e.PositivesID == l.ID && e.NegativesID == "" {
+				return
+			}
+		}
+		t.Error("no controls_changed event naming the new positives on the conversation's stream")
+	}()
 	if st := a.call("DELETE", "/api/v1/gene-lists/"+l.ID, nil, nil); st != http.StatusNoContent {
 		t.Errorf("delete = %d", st)
 	}

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"strategist/internal/catalog"
+	"strategist/internal/event"
 	"strategist/internal/store"
 )
 
@@ -57,16 +58,25 @@ type Resolver interface {
 	ResolveGenes(ctx context.Context, site string, ids []string) (*catalog.GeneResolution, error)
 }
 
+// EventLog appends to a conversation's event log (*eventlog.Log).
+type EventLog interface {
+	Append(ctx context.Context, conversationID string, events ...event.Event) ([]event.Record, error)
+}
+
 // Config holds the Service's dependencies.
 type Config struct {
 	Store    Store    // required
 	Resolver Resolver // required
+	// Events, when set, gets a controls_changed event for every change of
+	// a conversation's controls, so its open pages and clients update.
+	Events EventLog
 	// DefaultSite is the site of a list created without one.
 	DefaultSite string
 }
 
 // Service creates, reads, renames and deletes gene lists.
 type Service struct {
+	events      EventLog
 	store       Store
 	resolver    Resolver
 	defaultSite string
@@ -77,7 +87,7 @@ func New(cfg Config) (*Service, error) {
 	if cfg.Store == nil || cfg.Resolver == nil || cfg.DefaultSite == "" {
 		return nil, errors.New("genelist: new: Store, Resolver and DefaultSite are required")
 	}
-	return &Service{store: cfg.Store, resolver: cfg.Resolver, defaultSite: cfg.DefaultSite}, nil
+	return &Service{store: cfg.Store, resolver: cfg.Resolver, defaultSite: cfg.DefaultSite, events: cfg.Events}, nil
 }
 
 // Create reads text (Parse), resolves its identifiers on the site ("" for
@@ -184,6 +194,11 @@ func (s *Service) SetControls(ctx context.Context, userID, conversationID string
 	if err != nil {
 		return store.Controls{}, fmt.Errorf("genelist: set controls of %s: %w", conversationID, err)
 	}
+	if s.events != nil {
+		if _, err := s.events.Append(ctx, conversationID, ControlsEvent(c)); err != nil {
+			return c, fmt.Errorf("genelist: set controls of %s: announce: %w", conversationID, err)
+		}
+	}
 	return c, nil
 }
 
@@ -194,4 +209,16 @@ func (s *Service) Controls(ctx context.Context, userID, conversationID string) (
 		return store.Controls{}, fmt.Errorf("genelist: controls of %s: %w", conversationID, err)
 	}
 	return c, nil
+}
+
+// ControlsEvent is the controls_changed event of a conversation's controls.
+func ControlsEvent(c store.Controls) *event.ControlsChanged {
+	e := &event.ControlsChanged{}
+	if l := c.Positives; l != nil {
+		e.PositivesID, e.PositivesName, e.PositivesSize = l.ID, l.Name, len(l.Genes)
+	}
+	if l := c.Negatives; l != nil {
+		e.NegativesID, e.NegativesName, e.NegativesSize = l.ID, l.Name, len(l.Genes)
+	}
+	return e
 }
