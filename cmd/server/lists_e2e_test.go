@@ -314,6 +314,27 @@ func checkImportAndControls(t *testing.T, srv *offlineServer, data *eval.Data, r
 			t.Errorf("root: %d positives, %d negatives; the root excludes chromosome 14", pf, nf)
 		}
 	}
+	// Which step drops a DNA-replication gene of chromosome 14: the root
+	// (MINUS chromosome 14), and only it. The id is given in lower case.
+	lost := slices.Sorted(maps.Keys(eval.Intersect(replication, chr14)))[0]
+	var trace struct {
+		Gene   string
+		LostAt []strategy.StepID
+		Steps  []struct {
+			StepID strategy.StepID
+			Found  *bool
+		}
+	}
+	srv.call(t, http.MethodGet, prefix+"/strategy/genes/"+strings.ToLower(lost)+"/trace", nil, &trace, http.StatusOK)
+	if trace.Gene != lost || !slices.Equal(trace.LostAt, []strategy.StepID{imported.RootStepID}) || len(trace.Steps) != len(imported.Steps) {
+		t.Errorf("trace of %s = %+v; want it lost at the root %s only", lost, trace, imported.RootStepID)
+	}
+	for _, st := range trace.Steps {
+		if want := rawStep(t, data, imported, st.StepID)[lost]; st.Found == nil || *st.Found != want {
+			t.Errorf("trace of %s at %s: found %v, raw files %v", lost, st.StepID, st.Found, want)
+		}
+	}
+	srv.call(t, http.MethodGet, prefix+"/strategy/genes/PF3D7_9999999/trace", nil, nil, http.StatusUnprocessableEntity)
 }
 
 // rawStep evaluates a step of a snapshot from the raw files alone.

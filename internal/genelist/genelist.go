@@ -222,3 +222,13 @@ func ControlsEvent(c store.Controls) *event.ControlsChanged {
 	}
 	return e
 }
+
+// Resolve resolves identifiers on a site as a list's are (previous ids
+// mapped, unknown ids listed).
+func (s *Service) Resolve(ctx context.Context, siteID string, ids []string) (*catalog.GeneResolution, error) {
+	res, err := s.resolver.ResolveGenes(ctx, siteID, ids)
+	if err != nil {
+		return nil, fmt.Errorf("genelist: resolve %d ids on %s: %w", len(ids), siteID, err)
+	}
+	return res, nil
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,6 +29,7 @@ type GeneLists interface {
 	Delete(ctx context.Context, userID, id string) error
 	SetControls(ctx context.Context, userID, conversationID string, positives, negatives *string) (store.Controls, error)
 	Controls(ctx context.Context, userID, conversationID string) (store.Controls, error)
+	Resolve(ctx context.Context, siteID string, ids []string) (*catalog.GeneResolution, error)
 }
 
 // StrategyLists is what lists and imports need of the strategy service
@@ -37,6 +39,7 @@ type StrategyLists interface {
 	ForConversation(ctx context.Context, userID, conversationID, recordType, name string) (strategy.Snapshot, error)
 	ImportWDK(ctx context.Context, userID, conversationID string, w *strategy.WDKStrategy) (strategy.Result, error)
 	Controls(ctx context.Context, userID, strategyID string, positives, negatives []string) (*strategy.ControlReport, error)
+	TraceGene(ctx context.Context, userID, strategyID, gene string) (*strategy.GeneTrace, error)
 }
 
 // geneListView is a list as the API gives it: its genes, the ids mapped
@@ -376,4 +379,27 @@ func (s *Server) addListStep(c echo.Context) error {
 		return strategyError(err)
 	}
 	return c.JSON(http.StatusCreated, res)
+}
+
+// traceGene is GET …/strategy/genes/{geneId}/trace: which step drops a
+// gene. The id may be a previous or transcript id; it is resolved first.
+func (s *Server) traceGene(c echo.Context) error {
+	conv, snap, err := s.conversationAndStrategy(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	res, err := s.cfg.GeneLists.Resolve(ctx, conv.SiteID, []string{c.Param("geneId")})
+	if err != nil {
+		return geneListError(err)
+	}
+	if len(res.Genes) != 1 {
+		return validationError(quote(c.Param("geneId"))+" names "+strconv.Itoa(len(res.Genes))+" genes of "+conv.SiteID+"; give one current gene id",
+			map[string]any{"geneId": "unknown or ambiguous", "genes": res.Genes})
+	}
+	tr, err := s.cfg.StrategyLists.TraceGene(ctx, userID(c), snap.StrategyID, res.Genes[0])
+	if err != nil {
+		return strategyError(err)
+	}
+	return c.JSON(http.StatusOK, map[string]any{"gene": tr.Gene, "mapped": nonNil(res.Mapped), "steps": tr.Steps, "lostAt": tr.LostAt})
 }

@@ -453,6 +453,7 @@ func (s *Server) routes() error {
 		api(http.MethodGet, "/conversations/:id/strategy/controls", s.strategyControls)
 		api(http.MethodPost, "/conversations/:id/strategy/wdk", s.importStrategyWDK)
 		api(http.MethodPost, "/conversations/:id/strategy/list-step", s.addListStep)
+		api(http.MethodGet, "/conversations/:id/strategy/genes/:geneId/trace", s.traceGene)
 	}
 
 	// The agent protocols: MCP and the OpenAI-compatible API, for API

@@ -128,3 +128,76 @@ func distinct(ids []string) []string {
 	}
 	return out
 }
+
+// GeneTrace is where one gene goes through a strategy: each step, from
+// the root down (each step before its inputs, primary first), with whether
+// the step's genes include it. LostAt are the steps that drop it: the
+// gene is among an input's genes but not the step's own.
+type GeneTrace struct {
+	Gene   string      `json:"gene"`
+	Steps  []StepTrace `json:"steps"`
+	LostAt []StepID    `json:"lostAt"`
+}
+
+// StepTrace is one step of a GeneTrace. Found is null when the step's
+// genes cannot be computed (Message says why).
+type StepTrace struct {
+	StepID  StepID   `json:"stepId"`
+	Depth   int      `json:"depth"`
+	Inputs  []StepID `json:"inputs"`
+	Found   *bool    `json:"found"`
+	Message string   `json:"message,omitempty"`
+}
+
+// TraceGene follows a gene (a current gene id) through every step of the
+// strategy, answering "which step drops my gene".
+func (s *Service) TraceGene(ctx context.Context, userID, strategyID, gene string) (*GeneTrace, error) {
+	_, g, _, err := s.load(ctx, userID, strategyID)
+	if err != nil {
+		return nil, err
+	}
+	out := &GeneTrace{Gene: gene, Steps: []StepTrace{}, LostAt: []StepID{}}
+	found := map[StepID]*bool{}
+	var walk func(id StepID, depth int) error
+	walk = func(id StepID, depth int) error {
+		st, ok := g.Step(id)
+		if !ok || depth > len(g.Steps) {
+			return fmt.Errorf("strategy: trace %s: %w: step %s", gene, ErrInvalidGraph, id)
+		}
+		tr := StepTrace{StepID: id, Depth: depth, Inputs: st.Inputs}
+		genes, err := s.stepGenes(ctx, g, id)
+		if ne, ok := errors.AsType[*catalog.NotEvaluableError](err); ok {
+			tr.Message = ne.Error()
+		} else if err != nil {
+			return fmt.Errorf("strategy: trace %s through %s: %w", gene, id, err)
+		} else {
+			f := genes[gene]
+			tr.Found = &f
+		}
+		found[id] = tr.Found
+		out.Steps = append(out.Steps, tr)
+		for _, in := range st.Inputs {
+			if err := walk(in, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, root := range g.Roots() {
+		if err := walk(root, 0); err != nil {
+			return nil, err
+		}
+	}
+	for _, tr := range out.Steps {
+		if tr.Found == nil || *tr.Found {
+			continue
+		}
+		for _, in := range tr.Inputs {
+			if f := found[in]; f != nil && *f {
+				out.LostAt = append(out.LostAt, tr.StepID)
+				break
+			}
+		}
+	}
+	return out, nil
+}
