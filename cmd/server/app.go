@@ -103,7 +103,7 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger, obs *observabi
 	if err != nil {
 		return nil, err
 	}
-	exec, err := executor.New(executor.Config{Catalog: cat, Strategies: strategies, Scheduler: scheduler, Estimator: estimator, Lists: lists})
+	exec, err := executor.New(executor.Config{Catalog: cat, Strategies: strategies, Scheduler: scheduler, Estimator: estimator, Lists: lists, Scorer: strategies})
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"strategist/internal/catalog/offline"
 	"strategist/internal/genelist"
+	"strategist/internal/strategy"
 	"strategist/internal/strategy/graphtool"
 	"strategist/internal/tool"
 )
@@ -29,7 +30,7 @@ func TestCreateListStep(t *testing.T) {
 		t.Fatalf("list of %d genes: %+v", len(l.Genes), l)
 	}
 	b := f.binding()
-	b.Lists = lists
+	b.Lists, b.Scorer = lists, f.svc
 	tools, err := graphtool.ExecutorTools(b)
 	if err != nil {
 		t.Fatal(err)
@@ -45,6 +46,31 @@ func TestCreateListStep(t *testing.T) {
 		t.Errorf("list ∩ chromosome 14 = %+v, want the list's 2 genes there", both.Step)
 	}
 	tb.refuses("create_list_step", `{"list":"no such list"}`, "LIST_NOT_FOUND")
+
+	// The step's genes save as a list; the strategy is scored against
+	// controls; a gene is traced to the step that drops it.
+	saved := must[*graphtool.SavedList](tb, "save_gene_list", `{"step_id":"s3","name":"on chromosome 14"}`)
+	if saved.Size != 2 {
+		t.Errorf("saved list = %+v, want the 2 genes of s3", saved)
+	}
+	tb.refuses("score_controls", `{}`, "NO_CONTROLS")
+	if _, err := lists.SetControls(ctx, f.user, f.conversation, &l.ID, &saved.ListID); err != nil {
+		t.Fatal(err)
+	}
+	scores := must[*graphtool.ControlsResult](tb, "score_controls", `{}`)
+	if len(scores.Steps) != 3 || scores.Root != "s3" {
+		t.Fatalf("score_controls = %+v", scores)
+	}
+	root := scores.Steps[2]
+	if *root.PositivesFound != 2 || root.PositivesTotal != 3 || *root.NegativesFound != 2 || *root.Recall != 2.0/3.0 || *root.Precision != 0.5 ||
+		root.MissedCount != 1 || root.PositivesMissed[0] != "PF3D7_0100100" {
+		t.Errorf("root figures = %+v", root)
+	}
+	trace := must[*strategy.GeneTrace](tb, "trace_gene", `{"gene":"PFA0005w"}`)
+	if trace.Gene != "PF3D7_0100100" || len(trace.LostAt) != 1 || trace.LostAt[0] != "s3" {
+		t.Errorf("trace_gene PFA0005w = %+v, want PF3D7_0100100 lost at s3", trace)
+	}
+	tb.refuses("trace_gene", `{"gene":"PF3D7_9999999"}`, tool.CodeValidation)
 
 	// Without lists the tool is not offered.
 	plain, err := graphtool.ExecutorTools(f.binding())
