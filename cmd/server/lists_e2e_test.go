@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"maps"
 	"net/http"
@@ -335,6 +336,34 @@ func checkImportAndControls(t *testing.T, srv *offlineServer, data *eval.Data, r
 		}
 	}
 	srv.call(t, http.MethodGet, prefix+"/strategy/genes/PF3D7_9999999/trace", nil, nil, http.StatusUnprocessableEntity)
+
+	// "Test this against my controls" scores the strategy, and never builds.
+	var turn struct {
+		TurnID string `json:"turnId"`
+	}
+	srv.call(t, http.MethodPost, prefix+"/turns", map[string]string{"message": "Test this strategy against my controls", "mode": "execute"}, &turn, http.StatusAccepted)
+	recs := srv.follow(t, prefix, 0, turn.TurnID)
+	var tools []string
+	answer := ""
+	snapshots := 0
+	for _, r := range recs {
+		if r.TurnID != turn.TurnID {
+			continue
+		}
+		switch r.Type {
+		case "tool_call_start":
+			tools = append(tools, field[string](t, r, "name"))
+		case "assistant_message":
+			answer = field[string](t, r, "content")
+		case "graph_snapshot":
+			snapshots++
+		}
+	}
+	root := report.Steps[len(report.Steps)-1]
+	want := fmt.Sprintf("| %s (root) | %d of %d | %d of %d |", imported.RootStepID, *root.PositivesFound, root.PositivesTotal, *root.NegativesFound, root.NegativesTotal)
+	if !slices.Equal(tools, []string{"score_controls"}) || !strings.Contains(answer, want) || snapshots != 0 {
+		t.Errorf("controls turn: tools %v, %d snapshots, answer:\n%s\nwant a line %q", tools, snapshots, answer, want)
+	}
 }
 
 // rawStep evaluates a step of a snapshot from the raw files alone.
