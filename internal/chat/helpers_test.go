@@ -135,6 +135,8 @@ type options struct {
 	// log write through.
 	store    func(chat.Store) chat.Store
 	logStore func(eventlog.LogStore) eventlog.LogStore
+	// budget, when set, changes the per-user turn budget.
+	budget func(*chat.Config)
 }
 
 // process is one server process as main wires it, reduced to what chat
@@ -170,11 +172,15 @@ func (w *world) start(o options) *process {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	svc, err := chat.New(chat.Config{Store: st, Log: log, Publisher: broker, Models: models{o.engine},
+	cfg := chat.Config{Store: st, Log: log, Publisher: broker, Models: models{o.engine},
 		Planner: o.planner, Executor: o.executor, Origin: origin, AutoApprove: o.autoApprove,
 		// Orphans are looked for at start and on a conflict only: a test
 		// decides when a process dies.
-		SweepEvery: time.Hour})
+		SweepEvery: time.Hour}
+	if o.budget != nil {
+		o.budget(&cfg)
+	}
+	svc, err := chat.New(cfg)
 	if err != nil {
 		w.t.Fatal(err)
 	}

@@ -357,7 +357,7 @@ func (s *Service) afterTurn(t *turn) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), appendTimeout)
 	defer cancel()
-	if _, err := s.AcceptHandoff(ctx, t.userID, t.convID, handoff); err != nil && !errors.Is(err, ErrNotServing) {
+	if _, err := s.acceptHandoff(ctx, t.userID, t.convID, handoff, false); err != nil && !errors.Is(err, ErrNotServing) {
 		s.log.Warn("auto-approving the handoff", slog.String("handoff_id", handoff), slog.Any("error", err))
 	}
 }

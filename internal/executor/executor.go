@@ -21,7 +21,7 @@ import (
 )
 
 // Strategies is what the executor needs of the strategy service: the graph
-// tools' and the sub-agents' needs (*strategy.Service satisfies it).
+// tools' and the sub-agents' needs (*strategies.Service satisfies it).
 type Strategies interface {
 	graphtool.Service
 	graphtool.Reader

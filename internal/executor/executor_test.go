@@ -19,7 +19,7 @@ import (
 	"strategist/internal/llm/scripted"
 	"strategist/internal/pgtest"
 	"strategist/internal/store"
-	"strategist/internal/strategy"
+	"strategist/internal/strategies"
 	"strategist/internal/subagent"
 	"strategist/internal/tool"
 )
@@ -50,7 +50,7 @@ func (r *recorder) events() []event.Event {
 type fixture struct {
 	x          *executor.Executor
 	db         *store.DB
-	strategies *strategy.Service
+	strategies *strategies.Service
 	engine     *scripted.Engine
 	rec        *recorder
 	env        agent.Env
@@ -75,7 +75,7 @@ func newFixture(t *testing.T, script string) fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := strategy.NewService(strategy.Config{Store: db, Catalog: cat})
+	svc, err := strategies.NewService(strategies.Config{Store: db, Catalog: cat})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ type Config struct {
 	Store   Store
 	Catalog catalog.Catalog
 	// Strategies reads the conversation's strategy (get_strategy, and the
-	// steps a draft reuses); *strategy.Service satisfies it.
+	// steps a draft reuses); *strategies.Service satisfies it.
 	Strategies graphtool.Reader
 	// MaxRounds bounds model calls per turn (default 16: planning explores).
 	MaxRounds int

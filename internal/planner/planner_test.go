@@ -17,7 +17,7 @@ import (
 	"strategist/internal/pgtest"
 	"strategist/internal/planner"
 	"strategist/internal/store"
-	"strategist/internal/strategy"
+	"strategist/internal/strategies"
 	"strategist/internal/tool"
 )
 
@@ -43,7 +43,7 @@ type fixture struct {
 	db         *store.DB
 	rec        *recorder
 	uid, conv  string
-	strategies *strategy.Service
+	strategies *strategies.Service
 }
 
 func newFixture(t *testing.T) fixture {
@@ -65,7 +65,7 @@ func newFixture(t *testing.T) fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := strategy.NewService(strategy.Config{Store: db, Catalog: cat})
+	svc, err := strategies.NewService(strategies.Config{Store: db, Catalog: cat})
 	if err != nil {
 		t.Fatal(err)
 	}

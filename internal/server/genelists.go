@@ -15,6 +15,7 @@ import (
 	"strategist/internal/executor"
 	"strategist/internal/genelist"
 	"strategist/internal/store"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy"
 )
 
@@ -33,13 +34,13 @@ type GeneLists interface {
 }
 
 // StrategyLists is what lists and imports need of the strategy service
-// (*strategy.Service): a WDK strategy imported into a conversation, and a
+// (*strategies.Service): a WDK strategy imported into a conversation, and a
 // strategy's figures against control lists.
 type StrategyLists interface {
 	ForConversation(ctx context.Context, userID, conversationID, recordType, name string) (strategy.Snapshot, error)
-	ImportWDK(ctx context.Context, userID, conversationID string, w *strategy.WDKStrategy) (strategy.Result, error)
-	Controls(ctx context.Context, userID, strategyID string, positives, negatives []string) (*strategy.ControlReport, error)
-	TraceGene(ctx context.Context, userID, strategyID, gene string) (*strategy.GeneTrace, error)
+	ImportWDK(ctx context.Context, userID, conversationID string, w *strategy.WDKStrategy) (strategies.Result, error)
+	Controls(ctx context.Context, userID, strategyID string, positives, negatives []string) (*strategies.ControlReport, error)
+	TraceGene(ctx context.Context, userID, strategyID, gene string) (*strategies.GeneTrace, error)
 }
 
 // geneListView is a list as the API gives it: its genes, the ids mapped
@@ -197,7 +198,7 @@ func (s *Server) stepGenesList(c echo.Context, conv store.Conversation, snap str
 	ctx := c.Request().Context()
 	stepID := strategy.StepID(c.Param("stepId"))
 	var ids []string
-	page := catalog.Page{Limit: strategy.MaxPageSize}
+	page := catalog.Page{Limit: strategies.MaxPageSize}
 	for {
 		ans, err := s.cfg.Strategies.StepResults(ctx, userID(c), snap.StrategyID, stepID, page)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -17,7 +18,7 @@ import (
 	"strategist/internal/event"
 	"strategist/internal/executor"
 	"strategist/internal/store"
-	"strategist/internal/strategy"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy/graphtool"
 	"strategist/internal/tool"
 )
@@ -39,7 +40,7 @@ import (
 // MCP handler runs.
 
 // GraphService is what the MCP strategy tools need of the strategy
-// service (*strategy.Service): the agents' graph tools' and get_strategy's
+// service (*strategies.Service): the agents' graph tools' and get_strategy's
 // needs.
 type GraphService interface {
 	graphtool.Service
@@ -94,7 +95,7 @@ func (s *Server) mcpHandler() (http.Handler, error) {
 func (s *Server) serveMCP(h http.Handler) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		ctx, cancel := context.WithCancel(context.WithValue(r.Context(), baseURLKey{}, c.Scheme()+"://"+r.Host))
+		ctx, cancel := context.WithCancel(r.Context())
 		defer cancel()
 		defer context.AfterFunc(s.stopping, cancel)()
 		defer s.streams.add(currentIdentity(c).cred, cancel)()
@@ -102,8 +103,6 @@ func (s *Server) serveMCP(h http.Handler) echo.HandlerFunc {
 		return nil
 	}
 }
-
-type baseURLKey struct{}
 
 func (s *Server) denyMCP(c echo.Context, msg string) error {
 	return &APIError{Status: http.StatusUnauthorized, Code: CodeUnauthenticated, Message: msg}
@@ -113,7 +112,16 @@ func (s *Server) denyMCP(c echo.Context, msg string) error {
 // structured content (and its JSON text), a failure the model should see as
 // an error result with its code, and where the answer comes from in _meta.
 func (s *Server) mcpCall(t mcpTool) mcp.ToolHandler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (answer *mcp.CallToolResult, failed error) {
+		// The SDK runs tool handlers on goroutines of its own, outside
+		// echo's recovery: a panic here would end the process.
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.ErrorContext(ctx, "mcp tool panicked", slog.String("tool", t.tool.Name),
+					slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
+				answer, failed = toolErrorResult(&tool.ToolError{Code: tool.CodeToolError, Message: "internal error"}), nil
+			}
+		}()
 		userID := account.UserID(ctx)
 		if userID == "" {
 			return nil, errors.New("no authenticated user")
@@ -236,10 +244,15 @@ func (s *Server) mcpTools() ([]mcpTool, error) {
 	}
 	out = append(out, mcpTool{tool: decl, call: func(ctx context.Context, _ string, args map[string]json.RawMessage) (any, string, error) {
 		res, err := callNamed(ctx, []tool.Tool{create}, create.Name(), args)
-		if c, ok := res.(*createdConversation); ok {
-			return res, c.Site, err
+		if err != nil {
+			// A failed call's result is a typed nil: never read it.
+			return nil, "", err
 		}
-		return res, "", err
+		c, ok := res.(*createdConversation)
+		if !ok || c == nil {
+			return nil, "", fmt.Errorf("server: create_conversation answered %T", res)
+		}
+		return c, c.Site, nil
 	}})
 
 	ask := s.askTool()
@@ -445,11 +458,10 @@ func (s *Server) mcpCreateConversation(ctx context.Context, args createConversat
 	if err != nil {
 		return nil, err
 	}
-	base, _ := ctx.Value(baseURLKey{}).(string)
-	return &createdConversation{ConversationID: conv.ID, Title: conv.Title, Site: conv.SiteID, URL: base + "/conversations/" + conv.ID}, nil
+	return &createdConversation{ConversationID: conv.ID, Title: conv.Title, Site: conv.SiteID, URL: s.conversationURL(conv.ID)}, nil
 }
 
-var _ GraphService = (*strategy.Service)(nil)
+var _ GraphService = (*strategies.Service)(nil)
 
 // askTool is ask_strategist: a message to Strategist's own agents, run as
 // a turn of a conversation exactly as if typed on its page, with the turn's
@@ -489,8 +501,9 @@ type progressKey struct{}
 func (s *Server) ask(ctx context.Context, args askArgs) (*askResult, error) {
 	userID := account.UserID(ctx)
 	var (
-		conv store.Conversation
-		err  error
+		conv    store.Conversation
+		err     error
+		created bool
 	)
 	if id := strings.TrimSpace(args.ConversationID); id != "" {
 		if !isUUID(id) {
@@ -506,6 +519,7 @@ func (s *Server) ask(ctx context.Context, args askArgs) (*askResult, error) {
 			return nil, err
 		}
 		conv, err = s.cfg.Store.CreateConversation(ctx, userID, site, titleFrom(args.Message), s.cfg.DefaultModel)
+		created = true
 	}
 	if err != nil {
 		return nil, err
@@ -513,7 +527,7 @@ func (s *Server) ask(ctx context.Context, args askArgs) (*askResult, error) {
 	progress, _ := ctx.Value(progressKey{}).(func(string))
 	n := newNarrator(args.Build)
 	var answer strings.Builder
-	out, err := s.converse(ctx, converseRequest{userID: userID, conv: conv, message: args.Message, autoBuild: args.Build, heartbeat: s.cfg.KeepAlive},
+	out, err := s.converse(ctx, converseRequest{userID: userID, conv: conv, message: args.Message, autoBuild: args.Build, heartbeat: s.cfg.KeepAlive, created: created},
 		func(_ *event.Record, e event.Event) error {
 			if e == nil {
 				return nil
@@ -527,13 +541,16 @@ func (s *Server) ask(ctx context.Context, args askArgs) (*askResult, error) {
 		})
 	if err != nil {
 		if ae, ok := errors.AsType[*APIError](chatError(err)); ok && ae.Status < 500 {
-			return nil, &tool.ToolError{Code: ae.Code, Message: ae.Message}
+			te := &tool.ToolError{Code: ae.Code, Message: ae.Message}
+			if d, ok := ae.Details.(map[string]any); ok {
+				te.Details = d
+			}
+			return nil, te
 		}
 		return nil, err
 	}
-	base, _ := ctx.Value(baseURLKey{}).(string)
 	summary, root := s.rootSummary(ctx, userID, conv.ID)
-	res := &askResult{ConversationID: conv.ID, URL: base + "/conversations/" + conv.ID, Status: out.status, Error: out.errText,
+	res := &askResult{ConversationID: conv.ID, URL: s.conversationURL(conv.ID), Status: out.status, Error: out.errText,
 		PlanWaiting: out.pendingHandoff != "", Answer: answer.String(), Summary: summary}
 	if root != nil {
 		res.RootStepID, res.RootCount = string(root.ID), root.Count

@@ -185,18 +185,3 @@ func colocationOf(p map[string]string) (*Colocation, error) {
 	}
 	return &col, nil
 }
-
-// ImportWDK makes a strategy in WDK's terms the conversation's strategy:
-// the conversation's strategy (created empty, of the import's record type,
-// when it has none) gets the imported steps as its next version, counted,
-// reported like any change and undone like one.
-func (s *Service) ImportWDK(ctx context.Context, userID, conversationID string, w *WDKStrategy) (Result, error) {
-	if w == nil || w.RecordType == "" {
-		return Result{}, &StepError{Kind: ErrInvalidImport, Op: "import strategy", Detail: "recordClassName is required"}
-	}
-	snap, err := s.ForConversation(ctx, userID, conversationID, w.RecordType, w.Name)
-	if err != nil {
-		return Result{}, err
-	}
-	return s.Apply(ctx, userID, snap.StrategyID, ImportWDK{Strategy: w})
-}

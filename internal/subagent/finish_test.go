@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"strategist/internal/store"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy"
 	"strategist/internal/tool"
 )
@@ -141,9 +142,9 @@ func TestRunColocation(t *testing.T) {
 // failingCombines refuses every combine.
 type failingCombines struct{ *memGraph }
 
-func (g failingCombines) Apply(ctx context.Context, m strategy.Mutation) (strategy.Result, error) {
+func (g failingCombines) Apply(ctx context.Context, m strategy.Mutation) (strategies.Result, error) {
 	if _, ok := strategy.Unwrap(m).(strategy.Combine); ok {
-		return strategy.Result{}, errors.New("strategy store unavailable")
+		return strategies.Result{}, errors.New("strategy store unavailable")
 	}
 	return g.memGraph.Apply(ctx, m)
 }
@@ -247,7 +248,7 @@ func TestRunRefusesIncompleteDelegations(t *testing.T) {
 	}
 }
 
-// fakeService is the part of strategy.Service ServiceGraph uses.
+// fakeService is the part of strategies.Service ServiceGraph uses.
 type fakeService struct {
 	snap    strategy.Snapshot
 	applied []string
@@ -260,9 +261,9 @@ func (s *fakeService) Conversation(_ context.Context, userID, conversationID str
 	return s.snap, nil
 }
 
-func (s *fakeService) Apply(_ context.Context, userID, strategyID string, m strategy.Mutation) (strategy.Result, error) {
+func (s *fakeService) Apply(_ context.Context, userID, strategyID string, m strategy.Mutation) (strategies.Result, error) {
 	s.applied = append(s.applied, fmt.Sprintf("%s %s %T", userID, strategyID, m))
-	return strategy.Result{}, nil
+	return strategies.Result{}, nil
 }
 
 func TestServiceGraph(t *testing.T) {

@@ -21,6 +21,7 @@ import (
 	"strategist/internal/pgtest"
 	"strategist/internal/plan"
 	"strategist/internal/store"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy"
 	"strategist/internal/tool"
 )
@@ -97,16 +98,16 @@ func (m *memGraph) Snapshot(context.Context) (strategy.Snapshot, error) {
 	return m.g.Snapshot("strategy-1", m.version), nil
 }
 
-func (m *memGraph) Apply(ctx context.Context, mut strategy.Mutation) (strategy.Result, error) {
+func (m *memGraph) Apply(ctx context.Context, mut strategy.Mutation) (strategies.Result, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	next, change, err := m.g.Apply(ctx, fakeCatalog{}, mut)
 	if err != nil {
-		return strategy.Result{}, err
+		return strategies.Result{}, err
 	}
 	m.g, m.version = next, m.version+1
 	m.changes = append(m.changes, change)
-	return strategy.Result{Snapshot: next.Snapshot("strategy-1", m.version), Change: change}, nil
+	return strategies.Result{Snapshot: next.Snapshot("strategy-1", m.version), Change: change}, nil
 }
 
 // scopeHolder is an attempt's growing scope, as the graph tools keep it.

@@ -10,7 +10,7 @@
 // before planning a change: steps with their key values and counts, roots,
 // and the previous version with another result.
 //
-// Every change goes through strategy.Service, the one place that mutates
+// Every change goes through strategies.Service, the one place that mutates
 // strategies, versions each change and reports the graph_snapshot; the tools
 // never emit graph events themselves, and nothing downstream inspects their
 // results for magic keys. A result is a typed struct: the step as the
@@ -30,23 +30,24 @@ import (
 
 	"strategist/internal/catalog/enrich"
 	"strategist/internal/store"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy"
 	"strategist/internal/tool"
 )
 
-// Service is what the tools need from strategy.Service, which satisfies it.
+// Service is what the tools need from strategies.Service, which satisfies it.
 type Service interface {
 	ForConversation(ctx context.Context, userID, conversationID, recordType, name string) (strategy.Snapshot, error)
 	Conversation(ctx context.Context, userID, conversationID string) (strategy.Snapshot, error)
 	Get(ctx context.Context, userID, strategyID string) (strategy.Snapshot, error)
-	Apply(ctx context.Context, userID, strategyID string, m strategy.Mutation) (strategy.Result, error)
-	Undo(ctx context.Context, userID, strategyID string) (strategy.Result, error)
+	Apply(ctx context.Context, userID, strategyID string, m strategy.Mutation) (strategies.Result, error)
+	Undo(ctx context.Context, userID, strategyID string) (strategies.Result, error)
 	Validate(ctx context.Context, userID, strategyID string) ([]strategy.Problem, strategy.Snapshot, error)
 	StepCount(ctx context.Context, userID, strategyID string, stepID strategy.StepID) (strategy.CountResult, error)
 	StepEnrichment(ctx context.Context, userID, strategyID string, stepID strategy.StepID, cutoff float64) (*enrich.Result, error)
 }
 
-var _ Service = (*strategy.Service)(nil)
+var _ Service = (*strategies.Service)(nil)
 
 // Binding ties the tools to one conversation's strategy for one turn. It is
 // given explicitly, never carried in a context.

@@ -14,6 +14,7 @@ import (
 	"strategist/internal/offlinetest"
 	"strategist/internal/pgtest"
 	"strategist/internal/store"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy"
 	"strategist/internal/strategy/graphtool"
 	"strategist/internal/tool"
@@ -75,7 +76,7 @@ func (r *snapshots) versions() []int {
 // catalog, with a user and a conversation on PlasmoDB that has no strategy
 // yet.
 type fixture struct {
-	svc          *strategy.Service
+	svc          *strategies.Service
 	db           *store.DB
 	cat          *offline.Catalog
 	hook         *snapshots
@@ -100,7 +101,7 @@ func newFixture(t testing.TB) fixture {
 		t.Fatal(err)
 	}
 	f := fixture{db: db, cat: cat, hook: &snapshots{}, user: user.ID, conversation: conv.ID}
-	f.svc, err = strategy.NewService(strategy.Config{Store: db, Catalog: cat, OnChange: f.hook.hook,
+	f.svc, err = strategies.NewService(strategies.Config{Store: db, Catalog: cat, OnChange: f.hook.hook,
 		Logger: slog.New(slog.NewTextHandler(t.Output(), nil))})
 	if err != nil {
 		t.Fatal(err)

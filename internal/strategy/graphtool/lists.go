@@ -9,6 +9,7 @@ import (
 	"strategist/internal/catalog"
 	"strategist/internal/genelist"
 	"strategist/internal/store"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy"
 	"strategist/internal/tool"
 )
@@ -25,8 +26,8 @@ type Lists interface {
 // Scorer reads a strategy's genes against lists (*strategy.Service).
 type Scorer interface {
 	StepResults(ctx context.Context, userID, strategyID string, stepID strategy.StepID, page catalog.Page) (*catalog.Answer, error)
-	Controls(ctx context.Context, userID, strategyID string, positives, negatives []string) (*strategy.ControlReport, error)
-	TraceGene(ctx context.Context, userID, strategyID, gene string) (*strategy.GeneTrace, error)
+	Controls(ctx context.Context, userID, strategyID string, positives, negatives []string) (*strategies.ControlReport, error)
+	TraceGene(ctx context.Context, userID, strategyID, gene string) (*strategies.GeneTrace, error)
 }
 
 // ListStepArgs are the arguments of create_list_step.
@@ -100,7 +101,7 @@ func (t *tools) doSaveGeneList(ctx context.Context, a SaveListArgs) (*SavedList,
 		return nil, t.fail(op, err)
 	}
 	var ids []string
-	page := catalog.Page{Limit: strategy.MaxPageSize}
+	page := catalog.Page{Limit: strategies.MaxPageSize}
 	for {
 		ans, err := t.s.b.Scorer.StepResults(ctx, t.s.b.UserID, id, strategy.StepID(a.StepID), page)
 		if err != nil {
@@ -135,7 +136,7 @@ type ControlsResult struct {
 
 // StepControlsBrief is one step's figures for a model.
 type StepControlsBrief struct {
-	strategy.StepControls
+	strategies.StepControls
 	// MissedCount is how many positives the step misses; PositivesMissed
 	// keeps the first few.
 	MissedCount int `json:"missedCount"`
@@ -202,7 +203,7 @@ func (t *tools) traceGene() tool.Tool {
 		}))
 }
 
-func (t *tools) doTraceGene(ctx context.Context, a TraceArgs) (*strategy.GeneTrace, error) {
+func (t *tools) doTraceGene(ctx context.Context, a TraceArgs) (*strategies.GeneTrace, error) {
 	const op = "trace gene"
 	id, ok, err := t.s.forRead(ctx)
 	if err == nil && !ok {

@@ -6,7 +6,7 @@ import (
 
 	"strategist/internal/catalog/offline"
 	"strategist/internal/genelist"
-	"strategist/internal/strategy"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy/graphtool"
 	"strategist/internal/tool"
 )
@@ -66,7 +66,7 @@ func TestCreateListStep(t *testing.T) {
 		root.MissedCount != 1 || root.PositivesMissed[0] != "PF3D7_0100100" {
 		t.Errorf("root figures = %+v", root)
 	}
-	trace := must[*strategy.GeneTrace](tb, "trace_gene", `{"gene":"PFA0005w"}`)
+	trace := must[*strategies.GeneTrace](tb, "trace_gene", `{"gene":"PFA0005w"}`)
 	if trace.Gene != "PF3D7_0100100" || len(trace.LostAt) != 1 || trace.LostAt[0] != "s3" {
 		t.Errorf("trace_gene PFA0005w = %+v, want PF3D7_0100100 lost at s3", trace)
 	}

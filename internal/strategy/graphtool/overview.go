@@ -8,18 +8,19 @@ import (
 
 	"strategist/internal/catalog"
 	"strategist/internal/store"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy"
 	"strategist/internal/tool"
 )
 
-// Reader is what get_strategy reads of strategy.Service, which satisfies
+// Reader is what get_strategy reads of strategies.Service, which satisfies
 // it.
 type Reader interface {
 	Conversation(ctx context.Context, userID, conversationID string) (strategy.Snapshot, error)
 	Previous(ctx context.Context, userID, strategyID string) (strategy.Snapshot, bool, error)
 }
 
-var _ Reader = (*strategy.Service)(nil)
+var _ Reader = (*strategies.Service)(nil)
 
 // SearchLookup finds a search's parameters, to tell a step's key values
 // from its defaults; catalog.Catalog satisfies it.

@@ -1,4 +1,4 @@
-package strategy
+package strategies
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"strategist/internal/catalog"
+	"strategist/internal/strategy"
 )
 
 // StepControls are a step's figures against the conversation's control
@@ -15,29 +16,29 @@ import (
 // its denominator is zero, and every figure is null when the step's genes
 // cannot be computed (Status and Message say why).
 type StepControls struct {
-	StepID         StepID   `json:"stepId"`
-	PositivesFound *int     `json:"positivesFound"`
-	PositivesTotal int      `json:"positivesTotal"`
-	NegativesFound *int     `json:"negativesFound"`
-	NegativesTotal int      `json:"negativesTotal"`
-	Recall         *float64 `json:"recall"`
-	Precision      *float64 `json:"precision"`
+	StepID         strategy.StepID `json:"stepId"`
+	PositivesFound *int            `json:"positivesFound"`
+	PositivesTotal int             `json:"positivesTotal"`
+	NegativesFound *int            `json:"negativesFound"`
+	NegativesTotal int             `json:"negativesTotal"`
+	Recall         *float64        `json:"recall"`
+	Precision      *float64        `json:"precision"`
 	// PositivesMissed are the positives the step does not find, in the
 	// list's order: where a known gene is lost.
 	PositivesMissed []string `json:"positivesMissed"`
 	// NegativesFoundIDs are the negatives the step finds.
-	NegativesFoundIDs []string    `json:"negativesFoundIds"`
-	Status            CountStatus `json:"status"`
-	Message           string      `json:"message,omitempty"`
+	NegativesFoundIDs []string             `json:"negativesFoundIds"`
+	Status            strategy.CountStatus `json:"status"`
+	Message           string               `json:"message,omitempty"`
 }
 
 // ControlReport is every step's figures against the controls, in the
 // graph's step order, for one version of a strategy.
 type ControlReport struct {
-	StrategyID string         `json:"strategyId"`
-	Version    int            `json:"version"`
-	RootStepID StepID         `json:"rootStepId,omitempty"`
-	Steps      []StepControls `json:"steps"`
+	StrategyID string          `json:"strategyId"`
+	Version    int             `json:"version"`
+	RootStepID strategy.StepID `json:"rootStepId,omitempty"`
+	Steps      []StepControls  `json:"steps"`
 }
 
 // Controls computes each step's figures against positives and negatives
@@ -56,7 +57,7 @@ func (s *Service) Controls(ctx context.Context, userID, strategyID string, posit
 		sc := StepControls{StepID: st.ID, PositivesTotal: len(pos), NegativesTotal: len(neg), PositivesMissed: []string{}, NegativesFoundIDs: []string{}}
 		genes, err := s.stepGenes(ctx, g, st.ID)
 		if ne, ok := errors.AsType[*catalog.NotEvaluableError](err); ok {
-			sc.Status, sc.Message = CountNotEvaluable, ne.Error()
+			sc.Status, sc.Message = strategy.CountNotEvaluable, ne.Error()
 			out.Steps = append(out.Steps, sc)
 			continue
 		}
@@ -77,7 +78,7 @@ func (s *Service) Controls(ctx context.Context, userID, strategyID string, posit
 				sc.NegativesFoundIDs = append(sc.NegativesFoundIDs, id)
 			}
 		}
-		sc.Status, sc.PositivesFound, sc.NegativesFound = CountOK, &pf, &nf
+		sc.Status, sc.PositivesFound, sc.NegativesFound = strategy.CountOK, &pf, &nf
 		sc.Recall, sc.Precision = ratio(pf, len(pos)), ratio(pf, pf+nf)
 		out.Steps = append(out.Steps, sc)
 	}
@@ -85,7 +86,7 @@ func (s *Service) Controls(ctx context.Context, userID, strategyID string, posit
 }
 
 // stepGenes reads all of a step's genes, a page at a time.
-func (s *Service) stepGenes(ctx context.Context, g *Graph, id StepID) (map[string]bool, error) {
+func (s *Service) stepGenes(ctx context.Context, g *strategy.Graph, id strategy.StepID) (map[string]bool, error) {
 	q, err := g.Query(id)
 	if err != nil {
 		return nil, err
@@ -134,19 +135,19 @@ func distinct(ids []string) []string {
 // the step's genes include it. LostAt are the steps that drop it: the
 // gene is among an input's genes but not the step's own.
 type GeneTrace struct {
-	Gene   string      `json:"gene"`
-	Steps  []StepTrace `json:"steps"`
-	LostAt []StepID    `json:"lostAt"`
+	Gene   string            `json:"gene"`
+	Steps  []StepTrace       `json:"steps"`
+	LostAt []strategy.StepID `json:"lostAt"`
 }
 
 // StepTrace is one step of a GeneTrace. Found is null when the step's
 // genes cannot be computed (Message says why).
 type StepTrace struct {
-	StepID  StepID   `json:"stepId"`
-	Depth   int      `json:"depth"`
-	Inputs  []StepID `json:"inputs"`
-	Found   *bool    `json:"found"`
-	Message string   `json:"message,omitempty"`
+	StepID  strategy.StepID   `json:"stepId"`
+	Depth   int               `json:"depth"`
+	Inputs  []strategy.StepID `json:"inputs"`
+	Found   *bool             `json:"found"`
+	Message string            `json:"message,omitempty"`
 }
 
 // TraceGene follows a gene (a current gene id) through every step of the
@@ -156,13 +157,13 @@ func (s *Service) TraceGene(ctx context.Context, userID, strategyID, gene string
 	if err != nil {
 		return nil, err
 	}
-	out := &GeneTrace{Gene: gene, Steps: []StepTrace{}, LostAt: []StepID{}}
-	found := map[StepID]*bool{}
-	var walk func(id StepID, depth int) error
-	walk = func(id StepID, depth int) error {
+	out := &GeneTrace{Gene: gene, Steps: []StepTrace{}, LostAt: []strategy.StepID{}}
+	found := map[strategy.StepID]*bool{}
+	var walk func(id strategy.StepID, depth int) error
+	walk = func(id strategy.StepID, depth int) error {
 		st, ok := g.Step(id)
 		if !ok || depth > len(g.Steps) {
-			return fmt.Errorf("strategy: trace %s: %w: step %s", gene, ErrInvalidGraph, id)
+			return fmt.Errorf("strategy: trace %s: %w: step %s", gene, strategy.ErrInvalidGraph, id)
 		}
 		tr := StepTrace{StepID: id, Depth: depth, Inputs: st.Inputs}
 		genes, err := s.stepGenes(ctx, g, id)
