@@ -45,7 +45,7 @@ type Config struct {
 	// Lists and Scorer, when both set, give the executor the list tools
 	// (create_list_step, save_gene_list, score_controls, trace_gene) over
 	// the researcher's gene lists (*genelist.Service and
-	// *strategy.Service).
+	// *strategies.Service).
 	Lists  graphtool.Lists
 	Scorer graphtool.Scorer
 }

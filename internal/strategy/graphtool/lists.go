@@ -23,7 +23,7 @@ type Lists interface {
 	Resolve(ctx context.Context, siteID string, ids []string) (*catalog.GeneResolution, error)
 }
 
-// Scorer reads a strategy's genes against lists (*strategy.Service).
+// Scorer reads a strategy's genes against lists (*strategies.Service).
 type Scorer interface {
 	StepResults(ctx context.Context, userID, strategyID string, stepID strategy.StepID, page catalog.Page) (*catalog.Answer, error)
 	Controls(ctx context.Context, userID, strategyID string, positives, negatives []string) (*strategies.ControlReport, error)
