@@ -337,14 +337,14 @@ func listsPanel(v ResultsView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "</select> <button type=\"submit\" data-testid=\"controls-button\">Set controls</button></form><details><summary>Upload a gene list</summary><form class=\"upload-list\" data-testid=\"upload-list\" method=\"post\" enctype=\"multipart/form-data\" action=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "</select> <button type=\"submit\" data-testid=\"controls-button\">Set controls</button></form><details><summary>Upload a gene list</summary><form class=\"upload-list\" data-testid=\"upload-list\" method=\"post\" action=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var16 templ.SafeURL
 		templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL("/conversations/" + v.ConversationID + "/gene-lists"))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/lists.templ`, Line: 103, Col: 175}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/lists.templ`, Line: 103, Col: 145}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var16))
 		if templ_7745c5c3_Err != nil {
@@ -363,7 +363,7 @@ func listsPanel(v ResultsView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "\"> <label for=\"upload-name\">Name</label> <input id=\"upload-name\" name=\"name\" maxlength=\"200\" required> <label for=\"upload-text\">Gene ids (any separator; a header row is skipped; previous ids are mapped)</label> <textarea id=\"upload-text\" name=\"text\" rows=\"4\"></textarea> <label for=\"upload-file\">or a CSV, TSV or text file</label> <input id=\"upload-file\" name=\"file\" type=\"file\" accept=\".txt,.csv,.tsv,text/plain,text/csv,text/tab-separated-values\"> <button type=\"submit\" data-testid=\"upload-list-button\">Upload</button></form></details></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "\"> <label for=\"upload-name\">Name</label> <input id=\"upload-name\" name=\"name\" maxlength=\"200\" required> <label for=\"upload-text\">Gene ids (any separator; a header row is skipped; previous ids are mapped)</label> <textarea id=\"upload-text\" name=\"text\" rows=\"4\" required></textarea> <label for=\"upload-file\">or read a CSV, TSV or text file into the box</label> <input id=\"upload-file\" type=\"file\" data-list-file=\"upload-text\" accept=\".txt,.csv,.tsv,text/plain,text/csv,text/tab-separated-values\"> <button type=\"submit\" data-testid=\"upload-list-button\">Upload</button></form></details></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

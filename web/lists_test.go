@@ -36,8 +36,9 @@ func TestResultsListsPanel(t *testing.T) {
 	if sel := doc.Find("#controls-negatives option[selected]").AttrOr("value", ""); sel != "l2" {
 		t.Errorf("negatives chooser selects %q, want l2", sel)
 	}
-	if tid(doc.Selection, "upload-list").AttrOr("enctype", "") != "multipart/form-data" {
-		t.Error("the upload form does not send a file")
+	if doc.Find(`[data-testid="upload-list"] input[type=file]`).AttrOr("data-list-file", "") != "upload-text" ||
+		doc.Find(`[data-testid="upload-list"] input[type=file][name]`).Length() != 0 {
+		t.Error("the upload form's file input does not fill the text box, or is sent itself")
 	}
 
 	// Without controls, no figures; without a session, no panel at all.

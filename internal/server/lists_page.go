@@ -1,9 +1,6 @@
 package server
 
 import (
-	"errors"
-	"fmt"
-	"io"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -11,9 +8,6 @@ import (
 	"strategist/internal/strategy"
 	"strategist/web"
 )
-
-// maxUpload bounds an uploaded list file: far beyond MaxIDs ids.
-const maxUpload = 4 << 20
 
 // listsPanel gathers the results panel's gene-list part for one step: the
 // researcher's lists, the conversation's controls, and the step's figures
@@ -86,33 +80,15 @@ func (s *Server) setControlsForm(c echo.Context) error {
 	return afterForm(c, http.StatusOK, conversationURL(c))
 }
 
-// uploadGeneListForm is the results panel's upload form: the list pasted,
-// or a file (multipart), resolved like the API's.
+// uploadGeneListForm is the results panel's upload form: the list's text
+// (pasted, or a file the page read into the box), resolved like the API's.
 func (s *Server) uploadGeneListForm(c echo.Context) error {
 	ctx := c.Request().Context()
 	conv, err := s.cfg.Store.Conversation(ctx, userID(c), c.Param("id"))
 	if err != nil {
 		return err
 	}
-	text := c.FormValue("text")
-	if fh, err := c.FormFile("file"); err == nil && fh.Size > 0 {
-		if fh.Size > maxUpload {
-			return &APIError{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge, Message: fmt.Sprintf("a list file has at most %d MiB", maxUpload>>20)}
-		}
-		f, err := fh.Open()
-		if err != nil {
-			return fmt.Errorf("open upload: %w", err)
-		}
-		defer f.Close()
-		b, err := io.ReadAll(io.LimitReader(f, maxUpload))
-		if err != nil {
-			return fmt.Errorf("read upload: %w", err)
-		}
-		text = string(b)
-	} else if err != nil && !errors.Is(err, http.ErrMissingFile) {
-		return badRequest("the upload could not be read: " + err.Error())
-	}
-	if _, err := s.cfg.GeneLists.Create(ctx, userID(c), conv.SiteID, c.FormValue("name"), text); err != nil {
+	if _, err := s.cfg.GeneLists.Create(ctx, userID(c), conv.SiteID, c.FormValue("name"), c.FormValue("text")); err != nil {
 		return geneListError(err)
 	}
 	return afterForm(c, http.StatusOK, conversationURL(c))
