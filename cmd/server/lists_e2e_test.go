@@ -183,6 +183,27 @@ func TestGeneListsAPI(t *testing.T) {
 	if st := a.call("GET", "/api/v1/conversations/"+conv+"/controls", nil, &ctl); st != http.StatusOK || ctl.Positives != nil {
 		t.Errorf("controls after the list was deleted = %d %+v", st, ctl)
 	}
+	func() {
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		set := false
+		for r, err := range sseclient.Follow(ctx, a.URL+"/api/v1/conversations/"+conv+"/events", a.Token, 0) {
+			if err != nil {
+				t.Errorf("stream: %v", err)
+				return
+			}
+			var e struct{ PositivesID string }
+			if r.Type != "controls_changed" || json.Unmarshal(r.Payload, &e) != nil {
+				continue
+			}
+			if e.PositivesID == l.ID {
+				set = true
+			} else if set && e.PositivesID == "" {
+				return
+			}
+		}
+		t.Error("no controls_changed event after the control list was deleted")
+	}()
 
 	// The command line: add from standard input, list, score.
 	cli := func(stdin string, args ...string) string {

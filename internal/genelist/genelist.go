@@ -48,7 +48,7 @@ type Store interface {
 	GeneLists(ctx context.Context, userID string) ([]store.GeneListSummary, error)
 	GeneList(ctx context.Context, userID, id string) (store.GeneList, error)
 	RenameGeneList(ctx context.Context, userID, id, name string) (store.GeneList, error)
-	DeleteGeneList(ctx context.Context, userID, id string) error
+	DeleteGeneList(ctx context.Context, userID, id string) ([]string, error)
 	SetControls(ctx context.Context, userID, conversationID string, positives, negatives *string) (store.Controls, error)
 	ConversationControls(ctx context.Context, userID, conversationID string) (store.Controls, error)
 }
@@ -163,10 +163,24 @@ func (s *Service) Rename(ctx context.Context, userID, id, name string) (store.Ge
 	return l, nil
 }
 
-// Delete deletes one of the user's lists.
+// Delete deletes one of the user's lists. Conversations that used it as a
+// control lose that control, and (with an event log) their streams say so.
 func (s *Service) Delete(ctx context.Context, userID, id string) error {
-	if err := s.store.DeleteGeneList(ctx, userID, id); err != nil {
+	convs, err := s.store.DeleteGeneList(ctx, userID, id)
+	if err != nil {
 		return fmt.Errorf("genelist: delete %s: %w", id, err)
+	}
+	if s.events == nil {
+		return nil
+	}
+	for _, conv := range convs {
+		c, err := s.store.ConversationControls(ctx, userID, conv)
+		if err != nil {
+			return fmt.Errorf("genelist: delete %s: controls of %s: %w", id, conv, err)
+		}
+		if _, err := s.events.Append(ctx, conv, ControlsEvent(c)); err != nil {
+			return fmt.Errorf("genelist: delete %s: announce to %s: %w", id, conv, err)
+		}
 	}
 	return nil
 }

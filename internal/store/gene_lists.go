@@ -106,11 +106,25 @@ func (db *DB) RenameGeneList(ctx context.Context, userID, id, name string) (Gene
 
 const deleteGeneListSQL = `DELETE FROM gene_lists WHERE id = $1 AND user_id = $2`
 
+// listControlsSQL finds the user's conversations that use a list as a
+// control, before it is deleted.
+const listControlsSQL = `
+SELECT cc.conversation_id FROM conversation_controls cc
+JOIN conversations c ON c.id = cc.conversation_id AND c.user_id = $2
+WHERE $1::uuid IN (cc.positives, cc.negatives)
+ORDER BY cc.conversation_id`
+
 // DeleteGeneList deletes one of the user's lists; conversations that used
-// it as a control no longer have that control. Another user's list is
-// ErrNotFound.
-func (db *DB) DeleteGeneList(ctx context.Context, userID, id string) error {
-	return db.tx(ctx, "delete gene list", func(tx pgx.Tx) error {
+// it as a control no longer have that control, and their ids are returned
+// so their streams can say so. Another user's list is ErrNotFound.
+func (db *DB) DeleteGeneList(ctx context.Context, userID, id string) ([]string, error) {
+	var convs []string
+	err := db.tx(ctx, "delete gene list", func(tx pgx.Tx) error {
+		rows, _ := tx.Query(ctx, listControlsSQL, id, userID)
+		var err error
+		if convs, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+			return err
+		}
 		tag, err := tx.Exec(ctx, deleteGeneListSQL, id, userID)
 		if err != nil {
 			return err
@@ -120,6 +134,10 @@ func (db *DB) DeleteGeneList(ctx context.Context, userID, id string) error {
 		}
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return convs, nil
 }
 
 // Controls are a conversation's control lists; nil means none.

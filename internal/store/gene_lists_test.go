@@ -58,7 +58,7 @@ func TestGeneListLifecycle(t *testing.T) {
 	if _, err := db.RenameGeneList(ctx, bob.ID, l.ID, "mine"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("bob's RenameGeneList() error = %v, want ErrNotFound", err)
 	}
-	if err := db.DeleteGeneList(ctx, bob.ID, l.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := db.DeleteGeneList(ctx, bob.ID, l.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("bob's DeleteGeneList() error = %v, want ErrNotFound", err)
 	}
 	if _, err := db.GeneList(ctx, ada.ID, "not-a-uuid"); !errors.Is(err, store.ErrNotFound) {
@@ -69,8 +69,8 @@ func TestGeneListLifecycle(t *testing.T) {
 	if err != nil || renamed.Name != "screen hits" || len(renamed.Genes) != 2 {
 		t.Errorf("RenameGeneList() = %+v, %v", renamed, err)
 	}
-	if err := db.DeleteGeneList(ctx, ada.ID, l.ID); err != nil {
-		t.Fatal(err)
+	if convs, err := db.DeleteGeneList(ctx, ada.ID, l.ID); err != nil || len(convs) != 0 {
+		t.Fatalf("DeleteGeneList() = %v, %v; want no conversation touched", convs, err)
 	}
 	if _, err := db.GeneList(ctx, ada.ID, l.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("GeneList() after delete error = %v, want ErrNotFound", err)
@@ -127,8 +127,8 @@ func TestControls(t *testing.T) {
 	if _, err := db.SetControls(ctx, ada.ID, conv.ID, &pos.ID, &neg.ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.DeleteGeneList(ctx, ada.ID, neg.ID); err != nil {
-		t.Fatal(err)
+	if convs, err := db.DeleteGeneList(ctx, ada.ID, neg.ID); err != nil || len(convs) != 1 || convs[0] != conv.ID {
+		t.Fatalf("DeleteGeneList() = %v, %v; want the conversation it was a control of", convs, err)
 	}
 	c, err = db.ConversationControls(ctx, ada.ID, conv.ID)
 	if err != nil || c.Positives == nil || c.Negatives != nil {
