@@ -32,8 +32,9 @@ the server), and a table of accuracy by category is printed per file.
 
 Every case's conversation is left on the server; --failures names them.
 The server limits how fast one user starts turns (STRATEGIST_TURN_RATE,
-default 1 a second); the client waits when told to, so raise the rate on
-the server for a faster run.`
+default 1 a second after a burst of 10) and how many run at once
+(STRATEGIST_RUNNING_TURNS, default 5); the client waits when told to, so
+raise both on the server for a faster run with more concurrency.`
 
 // defaultCaseFiles are the team's evaluation sets, relative to the
 // repository root.

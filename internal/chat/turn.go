@@ -321,7 +321,7 @@ func outcome(ctx context.Context, end agent.RunEnd, runErr error) (event.TurnSta
 func (s *Service) endTurn(t *turn, status event.TurnStatus, msg string, usage llm.Usage, log *slog.Logger) {
 	end := &event.TurnEnd{Base: event.Base{TurnID: t.id}, Status: status, Error: msg,
 		DurationMs: time.Since(t.start).Milliseconds(), Usage: usage}
-	ne, err := newEvent(t.convID, end)
+	ne, err := eventlog.EncodeRow(t.convID, end)
 	if err != nil {
 		log.Error("encoding turn_end", slog.Any("error", err))
 		return

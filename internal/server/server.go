@@ -340,7 +340,7 @@ func (s *Server) routes() error {
 	e.Use(securityHeaders)
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
 		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
-			s.log.Error("panic", slog.String("path", c.Path()), slog.Any("error", err), slog.String("stack", string(stack)))
+			s.log.ErrorContext(c.Request().Context(), "panic", slog.String("path", c.Path()), slog.Any("error", err), slog.String("stack", string(stack)))
 			return err
 		},
 	}))
