@@ -126,7 +126,8 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger, obs *observabi
 		Registry: reg, Gatherer: reg, MetricsToken: cfg.MetricsToken, Metrics: obs.metrics, Tracer: obs.tracerProvider(),
 		PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies,
 		Auth: cfg.Auth, SecureCookies: cfg.SecureCookies, DefaultModel: cfg.Model, Version: version,
-		RequestRate: cfg.RequestRate,
+		RequestRate:    cfg.RequestRate,
+		StreamsPerUser: cfg.StreamsPerUser, ReadTimeout: cfg.ReadTimeout, IdleTimeout: cfg.IdleTimeout, ConnsPerAddr: connsPerAddr(cfg.ConnsPerAddr),
 	})
 	if err != nil {
 		return nil, err
@@ -246,4 +247,13 @@ func serveMetrics(ctx context.Context, addr string, h http.Handler, log *slog.Lo
 		return fmt.Errorf("metrics: %w", err)
 	}
 	return nil
+}
+
+// connsPerAddr is the server's cap for the configured one: server.Config
+// reads 0 as its default, config 0 as no cap.
+func connsPerAddr(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }

@@ -89,6 +89,13 @@ type Term struct {
 	Term    string `json:"term"`
 	Display string `json:"display"`
 	Parent  string `json:"parent,omitempty"`
+	// Synonyms are other names of the term a vocabulary query may use
+	// (GO's own synonyms of a GO term, where the catalog has them). They
+	// are for matching and are not sent with the vocabulary.
+	Synonyms []string `json:"-"`
+	// Definition defines the term (GO's definition of a GO term), where
+	// the catalog has one; sent only with a term a query named exactly.
+	Definition string `json:"-"`
 }
 
 // Param is one parameter of a search.

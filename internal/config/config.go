@@ -63,6 +63,16 @@ type Config struct {
 	// RequestRate is how many requests per second one client address may
 	// make (burst four times that).
 	RequestRate float64
+	// StreamsPerUser caps the event streams one session or API token has
+	// open at once, page and API streams together.
+	StreamsPerUser int
+	// ReadTimeout bounds reading a request with its body; IdleTimeout
+	// closes keep-alive connections idle that long.
+	ReadTimeout time.Duration
+	IdleTimeout time.Duration
+	// ConnsPerAddr caps the connections open at once from one client
+	// address (0: no cap).
+	ConnsPerAddr int
 	// SubagentTimeout bounds each attempt of a delegated task.
 	SubagentTimeout time.Duration
 	// CombineHold keeps each combine node running this long after its

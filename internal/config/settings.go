@@ -157,6 +157,38 @@ func settings() []setting {
 			c.RequestRate = f
 			return nil
 		}},
+		{"STRATEGIST_STREAMS_PER_USER", "streams-per-user", "20", "event streams one sign-in or API token may have open at once, page and API streams together (1 to 100000)", func(c *Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 100000 {
+				return errors.New("must be a whole number from 1 to 100000")
+			}
+			c.StreamsPerUser = n
+			return nil
+		}},
+		{"STRATEGIST_READ_TIMEOUT", "read-timeout", "30s", "time allowed to receive a request with its body (100ms to 10m); streams outlive it", func(c *Config, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 100*time.Millisecond || d > 10*time.Minute {
+				return errors.New("must be a duration from 100ms to 10m, e.g. 30s")
+			}
+			c.ReadTimeout = d
+			return nil
+		}},
+		{"STRATEGIST_IDLE_TIMEOUT", "idle-timeout", "60s", "how long a keep-alive connection may wait for its next request (100ms to 1h)", func(c *Config, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 100*time.Millisecond || d > time.Hour {
+				return errors.New("must be a duration from 100ms to 1h, e.g. 60s")
+			}
+			c.IdleTimeout = d
+			return nil
+		}},
+		{"STRATEGIST_CONNS_PER_ADDR", "conns-per-addr", "256", "connections one client address may have open at once (0: no cap; trusted proxies are not capped; up to 100000)", func(c *Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 || n > 100000 {
+				return errors.New("must be a whole number from 0 (no cap) to 100000")
+			}
+			c.ConnsPerAddr = n
+			return nil
+		}},
 		{"STRATEGIST_AUTO_APPROVE", "auto-approve", "false", "accept planner handoffs without a click", func(c *Config, v string) error {
 			b, err := strconv.ParseBool(v)
 			if err != nil {

@@ -77,10 +77,10 @@ func (s *Server) a2aRoutes(e *echo.Echo) {
 	// ends a request at shutdown or on revocation, as for MCP.
 	e.POST(a2aPath, s.serveMCP(s.a2aTransport(func(opts ...a2asrv.TransportOption) http.Handler {
 		return a2asrv.NewJSONRPCHandler(h, opts...)
-	})), auth)
+	})), auth, s.streamRoute)
 	e.POST(a2aV0Path, s.serveMCP(s.a2aTransport(func(opts ...a2asrv.TransportOption) http.Handler {
 		return a2av0.NewJSONRPCHandler(h, opts...)
-	})), auth)
+	})), auth, s.streamRoute)
 }
 
 // a2aTransport builds an A2A transport for each request, with the
