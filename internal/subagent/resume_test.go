@@ -94,3 +94,27 @@ func mustApply(t *testing.T, g Graph, m strategy.Mutation) {
 		t.Fatal(err)
 	}
 }
+
+// TestResumeBeforeFirstStep: the previous run was cut short in n1 before
+// any step existed, so the conversation has no strategy yet. The resumed
+// delegation reads that as an empty strategy and builds the plan, rather
+// than failing on the strategy it cannot read.
+func TestResumeBeforeFirstStep(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		engine := script(t,
+			reply("n1", 10, createCall("GenesByText")), reply("n1", 20, finishCall(createdStep)),
+			reply("n2", 15, createCall("GenesByLocation")), reply("n2", 10, finishCall(createdStep)))
+		h := newHarness(t, resolving{engine}, Config{})
+		h.graph.lazy = true
+		h.store.previous = map[string]store.PreviousNode{"n1": {Status: store.NodeRunning, Attempt: 1}}
+		res, err := h.sched.Run(t.Context(), h.delegation(t, twoTasks))
+		if err != nil || res.Status != DelegationCompleted || res.RootStepID == "" {
+			t.Fatalf("Run = %+v, %v; want completed with a root", res, err)
+		}
+		snap, err := h.graph.Snapshot(t.Context())
+		if err != nil || len(snap.Steps) != 3 {
+			t.Errorf("strategy = %d steps, %v; want 3", len(snap.Steps), err)
+		}
+		checkEvents(t, h.events.all())
+	})
+}
