@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -139,7 +140,12 @@ func (a *app) run(ctx context.Context, ln net.Listener) error {
 	back.Go(func() error { return a.events.Run(backCtx) })
 	back.Go(func() error { return a.fanout.Run(backCtx) })
 	back.Go(func() error {
-		return a.db.HoldOwnerSession(backCtx, func(o string) { owner <- o })
+		var once sync.Once
+		return a.db.HoldOwnerSession(backCtx, store.OwnerSession{
+			Held:   func(o string) { once.Do(func() { owner <- o }) },
+			Lost:   a.chat.OwnerLost,
+			Logger: a.log,
+		})
 	})
 
 	front, frontCtx := errgroup.WithContext(ctx)

@@ -489,6 +489,25 @@ func (s *Service) waitEnded(ctx context.Context, userID, conversationID, turnID 
 	s.log.Warn("deleting a conversation whose turn did not end", slog.String("turn", turnID))
 }
 
+// errOwnerLost ends the turns of a process that lost its owner session: they
+// are handed back, as on a stop, before another process may rescue them.
+var errOwnerLost = errors.New("this process lost its owner session")
+
+// OwnerLost hands back every turn this process runs: its owner session has
+// been gone too long (store.OwnerSession.Lost), and once its lease expires
+// another process may take the turns up. Until the session is back, this
+// process claims no turn (store.ErrOwnerLost).
+func (s *Service) OwnerLost(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.running) > 0 {
+		s.log.Warn("handing back every turn: the owner session is lost", slog.Int("turns", len(s.running)), slog.Any("error", err))
+	}
+	for _, t := range s.running {
+		t.cancel(errOwnerLost)
+	}
+}
+
 func (s *Service) cancelLocal(turnID string, cause error) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()

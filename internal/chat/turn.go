@@ -117,7 +117,11 @@ func (s *Service) runTurn(ctx context.Context, t *turn) (handedBack bool) {
 		if err := t.log.Sync(sctx); err != nil {
 			log.Warn("writing a handed-back turn's last events", slog.Any("error", err))
 		}
-		log.Info("handing the turn back: this process is stopping")
+		reason := "this process is stopping"
+		if errors.Is(context.Cause(ctx), errOwnerLost) {
+			reason = "this process lost its owner session"
+		}
+		log.Info("handing the turn back: " + reason)
 		handBackSpan(t)
 		return true
 	}

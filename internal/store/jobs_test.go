@@ -65,7 +65,7 @@ func TestTurnJobsAndClaims(t *testing.T) {
 	var wg sync.WaitGroup
 	owners := make(chan string, 1)
 	wg.Go(func() {
-		if err := db.HoldOwnerSession(sessCtx, func(o string) { owners <- o }); err != nil {
+		if err := db.HoldOwnerSession(sessCtx, store.OwnerSession{Held: func(o string) { offer(owners, o) }}); err != nil {
 			t.Errorf("owner session: %v", err)
 		}
 	})
@@ -91,11 +91,31 @@ func TestTurnJobsAndClaims(t *testing.T) {
 	if err := db.ReleaseTurn(ctx, turnID, live); err != nil {
 		t.Fatal(err)
 	}
-	c, err = db.ClaimTurn(ctx, turnID, "3@3")
+	c, err = db.ClaimTurn(ctx, turnID, live)
 	if err != nil || !c.Resumed() || c.PreviousOwner != store.OwnerReleased || c.CancelRequested() {
 		t.Fatalf("claim after a hand-back = %+v, %v", c, err)
 	}
-	// "3@3" is no session: its process is dead, and the next claims it.
+	if err := db.ReleaseTurn(ctx, turnID, live); err != nil {
+		t.Fatal(err)
+	}
+	// "3@3" is a process whose session ended a moment ago: it claims
+	// nothing, and its lease keeps others off what it ran.
+	if _, err := db.ClaimTurn(ctx, turnID, "3@3"); !errors.Is(err, store.ErrOwnerLost) {
+		t.Errorf("claim by a process without its session = %v, want ErrOwnerLost", err)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE turns SET owner = '3@3' WHERE id = $1`, turnID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO owner_leases (owner, expires_at) VALUES ('3@3', now() + interval '1 hour')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ClaimTurn(ctx, turnID, live); !errors.Is(err, store.ErrBusy) {
+		t.Errorf("claim of a turn whose owner's lease holds = %v, want ErrBusy", err)
+	}
+	// Its lease expires: its process is dead, and the next claims it.
+	if _, err := pool.Exec(ctx, `UPDATE owner_leases SET expires_at = now() - interval '1 second' WHERE owner = '3@3'`); err != nil {
+		t.Fatal(err)
+	}
 	c, err = db.ClaimTurn(ctx, turnID, live)
 	if err != nil || c.PreviousOwner != "3@3" {
 		t.Fatalf("claim of a dead process's turn = %+v, %v", c, err)
@@ -132,7 +152,7 @@ func TestRescueTurns(t *testing.T) {
 	var wg sync.WaitGroup
 	owners := make(chan string, 1)
 	wg.Go(func() {
-		if err := db.HoldOwnerSession(sessCtx, func(o string) { owners <- o }); err != nil {
+		if err := db.HoldOwnerSession(sessCtx, store.OwnerSession{Held: func(o string) { offer(owners, o) }}); err != nil {
 			t.Errorf("owner session: %v", err)
 		}
 	})
