@@ -62,6 +62,7 @@ type Store interface {
 	InterruptDelegations(ctx context.Context, turnIDs []string) (int, error)
 	TurnEvents(ctx context.Context, turnID string) ([]store.EventRow, error)
 	Handoff(ctx context.Context, userID, conversationID, id string) (store.Handoff, error)
+	UndecidedHandoffs(ctx context.Context) ([]store.UndecidedHandoff, error)
 	Artifacts(ctx context.Context, userID, conversationID string) ([]store.Artifact, error)
 	Notify(ctx context.Context, channel, payload string) error
 	Listen(ctx context.Context, channels []string, handle func(channel, payload string), onConnect func(lost error)) error
@@ -241,6 +242,7 @@ func (s *Service) Run(ctx context.Context, owner string) error {
 			Logger: s.cfg.Logger, Work: s.work})
 	}()
 	s.recoverOrphans(ctx)
+	s.approveUndecided(ctx)
 	t := time.NewTicker(s.cfg.SweepEvery)
 	defer t.Stop()
 	var queueErr error
@@ -253,6 +255,7 @@ func (s *Service) Run(ctx context.Context, owner string) error {
 			queueDone = nil
 		case <-t.C:
 			s.recoverOrphans(ctx)
+			s.approveUndecided(ctx)
 		}
 	}
 	s.mu.Lock()
@@ -531,6 +534,35 @@ func (s *Service) recoverOrphans(ctx context.Context) int {
 		s.log.Info("rescued the turns of a process that died", slog.Int("turns", rescued))
 	}
 	return rescued + s.interruptOrphans(ctx)
+}
+
+// approveUndecided accepts, when the server auto-approves, the handoffs of
+// plan turns that completed without their acceptance: their process
+// stopped, died or failed a query between the turn's end and the accept
+// (afterTurn). Whichever process accepts first starts the build; the others
+// find the handoff decided.
+func (s *Service) approveUndecided(ctx context.Context) {
+	if !s.cfg.AutoApprove {
+		return
+	}
+	hs, err := s.cfg.Store.UndecidedHandoffs(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("looking for plans to auto-approve", slog.Any("error", err))
+		}
+		return
+	}
+	for _, h := range hs {
+		id, err := s.AcceptHandoff(ctx, h.UserID, h.ConversationID, h.ID)
+		switch {
+		case err == nil:
+			s.log.Info("auto-approved a plan its turn's process left pending", slog.String("handoff_id", h.ID), slog.String("turn_id", id))
+		case errors.Is(err, ErrHandoffDecided), errors.Is(err, store.ErrNotFound), errors.Is(err, ErrTurnRunning), errors.Is(err, ErrNotServing):
+			// Another process accepted it first, or the researcher went on.
+		default:
+			s.log.Warn("auto-approving a plan", slog.String("handoff_id", h.ID), slog.Any("error", err))
+		}
+	}
 }
 
 // interruptOrphans ends running turns that nothing will run again, as

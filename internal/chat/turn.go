@@ -351,7 +351,10 @@ func (s *Service) endTurn(t *turn, status event.TurnStatus, msg string, usage ll
 	log.Error("could not record the end of the turn; it will be resumed when this process stops")
 }
 
-// afterTurn accepts a handoff the planner requested, when configured to.
+// afterTurn accepts a handoff the planner requested, when configured to. The
+// acceptance is not kept in memory only: a process that stops, dies or
+// fails here leaves a pending handoff of a completed plan turn, which the
+// sweep of any process accepts (approveUndecided).
 func (s *Service) afterTurn(t *turn) {
 	t.mu.Lock()
 	handoff := t.handoff
@@ -361,8 +364,12 @@ func (s *Service) afterTurn(t *turn) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), appendTimeout)
 	defer cancel()
-	if _, err := s.AcceptHandoff(ctx, t.userID, t.convID, handoff); err != nil && !errors.Is(err, ErrNotServing) {
-		s.log.Warn("auto-approving the handoff", slog.String("handoff_id", handoff), slog.Any("error", err))
+	_, err := s.AcceptHandoff(ctx, t.userID, t.convID, handoff)
+	switch {
+	case errors.Is(err, ErrNotServing):
+		s.log.Info("auto-approving the handoff is left to the next sweep: this process is stopping", slog.String("handoff_id", handoff))
+	case err != nil:
+		s.log.Warn("auto-approving the handoff; the next sweep tries again", slog.String("handoff_id", handoff), slog.Any("error", err))
 	}
 }
 
