@@ -271,4 +271,23 @@ func TestPreviousNodes(t *testing.T) {
 	if got, err := db.PreviousNodes(ctx, ada.ID, turnID, plan); err != nil || !maps.Equal(got, want) {
 		t.Errorf("PreviousNodes behind the log = %v, %v; want %v", got, err, want)
 	}
+
+	// The run completed the delegation and stopped before the executor's
+	// last round was stored: the resumed run carries all of it.
+	d3, err := db.CreateDelegation(ctx, ada.ID, store.NewDelegation{ConversationID: conv.ID, TurnID: turnID, Goal: "g", Plan: plan,
+		Nodes: []store.NewDelegationNode{{NodeID: "n1", Kind: "task", Label: "a"}, {NodeID: "n2", Kind: "task", Label: "b"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.UpdateDelegationNodes(ctx, ada.ID, d3.ID, []store.DelegationNodeUpdate{
+		{NodeID: "n1", Status: "done", Attempt: 1, RootStepID: "s7"}, {NodeID: "n2", Status: "done", Attempt: 1, RootStepID: "s8"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.FinishDelegation(ctx, ada.ID, d3.ID, "completed", nil); err != nil {
+		t.Fatal(err)
+	}
+	want = map[string]store.PreviousNode{"n1": {Status: "done", Attempt: 1, RootStepID: "s7"}, "n2": {Status: "done", Attempt: 1, RootStepID: "s8"}}
+	if got, err := db.PreviousNodes(ctx, ada.ID, turnID, plan); err != nil || !maps.Equal(got, want) {
+		t.Errorf("PreviousNodes of a completed delegation = %v, %v; want %v", got, err, want)
+	}
 }
