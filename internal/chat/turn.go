@@ -206,7 +206,7 @@ func (s *Service) runAgent(ctx context.Context, t *turn, emit, queue func(contex
 	for ev := range ag.Run(ctx, agent.Input{History: history.Messages, User: history.Current, Continue: history.Continue}) {
 		s.observe(ctx, model, ev)
 		if re, ok := ev.(agent.RoundEnd); ok {
-			if err := s.persist(t, re.Messages); err != nil {
+			if err := s.persistRound(t, re.Messages, re.Results); err != nil {
 				return end, err
 			}
 			persisted += len(re.Messages)
@@ -269,12 +269,19 @@ func callID(id string, run int) string {
 // persist stores the run's messages (assistant messages with their tool
 // calls, tool result digests) so the next turn's history has them.
 func (s *Service) persist(t *turn, msgs []llm.Message) error {
-	rows := make([]store.NewMessage, 0, len(msgs))
-	for _, m := range msgs {
-		sm, err := agent.Stored(m)
-		if err != nil {
-			return fmt.Errorf("persist messages: %w", err)
-		}
+	return s.persistRound(t, msgs, nil)
+}
+
+// persistRound stores a round's messages as persist does, its tool results
+// also as the run saw them (agent.StoredRound): a run of the turn resumed
+// after this round goes on from what this one saw, not from the digests.
+func (s *Service) persistRound(t *turn, msgs []llm.Message, results []llm.ToolResult) error {
+	stored, err := agent.StoredRound(msgs, results)
+	if err != nil {
+		return fmt.Errorf("persist messages: %w", err)
+	}
+	rows := make([]store.NewMessage, 0, len(stored))
+	for _, sm := range stored {
 		rows = append(rows, store.NewMessage{Role: sm.Role, Content: sm.Content, Data: sm.Data})
 	}
 	ctx, cancel := context.WithTimeout(trace.ContextWithSpan(context.Background(), t.span), appendTimeout)
