@@ -111,6 +111,15 @@ func (s *Service) runTurn(ctx context.Context, t *turn) (handedBack bool) {
 	log := telemetry.Logger(ctx, s.log.With(slog.String("turn_id", t.id), slog.String("conversation_id", t.convID)))
 	emit := s.emit(t)
 	end, runErr := s.runAgent(ctx, t, emit, s.queue(t))
+	if errors.Is(runErr, eventlog.ErrUnavailable) {
+		// The database stayed away past the log's bound: what the turn
+		// did since is not recorded, and ending it would need the
+		// database too. It is handed back and resumed from what was
+		// recorded, here or elsewhere, once the database is back.
+		log.Warn("handing the turn back: the database was unavailable", slog.Any("error", runErr))
+		handBackSpan(t)
+		return true
+	}
 	if stopping(ctx) && (runErr != nil || end.Reason != agent.StopCompleted) {
 		sctx, cancel := context.WithTimeout(context.Background(), appendTimeout)
 		defer cancel()
@@ -304,6 +313,10 @@ func outcome(ctx context.Context, end agent.RunEnd, runErr error) (event.TurnSta
 		return event.TurnCancelled, "cancelled"
 	}
 	if runErr != nil {
+		if store.Unavailable(runErr) {
+			// The researcher reads a sentence, not the driver's text.
+			return event.TurnFailed, "the database was unavailable; what was saved before is kept, and the turn can be sent again"
+		}
 		return event.TurnFailed, runErr.Error()
 	}
 	switch end.Reason {

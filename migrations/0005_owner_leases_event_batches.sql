@@ -10,3 +10,15 @@ CREATE TABLE owner_leases (
     owner      text PRIMARY KEY,
     expires_at timestamptz NOT NULL
 );
+
+-- The event log's writer retries a batch whose transaction failed with a
+-- connection error (a restart, a stall past its timeout). Such a failure can
+-- come after the commit, so each batch the writer sends names itself here in
+-- its own transaction, with each conversation's sequence base: a retry
+-- first looks for its batch, and one that committed is read back instead of
+-- being written twice. Rows older than an hour are pruned as batches go.
+CREATE TABLE event_batches (
+    id           uuid PRIMARY KEY,
+    groups       jsonb NOT NULL,
+    committed_at timestamptz NOT NULL DEFAULT now()
+);
