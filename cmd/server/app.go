@@ -115,7 +115,12 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger, obs *observabi
 	srv, err := server.New(server.Config{
 		Logger: log, Store: db, Accounts: accounts, Catalog: cat, Sites: cat, Keys: keys, Saver: cat,
 		Chat: orchestrator, Streamer: streamer, Strategies: strategies, Graph: strategies, Models: models,
-		Ready:    func(ctx context.Context) error { return db.Ready(ctx, migrations.FS) },
+		Ready: func(ctx context.Context) error {
+			if err := db.Ready(ctx, migrations.FS); err != nil {
+				return err
+			}
+			return orchestrator.Ready()
+		},
 		Registry: reg, Gatherer: reg, MetricsToken: cfg.MetricsToken, Metrics: obs.metrics, Tracer: obs.tracerProvider(),
 		Auth: cfg.Auth, SecureCookies: cfg.SecureCookies, DefaultModel: cfg.Model, Version: version,
 		TurnRate: cfg.TurnRate, TurnBurst: 10, RequestRate: cfg.RequestRate,
@@ -142,7 +147,10 @@ func (a *app) run(ctx context.Context, ln net.Listener) error {
 	back.Go(func() error {
 		var once sync.Once
 		return a.db.HoldOwnerSession(backCtx, store.OwnerSession{
-			Held:   func(o string) { once.Do(func() { owner <- o }) },
+			Held: func(o string) {
+				once.Do(func() { owner <- o })
+				a.chat.OwnerHeld()
+			},
 			Lost:   a.chat.OwnerLost,
 			Logger: a.log,
 		})

@@ -134,10 +134,13 @@ type Service struct {
 	cfg Config
 	log *slog.Logger
 
-	mu      sync.Mutex
-	base    context.Context // Run's context; nil before Run and after it ends
-	owner   string          // this process's owner name (its DB session)
-	running map[string]*turn
+	mu    sync.Mutex
+	base  context.Context // Run's context; nil before Run and after it ends
+	owner string          // this process's owner name (its DB session)
+	// ownerErr is why the owner session is lost (OwnerLost), nil while
+	// it is held.
+	ownerErr error
+	running  map[string]*turn
 	// spans are the root spans of turns started here whose job has not
 	// yet been taken (trace.go).
 	spans map[string]keptSpan
@@ -496,6 +499,28 @@ func (s *Service) waitEnded(ctx context.Context, userID, conversationID, turnID 
 // are handed back, as on a stop, before another process may rescue them.
 var errOwnerLost = errors.New("this process lost its owner session")
 
+// Ready reports whether this process runs turns: Run serves and the owner
+// session is held (OwnerHeld since the last OwnerLost). A replica that is
+// not ready answers /readyz 503, so that a balancer sends it no turn.
+func (s *Service) Ready() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.base == nil:
+		return ErrNotServing
+	case s.ownerErr != nil:
+		return fmt.Errorf("chat: no owner session: %w", s.ownerErr)
+	}
+	return nil
+}
+
+// OwnerHeld records that the owner session is held again after a loss.
+func (s *Service) OwnerHeld() {
+	s.mu.Lock()
+	s.ownerErr = nil
+	s.mu.Unlock()
+}
+
 // OwnerLost hands back every turn this process runs: its owner session has
 // been gone too long (store.OwnerSession.Lost), and once its lease expires
 // another process may take the turns up. Until the session is back, this
@@ -503,6 +528,7 @@ var errOwnerLost = errors.New("this process lost its owner session")
 func (s *Service) OwnerLost(err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.ownerErr = err
 	if len(s.running) > 0 {
 		s.log.Warn("handing back every turn: the owner session is lost", slog.Int("turns", len(s.running)), slog.Any("error", err))
 	}

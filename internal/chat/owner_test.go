@@ -2,11 +2,14 @@ package chat_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"strategist/internal/agent"
+	"strategist/internal/chat"
 	"strategist/internal/event"
 )
 
@@ -63,5 +66,31 @@ func TestOwnerSessionTerminated(t *testing.T) {
 	}
 	if n := runs.Load(); n != 1 {
 		t.Errorf("the turn's tool ran %d times, want once", n)
+	}
+}
+
+// TestReadyFollowsTheOwnerSession: a process is ready while it serves with
+// its owner session held: not once the session is lost, again once it is
+// back.
+func TestReadyFollowsTheOwnerSession(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	p := w.start(options{engine: engine(t, `{"roles":{}}`)})
+	for deadline := time.Now().Add(10 * time.Second); p.Ready() != nil; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("Ready() = %v after 10 s", p.Ready())
+		}
+	}
+	p.OwnerLost(errors.New("connect: refused"))
+	if err := p.Ready(); err == nil || !strings.Contains(err.Error(), "owner session") {
+		t.Errorf("Ready() with the owner session lost = %v", err)
+	}
+	p.OwnerHeld()
+	if err := p.Ready(); err != nil {
+		t.Errorf("Ready() with the session back = %v", err)
+	}
+	p.stop()
+	if err := p.Ready(); !errors.Is(err, chat.ErrNotServing) {
+		t.Errorf("Ready() once stopped = %v, want ErrNotServing", err)
 	}
 }
