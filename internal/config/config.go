@@ -64,6 +64,10 @@ type Config struct {
 	// replica died.
 	TurnRescue  time.Duration
 	AutoApprove bool
+	// DBPool is the most pooled connections a server holds; with its
+	// four dedicated ones (owner session, three listeners) it is the
+	// server's connection budget.
+	DBPool int
 
 	// SecureCookies marks session cookies Secure (serve behind https).
 	SecureCookies bool
@@ -237,6 +241,14 @@ func settings() []setting {
 				return errors.New("must be a duration from 1s to 10m, e.g. 5s")
 			}
 			c.TurnRescue = d
+			return nil
+		}},
+		{"STRATEGIST_DB_POOL", "db-pool", "10", "the most pooled database connections a server holds (2 to 500); it holds four more of its own: its budget is this plus four", func(c *Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 2 || n > 500 {
+				return errors.New("must be a whole number from 2 to 500")
+			}
+			c.DBPool = n
 			return nil
 		}},
 		{"STRATEGIST_TURN_RATE", "turn-rate", "1", "turns per second one user may start, with bursts of 10 (0.01 to 1000)", func(c *Config, v string) error {

@@ -76,6 +76,10 @@ var ErrOwnerLost = errors.New("store: this process has lost its owner session")
 
 const ownerLostRetry = time.Second
 
+// unavailableRetry is how long a turn whose work met an unreachable database
+// before it could start waits before it is tried again.
+const unavailableRetry = 2 * time.Second
+
 // busyRetry is how long a job whose turn a live process runs waits before it
 // looks again (River rescued it as stuck while its owner is alive).
 const busyRetry = 10 * time.Second
@@ -100,6 +104,11 @@ func (w *turnWorker) Work(ctx context.Context, job *river.Job[turnArgs]) error {
 		return river.JobSnooze(busyRetry)
 	case errors.Is(err, ErrOwnerLost):
 		return river.JobSnooze(ownerLostRetry)
+	case Unavailable(err):
+		// No connection to be had (the pool's limit, the server's
+		// max_connections, a restart): the turn waits for one rather
+		// than failing, and its job does not spend an attempt.
+		return river.JobSnooze(unavailableRetry)
 	}
 	return err
 }
