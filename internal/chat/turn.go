@@ -362,7 +362,7 @@ func (s *Service) endTurn(t *turn, status event.TurnStatus, msg string, usage ll
 			return
 		}
 		if errors.Is(err, store.ErrNotFound) {
-			log.Warn("turn was ended elsewhere (recovered as interrupted)")
+			log.Warn("the turn was no longer running when it ended here: another process had ended it")
 			return
 		}
 		log.Warn("ending turn", slog.Int("attempt", attempt+1), slog.Any("error", err))

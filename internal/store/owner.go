@@ -130,7 +130,11 @@ func (db *DB) HoldOwnerSession(ctx context.Context, cfg OwnerSession) error {
 			retry = ownerRetryMin
 		}
 		if err != nil && (lastErr == nil || held || err.Error() != lastErr.Error()) {
-			log.Warn("the owner session is gone; opening another", slog.String("owner", h.owner), slog.Any("error", err))
+			if h.owner == "" {
+				log.Warn("cannot open the owner session; trying again", slog.Any("error", err))
+			} else {
+				log.Warn("the owner session is gone; opening another", slog.String("owner", h.owner), slog.Any("error", err))
+			}
 		}
 		lastErr = err
 		if !h.lost && h.owner != "" && time.Since(h.renewed) >= OwnerLostAfter(cfg.Watch) {
