@@ -3,12 +3,15 @@ package chat_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"strategist/internal/agent"
 	"strategist/internal/chat"
 	"strategist/internal/event"
+	"strategist/internal/eventlog"
 	"strategist/internal/store"
 )
 
@@ -64,5 +67,50 @@ func TestAutoApproveIsDurable(t *testing.T) {
 	}
 	if got := turnEvents(recs, planTurn); got[len(got)-1] != "turn_end" {
 		t.Errorf("plan turn events = %v", got)
+	}
+}
+
+// failingEnds fails the log's first batch that holds a tool_call_end, as a
+// write the database refused.
+type failingEnds struct {
+	eventlog.LogStore
+	failed atomic.Bool
+}
+
+func (s *failingEnds) AppendEventBatch(ctx context.Context, b store.EventBatch) ([]store.EventRow, error) {
+	for _, e := range b.Events {
+		if e.Type == "tool_call_end" && s.failed.CompareAndSwap(false, true) {
+			return nil, errors.New("store: append events: could not extend file: No space left on device")
+		}
+	}
+	return s.LogStore.AppendEventBatch(ctx, b)
+}
+
+// TestFailedTurnClosesItsCalls: a turn that fails because its log could
+// not record a tool call's end still ends with that call closed, in the
+// transaction of its turn_end, so the stream keeps its invariants.
+func TestFailedTurnClosesItsCalls(t *testing.T) {
+	t.Parallel()
+	e := engine(t, `{"roles":{"planner":[{"toolCalls":[{"name":"wait","args":{}}]},{"text":"never"}]}}`)
+	w := newWorld(t)
+	planner := role{name: "planner", tools: func(agent.Env) []agent.Tool {
+		type none struct{}
+		// It returns once its start is in the log, so that its end goes
+		// in a batch of its own.
+		return []agent.Tool{agent.NewTool("wait", "Return once started.", func(context.Context, none) (*none, error) {
+			w.waitFor(w.convID, "tool_call_start")
+			return &none{}, nil
+		})}
+	}}
+	fe := &failingEnds{}
+	p := w.start(options{engine: e, planner: planner, logStore: func(s eventlog.LogStore) eventlog.LogStore { fe.LogStore = s; return fe }})
+	id := w.mustStart(p, w.convID, "a question")
+	if tr := w.waitEnd(w.convID, id); tr.Status != event.TurnFailed {
+		t.Fatalf("turn ended %s (%s), want failed", tr.Status, tr.Error)
+	}
+	recs := w.checkLog(w.convID)
+	got := turnEvents(recs, id)
+	if !slices.Contains(got, "tool_call_end") || got[len(got)-1] != "turn_end" {
+		t.Errorf("failed turn's events = %v; want its call closed before turn_end", got)
 	}
 }

@@ -352,6 +352,12 @@ func (s *Service) endTurn(t *turn, status event.TurnStatus, msg string, usage ll
 	}
 	usageJSON, _ := json.Marshal(usage)
 	et := store.EndTurn{TurnID: t.id, Status: status, Error: msg, Usage: usageJSON, Events: []store.NewEvent{ne}, Origin: s.cfg.Origin}
+	if status != event.TurnCompleted {
+		// A turn that failed or was cancelled may have left calls and
+		// nodes open (its log failed, or its tools were cut short):
+		// their ends go in the same transaction, before turn_end.
+		et.Events = append(s.closing(t, log), ne)
+	}
 	for attempt := range 5 {
 		ctx, cancel := context.WithTimeout(trace.ContextWithSpan(context.Background(), t.span), appendTimeout)
 		rows, err := s.cfg.Store.EndTurnTx(ctx, et)
@@ -369,6 +375,26 @@ func (s *Service) endTurn(t *turn, status event.TurnStatus, msg string, usage ll
 		time.Sleep(time.Duration(attempt+1) * 200 * time.Millisecond)
 	}
 	log.Error("could not record the end of the turn; it will be resumed when this process stops")
+}
+
+// closing returns the events that close what t's recorded events left
+// open (closingEvents), nil when nothing is or the log cannot be read.
+func (s *Service) closing(t *turn, log *slog.Logger) []store.NewEvent {
+	ctx, cancel := context.WithTimeout(context.Background(), appendTimeout)
+	defer cancel()
+	past, err := s.cfg.Store.TurnEvents(ctx, t.id)
+	if err != nil {
+		log.Warn("reading the turn's events to close what is open", slog.Any("error", err))
+		return nil
+	}
+	var out []store.NewEvent
+	for _, ev := range closingEvents(records(past), "the turn ended before this finished") {
+		event.SetTurn(ev, t.id)
+		if ne, err := newEvent(t.convID, ev); err == nil {
+			out = append(out, ne)
+		}
+	}
+	return out
 }
 
 // afterTurn accepts a handoff the planner requested, when configured to. The
