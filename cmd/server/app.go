@@ -28,7 +28,7 @@ import (
 	"strategist/internal/planner"
 	"strategist/internal/server"
 	"strategist/internal/store"
-	"strategist/internal/strategy"
+	"strategist/internal/strategies"
 	"strategist/internal/subagent"
 	"strategist/migrations"
 )
@@ -80,7 +80,7 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger, obs *observabi
 	if err != nil {
 		return nil, err
 	}
-	strategies, err := strategy.NewService(strategy.Config{
+	strategies, err := strategies.NewService(strategies.Config{
 		Store: db, Catalog: cat, Logger: log, Events: events,
 	})
 	if err != nil {
@@ -107,6 +107,7 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger, obs *observabi
 		Planner: plan, Executor: exec, Logger: log, Origin: origin,
 		AutoApprove: cfg.AutoApprove, Estimator: estimator, SweepEvery: cfg.TurnRescue,
 		Tracer: obs.tracerProvider(), TraceContent: obs.content, Metrics: obs.metrics,
+		TurnRate: cfg.TurnRate, TurnBurst: chat.DefaultTurnBurst, MaxRunning: cfg.RunningTurns,
 	})
 	if err != nil {
 		return nil, err
@@ -122,8 +123,9 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger, obs *observabi
 			return orchestrator.Ready()
 		},
 		Registry: reg, Gatherer: reg, MetricsToken: cfg.MetricsToken, Metrics: obs.metrics, Tracer: obs.tracerProvider(),
+		PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies,
 		Auth: cfg.Auth, SecureCookies: cfg.SecureCookies, DefaultModel: cfg.Model, Version: version,
-		TurnRate: cfg.TurnRate, TurnBurst: 10, RequestRate: cfg.RequestRate,
+		RequestRate: cfg.RequestRate,
 	})
 	if err != nil {
 		return nil, err

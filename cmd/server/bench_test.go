@@ -267,6 +267,7 @@ func benchEnv(env map[string]string) map[string]string {
 	}
 	env["STRATEGIST_TURN_RATE"] = "1000"
 	env["STRATEGIST_REQUEST_RATE"] = "100000"
+	env["STRATEGIST_RUNNING_TURNS"] = "1000"
 	return env
 }
 

@@ -103,6 +103,7 @@ func startApp(t testing.TB, opts appOptions) *testApp {
 		cancel()
 		t.Fatal(err)
 	}
+	cfg.Listening(ln.Addr().String())
 	a, err := buildApp(cfg, db, log, obs)
 	if err != nil {
 		cancel()

@@ -2,7 +2,7 @@ package main
 
 import (
 	"strategist/internal/llm"
-	"strategist/internal/llm/rules"
+	"strategist/internal/rules"
 )
 
 // newOfflineEngine builds the offline planner, the engine used when no model

@@ -21,12 +21,13 @@ func TestImportDirection(t *testing.T) {
 	}
 	// rank: a package may import only packages of a lower rank among these.
 	rank := map[string]int{
-		"strategist/internal/server":   7,
-		"strategist/internal/chat":     6,
-		"strategist/internal/planner":  5,
-		"strategist/internal/executor": 5,
-		"strategist/internal/subagent": 4,
-		"strategist/internal/agent":    3,
+		"strategist/internal/server":   8,
+		"strategist/internal/chat":     7,
+		"strategist/internal/planner":  6,
+		"strategist/internal/executor": 6,
+		"strategist/internal/subagent": 5,
+		"strategist/internal/agent":    4,
+		"strategist/internal/tool":     3,
 		"strategist/internal/llm":      2,
 	}
 	layered := func(p string) (int, bool) {
@@ -69,7 +70,7 @@ func TestImportDirection(t *testing.T) {
 			}
 			to, toLayered := layered(imp)
 			if fromLayered && toLayered && to >= from && !sameLayer(pkg, imp) {
-				t.Errorf("%s imports %s: imports flow server -> chat -> planner|executor -> subagent -> agent -> llm", pkg, imp)
+				t.Errorf("%s imports %s: imports flow server -> chat -> planner|executor -> subagent -> agent -> tool -> llm", pkg, imp)
 			}
 			if !fromLayered && toLayered && strings.HasPrefix(pkg, "strategist/internal/") && !lowerDomain(pkg) {
 				t.Errorf("%s (a domain package) imports %s", pkg, imp)

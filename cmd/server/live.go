@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"log/slog"
 
-	"strategist/internal/catalog/sites"
 	"strategist/internal/catalog/wdk"
 	"strategist/internal/config"
+	"strategist/internal/sites"
 	"strategist/internal/store"
 )
 

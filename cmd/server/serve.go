@@ -58,11 +58,12 @@ func serveOn(ctx context.Context, cfg *config.Config, ln net.Listener, stderr io
 		return err
 	}
 	defer db.Close()
+	cfg.Listening(ln.Addr().String())
 	a, err := buildApp(cfg, db, log, obs)
 	if err != nil {
 		return err
 	}
-	log.Info("strategist ready", slog.String("url", "http://"+ln.Addr().String()),
+	log.Info("strategist ready", slog.String("url", "http://"+ln.Addr().String()), slog.String("public_url", cfg.PublicURL),
 		slog.String("auth", string(cfg.Auth)), slog.String("model", a.models.Default()),
 		slog.Duration("startup", time.Since(start)))
 	return a.run(ctx, ln)

@@ -340,6 +340,13 @@ func NewShareToken() (token string, hash []byte, err error) {
 	return token, hashSecret(token), nil
 }
 
+// LooksLikeToken reports whether s has the form of a secret this package
+// makes (an API token or a share link's token), so that logs and traces
+// can leave it out wherever a client put it.
+func LooksLikeToken(s string) bool {
+	return strings.HasPrefix(s, tokenPrefix) || strings.HasPrefix(s, shareTokenPrefix)
+}
+
 // ShareTokenHash is the stored form of a share link's token; ok is false
 // for a string that cannot be one (so it is not looked up).
 func ShareTokenHash(token string) (hash []byte, ok bool) {

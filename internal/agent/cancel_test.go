@@ -11,6 +11,7 @@ import (
 	"go.uber.org/goleak"
 
 	"strategist/internal/llm"
+	"strategist/internal/tool"
 )
 
 func TestRunDeadline(t *testing.T) {
@@ -81,7 +82,7 @@ func TestRunCancelMidTool(t *testing.T) {
 			codes[e.CallID] = e.Error.Code
 		}
 	}
-	if diff := cmp.Diff(map[string]string{"c1": CodeCancelled, "c2": CodeCancelled, "c3": CodeCancelled}, codes); diff != "" {
+	if diff := cmp.Diff(map[string]string{"c1": tool.CodeCancelled, "c2": tool.CodeCancelled, "c3": tool.CodeCancelled}, codes); diff != "" {
 		t.Errorf("call outcomes mismatch (-want +got):\n%s", diff)
 	}
 	if n := len(eng.Requests()); n != 1 {

@@ -6,6 +6,7 @@ import (
 
 	"strategist/internal/agent"
 	"strategist/internal/llm/scripted"
+	"strategist/internal/tool"
 )
 
 func ExampleAgent_Run() {
@@ -20,8 +21,8 @@ func ExampleAgent_Run() {
 	type countResult struct {
 		Count int `json:"count"`
 	}
-	tools, err := agent.NewToolset(
-		agent.NewTool("count_genes", "Count the genes on a chromosome.",
+	tools, err := tool.NewToolset(
+		tool.NewTool("count_genes", "Count the genes on a chromosome.",
 			func(_ context.Context, a countArgs) (countResult, error) {
 				return countResult{Count: 339}, nil
 			}),

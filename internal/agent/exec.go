@@ -15,6 +15,7 @@ import (
 
 	"strategist/internal/llm"
 	"strategist/internal/telemetry"
+	"strategist/internal/tool"
 )
 
 // outcome is one tool call's result, rendered.
@@ -130,9 +131,9 @@ func (r *run) runConcurrently(ctx context.Context, calls []llm.ToolCall, round i
 type call struct {
 	c       llm.ToolCall
 	round   int
-	tool    Tool
+	tool    tool.Tool
 	timeout time.Duration
-	run     handler // nil once the outcome is known
+	run     tool.Handler // nil once the outcome is known
 	start   time.Time
 	end     time.Time
 	val     any
@@ -165,18 +166,18 @@ func (r *run) lookup(ctx context.Context, c llm.ToolCall, round int) *call {
 		if r.cfg.Tools != nil {
 			names = r.cfg.Tools.Names()
 		}
-		p.failure = &ToolFailure{Code: CodeUnknownTool, Message: fmt.Sprintf("there is no tool named %q", c.Name),
+		p.failure = &ToolFailure{Code: tool.CodeUnknownTool, Message: fmt.Sprintf("there is no tool named %q", c.Name),
 			Details: map[string]any{"available": names}}
 		return p
 	}
-	if p.tool.timeout > 0 {
-		p.timeout = p.tool.timeout
+	if p.tool.Timeout() > 0 {
+		p.timeout = p.tool.Timeout()
 	}
 	if ctx.Err() != nil {
-		p.failure = &ToolFailure{Code: CodeCancelled, Message: "the run was cancelled before this call started"}
+		p.failure = &ToolFailure{Code: tool.CodeCancelled, Message: "the run was cancelled before this call started"}
 		return p
 	}
-	p.run, p.err = guard(r, c, func() (handler, error) { return p.tool.prepare(c.Args) })
+	p.run, p.err = guard(r, c, func() (tool.Handler, error) { return p.tool.Prepare(c.Args) })
 	if p.err != nil {
 		p.run = nil
 	}
@@ -188,21 +189,21 @@ func (r *run) lookup(ctx context.Context, c llm.ToolCall, round int) *call {
 func (p *call) finish(ctx context.Context, r *run) {
 	ctx, span := p.startSpan(ctx)
 	defer p.endSpan(span)
-	cctx, cancel := context.WithTimeout(withCall(ctx, Call{ID: p.c.ID, Name: p.c.Name, Round: p.round}), p.timeout)
+	cctx, cancel := context.WithTimeout(tool.WithCall(ctx, tool.Call{ID: p.c.ID, Name: p.c.Name, Round: p.round}), p.timeout)
 	defer cancel()
 	p.val, p.err = guard(r, p.c, func() (any, error) { return p.run(cctx) })
 	p.run, p.end = nil, time.Now()
 	if p.err == nil {
 		return
 	}
-	if _, ok := errors.AsType[*ToolError](p.err); ok {
+	if _, ok := errors.AsType[*tool.ToolError](p.err); ok {
 		return
 	}
 	switch {
 	case ctx.Err() != nil:
-		p.failure = &ToolFailure{Code: CodeCancelled, Message: "the run was cancelled while this call ran"}
+		p.failure = &ToolFailure{Code: tool.CodeCancelled, Message: "the run was cancelled while this call ran"}
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
-		p.failure = &ToolFailure{Code: CodeTimeout, Message: fmt.Sprintf("the tool did not finish within %v", p.timeout)}
+		p.failure = &ToolFailure{Code: tool.CodeTimeout, Message: fmt.Sprintf("the tool did not finish within %v", p.timeout)}
 	}
 }
 
@@ -247,11 +248,11 @@ func (p *call) code() string {
 	if p.failure != nil {
 		return p.failure.Code
 	}
-	if te, ok := errors.AsType[*ToolError](p.err); ok {
+	if te, ok := errors.AsType[*tool.ToolError](p.err); ok {
 		return te.Code
 	}
 	if p.err != nil {
-		return CodeToolError
+		return tool.CodeToolError
 	}
 	return "ok"
 }
@@ -262,20 +263,20 @@ func (p *call) outcome(r *run) outcome {
 		p.end = time.Now()
 	}
 	o := outcome{dur: p.end.Sub(p.start)}
-	switch te, isToolErr := errors.AsType[*ToolError](p.err); {
+	switch te, isToolErr := errors.AsType[*tool.ToolError](p.err); {
 	case p.failure != nil:
 		o.failure = p.failure
 	case isToolErr:
 		o.failure = &ToolFailure{Code: te.Code, Message: te.Message, Details: te.Details}
 	case p.err != nil:
-		o.failure = &ToolFailure{Code: CodeToolError, Message: p.err.Error()}
+		o.failure = &ToolFailure{Code: tool.CodeToolError, Message: p.err.Error()}
 	default:
 		content, err := renderResult(p.val)
 		if err != nil {
-			o.failure = &ToolFailure{Code: CodeToolError, Message: err.Error()}
+			o.failure = &ToolFailure{Code: tool.CodeToolError, Message: err.Error()}
 			break
 		}
-		o.content, o.output, o.endsRun = content, p.val, p.tool.endsRun
+		o.content, o.output, o.endsRun = content, p.val, p.tool.EndsRun()
 	}
 	if o.failure != nil {
 		o.content = renderFailure(o.failure)
@@ -292,7 +293,7 @@ func guard[T any](r *run, c llm.ToolCall, f func() (T, error)) (val T, err error
 			r.cfg.Logger.Error("tool panicked", slog.String("tool", c.Name), slog.String("call_id", c.ID),
 				slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
 			var zero T
-			val, err = zero, &ToolError{Code: CodeToolError, Message: "the tool failed unexpectedly"}
+			val, err = zero, &tool.ToolError{Code: tool.CodeToolError, Message: "the tool failed unexpectedly"}
 		}
 	}()
 	return f()

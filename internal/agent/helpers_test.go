@@ -14,6 +14,7 @@ import (
 
 	"strategist/internal/llm"
 	"strategist/internal/llm/scripted"
+	"strategist/internal/tool"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -55,9 +56,9 @@ func newAgent(t testing.TB, cfg Config) *Agent {
 	return a
 }
 
-func newToolset(t testing.TB, tools ...Tool) *Toolset {
+func newToolset(t testing.TB, tools ...tool.Tool) *tool.Toolset {
 	t.Helper()
-	s, err := NewToolset(tools...)
+	s, err := tool.NewToolset(tools...)
 	if err != nil {
 		t.Fatalf("NewToolset: %v", err)
 	}
@@ -127,8 +128,8 @@ type searchResult struct {
 	Hits []string `json:"hits"`
 }
 
-func searchTool() Tool {
-	return NewTool("search", "Search the catalog.", func(_ context.Context, a searchArgs) (searchResult, error) {
+func searchTool() tool.Tool {
+	return tool.NewTool("search", "Search the catalog.", func(_ context.Context, a searchArgs) (searchResult, error) {
 		return searchResult{Hits: []string{a.Query + "-1"}}, nil
 	})
 }
@@ -136,10 +137,10 @@ func searchTool() Tool {
 type noArgs struct{}
 
 // blockTool waits for its context to end, then reports why.
-func blockTool(started chan<- string) Tool {
-	return NewTool("block", "Wait until cancelled.", func(ctx context.Context, _ noArgs) (struct{}, error) {
+func blockTool(started chan<- string) tool.Tool {
+	return tool.NewTool("block", "Wait until cancelled.", func(ctx context.Context, _ noArgs) (struct{}, error) {
 		if started != nil {
-			c, _ := CallFrom(ctx)
+			c, _ := tool.CallFrom(ctx)
 			started <- c.ID
 		}
 		<-ctx.Done()
@@ -147,13 +148,13 @@ func blockTool(started chan<- string) Tool {
 	})
 }
 
-func failingTool() Tool {
-	return NewTool("fail", "Fail in the ways handlers fail.", func(_ context.Context, a struct {
+func failingTool() tool.Tool {
+	return tool.NewTool("fail", "Fail in the ways handlers fail.", func(_ context.Context, a struct {
 		Mode string `json:"mode"`
 	}) (any, error) {
 		switch a.Mode {
 		case "typed":
-			return nil, &ToolError{Code: "STEP_NOT_FOUND", Message: "no step s9", Details: map[string]any{"stepId": "s9"}}
+			return nil, &tool.ToolError{Code: "STEP_NOT_FOUND", Message: "no step s9", Details: map[string]any{"stepId": "s9"}}
 		case "plain":
 			return nil, errors.New("catalog unavailable")
 		case "panic":

@@ -7,6 +7,7 @@ import (
 
 	"strategist/internal/event"
 	"strategist/internal/llm"
+	"strategist/internal/tool"
 )
 
 // StoredRole is the role of a stored message (the messages table's role
@@ -258,7 +259,7 @@ func repair(msgs []llm.Message, ids []string) ([]llm.Message, []string) {
 			r, ok := got[c.ID]
 			if !ok {
 				r = llm.ToolResult{CallID: c.ID, Name: c.Name, IsError: true, Content: renderFailure(&ToolFailure{
-					Code: CodeInterrupted, Message: "this call was interrupted; its result is unknown"})}
+					Code: tool.CodeInterrupted, Message: "this call was interrupted; its result is unknown"})}
 			}
 			results[j] = r
 		}

@@ -18,6 +18,7 @@ import (
 
 	"strategist/internal/llm"
 	"strategist/internal/telemetry"
+	"strategist/internal/tool"
 )
 
 // Defaults of Config's bounds.
@@ -36,7 +37,7 @@ type Config struct {
 	Agent  string
 	System string
 	// Tools may be nil for a role without tools.
-	Tools *Toolset
+	Tools *tool.Toolset
 
 	// MaxRounds bounds model calls per run (default 12).
 	MaxRounds int
@@ -389,7 +390,7 @@ func (r *run) skipCalls(calls []llm.ToolCall, why string) {
 	results := make([]llm.ToolResult, len(calls))
 	for i, c := range calls {
 		results[i] = llm.ToolResult{CallID: c.ID, Name: c.Name, IsError: true,
-			Content: renderFailure(&ToolFailure{Code: CodeNotRun, Message: why})}
+			Content: renderFailure(&ToolFailure{Code: tool.CodeNotRun, Message: why})}
 	}
 	r.out = append(r.out, llm.Message{Role: llm.RoleTool, ToolResults: results})
 }

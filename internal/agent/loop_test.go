@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"strategist/internal/llm"
+	"strategist/internal/tool"
 )
 
 func TestRunTranscripts(t *testing.T) {
@@ -249,8 +250,8 @@ type sleepTool struct {
 	maxSeen  int
 }
 
-func (s *sleepTool) tool() Tool {
-	return NewTool("sleep", "Sleep.", func(ctx context.Context, a struct {
+func (s *sleepTool) tool() tool.Tool {
+	return tool.NewTool("sleep", "Sleep.", func(ctx context.Context, a struct {
 		Seconds int `json:"seconds"`
 	}) (map[string]int, error) {
 		s.mu.Lock()
@@ -337,7 +338,7 @@ func TestRunToolTimeout(t *testing.T) {
 		}
 		want := ToolCallEnd{CallID: "c1", Name: "block", Round: 1, Duration: 5 * time.Second,
 			Result: []byte(`{"ok":false,"code":"TIMEOUT","message":"the tool did not finish within 5s"}`),
-			Error:  &ToolFailure{Code: CodeTimeout, Message: "the tool did not finish within 5s"}}
+			Error:  &ToolFailure{Code: tool.CodeTimeout, Message: "the tool did not finish within 5s"}}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("ToolCallEnd mismatch (-want +got):\n%s", diff)
 		}
@@ -347,14 +348,14 @@ func TestRunToolTimeout(t *testing.T) {
 func TestToolOwnTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		eng := newScript(t, `{"roles":{"executor":[{"toolCalls":[{"id":"c1","name":"delegate"}]},{"text":"ok"}]}}`)
-		long := NewTool("delegate", "Run sub-agents.", func(ctx context.Context, _ noArgs) (map[string]int, error) {
+		long := tool.NewTool("delegate", "Run sub-agents.", func(ctx context.Context, _ noArgs) (map[string]int, error) {
 			select {
 			case <-time.After(10 * time.Minute):
 				return map[string]int{"tasks": 2}, nil
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
-		}, WithTimeout(15*time.Minute))
+		}, tool.WithTimeout(15*time.Minute))
 		a := newAgent(t, Config{Engine: eng, Agent: "executor", Tools: newToolset(t, long), ToolTimeout: time.Minute})
 		events, _ := collect(a.Run(t.Context(), Input{User: "build"}))
 		for _, ev := range events {
@@ -367,24 +368,24 @@ func TestToolOwnTimeout(t *testing.T) {
 
 func TestRunCallFromContext(t *testing.T) {
 	eng := newScript(t, `{"roles":{"executor":[{"toolCalls":[{"id":"call-7","name":"whoami"}]},{"text":"ok"}]}}`)
-	var got Call
-	who := NewTool("whoami", "Report the call.", func(ctx context.Context, _ noArgs) (struct{}, error) {
-		got, _ = CallFrom(ctx)
+	var got tool.Call
+	who := tool.NewTool("whoami", "Report the call.", func(ctx context.Context, _ noArgs) (struct{}, error) {
+		got, _ = tool.CallFrom(ctx)
 		return struct{}{}, nil
 	})
 	a := newAgent(t, Config{Engine: eng, Agent: "executor", Tools: newToolset(t, who)})
 	collect(a.Run(t.Context(), Input{User: "who"}))
-	if diff := cmp.Diff(Call{ID: "call-7", Name: "whoami", Round: 1}, got); diff != "" {
+	if diff := cmp.Diff(tool.Call{ID: "call-7", Name: "whoami", Round: 1}, got); diff != "" {
 		t.Errorf("CallFrom mismatch (-want +got):\n%s", diff)
 	}
-	if _, ok := CallFrom(t.Context()); ok {
+	if _, ok := tool.CallFrom(t.Context()); ok {
 		t.Error("CallFrom outside a call reported a call")
 	}
 }
 
 func TestRunResultLimits(t *testing.T) {
 	eng := newScript(t, `{"roles":{"planner":[{"toolCalls":[{"id":"c1","name":"many"}]},{"text":"ok"}]}}`)
-	many := NewTool("many", "Many ids.", func(context.Context, noArgs) (map[string][]int, error) {
+	many := tool.NewTool("many", "Many ids.", func(context.Context, noArgs) (map[string][]int, error) {
 		ids := make([]int, 500)
 		for i := range ids {
 			ids[i] = 100000 + i

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"strategist/internal/llm/scripted"
+	"strategist/internal/tool"
 )
 
 // TestExampleScenario plays the scripted engine's example file through the
@@ -38,13 +39,13 @@ func TestExampleScenario(t *testing.T) {
 			SearchName string `json:"search_name"`
 		}
 		planner := newAgent(t, Config{Engine: eng, Agent: "planner", Tools: newToolset(t,
-			NewTool("search_for_searches", "Find searches.", func(_ context.Context, a searchArgs) ([]string, error) {
+			tool.NewTool("search_for_searches", "Find searches.", func(_ context.Context, a searchArgs) ([]string, error) {
 				return []string{"GenesByText"}, nil
 			}),
-			NewTool("list_record_types", "List record types.", func(context.Context, noArgs) ([]string, error) {
+			tool.NewTool("list_record_types", "List record types.", func(context.Context, noArgs) ([]string, error) {
 				return []string{"transcript"}, nil
 			}),
-			NewTool("get_search_parameters", "Describe a search.", func(_ context.Context, a paramArgs) (map[string]string, error) {
+			tool.NewTool("get_search_parameters", "Describe a search.", func(_ context.Context, a paramArgs) (map[string]string, error) {
 				return map[string]string{"text_expression": "string"}, nil
 			}),
 		)})
@@ -63,12 +64,12 @@ func TestExampleScenario(t *testing.T) {
 			Summary    string `json:"summary"`
 		}
 		sub := newAgent(t, Config{Engine: eng, Agent: "subagent", NewID: func() string { return "sub" }, Tools: newToolset(t,
-			NewTool("create_step", "Create a step.", func(_ context.Context, a createArgs) (map[string]string, error) {
+			tool.NewTool("create_step", "Create a step.", func(_ context.Context, a createArgs) (map[string]string, error) {
 				return map[string]string{"searchName": a.SearchName}, nil
 			}),
-			NewTool("finish_subtask", "Finish.", func(_ context.Context, a finishArgs) (finishArgs, error) {
+			tool.NewTool("finish_subtask", "Finish.", func(_ context.Context, a finishArgs) (finishArgs, error) {
 				return a, nil
-			}, EndsRun()),
+			}, tool.EndsRun()),
 		)})
 		// runTask is the scheduler's retry policy in miniature: a fresh run
 		// per attempt, each under its own 120 s timeout.
@@ -102,10 +103,10 @@ func TestExampleScenario(t *testing.T) {
 			Plan json.RawMessage `json:"plan" jsonschema:"the delegation plan tree"`
 		}
 		attempts := map[string]int{}
-		delegate := NewTool("delegate_strategy_subtasks", "Delegate.", func(ctx context.Context, a delegateArgs) (map[string]string, error) {
+		delegate := tool.NewTool("delegate_strategy_subtasks", "Delegate.", func(ctx context.Context, a delegateArgs) (map[string]string, error) {
 			var plan planNode
 			if err := json.Unmarshal(a.Plan, &plan); err != nil {
-				return nil, &ToolError{Code: CodeValidation, Message: err.Error()}
+				return nil, &tool.ToolError{Code: tool.CodeValidation, Message: err.Error()}
 			}
 			tasks := []string{plan.Left.Task, plan.Right.Task}
 			roots := make([]string, len(tasks))
@@ -121,7 +122,7 @@ func TestExampleScenario(t *testing.T) {
 			}
 			wg.Wait()
 			return map[string]string{"left": roots[0], "right": roots[1], "operator": plan.Operator}, nil
-		}, WithTimeout(15*time.Minute))
+		}, tool.WithTimeout(15*time.Minute))
 		executor := newAgent(t, Config{Engine: eng, Agent: "executor", Tools: newToolset(t, delegate)})
 		events, end := collect(executor.Run(t.Context(), Input{User: "Build it."}))
 		if end.Reason != StopCompleted || end.Text != "The strategy intersects the kinase search with the chromosome 5 search." {

@@ -11,6 +11,7 @@ import (
 	"strategist/internal/agent"
 	"strategist/internal/chat"
 	"strategist/internal/event"
+	"strategist/internal/tool"
 	"strategist/internal/eventlog"
 	"strategist/internal/store"
 )
@@ -93,11 +94,11 @@ func TestFailedTurnClosesItsCalls(t *testing.T) {
 	t.Parallel()
 	e := engine(t, `{"roles":{"planner":[{"toolCalls":[{"name":"wait","args":{}}]},{"text":"never"}]}}`)
 	w := newWorld(t)
-	planner := role{name: "planner", tools: func(agent.Env) []agent.Tool {
+	planner := role{name: "planner", tools: func(agent.Env) []tool.Tool {
 		type none struct{}
 		// It returns once its start is in the log, so that its end goes
 		// in a batch of its own.
-		return []agent.Tool{agent.NewTool("wait", "Return once started.", func(context.Context, none) (*none, error) {
+		return []tool.Tool{tool.NewTool("wait", "Return once started.", func(context.Context, none) (*none, error) {
 			w.waitFor(w.convID, "tool_call_start")
 			return &none{}, nil
 		})}

@@ -127,6 +127,12 @@ type Config struct {
 	Metrics *telemetry.Metrics
 	// Workers is how many turns the process runs at once (default 100).
 	Workers int
+	// The per-user turn budget (budget.go): TurnRate starts a second with
+	// bursts of TurnBurst (defaults DefaultTurnRate, DefaultTurnBurst), and
+	// at most MaxRunning turns running at once (default DefaultMaxRunning).
+	TurnRate   float64
+	TurnBurst  int
+	MaxRunning int
 }
 
 // Service runs turns.
@@ -144,6 +150,9 @@ type Service struct {
 	// spans are the root spans of turns started here whose job has not
 	// yet been taken (trace.go).
 	spans map[string]keptSpan
+	// starts is the start-rate part of each user's turn budget (budget.go);
+	// it has its own lock.
+	starts *starts
 }
 
 // New checks cfg and returns a Service; call Run to start serving turns.
@@ -172,7 +181,20 @@ func New(cfg Config) (*Service, error) {
 	if cfg.SweepEvery == 0 {
 		cfg.SweepEvery = 5 * time.Second
 	}
-	return &Service{cfg: cfg, log: cfg.Logger.With("component", "chat"), running: map[string]*turn{}, spans: map[string]keptSpan{}}, nil
+	if cfg.TurnRate == 0 {
+		cfg.TurnRate = DefaultTurnRate
+	}
+	if cfg.TurnBurst == 0 {
+		cfg.TurnBurst = DefaultTurnBurst
+	}
+	if cfg.MaxRunning == 0 {
+		cfg.MaxRunning = DefaultMaxRunning
+	}
+	if cfg.TurnRate < 0 || cfg.TurnBurst < 0 || cfg.MaxRunning < 0 {
+		return nil, errors.New("chat: negative turn budget")
+	}
+	return &Service{cfg: cfg, log: cfg.Logger.With("component", "chat"), running: map[string]*turn{}, spans: map[string]keptSpan{},
+		starts: newStarts(cfg.TurnRate, cfg.TurnBurst)}, nil
 }
 
 // Errors callers map onto responses.
@@ -312,7 +334,7 @@ func (s *Service) StartTurn(ctx context.Context, req TurnRequest) (string, error
 		UserID: req.UserID, ConversationID: t.convID, TurnID: t.id, Mode: t.mode, Model: t.model,
 		Message: store.NewMessage{ID: t.userMessageID, Role: agent.StoredUser, Content: req.Message, Data: data},
 	}
-	if err := s.begin(ctx, t, st, &event.TurnStart{Base: event.Base{TurnID: t.id}, Mode: t.mode, Model: t.model,
+	if err := s.begin(ctx, t, st, true, &event.TurnStart{Base: event.Base{TurnID: t.id}, Mode: t.mode, Model: t.model,
 		UserMessageID: t.userMessageID, Message: req.Message, ReplacesTurnID: req.Replaces}); err != nil {
 		return "", err
 	}
@@ -382,13 +404,21 @@ func (s *Service) pickModel(requested, current string) (string, error) {
 	return model, nil
 }
 
-// begin commits a turn's start with its job; the job runs it.
-func (s *Service) begin(ctx context.Context, t *turn, st store.StartTurn, first ...event.Event) (err error) {
+// begin commits a turn's start with its job; the job runs it. A turn the
+// researcher asked for (spend) spends their budget: a start of their rate
+// here, a place among their running turns in the start's transaction.
+func (s *Service) begin(ctx context.Context, t *turn, st store.StartTurn, spend bool, first ...event.Event) (err error) {
 	s.mu.Lock()
 	serving := s.base != nil
 	s.mu.Unlock()
 	if !serving {
 		return ErrNotServing
+	}
+	if spend {
+		if err := s.starts.take(t.userID, time.Now()); err != nil {
+			return err
+		}
+		st.MaxRunning = s.cfg.MaxRunning
 	}
 	ctx = s.startSpan(ctx, t, first)
 	defer func() {
@@ -415,6 +445,9 @@ func (s *Service) begin(ctx context.Context, t *turn, st store.StartTurn, first 
 		if errors.Is(err, store.ErrConflict) {
 			return ErrTurnRunning
 		}
+	}
+	if errors.Is(err, store.ErrTooManyTurns) {
+		return &BudgetError{Running: true, Limit: s.cfg.MaxRunning, RetryAfter: runningRetry}
 	}
 	if err != nil {
 		return err
@@ -579,7 +612,7 @@ func (s *Service) approveUndecided(ctx context.Context) {
 		return
 	}
 	for _, h := range hs {
-		id, err := s.AcceptHandoff(ctx, h.UserID, h.ConversationID, h.ID)
+		id, err := s.acceptHandoff(ctx, h.UserID, h.ConversationID, h.ID, false)
 		switch {
 		case err == nil:
 			s.log.Info("auto-approved a plan its turn's process left pending", slog.String("handoff_id", h.ID), slog.String("turn_id", id))

@@ -19,6 +19,7 @@ import (
 	"strategist/internal/eventlog"
 	"strategist/internal/llm"
 	"strategist/internal/store"
+	"strategist/internal/tool"
 )
 
 // TestTurnStartsAndEnds: a turn commits its start (user message, running
@@ -179,8 +180,8 @@ func TestOneRunningTurn(t *testing.T) {
 // test sees tool_call_start and knows the turn is in the middle of it.
 func waitingPlanner() role {
 	type none struct{}
-	return role{name: "planner", tools: func(agent.Env) []agent.Tool {
-		return []agent.Tool{agent.NewTool("wait", "Wait until stopped.", func(ctx context.Context, _ none) (*none, error) {
+	return role{name: "planner", tools: func(agent.Env) []tool.Tool {
+		return []tool.Tool{tool.NewTool("wait", "Wait until stopped.", func(ctx context.Context, _ none) (*none, error) {
 			<-ctx.Done()
 			return nil, ctx.Err()
 		})}
@@ -263,8 +264,8 @@ func handoffPlanner(w *world, draftID string) role {
 		HandoffID string `json:"handoffId"`
 	}
 	plan := json.RawMessage(`{"type":"task","task":"Find protein kinases on chromosome 7"}`)
-	return role{name: "planner", tools: func(env agent.Env) []agent.Tool {
-		return []agent.Tool{agent.NewTool("request_build", "Ask the researcher to approve the build.",
+	return role{name: "planner", tools: func(env agent.Env) []tool.Tool {
+		return []tool.Tool{tool.NewTool("request_build", "Ask the researcher to approve the build.",
 			func(ctx context.Context, a args) (*result, error) {
 				h, err := w.db.CreateHandoff(ctx, env.UserID, env.ConversationID, draftID, env.TurnID, a.Goal, plan)
 				if err != nil {
@@ -600,13 +601,13 @@ func TestResumeGoesOnFromLastRound(t *testing.T) {
 	e := engine(t, `{"roles":{"planner":[{"toolCalls":[{"name":"count","args":{}}]},{"toolCalls":[{"name":"wait","args":{}}]},{"text":"Finished here."}]}}`)
 	var counted atomic.Int32
 	type none struct{}
-	planner := role{name: "planner", tools: func(agent.Env) []agent.Tool {
-		return []agent.Tool{
-			agent.NewTool("count", "Count a call.", func(context.Context, none) (*none, error) {
+	planner := role{name: "planner", tools: func(agent.Env) []tool.Tool {
+		return []tool.Tool{
+			tool.NewTool("count", "Count a call.", func(context.Context, none) (*none, error) {
 				counted.Add(1)
 				return &none{}, nil
 			}),
-			agent.NewTool("wait", "Wait until stopped.", func(ctx context.Context, _ none) (*none, error) {
+			tool.NewTool("wait", "Wait until stopped.", func(ctx context.Context, _ none) (*none, error) {
 				<-ctx.Done()
 				return nil, ctx.Err()
 			}),
@@ -709,8 +710,8 @@ func TestRoundEventsDurableBeforeMessages(t *testing.T) {
 	t.Parallel()
 	e := engine(t, `{"roles":{"planner":[{"toolCalls":[{"name":"count","args":{}},{"name":"count","args":{}}]},{"toolCalls":[{"name":"count","args":{}}]},{"text":"Done."}]}}`)
 	type none struct{}
-	planner := role{name: "planner", tools: func(agent.Env) []agent.Tool {
-		return []agent.Tool{agent.NewTool("count", "Count a call.", func(context.Context, none) (*none, error) { return &none{}, nil })}
+	planner := role{name: "planner", tools: func(agent.Env) []tool.Tool {
+		return []tool.Tool{tool.NewTool("count", "Count a call.", func(context.Context, none) (*none, error) { return &none{}, nil })}
 	}}
 	w := newWorld(t)
 	checker := &roundChecker{w: w, calls: []int{2, 3}}

@@ -20,6 +20,12 @@ import (
 // the goal, the validated plan and the planning artifacts' summaries. It
 // returns the execute turn's id.
 func (s *Service) AcceptHandoff(ctx context.Context, userID, conversationID, handoffID string) (string, error) {
+	return s.acceptHandoff(ctx, userID, conversationID, handoffID, true)
+}
+
+// acceptHandoff is AcceptHandoff; spend says whether the build turn spends
+// the researcher's turn budget (not when the server accepts by itself).
+func (s *Service) acceptHandoff(ctx context.Context, userID, conversationID, handoffID string, spend bool) (string, error) {
 	h, err := s.cfg.Store.Handoff(ctx, userID, conversationID, handoffID)
 	if err != nil {
 		return "", err
@@ -64,7 +70,7 @@ func (s *Service) AcceptHandoff(ctx context.Context, userID, conversationID, han
 			Content: content, Data: data},
 		AcceptHandoff: h.ID,
 	}
-	err = s.begin(ctx, t, st,
+	err = s.begin(ctx, t, st, spend,
 		&event.TurnStart{Base: event.Base{TurnID: t.id}, Mode: ModeExecute, Model: model, UserMessageID: t.userMessageID, Message: st.Message.Content, HandoffID: h.ID},
 		&event.HandoffAccepted{Base: event.Base{TurnID: t.id}, HandoffID: h.ID, ExecuteTurnID: t.id})
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"strategist/internal/llm/scripted"
 	"strategist/internal/pgtest"
 	"strategist/internal/store"
+	"strategist/internal/tool"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
@@ -44,15 +45,15 @@ func (m models) Resolve(id string) (llm.Model, error) {
 // tools the test gives it, built per turn like the real roles.
 type role struct {
 	name  string
-	tools func(env agent.Env) []agent.Tool
+	tools func(env agent.Env) []tool.Tool
 }
 
 func (r role) Agent(env agent.Env) (*agent.Agent, error) {
-	var tools []agent.Tool
+	var tools []tool.Tool
 	if r.tools != nil {
 		tools = r.tools(env)
 	}
-	ts, err := agent.NewToolset(tools...)
+	ts, err := tool.NewToolset(tools...)
 	if err != nil {
 		return nil, err
 	}
@@ -143,6 +144,8 @@ type options struct {
 	watch, sweepEvery time.Duration
 	// log, when set, is where the process logs.
 	log bool
+	// budget, when set, changes the per-user turn budget.
+	budget func(*chat.Config)
 }
 
 func (o options) logger(t *testing.T) *slog.Logger {
@@ -185,9 +188,13 @@ func (w *world) start(o options) *process {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	svc, err := chat.New(chat.Config{Store: st, Log: log, Publisher: broker, Models: models{o.engine},
+	cfg := chat.Config{Store: st, Log: log, Publisher: broker, Models: models{o.engine},
 		Planner: o.planner, Executor: o.executor, Origin: origin, AutoApprove: o.autoApprove,
-		SweepEvery: cmp.Or(o.sweepEvery, time.Hour), Logger: o.logger(w.t)})
+		SweepEvery: cmp.Or(o.sweepEvery, time.Hour), Logger: o.logger(w.t)}
+	if o.budget != nil {
+		o.budget(&cfg)
+	}
+	svc, err := chat.New(cfg)
 	if err != nil {
 		w.t.Fatal(err)
 	}

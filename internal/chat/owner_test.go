@@ -11,6 +11,7 @@ import (
 	"strategist/internal/agent"
 	"strategist/internal/chat"
 	"strategist/internal/event"
+	"strategist/internal/tool"
 )
 
 // TestOwnerSessionTerminated: the owner session of the process running a
@@ -25,9 +26,9 @@ func TestOwnerSessionTerminated(t *testing.T) {
 	w := newWorld(t)
 	gate := make(chan struct{})
 	var runs atomic.Int32
-	gated := role{name: "planner", tools: func(agent.Env) []agent.Tool {
+	gated := role{name: "planner", tools: func(agent.Env) []tool.Tool {
 		type none struct{}
-		return []agent.Tool{agent.NewTool("gate", "Wait for the test.", func(ctx context.Context, _ none) (*none, error) {
+		return []tool.Tool{tool.NewTool("gate", "Wait for the test.", func(ctx context.Context, _ none) (*none, error) {
 			runs.Add(1)
 			select {
 			case <-gate:

@@ -12,6 +12,7 @@ import (
 
 	"strategist/internal/agent"
 	"strategist/internal/event"
+	"strategist/internal/tool"
 )
 
 // TestResumeSeesFullResults: a turn resumed after its process stopped goes
@@ -27,16 +28,16 @@ func TestResumeSeesFullResults(t *testing.T) {
 		Name  string   `json:"name"`
 		Vocab []string `json:"vocabulary"`
 	}
-	planner := role{name: "planner", tools: func(agent.Env) []agent.Tool {
-		return []agent.Tool{
-			agent.NewTool("params", "List parameters.", func(context.Context, none) ([]param, error) {
+	planner := role{name: "planner", tools: func(agent.Env) []tool.Tool {
+		return []tool.Tool{
+			tool.NewTool("params", "List parameters.", func(context.Context, none) ([]param, error) {
 				var ps []param
 				for i := range 60 {
 					ps = append(ps, param{Name: fmt.Sprintf("param_%02d", i+1), Vocab: []string{"a", "b", "c"}})
 				}
 				return ps, nil
 			}),
-			agent.NewTool("wait", "Wait until stopped.", func(ctx context.Context, _ none) (*none, error) {
+			tool.NewTool("wait", "Wait until stopped.", func(ctx context.Context, _ none) (*none, error) {
 				<-ctx.Done()
 				return nil, ctx.Err()
 			}),

@@ -410,7 +410,7 @@ func (s *Service) afterTurn(t *turn) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), appendTimeout)
 	defer cancel()
-	_, err := s.AcceptHandoff(ctx, t.userID, t.convID, handoff)
+	_, err := s.acceptHandoff(ctx, t.userID, t.convID, handoff, false)
 	switch {
 	case errors.Is(err, ErrNotServing):
 		s.log.Info("auto-approving the handoff is left to the next sweep: this process is stopping", slog.String("handoff_id", handoff))

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
+	"time"
 
 	"strategist/internal/account"
 	"strategist/internal/agent"
@@ -81,7 +83,7 @@ func (s *Service) work(ctx context.Context, job store.TurnJob) error {
 			return nil
 		}
 	}
-	if s.runTurn(event.WithTurn(account.WithUser(tctx, t.userID), t.id), t) {
+	if s.runGuarded(event.WithTurn(account.WithUser(tctx, t.userID), t.id), t, log) {
 		return s.handBack(t.id, owner, store.ErrHandBack)
 	}
 	s.afterTurn(t)
@@ -137,4 +139,55 @@ func (s *Service) resume(ctx context.Context, t *turn, claim store.Claim, log *s
 	}
 	log.Info("resuming a turn", slog.Int("run", t.run), slog.String("previous_owner", claim.PreviousOwner))
 	return nil
+}
+
+// panicMessage is what a researcher reads on a turn whose code panicked.
+const panicMessage = "an internal error ended this turn; the conversation can go on"
+
+// runGuarded runs the turn (runTurn) and recovers a panic of its code: the
+// turn is logged with its trace and ends failed, what it left open closed,
+// so the conversation takes its next turn. Without it the queue would
+// record the panic and run the turn again, and the turn would stay running
+// until then.
+func (s *Service) runGuarded(ctx context.Context, t *turn, log *slog.Logger) (handedBack bool) {
+	defer func() {
+		p := recover()
+		if p == nil {
+			return
+		}
+		log.ErrorContext(ctx, "turn panicked", slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
+		s.failPanicked(ctx, t, log)
+		handedBack = false
+	}()
+	return s.runTurn(ctx, t)
+}
+
+// failPanicked ends a turn whose code panicked: its queued events are
+// written, the calls and tasks it left open end INTERRUPTED, an error
+// event says what happened, and turn_end closes it failed.
+func (s *Service) failPanicked(ctx context.Context, t *turn, log *slog.Logger) {
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), appendTimeout)
+	defer cancel()
+	if err := t.log.Sync(wctx); err != nil {
+		log.Warn("writing a panicked turn's events", slog.Any("error", err))
+	}
+	if _, err := s.cfg.Store.InterruptDelegations(wctx, []string{t.id}); err != nil {
+		log.Warn("interrupting a panicked turn's delegation", slog.Any("error", err))
+	}
+	var evs []event.Event
+	if past, err := s.cfg.Store.TurnEvents(wctx, t.id); err != nil {
+		log.Warn("reading a panicked turn's events", slog.Any("error", err))
+	} else {
+		evs = closingEvents(records(past), panicMessage)
+	}
+	evs = append(evs, &event.Error{Code: "INTERNAL", Message: panicMessage})
+	if err := s.emit(t)(wctx, evs...); err != nil {
+		log.Warn("closing a panicked turn", slog.Any("error", err))
+	}
+	t.mu.Lock()
+	usage := t.subUsage
+	t.mu.Unlock()
+	s.endTurn(t, event.TurnFailed, panicMessage, usage, log)
+	s.cfg.Metrics.TurnEnded(ctx, string(t.mode), string(event.TurnFailed), time.Since(t.start))
+	endSpan(ctx, t, event.TurnFailed, panicMessage, agent.RunEnd{}, usage)
 }

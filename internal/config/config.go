@@ -30,9 +30,18 @@ const (
 
 // Config is every setting of the server.
 type Config struct {
-	Addr        string
-	DatabaseURL string
-	Auth        AuthMode
+	Addr string
+	// PublicURL is the address researchers and clients reach the server
+	// at (scheme and host, no trailing slash): every absolute URL the
+	// server writes is on it. Unset, it is the listen address's (see
+	// ListenURL), known once the server listens.
+	PublicURL string
+	// TrustedProxies are the networks of the reverse proxies whose
+	// X-Forwarded-For names the client (none: no forwarded header is
+	// believed).
+	TrustedProxies []*net.IPNet
+	DatabaseURL    string
+	Auth           AuthMode
 	// DataDir is the offline gene data directory as configured ("" means
 	// ./data: offline.FindDataDir).
 	DataDir string
@@ -48,8 +57,11 @@ type Config struct {
 	ScriptsDir string
 
 	SubagentConcurrency int
-	// TurnRate is how many turns per second one user may start (burst 10).
+	// TurnRate is how many turns per second one user may start (burst 10),
+	// by every way in together.
 	TurnRate float64
+	// RunningTurns is how many turns one user may have running at once.
+	RunningTurns int
 	// RequestRate is how many requests per second one client address may
 	// make (burst four times that).
 	RequestRate float64
@@ -164,6 +176,30 @@ func settings() []setting {
 			c.Addr = v
 			return nil
 		}},
+		{"STRATEGIST_PUBLIC_URL", "public-url", "", "the address clients reach Strategist at, scheme and host (e.g. https://strategist.example.org); the agent card, share links and conversation links use it (default: http:// and the listen address)", func(c *Config, v string) error {
+			if v == "" {
+				return nil
+			}
+			u, err := ParsePublicURL(v)
+			c.PublicURL = u
+			return err
+		}},
+		{"STRATEGIST_TRUSTED_PROXIES", "trusted-proxies", "", "comma-separated addresses or CIDR networks of the reverse proxies in front of Strategist, whose X-Forwarded-For is believed for the client's address (default: none)", func(c *Config, v string) error {
+			for _, p := range splitList(v) {
+				cidr := p
+				if ip := net.ParseIP(p); ip != nil && ip.To4() != nil {
+					cidr += "/32"
+				} else if ip != nil {
+					cidr += "/128"
+				}
+				_, n, err := net.ParseCIDR(cidr)
+				if err != nil {
+					return fmt.Errorf("%q is not an address or a CIDR network such as 10.0.0.0/8", p)
+				}
+				c.TrustedProxies = append(c.TrustedProxies, n)
+			}
+			return nil
+		}},
 		{"DATABASE_URL", "database-url", "", "PostgreSQL connection string", func(c *Config, v string) error {
 			c.DatabaseURL = v
 			return nil
@@ -251,12 +287,20 @@ func settings() []setting {
 			c.DBPool = n
 			return nil
 		}},
-		{"STRATEGIST_TURN_RATE", "turn-rate", "1", "turns per second one user may start, with bursts of 10 (0.01 to 1000)", func(c *Config, v string) error {
+		{"STRATEGIST_TURN_RATE", "turn-rate", "1", "turns per second one user may start, by every way in together, with bursts of 10 (0.01 to 1000)", func(c *Config, v string) error {
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || f < 0.01 || f > 1000 {
 				return errors.New("must be a number from 0.01 to 1000")
 			}
 			c.TurnRate = f
+			return nil
+		}},
+		{"STRATEGIST_RUNNING_TURNS", "running-turns", "5", "turns one user may have running at once, on all replicas together (1 to 1000)", func(c *Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 1000 {
+				return errors.New("must be a whole number from 1 to 1000")
+			}
+			c.RunningTurns = n
 			return nil
 		}},
 		{"STRATEGIST_REQUEST_RATE", "request-rate", "50", "requests per second one client address may make, with bursts of four times that (1 to 100000)", func(c *Config, v string) error {
@@ -492,6 +536,42 @@ func (c *Config) finish() error {
 		}
 	}
 	return nil
+}
+
+// ParsePublicURL checks a public URL: http:// or https://, a host, and
+// nothing after it but an optional "/" (Strategist's routes are at the
+// root), no user, query or fragment. It returns the URL without a
+// trailing slash.
+func ParsePublicURL(v string) (string, error) {
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Hostname() == "" ||
+		u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
+		return "", errors.New("must be an http:// or https:// URL of a host without a path, such as https://strategist.example.org")
+	}
+	return u.Scheme + "://" + u.Host, nil
+}
+
+// Listening records the address the server listens on, known only then
+// when the configured port is 0: an unset public URL becomes ListenURL of
+// it.
+func (c *Config) Listening(addr string) {
+	if c.PublicURL == "" {
+		c.PublicURL = ListenURL(addr)
+	}
+}
+
+// ListenURL is the default public URL of a server listening on addr:
+// http:// and the address, with an unspecified host (":8080", 0.0.0.0,
+// ::) read as localhost.
+func ListenURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://" + addr
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }
 
 // IsLoopback reports whether a listen address only accepts local

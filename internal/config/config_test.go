@@ -69,6 +69,14 @@ func TestBadValuesNameTheSetting(t *testing.T) {
 		{map[string]string{"STRATEGIST_LOG_LEVEL": "loud"}, []string{"STRATEGIST_LOG_LEVEL"}},
 		{map[string]string{"STRATEGIST_AUTH": "dev", "STRATEGIST_ADDR": "0.0.0.0:8080"}, []string{"STRATEGIST_AUTH=dev", "loopback"}},
 		{map[string]string{"STRATEGIST_AUTH": "dev", "STRATEGIST_ADDR": ":8080"}, []string{"loopback"}},
+		{map[string]string{"STRATEGIST_PUBLIC_URL": "strategist.example.org"}, []string{"STRATEGIST_PUBLIC_URL", "http:// or https://"}},
+		{map[string]string{"STRATEGIST_PUBLIC_URL": "ftp://strategist.example.org"}, []string{"STRATEGIST_PUBLIC_URL"}},
+		{map[string]string{"STRATEGIST_PUBLIC_URL": "https://strategist.example.org/app"}, []string{"STRATEGIST_PUBLIC_URL", "without a path"}},
+		{map[string]string{"STRATEGIST_PUBLIC_URL": "https://u:p@strategist.example.org"}, []string{"STRATEGIST_PUBLIC_URL"}},
+		{map[string]string{"STRATEGIST_PUBLIC_URL": "https://strategist.example.org/?x=1"}, []string{"STRATEGIST_PUBLIC_URL"}},
+		{map[string]string{"STRATEGIST_PUBLIC_URL": "https://"}, []string{"STRATEGIST_PUBLIC_URL"}},
+		{map[string]string{"STRATEGIST_TRUSTED_PROXIES": "10.0.0.0/8, proxy.local"}, []string{"STRATEGIST_TRUSTED_PROXIES", `"proxy.local"`}},
+		{map[string]string{"STRATEGIST_TRUSTED_PROXIES": "10.0.0.0/33"}, []string{"STRATEGIST_TRUSTED_PROXIES"}},
 	}
 	for _, tt := range tests {
 		_, err := config.Load(nil, env(tt.env), io.Discard)
@@ -167,5 +175,46 @@ func TestBadTelemetrySettings(t *testing.T) {
 	_, err := config.Load(nil, env(map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "secret-token-without-key"}), io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "OTEL_EXPORTER_OTLP_HEADERS") || strings.Contains(err.Error(), "secret-token") {
 		t.Errorf("bad headers: %v", err)
+	}
+}
+
+// TestPublicURLAndProxies: the public URL is read without its trailing
+// slash; unset, it is the listen address's once the server listens (the
+// kernel's port for :0), localhost for an address that listens
+// everywhere. Proxies are addresses or networks; none by default.
+func TestPublicURLAndProxies(t *testing.T) {
+	c, err := config.Load(nil, env(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.PublicURL != "" || len(c.TrustedProxies) != 0 {
+		t.Errorf("defaults: public URL %q, proxies %v", c.PublicURL, c.TrustedProxies)
+	}
+	c.Listening("127.0.0.1:43121")
+	if c.PublicURL != "http://127.0.0.1:43121" {
+		t.Errorf("public URL after listening = %q", c.PublicURL)
+	}
+	for addr, want := range map[string]string{":8080": "http://localhost:8080", "0.0.0.0:80": "http://localhost:80", "[::]:8080": "http://localhost:8080", "[::1]:8080": "http://[::1]:8080"} {
+		if got := config.ListenURL(addr); got != want {
+			t.Errorf("ListenURL(%q) = %q, want %q", addr, got, want)
+		}
+	}
+	c, err = config.Load([]string{"-public-url", "https://strategist.example.org/"}, env(map[string]string{
+		"STRATEGIST_PUBLIC_URL":      "https://ignored.example.org",
+		"STRATEGIST_TRUSTED_PROXIES": "10.0.0.0/8, 192.0.2.7,2001:db8::1",
+	}), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Listening("127.0.0.1:8080")
+	if c.PublicURL != "https://strategist.example.org" {
+		t.Errorf("public URL = %q", c.PublicURL)
+	}
+	var nets []string
+	for _, n := range c.TrustedProxies {
+		nets = append(nets, n.String())
+	}
+	if got := strings.Join(nets, " "); got != "10.0.0.0/8 192.0.2.7/32 2001:db8::1/128" {
+		t.Errorf("trusted proxies = %s", got)
 	}
 }

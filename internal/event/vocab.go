@@ -49,6 +49,30 @@ func (s NodeStatus) Final() bool {
 	return false
 }
 
+// HandoffStatus is the state of the planner's request that a plan be built.
+type HandoffStatus string
+
+// The states of a handoff: pending until accepted, or superseded by a
+// later request. (The event of acceptance is HandoffAccepted, hence the
+// Status in these names.)
+const (
+	HandoffStatusPending    HandoffStatus = "pending"
+	HandoffStatusAccepted   HandoffStatus = "accepted"
+	HandoffStatusSuperseded HandoffStatus = "superseded"
+)
+
+// DelegationStatus is a delegation's status.
+type DelegationStatus string
+
+// The statuses of a delegation.
+const (
+	DelegationRunning     DelegationStatus = "running"
+	DelegationCompleted   DelegationStatus = "completed"
+	DelegationFailed      DelegationStatus = "failed"
+	DelegationCancelled   DelegationStatus = "cancelled"
+	DelegationInterrupted DelegationStatus = "interrupted"
+)
+
 // MessageRole is who a stored message is from.
 type MessageRole string
 

@@ -17,10 +17,11 @@ import (
 	"strategist/internal/plan"
 	"strategist/internal/strategy/graphtool"
 	"strategist/internal/subagent"
+	"strategist/internal/tool"
 )
 
 // Strategies is what the executor needs of the strategy service: the graph
-// tools' and the sub-agents' needs (*strategy.Service satisfies it).
+// tools' and the sub-agents' needs (*strategies.Service satisfies it).
 type Strategies interface {
 	graphtool.Service
 	graphtool.Reader
@@ -86,7 +87,7 @@ func (x *Executor) Agent(env agent.Env) (*agent.Agent, error) {
 
 // Tools returns the executor's explicit tool set for one turn: the catalog
 // tools, the graph tools over the conversation's strategy, and delegation.
-func (x *Executor) Tools(env agent.Env) (*agent.Toolset, error) {
+func (x *Executor) Tools(env agent.Env) (*tool.Toolset, error) {
 	cat, err := catalogtool.New(catalogtool.Config{Catalog: x.cfg.Catalog, Site: env.SiteID})
 	if err != nil {
 		return nil, err
@@ -104,9 +105,9 @@ func (x *Executor) Tools(env agent.Env) (*agent.Toolset, error) {
 	d := &delegator{x: x, env: env, catalog: cat, binding: binding}
 	all := append(cat.Tools(), getStrategy)
 	all = append(all, graph...)
-	all = append(all, agent.NewTool("delegate_strategy_subtasks", delegateDoc, d.delegate,
-		agent.WithTimeout(x.cfg.DelegationTimeout)))
-	return agent.NewToolset(all...)
+	all = append(all, tool.NewTool("delegate_strategy_subtasks", delegateDoc, d.delegate,
+		tool.WithTimeout(x.cfg.DelegationTimeout)))
+	return tool.NewToolset(all...)
 }
 
 // executorOrigin keys the steps the executor's own tools make in a turn

@@ -19,8 +19,9 @@ import (
 	"strategist/internal/llm/scripted"
 	"strategist/internal/pgtest"
 	"strategist/internal/store"
-	"strategist/internal/strategy"
+	"strategist/internal/strategies"
 	"strategist/internal/subagent"
+	"strategist/internal/tool"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
@@ -49,7 +50,7 @@ func (r *recorder) events() []event.Event {
 type fixture struct {
 	x          *executor.Executor
 	db         *store.DB
-	strategies *strategy.Service
+	strategies *strategies.Service
 	engine     *scripted.Engine
 	rec        *recorder
 	env        agent.Env
@@ -74,7 +75,7 @@ func newFixture(t *testing.T, script string) fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := strategy.NewService(strategy.Config{Store: db, Catalog: cat})
+	svc, err := strategies.NewService(strategies.Config{Store: db, Catalog: cat})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +100,7 @@ func newFixture(t *testing.T, script string) fixture {
 	return fixture{x: x, db: db, strategies: svc, engine: engine, rec: rec, env: env}
 }
 
-func call(t *testing.T, tools *agent.Toolset, name, args string) (any, error) {
+func call(t *testing.T, tools *tool.Toolset, name, args string) (any, error) {
 	t.Helper()
 	tool, ok := tools.Lookup(name)
 	if !ok {
@@ -257,8 +258,8 @@ func TestDelegateRefusesBadPlans(t *testing.T) {
 		`{"goal":"g","plan":{"type":"step","stepId":"s9"}}`,
 	} {
 		_, err := call(t, tools, "delegate_strategy_subtasks", args)
-		if _, ok := errors.AsType[*agent.ToolError](err); !ok {
-			t.Errorf("delegate %s: error %v (%T), want an *agent.ToolError", args, err, err)
+		if _, ok := errors.AsType[*tool.ToolError](err); !ok {
+			t.Errorf("delegate %s: error %v (%T), want an *tool.ToolError", args, err, err)
 		}
 	}
 	if n := len(f.engine.Requests()); n != 0 {

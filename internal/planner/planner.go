@@ -17,6 +17,7 @@ import (
 	"strategist/internal/event"
 	"strategist/internal/store"
 	"strategist/internal/strategy/graphtool"
+	"strategist/internal/tool"
 )
 
 // Store is what the planner's tools need from persistence.
@@ -33,7 +34,7 @@ type Config struct {
 	Store   Store
 	Catalog catalog.Catalog
 	// Strategies reads the conversation's strategy (get_strategy, and the
-	// steps a draft reuses); *strategy.Service satisfies it.
+	// steps a draft reuses); *strategies.Service satisfies it.
 	Strategies graphtool.Reader
 	// MaxRounds bounds model calls per turn (default 16: planning explores).
 	MaxRounds int
@@ -76,7 +77,7 @@ func (p *Planner) Agent(env agent.Env) (*agent.Agent, error) {
 }
 
 // Tools returns the planner's explicit tool set for one turn.
-func (p *Planner) Tools(env agent.Env) (*agent.Toolset, error) {
+func (p *Planner) Tools(env agent.Env) (*tool.Toolset, error) {
 	cat, err := catalogtool.New(catalogtool.Config{Catalog: p.cfg.Catalog, Site: env.SiteID})
 	if err != nil {
 		return nil, err
@@ -88,15 +89,15 @@ func (p *Planner) Tools(env agent.Env) (*agent.Toolset, error) {
 		return nil, err
 	}
 	all := append(cat.Tools(), getStrategy,
-		agent.NewTool("save_planning_artifact", saveArtifactDoc, t.savePlanningArtifact),
-		agent.NewTool("save_delegation_draft", saveDraftDoc, t.saveDelegationDraft),
-		agent.NewTool("list_artifacts", "List this conversation's saved artifacts (planning notes and the delegation draft) with ids and versions.", t.listArtifacts),
-		agent.NewTool("get_artifact", "Read one saved artifact in full by id.", t.getArtifact),
-		agent.NewTool("request_executor_build", requestBuildDoc, t.requestExecutorBuild),
-		agent.NewTool("set_conversation_title", "Give the conversation a short, specific title (at most 200 characters), e.g. \"DNA repair genes off chromosome 14\". "+
+		tool.NewTool("save_planning_artifact", saveArtifactDoc, t.savePlanningArtifact),
+		tool.NewTool("save_delegation_draft", saveDraftDoc, t.saveDelegationDraft),
+		tool.NewTool("list_artifacts", "List this conversation's saved artifacts (planning notes and the delegation draft) with ids and versions.", t.listArtifacts),
+		tool.NewTool("get_artifact", "Read one saved artifact in full by id.", t.getArtifact),
+		tool.NewTool("request_executor_build", requestBuildDoc, t.requestExecutorBuild),
+		tool.NewTool("set_conversation_title", "Give the conversation a short, specific title (at most 200 characters), e.g. \"DNA repair genes off chromosome 14\". "+
 			"Only a conversation still without a title takes it: a title the researcher chose, or one given before, is kept (the result says kept).", t.setTitle),
 	)
-	return agent.NewToolset(all...)
+	return tool.NewToolset(all...)
 }
 
 // View turns a stored artifact into the shape streamed and shown.

@@ -17,7 +17,8 @@ import (
 	"strategist/internal/pgtest"
 	"strategist/internal/planner"
 	"strategist/internal/store"
-	"strategist/internal/strategy"
+	"strategist/internal/strategies"
+	"strategist/internal/tool"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
@@ -38,11 +39,11 @@ func (r *recorder) emit(_ context.Context, evs ...event.Event) error {
 // fixture is a planner's tools for one turn of a fresh conversation, with
 // the strategy service the tools read.
 type fixture struct {
-	tools      *agent.Toolset
+	tools      *tool.Toolset
 	db         *store.DB
 	rec        *recorder
 	uid, conv  string
-	strategies *strategy.Service
+	strategies *strategies.Service
 }
 
 func newFixture(t *testing.T) fixture {
@@ -64,7 +65,7 @@ func newFixture(t *testing.T) fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := strategy.NewService(strategy.Config{Store: db, Catalog: cat})
+	svc, err := strategies.NewService(strategies.Config{Store: db, Catalog: cat})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,13 +81,13 @@ func newFixture(t *testing.T) fixture {
 	return fixture{tools: tools, db: db, rec: rec, uid: u.ID, conv: conv.ID, strategies: svc}
 }
 
-func setup(t *testing.T) (*agent.Toolset, *store.DB, *recorder, string, string) {
+func setup(t *testing.T) (*tool.Toolset, *store.DB, *recorder, string, string) {
 	t.Helper()
 	f := newFixture(t)
 	return f.tools, f.db, f.rec, f.uid, f.conv
 }
 
-func call(t *testing.T, tools *agent.Toolset, name, args string) (any, error) {
+func call(t *testing.T, tools *tool.Toolset, name, args string) (any, error) {
 	t.Helper()
 	tool, ok := tools.Lookup(name)
 	if !ok {
@@ -100,7 +101,7 @@ func TestDelegationDraftIsValidatedOnSave(t *testing.T) {
 	tools, db, rec, uid, conv := setup(t)
 
 	_, err := call(t, tools, "save_delegation_draft", `{"goal":"g","plan":{"type":"combine","operator":"XOR","left":{"type":"task","task":""}}}`)
-	te, ok := errors.AsType[*agent.ToolError](err)
+	te, ok := errors.AsType[*tool.ToolError](err)
 	if !ok || te.Code != "DELEGATION_PLAN_INVALID" {
 		t.Fatalf("invalid plan: %v", err)
 	}

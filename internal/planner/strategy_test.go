@@ -9,11 +9,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"strategist/internal/agent"
 	"strategist/internal/catalog/offline"
 	"strategist/internal/planner"
 	"strategist/internal/strategy"
 	"strategist/internal/strategy/graphtool"
+	"strategist/internal/tool"
 )
 
 // buildFollowUp builds, through the strategy service, a first request
@@ -107,11 +107,11 @@ func TestDraftReusesSteps(t *testing.T) {
 	buildFollowUp(t, f)
 	chr5 := `{"type":"task","task":"chromosome 5","context":{"searchName":"GenesByLocation","parameters":{"chromosomeOptional":"Pf3D7_05_v3"}}}`
 	_, err := call(t, f.tools, "save_delegation_draft", `{"goal":"also not on 5","plan":{"type":"combine","operator":"MINUS","left":{"type":"step","stepId":"s9"},"right":`+chr5+`}}`)
-	te, ok := errors.AsType[*agent.ToolError](err)
+	te, ok := errors.AsType[*tool.ToolError](err)
 	if !ok || te.Code != "DELEGATION_PLAN_INVALID" {
 		t.Fatalf("unknown step: %v", err)
 	}
-	problems := te.Details["problems"].([]agent.Problem)
+	problems := te.Details["problems"].([]tool.Problem)
 	if len(problems) != 1 || problems[0].Field != "/plan/left/stepId" || !cmp.Equal(problems[0].Allowed, []string{"s1", "s2", "s3", "s4", "s5"}) {
 		t.Errorf("problems = %+v", problems)
 	}

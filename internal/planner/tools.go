@@ -16,6 +16,7 @@ import (
 	"strategist/internal/strategy"
 	"strategist/internal/strategy/graphtool"
 	"strategist/internal/subagent"
+	"strategist/internal/tool"
 )
 
 // tools are the planner's own tools, bound to one turn.
@@ -50,7 +51,7 @@ type SavedArtifact struct {
 func (t *tools) savePlanningArtifact(ctx context.Context, a SaveArtifactArgs) (*SavedArtifact, error) {
 	title := strings.TrimSpace(a.Title)
 	if title == "" || strings.TrimSpace(a.SummaryMarkdown) == "" {
-		return nil, &agent.ToolError{Code: agent.CodeValidation, Message: "title and summary_markdown must not be empty"}
+		return nil, &tool.ToolError{Code: tool.CodeValidation, Message: "title and summary_markdown must not be empty"}
 	}
 	params, err := json.Marshal(orEmpty(a.Parameters))
 	if err != nil {
@@ -79,8 +80,8 @@ type SaveDraftArgs struct {
 func (t *tools) saveDelegationDraft(ctx context.Context, a SaveDraftArgs) (*SavedArtifact, error) {
 	goal := strings.TrimSpace(a.Goal)
 	if goal == "" {
-		return nil, &agent.ToolError{Code: agent.CodeValidation, Message: "goal must not be empty",
-			Details: map[string]any{"problems": []agent.Problem{{Field: "/goal", Problem: "empty"}}}}
+		return nil, &tool.ToolError{Code: tool.CodeValidation, Message: "goal must not be empty",
+			Details: map[string]any{"problems": []tool.Problem{{Field: "/goal", Problem: "empty"}}}}
 	}
 	p, err := subagent.ParseArg(a.Plan, "/plan")
 	if err != nil {
@@ -195,7 +196,7 @@ func (t *tools) save(ctx context.Context, id string, kind event.ArtifactKind, ti
 		ID: id, Kind: kind, Title: title, Body: raw,
 	})
 	if errors.Is(err, store.ErrNotFound) && id != "" {
-		return store.Artifact{}, &agent.ToolError{Code: "NOT_FOUND", Message: "no artifact " + id + " of this kind in this conversation"}
+		return store.Artifact{}, &tool.ToolError{Code: "NOT_FOUND", Message: "no artifact " + id + " of this kind in this conversation"}
 	}
 	if err != nil {
 		return store.Artifact{}, err
@@ -239,7 +240,7 @@ type GetArtifactArgs struct {
 func (t *tools) getArtifact(ctx context.Context, a GetArtifactArgs) (*event.Artifact, error) {
 	art, err := t.store.Artifact(ctx, t.env.UserID, t.env.ConversationID, a.ArtifactID)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, &agent.ToolError{Code: "NOT_FOUND", Message: "no artifact " + a.ArtifactID + " in this conversation; list_artifacts shows the ids"}
+		return nil, &tool.ToolError{Code: "NOT_FOUND", Message: "no artifact " + a.ArtifactID + " in this conversation; list_artifacts shows the ids"}
 	}
 	if err != nil {
 		return nil, err
@@ -304,7 +305,7 @@ func (t *tools) findDraft(ctx context.Context, id string) (store.Artifact, error
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return store.Artifact{}, err
 		}
-		return store.Artifact{}, &agent.ToolError{Code: "NOT_FOUND", Message: "no delegation draft " + id + "; save one with save_delegation_draft"}
+		return store.Artifact{}, &tool.ToolError{Code: "NOT_FOUND", Message: "no delegation draft " + id + "; save one with save_delegation_draft"}
 	}
 	arts, err := t.store.Artifacts(ctx, t.env.UserID, t.env.ConversationID)
 	if err != nil {
@@ -315,7 +316,7 @@ func (t *tools) findDraft(ctx context.Context, id string) (store.Artifact, error
 			return a, nil
 		}
 	}
-	return store.Artifact{}, &agent.ToolError{Code: "NO_DRAFT", Message: "there is no delegation draft yet; save one with save_delegation_draft first"}
+	return store.Artifact{}, &tool.ToolError{Code: "NO_DRAFT", Message: "there is no delegation draft yet; save one with save_delegation_draft first"}
 }
 
 // TitleArgs are set_conversation_title's arguments.
@@ -334,7 +335,7 @@ type TitleSet struct {
 func (t *tools) setTitle(ctx context.Context, a TitleArgs) (*TitleSet, error) {
 	title := strings.TrimSpace(a.Title)
 	if title == "" || utf8.RuneCountInString(title) > 200 {
-		return nil, &agent.ToolError{Code: agent.CodeValidation, Message: "title must be 1 to 200 characters"}
+		return nil, &tool.ToolError{Code: tool.CodeValidation, Message: "title must be 1 to 200 characters"}
 	}
 	conv, set, err := t.store.AutoTitleConversation(ctx, t.env.UserID, t.env.ConversationID, title)
 	if err != nil {

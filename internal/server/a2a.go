@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -16,13 +17,11 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
-	"golang.org/x/time/rate"
 
 	"strategist/internal/account"
-	"strategist/internal/agent"
 	"strategist/internal/event"
 	"strategist/internal/store"
+	"strategist/internal/tool"
 )
 
 // Strategist as an A2A agent (protocol v1.0, JSON-RPC binding at /a2a;
@@ -60,21 +59,14 @@ const (
 
 // a2aRoutes serves the agent card and the JSON-RPC endpoints.
 func (s *Server) a2aRoutes(e *echo.Echo) {
-	h := &a2aHandler{s: s, turns: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
-		Rate: rate.Limit(s.cfg.TurnRate), Burst: s.cfg.TurnBurst, ExpiresIn: 10 * time.Minute,
-	})}
+	h := &a2aHandler{s: s}
 	// The card is v1.0's: the SDK's union of the v1.0 and v0.3 card
 	// formats words securitySchemes the v0.3 way, which v1.0 clients
 	// refuse. v0.3 clients find the v0.3 endpoint among its interfaces.
-	card := a2asrv.NewAgentCardHandler(a2asrv.AgentCardProducerFn(func(ctx context.Context) (*a2a.AgentCard, error) {
-		base, _ := ctx.Value(baseURLKey{}).(string)
-		return s.agentCard(base), nil
+	card := a2asrv.NewAgentCardHandler(a2asrv.AgentCardProducerFn(func(context.Context) (*a2a.AgentCard, error) {
+		return s.agentCard(s.cfg.PublicURL), nil
 	}))
-	e.GET(agentCardPath, func(c echo.Context) error {
-		r := c.Request()
-		card.ServeHTTP(c.Response(), r.WithContext(context.WithValue(r.Context(), baseURLKey{}, c.Scheme()+"://"+r.Host)))
-		return nil
-	})
+	e.GET(agentCardPath, echo.WrapHandler(card))
 	auth := s.requireTokenUser(s.denyA2A)
 	opts := []a2asrv.TransportOption{a2asrv.WithTransportKeepAlive(s.cfg.KeepAlive)}
 	// serveMCP gives the handler the caller's address and ends a request
@@ -91,8 +83,8 @@ func isA2APath(r *http.Request) bool {
 	return r.URL.Path == a2aPath || r.URL.Path == a2aV0Path
 }
 
-// agentCard describes Strategist to A2A clients; base is the address the
-// client called.
+// agentCard describes Strategist to A2A clients; base is the server's
+// public URL.
 func (s *Server) agentCard(base string) *a2a.AgentCard {
 	version := s.cfg.Version
 	if version == "" {
@@ -141,9 +133,6 @@ func (s *Server) agentCard(base string) *a2a.AgentCard {
 // a2aHandler serves A2A's methods over Strategist's turns and event log.
 type a2aHandler struct {
 	s *Server
-	// turns limits how fast one user starts turns, as on the other
-	// routes that start them.
-	turns middleware.RateLimiterStore
 }
 
 var _ a2asrv.RequestHandler = (*a2aHandler)(nil)
@@ -157,7 +146,7 @@ func a2aError(err error) error {
 	if errors.Is(err, store.ErrNotFound) {
 		return a2a.NewError(a2a.ErrTaskNotFound, "no such task of yours")
 	}
-	if te, ok := errors.AsType[*agent.ToolError](err); ok {
+	if te, ok := errors.AsType[*tool.ToolError](err); ok {
 		return a2a.NewError(a2a.ErrInvalidParams, te.Message).WithDetails(map[string]any{"code": te.Code})
 	}
 	ae, ok := errors.AsType[*APIError](chatError(err))
@@ -165,6 +154,14 @@ func a2aError(err error) error {
 		return err
 	}
 	switch {
+	case ae.Status == http.StatusTooManyRequests:
+		// A2A has no error for a spent budget: an invalid request, with
+		// the code and when to retry in its details.
+		details := map[string]any{"code": ae.Code}
+		if d, ok := ae.Details.(map[string]any); ok {
+			maps.Copy(details, d)
+		}
+		return a2a.NewError(a2a.ErrInvalidRequest, ae.Message).WithDetails(details)
 	case ae.Status == http.StatusNotFound:
 		return a2a.NewError(a2a.ErrTaskNotFound, ae.Message)
 	case ae.Status == http.StatusConflict:
@@ -196,6 +193,8 @@ func (h *a2aHandler) userTurn(ctx context.Context, id a2a.TaskID) (store.Turn, e
 type a2aMessage struct {
 	conv store.Conversation
 	text string
+	// created: the conversation was made for this message.
+	created bool
 }
 
 // resolve finds the conversation a message goes to (its task's, its
@@ -205,10 +204,6 @@ func (h *a2aHandler) resolve(ctx context.Context, req *a2a.SendMessageRequest) (
 	userID := account.UserID(ctx)
 	if req == nil || req.Message == nil {
 		return a2aMessage{}, invalidParams("message is required")
-	}
-	if ok, err := h.turns.Allow(userID); err != nil || !ok {
-		return a2aMessage{}, a2a.NewError(a2a.ErrInvalidRequest, "you are starting turns too fast; wait a moment").
-			WithDetails(map[string]any{"code": CodeRateLimited})
 	}
 	m := req.Message
 	var text []string
@@ -251,7 +246,7 @@ func (h *a2aHandler) resolve(ctx context.Context, req *a2a.SendMessageRequest) (
 		return out, a2aError(err)
 	}
 	conv, err := h.s.cfg.Store.CreateConversation(ctx, userID, site, titleFrom(out.text), h.s.cfg.DefaultModel)
-	out.conv = conv
+	out.conv, out.created = conv, err == nil
 	return out, err
 }
 
@@ -264,7 +259,7 @@ func (h *a2aHandler) SendMessage(ctx context.Context, req *a2a.SendMessageReques
 	}
 	immediate := req.Config != nil && req.Config.ReturnImmediately
 	var turnID string
-	_, err = h.s.converse(ctx, converseRequest{userID: account.UserID(ctx), conv: msg.conv, message: msg.text, heartbeat: h.s.cfg.KeepAlive},
+	_, err = h.s.converse(ctx, converseRequest{userID: account.UserID(ctx), conv: msg.conv, message: msg.text, heartbeat: h.s.cfg.KeepAlive, created: msg.created},
 		func(r *event.Record, _ event.Event) error {
 			if r != nil && turnID == "" {
 				turnID = r.TurnID
@@ -301,7 +296,7 @@ func (h *a2aHandler) SendStreamingMessage(ctx context.Context, req *a2a.SendMess
 			yield(nil, err)
 			return
 		}
-		h.stream(ctx, converseRequest{userID: account.UserID(ctx), conv: msg.conv, message: msg.text, heartbeat: h.s.cfg.KeepAlive}, req.Message, nil, yield)
+		h.stream(ctx, converseRequest{userID: account.UserID(ctx), conv: msg.conv, message: msg.text, heartbeat: h.s.cfg.KeepAlive, created: msg.created}, req.Message, nil, yield)
 	}
 }
 
@@ -440,8 +435,7 @@ func planArtifact(handoffID, goal string, plan json.RawMessage) *a2a.Artifact {
 
 // taskMeta is what every task of a conversation carries: its page.
 func (s *Server) taskMeta(ctx context.Context, conversationID string) map[string]any {
-	base, _ := ctx.Value(baseURLKey{}).(string)
-	return map[string]any{"strategist/conversationUrl": base + "/conversations/" + conversationID}
+	return map[string]any{"strategist/conversationUrl": s.conversationURL(conversationID)}
 }
 
 // taskView is how much of a task to send.

@@ -11,8 +11,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"strategist/internal/catalog/sites"
 	"strategist/internal/catalog/wdk"
+	"strategist/internal/sites"
 	"strategist/internal/store"
 	"strategist/web"
 )
@@ -156,6 +156,11 @@ func (s *Server) saveKey(c echo.Context, siteID, apiKey string, all bool) ([]Sto
 		return nil, validationError("paste the API key of your VEuPathDB account", map[string]string{"apiKey": "required"})
 	case len(apiKey) > maxAPIKey:
 		return nil, validationError("that is too long for a VEuPathDB API key", map[string]string{"apiKey": "too long"})
+	case strings.ContainsFunc(apiKey, func(r rune) bool { return r <= ' ' || r > '~' }):
+		// Keys are printable ASCII without spaces; anything else (a line
+		// break pasted inside) cannot be sent in a header, and is not the
+		// site's fault.
+		return nil, validationError("a VEuPathDB API key has no spaces, line breaks or other special characters; copy it again from your VEuPathDB account", map[string]string{"apiKey": "invalid characters"})
 	}
 	var keys []StoredKey
 	if all {

@@ -16,11 +16,11 @@ import (
 
 	"strategist/internal/account"
 	"strategist/internal/catalog/offline"
-	"strategist/internal/catalog/sites"
 	"strategist/internal/catalog/wdk"
 	"strategist/internal/config"
 	"strategist/internal/pgtest"
 	"strategist/internal/server"
+	"strategist/internal/sites"
 	"strategist/internal/store"
 )
 
@@ -128,8 +128,11 @@ func newLiveEnv(t *testing.T, secret bool, timeout time.Duration, opts ...func(*
 		t.Fatal(err)
 	}
 	prom := prometheus.NewRegistry()
+	srv := httptest.NewUnstartedServer(nil)
+	t.Cleanup(srv.Close)
 	cfg := server.Config{
-		Logger: log, Store: db, Accounts: accounts, Catalog: reg, Sites: reg, Keys: keys, Saver: reg,
+		PublicURL: "http://" + srv.Listener.Addr().String(),
+		Logger:    log, Store: db, Accounts: accounts, Catalog: reg, Sites: reg, Keys: keys, Saver: reg,
 		Chat: unusedChat{db: db}, Streamer: unusedStreamer{}, Strategies: noStrategies{}, Models: fixedModels{},
 		Ready:    func(ctx context.Context) error { return db.Ping(ctx) },
 		Registry: prom, Gatherer: prom, Auth: config.AuthLocal, DefaultModel: "offline",
@@ -141,8 +144,8 @@ func newLiveEnv(t *testing.T, secret bool, timeout time.Duration, opts ...func(*
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(s.Handler())
-	t.Cleanup(srv.Close)
+	srv.Config.Handler = s.Handler()
+	srv.Start()
 	return &liveEnv{pageEnv: &pageEnv{env: &env{t: t, srv: srv, db: db, accounts: accounts, clock: clk}}, fake: fake, logs: logs}
 }
 
@@ -346,5 +349,21 @@ func TestLiveSiteFaults(t *testing.T) {
 	e.fake.set(503, http.Header{"Retry-After": {"60"}})
 	if r := e.do("PUT", "/api/v1/account/veupathdb", token, `{"siteId":"toxodb-live","apiKey":"`+goodKey+`"}`); r.status != 503 || r.header.Get("Retry-After") != "60" {
 		t.Errorf("PUT during maintenance = %d %s", r.status, r.body)
+	}
+}
+
+// TestVEuPathDBKeyWithControlCharacters: a key with a line break, a tab or
+// another control character inside cannot be sent to a site as a header;
+// it is the researcher's input to fix (422), not the site's fault (503).
+func TestVEuPathDBKeyWithControlCharacters(t *testing.T) {
+	e := newLiveEnv(t, true, 5*time.Second)
+	_, token := e.user("ada@example.org")
+	for _, bad := range []string{`eyJ\r\nX-Evil: 1`, `eyJ\nabc`, `eyJ\rabc`, `eyJ\tabc`, `eyJ\u0001abc`, `eyJ abc`, `eyJ\u007fabc`, `eyJ\u00e9abc`, `eyJ\u2028abc`} {
+		for _, all := range []string{"false", "true"} {
+			r := e.do("PUT", "/api/v1/account/veupathdb", token, `{"siteId":"plasmodb-live","apiKey":"`+bad+`","allSites":`+all+`}`)
+			if r.status != http.StatusUnprocessableEntity || r.errorCode(t) != "VALIDATION_ERROR" {
+				t.Errorf("PUT key %s (all sites %s) = %d %s, want 422", bad, all, r.status, r.body)
+			}
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"net/http"
 	"reflect"
@@ -118,9 +119,19 @@ func (s *Server) runAGUI(c echo.Context) error {
 			}
 		}
 	}
-	conv, err := s.aguiThread(c, in.ThreadID, props.Site, message, len(in.Resume) == 0)
+	conv, created, err := s.aguiThread(c, in.ThreadID, props.Site, message, len(in.Resume) == 0)
 	if err != nil {
 		return err
+	}
+	// A run refused before its turn starts leaves no thread behind: the
+	// conversation made for it goes again.
+	started := false
+	if created {
+		defer func() {
+			if !started {
+				s.discardConversation(ctx, user, conv.ID)
+			}
+		}()
 	}
 	req := converseRequest{userID: user, conv: conv, message: message, autoBuild: props.AutoBuild, heartbeat: s.cfg.KeepAlive}
 	if len(in.Resume) > 0 {
@@ -154,6 +165,7 @@ func (s *Server) runAGUI(c echo.Context) error {
 	defer cancel()
 	if req.accept == "" && message == "" {
 		// A plan declined with nothing new to say: a run with no turn.
+		started = true // of an existing thread: nothing to take back
 		if err := st.start(); err != nil {
 			return nil
 		}
@@ -161,6 +173,7 @@ func (s *Server) runAGUI(c echo.Context) error {
 		return nil
 	}
 	out, err := s.converse(sctx, req, st.record)
+	started = len(out.turnIDs) > 0
 	if err != nil {
 		switch {
 		case !st.started && sctx.Err() == nil:
@@ -168,8 +181,15 @@ func (s *Server) runAGUI(c echo.Context) error {
 		case sctx.Err() != nil || errors.Is(err, errFollowStopped):
 			return nil // nobody is left to answer; the turn runs on
 		default:
+			// A refusal after the stream began (the build a run with
+			// autoBuild asks for, refused by the turn budget) is the
+			// run's error, with its code; anything else is internal.
+			ae := toAPIError(chatError(err))
+			if ae.Status >= 500 {
+				s.log.ErrorContext(ctx, "ag-ui run failed", slog.String("conversation_id", conv.ID), slog.Any("error", err))
+			}
 			if st.closeAll() == nil {
-				_ = st.send("RUN_ERROR", map[string]any{"message": err.Error(), "code": CodeInternal})
+				_ = st.send("RUN_ERROR", map[string]any{"message": ae.Message, "code": ae.Code})
 			}
 			return nil
 		}
@@ -180,40 +200,42 @@ func (s *Server) runAGUI(c echo.Context) error {
 
 // aguiThread finds the conversation a thread id names, or starts one
 // under that id (create) on site with a title from the message.
-func (s *Server) aguiThread(c echo.Context, threadID, site, message string, create bool) (store.Conversation, error) {
+// It reports whether it created the conversation.
+func (s *Server) aguiThread(c echo.Context, threadID, site, message string, create bool) (store.Conversation, bool, error) {
 	ctx := c.Request().Context()
 	if !isUUID(threadID) {
-		return store.Conversation{}, badRequest("threadId must be a UUID: a conversation id of yours, or a new one to start a conversation under")
+		return store.Conversation{}, false, badRequest("threadId must be a UUID: a conversation id of yours, or a new one to start a conversation under")
 	}
 	id := strings.ToLower(threadID)
 	conv, err := s.cfg.Store.Conversation(ctx, userID(c), id)
 	if !errors.Is(err, store.ErrNotFound) || !create {
 		if errors.Is(err, store.ErrNotFound) {
-			return conv, notFound("thread " + threadID)
+			return conv, false, notFound("thread " + threadID)
 		}
-		return conv, err
+		return conv, false, err
 	}
 	if site = strings.TrimSpace(site); site == "" {
 		site = defaultProtocolSite
 	}
 	if err := s.checkSite(c, site); err != nil {
-		return conv, err
+		return conv, false, err
 	}
 	conv, err = s.cfg.Store.CreateConversationWithID(ctx, id, userID(c), site, titleFrom(message), s.cfg.DefaultModel)
 	if errors.Is(err, store.ErrConflict) {
 		// Another user's conversation, or this user's created meanwhile.
 		conv, err = s.cfg.Store.Conversation(ctx, userID(c), id)
 		if errors.Is(err, store.ErrNotFound) {
-			return conv, notFound("thread " + threadID)
+			return conv, false, notFound("thread " + threadID)
 		}
+		return conv, false, err
 	}
-	return conv, err
+	return conv, err == nil, err
 }
 
 // aguiState is a thread's AG-UI state: its conversation and strategy
 // (strategy.Snapshot's JSON; null before anything is built), decoded.
 func (s *Server) aguiState(c echo.Context, conversationID string) (map[string]any, error) {
-	st := map[string]any{"conversationId": conversationID, "conversationUrl": conversationPageURL(c, conversationID), "strategy": nil}
+	st := map[string]any{"conversationId": conversationID, "conversationUrl": s.conversationURL(conversationID), "strategy": nil}
 	snap, err := s.cfg.Strategies.Conversation(c.Request().Context(), userID(c), conversationID)
 	if err != nil {
 		return st, nil // nothing built yet
@@ -278,7 +300,7 @@ func (a *aguiStream) start() error {
 	h.Set(headerConversation, a.conv.ID)
 	w.WriteHeader(http.StatusOK)
 	run := map[string]any{"threadId": a.in.ThreadID, "runId": a.in.RunID, "protocolVersion": aguiVersion,
-		"metadata": map[string]any{"strategist/conversationId": a.conv.ID, "strategist/conversationUrl": conversationPageURL(a.c, a.conv.ID)}}
+		"metadata": map[string]any{"strategist/conversationId": a.conv.ID, "strategist/conversationUrl": a.s.conversationURL(a.conv.ID)}}
 	if a.in.ParentRunID != "" {
 		run["parentRunId"] = a.in.ParentRunID
 	}
@@ -494,7 +516,7 @@ func (a *aguiStream) finish(ctx context.Context, out converseOutcome) {
 		end["outcome"] = map[string]any{"type": "interrupt", "interrupts": []any{in}}
 	case out.status == event.TurnCompleted:
 		summary, root := a.s.rootSummary(ctx, userID(a.c), a.conv.ID)
-		result := map[string]any{"conversationId": a.conv.ID, "conversationUrl": conversationPageURL(a.c, a.conv.ID), "summary": summary}
+		result := map[string]any{"conversationId": a.conv.ID, "conversationUrl": a.s.conversationURL(a.conv.ID), "summary": summary}
 		if root != nil {
 			result["rootStepId"] = root.ID
 			if root.Count != nil {

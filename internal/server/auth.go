@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -206,9 +208,27 @@ func (s *Server) signOut(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, "/signin")
 }
 
-// safeNext keeps post-sign-in redirects on this site.
+// safeNext keeps post-sign-in redirects on this site: it returns next only
+// when it is a path of this origin, and "/" otherwise. Browsers strip tabs
+// and newlines from a Location and read a backslash as a slash, so
+// "/\t/evil.example" or "/\\evil.example" would take the visitor to
+// another host: any whitespace, control or invisible character, any
+// backslash, a scheme, a host, or a start other than one "/" is refused,
+// whatever its spelling.
 func safeNext(next string) string {
-	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || !utf8.ValidString(next) {
+		return "/"
+	}
+	for _, r := range next {
+		// unicode.IsPrint is false for controls, format characters (zero
+		// width, bidirectional overrides) and every space but U+0020.
+		if r == ' ' || r == '\\' || !unicode.IsPrint(r) {
+			return "/"
+		}
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" ||
+		!strings.HasPrefix(u.EscapedPath(), "/") || strings.HasPrefix(u.EscapedPath(), "//") {
 		return "/"
 	}
 	return next

@@ -75,15 +75,51 @@ func TestBrowserSignIn(t *testing.T) {
 	}
 }
 
+// TestOpenRedirectRefused: after sign-in only a path of this site is
+// followed. Anything a browser could read as another origin (a scheme, a
+// host, "//" or "/\\" however spelled, whitespace or control characters a
+// browser strips before parsing) goes home instead; same-site paths are kept.
 func TestOpenRedirectRefused(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, config.AuthLocal)
 	e.user("ada@example.org")
-	for _, next := range []string{"https://evil.example", "//evil.example", "/\\evil.example"} {
-		r := e.form("/signin", url.Values{"email": {"ada@example.org"}, "password": {"correct horse battery"}, "next": {next}}, nil)
-		if loc := r.header.Get("Location"); loc != "/" {
-			t.Errorf("next=%q redirected to %q", next, loc)
+	refused := []string{
+		"https://evil.example", "http:evil.example", "//evil.example", "/\\evil.example", "\\\\evil.example",
+		"/\t/evil.example", "/\n/evil.example", "/\r/evil.example", "\t//evil.example", " //evil.example",
+		"/ /evil.example", "/\x00/evil.example", "/\x0b/evil.example", "/\x7f/evil.example",
+		"/evil.example\\@x", "/a\\b", "javascript:alert(1)", "JavaScript:alert(1)", "data:text/html,x",
+		"/\u00a0/evil.example", "/\u2028/evil.example", "/\u200b/evil.example", "/\u202e/evil.example", "/\ufeff/x",
+		"/\xff\xfe", "evil.example", "", "?next=x", "#x", "./x", "../x",
+	}
+	kept := []string{"/", "/conversations/123", "/conversations?page=2#end", "/%2Fevil.example", "/search?q=a%20b", "/caf\u00e9"}
+	_, _ = e.user("bob@example.org")
+	signedIn := sessionCookie(t, e.form("/signin", url.Values{"email": {"bob@example.org"}, "password": {"correct horse battery"}}, nil))
+	// ok: a redirect to want, or (for text the input check refuses: NUL,
+	// invalid UTF-8) a 400 that sends nobody anywhere.
+	ok := func(r response, want string) bool {
+		loc := r.header.Get("Location")
+		if r.status == http.StatusBadRequest && want == "/" {
+			return loc == ""
 		}
+		return r.status == http.StatusSeeOther && loc == want
+	}
+	check := func(next, want string) {
+		t.Helper()
+		r := e.form("/signin", url.Values{"email": {"ada@example.org"}, "password": {"correct horse battery"}, "next": {next}}, nil)
+		if !ok(r, want) {
+			t.Errorf("sign-in with next=%q = %d to %q, want %q", next, r.status, r.header.Get("Location"), want)
+		}
+		// A signed-in visitor of /signin is sent on at once.
+		r = e.page("/signin?next="+url.QueryEscape(next), signedIn)
+		if !ok(r, want) {
+			t.Errorf("signed-in /signin?next=%q = %d to %q, want %q", next, r.status, r.header.Get("Location"), want)
+		}
+	}
+	for _, next := range refused {
+		check(next, "/")
+	}
+	for _, next := range kept {
+		check(next, next)
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"strategist/internal/catalog"
-	"strategist/internal/catalog/sites"
+	"strategist/internal/sites"
 )
 
 func (s *Server) listSites(c echo.Context) error {

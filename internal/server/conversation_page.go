@@ -13,9 +13,9 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"strategist/internal/catalog"
-	"strategist/internal/catalog/sites"
 	"strategist/internal/event"
 	"strategist/internal/eventlog"
+	"strategist/internal/sites"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
 	"strategist/web"

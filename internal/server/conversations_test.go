@@ -3,6 +3,7 @@ package server_test
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -126,5 +127,27 @@ func TestConversationRoutesAnswer404ToOtherUsers(t *testing.T) {
 	}
 	if r := e.do("GET", "/api/v1/conversations/"+id, ada, ""); r.status != 200 || r.json(t)["title"] != "Ada's" {
 		t.Errorf("owner's conversation after the attempts = %d %s", r.status, r.body)
+	}
+}
+
+// TestSearchOfOperatorsIsNot500: searches of runs of minus signs and other
+// operators (once a 500: "tsquery stack too small") answer like any
+// search, on the API and on the home page.
+func TestSearchOfOperatorsIsNot500(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, config.AuthLocal)
+	_, token := e.user("ada@example.org")
+	e.do("POST", "/api/v1/conversations", token, `{"siteId":"plasmodb","title":"Kinases"}`)
+	ck := sessionCookie(t, e.form("/signin", url.Values{"email": {"ada@example.org"}, "password": {"correct horse battery"}}, nil))
+	for _, q := range []string{
+		strings.Repeat("-", 33), strings.Repeat("-", 199) + "k", strings.Repeat("- ", 99) + "k", strings.Repeat("-!", 99),
+		strings.Repeat(`"`, 200), strings.Repeat("or ", 66), strings.Repeat("<->", 66), "kinases -" + strings.Repeat("-", 40),
+	} {
+		if r := e.do("GET", "/api/v1/conversations?q="+url.QueryEscape(q), token, ""); r.status != http.StatusOK {
+			t.Errorf("API search %q = %d %s", q, r.status, r.body)
+		}
+		if r := e.page("/?q="+url.QueryEscape(q), ck); r.status != http.StatusOK {
+			t.Errorf("home page search %q = %d", q, r.status)
+		}
 	}
 }

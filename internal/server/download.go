@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"strategist/internal/catalog"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy"
 )
 
@@ -53,7 +54,7 @@ func (s *Server) downloadStepResults(c echo.Context, format string) error {
 	}
 	ctx := c.Request().Context()
 	stepID := strategy.StepID(c.Param("stepId"))
-	page := catalog.Page{Limit: strategy.MaxPageSize}
+	page := catalog.Page{Limit: strategies.MaxPageSize}
 	ans, err := s.cfg.Strategies.StepResults(ctx, userID(c), snap.StrategyID, stepID, page)
 	if err != nil {
 		return strategyError(err)

@@ -15,6 +15,7 @@ import (
 	"strategist/internal/offlinetest"
 	"strategist/internal/server"
 	"strategist/internal/store"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy"
 )
 
@@ -31,9 +32,9 @@ func TestResearcherEdits(t *testing.T) {
 	if cat.DataErr() != nil {
 		t.Skipf("gene data: %v", cat.DataErr())
 	}
-	var svc *strategy.Service
+	var svc *strategies.Service
 	e := newEnvWith(t, config.AuthLocal, cat, func(cfg *server.Config) {
-		svc, err = strategy.NewService(strategy.Config{Store: cfg.Store.(*store.DB), Catalog: cat})
+		svc, err = strategies.NewService(strategies.Config{Store: cfg.Store.(*store.DB), Catalog: cat})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,9 +143,9 @@ func TestStepParamsForm(t *testing.T) {
 	if cat.DataErr() != nil {
 		t.Skipf("gene data: %v", cat.DataErr())
 	}
-	var svc *strategy.Service
+	var svc *strategies.Service
 	e := &pageEnv{env: newEnvWith(t, config.AuthLocal, cat, func(cfg *server.Config) {
-		svc, err = strategy.NewService(strategy.Config{Store: cfg.Store.(*store.DB), Catalog: cat})
+		svc, err = strategies.NewService(strategies.Config{Store: cfg.Store.(*store.DB), Catalog: cat})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 	"strategist/internal/offlinetest"
 	"strategist/internal/server"
 	"strategist/internal/store"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy"
 )
 
@@ -35,13 +36,13 @@ func enrichmentEnv(t *testing.T, plain bool) (e *env, ada, eve, conv string, roo
 	if cat.DataErr() != nil {
 		t.Skipf("gene data: %v", cat.DataErr())
 	}
-	var svc *strategy.Service
+	var svc *strategies.Service
 	var svcCat strategy.Catalog = cat
 	if plain {
 		svcCat = withoutEnrichment{cat}
 	}
 	e = newEnvWith(t, config.AuthLocal, cat, func(cfg *server.Config) {
-		svc, err = strategy.NewService(strategy.Config{Store: cfg.Store.(*store.DB), Catalog: svcCat})
+		svc, err = strategies.NewService(strategies.Config{Store: cfg.Store.(*store.DB), Catalog: svcCat})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"strategist/internal/account"
 	"strategist/internal/catalog"
+	"strategist/internal/chat"
 	"strategist/internal/store"
 )
 
@@ -89,6 +90,9 @@ func toAPIError(err error) *APIError {
 	if ae, ok := errors.AsType[*APIError](err); ok {
 		return ae
 	}
+	if be, ok := errors.AsType[*chat.BudgetError](err); ok {
+		return budgetError(be)
+	}
 	if he, ok := errors.AsType[*echo.HTTPError](err); ok {
 		msg := fmt.Sprint(he.Message)
 		switch he.Code {
@@ -130,6 +134,8 @@ func toAPIError(err error) *APIError {
 		return &APIError{Status: http.StatusNotFound, Code: CodeNotFound, Message: "not found", Err: err}
 	case errors.Is(err, store.ErrConflict):
 		return &APIError{Status: http.StatusConflict, Code: CodeConflict, Message: "conflicts with existing data", Err: err}
+	case errors.Is(err, store.ErrInvalidText):
+		return &APIError{Status: http.StatusBadRequest, Code: CodeInvalidText, Message: "text must be UTF-8 without NUL characters", Err: err}
 	case errors.Is(err, account.ErrBusy):
 		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "too many sign-ins at once; try again in a moment", RetryAfter: time.Second, Err: err}
 	case errors.Is(err, account.ErrUnauthenticated):
@@ -159,7 +165,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 			slog.Any("error", err))
 	}
 	if ae.RetryAfter > 0 {
-		c.Response().Header().Set("Retry-After", strconv.Itoa(int(ae.RetryAfter.Round(time.Second)/time.Second)))
+		c.Response().Header().Set("Retry-After", strconv.Itoa(retrySeconds(ae.RetryAfter)))
 	}
 	var werr error
 	switch {

@@ -1,6 +1,8 @@
 package server_test
 
 import (
+	"context"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"strings"
@@ -81,3 +83,83 @@ func TestBadTextInPagesIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestBadTextIsRefusedWhateverTheBodyType: the text check reads every
+// body, whatever its declared type and its case: a capitalised JSON type,
+// text/plain or no type at all on the protocol routes (which read JSON
+// whatever the type), and multipart forms, which no route takes.
+func TestBadTextIsRefusedWhateverTheBodyType(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, config.AuthLocal)
+	_, token := e.user("ada@example.org")
+	id := e.do("POST", "/api/v1/conversations", token, `{"siteId":"plasmodb","title":"kinases"}`).json(t)["id"].(string)
+	conv := "/api/v1/conversations/" + id
+	agui := `{"threadId":"0b9e4f7c-3d1a-4c55-9a7e-2f6d8c1b0a93","runId":"r1","messages":[{"id":"m1","role":"user","content":"kinases\u0000"}]}`
+	openai := `{"model":"strategist","messages":[{"role":"user","content":"kinases\u0000"}]}`
+	for _, tt := range []struct {
+		name, method, path, contentType, body string
+	}{
+		{"capitalised JSON type", "PATCH", conv, "Application/JSON", `{"title":"a\u0000b"}`},
+		{"upper-case JSON type", "PATCH", conv, "APPLICATION/JSON; charset=UTF-8", `{"title":"a\u0000b"}`},
+		{"JSON type with raw NUL", "PATCH", conv, "Application/Json", "{\"title\":\"a\x00b\"}"},
+		{"AG-UI as text/plain", "POST", "/ag-ui", "text/plain", agui},
+		{"AG-UI without a type", "POST", "/ag-ui", "", agui},
+		{"AG-UI with invalid UTF-8", "POST", "/ag-ui", "application/octet-stream", strings.Replace(agui, `\u0000`, "\xff", 1)},
+		{"OpenAI as text/plain", "POST", "/v1/chat/completions", "text/plain", openai},
+		{"OpenAI without a type", "POST", "/v1/chat/completions", "", openai},
+		{"OpenAI as capitalised JSON", "POST", "/v1/chat/completions", "Application/JSON", openai},
+		{"OpenAI with a raw NUL and an odd type", "POST", "/v1/chat/completions", "application/x-anything", strings.Replace(openai, `\u0000`, "\x00", 1)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := http.NewRequest(tt.method, e.srv.URL+tt.path, strings.NewReader(tt.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Authorization", "Bearer "+token)
+			if tt.contentType != "" {
+				req.Header.Set("Content-Type", tt.contentType)
+			}
+			r := e.send(req)
+			if r.status != http.StatusBadRequest || !strings.Contains(strings.ToUpper(string(r.body)), CodeInvalidText) {
+				t.Errorf("%s %s (%q) = %d %s, want 400 %s", tt.method, tt.path, tt.contentType, r.status, r.body, CodeInvalidText)
+			}
+		})
+	}
+	if got := e.do("GET", conv, token, "").json(t)["title"]; got != "kinases" {
+		t.Errorf("title after the refused requests = %q", got)
+	}
+
+	// Multipart: no route takes it, and its parts are never read.
+	pe := newPageEnv(t)
+	ada := pe.signIn("ada@example.org")
+	pid := pe.conversation(ada, "kinases").ID
+	for _, path := range []string{"/conversations/" + pid + "/rename", "/signin", conv} {
+		var b strings.Builder
+		mw := multipart.NewWriter(&b)
+		_ = mw.WriteField("csrf_token", ada.csrf)
+		_ = mw.WriteField("title", "a\x00b")
+		_ = mw.WriteField("email", "ada@example.org")
+		_ = mw.WriteField("password", "correct horse battery")
+		_ = mw.Close()
+		method := "POST"
+		if path == conv {
+			method = "PATCH"
+		}
+		req, err := http.NewRequest(method, pe.srv.URL+path, strings.NewReader(b.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		req.Header.Set("X-CSRF-Token", ada.csrf)
+		req.AddCookie(ada.cookie)
+		if r := pe.send(req); r.status != http.StatusUnsupportedMediaType {
+			t.Errorf("multipart %s %s = %d, want 415", method, path, r.status)
+		}
+	}
+	if c, err := pe.db.Conversation(context.Background(), ada.userID, pid); err != nil || c.Title != "kinases" {
+		t.Errorf("conversation after a multipart rename = %+v, %v", c, err)
+	}
+}
+
+const CodeInvalidText = "INVALID_TEXT"

@@ -7,19 +7,20 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"strategist/internal/account"
-	"strategist/internal/agent"
 	"strategist/internal/catalog/catalogtool"
 	"strategist/internal/event"
 	"strategist/internal/executor"
 	"strategist/internal/store"
-	"strategist/internal/strategy"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy/graphtool"
+	"strategist/internal/tool"
 )
 
 // Strategist as an MCP server (Streamable HTTP at /mcp; `strategist mcp`
@@ -39,7 +40,7 @@ import (
 // MCP handler runs.
 
 // GraphService is what the MCP strategy tools need of the strategy
-// service (*strategy.Service): the agents' graph tools' and get_strategy's
+// service (*strategies.Service): the agents' graph tools' and get_strategy's
 // needs.
 type GraphService interface {
 	graphtool.Service
@@ -94,7 +95,7 @@ func (s *Server) mcpHandler() (http.Handler, error) {
 func (s *Server) serveMCP(h http.Handler) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		ctx, cancel := context.WithCancel(context.WithValue(r.Context(), baseURLKey{}, c.Scheme()+"://"+r.Host))
+		ctx, cancel := context.WithCancel(r.Context())
 		defer cancel()
 		defer context.AfterFunc(s.stopping, cancel)()
 		defer s.streams.add(currentIdentity(c).cred, cancel)()
@@ -102,8 +103,6 @@ func (s *Server) serveMCP(h http.Handler) echo.HandlerFunc {
 		return nil
 	}
 }
-
-type baseURLKey struct{}
 
 func (s *Server) denyMCP(c echo.Context, msg string) error {
 	return &APIError{Status: http.StatusUnauthorized, Code: CodeUnauthenticated, Message: msg}
@@ -113,7 +112,16 @@ func (s *Server) denyMCP(c echo.Context, msg string) error {
 // structured content (and its JSON text), a failure the model should see as
 // an error result with its code, and where the answer comes from in _meta.
 func (s *Server) mcpCall(t mcpTool) mcp.ToolHandler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (answer *mcp.CallToolResult, failed error) {
+		// The SDK runs tool handlers on goroutines of its own, outside
+		// echo's recovery: a panic here would end the process.
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.ErrorContext(ctx, "mcp tool panicked", slog.String("tool", t.tool.Name),
+					slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
+				answer, failed = toolErrorResult(&tool.ToolError{Code: tool.CodeToolError, Message: "internal error"}), nil
+			}
+		}()
 		userID := account.UserID(ctx)
 		if userID == "" {
 			return nil, errors.New("no authenticated user")
@@ -121,7 +129,7 @@ func (s *Server) mcpCall(t mcpTool) mcp.ToolHandler {
 		args := map[string]json.RawMessage{}
 		if raw := req.Params.Arguments; len(raw) > 0 && string(raw) != "null" {
 			if err := json.Unmarshal(raw, &args); err != nil {
-				return toolErrorResult(&agent.ToolError{Code: agent.CodeValidation, Message: "arguments must be a JSON object"}), nil
+				return toolErrorResult(&tool.ToolError{Code: tool.CodeValidation, Message: "arguments must be a JSON object"}), nil
 			}
 		}
 		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
@@ -133,14 +141,14 @@ func (s *Server) mcpCall(t mcpTool) mcp.ToolHandler {
 		}
 		res, site, err := t.call(ctx, userID, args)
 		if err != nil {
-			if te, ok := errors.AsType[*agent.ToolError](err); ok {
+			if te, ok := errors.AsType[*tool.ToolError](err); ok {
 				return toolErrorResult(te), nil
 			}
 			if errors.Is(err, store.ErrNotFound) {
-				return toolErrorResult(&agent.ToolError{Code: "NOT_FOUND", Message: "no such conversation of yours"}), nil
+				return toolErrorResult(&tool.ToolError{Code: "NOT_FOUND", Message: "no such conversation of yours"}), nil
 			}
 			s.log.ErrorContext(ctx, "mcp tool failed", slog.String("tool", t.tool.Name), slog.Any("error", err))
-			return toolErrorResult(&agent.ToolError{Code: agent.CodeToolError, Message: "internal error"}), nil
+			return toolErrorResult(&tool.ToolError{Code: tool.CodeToolError, Message: "internal error"}), nil
 		}
 		raw, err := json.Marshal(res)
 		if err != nil {
@@ -158,7 +166,7 @@ func (s *Server) mcpCall(t mcpTool) mcp.ToolHandler {
 	}
 }
 
-func toolErrorResult(te *agent.ToolError) *mcp.CallToolResult {
+func toolErrorResult(te *tool.ToolError) *mcp.CallToolResult {
 	body := map[string]any{"code": te.Code, "message": te.Message}
 	if len(te.Details) > 0 {
 		body["details"] = te.Details
@@ -225,7 +233,7 @@ func (s *Server) mcpTools() ([]mcpTool, error) {
 		}})
 	}
 
-	create := agent.NewTool("create_conversation",
+	create := tool.NewTool("create_conversation",
 		"Start a Strategist conversation to build a strategy in; returns its conversationId (the strategy tools' argument) and the address of its page, which shows the strategy live.",
 		func(ctx context.Context, args createConversationArgs) (*createdConversation, error) {
 			return s.mcpCreateConversation(ctx, args)
@@ -235,11 +243,16 @@ func (s *Server) mcpTools() ([]mcpTool, error) {
 		return nil, err
 	}
 	out = append(out, mcpTool{tool: decl, call: func(ctx context.Context, _ string, args map[string]json.RawMessage) (any, string, error) {
-		res, err := callNamed(ctx, []agent.Tool{create}, create.Name(), args)
-		if c, ok := res.(*createdConversation); ok {
-			return res, c.Site, err
+		res, err := callNamed(ctx, []tool.Tool{create}, create.Name(), args)
+		if err != nil {
+			// A failed call's result is a typed nil: never read it.
+			return nil, "", err
 		}
-		return res, "", err
+		c, ok := res.(*createdConversation)
+		if !ok || c == nil {
+			return nil, "", fmt.Errorf("server: create_conversation answered %T", res)
+		}
+		return c, c.Site, nil
 	}})
 
 	ask := s.askTool()
@@ -248,7 +261,7 @@ func (s *Server) mcpTools() ([]mcpTool, error) {
 		return nil, err
 	}
 	out = append(out, mcpTool{tool: decl, call: func(ctx context.Context, _ string, args map[string]json.RawMessage) (any, string, error) {
-		res, err := callNamed(ctx, []agent.Tool{ask}, ask.Name(), args)
+		res, err := callNamed(ctx, []tool.Tool{ask}, ask.Name(), args)
 		return res, "", err
 	}})
 
@@ -275,7 +288,7 @@ func (s *Server) mcpTools() ([]mcpTool, error) {
 				return nil, "", err
 			}
 			if !isUUID(id) {
-				return nil, "", &agent.ToolError{Code: agent.CodeValidation, Message: argConversation + " must be a conversation id (a UUID)"}
+				return nil, "", &tool.ToolError{Code: tool.CodeValidation, Message: argConversation + " must be a conversation id (a UUID)"}
 			}
 			conv, err := s.cfg.Store.Conversation(ctx, userID, strings.ToLower(id))
 			if err != nil {
@@ -294,7 +307,7 @@ func (s *Server) mcpTools() ([]mcpTool, error) {
 
 // graphTools are get_strategy and the executor's graph tools over one
 // conversation's strategy, bound as the executor binds them.
-func (s *Server) graphTools(userID, conversationID, site string) ([]agent.Tool, error) {
+func (s *Server) graphTools(userID, conversationID, site string) ([]tool.Tool, error) {
 	if s.cfg.Graph == nil {
 		return nil, errors.New("server: no strategy service for the MCP graph tools")
 	}
@@ -308,13 +321,13 @@ func (s *Server) graphTools(userID, conversationID, site string) ([]agent.Tool, 
 	if err != nil {
 		return nil, err
 	}
-	return append([]agent.Tool{get}, graph...), nil
+	return append([]tool.Tool{get}, graph...), nil
 }
 
 // mcpDecl declares an agent tool to MCP: its name, description and
 // inferred schema, with one property added (required or not) when add is
 // set.
-func mcpDecl(t agent.Tool, add bool, prop string, propSchema map[string]any, required bool) (*mcp.Tool, error) {
+func mcpDecl(t tool.Tool, add bool, prop string, propSchema map[string]any, required bool) (*mcp.Tool, error) {
 	if err := t.Err(); err != nil {
 		return nil, err
 	}
@@ -348,7 +361,7 @@ func mcpDecl(t agent.Tool, add bool, prop string, propSchema map[string]any, req
 // callNamed runs the tool called name of tools with args (the added
 // property already taken out), as the agents' loop would: arguments are
 // validated against the tool's schema first.
-func callNamed(ctx context.Context, tools []agent.Tool, name string, args map[string]json.RawMessage) (any, error) {
+func callNamed(ctx context.Context, tools []tool.Tool, name string, args map[string]json.RawMessage) (any, error) {
 	for _, t := range tools {
 		if t.Name() != name {
 			continue
@@ -368,13 +381,13 @@ func stringArg(args map[string]json.RawMessage, name, def string) (string, error
 	delete(args, name)
 	if !ok || string(raw) == "null" {
 		if def == "" {
-			return "", &agent.ToolError{Code: agent.CodeValidation, Message: name + " is required"}
+			return "", &tool.ToolError{Code: tool.CodeValidation, Message: name + " is required"}
 		}
 		return def, nil
 	}
 	var v string
 	if err := json.Unmarshal(raw, &v); err != nil || strings.TrimSpace(v) == "" {
-		return "", &agent.ToolError{Code: agent.CodeValidation, Message: name + " must be a non-empty string"}
+		return "", &tool.ToolError{Code: tool.CodeValidation, Message: name + " must be a non-empty string"}
 	}
 	return strings.TrimSpace(v), nil
 }
@@ -391,7 +404,7 @@ func (s *Server) usableSite(ctx context.Context, userID, site string) error {
 		for _, st := range all {
 			if st.ID == site {
 				if !st.Available {
-					return &agent.ToolError{Code: "SITE_ACCOUNT", Message: st.Name + " is not available: " + st.Message}
+					return &tool.ToolError{Code: "SITE_ACCOUNT", Message: st.Name + " is not available: " + st.Message}
 				}
 				return nil
 			}
@@ -409,7 +422,7 @@ func (s *Server) usableSite(ctx context.Context, userID, site string) error {
 			known = append(known, x.ID)
 		}
 	}
-	return &agent.ToolError{Code: "NOT_FOUND", Message: "unknown site " + quote(site), Details: map[string]any{"known": known}}
+	return &tool.ToolError{Code: "NOT_FOUND", Message: "unknown site " + quote(site), Details: map[string]any{"known": known}}
 }
 
 type createConversationArgs struct {
@@ -437,7 +450,7 @@ func (s *Server) mcpCreateConversation(ctx context.Context, args createConversat
 	if strings.TrimSpace(args.Title) != "" {
 		t, err := checkTitle(args.Title)
 		if err != nil {
-			return nil, &agent.ToolError{Code: agent.CodeValidation, Message: err.(*APIError).Message}
+			return nil, &tool.ToolError{Code: tool.CodeValidation, Message: err.(*APIError).Message}
 		}
 		title = t
 	}
@@ -445,19 +458,18 @@ func (s *Server) mcpCreateConversation(ctx context.Context, args createConversat
 	if err != nil {
 		return nil, err
 	}
-	base, _ := ctx.Value(baseURLKey{}).(string)
-	return &createdConversation{ConversationID: conv.ID, Title: conv.Title, Site: conv.SiteID, URL: base + "/conversations/" + conv.ID}, nil
+	return &createdConversation{ConversationID: conv.ID, Title: conv.Title, Site: conv.SiteID, URL: s.conversationURL(conv.ID)}, nil
 }
 
-var _ GraphService = (*strategy.Service)(nil)
+var _ GraphService = (*strategies.Service)(nil)
 
 // askTool is ask_strategist: a message to Strategist's own agents, run as
 // a turn of a conversation exactly as if typed on its page, with the turn's
 // progress sent as MCP progress notifications (when the client asks for
 // them with a progress token) and the answer, the root count and the
 // page's address as the result.
-func (s *Server) askTool() agent.Tool {
-	return agent.NewTool("ask_strategist",
+func (s *Server) askTool() tool.Tool {
+	return tool.NewTool("ask_strategist",
 		"Ask Strategist's planner in words (\"DNA repair genes, excluding chromosome 14\", or a follow-up such as \"now only those with a signal peptide\"): "+
 			"it plans the strategy with the catalog, and builds it with sub-agents when build is true (or when the message is \"build\" and a plan waits). "+
 			"Returns the answer, the root step's count and the conversation's page; the turn runs on the server, its page shows it live.",
@@ -489,12 +501,13 @@ type progressKey struct{}
 func (s *Server) ask(ctx context.Context, args askArgs) (*askResult, error) {
 	userID := account.UserID(ctx)
 	var (
-		conv store.Conversation
-		err  error
+		conv    store.Conversation
+		err     error
+		created bool
 	)
 	if id := strings.TrimSpace(args.ConversationID); id != "" {
 		if !isUUID(id) {
-			return nil, &agent.ToolError{Code: agent.CodeValidation, Message: argConversation + " must be a conversation id (a UUID)"}
+			return nil, &tool.ToolError{Code: tool.CodeValidation, Message: argConversation + " must be a conversation id (a UUID)"}
 		}
 		conv, err = s.cfg.Store.Conversation(ctx, userID, strings.ToLower(id))
 	} else {
@@ -506,6 +519,7 @@ func (s *Server) ask(ctx context.Context, args askArgs) (*askResult, error) {
 			return nil, err
 		}
 		conv, err = s.cfg.Store.CreateConversation(ctx, userID, site, titleFrom(args.Message), s.cfg.DefaultModel)
+		created = true
 	}
 	if err != nil {
 		return nil, err
@@ -513,7 +527,7 @@ func (s *Server) ask(ctx context.Context, args askArgs) (*askResult, error) {
 	progress, _ := ctx.Value(progressKey{}).(func(string))
 	n := newNarrator(args.Build)
 	var answer strings.Builder
-	out, err := s.converse(ctx, converseRequest{userID: userID, conv: conv, message: args.Message, autoBuild: args.Build, heartbeat: s.cfg.KeepAlive},
+	out, err := s.converse(ctx, converseRequest{userID: userID, conv: conv, message: args.Message, autoBuild: args.Build, heartbeat: s.cfg.KeepAlive, created: created},
 		func(_ *event.Record, e event.Event) error {
 			if e == nil {
 				return nil
@@ -527,13 +541,16 @@ func (s *Server) ask(ctx context.Context, args askArgs) (*askResult, error) {
 		})
 	if err != nil {
 		if ae, ok := errors.AsType[*APIError](chatError(err)); ok && ae.Status < 500 {
-			return nil, &agent.ToolError{Code: ae.Code, Message: ae.Message}
+			te := &tool.ToolError{Code: ae.Code, Message: ae.Message}
+			if d, ok := ae.Details.(map[string]any); ok {
+				te.Details = d
+			}
+			return nil, te
 		}
 		return nil, err
 	}
-	base, _ := ctx.Value(baseURLKey{}).(string)
 	summary, root := s.rootSummary(ctx, userID, conv.ID)
-	res := &askResult{ConversationID: conv.ID, URL: base + "/conversations/" + conv.ID, Status: out.status, Error: out.errText,
+	res := &askResult{ConversationID: conv.ID, URL: s.conversationURL(conv.ID), Status: out.status, Error: out.errText,
 		PlanWaiting: out.pendingHandoff != "", Answer: answer.String(), Summary: summary}
 	if root != nil {
 		res.RootStepID, res.RootCount = string(root.ID), root.Count

@@ -53,16 +53,18 @@ func (m *httpMetrics) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		if stream {
 			defer m.app.StreamOpened(c.Request().Context())()
 		}
-		err := next(c)
 		route := c.Path()
 		if route == "" {
 			route = "unmatched"
 		}
 		if span := trace.SpanFromContext(c.Request().Context()); span.IsRecording() {
-			// The request's span (otelhttp) learns its route only now.
+			// The request's span (otelhttp) learns its route only now, and
+			// its url.path, set from the raw path, is replaced by the one
+			// logs show: a share link's token is a credential.
 			span.SetName(c.Request().Method + " " + route)
-			span.SetAttributes(attribute.String("http.route", route))
+			span.SetAttributes(attribute.String("http.route", route), attribute.String("url.path", loggedPath(c)))
 		}
+		err := next(c)
 		status := c.Response().Status
 		if err != nil {
 			status = toAPIError(err).Status

@@ -203,7 +203,7 @@ func (s *Server) chatCompletions(c echo.Context) error {
 	if strings.TrimSpace(message) == "" {
 		return badRequest("the last user message has no text")
 	}
-	conv, err := s.openAIConversation(c, req.Messages, message)
+	conv, madeNow, err := s.openAIConversation(c, req.Messages, message)
 	if err != nil {
 		return err
 	}
@@ -211,7 +211,7 @@ func (s *Server) chatCompletions(c echo.Context) error {
 	id := "chatcmpl-" + conv.ID
 	created := time.Now().Unix()
 	n := newNarrator(auto)
-	creq := converseRequest{userID: userID(c), conv: conv, message: message, autoBuild: auto, heartbeat: s.cfg.KeepAlive}
+	creq := converseRequest{userID: userID(c), conv: conv, message: message, autoBuild: auto, heartbeat: s.cfg.KeepAlive, created: madeNow}
 	// Following the turn ends with the request, at shutdown, when the
 	// token is revoked or the conversation deleted; the turn itself runs
 	// on.
@@ -318,7 +318,7 @@ func (s *Server) chatCompletions(c echo.Context) error {
 // closing is the answer's last paragraph: the root count and the page.
 func (s *Server) closing(c echo.Context, conversationID string, out converseOutcome) string {
 	summary, _ := s.rootSummary(c.Request().Context(), userID(c), conversationID)
-	return summary + " Conversation: " + conversationPageURL(c, conversationID)
+	return summary + " Conversation: " + s.conversationURL(conversationID)
 }
 
 func usageOf(out converseOutcome) chatUsage {
@@ -327,7 +327,7 @@ func usageOf(out converseOutcome) chatUsage {
 
 // openAIConversation finds the request's conversation: the header's, else
 // the one an earlier answer links to, else a new one.
-func (s *Server) openAIConversation(c echo.Context, msgs []chatMessageIn, first string) (store.Conversation, error) {
+func (s *Server) openAIConversation(c echo.Context, msgs []chatMessageIn, first string) (conv store.Conversation, created bool, err error) {
 	ctx := c.Request().Context()
 	id := strings.TrimSpace(c.Request().Header.Get(headerConversation))
 	if id == "" {
@@ -342,22 +342,23 @@ func (s *Server) openAIConversation(c echo.Context, msgs []chatMessageIn, first 
 	}
 	if id != "" {
 		if !isUUID(id) {
-			return store.Conversation{}, badRequest(headerConversation + " must be a conversation id (a UUID)")
+			return conv, false, badRequest(headerConversation + " must be a conversation id (a UUID)")
 		}
-		conv, err := s.cfg.Store.Conversation(ctx, userID(c), strings.ToLower(id))
+		conv, err = s.cfg.Store.Conversation(ctx, userID(c), strings.ToLower(id))
 		if errors.Is(err, store.ErrNotFound) {
-			return conv, notFound("conversation " + id)
+			return conv, false, notFound("conversation " + id)
 		}
-		return conv, err
+		return conv, false, err
 	}
 	site := strings.TrimSpace(c.Request().Header.Get(headerSite))
 	if site == "" {
 		site = defaultProtocolSite
 	}
 	if err := s.checkSite(c, site); err != nil {
-		return store.Conversation{}, err
+		return conv, false, err
 	}
-	return s.cfg.Store.CreateConversation(ctx, userID(c), site, titleFrom(first), s.cfg.DefaultModel)
+	conv, err = s.cfg.Store.CreateConversation(ctx, userID(c), site, titleFrom(first), s.cfg.DefaultModel)
+	return conv, err == nil, err
 }
 
 // titleFrom makes a new conversation's title from its first message (the

@@ -27,6 +27,7 @@ import (
 	"strategist/internal/pgtest"
 	"strategist/internal/server"
 	"strategist/internal/store"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy"
 )
 
@@ -94,11 +95,11 @@ func (*fakeStrategies) Conversation(context.Context, string, string) (strategy.S
 	return twoSteps, nil
 }
 
-func (f *fakeStrategies) Undo(context.Context, string, string) (strategy.Result, error) {
+func (f *fakeStrategies) Undo(context.Context, string, string) (strategies.Result, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.undos++
-	return strategy.Result{}, nil
+	return strategies.Result{}, nil
 }
 
 func (*fakeStrategies) StepResults(_ context.Context, _, _ string, step strategy.StepID, page catalog.Page) (*catalog.Answer, error) {
@@ -159,17 +160,20 @@ func newPageEnv(t testing.TB) *pageEnv {
 	}
 	fc, fs := &fakeChat{db: db}, &fakeStrategies{}
 	reg := prometheus.NewRegistry()
+	srv := httptest.NewUnstartedServer(nil)
+	t.Cleanup(srv.Close)
 	s, err := server.New(server.Config{
-		Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelError})),
-		Store:  db, Accounts: accounts, Catalog: cat, Chat: fc, Streamer: logStreamer{db: db}, Strategies: fs, Models: fixedModels{},
+		PublicURL: "http://" + srv.Listener.Addr().String(),
+		Logger:    slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelError})),
+		Store:     db, Accounts: accounts, Catalog: cat, Chat: fc, Streamer: logStreamer{db: db}, Strategies: fs, Models: fixedModels{},
 		Ready:    func(ctx context.Context) error { return db.Ping(ctx) },
 		Registry: reg, Gatherer: reg, Auth: config.AuthLocal, DefaultModel: "offline",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(s.Handler())
-	t.Cleanup(srv.Close)
+	srv.Config.Handler = s.Handler()
+	srv.Start()
 	return &pageEnv{env: &env{t: t, srv: srv, db: db, accounts: accounts, clock: clk}, chat: fc, strategies: fs}
 }
 

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -58,10 +60,10 @@ func (s *Server) requireTokenUser(deny func(c echo.Context, msg string) error) e
 	}
 }
 
-// conversationPageURL is the absolute address of a conversation's page, on the host the
-// client called.
-func conversationPageURL(c echo.Context, conversationID string) string {
-	return c.Scheme() + "://" + c.Request().Host + "/conversations/" + conversationID
+// conversationURL is the absolute address of a conversation's page, on
+// the server's public URL.
+func (s *Server) conversationURL(conversationID string) string {
+	return s.cfg.PublicURL + "/conversations/" + url.PathEscape(conversationID)
 }
 
 // conversationLinkRE finds a conversation page's address in text a client
@@ -98,6 +100,9 @@ type converseRequest struct {
 	// instead of starting one (message is then unused); the stream is
 	// read from conv.LastEventSeq.
 	follow string
+	// created says the request made conv for this message: a refused
+	// start deletes it again, so a refused request leaves nothing.
+	created bool
 }
 
 // converseOutcome is how the followed turns ended.
@@ -123,6 +128,9 @@ func (s *Server) converse(ctx context.Context, req converseRequest, onRecord fun
 	if turnID == "" {
 		var err error
 		if turnID, err = s.startOrAccept(ctx, req); err != nil {
+			if req.created {
+				s.discardConversation(ctx, req.userID, req.conv.ID)
+			}
 			return out, err
 		}
 	}
@@ -184,6 +192,16 @@ func (s *Server) converse(ctx context.Context, req converseRequest, onRecord fun
 			}
 			return out, errors.New("server: the conversation's stream ended before its turn")
 		}
+	}
+}
+
+// discardConversation deletes a conversation a protocol request made for
+// a turn that was then refused (no turn of it ever started).
+func (s *Server) discardConversation(ctx context.Context, userID, conversationID string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := s.cfg.Store.DeleteConversation(ctx, userID, conversationID); err != nil && !errors.Is(err, store.ErrNotFound) {
+		s.log.WarnContext(ctx, "deleting the conversation of a refused turn", slog.String("conversation_id", conversationID), slog.Any("error", err))
 	}
 }
 

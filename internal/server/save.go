@@ -7,7 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"strategist/internal/catalog/sites"
+	"strategist/internal/sites"
 	"strategist/internal/strategy"
 	"strategist/web"
 )

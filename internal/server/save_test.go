@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"strategist/internal/catalog"
-	"strategist/internal/catalog/sites"
 	"strategist/internal/server"
+	"strategist/internal/sites"
 	"strategist/internal/strategy"
 )
 

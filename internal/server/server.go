@@ -27,12 +27,13 @@ import (
 	"strategist/internal/account"
 	"strategist/internal/catalog"
 	"strategist/internal/catalog/enrich"
-	"strategist/internal/catalog/sites"
 	"strategist/internal/chat"
 	"strategist/internal/config"
 	"strategist/internal/eventlog"
 	"strategist/internal/llm"
+	"strategist/internal/sites"
 	"strategist/internal/store"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy"
 	"strategist/internal/telemetry"
 	"strategist/web"
@@ -84,15 +85,15 @@ type Streamer interface {
 	Batches(ctx context.Context, userID, conversationID string, after int64, heartbeat time.Duration) iter.Seq2[[]*eventlog.Published, error]
 }
 
-// Strategies reads and undoes conversations' strategies (*strategy.Service).
+// Strategies reads and undoes conversations' strategies (*strategies.Service).
 type Strategies interface {
 	Conversation(ctx context.Context, userID, conversationID string) (strategy.Snapshot, error)
-	Versions(ctx context.Context, userID, strategyID string) ([]strategy.Version, error)
-	Undo(ctx context.Context, userID, strategyID string) (strategy.Result, error)
-	Redo(ctx context.Context, userID, strategyID string) (strategy.Result, error)
+	Versions(ctx context.Context, userID, strategyID string) ([]strategies.Version, error)
+	Undo(ctx context.Context, userID, strategyID string) (strategies.Result, error)
+	Redo(ctx context.Context, userID, strategyID string) (strategies.Result, error)
 	// Apply changes the strategy as the agents' graph tools do (the
 	// researcher's own edits: combine roots, delete a step).
-	Apply(ctx context.Context, userID, strategyID string, m strategy.Mutation) (strategy.Result, error)
+	Apply(ctx context.Context, userID, strategyID string, m strategy.Mutation) (strategies.Result, error)
 	StepResults(ctx context.Context, userID, strategyID string, stepID strategy.StepID, page catalog.Page) (*catalog.Answer, error)
 	WDK(ctx context.Context, userID, strategyID string) (*strategy.WDKStrategy, error)
 	StepEnrichment(ctx context.Context, userID, strategyID string, stepID strategy.StepID, cutoff float64) (*enrich.Result, error)
@@ -124,7 +125,7 @@ type Config struct {
 	Chat       Chat
 	Streamer   Streamer
 	Strategies Strategies
-	// Graph serves the MCP strategy tools (*strategy.Service); nil leaves
+	// Graph serves the MCP strategy tools (*strategies.Service); nil leaves
 	// them out of /mcp.
 	Graph  GraphService
 	Models Models
@@ -146,6 +147,18 @@ type Config struct {
 	// metrics, static files and event streams are not traced.
 	Tracer trace.TracerProvider
 
+	// PublicURL is the address clients reach this server at, scheme and
+	// host (https://strategist.example.org): every absolute URL the server
+	// writes (the A2A agent card, share links, conversation links in
+	// protocol answers) is on it, never on a request's Host or forwarded
+	// headers, which a client or a shared cache could poison. Required.
+	PublicURL string
+	// TrustedProxies are the networks of the reverse proxies in front of
+	// the server: a request from one of them is the client's that its
+	// X-Forwarded-For names; from anywhere else it is the connection's
+	// (none: every request is the connection's).
+	TrustedProxies []*net.IPNet
+
 	Auth          config.AuthMode
 	SecureCookies bool
 	DefaultModel  string
@@ -160,10 +173,6 @@ type Config struct {
 	// dropped.
 	KeepAlive    time.Duration
 	WriteTimeout time.Duration
-	// TurnRate and TurnBurst limit turn creation per user (default 1/s,
-	// burst 10).
-	TurnRate  float64
-	TurnBurst int
 	// RequestRate limits requests per client address (default 50/s, burst
 	// four times that).
 	RequestRate float64
@@ -205,6 +214,11 @@ func New(cfg Config) (*Server, error) {
 	case cfg.Auth != config.AuthLocal && cfg.Auth != config.AuthDev:
 		return nil, fmt.Errorf("server: unknown auth mode %q", cfg.Auth)
 	}
+	public, err := config.ParsePublicURL(cfg.PublicURL)
+	if err != nil {
+		return nil, fmt.Errorf("server: public URL: %w", err)
+	}
+	cfg.PublicURL = public
 	if cfg.RequestTimeout == 0 {
 		cfg.RequestTimeout = 30 * time.Second
 	}
@@ -216,9 +230,6 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.WriteTimeout == 0 {
 		cfg.WriteTimeout = 10 * time.Second
-	}
-	if cfg.TurnRate == 0 {
-		cfg.TurnRate, cfg.TurnBurst = 1, 10
 	}
 	if cfg.RequestRate == 0 {
 		cfg.RequestRate = 50
@@ -312,8 +323,7 @@ func (s *Server) routes() error {
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = s.errorHandler
-	// Requests come straight from clients; no proxy header is trusted.
-	e.IPExtractor = echo.ExtractIPDirect()
+	e.IPExtractor = ipExtractor(s.cfg.TrustedProxies)
 
 	metrics, err := newHTTPMetrics(s.cfg.Registry, s.cfg.Metrics)
 	if err != nil {
@@ -376,7 +386,7 @@ func (s *Server) routes() error {
 	page(http.MethodGet, "/conversations/:id/stream", s.streamPage)
 	page(http.MethodPost, "/conversations/:id/rename", s.renameConversationForm)
 	page(http.MethodPost, "/conversations/:id/delete", s.deleteConversationForm)
-	e.Add(http.MethodPost, "/conversations/:id/turns", s.sendMessageForm, s.requirePageUser, s.turnLimiter())
+	page(http.MethodPost, "/conversations/:id/turns", s.sendMessageForm)
 	page(http.MethodGet, "/conversations/:id/turns/:turnId", s.turnPage)
 	page(http.MethodGet, "/conversations/:id/tool-calls/:key", s.toolCallPage)
 	page(http.MethodGet, "/conversations/:id/artifacts", s.olderArtifactsPage)
@@ -416,7 +426,7 @@ func (s *Server) routes() error {
 	api(http.MethodGet, "/account/veupathdb", s.getVEuPathDBAccount)
 	api(http.MethodPut, "/account/veupathdb", s.putVEuPathDBKey)
 	api(http.MethodDelete, "/account/veupathdb", s.deleteVEuPathDBKey)
-	e.Add(http.MethodPost, "/api/v1/conversations/:id/turns", s.startTurn, s.requireAPIUser, s.turnLimiter())
+	api(http.MethodPost, "/conversations/:id/turns", s.startTurn)
 	api(http.MethodPost, "/conversations/:id/turns/:turnId/cancel", s.cancelTurn)
 	api(http.MethodGet, "/conversations/:id/events", s.streamEvents)
 	api(http.MethodPost, "/conversations/:id/handoffs/:handoffId/accept", s.acceptHandoff)
@@ -441,27 +451,14 @@ func (s *Server) routes() error {
 	e.Any(mcpPath, s.serveMCP(mcpHandler), s.requireTokenUser(s.denyMCP))
 	openAI := s.requireTokenUser(s.denyOpenAI)
 	e.GET("/v1/models", s.openAIModels, openAI)
-	e.POST("/v1/chat/completions", s.chatCompletions, openAI, s.turnLimiter())
+	e.POST("/v1/chat/completions", s.chatCompletions, openAI)
 	s.a2aRoutes(e)
-	e.POST(aguiPath, s.runAGUI, s.requireTokenUser(s.denyAGUI), s.turnLimiter())
+	e.POST(aguiPath, s.runAGUI, s.requireTokenUser(s.denyAGUI))
 	return nil
 }
 
 // mcpPath is where the MCP server answers (Streamable HTTP).
 const mcpPath = "/mcp"
-
-// turnLimiter limits how fast one user starts turns.
-func (s *Server) turnLimiter() echo.MiddlewareFunc {
-	return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
-		Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
-			Rate: rate.Limit(s.cfg.TurnRate), Burst: s.cfg.TurnBurst, ExpiresIn: 10 * time.Minute,
-		}),
-		IdentifierExtractor: func(c echo.Context) (string, error) { return userID(c), nil },
-		DenyHandler: func(c echo.Context, _ string, _ error) error {
-			return &APIError{Status: http.StatusTooManyRequests, Code: CodeRateLimited, Message: "you are starting turns too fast; wait a moment", RetryAfter: time.Second}
-		},
-	})
-}
 
 // maxCompressing bounds the responses gzipped at once.
 const maxCompressing = 16
@@ -525,7 +522,7 @@ func (s *Server) requestLogger() echo.MiddlewareFunc {
 				level = slog.LevelWarn
 			}
 			s.log.LogAttrs(c.Request().Context(), level, "request",
-				slog.String("method", v.Method), slog.String("path", v.URIPath),
+				slog.String("method", v.Method), slog.String("path", loggedPath(c)),
 				slog.Int("status", v.Status), slog.Duration("latency", v.Latency),
 				slog.String("request_id", v.RequestID))
 			return nil
@@ -548,4 +545,57 @@ func (s *Server) readyz(c echo.Context) error {
 		return c.JSON(http.StatusServiceUnavailable, errorBody{Error: errorPayload{Code: CodeUnavailable, Message: "not ready: " + err.Error()}})
 	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// secretParams are the route parameters whose values are credentials:
+// logs and traces show the parameter's name instead.
+var secretParams = map[string]bool{"token": true}
+
+// loggedPath is a request's path as logs and traces show it: its route
+// with each parameter's value filled in, except secrets (a share link's
+// token), which stay ":token". A path no route matched is shown with any
+// segment that looks like a token replaced, so a mistyped share link is
+// not one either.
+func loggedPath(c echo.Context) string {
+	route := c.Path()
+	if route == "" {
+		return redactTokens(c.Request().URL.Path)
+	}
+	segs := strings.Split(route, "/")
+	for i, seg := range segs {
+		switch {
+		case strings.HasPrefix(seg, ":") && !secretParams[seg[1:]]:
+			segs[i] = redactTokens(c.Param(seg[1:]))
+		case seg == "*":
+			segs[i] = redactTokens(c.Param("*"))
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// redactTokens replaces each segment of a path that looks like a token.
+func redactTokens(p string) string {
+	segs := strings.Split(p, "/")
+	for i, seg := range segs {
+		if account.LooksLikeToken(seg) {
+			segs[i] = "(redacted)"
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// ipExtractor finds a request's client address: the connection's, or,
+// for a connection from one of the trusted proxies, the nearest address
+// in X-Forwarded-For that is not a trusted proxy. echo's defaults also
+// trust loopback, link-local and private networks; here only the
+// configured networks are.
+func ipExtractor(proxies []*net.IPNet) echo.IPExtractor {
+	if len(proxies) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, n := range proxies {
+		opts = append(opts, echo.TrustIPRange(n))
+	}
+	return echo.ExtractIPFromXFFHeader(opts...)
 }

@@ -27,6 +27,7 @@ import (
 	"strategist/internal/pgtest"
 	"strategist/internal/server"
 	"strategist/internal/store"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy"
 )
 
@@ -79,14 +80,14 @@ type noStrategies struct{}
 func (noStrategies) Conversation(context.Context, string, string) (strategy.Snapshot, error) {
 	return strategy.Snapshot{}, store.ErrNotFound
 }
-func (noStrategies) Versions(context.Context, string, string) ([]strategy.Version, error) {
+func (noStrategies) Versions(context.Context, string, string) ([]strategies.Version, error) {
 	return nil, store.ErrNotFound
 }
-func (noStrategies) Undo(context.Context, string, string) (strategy.Result, error) {
-	return strategy.Result{}, store.ErrNotFound
+func (noStrategies) Undo(context.Context, string, string) (strategies.Result, error) {
+	return strategies.Result{}, store.ErrNotFound
 }
-func (noStrategies) Redo(context.Context, string, string) (strategy.Result, error) {
-	return strategy.Result{}, store.ErrNotFound
+func (noStrategies) Redo(context.Context, string, string) (strategies.Result, error) {
+	return strategies.Result{}, store.ErrNotFound
 }
 func (noStrategies) StepResults(context.Context, string, string, strategy.StepID, catalog.Page) (*catalog.Answer, error) {
 	return nil, store.ErrNotFound
@@ -94,8 +95,8 @@ func (noStrategies) StepResults(context.Context, string, string, strategy.StepID
 func (noStrategies) WDK(context.Context, string, string) (*strategy.WDKStrategy, error) {
 	return nil, store.ErrNotFound
 }
-func (noStrategies) Apply(context.Context, string, string, strategy.Mutation) (strategy.Result, error) {
-	return strategy.Result{}, store.ErrNotFound
+func (noStrategies) Apply(context.Context, string, string, strategy.Mutation) (strategies.Result, error) {
+	return strategies.Result{}, store.ErrNotFound
 }
 
 func (noStrategies) StepEnrichment(context.Context, string, string, strategy.StepID, float64) (*enrich.Result, error) {
@@ -133,7 +134,11 @@ func newEnvWith(t testing.TB, auth config.AuthMode, cat catalog.Catalog, opts ..
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
+	// The listener comes first: the server's public URL is its address.
+	srv := httptest.NewUnstartedServer(nil)
+	t.Cleanup(srv.Close)
 	cfg := server.Config{
+		PublicURL:    "http://" + srv.Listener.Addr().String(),
 		Logger:       slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelError})),
 		Store:        db,
 		Accounts:     accounts,
@@ -157,8 +162,8 @@ func newEnvWith(t testing.TB, auth config.AuthMode, cat catalog.Catalog, opts ..
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(s.Handler())
-	t.Cleanup(srv.Close)
+	srv.Config.Handler = s.Handler()
+	srv.Start()
 	return &env{t: t, srv: srv, db: db, accounts: accounts, clock: clk}
 }
 
@@ -257,11 +262,11 @@ func (e *env) page(path string, cookie *http.Cookie) response {
 	return e.send(req)
 }
 
-// send does a request without following redirects.
+// send does a request without following redirects, or reading them: a
+// redirect's Location is shown as sent, even one no client would follow.
 func (e *env) send(req *http.Request) response {
 	e.t.Helper()
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := client.Do(req)
+	resp, err := http.DefaultTransport.RoundTrip(req)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -45,17 +45,13 @@ func (s *Server) share(c echo.Context, public bool) (shareView, error) {
 		return shareView{}, err
 	}
 	v := newShareView(sh)
-	v.Token, v.URL = token, s.shareURL(c, token)
+	v.Token, v.URL = token, s.shareURL(token)
 	return v, nil
 }
 
-// shareURL is the address of a share link on the host the request came to.
-func (s *Server) shareURL(c echo.Context, token string) string {
-	scheme := "http"
-	if c.Request().TLS != nil || s.cfg.SecureCookies {
-		scheme = "https"
-	}
-	return scheme + "://" + c.Request().Host + "/shared/" + url.PathEscape(token)
+// shareURL is the address of a share link, on the server's public URL.
+func (s *Server) shareURL(token string) string {
+	return s.cfg.PublicURL + "/shared/" + url.PathEscape(token)
 }
 
 // createShare is POST /api/v1/conversations/{id}/share with an optional

@@ -9,6 +9,7 @@ import (
 
 	"strategist/internal/catalog"
 	"strategist/internal/store"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy"
 )
 
@@ -67,7 +68,7 @@ func (s *Server) strategyVersions(c echo.Context) error {
 		return err
 	}
 	if versions == nil {
-		versions = []strategy.Version{}
+		versions = []strategies.Version{}
 	}
 	return c.JSON(http.StatusOK, map[string]any{"strategyId": snap.StrategyID, "versions": versions})
 }
@@ -94,14 +95,14 @@ type combineRequest struct {
 // applyEdit applies a researcher's edit of the conversation's strategy
 // through the strategy service, as the agents' tools do: the same checks,
 // the same version history and Undo, the same graph_snapshot on the stream.
-func (s *Server) applyEdit(c echo.Context, m strategy.Mutation) (strategy.Result, error) {
+func (s *Server) applyEdit(c echo.Context, m strategy.Mutation) (strategies.Result, error) {
 	snap, err := s.conversationStrategy(c)
 	if err != nil {
-		return strategy.Result{}, err
+		return strategies.Result{}, err
 	}
 	res, err := s.cfg.Strategies.Apply(c.Request().Context(), userID(c), snap.StrategyID, m)
 	if err != nil {
-		return strategy.Result{}, strategyError(err)
+		return strategies.Result{}, strategyError(err)
 	}
 	return res, nil
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -70,6 +71,9 @@ const CodeNotReplaceable = "NOT_REPLACEABLE"
 
 // chatError maps the orchestrator's errors onto responses.
 func chatError(err error) error {
+	if be, ok := errors.AsType[*chat.BudgetError](err); ok {
+		return budgetError(be)
+	}
 	if ie, ok := errors.AsType[*chat.InputError](err); ok {
 		details := map[string]any{"field": ie.Field}
 		if len(ie.Allowed) > 0 {
@@ -94,3 +98,17 @@ func chatError(err error) error {
 	}
 	return err
 }
+
+// budgetError answers a turn refused by the user's turn budget: 429
+// RATE_LIMITED with Retry-After, whichever way the turn came in.
+func budgetError(be *chat.BudgetError) *APIError {
+	msg := "you are starting turns too fast; wait a moment"
+	if be.Running {
+		msg = fmt.Sprintf("you have %d turns running, the most at once; wait for one to end or cancel one", be.Limit)
+	}
+	return &APIError{Status: http.StatusTooManyRequests, Code: CodeRateLimited, Message: msg, RetryAfter: be.RetryAfter,
+		Details: map[string]any{"limit": be.Limit, "running": be.Running, "retryAfterSeconds": retrySeconds(be.RetryAfter)}, Err: be}
+}
+
+// retrySeconds is a Retry-After in whole seconds, at least one.
+func retrySeconds(d time.Duration) int { return max(1, int((d+time.Second-1)/time.Second)) }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"strings"
+	"unicode"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -113,7 +114,75 @@ const prefixedConversationColumns = `c.id, c.user_id, c.site_id, c.title, c.mode
 // each of these texts. A query of no searchable words
 // (blank, or only words like "the") matches nothing.
 func (db *DB) SearchConversations(ctx context.Context, userID, query string, limit int) ([]ConversationHit, error) {
-	rows, _ := db.pool.Query(ctx, searchConversationsSQL, userID, query, limit)
+	rows, _ := db.pool.Query(ctx, searchConversationsSQL, userID, webSearchQuery(query), limit)
 	hits, err := pgx.CollectRows(rows, pgx.RowToStructByName[ConversationHit])
 	return hits, translate("search conversations", err)
 }
+
+// webSearchQuery rewrites a researcher's query into the part of
+// websearch_to_tsquery's syntax it means: words, hyphenated words,
+// "quoted phrases", "or", and a "-" that excludes the word or phrase it
+// starts. websearch_to_tsquery reads every other "-" that follows a space
+// or punctuation as one more negation, and fails ("tsquery stack too
+// small") on 33 of them in a row, so a run of minus signs before a term
+// is one exclusion, and a minus sign that neither starts a term nor joins
+// two words becomes a space. Other punctuation is left to the parser,
+// which ignores what it cannot index.
+func webSearchQuery(q string) string {
+	var b strings.Builder
+	for q != "" {
+		q = strings.TrimLeftFunc(q, unicode.IsSpace)
+		negate := false
+		for strings.HasPrefix(q, "-") {
+			negate, q = true, q[1:]
+		}
+		var term string
+		quoted := strings.HasPrefix(q, `"`)
+		if quoted {
+			q = q[1:]
+			end := strings.IndexByte(q, '"')
+			if end < 0 {
+				end = len(q)
+			}
+			term, q = q[:end], q[min(end+1, len(q)):]
+		} else {
+			end := strings.IndexFunc(q, func(r rune) bool { return unicode.IsSpace(r) || r == '"' })
+			if end < 0 {
+				end = len(q)
+			}
+			term, q = q[:end], q[end:]
+		}
+		term = strings.Join(strings.Fields(joiningHyphens(term)), " ")
+		if !strings.ContainsFunc(term, isWordRune) {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		// A negated term starts with a letter or digit, or is quoted: the
+		// "-" then applies to it alone.
+		if negate && (quoted || isWordRune([]rune(term)[0])) {
+			b.WriteByte('-')
+		}
+		if quoted {
+			b.WriteString(`"` + term + `"`)
+		} else {
+			b.WriteString(term)
+		}
+	}
+	return b.String()
+}
+
+// joiningHyphens keeps the minus signs of s that join two letters or
+// digits ("well-known") and turns every other one into a space.
+func joiningHyphens(s string) string {
+	rs := []rune(s)
+	for i, r := range rs {
+		if r == '-' && (i == 0 || i == len(rs)-1 || !isWordRune(rs[i-1]) || !isWordRune(rs[i+1])) {
+			rs[i] = ' '
+		}
+	}
+	return string(rs)
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }

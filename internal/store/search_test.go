@@ -3,7 +3,9 @@ package store_test
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -207,5 +209,91 @@ func TestShares(t *testing.T) {
 	}
 	if _, err := db.ShareByTokenHash(ctx, []byte("hash-2")); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("link of a deleted conversation: %v, want ErrNotFound", err)
+	}
+}
+
+// TestSearchPathologicalQueries: no query is an error. PostgreSQL's
+// websearch_to_tsquery fails ("tsquery stack too small") on 33 or more
+// minus signs, spaced or not, or minus signs behind other punctuation;
+// these and random runs of every operator it knows are searched like
+// any other text, and ordinary syntax keeps its meaning.
+func TestSearchPathologicalQueries(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := newDB(t)
+	ada := mustUser(t, db, "ada@example.org")
+	for _, title := range []string{"Kinases of the merozoite", "Invasion genes", "Well-known e.coli kinases"} {
+		if _, err := db.CreateConversation(ctx, ada.ID, "plasmodb", title, "offline"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	minus := strings.Repeat("-", 40)
+	queries := []string{
+		minus, minus + "kinase", "kinase " + minus, strings.Repeat("- ", 60) + "kinase", strings.Repeat("-!", 60) + "kinase",
+		strings.Repeat("-\"", 60) + "kinase", "\"" + strings.Repeat("- ", 60) + "kinase\"", strings.Repeat("or ", 100) + "kinase",
+		strings.Repeat("\"", 101), strings.Repeat("(", 100) + "kinase", strings.Repeat("!", 100), strings.Repeat("kinase -", 100),
+		strings.Repeat("-a ", 100), strings.Repeat("<-> ", 50) + "kinase", strings.Repeat("kinase | ", 200), strings.Repeat("x", 5000),
+		strings.Repeat("-kinase ", 300), "kinase" + strings.Repeat("-", 100) + "merozoite", "\\" + minus, "'" + minus + "'",
+	}
+	rnd := rand.New(rand.NewPCG(26, 8))
+	ops := []string{"-", "-", "-", "\"", " ", "!", "(", ")", "&", "|", ":", "*", "<->", "or", "\\", "'", ".", "_", "kinase", "a"}
+	for range 300 {
+		var b strings.Builder
+		for range rnd.IntN(300) {
+			b.WriteString(ops[rnd.IntN(len(ops))])
+		}
+		queries = append(queries, b.String())
+	}
+	for _, q := range queries {
+		if _, err := db.SearchConversations(ctx, ada.ID, q, 50); err != nil {
+			t.Errorf("SearchConversations(%q): %v", q, err)
+		}
+	}
+	for _, tt := range []struct {
+		q    string
+		want []string
+	}{
+		{"kinases -merozoite", []string{"Well-known e.coli kinases"}},
+		{minus + "merozoite kinases", []string{"Well-known e.coli kinases"}},
+		{`"invasion genes"`, []string{"Invasion genes"}},
+		{`kinases -"of the merozoite"`, []string{"Well-known e.coli kinases"}},
+		{"well-known", []string{"Well-known e.coli kinases"}},
+		{"e.coli", []string{"Well-known e.coli kinases"}},
+		{"merozoite or invasion", []string{"Invasion genes", "Kinases of the merozoite"}},
+	} {
+		got := searchTitles(t, db, ada.ID, tt.q)
+		slices.Sort(got)
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("search %q mismatch (-want +got):\n%s", tt.q, diff)
+		}
+	}
+}
+
+// TestInvalidTextIsTheCallersError: text PostgreSQL cannot store (a NUL,
+// invalid UTF-8) that reaches the store is ErrInvalidText, not an
+// unexplained failure, and nothing is written.
+func TestInvalidTextIsTheCallersError(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := newDB(t)
+	ada := mustUser(t, db, "ada@example.org")
+	conv, err := db.CreateConversation(ctx, ada.ID, "plasmodb", "kinases", "offline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"a\x00b", "a\xffb", "\xc3\x28"} {
+		if _, err := db.CreateConversation(ctx, ada.ID, "plasmodb", bad, "offline"); !errors.Is(err, store.ErrInvalidText) {
+			t.Errorf("CreateConversation(%q) = %v, want ErrInvalidText", bad, err)
+		}
+		if _, err := db.RenameConversation(ctx, ada.ID, conv.ID, bad); !errors.Is(err, store.ErrInvalidText) {
+			t.Errorf("RenameConversation(%q) = %v, want ErrInvalidText", bad, err)
+		}
+	}
+	// A search's invalid bytes are read as U+FFFD; a NUL is refused.
+	if _, err := db.SearchConversations(ctx, ada.ID, "a\x00b", 10); !errors.Is(err, store.ErrInvalidText) {
+		t.Errorf("SearchConversations with a NUL = %v, want ErrInvalidText", err)
+	}
+	if got, err := db.Conversation(ctx, ada.ID, conv.ID); err != nil || got.Title != "kinases" {
+		t.Errorf("conversation after refused renames = %q, %v", got.Title, err)
 	}
 }

@@ -25,6 +25,12 @@ var ErrNotFound = errors.New("store: not found")
 // ErrConflict means a unique or exclusion constraint refused the write.
 var ErrConflict = errors.New("store: conflict")
 
+// ErrInvalidText means PostgreSQL refused text it cannot store: invalid
+// UTF-8 or a NUL character. The server's input check refuses such text
+// before it gets here; this keeps any text it misses the caller's error
+// rather than the server's.
+var ErrInvalidText = errors.New("store: text must be UTF-8 without NUL characters")
+
 // DB is the store over a connection pool. Its methods are safe for
 // concurrent use.
 type DB struct {
@@ -109,6 +115,8 @@ func translate(op string, err error) error {
 			return fmt.Errorf("store: %s: %w (%s)", op, ErrConflict, pgErr.ConstraintName)
 		case "22P02": // invalid_text_representation: a malformed uuid is simply not found
 			return fmt.Errorf("store: %s: %w", op, ErrNotFound)
+		case "22021", "22P05": // character_not_in_repertoire (invalid UTF-8, NUL), untranslatable_character
+			return fmt.Errorf("store: %s: %w", op, ErrInvalidText)
 		}
 	}
 	return fmt.Errorf("store: %s: %w", op, err)

@@ -51,7 +51,20 @@ type StartTurn struct {
 	// AcceptHandoff, when set, moves this pending handoff to accepted in the
 	// same transaction (the execute turn it starts is this turn).
 	AcceptHandoff string
+	// MaxRunning, when positive, caps the user's running turns: a start
+	// that would make more is ErrTooManyTurns. The user's starts are
+	// serialised on their row, so two at once cannot both take the last
+	// place, on any replica.
+	MaxRunning int
 }
+
+// ErrTooManyTurns: the user already has StartTurn.MaxRunning turns running.
+var ErrTooManyTurns = errors.New("store: too many running turns")
+
+// lockUserSQL serialises one user's turn starts (StartTurn.MaxRunning): the
+// start's next statement, with a snapshot of its own, counts the turns the
+// starts before it committed.
+const lockUserSQL = `SELECT 1 FROM users WHERE id = $1 FOR UPDATE`
 
 const insertMessageSQL = `
 INSERT INTO messages (id, conversation_id, turn_id, role, content, data)
@@ -76,12 +89,15 @@ h AS (
     WHERE id = NULLIF($6::text, '')::uuid AND status = 'pending'
       AND conversation_id IN (SELECT id FROM c)
     RETURNING id),
+busy AS (
+    SELECT $7::int > 0 AND (SELECT count(*) FROM turns rt JOIN conversations rc ON rc.id = rt.conversation_id
+        WHERE rc.user_id = $2 AND rt.status = 'running') >= $7::int AS at_cap),
 t AS (
     INSERT INTO turns (id, conversation_id, mode, model, owner)
     SELECT $5, c.id, $3, $4, '' FROM c
-    WHERE $6::text = '' OR EXISTS (SELECT 1 FROM h)
+    WHERE ($6::text = '' OR EXISTS (SELECT 1 FROM h)) AND NOT (SELECT at_cap FROM busy)
     RETURNING id)
-SELECT (SELECT site_id FROM c), EXISTS (SELECT 1 FROM h), EXISTS (SELECT 1 FROM t)`
+SELECT (SELECT site_id FROM c), EXISTS (SELECT 1 FROM h), EXISTS (SELECT 1 FROM t), (SELECT at_cap FROM busy)`
 
 // StartedTurn is what a turn's start committed.
 type StartedTurn struct {
@@ -109,13 +125,16 @@ func (db *DB) StartTurnTx(ctx context.Context, st StartTurn) (StartedTurn, error
 		return StartedTurn{}, fmt.Errorf("store: start turn: no turn id")
 	}
 	var (
-		site              *string
-		accepted, started bool
-		events            *queuedAppend
+		site                    *string
+		accepted, started, full bool
+		events                  *queuedAppend
 	)
 	b := &pgx.Batch{}
-	b.Queue(startTurnSQL, st.ConversationID, st.UserID, st.Mode, st.Model, st.TurnID, st.AcceptHandoff).QueryRow(func(row pgx.Row) error {
-		return row.Scan(&site, &accepted, &started)
+	if st.MaxRunning > 0 {
+		b.Queue(lockUserSQL, st.UserID)
+	}
+	b.Queue(startTurnSQL, st.ConversationID, st.UserID, st.Mode, st.Model, st.TurnID, st.AcceptHandoff, st.MaxRunning).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&site, &accepted, &started, &full)
 	})
 	m := st.Message
 	b.Queue(insertMessageSQL, m.ID, st.ConversationID, st.TurnID, m.Role, m.Content, nullableJSON(m.Data))
@@ -138,6 +157,9 @@ func (db *DB) StartTurnTx(ctx context.Context, st StartTurn) (StartedTurn, error
 		// Not this user's conversation: the message's foreign key
 		// failed, and nothing was written.
 		return StartedTurn{}, translate("start turn", ErrNotFound)
+	case full && (err == nil || isForeignKeyViolation(err)):
+		// The user's running turns are at the cap: nothing was written.
+		return StartedTurn{}, fmt.Errorf("store: start turn: %w", ErrTooManyTurns)
 	case st.AcceptHandoff != "" && !accepted && (err == nil || isForeignKeyViolation(err)):
 		return StartedTurn{}, translate("start turn", ErrNotFound)
 	case err == nil:

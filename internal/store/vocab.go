@@ -44,26 +44,25 @@ const (
 )
 
 // HandoffStatus is the state of the planner's request that a plan be built.
-type HandoffStatus string
+type HandoffStatus = event.HandoffStatus
 
-// The states of a handoff: pending until accepted, or superseded by a
-// later request.
+// The states of a handoff.
 const (
-	HandoffPending    HandoffStatus = "pending"
-	HandoffAccepted   HandoffStatus = "accepted"
-	HandoffSuperseded HandoffStatus = "superseded"
+	HandoffPending    = event.HandoffStatusPending
+	HandoffAccepted   = event.HandoffStatusAccepted
+	HandoffSuperseded = event.HandoffStatusSuperseded
 )
 
 // DelegationStatus is a delegation's status.
-type DelegationStatus string
+type DelegationStatus = event.DelegationStatus
 
 // The statuses of a delegation.
 const (
-	DelegationRunning     DelegationStatus = "running"
-	DelegationCompleted   DelegationStatus = "completed"
-	DelegationFailed      DelegationStatus = "failed"
-	DelegationCancelled   DelegationStatus = "cancelled"
-	DelegationInterrupted DelegationStatus = "interrupted"
+	DelegationRunning     = event.DelegationRunning
+	DelegationCompleted   = event.DelegationCompleted
+	DelegationFailed      = event.DelegationFailed
+	DelegationCancelled   = event.DelegationCancelled
+	DelegationInterrupted = event.DelegationInterrupted
 )
 
 // MessageRole is who a stored message is from.

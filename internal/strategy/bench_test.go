@@ -3,9 +3,6 @@ package strategy
 import (
 	"context"
 	"testing"
-
-	"strategist/internal/pgtest"
-	"strategist/internal/store"
 )
 
 // tenSteps is a 10-step strategy: five GO/gene-type leaves joined by four
@@ -63,56 +60,6 @@ func BenchmarkWDKExport(b *testing.B) {
 	g := tenSteps(b, newFakeCatalog())
 	for b.Loop() {
 		if _, err := g.WDK(); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkServiceApply measures a whole persisted change on a 10-step
-// strategy: load, prepare, locked read-modify-write with a version row,
-// counts (cached), report.
-func BenchmarkServiceApply(b *testing.B) {
-	ctx := context.Background()
-	db, err := store.New(pgtest.New(b))
-	if err != nil {
-		b.Fatal(err)
-	}
-	u, err := db.CreateUser(ctx, "bench@example.org", "$argon2id$test")
-	if err != nil {
-		b.Fatal(err)
-	}
-	conv, err := db.CreateConversation(ctx, u.ID, testSite, "", "offline")
-	if err != nil {
-		b.Fatal(err)
-	}
-	cat := newFakeCatalog()
-	svc, err := NewService(Config{Store: db, Catalog: cat})
-	if err != nil {
-		b.Fatal(err)
-	}
-	snap, err := svc.ForConversation(ctx, u.ID, conv.ID, testRT, "bench")
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, s := range tenSteps(b, cat).Steps {
-		var m Mutation
-		switch s.Kind {
-		case KindSearch:
-			m = AddSearch{SearchName: s.SearchName, Parameters: s.Parameters}
-		case KindTransform:
-			m = AddTransform{Input: s.Inputs[0], SearchName: s.SearchName}
-		case KindCombine:
-			m = Combine{Left: s.Inputs[0], Right: s.Inputs[1], Operator: s.Operator}
-		}
-		if _, err := svc.Apply(ctx, u.ID, snap.StrategyID, m); err != nil {
-			b.Fatal(err)
-		}
-	}
-	names := []string{"one", "two"}
-	i := 0
-	for b.Loop() {
-		i++
-		if _, err := svc.Apply(ctx, u.ID, snap.StrategyID, UpdateStep{Step: "s10", DisplayName: &names[i%2]}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -149,14 +149,14 @@ func countKey(site string, q *catalog.Query) string { return site + "\x00" + q.K
 // (a timeout, the site down) is filled in by the next change. A failure is
 // recorded on its step with a message, never turned into a number.
 func (c *Counter) Refresh(ctx context.Context, g *Graph, ids []StepID) *Graph {
-	return c.refresh(ctx, g, ids, nil)
+	return c.RefreshSkipping(ctx, g, ids, nil)
 }
 
-// refresh is Refresh with failures remembered in failed (by cache key,
-// when failed is not nil) and not asked again: the Service counts once
-// before taking a strategy's lock and once under it, and must not wait
-// twice for a catalog that is down.
-func (c *Counter) refresh(ctx context.Context, g *Graph, ids []StepID, failed map[string]CountResult) *Graph {
+// RefreshSkipping is Refresh with failures remembered in failed (by cache
+// key, when failed is not nil) and not asked again: the service counts
+// once before taking a strategy's lock and once under it, and must not
+// wait twice for a catalog that is down.
+func (c *Counter) RefreshSkipping(ctx context.Context, g *Graph, ids []StepID, failed map[string]CountResult) *Graph {
 	next := g.Clone()
 	want := make(map[StepID]bool, len(ids))
 	for _, id := range ids {

@@ -46,11 +46,11 @@ func TestCounterSharesIdenticalSubtrees(t *testing.T) {
 	if diff := cmp.Diff(want, counts(g)); diff != "" {
 		t.Errorf("counts mismatch (-want +got):\n%s", diff)
 	}
-	if n := cat.totalCalls(); n != 3 {
+	if n := cat.TotalCalls(); n != 3 {
 		t.Errorf("Answer ran %d times for 3 distinct subtrees, want 3", n)
 	}
 	q3, _ := g.Query("s3")
-	if n := cat.callCount(q3.Key()); n != 1 {
+	if n := cat.CallCount(q3.Key()); n != 1 {
 		t.Errorf("the union ran %d times, want 1", n)
 	}
 
@@ -65,11 +65,11 @@ func TestCounterSharesIdenticalSubtrees(t *testing.T) {
 	if diff := cmp.Diff(want, counts(g)); diff != "" {
 		t.Errorf("counts after the update mismatch (-want +got):\n%s", diff)
 	}
-	if n := cat.totalCalls(); n != 5 {
+	if n := cat.TotalCalls(); n != 5 {
 		t.Errorf("Answer ran %d times in all, want 5 (3 + s4 + s6)", n)
 	}
 	q6, _ := g.Query("s6")
-	if n := cat.callCount(q6.Key()); n != 1 {
+	if n := cat.CallCount(q6.Key()); n != 1 {
 		t.Errorf("the new s6 ran %d times, want 1", n)
 	}
 }
@@ -85,19 +85,19 @@ func TestCounterRecordsWhatItCannotCount(t *testing.T) {
 			t.Errorf("step %s: status %s, count %v, message %q; want not_evaluable with a message and no count", id, s.CountStatus, s.Count, s.CountMessage)
 		}
 	}
-	calls := cat.totalCalls()
+	calls := cat.TotalCalls()
 	c.Refresh(context.Background(), build(t, cat, mw), []StepID{"s1"})
-	if cat.totalCalls() != calls {
+	if cat.TotalCalls() != calls {
 		t.Error("a not-evaluable answer was asked again instead of cached")
 	}
 
 	// Errors are recorded but not cached: the next refresh asks again.
-	cat.setFailing(true)
+	cat.SetFailing(true)
 	g = c.Refresh(context.Background(), build(t, cat, trna), nil)
 	if s, _ := g.Step("s1"); s.CountStatus != CountError || s.Count != nil || s.CountMessage == "" {
 		t.Fatalf("failing catalog: status %s, count %v, message %q", s.CountStatus, s.Count, s.CountMessage)
 	}
-	cat.setFailing(false)
+	cat.SetFailing(false)
 	g = c.Refresh(context.Background(), g, nil)
 	if s, _ := g.Step("s1"); s.CountStatus != CountOK || *s.Count != 10 {
 		t.Errorf("after recovery: status %s, count %v; want ok 10", s.CountStatus, s.Count)
@@ -141,15 +141,15 @@ func TestCounterEvictsAndExpires(t *testing.T) {
 		t.Fatalf("Count(GenesByTaxon) = %+v", res) // a third key evicts protein coding
 	}
 	ask("protein coding")
-	if got := cat.callCount(q("protein coding").Key()); got != 2 {
+	if got := cat.CallCount(q("protein coding").Key()); got != 2 {
 		t.Errorf("evicted entry asked %d times, want 2", got)
 	}
-	if got := cat.callCount(q("tRNA encoding").Key()); got != 1 {
+	if got := cat.CallCount(q("tRNA encoding").Key()); got != 1 {
 		t.Errorf("recently used entry asked %d times, want 1", got)
 	}
 	clock.advance(time.Minute)
 	ask("protein coding")
-	if got := cat.callCount(q("protein coding").Key()); got != 3 {
+	if got := cat.CallCount(q("protein coding").Key()); got != 3 {
 		t.Errorf("expired entry asked %d times, want 3", got)
 	}
 }

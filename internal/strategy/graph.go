@@ -6,8 +6,9 @@
 //
 // A Graph is a value: every mutation returns a new graph and a Change and
 // leaves its input alone, so versions, undo and concurrent readers need no
-// copying discipline from callers. The Service is the one place that
-// mutates persisted strategies: it serialises writers on the strategy row,
+// copying discipline from callers. The package is the model only: it links
+// no store. Persisted strategies are changed by the service of
+// internal/strategies, which serialises writers on the strategy row,
 // records every change as a version, and reports each new snapshot through
 // one hook.
 package strategy

@@ -19,9 +19,9 @@ import (
 // A mutation runs in two parts. prepare does the catalog work (finding the
 // search, validating parameters) against the graph as last read; apply is
 // pure and runs on the graph as it stands under the strategy's lock. The
-// Service can therefore talk to the catalog before it takes the lock, and
-// only redoes prepare under the lock when holds says a concurrent change
-// invalidated what prepare read.
+// service (internal/strategies, through Prepare) can therefore talk to the
+// catalog before it takes the lock, and only redoes prepare under the lock
+// when holds says a concurrent change invalidated what prepare read.
 type Mutation interface {
 	prepare(ctx context.Context, cat SearchCatalog, base *Graph) (plan, error)
 	// refs are the existing steps the mutation reads or changes.
@@ -66,9 +66,9 @@ type Change struct {
 	RestoredVersion *int `json:"restoredVersion,omitempty"`
 }
 
-// affected are the steps whose counts the change invalidates: the added or
+// Affected are the steps whose counts the change invalidates: the added or
 // updated step and every step downstream of it.
-func (c Change) affected(g *Graph) []StepID {
+func (c Change) Affected(g *Graph) []StepID {
 	switch c.Op {
 	case OpAddSearch, OpAddTransform, OpCombine, OpUpdateStep:
 		return g.downstream(c.Step)
@@ -86,6 +86,30 @@ func (g *Graph) Apply(ctx context.Context, cat SearchCatalog, m Mutation) (*Grap
 	}
 	return p.apply(g)
 }
+
+// Prepared is a mutation checked against the catalog and a graph as read,
+// ready to be applied, purely, to the graph as it stands under the
+// strategy's lock (the service in internal/strategies does this).
+type Prepared struct{ p plan }
+
+// Prepare checks m against cat and base (looking up searches, validating
+// parameters) without changing base. Refusals are *StepError values.
+func Prepare(ctx context.Context, cat SearchCatalog, base *Graph, m Mutation) (*Prepared, error) {
+	p, err := m.prepare(ctx, cat, base)
+	if err != nil {
+		return nil, err
+	}
+	return &Prepared{p: p}, nil
+}
+
+// Holds reports whether what Prepare read still holds in g; when it does
+// not (a concurrent update of the same step), the mutation must be
+// prepared again against g.
+func (p *Prepared) Holds(g *Graph) bool { return p.p.holds(g) }
+
+// Apply applies the prepared mutation to g and returns the new graph and
+// its change record; g is left unchanged.
+func (p *Prepared) Apply(g *Graph) (*Graph, Change, error) { return p.p.apply(g) }
 
 // planFunc is a plan whose prepare read nothing of the graph that could go
 // stale.

@@ -24,7 +24,7 @@ type Answerer interface {
 	Answer(ctx context.Context, site string, q *catalog.Query, page catalog.Page) (*catalog.Answer, error)
 }
 
-// Catalog is everything the Service uses from a catalog.
+// Catalog is everything the strategy service (internal/strategies) uses from a catalog.
 type Catalog interface {
 	SearchCatalog
 	Answerer

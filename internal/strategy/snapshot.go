@@ -6,7 +6,7 @@ package strategy
 // there is exactly one.
 type Snapshot struct {
 	// ConversationID is the conversation the strategy belongs to, set by
-	// the Service so the change hook knows where the graph_snapshot event
+	// the strategy service so the change hook knows where the graph_snapshot event
 	// goes; it is not part of the JSON.
 	ConversationID string `json:"-"`
 

@@ -15,7 +15,7 @@ import (
 // combine is updated through Operator and Colocation instead; switching an
 // operator to or from COLOCATE switches the search it runs as. Changing
 // what a step computes clears its count and those of every step
-// downstream, which the Service counts again.
+// downstream, which the strategy service counts again.
 type UpdateStep struct {
 	Step        StepID
 	Parameters  map[string]string

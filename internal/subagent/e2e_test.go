@@ -13,6 +13,7 @@ import (
 	"strategist/internal/pgtest"
 	"strategist/internal/plan"
 	"strategist/internal/store"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy"
 	"strategist/internal/strategy/graphtool"
 )
@@ -42,7 +43,7 @@ func TestDelegationEndToEnd(t *testing.T) {
 	}
 
 	events := &recorder{}
-	svc, err := strategy.NewService(strategy.Config{Store: db, Catalog: cat, OnChange: func(ctx context.Context, s strategy.Snapshot) {
+	svc, err := strategies.NewService(strategies.Config{Store: db, Catalog: cat, OnChange: func(ctx context.Context, s strategy.Snapshot) {
 		// The server appends graph_snapshot here, from the one place that
 		// mutates.
 		_ = events.Emit(ctx, &event.GraphSnapshot{Base: event.Base{TurnID: event.TurnFrom(ctx)}, StrategyID: s.StrategyID, Version: s.Version})

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"sync"
 
-	"strategist/internal/agent"
 	"strategist/internal/strategy"
+	"strategist/internal/tool"
 )
 
 // FinishTool is the name of the tool every sub-agent must call.
@@ -67,8 +67,8 @@ func (f *finisher) own(snap strategy.Snapshot) []strategy.StepID {
 // tool is finish_subtask for this attempt. It accepts a step that exists,
 // that this attempt created, that nothing consumes, and whose subtree uses
 // every input step; anything else is refused with what to do instead.
-func (f *finisher) tool() agent.Tool {
-	return agent.NewTool(FinishTool,
+func (f *finisher) tool() tool.Tool {
+	return tool.NewTool(FinishTool,
 		"Finish your task: name the one step at the top of the subtree you built (its root) and summarise it. "+
 			"Required: the task is not done until this call is accepted.",
 		func(ctx context.Context, a finishArgs) (finishResult, error) {
@@ -85,7 +85,7 @@ func (f *finisher) tool() agent.Tool {
 				}
 			}
 			refuse := func(code, msg string) (finishResult, error) {
-				return finishResult{}, &agent.ToolError{Code: code, Message: msg,
+				return finishResult{}, &tool.ToolError{Code: code, Message: msg,
 					Details: map[string]any{"yourRoots": ids(candidates), "inputSteps": ids(f.inputs)}}
 			}
 			if _, ok := snap.Step(id); !ok {

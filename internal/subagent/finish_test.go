@@ -12,9 +12,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"strategist/internal/agent"
 	"strategist/internal/store"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy"
+	"strategist/internal/tool"
 )
 
 // TestFinishSubtask: finish_subtask accepts only a root this attempt
@@ -39,7 +40,7 @@ func TestFinishSubtask(t *testing.T) {
 
 	scope := strategy.NewScope(input, leaf, transformed, root, stray)
 	fin := &finisher{graph: g, scope: func() strategy.Scope { return scope }, inputs: []strategy.StepID{input}}
-	tool := fin.tool()
+	finish := fin.tool()
 	tests := []struct {
 		root, want string
 	}{
@@ -53,9 +54,9 @@ func TestFinishSubtask(t *testing.T) {
 	}
 	for _, tt := range tests {
 		raw := fmt.Sprintf(`{"root_step_id":%q,"summary":"kinases near the input"}`, tt.root)
-		out, err := tool.Call(ctx, json.RawMessage(raw))
+		out, err := finish.Call(ctx, json.RawMessage(raw))
 		code := ""
-		if te, ok := errors.AsType[*agent.ToolError](err); ok {
+		if te, ok := errors.AsType[*tool.ToolError](err); ok {
 			code = te.Code
 			if roots := te.Details["yourRoots"]; !cmp.Equal(roots, []string{"s5", "s6"}) {
 				t.Errorf("finish(%s) lists your roots %v, want [s5 s6]", tt.root, roots)
@@ -141,9 +142,9 @@ func TestRunColocation(t *testing.T) {
 // failingCombines refuses every combine.
 type failingCombines struct{ *memGraph }
 
-func (g failingCombines) Apply(ctx context.Context, m strategy.Mutation) (strategy.Result, error) {
+func (g failingCombines) Apply(ctx context.Context, m strategy.Mutation) (strategies.Result, error) {
 	if _, ok := strategy.Unwrap(m).(strategy.Combine); ok {
-		return strategy.Result{}, errors.New("strategy store unavailable")
+		return strategies.Result{}, errors.New("strategy store unavailable")
 	}
 	return g.memGraph.Apply(ctx, m)
 }
@@ -247,7 +248,7 @@ func TestRunRefusesIncompleteDelegations(t *testing.T) {
 	}
 }
 
-// fakeService is the part of strategy.Service ServiceGraph uses.
+// fakeService is the part of strategies.Service ServiceGraph uses.
 type fakeService struct {
 	snap    strategy.Snapshot
 	applied []string
@@ -260,9 +261,9 @@ func (s *fakeService) Conversation(_ context.Context, userID, conversationID str
 	return s.snap, nil
 }
 
-func (s *fakeService) Apply(_ context.Context, userID, strategyID string, m strategy.Mutation) (strategy.Result, error) {
+func (s *fakeService) Apply(_ context.Context, userID, strategyID string, m strategy.Mutation) (strategies.Result, error) {
 	s.applied = append(s.applied, fmt.Sprintf("%s %s %T", userID, strategyID, m))
-	return strategy.Result{}, nil
+	return strategies.Result{}, nil
 }
 
 func TestServiceGraph(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"strategist/internal/strategies"
 	"strategist/internal/strategy"
 )
 
@@ -13,18 +14,18 @@ import (
 // removing a failed attempt's steps). Every change goes through the
 // strategy service, which serialises and versions it and emits the
 // graph_snapshot. ServiceGraph is the implementation over
-// strategy.Service; tests use an in-memory one.
+// strategies.Service; tests use an in-memory one.
 type Graph interface {
 	// Snapshot returns the strategy as it stands.
 	Snapshot(ctx context.Context) (strategy.Snapshot, error)
 	// Apply commits one mutation.
-	Apply(ctx context.Context, m strategy.Mutation) (strategy.Result, error)
+	Apply(ctx context.Context, m strategy.Mutation) (strategies.Result, error)
 }
 
-// StrategyService is what ServiceGraph uses of *strategy.Service.
+// StrategyService is what ServiceGraph uses of *strategies.Service.
 type StrategyService interface {
 	Conversation(ctx context.Context, userID, conversationID string) (strategy.Snapshot, error)
-	Apply(ctx context.Context, userID, strategyID string, m strategy.Mutation) (strategy.Result, error)
+	Apply(ctx context.Context, userID, strategyID string, m strategy.Mutation) (strategies.Result, error)
 }
 
 // ServiceGraph is the Graph of a conversation's persisted strategy. The
@@ -48,10 +49,10 @@ func (g ServiceGraph) Snapshot(ctx context.Context) (strategy.Snapshot, error) {
 }
 
 // Apply commits m to the conversation's strategy.
-func (g ServiceGraph) Apply(ctx context.Context, m strategy.Mutation) (strategy.Result, error) {
+func (g ServiceGraph) Apply(ctx context.Context, m strategy.Mutation) (strategies.Result, error) {
 	snap, err := g.Snapshot(ctx)
 	if err != nil {
-		return strategy.Result{}, err
+		return strategies.Result{}, err
 	}
 	return g.Service.Apply(ctx, g.UserID, snap.StrategyID, m)
 }

@@ -14,7 +14,6 @@ import (
 
 	"go.uber.org/goleak"
 
-	"strategist/internal/agent"
 	"strategist/internal/catalog"
 	"strategist/internal/event"
 	"strategist/internal/llm"
@@ -22,7 +21,9 @@ import (
 	"strategist/internal/pgtest"
 	"strategist/internal/plan"
 	"strategist/internal/store"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy"
+	"strategist/internal/tool"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
@@ -103,16 +104,16 @@ func (m *memGraph) Snapshot(context.Context) (strategy.Snapshot, error) {
 	return m.g.Snapshot("strategy-1", m.version), nil
 }
 
-func (m *memGraph) Apply(ctx context.Context, mut strategy.Mutation) (strategy.Result, error) {
+func (m *memGraph) Apply(ctx context.Context, mut strategy.Mutation) (strategies.Result, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	next, change, err := m.g.Apply(ctx, fakeCatalog{}, mut)
 	if err != nil {
-		return strategy.Result{}, err
+		return strategies.Result{}, err
 	}
 	m.g, m.version = next, m.version+1
 	m.changes = append(m.changes, change)
-	return strategy.Result{Snapshot: next.Snapshot("strategy-1", m.version), Change: change}, nil
+	return strategies.Result{Snapshot: next.Snapshot("strategy-1", m.version), Change: change}, nil
 }
 
 // scopeHolder is an attempt's growing scope, as the graph tools keep it.
@@ -163,19 +164,19 @@ func testTools(g Graph) ToolsFunc {
 		apply := func(ctx context.Context, m strategy.Mutation) (stepOut, error) {
 			res, err := g.Apply(ctx, strategy.Scoped(h.get(), m))
 			if err != nil {
-				return stepOut{}, &agent.ToolError{Code: strategy.Code(err), Message: err.Error()}
+				return stepOut{}, &tool.ToolError{Code: strategy.Code(err), Message: err.Error()}
 			}
 			h.add(res.Change.Step)
 			return stepOut{StepID: res.Change.Step}, nil
 		}
-		tools := []agent.Tool{
-			agent.NewTool("create_step", "Add a search step.", func(ctx context.Context, a createArgs) (stepOut, error) {
+		tools := []tool.Tool{
+			tool.NewTool("create_step", "Add a search step.", func(ctx context.Context, a createArgs) (stepOut, error) {
 				return apply(ctx, strategy.AddSearch{SearchName: a.SearchName, Parameters: a.Parameters})
 			}),
-			agent.NewTool("transform_step", "Transform a step.", func(ctx context.Context, a transformArgs) (stepOut, error) {
+			tool.NewTool("transform_step", "Transform a step.", func(ctx context.Context, a transformArgs) (stepOut, error) {
 				return apply(ctx, strategy.AddTransform{Input: strategy.StepID(a.Input), SearchName: a.SearchName, Parameters: a.Parameters})
 			}),
-			agent.NewTool("combine_steps", "Combine two steps.", func(ctx context.Context, a combineArgs) (stepOut, error) {
+			tool.NewTool("combine_steps", "Combine two steps.", func(ctx context.Context, a combineArgs) (stepOut, error) {
 				return apply(ctx, strategy.Combine{Left: strategy.StepID(a.Left), Right: strategy.StepID(a.Right), Operator: strategy.Operator(a.Operator)})
 			}),
 		}

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 
-	"strategist/internal/agent"
 	"strategist/internal/event"
 	"strategist/internal/plan"
+	"strategist/internal/tool"
 )
 
 // ToolError renders a rejected plan's problems for a model: code
@@ -14,20 +14,20 @@ import (
 // agent's argument problems (field, problem, allowed). field is the
 // pointer of the plan within the tool's arguments ("/plan"), prefixed to
 // every path.
-func ToolError(e *plan.PlanError, field string) *agent.ToolError {
-	problems := make([]agent.Problem, len(e.Problems))
+func ToolError(e *plan.PlanError, field string) *tool.ToolError {
+	problems := make([]tool.Problem, len(e.Problems))
 	for i, p := range e.Problems {
-		problems[i] = agent.Problem{Field: field + p.Path, Problem: p.Message, Allowed: p.Allowed}
+		problems[i] = tool.Problem{Field: field + p.Path, Problem: p.Message, Allowed: p.Allowed}
 	}
 	details := map[string]any{"problems": problems}
 	if e.Omitted > 0 {
 		details["omitted"] = e.Omitted
 	}
-	return &agent.ToolError{Code: plan.CodeInvalidPlan, Message: e.Summary(), Details: details, Err: e}
+	return &tool.ToolError{Code: plan.CodeInvalidPlan, Message: e.Summary(), Details: details, Err: e}
 }
 
 // ParseArg parses a plan a tool received in its argument field ("/plan"):
-// a rejected plan comes back as the *agent.ToolError a model can fix it
+// a rejected plan comes back as the *tool.ToolError a model can fix it
 // from, every problem's path prefixed with field.
 func ParseArg(raw json.RawMessage, field string) (*plan.Plan, error) {
 	p, err := plan.Parse(raw)

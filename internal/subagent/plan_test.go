@@ -7,9 +7,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"strategist/internal/agent"
 	"strategist/internal/event"
 	"strategist/internal/plan"
+	"strategist/internal/tool"
 )
 
 // TestEventNodes: subagent_plan lists every node with its kind, label,
@@ -36,9 +36,9 @@ func TestEventNodes(t *testing.T) {
 // the tool's arguments and that still wraps the plan error.
 func TestParseArg(t *testing.T) {
 	_, err := ParseArg(json.RawMessage(`{"type":"combine","operator":"XOR","left":{"type":"task","task":"a"}}`), "/plan")
-	te, ok := errors.AsType[*agent.ToolError](err)
+	te, ok := errors.AsType[*tool.ToolError](err)
 	if !ok {
-		t.Fatalf("ParseArg error = %v, want an *agent.ToolError", err)
+		t.Fatalf("ParseArg error = %v, want an *tool.ToolError", err)
 	}
 	if te.Code != plan.CodeInvalidPlan {
 		t.Errorf("Code = %q", te.Code)

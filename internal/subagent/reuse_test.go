@@ -16,6 +16,7 @@ import (
 	"strategist/internal/pgtest"
 	"strategist/internal/plan"
 	"strategist/internal/store"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy"
 	"strategist/internal/strategy/graphtool"
 )
@@ -39,7 +40,7 @@ const (
 // delegation over it needs.
 type pgWorld struct {
 	db     *store.DB
-	svc    *strategy.Service
+	svc    *strategies.Service
 	userID string
 	convID string
 	turnID string
@@ -64,7 +65,7 @@ func newPGWorld(t *testing.T) *pgWorld {
 		w.convID).Scan(&w.turnID); err != nil {
 		t.Fatal(err)
 	}
-	if w.svc, err = strategy.NewService(strategy.Config{Store: db, Catalog: cat}); err != nil {
+	if w.svc, err = strategies.NewService(strategies.Config{Store: db, Catalog: cat}); err != nil {
 		t.Fatal(err)
 	}
 	if w.sched, err = NewScheduler(Config{Store: db}); err != nil {

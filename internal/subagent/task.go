@@ -13,6 +13,7 @@ import (
 	"strategist/internal/llm"
 	"strategist/internal/plan"
 	"strategist/internal/strategy"
+	"strategist/internal/tool"
 )
 
 // AgentConfig is the model and bounds every sub-agent of a delegation runs
@@ -50,7 +51,7 @@ type ToolRequest struct {
 // finish_subtask (which this package adds): catalog tools, and graph tools
 // scoped to Inputs plus the steps the attempt creates.
 type AttemptTools struct {
-	Tools []agent.Tool
+	Tools []tool.Tool
 	// Scope reports the graph tools' scope as it stands: the inputs and
 	// every step the attempt created so far. finish_subtask accepts only
 	// a step of it, and a failed attempt's steps are found through it and
@@ -156,7 +157,7 @@ func (r *run) attempt(ctx context.Context, spec attemptSpec) (attemptResult, *fi
 		return res, nil
 	}
 	fin := &finisher{graph: r.d.Graph, scope: tools.Scope, inputs: inputs}
-	ts, err := agent.NewToolset(append(slices.Clip(tools.Tools), fin.tool())...)
+	ts, err := tool.NewToolset(append(slices.Clip(tools.Tools), fin.tool())...)
 	if err != nil {
 		res.err = permanentError{err}
 		return res, fin

@@ -5,7 +5,6 @@ import (
 
 	"strategist/internal/event"
 	"strategist/internal/plan"
-	"strategist/internal/store"
 	"strategist/internal/strategy"
 )
 
@@ -90,7 +89,7 @@ type Handoff struct {
 	ID            string
 	Goal          string
 	ArtifactID    string
-	Status        store.HandoffStatus
+	Status        event.HandoffStatus
 	ExecuteTurnID string
 	// TurnID is the turn that requested it: the chat offers the build
 	// under that turn's answer too.
@@ -99,9 +98,9 @@ type Handoff struct {
 
 // The statuses of a handoff (the store's vocabulary).
 const (
-	HandoffPending    = store.HandoffPending
-	HandoffAccepted   = store.HandoffAccepted
-	HandoffSuperseded = store.HandoffSuperseded
+	HandoffPending    = event.HandoffStatusPending
+	HandoffAccepted   = event.HandoffStatusAccepted
+	HandoffSuperseded = event.HandoffStatusSuperseded
 )
 
 // HandoffsOf returns the handoffs of an artifact, newest first.

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	"strategist/internal/agent"
 	"strategist/internal/catalog/catalogtool"
+	"strategist/internal/tool"
 )
 
 // benchTool runs one tool through Tool.Call (schema validation, decoding,
@@ -20,7 +20,7 @@ func benchTool(b *testing.B, name, args string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ts, err := agent.NewToolset(set.Tools()...)
+	ts, err := tool.NewToolset(set.Tools()...)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,7 +7,7 @@
 // Results are small typed structs written for a model to read: a search's
 // parameters come with how to encode each value, and a vocabulary too large
 // to list (the 1,875 GO terms offline) is trimmed to a few examples and a way to
-// search it, instead of flooding the context. Failures are *agent.ToolError
+// search it, instead of flooding the context. Failures are *tool.ToolError
 // values with stable codes (NOT_FOUND, VALIDATION_ERROR with byKey details,
 // UNAVAILABLE), so a model can correct itself.
 package catalogtool
@@ -21,8 +21,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"strategist/internal/agent"
 	"strategist/internal/catalog"
+	"strategist/internal/tool"
 )
 
 // Defaults and bounds of the tools.
@@ -90,31 +90,31 @@ func New(cfg Config) (*Set, error) {
 }
 
 // Tools returns the five catalog tools, in the order they are declared to
-// the model. A role composes them with its own tools in agent.NewToolset.
-func (s *Set) Tools() []agent.Tool {
-	return []agent.Tool{
-		agent.NewTool("list_sites", "List the VEuPathDB sites Strategist can search, marking the one this conversation uses.", s.ListSites),
-		agent.NewTool("list_record_types",
+// the model. A role composes them with its own tools in tool.NewToolset.
+func (s *Set) Tools() []tool.Tool {
+	return []tool.Tool{
+		tool.NewTool("list_sites", "List the VEuPathDB sites Strategist can search, marking the one this conversation uses.", s.ListSites),
+		tool.NewTool("list_record_types",
 			"List the record types of this conversation's site with how many searches each has. Gene searches use record type \"transcript\" (shown as Gene).",
 			s.ListRecordTypes),
-		agent.NewTool("search_for_searches",
+		tool.NewTool("search_for_searches",
 			"Find the searches of this site that fit a need, best first. Describe what the genes should have in a few specific words (\"GO term\", \"chromosome location\", \"gene type\", \"molecular weight\"). "+
 				"Each result gives the search name to use, its kind (leaf: a search step; transform: applied to one step) and whether its counts can be computed here.",
-			s.SearchForSearches, agent.WithSchema(func(sc *jsonschema.Schema) {
+			s.SearchForSearches, tool.WithSchema(func(sc *jsonschema.Schema) {
 				sc.Properties["query"].MinLength = ptr(1)
 				sc.Properties["limit"].Minimum, sc.Properties["limit"].Maximum = ptr(1.0), ptr(float64(maxSearchLimit))
 			})),
-		agent.NewTool("get_search_parameters",
+		tool.NewTool("get_search_parameters",
 			"Describe one search's parameters: type, whether required, default, allowed values and how to encode each value. "+
 				"Every value is a string: multi-pick values are JSON-array strings such as \"[\\\"GO:0006260\\\"]\". "+
 				"A vocabulary too large to list shows a few examples; call again with vocabulary_query (words of the value you need, or its id) to see the matching terms.",
-			s.GetSearchParameters, agent.WithSchema(func(sc *jsonschema.Schema) {
+			s.GetSearchParameters, tool.WithSchema(func(sc *jsonschema.Schema) {
 				sc.Properties["search_name"].MinLength = ptr(1)
 			})),
-		agent.NewTool("lookup_genes",
+		tool.NewTool("lookup_genes",
 			"Find genes by gene id, previous id, transcript id, symbol (\"AMA1\") or words of their product description (\"apical membrane antigen\"). "+
 				"Several ids may be given at once, separated by spaces or commas; * is a wildcard. Use the geneId values in GeneByLocusTag to build a step from them.",
-			s.LookupGenes, agent.WithSchema(func(sc *jsonschema.Schema) {
+			s.LookupGenes, tool.WithSchema(func(sc *jsonschema.Schema) {
 				sc.Properties["query"].MinLength = ptr(1)
 				sc.Properties["limit"].Minimum, sc.Properties["limit"].Maximum = ptr(1.0), ptr(float64(maxGeneLimit))
 			})),
@@ -247,7 +247,7 @@ func (s *Set) unknownRecordType(ctx context.Context, recordType string, cause er
 		}
 		details["recordTypesWithSearches"] = names
 	}
-	return &agent.ToolError{Code: CodeNotFound, Details: details, Err: cause,
+	return &tool.ToolError{Code: CodeNotFound, Details: details, Err: cause,
 		Message: fmt.Sprintf("site %s has no record type %q with searches", s.site, recordType)}
 }
 
@@ -268,7 +268,7 @@ type GenesResult struct {
 func (s *Set) LookupGenes(ctx context.Context, a GenesArgs) (*GenesResult, error) {
 	gl, ok := s.cat.(GeneLookup)
 	if !ok {
-		return nil, &agent.ToolError{Code: CodeUnavailable,
+		return nil, &tool.ToolError{Code: CodeUnavailable,
 			Message: fmt.Sprintf("gene lookup is not available for site %s; search genes with a text search instead", s.site)}
 	}
 	limit := a.Limit

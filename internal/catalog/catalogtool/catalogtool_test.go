@@ -10,9 +10,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"strategist/internal/agent"
 	"strategist/internal/catalog"
 	"strategist/internal/catalog/catalogtool"
+	"strategist/internal/tool"
 )
 
 func TestNewRequiresCatalogAndSite(t *testing.T) {
@@ -29,7 +29,7 @@ func TestNewRequiresCatalogAndSite(t *testing.T) {
 
 func TestToolsDeclared(t *testing.T) {
 	set := newSet(t, catalogtool.Config{Catalog: noDataCatalog(t), Site: "plasmodb"})
-	ts, err := agent.NewToolset(set.Tools()...)
+	ts, err := tool.NewToolset(set.Tools()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,10 +128,10 @@ func TestSearchForSearchesBadArguments(t *testing.T) {
 		args string
 		code string
 	}{
-		{`{"query":""}`, agent.CodeValidation},
-		{`{}`, agent.CodeValidation},
-		{`{"query":"go","limit":500}`, agent.CodeValidation},
-		{`{"query":"go","recordtype":"transcript"}`, agent.CodeValidation},
+		{`{"query":""}`, tool.CodeValidation},
+		{`{}`, tool.CodeValidation},
+		{`{"query":"go","limit":500}`, tool.CodeValidation},
+		{`{"query":"go","recordtype":"transcript"}`, tool.CodeValidation},
 		{`{"query":"go","record_type":"sequence"}`, catalogtool.CodeNotFound},
 	}
 	for _, tt := range tests {

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"strategist/internal/agent"
 	"strategist/internal/catalog"
+	"strategist/internal/tool"
 )
 
 // The codes of catalog tool errors the model sees.
@@ -15,7 +15,7 @@ const (
 	CodeNotFound = "NOT_FOUND"
 	// CodeValidation: parameter values break the site's rules; details
 	// carry byKey (parameter -> problems) and general.
-	CodeValidation = agent.CodeValidation
+	CodeValidation = tool.CodeValidation
 	// CodeUnavailable: the catalog cannot answer now (offline gene data
 	// missing, live site down, a lookup this catalog does not offer).
 	CodeUnavailable = "UNAVAILABLE"
@@ -30,7 +30,7 @@ const (
 	CodeSiteError = "SITE_ERROR"
 )
 
-// ToolError turns a catalog error into the *agent.ToolError a model can act
+// ToolError turns a catalog error into the *tool.ToolError a model can act
 // on: ErrNotFound is NOT_FOUND, a *catalog.ValidationError is
 // VALIDATION_ERROR with byKey and general details, ErrUnavailable is
 // UNAVAILABLE, a *catalog.NotEvaluableError is NOT_EVALUABLE and a live
@@ -44,17 +44,17 @@ func ToolError(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if te, ok := errors.AsType[*agent.ToolError](err); ok {
+	if te, ok := errors.AsType[*tool.ToolError](err); ok {
 		return te
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	if ve, ok := errors.AsType[*catalog.ValidationError](err); ok {
-		return &agent.ToolError{Code: CodeValidation, Message: ve.Error(), Details: validationDetails(ve), Err: err}
+		return &tool.ToolError{Code: CodeValidation, Message: ve.Error(), Details: validationDetails(ve), Err: err}
 	}
 	if ne, ok := errors.AsType[*catalog.NotEvaluableError](err); ok {
-		return &agent.ToolError{Code: CodeNotEvaluable, Message: ne.Error(),
+		return &tool.ToolError{Code: CodeNotEvaluable, Message: ne.Error(),
 			Details: map[string]any{"search": ne.Search, "reason": ne.Reason}, Err: err}
 	}
 	if se, ok := errors.AsType[*catalog.SiteError](err); ok {
@@ -69,13 +69,13 @@ func ToolError(op string, err error) error {
 		if se.RetryAfter > 0 {
 			d["retryAfterSeconds"] = int(se.RetryAfter.Seconds())
 		}
-		return &agent.ToolError{Code: code, Message: se.Message, Details: d, Err: err}
+		return &tool.ToolError{Code: code, Message: se.Message, Details: d, Err: err}
 	}
 	switch {
 	case errors.Is(err, catalog.ErrNotFound):
-		return &agent.ToolError{Code: CodeNotFound, Message: err.Error(), Err: err}
+		return &tool.ToolError{Code: CodeNotFound, Message: err.Error(), Err: err}
 	case errors.Is(err, catalog.ErrUnavailable):
-		return &agent.ToolError{Code: CodeUnavailable, Message: err.Error(), Err: err}
+		return &tool.ToolError{Code: CodeUnavailable, Message: err.Error(), Err: err}
 	}
 	return fmt.Errorf("catalogtool: %s: %w", op, err)
 }

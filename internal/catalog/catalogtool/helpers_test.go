@@ -7,10 +7,10 @@ import (
 	"sync"
 	"testing"
 
-	"strategist/internal/agent"
 	"strategist/internal/catalog/catalogtool"
 	"strategist/internal/catalog/offline"
 	"strategist/internal/offlinetest"
+	"strategist/internal/tool"
 )
 
 // loadData reads the gene data once per test binary: loading takes
@@ -55,7 +55,7 @@ func noDataCatalog(t *testing.T) *offline.Catalog {
 // agent loop does (schema validation, strict decoding).
 func call(t *testing.T, set *catalogtool.Set, name, args string) (any, error) {
 	t.Helper()
-	ts, err := agent.NewToolset(set.Tools()...)
+	ts, err := tool.NewToolset(set.Tools()...)
 	if err != nil {
 		t.Fatalf("NewToolset: %v", err)
 	}
@@ -66,12 +66,12 @@ func call(t *testing.T, set *catalogtool.Set, name, args string) (any, error) {
 	return tool.Call(context.Background(), json.RawMessage(args))
 }
 
-// toolError asserts err is a *agent.ToolError and returns it.
-func toolError(t *testing.T, err error) *agent.ToolError {
+// toolError asserts err is a *tool.ToolError and returns it.
+func toolError(t *testing.T, err error) *tool.ToolError {
 	t.Helper()
-	te, ok := errors.AsType[*agent.ToolError](err)
+	te, ok := errors.AsType[*tool.ToolError](err)
 	if !ok {
-		t.Fatalf("err = %v (%T), want *agent.ToolError", err, err)
+		t.Fatalf("err = %v (%T), want *tool.ToolError", err, err)
 	}
 	return te
 }

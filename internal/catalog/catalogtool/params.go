@@ -10,9 +10,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"strategist/internal/agent"
 	"strategist/internal/catalog"
 	"strategist/internal/english"
+	"strategist/internal/tool"
 )
 
 // ParamsArgs are the arguments of get_search_parameters.
@@ -148,7 +148,7 @@ func (s *Set) unknownSearch(ctx context.Context, name string, cause error) error
 		details["suggestions"] = names
 		msg += "; did you mean " + strings.Join(names, ", ") + "?"
 	}
-	return &agent.ToolError{Code: CodeNotFound, Message: msg, Details: details, Err: cause}
+	return &tool.ToolError{Code: CodeNotFound, Message: msg, Details: details, Err: cause}
 }
 
 // maxSuggestions bounds the search names offered for an unknown one.

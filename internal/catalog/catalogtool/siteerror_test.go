@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"strategist/internal/agent"
 	"strategist/internal/catalog"
 	"strategist/internal/catalog/catalogtool"
+	"strategist/internal/tool"
 )
 
 func TestToolErrorOfALiveSite(t *testing.T) {
@@ -21,7 +21,7 @@ func TestToolErrorOfALiveSite(t *testing.T) {
 	}
 	for _, tt := range tests {
 		err := catalogtool.ToolError("count", &catalog.SiteError{Site: "toxodb-live", Kind: tt.kind, Message: "what to do", RetryAfter: 30 * time.Second})
-		te, ok := errors.AsType[*agent.ToolError](err)
+		te, ok := errors.AsType[*tool.ToolError](err)
 		if !ok || te.Code != tt.code || te.Message != "what to do" {
 			t.Errorf("%s: tool error = %#v, want %s", tt.kind, err, tt.code)
 			continue

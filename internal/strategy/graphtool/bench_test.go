@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	"strategist/internal/agent"
 	"strategist/internal/strategy/graphtool"
+	"strategist/internal/tool"
 )
 
 // BenchmarkCreateStep measures one create_step through Tool.Call: schema
@@ -19,7 +19,7 @@ func BenchmarkCreateStep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ts, err := agent.NewToolset(tools...)
+	ts, err := tool.NewToolset(tools...)
 	if err != nil {
 		b.Fatal(err)
 	}

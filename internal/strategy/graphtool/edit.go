@@ -6,8 +6,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"strategist/internal/agent"
 	"strategist/internal/strategy"
+	"strategist/internal/tool"
 )
 
 // UpdateArgs are the arguments of update_step. Fields left out are left
@@ -21,11 +21,11 @@ type UpdateArgs struct {
 	Colocation  *ColocationArgs `json:"colocation,omitempty" jsonschema:"new COLOCATE distances (combine steps)"`
 }
 
-func (t *tools) updateStep() agent.Tool {
-	return agent.NewTool("update_step",
+func (t *tools) updateStep() tool.Tool {
+	return tool.NewTool("update_step",
 		"Change a step in place: its parameters (merged into the current values and validated again), display name or weight; "+
 			"for a combine, its operator or colocation. Counts of the step and everything built on it are recomputed. "+parametersHelp,
-		t.doUpdateStep, agent.WithSchema(func(s *jsonschema.Schema) {
+		t.doUpdateStep, tool.WithSchema(func(s *jsonschema.Schema) {
 			s.Properties["step_id"].MinLength = ptr(1)
 			paramSchema(s)
 		}))
@@ -44,7 +44,7 @@ func (t *tools) doUpdateStep(ctx context.Context, a UpdateArgs) (*StepResult, er
 	if a.Operator != nil {
 		op, err := strategy.ParseOperator(*a.Operator)
 		if err != nil {
-			return nil, &agent.ToolError{Code: strategy.Code(err), Message: err.Error(), Err: err,
+			return nil, &tool.ToolError{Code: strategy.Code(err), Message: err.Error(), Err: err,
 				Details: map[string]any{"operator": *a.Operator, "allowed": strategy.Operators()}}
 		}
 		m.Operator = &op
@@ -52,7 +52,7 @@ func (t *tools) doUpdateStep(ctx context.Context, a UpdateArgs) (*StepResult, er
 	if a.Colocation != nil {
 		strand, err := strategy.ParseStrand(a.Colocation.Strand)
 		if err != nil {
-			return nil, &agent.ToolError{Code: strategy.Code(err), Message: trimPrefix(err.Error()), Err: err}
+			return nil, &tool.ToolError{Code: strategy.Code(err), Message: trimPrefix(err.Error()), Err: err}
 		}
 		m.Colocation = &strategy.Colocation{Upstream: a.Colocation.Upstream, Downstream: a.Colocation.Downstream, Strand: strand}
 	}
@@ -74,11 +74,11 @@ type DeleteResult struct {
 	Roots         []Root            `json:"roots"`
 }
 
-func (t *tools) deleteStep() agent.Tool {
-	return agent.NewTool("delete_step",
+func (t *tools) deleteStep() tool.Tool {
+	return tool.NewTool("delete_step",
 		"Delete a root step. A step that another step takes as input cannot be deleted until that step is; "+
 			"deleting a transform or combine makes its inputs roots again. undo_last_change reverts a deletion.",
-		t.doDeleteStep, agent.WithSchema(func(s *jsonschema.Schema) { s.Properties["step_id"].MinLength = ptr(1) }))
+		t.doDeleteStep, tool.WithSchema(func(s *jsonschema.Schema) { s.Properties["step_id"].MinLength = ptr(1) }))
 }
 
 // doDeleteStep is the delete_step tool.
@@ -100,8 +100,8 @@ func (t *tools) doDeleteStep(ctx context.Context, a StepArgs) (*DeleteResult, er
 		Version: res.Snapshot.Version, Roots: t.roots(res.Snapshot)}, nil
 }
 
-func (t *tools) listSteps() agent.Tool {
-	return agent.NewTool("list_steps",
+func (t *tools) listSteps() tool.Tool {
+	return tool.NewTool("list_steps",
 		"List the strategy's steps (search, parameters, inputs, counts) and its roots. rootStepId is set when the strategy is complete (one root).",
 		t.doListSteps)
 }
@@ -139,8 +139,8 @@ type ValidateResult struct {
 	Hint       string             `json:"hint,omitempty"`
 }
 
-func (t *tools) validateStrategy() agent.Tool {
-	return agent.NewTool("validate_strategy",
+func (t *tools) validateStrategy() tool.Tool {
+	return tool.NewTool("validate_strategy",
 		"Check that the strategy is complete and sound: at least one step, every input used once, exactly one root. "+
 			"Lists every problem; with several roots, combine them.",
 		t.doValidateStrategy)
@@ -182,8 +182,8 @@ type UndoResult struct {
 	Strategy        StrategyView `json:"strategy"`
 }
 
-func (t *tools) undoLastChange() agent.Tool {
-	return agent.NewTool("undo_last_change",
+func (t *tools) undoLastChange() tool.Tool {
+	return tool.NewTool("undo_last_change",
 		"Revert the strategy's last change exactly (steps, parameters and counts as they were). Repeating it walks further back.",
 		t.doUndoLastChange)
 }
@@ -193,7 +193,7 @@ func (t *tools) doUndoLastChange(ctx context.Context, _ NoArgs) (*UndoResult, er
 	const op = "undo last change"
 	id, ok, err := t.s.forRead(ctx)
 	if err == nil && !ok {
-		return nil, &agent.ToolError{Code: strategy.Code(strategy.ErrNothingToUndo), Message: "nothing to undo: the strategy has no changes yet"}
+		return nil, &tool.ToolError{Code: strategy.Code(strategy.ErrNothingToUndo), Message: "nothing to undo: the strategy has no changes yet"}
 	}
 	if err != nil {
 		return nil, t.fail(op, err)
@@ -220,9 +220,9 @@ type RenameResult struct {
 	Version int    `json:"strategyVersion"`
 }
 
-func (t *tools) renameStrategy() agent.Tool {
-	return agent.NewTool("rename_strategy", "Give the strategy a short name that says what it finds.",
-		t.doRenameStrategy, agent.WithSchema(func(s *jsonschema.Schema) {
+func (t *tools) renameStrategy() tool.Tool {
+	return tool.NewTool("rename_strategy", "Give the strategy a short name that says what it finds.",
+		t.doRenameStrategy, tool.WithSchema(func(s *jsonschema.Schema) {
 			s.Properties["name"].MinLength = ptr(1)
 			s.Properties["name"].MaxLength = ptr(strategy.MaxNameLength)
 		}))

@@ -8,9 +8,9 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"strategist/internal/agent"
 	"strategist/internal/catalog/enrich"
 	"strategist/internal/strategy"
+	"strategist/internal/tool"
 )
 
 // The codes of enrich_step's own refusals.
@@ -78,8 +78,8 @@ type EnrichResult struct {
 	Provenance  string         `json:"provenance"`
 }
 
-func (t *tools) enrichStep() agent.Tool {
-	return agent.NewTool("enrich_step", enrichStepDoc, t.doEnrichStep, agent.WithSchema(func(s *jsonschema.Schema) {
+func (t *tools) enrichStep() tool.Tool {
+	return tool.NewTool("enrich_step", enrichStepDoc, t.doEnrichStep, tool.WithSchema(func(s *jsonschema.Schema) {
 		s.Properties["cutoff"].Minimum, s.Properties["cutoff"].Maximum = ptr(0.0), ptr(1.0)
 	}))
 }
@@ -93,7 +93,7 @@ func (t *tools) doEnrichStep(ctx context.Context, a EnrichArgs) (*EnrichResult, 
 		cutoff = enrich.DefaultCutoff
 	}
 	if err := enrich.CheckCutoff(cutoff); err != nil {
-		return nil, &agent.ToolError{Code: agent.CodeValidation, Message: err.Error(), Details: map[string]any{"cutoff": a.Cutoff}}
+		return nil, &tool.ToolError{Code: tool.CodeValidation, Message: err.Error(), Details: map[string]any{"cutoff": a.Cutoff}}
 	}
 	id, ok, err := t.s.forRead(ctx)
 	if err == nil && !ok {
@@ -108,13 +108,13 @@ func (t *tools) doEnrichStep(ctx context.Context, a EnrichArgs) (*EnrichResult, 
 			return nil, t.fail(op, err)
 		}
 		if step = snap.RootStepID; step == "" {
-			return nil, &agent.ToolError{Code: CodeNoRoot, Details: map[string]any{"roots": snap.Roots},
+			return nil, &tool.ToolError{Code: CodeNoRoot, Details: map[string]any{"roots": snap.Roots},
 				Message: fmt.Sprintf("%s: the strategy has no one root (roots: %s); name the step to test in step_id", op, joinIDs(snap.Roots))}
 		}
 	}
 	res, err := t.s.b.Service.StepEnrichment(ctx, t.s.b.UserID, id, step, cutoff)
 	if ue, ok := errors.AsType[*enrich.UnavailableError](err); ok {
-		return nil, &agent.ToolError{Code: CodeEnrichmentUnavailable, Message: ue.Error(), Details: map[string]any{"site": ue.Site}, Err: err}
+		return nil, &tool.ToolError{Code: CodeEnrichmentUnavailable, Message: ue.Error(), Details: map[string]any{"site": ue.Site}, Err: err}
 	}
 	if err != nil {
 		return nil, t.fail(op, err)

@@ -3,8 +3,8 @@ package graphtool_test
 import (
 	"testing"
 
-	"strategist/internal/agent"
 	"strategist/internal/strategy/graphtool"
+	"strategist/internal/tool"
 )
 
 // TestEnrichStep: enrich_step tests the root when no step is named (the
@@ -47,5 +47,5 @@ func TestEnrichStep(t *testing.T) {
 		t.Errorf("enrich_step s4 cutoff 1 = step %s cutoff %v significant %d tested %d", one.StepID, one.Cutoff, one.Significant, one.TestedTerms)
 	}
 	ex.refuses("enrich_step", `{"step_id":"s9"}`, "STEP_NOT_FOUND")
-	ex.refuses("enrich_step", `{"cutoff":2}`, agent.CodeValidation)
+	ex.refuses("enrich_step", `{"cutoff":2}`, tool.CodeValidation)
 }

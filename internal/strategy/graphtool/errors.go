@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"strings"
 
-	"strategist/internal/agent"
 	"strategist/internal/catalog"
 	"strategist/internal/catalog/catalogtool"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
+	"strategist/internal/tool"
 )
 
 // CodeNotFound is the code of a conversation (or strategy) that does not
@@ -27,24 +27,24 @@ func (t *tools) fail(op string, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	if te, ok := errors.AsType[*agent.ToolError](err); ok {
+	if te, ok := errors.AsType[*tool.ToolError](err); ok {
 		return te
 	}
 	if se, ok := errors.AsType[*strategy.StepError](err); ok {
 		return t.stepError(se)
 	}
 	if code := strategy.Code(err); code != "" {
-		te := &agent.ToolError{Code: code, Message: trimPrefix(err.Error()), Err: err}
+		te := &tool.ToolError{Code: code, Message: trimPrefix(err.Error()), Err: err}
 		if ig, ok := errors.AsType[*strategy.InvalidGraphError](err); ok {
 			te.Details = map[string]any{"problems": ig.Problems, "roots": t.scope.filter(ig.Roots)}
 		}
 		return te
 	}
 	if errors.Is(err, store.ErrNotFound) {
-		return &agent.ToolError{Code: CodeNotFound, Err: err,
+		return &tool.ToolError{Code: CodeNotFound, Err: err,
 			Message: "this conversation or its strategy no longer exists"}
 	}
-	if te, ok := errors.AsType[*agent.ToolError](catalogtool.ToolError(op, err)); ok {
+	if te, ok := errors.AsType[*tool.ToolError](catalogtool.ToolError(op, err)); ok {
 		return te
 	}
 	return fmt.Errorf("graphtool: %s: %w", op, err)
@@ -91,7 +91,7 @@ func (t *tools) stepError(se *strategy.StepError) error {
 	if t.scope != nil {
 		details["scope"] = t.scope.IDs()
 	}
-	return &agent.ToolError{Code: code, Message: msg.String(), Details: details, Err: se}
+	return &tool.ToolError{Code: code, Message: msg.String(), Details: details, Err: se}
 }
 
 // trimPrefix drops a package prefix ("strategy: ") from a message meant
@@ -117,7 +117,7 @@ func joinIDs(ids []strategy.StepID) string {
 // noStrategyYet refuses a change that names steps before any exist,
 // without creating an empty strategy as a side effect.
 func noStrategyYet(op string, id strategy.StepID) error {
-	return &agent.ToolError{Code: strategy.Code(strategy.ErrStepNotFound),
+	return &tool.ToolError{Code: strategy.Code(strategy.ErrStepNotFound),
 		Message: fmt.Sprintf("%s: there is no step %s: the strategy has no steps yet; start with create_step", op, id),
 		Details: map[string]any{"stepId": id, "roots": []strategy.StepID{}}}
 }

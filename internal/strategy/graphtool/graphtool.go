@@ -9,14 +9,14 @@
 // before planning a change: steps with their key values and counts, roots,
 // and the previous version with another result.
 //
-// Every change goes through strategy.Service, the one place that mutates
+// Every change goes through strategies.Service, the one place that mutates
 // strategies, versions each change and reports the graph_snapshot; the tools
 // never emit graph events themselves, and nothing downstream inspects their
 // results for magic keys. A result is a typed struct: the step as the
 // service filled it (parameters complete, count with its status and
 // provenance, or "count unavailable offline", never an invented number) and
 // the current roots, so a model can chain its next call. A refusal is an
-// *agent.ToolError carrying the strategy error code, the offending step and
+// *tool.ToolError carrying the strategy error code, the offending step and
 // the current roots.
 package graphtool
 
@@ -27,25 +27,26 @@ import (
 	"strings"
 	"sync"
 
-	"strategist/internal/agent"
 	"strategist/internal/catalog/enrich"
 	"strategist/internal/store"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy"
+	"strategist/internal/tool"
 )
 
-// Service is what the tools need from strategy.Service, which satisfies it.
+// Service is what the tools need from strategies.Service, which satisfies it.
 type Service interface {
 	ForConversation(ctx context.Context, userID, conversationID, recordType, name string) (strategy.Snapshot, error)
 	Conversation(ctx context.Context, userID, conversationID string) (strategy.Snapshot, error)
 	Get(ctx context.Context, userID, strategyID string) (strategy.Snapshot, error)
-	Apply(ctx context.Context, userID, strategyID string, m strategy.Mutation) (strategy.Result, error)
-	Undo(ctx context.Context, userID, strategyID string) (strategy.Result, error)
+	Apply(ctx context.Context, userID, strategyID string, m strategy.Mutation) (strategies.Result, error)
+	Undo(ctx context.Context, userID, strategyID string) (strategies.Result, error)
 	Validate(ctx context.Context, userID, strategyID string) ([]strategy.Problem, strategy.Snapshot, error)
 	StepCount(ctx context.Context, userID, strategyID string, stepID strategy.StepID) (strategy.CountResult, error)
 	StepEnrichment(ctx context.Context, userID, strategyID string, stepID strategy.StepID, cutoff float64) (*enrich.Result, error)
 }
 
-var _ Service = (*strategy.Service)(nil)
+var _ Service = (*strategies.Service)(nil)
 
 // Binding ties the tools to one conversation's strategy for one turn. It is
 // given explicitly, never carried in a context.
@@ -157,9 +158,9 @@ func (s *session) forRead(ctx context.Context) (id string, ok bool, err error) {
 
 // ExecutorTools returns the executor's graph tools over the binding's
 // strategy, in declaration order. The executor adds the catalog tools and
-// delegate_strategy_subtasks to them in agent.NewToolset. Build them once
+// delegate_strategy_subtasks to them in tool.NewToolset. Build them once
 // per turn: they share the turn's view of the strategy.
-func ExecutorTools(b Binding) ([]agent.Tool, error) {
+func ExecutorTools(b Binding) ([]tool.Tool, error) {
 	if err := b.check(); err != nil {
 		return nil, err
 	}
@@ -167,7 +168,7 @@ func ExecutorTools(b Binding) ([]agent.Tool, error) {
 	if b.Origin != "" {
 		t.made = NewScope()
 	}
-	return []agent.Tool{
+	return []tool.Tool{
 		t.createStep(), t.transformStep(), t.combineSteps(), t.updateStep(), t.deleteStep(),
 		t.listSteps(), t.validateStrategy(), t.getResultCount(), t.enrichStep(), t.undoLastChange(), t.renameStrategy(),
 	}, nil
@@ -179,7 +180,7 @@ func ExecutorTools(b Binding) ([]agent.Tool, error) {
 // as they are created. scope belongs to the one sub-agent run the tools are
 // built for (build both per attempt); its finish_subtask checks the root
 // it is given against the same scope.
-func SubagentTools(b Binding, scope *Scope) ([]agent.Tool, error) {
+func SubagentTools(b Binding, scope *Scope) ([]tool.Tool, error) {
 	if err := b.check(); err != nil {
 		return nil, err
 	}
@@ -187,7 +188,7 @@ func SubagentTools(b Binding, scope *Scope) ([]agent.Tool, error) {
 		return nil, errors.New("graphtool: sub-agent tools: nil scope")
 	}
 	t := &tools{s: &session{b: b}, scope: scope}
-	return []agent.Tool{t.createStep(), t.transformStep(), t.combineSteps(), t.getResultCount()}, nil
+	return []tool.Tool{t.createStep(), t.transformStep(), t.combineSteps(), t.getResultCount()}, nil
 }
 
 // tools holds what the handlers share: the session and, for a sub-agent,

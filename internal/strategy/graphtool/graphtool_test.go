@@ -13,6 +13,7 @@ import (
 
 	"strategist/internal/catalog"
 	"strategist/internal/store"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy"
 	"strategist/internal/strategy/graphtool"
 )
@@ -30,7 +31,7 @@ func TestToolsets(t *testing.T) {
 			return names(graphtool.SubagentTools(b, graphtool.NewScope()))
 		}, []string{"create_step", "transform_step", "combine_steps", "get_result_count"}},
 	}
-	full := graphtool.Binding{Service: &strategy.Service{}, UserID: "u", ConversationID: "c", Site: "plasmodb", RecordType: "transcript"}
+	full := graphtool.Binding{Service: &strategies.Service{}, UserID: "u", ConversationID: "c", Site: "plasmodb", RecordType: "transcript"}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := tt.build(full)

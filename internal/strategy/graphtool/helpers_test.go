@@ -10,13 +10,14 @@ import (
 
 	"go.uber.org/goleak"
 
-	"strategist/internal/agent"
 	"strategist/internal/catalog/offline"
 	"strategist/internal/offlinetest"
 	"strategist/internal/pgtest"
 	"strategist/internal/store"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy"
 	"strategist/internal/strategy/graphtool"
+	"strategist/internal/tool"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
@@ -75,7 +76,7 @@ func (r *snapshots) versions() []int {
 // catalog, with a user and a conversation on PlasmoDB that has no strategy
 // yet.
 type fixture struct {
-	svc          *strategy.Service
+	svc          *strategies.Service
 	db           *store.DB
 	cat          *offline.Catalog
 	hook         *snapshots
@@ -100,7 +101,7 @@ func newFixture(t testing.TB) fixture {
 		t.Fatal(err)
 	}
 	f := fixture{db: db, cat: cat, hook: &snapshots{}, user: user.ID, conversation: conv.ID}
-	f.svc, err = strategy.NewService(strategy.Config{Store: db, Catalog: cat, OnChange: f.hook.hook,
+	f.svc, err = strategies.NewService(strategies.Config{Store: db, Catalog: cat, OnChange: f.hook.hook,
 		Logger: slog.New(slog.NewTextHandler(t.Output(), nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +118,7 @@ func (f fixture) binding() graphtool.Binding {
 // validated against the tool's schema and decoded strictly.
 type toolbox struct {
 	t  *testing.T
-	ts *agent.Toolset
+	ts *tool.Toolset
 }
 
 func (f fixture) executor(t *testing.T) toolbox {
@@ -126,7 +127,7 @@ func (f fixture) executor(t *testing.T) toolbox {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, err := agent.NewToolset(tools...)
+	ts, err := tool.NewToolset(tools...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func (f fixture) subagent(t *testing.T, scope *graphtool.Scope) toolbox {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, err := agent.NewToolset(tools...)
+	ts, err := tool.NewToolset(tools...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,10 +171,10 @@ func must[T any](b toolbox, name, args string) T {
 }
 
 // refused runs a tool that must fail with code and returns the tool error.
-func (b toolbox) refused(name, args, code string) *agent.ToolError {
+func (b toolbox) refused(name, args, code string) *tool.ToolError {
 	b.t.Helper()
 	_, err := b.call(name, args)
-	te, ok := errors.AsType[*agent.ToolError](err)
+	te, ok := errors.AsType[*tool.ToolError](err)
 	if !ok {
 		b.t.Fatalf("%s %s: err = %v (%T), want a tool error %s", name, args, err, err, code)
 	}

@@ -6,20 +6,21 @@ import (
 	"fmt"
 	"strings"
 
-	"strategist/internal/agent"
 	"strategist/internal/catalog"
 	"strategist/internal/store"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy"
+	"strategist/internal/tool"
 )
 
-// Reader is what get_strategy reads of strategy.Service, which satisfies
+// Reader is what get_strategy reads of strategies.Service, which satisfies
 // it.
 type Reader interface {
 	Conversation(ctx context.Context, userID, conversationID string) (strategy.Snapshot, error)
 	Previous(ctx context.Context, userID, strategyID string) (strategy.Snapshot, bool, error)
 }
 
-var _ Reader = (*strategy.Service)(nil)
+var _ Reader = (*strategies.Service)(nil)
 
 // SearchLookup finds a search's parameters, to tell a step's key values
 // from its defaults; catalog.Catalog satisfies it.
@@ -45,11 +46,11 @@ const getStrategyDoc = `Read the conversation's strategy as it stands, before pl
 // GetStrategy returns get_strategy: a read-only overview of the
 // conversation's strategy, shared by the planner and the executor. It
 // never creates a strategy.
-func GetStrategy(cfg OverviewConfig) (agent.Tool, error) {
+func GetStrategy(cfg OverviewConfig) (tool.Tool, error) {
 	if cfg.Strategies == nil || strings.TrimSpace(cfg.UserID) == "" || strings.TrimSpace(cfg.ConversationID) == "" {
-		return agent.Tool{}, errors.New("graphtool: get_strategy: Strategies, UserID and ConversationID are required")
+		return tool.Tool{}, errors.New("graphtool: get_strategy: Strategies, UserID and ConversationID are required")
 	}
-	return agent.NewTool(GetStrategyTool, getStrategyDoc, func(ctx context.Context, _ NoArgs) (*Overview, error) {
+	return tool.NewTool(GetStrategyTool, getStrategyDoc, func(ctx context.Context, _ NoArgs) (*Overview, error) {
 		return overview(ctx, cfg)
 	}), nil
 }

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"strategist/internal/agent"
 	"strategist/internal/strategy"
 	"strategist/internal/strategy/graphtool"
+	"strategist/internal/tool"
 )
 
 // TestRetryReusesSteps: a task's attempt is cut short after making a step
@@ -95,9 +95,9 @@ func TestRetryReusesSteps(t *testing.T) {
 	}
 }
 
-func mustToolset(t *testing.T, tools []agent.Tool) *agent.Toolset {
+func mustToolset(t *testing.T, tools []tool.Tool) *tool.Toolset {
 	t.Helper()
-	ts, err := agent.NewToolset(tools...)
+	ts, err := tool.NewToolset(tools...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,9 +7,9 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"strategist/internal/agent"
 	"strategist/internal/catalog"
 	"strategist/internal/strategy"
+	"strategist/internal/tool"
 )
 
 // StepResult is the result of a tool that adds or changes a step: the step
@@ -71,33 +71,33 @@ func paramSchema(s *jsonschema.Schema) {
 	}
 }
 
-func (t *tools) createStep() agent.Tool {
-	return agent.NewTool("create_step",
+func (t *tools) createStep() tool.Tool {
+	return tool.NewTool("create_step",
 		"Add a search step (a leaf with no input) to the strategy. "+parametersHelp+
 			" The new step becomes a root; combine or transform roots to build the strategy up.",
-		t.doCreateStep, agent.WithSchema(func(s *jsonschema.Schema) {
+		t.doCreateStep, tool.WithSchema(func(s *jsonschema.Schema) {
 			s.Properties["search_name"].MinLength = ptr(1)
 			paramSchema(s)
 		}))
 }
 
-func (t *tools) transformStep() agent.Tool {
-	return agent.NewTool("transform_step",
+func (t *tools) transformStep() tool.Tool {
+	return tool.NewTool("transform_step",
 		"Add a transform step that takes one root step as input (e.g. GenesByWeightFilter, GenesByOrthologs). "+parametersHelp+
 			" The input stops being a root; the new step is one.",
-		t.doTransformStep, agent.WithSchema(func(s *jsonschema.Schema) {
+		t.doTransformStep, tool.WithSchema(func(s *jsonschema.Schema) {
 			s.Properties["search_name"].MinLength = ptr(1)
 			s.Properties["input_step_id"].MinLength = ptr(1)
 			paramSchema(s)
 		}))
 }
 
-func (t *tools) combineSteps() agent.Tool {
-	return agent.NewTool("combine_steps",
+func (t *tools) combineSteps() tool.Tool {
+	return tool.NewTool("combine_steps",
 		"Combine two root steps into one: INTERSECT (in both), UNION (in either), MINUS (left but not right), RMINUS (right but not left), "+
 			"LONLY / RONLY (one side only), or COLOCATE (left genes near right genes; needs colocation). "+
 			"AND, OR, NOT, MINUS_LEFT, LMINUS and MINUS_RIGHT are accepted aliases. A step is consumed at most once: both inputs must be roots.",
-		t.doCombineSteps, agent.WithSchema(func(s *jsonschema.Schema) {
+		t.doCombineSteps, tool.WithSchema(func(s *jsonschema.Schema) {
 			for _, p := range []string{"left_step_id", "right_step_id", "operator"} {
 				s.Properties[p].MinLength = ptr(1)
 			}
@@ -120,7 +120,7 @@ func encodeParams(search string, in map[string]any) (map[string]string, error) {
 		out[k] = enc[k]
 	}
 	if !ve.Empty() {
-		return nil, &agent.ToolError{Code: agent.CodeValidation, Err: ve,
+		return nil, &tool.ToolError{Code: tool.CodeValidation, Err: ve,
 			Message: "parameter values that cannot be encoded: " + ve.Error(),
 			Details: map[string]any{"byKey": ve.ByKey}}
 	}
@@ -157,7 +157,7 @@ func (t *tools) doCombineSteps(ctx context.Context, a CombineArgs) (*StepResult,
 	// created.
 	operator, err := strategy.ParseOperator(a.Operator)
 	if err != nil {
-		return nil, &agent.ToolError{Code: strategy.Code(err), Message: err.Error(), Err: err,
+		return nil, &tool.ToolError{Code: strategy.Code(err), Message: err.Error(), Err: err,
 			Details: map[string]any{"operator": a.Operator, "allowed": strategy.Operators()}}
 	}
 	m := strategy.Combine{
@@ -167,7 +167,7 @@ func (t *tools) doCombineSteps(ctx context.Context, a CombineArgs) (*StepResult,
 	if a.Colocation != nil {
 		strand, err := strategy.ParseStrand(a.Colocation.Strand)
 		if err != nil {
-			return nil, &agent.ToolError{Code: strategy.Code(err), Message: trimPrefix(err.Error()), Err: err,
+			return nil, &tool.ToolError{Code: strategy.Code(err), Message: trimPrefix(err.Error()), Err: err,
 				Details: map[string]any{"strand": a.Colocation.Strand, "allowed": []strategy.Strand{strategy.StrandSame, strategy.StrandOpposite, strategy.StrandBoth}}}
 		}
 		m.Colocation = &strategy.Colocation{Upstream: a.Colocation.Upstream, Downstream: a.Colocation.Downstream, Strand: strand}
@@ -257,10 +257,10 @@ type CountResult struct {
 	Count  Count           `json:"count"`
 }
 
-func (t *tools) getResultCount() agent.Tool {
-	return agent.NewTool("get_result_count",
+func (t *tools) getResultCount() tool.Tool {
+	return tool.NewTool("get_result_count",
 		"Get how many genes a step returns (its whole subtree). A count the offline snapshot cannot compute says so instead of giving a number.",
-		t.doGetResultCount, agent.WithSchema(func(s *jsonschema.Schema) { s.Properties["step_id"].MinLength = ptr(1) }))
+		t.doGetResultCount, tool.WithSchema(func(s *jsonschema.Schema) { s.Properties["step_id"].MinLength = ptr(1) }))
 }
 
 // doGetResultCount is the get_result_count tool.

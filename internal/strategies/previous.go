@@ -1,8 +1,10 @@
-package strategy
+package strategies
 
 import (
 	"context"
 	"fmt"
+
+	"strategist/internal/strategy"
 )
 
 // PreviousLookback bounds the versions Previous reads: far more than one
@@ -18,20 +20,20 @@ const PreviousLookback = 100
 // and deletions of a build, which Previous skips. The snapshot carries
 // that version's number. ok is false when there is none within the bound.
 // The versions are read in one query.
-func (s *Service) Previous(ctx context.Context, userID, strategyID string) (Snapshot, bool, error) {
+func (s *Service) Previous(ctx context.Context, userID, strategyID string) (strategy.Snapshot, bool, error) {
 	_, g, rec, err := s.load(ctx, userID, strategyID)
 	if err != nil {
-		return Snapshot{}, false, err
+		return strategy.Snapshot{}, false, err
 	}
 	current := resultKey(g)
 	vs, err := s.store.RecentStrategyVersions(ctx, userID, strategyID, rec.Version, PreviousLookback)
 	if err != nil {
-		return Snapshot{}, false, fmt.Errorf("strategy: previous version of %s: %w", strategyID, err)
+		return strategy.Snapshot{}, false, fmt.Errorf("strategy: previous version of %s: %w", strategyID, err)
 	}
 	for _, v := range vs {
-		old, err := Decode(v.Graph)
+		old, err := strategy.Decode(v.Graph)
 		if err != nil {
-			return Snapshot{}, false, fmt.Errorf("strategy: previous version of %s: version %d: %w", strategyID, v.Version, err)
+			return strategy.Snapshot{}, false, fmt.Errorf("strategy: previous version of %s: version %d: %w", strategyID, v.Version, err)
 		}
 		if len(old.Validate()) > 0 {
 			continue
@@ -42,12 +44,12 @@ func (s *Service) Previous(ctx context.Context, userID, strategyID string) (Snap
 			return snap, true, nil
 		}
 	}
-	return Snapshot{}, false, nil
+	return strategy.Snapshot{}, false, nil
 }
 
 // resultKey identifies what a graph's single root computes (its query
 // tree); "" when the graph has no single root.
-func resultKey(g *Graph) string {
+func resultKey(g *strategy.Graph) string {
 	root, ok := g.Root()
 	if !ok {
 		return ""

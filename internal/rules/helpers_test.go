@@ -17,12 +17,13 @@ import (
 	"strategist/internal/event"
 	"strategist/internal/executor"
 	"strategist/internal/llm"
-	"strategist/internal/llm/rules"
 	"strategist/internal/offlinetest"
 	"strategist/internal/pgtest"
 	"strategist/internal/plan"
 	"strategist/internal/planner"
+	"strategist/internal/rules"
 	"strategist/internal/store"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy"
 	"strategist/internal/subagent"
 )
@@ -41,7 +42,7 @@ func dataDir(tb testing.TB) string {
 // and executor, and one researcher's conversation.
 type world struct {
 	db         *store.DB
-	strategies *strategy.Service
+	strategies *strategies.Service
 	planner    *planner.Planner
 	executor   *executor.Executor
 	engine     *rules.Engine
@@ -68,7 +69,7 @@ func newWorld(t testing.TB) *world {
 		t.Fatal(err)
 	}
 	w := &world{db: db}
-	w.strategies, err = strategy.NewService(strategy.Config{Store: db, Catalog: cat,
+	w.strategies, err = strategies.NewService(strategies.Config{Store: db, Catalog: cat,
 		OnChange: func(_ context.Context, s strategy.Snapshot) {
 			raw, _ := json.Marshal(s)
 			w.emit(&event.GraphSnapshot{StrategyID: s.StrategyID, Version: s.Version, Snapshot: raw})

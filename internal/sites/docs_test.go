@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"strategist/internal/catalog"
-	"strategist/internal/catalog/sites"
 	"strategist/internal/catalog/wdk"
 	"strategist/internal/pgtest"
+	"strategist/internal/sites"
 	"strategist/internal/store"
 )
 

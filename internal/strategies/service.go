@@ -1,4 +1,4 @@
-package strategy
+package strategies
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"strategist/internal/catalog"
 	"strategist/internal/event"
 	"strategist/internal/store"
+	"strategist/internal/strategy"
 	"strategist/internal/telemetry"
 )
 
@@ -46,11 +47,11 @@ type EventLog interface {
 
 // Config holds the Service's dependencies.
 type Config struct {
-	Store   Store   // required
-	Catalog Catalog // required
+	Store   Store            // required
+	Catalog strategy.Catalog // required
 	// Counter computes step counts; nil means a counter over Catalog with
 	// default settings.
-	Counter *Counter
+	Counter *strategy.Counter
 	// CountTimeout bounds the counting a change does (0 means 30 s). A
 	// count that takes longer is recorded as failed and tried again with
 	// the next change; the change itself still commits.
@@ -61,7 +62,7 @@ type Config struct {
 	// versions in increasing order, one call at a time per strategy. Its
 	// context is the caller's without cancellation: a change that committed
 	// is always reported. It must not call Apply or Undo.
-	OnChange func(ctx context.Context, s Snapshot)
+	OnChange func(ctx context.Context, s strategy.Snapshot)
 	// Events, when set, records every change as a graph_snapshot event in
 	// the conversation's log, in the change's transaction: after any crash
 	// the log's last snapshot is the stored strategy.
@@ -77,8 +78,8 @@ type Config struct {
 // the Counter's cache.
 type Service struct {
 	store        Store
-	cat          Catalog
-	counter      *Counter
+	cat          strategy.Catalog
+	counter      *strategy.Counter
 	countTimeout time.Duration
 	report       *reporter
 	events       EventLog
@@ -98,7 +99,7 @@ func NewService(cfg Config) (*Service, error) {
 		s.countTimeout = 30 * time.Second
 	}
 	if s.counter == nil {
-		c, err := NewCounter(cfg.Catalog, CounterConfig{})
+		c, err := strategy.NewCounter(cfg.Catalog, strategy.CounterConfig{})
 		if err != nil {
 			return nil, fmt.Errorf("strategy: new service: %w", err)
 		}
@@ -106,7 +107,7 @@ func NewService(cfg Config) (*Service, error) {
 	}
 	hook := cfg.OnChange
 	if hook == nil {
-		hook = func(context.Context, Snapshot) {}
+		hook = func(context.Context, strategy.Snapshot) {}
 	}
 	s.report = newReporter(hook)
 	if s.log == nil {
@@ -119,21 +120,21 @@ func NewService(cfg Config) (*Service, error) {
 // Result is a committed change: the new snapshot and what changed (for
 // added steps, Change.Step is the new step's id).
 type Result struct {
-	Snapshot Snapshot `json:"snapshot"`
-	Change   Change   `json:"change"`
+	Snapshot strategy.Snapshot `json:"snapshot"`
+	Change   strategy.Change   `json:"change"`
 }
 
 // Version is one entry of a strategy's history.
 type Version struct {
-	Version   int       `json:"version"`
-	Change    Change    `json:"change"`
-	CreatedAt time.Time `json:"createdAt"`
+	Version   int             `json:"version"`
+	Change    strategy.Change `json:"change"`
+	CreatedAt time.Time       `json:"createdAt"`
 }
 
 // ForConversation returns the strategy of a conversation, creating an empty
 // one of recordType on the conversation's site when it has none (recorded
 // as version 0 and reported through OnChange).
-func (s *Service) ForConversation(ctx context.Context, userID, conversationID, recordType, name string) (Snapshot, error) {
+func (s *Service) ForConversation(ctx context.Context, userID, conversationID, recordType, name string) (strategy.Snapshot, error) {
 	// The site's record types are checked outside the creating
 	// transaction: on a live site the check reads the researcher's key
 	// from the database and asks the site, which must not happen while the
@@ -151,7 +152,7 @@ func (s *Service) ForConversation(ctx context.Context, userID, conversationID, r
 				buildErr = errCheckFirst
 				return nil, nil, buildErr
 			}
-			g, err := New(siteID, recordType, name)
+			g, err := strategy.New(siteID, recordType, name)
 			if err != nil {
 				buildErr = err
 				return nil, nil, err
@@ -161,7 +162,7 @@ func (s *Service) ForConversation(ctx context.Context, userID, conversationID, r
 				buildErr = err
 				return nil, nil, err
 			}
-			change, err := json.Marshal(Change{Op: OpCreate, Summary: fmt.Sprintf("created an empty %s strategy", recordType)})
+			change, err := json.Marshal(strategy.Change{Op: strategy.OpCreate, Summary: fmt.Sprintf("created an empty %s strategy", recordType)})
 			if err != nil {
 				buildErr = err
 				return nil, nil, err
@@ -171,20 +172,20 @@ func (s *Service) ForConversation(ctx context.Context, userID, conversationID, r
 		rec, created, rows, err := s.store.CreateConversationStrategy(ctx, userID, conversationID, recordType, build, s.logged(ctx, snapshotOf, nil))
 		if needCheck != "" {
 			if err := s.checkRecordType(ctx, needCheck, recordType); err != nil {
-				return Snapshot{}, err
+				return strategy.Snapshot{}, err
 			}
 			checked = needCheck
 			continue
 		}
 		if buildErr != nil {
-			return Snapshot{}, buildErr
+			return strategy.Snapshot{}, buildErr
 		}
 		if err != nil {
-			return Snapshot{}, fmt.Errorf("strategy: strategy for conversation %s: %w", conversationID, err)
+			return strategy.Snapshot{}, fmt.Errorf("strategy: strategy for conversation %s: %w", conversationID, err)
 		}
 		snap, err := snapshotOf(rec)
 		if err != nil {
-			return Snapshot{}, err
+			return strategy.Snapshot{}, err
 		}
 		if created {
 			s.published(rows)
@@ -203,7 +204,7 @@ var errCheckFirst = errors.New("strategy: check the record type first")
 // written, and change (when not nil) points at the version's change
 // record, set by the time the row is written. nil (no event) without an
 // event log.
-func (s *Service) logged(ctx context.Context, snap func(rec store.Strategy) (Snapshot, error), change *Change) *store.StrategyEvents {
+func (s *Service) logged(ctx context.Context, snap func(rec store.Strategy) (strategy.Snapshot, error), change *strategy.Change) *store.StrategyEvents {
 	if s.events == nil {
 		return nil
 	}
@@ -249,48 +250,48 @@ func (s *Service) checkRecordType(ctx context.Context, siteID, recordType string
 			return nil
 		}
 	}
-	return fmt.Errorf("strategy: new strategy: %w: site %s has no record type %q", ErrRecordTypeMismatch, siteID, recordType)
+	return fmt.Errorf("strategy: new strategy: %w: site %s has no record type %q", strategy.ErrRecordTypeMismatch, siteID, recordType)
 }
 
 // Conversation returns the strategy of a conversation; store.ErrNotFound
 // when it has none yet.
-func (s *Service) Conversation(ctx context.Context, userID, conversationID string) (Snapshot, error) {
+func (s *Service) Conversation(ctx context.Context, userID, conversationID string) (strategy.Snapshot, error) {
 	rec, err := s.store.ConversationStrategy(ctx, userID, conversationID)
 	if err != nil {
-		return Snapshot{}, fmt.Errorf("strategy: strategy of conversation %s: %w", conversationID, err)
+		return strategy.Snapshot{}, fmt.Errorf("strategy: strategy of conversation %s: %w", conversationID, err)
 	}
 	return snapshotOf(rec)
 }
 
 // Get returns a strategy's current snapshot.
-func (s *Service) Get(ctx context.Context, userID, strategyID string) (Snapshot, error) {
+func (s *Service) Get(ctx context.Context, userID, strategyID string) (strategy.Snapshot, error) {
 	snap, _, _, err := s.load(ctx, userID, strategyID)
 	return snap, err
 }
 
-func (s *Service) load(ctx context.Context, userID, strategyID string) (Snapshot, *Graph, store.Strategy, error) {
+func (s *Service) load(ctx context.Context, userID, strategyID string) (strategy.Snapshot, *strategy.Graph, store.Strategy, error) {
 	rec, err := s.store.Strategy(ctx, userID, strategyID)
 	if err != nil {
-		return Snapshot{}, nil, rec, fmt.Errorf("strategy: load %s: %w", strategyID, err)
+		return strategy.Snapshot{}, nil, rec, fmt.Errorf("strategy: load %s: %w", strategyID, err)
 	}
-	g, err := Decode(rec.Graph)
+	g, err := strategy.Decode(rec.Graph)
 	if err != nil {
-		return Snapshot{}, nil, rec, err
+		return strategy.Snapshot{}, nil, rec, err
 	}
 	return snapshotAt(g, rec), g, rec, nil
 }
 
-func snapshotOf(rec store.Strategy) (Snapshot, error) {
-	g, err := Decode(rec.Graph)
+func snapshotOf(rec store.Strategy) (strategy.Snapshot, error) {
+	g, err := strategy.Decode(rec.Graph)
 	if err != nil {
-		return Snapshot{}, err
+		return strategy.Snapshot{}, err
 	}
 	return snapshotAt(g, rec), nil
 }
 
 // snapshotAt is g as the stored strategy rec (its id, version and
 // conversation).
-func snapshotAt(g *Graph, rec store.Strategy) Snapshot {
+func snapshotAt(g *strategy.Graph, rec store.Strategy) strategy.Snapshot {
 	snap := g.Snapshot(rec.ID, rec.Version)
 	snap.ConversationID = rec.ConversationID
 	return snap
@@ -308,7 +309,7 @@ func snapshotAt(g *Graph, rec store.Strategy) Snapshot {
 // (an update of the same step) is the mutation prepared again under the
 // lock, and a count that failed before the lock is not waited for again
 // under it.
-func (s *Service) Apply(ctx context.Context, userID, strategyID string, m Mutation) (Result, error) {
+func (s *Service) Apply(ctx context.Context, userID, strategyID string, m strategy.Mutation) (Result, error) {
 	ctx, span := telemetry.Start(ctx, "strategy.mutate")
 	if !span.IsRecording() {
 		return s.apply(ctx, userID, strategyID, m)
@@ -333,46 +334,46 @@ func endMutationSpan(span trace.Span, res Result, err error) {
 	span.End()
 }
 
-func (s *Service) apply(ctx context.Context, userID, strategyID string, m Mutation) (Result, error) {
+func (s *Service) apply(ctx context.Context, userID, strategyID string, m strategy.Mutation) (Result, error) {
 	_, base, _, err := s.load(ctx, userID, strategyID)
 	if err != nil {
 		return Result{}, err
 	}
-	p, err := m.prepare(ctx, s.cat, base)
+	p, err := strategy.Prepare(ctx, s.cat, base, m)
 	if err != nil {
 		return Result{}, err
 	}
-	failed := map[string]CountResult{}
-	if next, change, err := p.apply(base); err == nil {
-		s.refresh(ctx, next, change.affected(next), failed) // warms the cache; the result is recomputed under the lock
+	failed := map[string]strategy.CountResult{}
+	if next, change, err := p.Apply(base); err == nil {
+		s.refresh(ctx, next, change.Affected(next), failed) // warms the cache; the result is recomputed under the lock
 	}
 	var (
 		res    Result
-		next   *Graph
+		next   *strategy.Graph
 		mutErr error
 	)
 	st := s.report.stripe(strategyID)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	rec, rows, err := s.store.UpdateStrategy(ctx, userID, strategyID, func(current []byte, version int) ([]byte, []byte, error) {
-		g, err := Decode(current)
+		g, err := strategy.Decode(current)
 		if err != nil {
 			mutErr = err
 			return nil, nil, err
 		}
-		if !p.holds(g) {
-			if p, mutErr = m.prepare(ctx, s.cat, g); mutErr != nil {
+		if !p.Holds(g) {
+			if p, mutErr = strategy.Prepare(ctx, s.cat, g, m); mutErr != nil {
 				return nil, nil, mutErr
 			}
 		}
-		var change Change
-		if next, change, mutErr = p.apply(g); mutErr != nil {
+		var change strategy.Change
+		if next, change, mutErr = p.Apply(g); mutErr != nil {
 			return nil, nil, mutErr
 		}
-		next = s.refresh(ctx, next, change.affected(next), failed)
+		next = s.refresh(ctx, next, change.Affected(next), failed)
 		res.Change = change
 		return encodePair(next, change, &mutErr)
-	}, s.logged(ctx, func(rec store.Strategy) (Snapshot, error) { return snapshotAt(next, rec), nil }, &res.Change))
+	}, s.logged(ctx, func(rec store.Strategy) (strategy.Snapshot, error) { return snapshotAt(next, rec), nil }, &res.Change))
 	if mutErr != nil {
 		return Result{}, mutErr
 	}
@@ -380,7 +381,7 @@ func (s *Service) apply(ctx context.Context, userID, strategyID string, m Mutati
 		return Result{}, fmt.Errorf("strategy: apply to %s: %w", strategyID, err)
 	}
 	res.Snapshot = snapshotAt(next, rec)
-	s.logCounts(ctx, strategyID, rec.Version, next, res.Change.affected(next))
+	s.logCounts(ctx, strategyID, rec.Version, next, res.Change.Affected(next))
 	s.published(rows)
 	s.report.deliver(ctx, st, res.Snapshot)
 	return res, nil
@@ -388,15 +389,15 @@ func (s *Service) apply(ctx context.Context, userID, strategyID string, m Mutati
 
 // refresh counts ids (and steps without a count) within CountTimeout,
 // not asking again for what already failed during this change.
-func (s *Service) refresh(ctx context.Context, g *Graph, ids []StepID, failed map[string]CountResult) *Graph {
+func (s *Service) refresh(ctx context.Context, g *strategy.Graph, ids []strategy.StepID, failed map[string]strategy.CountResult) *strategy.Graph {
 	ctx, cancel := context.WithTimeout(ctx, s.countTimeout)
 	defer cancel()
-	return s.counter.refresh(ctx, g, ids, failed)
+	return s.counter.RefreshSkipping(ctx, g, ids, failed)
 }
 
 // encodePair encodes a graph and its change record for the store, noting
 // an encoding failure in *errp.
-func encodePair(g *Graph, c Change, errp *error) ([]byte, []byte, error) {
+func encodePair(g *strategy.Graph, c strategy.Change, errp *error) ([]byte, []byte, error) {
 	graph, err := g.Encode()
 	if err != nil {
 		*errp = err
@@ -410,9 +411,9 @@ func encodePair(g *Graph, c Change, errp *error) ([]byte, []byte, error) {
 	return graph, change, nil
 }
 
-func (s *Service) logCounts(ctx context.Context, strategyID string, version int, g *Graph, ids []StepID) {
+func (s *Service) logCounts(ctx context.Context, strategyID string, version int, g *strategy.Graph, ids []strategy.StepID) {
 	for _, id := range ids {
-		if st, ok := g.Step(id); ok && st.CountStatus == CountError {
+		if st, ok := g.Step(id); ok && st.CountStatus == strategy.CountError {
 			s.log.WarnContext(ctx, "step count failed", "strategy_id", strategyID, "version", version,
 				"step_id", string(id), "message", st.CountMessage)
 		}
@@ -421,7 +422,7 @@ func (s *Service) logCounts(ctx context.Context, strategyID string, version int,
 
 // Rename sets a strategy's name (a versioned change like any other).
 func (s *Service) Rename(ctx context.Context, userID, strategyID, name string) (Result, error) {
-	return s.Apply(ctx, userID, strategyID, Rename{Name: name})
+	return s.Apply(ctx, userID, strategyID, strategy.Rename{Name: name})
 }
 
 // Versions lists a strategy's history, oldest first.
@@ -442,7 +443,7 @@ func (s *Service) Versions(ctx context.Context, userID, strategyID string) ([]Ve
 
 // WDK exports a strategy to WDK's step bodies and stepTree; a strategy
 // that is not complete is an *InvalidGraphError listing its problems.
-func (s *Service) WDK(ctx context.Context, userID, strategyID string) (*WDKStrategy, error) {
+func (s *Service) WDK(ctx context.Context, userID, strategyID string) (*strategy.WDKStrategy, error) {
 	_, g, _, err := s.load(ctx, userID, strategyID)
 	if err != nil {
 		return nil, err
@@ -452,13 +453,13 @@ func (s *Service) WDK(ctx context.Context, userID, strategyID string) (*WDKStrat
 
 // Validate lists every problem of a strategy (an empty list means it is
 // complete) along with its snapshot.
-func (s *Service) Validate(ctx context.Context, userID, strategyID string) ([]Problem, Snapshot, error) {
+func (s *Service) Validate(ctx context.Context, userID, strategyID string) ([]strategy.Problem, strategy.Snapshot, error) {
 	snap, g, _, err := s.load(ctx, userID, strategyID)
 	if err != nil {
-		return nil, Snapshot{}, err
+		return nil, strategy.Snapshot{}, err
 	}
 	return g.Validate(), snap, nil
 }
 
 // interface check: the live and offline catalogs satisfy Catalog.
-var _ Catalog = catalog.Catalog(nil)
+var _ strategy.Catalog = catalog.Catalog(nil)

@@ -24,7 +24,8 @@ func TestClassify(t *testing.T) {
 		{"no key", &wdk.MissingTokenError{Site: "plasmodb-live"}, catalog.SiteAccount, "no VEuPathDB API key is stored for PlasmoDB (plasmodb-live)", 0},
 		{"revoked", fmt.Errorf("wdk: x: %w", &wdk.AuthError{Status: 401, Message: "Invalid token"}), catalog.SiteAccount, "refused your VEuPathDB API key (HTTP 401)", 0},
 		{"guest", &wdk.AuthError{Guest: true}, catalog.SiteAccount, "guest session", 0},
-		{"down", &wdk.ServerError{Err: refused, Attempts: 4}, catalog.SiteUnavailable, "cannot be reached (connection refused)", 0},
+		{"down", &wdk.ServerError{Err: refused, Attempts: 4}, catalog.SiteUnavailable, "cannot be reached (connection refused); it may be down, try again later", 0},
+		{"down, retry after", &wdk.ServerError{Err: refused, RetryAfter: 5 * time.Second}, catalog.SiteUnavailable, "cannot be reached (connection refused); it may be down, try again in 5s", 5 * time.Second},
 		{"429", &wdk.ServerError{Status: 429, RetryAfter: 40 * time.Second}, catalog.SiteUnavailable, "HTTP 429); try again in 40s", 40 * time.Second},
 		{"504", &wdk.ServerError{Status: 504}, catalog.SiteUnavailable, "unavailable (HTTP 504)", 0},
 		{"500", &wdk.ServerError{Status: 500, Message: "NullPointerException", LogMarker: "abc"}, catalog.SiteFault, "HTTP 500: NullPointerException); VEuPathDB support can trace it with log marker abc", 0},
@@ -36,7 +37,7 @@ func TestClassify(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			err := classify("PlasmoDB", "plasmodb-live", tt.err)
 			se, ok := errors.AsType[*catalog.SiteError](err)
-			if !ok || se.Kind != tt.kind || !strings.Contains(se.Message, tt.says) || se.RetryAfter != tt.retry {
+			if !ok || se.Kind != tt.kind || !strings.Contains(se.Message, tt.says) || se.RetryAfter != tt.retry || strings.Contains(se.Message, "later later") {
 				t.Fatalf("classify = %#v, want %s saying %q", err, tt.kind, tt.says)
 			}
 			if errors.Is(err, catalog.ErrUnavailable) != (tt.kind == catalog.SiteUnavailable) {

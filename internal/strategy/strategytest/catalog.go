@@ -1,4 +1,9 @@
-package strategy
+// Package strategytest holds the tests' catalog of the graph model and of
+// the strategy service: a small PlasmoDB-shaped catalog with WDK's
+// validation rules in miniature and a set evaluator, so graphs and counts
+// can be tested without the offline data. It imports only internal/catalog,
+// so the model's own tests can use it.
+package strategytest
 
 import (
 	"context"
@@ -11,10 +16,10 @@ import (
 	"strategist/internal/catalog"
 )
 
-// fakeCatalog is a small PlasmoDB-shaped catalog over 100 genes g001..g100,
+// Catalog is a small PlasmoDB-shaped catalog over 100 genes g001..g100,
 // with WDK's validation rules in miniature and a set evaluator, so the
 // graph and counts can be tested without the offline data.
-type fakeCatalog struct {
+type Catalog struct {
 	searches map[string]*catalog.Search
 
 	mu      sync.Mutex
@@ -22,22 +27,28 @@ type fakeCatalog struct {
 	failing bool           // Answer fails with catalog.ErrUnavailable
 }
 
+// The catalog's site, record types, searches and terms.
 const (
-	testSite    = "plasmodb"
-	testRT      = "transcript"
-	boolName    = "boolean_question_TranscriptRecordClasses_TranscriptRecordClass"
-	boolLeft    = "bq_left_op_TranscriptRecordClasses_TranscriptRecordClass"
-	boolRight   = "bq_right_op_TranscriptRecordClasses_TranscriptRecordClass"
-	pf3d7       = "Plasmodium falciparum 3D7"
-	pf3d7JSON   = `["Plasmodium falciparum 3D7"]`
-	goTransl    = "GO:0006412"
-	goReplic    = "GO:0006260"
-	popsetRT    = "popsetSequence"
-	popsetSrch  = "PopsetByCountry"
-	testProvSrc = "fake"
+	// SpanSearch is strategy.SpanSearch (this package cannot import the
+	// model whose tests use it).
+	SpanSearch = "GenesBySpanLogic"
+
+	Site             = "plasmodb"
+	RecordType       = "transcript"
+	BooleanSearch    = "boolean_question_TranscriptRecordClasses_TranscriptRecordClass"
+	BooleanLeft      = "bq_left_op_TranscriptRecordClasses_TranscriptRecordClass"
+	BooleanRight     = "bq_right_op_TranscriptRecordClasses_TranscriptRecordClass"
+	Organism         = "Plasmodium falciparum 3D7"
+	OrganismJSON     = `["Plasmodium falciparum 3D7"]`
+	GOTranslation    = "GO:0006412"
+	GOReplication    = "GO:0006260"
+	PopsetRecordType = "popsetSequence"
+	PopsetSearch     = "PopsetByCountry"
+	ProvenanceSource = "fake"
 )
 
-func terms(ts ...string) []catalog.Term {
+// Terms makes vocabulary terms displayed as themselves.
+func Terms(ts ...string) []catalog.Term {
 	out := make([]catalog.Term, len(ts))
 	for i, t := range ts {
 		out[i] = catalog.Term{Term: t, Display: t}
@@ -45,11 +56,12 @@ func terms(ts ...string) []catalog.Term {
 	return out
 }
 
-func newFakeCatalog() *fakeCatalog {
-	organism := catalog.Param{Name: "organism", Type: catalog.ParamMultiPick, Vocabulary: terms(pf3d7), Default: pf3d7JSON, HasDefault: true}
+// NewCatalog returns the catalog, answering and counting calls.
+func NewCatalog() *Catalog {
+	organism := catalog.Param{Name: "organism", Type: catalog.ParamMultiPick, Vocabulary: Terms(Organism), Default: OrganismJSON, HasDefault: true}
 	input := func(name string) catalog.Param { return catalog.Param{Name: name, Type: catalog.ParamInputStep} }
 	single := func(name, def string, vocab ...string) catalog.Param {
-		return catalog.Param{Name: name, Type: catalog.ParamSinglePick, Vocabulary: terms(vocab...), Default: def, HasDefault: def != ""}
+		return catalog.Param{Name: name, Type: catalog.ParamSinglePick, Vocabulary: Terms(vocab...), Default: def, HasDefault: def != ""}
 	}
 	str := func(name, def string) catalog.Param {
 		return catalog.Param{Name: name, Type: catalog.ParamString, Default: def, HasDefault: def != ""}
@@ -72,37 +84,39 @@ func newFakeCatalog() *fakeCatalog {
 			single("span_end_"+side, "stop", "start", "stop"), single("span_end_direction_"+side, "+", "+", "-"), str("span_end_offset_"+side, "0"))
 	}
 	all := []*catalog.Search{
-		search("GenesByTaxon", catalog.KindLeaf, true, testRT, organism),
-		search("GenesByGoTerm", catalog.KindLeaf, true, testRT, organism,
-			catalog.Param{Name: "go_typeahead", Type: catalog.ParamMultiPick, Vocabulary: terms(goTransl, goReplic)}),
-		search("GenesByGeneType", catalog.KindLeaf, true, testRT, organism, single("geneType", "", "protein coding", "tRNA encoding")),
-		search("GenesByMolecularWeight", catalog.KindLeaf, false, testRT, organism, str("min_molecular_weight", "10000"), str("max_molecular_weight", "50000")),
-		search("GenesByWeightFilter", catalog.KindTransform, true, testRT, input("gene_result"), str("min_weight", "0"), str("max_weight", "100")),
-		search("GenesByOrthologs", catalog.KindTransform, false, testRT, input("gene_result"), organism, single("isSyntenic", "no", "yes", "no")),
-		search(boolName, catalog.KindCombine, true, testRT, input(boolLeft), input(boolRight),
+		search("GenesByTaxon", catalog.KindLeaf, true, RecordType, organism),
+		search("GenesByGoTerm", catalog.KindLeaf, true, RecordType, organism,
+			catalog.Param{Name: "go_typeahead", Type: catalog.ParamMultiPick, Vocabulary: Terms(GOTranslation, GOReplication)}),
+		search("GenesByGeneType", catalog.KindLeaf, true, RecordType, organism, single("geneType", "", "protein coding", "tRNA encoding")),
+		search("GenesByMolecularWeight", catalog.KindLeaf, false, RecordType, organism, str("min_molecular_weight", "10000"), str("max_molecular_weight", "50000")),
+		search("GenesByWeightFilter", catalog.KindTransform, true, RecordType, input("gene_result"), str("min_weight", "0"), str("max_weight", "100")),
+		search("GenesByOrthologs", catalog.KindTransform, false, RecordType, input("gene_result"), organism, single("isSyntenic", "no", "yes", "no")),
+		search(BooleanSearch, catalog.KindCombine, true, RecordType, input(BooleanLeft), input(BooleanRight),
 			single("bq_operator", "INTERSECT", "UNION", "INTERSECT", "MINUS", "RMINUS", "LONLY", "RONLY")),
-		search(SpanSearch, catalog.KindCombine, false, testRT, span...),
-		search(popsetSrch, catalog.KindLeaf, true, popsetRT, str("country", "")),
+		search(SpanSearch, catalog.KindCombine, false, RecordType, span...),
+		search(PopsetSearch, catalog.KindLeaf, true, PopsetRecordType, str("country", "")),
 	}
-	f := &fakeCatalog{searches: map[string]*catalog.Search{}, calls: map[string]int{}}
+	f := &Catalog{searches: map[string]*catalog.Search{}, calls: map[string]int{}}
 	for _, s := range all {
 		f.searches[s.Name] = s
 	}
 	return f
 }
 
-func (f *fakeCatalog) RecordTypes(_ context.Context, site string) ([]catalog.RecordType, error) {
-	if site != testSite {
+// RecordTypes lists the site's two record types.
+func (f *Catalog) RecordTypes(_ context.Context, site string) ([]catalog.RecordType, error) {
+	if site != Site {
 		return nil, catalog.ErrNotFound
 	}
 	return []catalog.RecordType{
-		{Name: testRT, FullName: "TranscriptRecordClasses.TranscriptRecordClass", DisplayName: "Gene"},
-		{Name: popsetRT, FullName: "PopsetRecordClasses.PopsetRecordClass", DisplayName: "Popset isolate"},
+		{Name: RecordType, FullName: "TranscriptRecordClasses.TranscriptRecordClass", DisplayName: "Gene"},
+		{Name: PopsetRecordType, FullName: "PopsetRecordClasses.PopsetRecordClass", DisplayName: "Popset isolate"},
 	}, nil
 }
 
-func (f *fakeCatalog) Searches(_ context.Context, site, recordType string) ([]catalog.SearchSummary, error) {
-	if site != testSite {
+// Searches lists the searches of a record type.
+func (f *Catalog) Searches(_ context.Context, site, recordType string) ([]catalog.SearchSummary, error) {
+	if site != Site {
 		return nil, catalog.ErrNotFound
 	}
 	var out []catalog.SearchSummary
@@ -125,9 +139,10 @@ func compareStrings(a, b string) int {
 	return 0
 }
 
-func (f *fakeCatalog) Search(_ context.Context, site, recordType, name string) (*catalog.Search, error) {
+// Search describes one search.
+func (f *Catalog) Search(_ context.Context, site, recordType, name string) (*catalog.Search, error) {
 	s, ok := f.searches[name]
-	if site != testSite || !ok || recordType != "" && s.RecordType != recordType {
+	if site != Site || !ok || recordType != "" && s.RecordType != recordType {
 		return nil, fmt.Errorf("fake: search %s: %w", name, catalog.ErrNotFound)
 	}
 	c := *s
@@ -135,8 +150,8 @@ func (f *fakeCatalog) Search(_ context.Context, site, recordType, name string) (
 }
 
 // Validate applies WDK's rules in miniature: unknown names, defaults,
-// "Cannot be empty.", vocabulary terms, input-step values "".
-func (f *fakeCatalog) Validate(ctx context.Context, site, name string, params map[string]string) (map[string]string, error) {
+// "Cannot be empty.", vocabulary Terms, input-step values "".
+func (f *Catalog) Validate(ctx context.Context, site, name string, params map[string]string) (map[string]string, error) {
 	s, err := f.Search(ctx, site, "", name)
 	if err != nil {
 		return nil, err
@@ -191,7 +206,7 @@ func (f *fakeCatalog) Validate(ctx context.Context, site, name string, params ma
 
 // Answer evaluates the tree over g001..g100 with WDK's set and weight
 // rules, recording one call per query key.
-func (f *fakeCatalog) Answer(_ context.Context, site string, q *catalog.Query, page catalog.Page) (*catalog.Answer, error) {
+func (f *Catalog) Answer(_ context.Context, site string, q *catalog.Query, page catalog.Page) (*catalog.Answer, error) {
 	f.mu.Lock()
 	f.calls[q.Key()]++
 	failing := f.failing
@@ -199,7 +214,7 @@ func (f *fakeCatalog) Answer(_ context.Context, site string, q *catalog.Query, p
 	if failing {
 		return nil, fmt.Errorf("fake: answer: %w", catalog.ErrUnavailable)
 	}
-	if site != testSite {
+	if site != Site {
 		return nil, catalog.ErrNotFound
 	}
 	set, err := f.eval(q)
@@ -211,14 +226,14 @@ func (f *fakeCatalog) Answer(_ context.Context, site string, q *catalog.Query, p
 		ids = append(ids, g)
 	}
 	slices.Sort(ids)
-	ans := &catalog.Answer{Count: len(ids), Records: []catalog.Record{}, Provenance: catalog.Provenance{Source: testProvSrc, Year: 2017, Offline: true}}
+	ans := &catalog.Answer{Count: len(ids), Records: []catalog.Record{}, Provenance: catalog.Provenance{Source: ProvenanceSource, Year: 2017, Offline: true}}
 	for i := page.Offset; i < len(ids) && i < page.Offset+page.Limit; i++ {
 		ans.Records = append(ans.Records, catalog.Record{GeneID: fmt.Sprintf("g%03d", ids[i]), Weight: set[ids[i]]})
 	}
 	return ans, nil
 }
 
-func (f *fakeCatalog) eval(q *catalog.Query) (map[int]int, error) {
+func (f *Catalog) eval(q *catalog.Query) (map[int]int, error) {
 	s, ok := f.searches[q.Search]
 	if !ok {
 		return nil, catalog.ErrNotFound
@@ -249,7 +264,7 @@ func (f *fakeCatalog) eval(q *catalog.Query) (map[int]int, error) {
 		var picks []string
 		_ = json.Unmarshal([]byte(q.Params["go_typeahead"]), &picks)
 		for _, t := range picks {
-			r := map[string][2]int{goTransl: {1, 40}, goReplic: {31, 60}}[t]
+			r := map[string][2]int{GOTranslation: {1, 40}, GOReplication: {31, 60}}[t]
 			for g, w := range leaf(r[0], r[1]) {
 				out[g] = w
 			}
@@ -270,7 +285,7 @@ func (f *fakeCatalog) eval(q *catalog.Query) (map[int]int, error) {
 			}
 		}
 		return out, nil
-	case boolName:
+	case BooleanSearch:
 		return combineSets(q.Params["bq_operator"], ins[0], ins[1]), nil
 	}
 	return nil, fmt.Errorf("fake: cannot evaluate %s", q.Search)
@@ -309,15 +324,15 @@ func combineSets(op string, l, r map[int]int) map[int]int {
 	return out
 }
 
-// callCount returns how many times Answer ran for key.
-func (f *fakeCatalog) callCount(key string) int {
+// CallCount returns how many times Answer ran for key.
+func (f *Catalog) CallCount(key string) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.calls[key]
 }
 
-// totalCalls returns how many times Answer ran.
-func (f *fakeCatalog) totalCalls() int {
+// TotalCalls returns how many times Answer ran.
+func (f *Catalog) TotalCalls() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	n := 0
@@ -327,7 +342,8 @@ func (f *fakeCatalog) totalCalls() int {
 	return n
 }
 
-func (f *fakeCatalog) setFailing(v bool) {
+// SetFailing makes Answer fail with catalog.ErrUnavailable (or not).
+func (f *Catalog) SetFailing(v bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.failing = v

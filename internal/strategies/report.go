@@ -1,9 +1,11 @@
-package strategy
+package strategies
 
 import (
 	"context"
 	"hash/fnv"
 	"sync"
+
+	"strategist/internal/strategy"
 )
 
 // reportStripes is the number of locks snapshots are ordered under.
@@ -17,7 +19,7 @@ const reportStripes = 64
 // snapshot already shows it. Across processes a consumer must still ignore
 // a version it has seen surpassed.
 type reporter struct {
-	hook    func(ctx context.Context, s Snapshot)
+	hook    func(ctx context.Context, s strategy.Snapshot)
 	stripes [reportStripes]reportStripe
 }
 
@@ -26,7 +28,7 @@ type reportStripe struct {
 	last map[string]int // strategy id -> last version delivered; guarded by mu
 }
 
-func newReporter(hook func(ctx context.Context, s Snapshot)) *reporter {
+func newReporter(hook func(ctx context.Context, s strategy.Snapshot)) *reporter {
 	r := &reporter{hook: hook}
 	for i := range r.stripes {
 		r.stripes[i].last = map[string]int{}
@@ -44,7 +46,7 @@ func (r *reporter) stripe(strategyID string) *reportStripe {
 // deliver calls the hook unless a newer version of the strategy was
 // delivered already; the caller holds st.mu. The hook gets ctx without its
 // cancellation: a change that committed is always reported.
-func (r *reporter) deliver(ctx context.Context, st *reportStripe, s Snapshot) {
+func (r *reporter) deliver(ctx context.Context, st *reportStripe, s strategy.Snapshot) {
 	if last, ok := st.last[s.StrategyID]; ok && last >= s.Version {
 		return
 	}
@@ -53,7 +55,7 @@ func (r *reporter) deliver(ctx context.Context, st *reportStripe, s Snapshot) {
 }
 
 // report takes the stripe lock and delivers s.
-func (r *reporter) report(ctx context.Context, s Snapshot) {
+func (r *reporter) report(ctx context.Context, s strategy.Snapshot) {
 	st := r.stripe(s.StrategyID)
 	st.mu.Lock()
 	defer st.mu.Unlock()

@@ -1,4 +1,4 @@
-package strategy
+package strategies
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"strategist/internal/catalog"
 	"strategist/internal/pgtest"
 	"strategist/internal/store"
+	"strategist/internal/strategy"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
@@ -24,10 +25,10 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
 // recorder is an OnChange hook that keeps every snapshot it was given.
 type recorder struct {
 	mu    sync.Mutex
-	snaps []Snapshot
+	snaps []strategy.Snapshot
 }
 
-func (r *recorder) hook(_ context.Context, s Snapshot) {
+func (r *recorder) hook(_ context.Context, s strategy.Snapshot) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.snaps = append(r.snaps, s)
@@ -43,7 +44,7 @@ func (r *recorder) versions() []int {
 	return vs
 }
 
-func (r *recorder) last() Snapshot {
+func (r *recorder) last() strategy.Snapshot {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.snaps[len(r.snaps)-1]
@@ -93,7 +94,7 @@ func newServiceFixture(t *testing.T) serviceFixture {
 	return f
 }
 
-func (f serviceFixture) apply(t *testing.T, m Mutation) Result {
+func (f serviceFixture) apply(t *testing.T, m strategy.Mutation) Result {
 	t.Helper()
 	res, err := f.svc.Apply(context.Background(), f.owner, f.strategy, m)
 	if err != nil {
@@ -106,8 +107,8 @@ func TestServiceCreateOrGet(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newServiceFixture(t)
-	want := Snapshot{ConversationID: f.conversation, StrategyID: f.strategy, Version: 0, Name: "Translation genes", RecordType: testRT, SiteID: testSite, Roots: []StepID{}, Steps: []Step{}}
-	if diff := cmp.Diff([]Snapshot{want}, f.rec.snaps); diff != "" {
+	want := strategy.Snapshot{ConversationID: f.conversation, StrategyID: f.strategy, Version: 0, Name: "Translation genes", RecordType: testRT, SiteID: testSite, Roots: []strategy.StepID{}, Steps: []strategy.Step{}}
+	if diff := cmp.Diff([]strategy.Snapshot{want}, f.rec.snaps); diff != "" {
 		t.Errorf("creation reported (-want +got):\n%s", diff)
 	}
 	again, err := f.svc.ForConversation(ctx, f.owner, f.conversation, testRT, "ignored")
@@ -128,7 +129,7 @@ func TestServiceCreateOrGet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svc.ForConversation(ctx, f.owner, conv.ID, "orthomclGroup", ""); !errors.Is(err, ErrRecordTypeMismatch) {
+	if _, err := f.svc.ForConversation(ctx, f.owner, conv.ID, "orthomclGroup", ""); !errors.Is(err, strategy.ErrRecordTypeMismatch) {
 		t.Errorf("unknown record type: %v, want ErrRecordTypeMismatch", err)
 	}
 	if _, err := f.svc.Conversation(ctx, f.owner, conv.ID); !errors.Is(err, store.ErrNotFound) {
@@ -140,12 +141,12 @@ func TestServiceVersionsAndCounts(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newServiceFixture(t)
-	steps := []Mutation{
-		translation, replication, Combine{Left: "s1", Right: "s2", Operator: "OR", DisplayName: "Either"},
-		AddSearch{SearchName: "GenesByMolecularWeight"},
-		Combine{Left: "s3", Right: "s4", Operator: Intersect},
-		DeleteStep{Step: "s5"},
-		Rename{Name: "Renamed"},
+	steps := []strategy.Mutation{
+		translation, replication, strategy.Combine{Left: "s1", Right: "s2", Operator: "OR", DisplayName: "Either"},
+		strategy.AddSearch{SearchName: "GenesByMolecularWeight"},
+		strategy.Combine{Left: "s3", Right: "s4", Operator: strategy.Intersect},
+		strategy.DeleteStep{Step: "s5"},
+		strategy.Rename{Name: "Renamed"},
 	}
 	for i, m := range steps {
 		res := f.apply(t, m)
@@ -166,7 +167,7 @@ func TestServiceVersionsAndCounts(t *testing.T) {
 	if diff := cmp.Diff(f.rec.last(), snap); diff != "" {
 		t.Errorf("Get differs from the last report (-reported +got):\n%s", diff)
 	}
-	want := map[StepID]string{"s1": "ok 40", "s2": "ok 30", "s3": "ok 60", "s4": "not_evaluable"}
+	want := map[strategy.StepID]string{"s1": "ok 40", "s2": "ok 30", "s3": "ok 60", "s4": "not_evaluable"}
 	if diff := cmp.Diff(want, counts(graphOf(snap))); diff != "" {
 		t.Errorf("counts (-want +got):\n%s", diff)
 	}
@@ -174,14 +175,14 @@ func TestServiceVersionsAndCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ops []ChangeOp
+	var ops []strategy.ChangeOp
 	for i, v := range vs {
 		if v.Version != i {
 			t.Errorf("version %d at position %d", v.Version, i)
 		}
 		ops = append(ops, v.Change.Op)
 	}
-	wantOps := []ChangeOp{OpCreate, OpAddSearch, OpAddSearch, OpCombine, OpAddSearch, OpCombine, OpDeleteStep, OpRename}
+	wantOps := []strategy.ChangeOp{strategy.OpCreate, strategy.OpAddSearch, strategy.OpAddSearch, strategy.OpCombine, strategy.OpAddSearch, strategy.OpCombine, strategy.OpDeleteStep, strategy.OpRename}
 	if diff := cmp.Diff(wantOps, ops); diff != "" {
 		t.Errorf("change ops (-want +got):\n%s", diff)
 	}
@@ -191,8 +192,8 @@ func TestServiceVersionsAndCounts(t *testing.T) {
 }
 
 // graphOf rebuilds a graph from a snapshot, for assertions.
-func graphOf(s Snapshot) *Graph {
-	return &Graph{Name: s.Name, SiteID: s.SiteID, RecordType: s.RecordType, Steps: s.Steps}
+func graphOf(s strategy.Snapshot) *strategy.Graph {
+	return &strategy.Graph{Name: s.Name, SiteID: s.SiteID, RecordType: s.RecordType, Steps: s.Steps}
 }
 
 func TestServiceRefusalChangesNothing(t *testing.T) {
@@ -200,10 +201,10 @@ func TestServiceRefusalChangesNothing(t *testing.T) {
 	ctx := context.Background()
 	f := newServiceFixture(t)
 	f.apply(t, translation)
-	f.apply(t, AddTransform{Input: "s1", SearchName: "GenesByWeightFilter"})
-	_, err := f.svc.Apply(ctx, f.owner, f.strategy, Combine{Left: "s1", Right: "s2", Operator: Union})
-	se, ok := errors.AsType[*StepError](err)
-	if !ok || !errors.Is(err, ErrStepConsumed) || se.Step != "s1" || se.ConsumedBy != "s2" {
+	f.apply(t, strategy.AddTransform{Input: "s1", SearchName: "GenesByWeightFilter"})
+	_, err := f.svc.Apply(ctx, f.owner, f.strategy, strategy.Combine{Left: "s1", Right: "s2", Operator: strategy.Union})
+	se, ok := errors.AsType[*strategy.StepError](err)
+	if !ok || !errors.Is(err, strategy.ErrStepConsumed) || se.Step != "s1" || se.ConsumedBy != "s2" {
 		t.Fatalf("combining a consumed step: %v", err)
 	}
 	snap, err := f.svc.Get(ctx, f.owner, f.strategy)
@@ -223,9 +224,9 @@ func TestServiceUndo(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newServiceFixture(t)
-	var history []Snapshot // history[v] is version v
+	var history []strategy.Snapshot // history[v] is version v
 	history = append(history, f.rec.last())
-	for _, m := range []Mutation{translation, trna, Combine{Left: "s1", Right: "s2", Operator: Colocate, Colocation: &Colocation{Upstream: 100}}, Rename{Name: "Near tRNA"}} {
+	for _, m := range []strategy.Mutation{translation, trna, strategy.Combine{Left: "s1", Right: "s2", Operator: strategy.Colocate, Colocation: &strategy.Colocation{Upstream: 100}}, strategy.Rename{Name: "Near tRNA"}} {
 		history = append(history, f.apply(t, m).Snapshot)
 	}
 	// Each undo steps one version further back, exactly.
@@ -239,7 +240,7 @@ func TestServiceUndo(t *testing.T) {
 		if diff := cmp.Diff(want, res.Snapshot); diff != "" {
 			t.Errorf("undo %d: snapshot differs from version %d (-want +got):\n%s", i+1, restored, diff)
 		}
-		wantChange := Change{Op: OpUndo, UndoneVersion: restored + 1, RestoredVersion: &restored,
+		wantChange := strategy.Change{Op: strategy.OpUndo, UndoneVersion: restored + 1, RestoredVersion: &restored,
 			Summary: fmt.Sprintf("undid version %d: the strategy is as it was at version %d", restored+1, restored)}
 		if diff := cmp.Diff(wantChange, res.Change); diff != "" {
 			t.Errorf("undo %d: change (-want +got):\n%s", i+1, diff)
@@ -248,7 +249,7 @@ func TestServiceUndo(t *testing.T) {
 			t.Errorf("undo %d was not reported (-result +reported):\n%s", i+1, diff)
 		}
 	}
-	if _, err := f.svc.Undo(ctx, f.owner, f.strategy); !errors.Is(err, ErrNothingToUndo) || Code(err) != "NOTHING_TO_UNDO" {
+	if _, err := f.svc.Undo(ctx, f.owner, f.strategy); !errors.Is(err, strategy.ErrNothingToUndo) || strategy.Code(err) != "NOTHING_TO_UNDO" {
 		t.Errorf("undo past creation: %v, want ErrNothingToUndo", err)
 	}
 	// A step made after undo gets a fresh id; undoing it returns to the
@@ -277,13 +278,13 @@ func TestServiceConcurrentApply(t *testing.T) {
 	ctx := context.Background()
 	f := newServiceFixture(t)
 	const agents = 8
-	roots := make([]StepID, agents)
+	roots := make([]strategy.StepID, agents)
 	var wg sync.WaitGroup
 	for a := range agents {
 		wg.Go(func() {
-			scope := NewScope()
-			do := func(m Mutation) StepID {
-				res, err := f.svc.Apply(ctx, f.owner, f.strategy, Scoped(scope, m))
+			scope := strategy.NewScope()
+			do := func(m strategy.Mutation) strategy.StepID {
+				res, err := f.svc.Apply(ctx, f.owner, f.strategy, strategy.Scoped(scope, m))
 				if err != nil {
 					t.Errorf("agent %d: %v", a, err)
 					return ""
@@ -291,10 +292,10 @@ func TestServiceConcurrentApply(t *testing.T) {
 				scope = scope.With(res.Change.Step)
 				return res.Change.Step
 			}
-			first := do(AddSearch{SearchName: "GenesByGoTerm", Parameters: map[string]string{"go_typeahead": `["GO:0006412"]`}, Weight: a})
-			filtered := do(AddTransform{Input: first, SearchName: "GenesByWeightFilter"})
+			first := do(strategy.AddSearch{SearchName: "GenesByGoTerm", Parameters: map[string]string{"go_typeahead": `["GO:0006412"]`}, Weight: a})
+			filtered := do(strategy.AddTransform{Input: first, SearchName: "GenesByWeightFilter"})
 			second := do(trna)
-			roots[a] = do(Combine{Left: filtered, Right: second, Operator: Union, DisplayName: fmt.Sprintf("agent %d", a)})
+			roots[a] = do(strategy.Combine{Left: filtered, Right: second, Operator: strategy.Union, DisplayName: fmt.Sprintf("agent %d", a)})
 		})
 	}
 	wg.Wait()
@@ -311,14 +312,14 @@ func TestServiceConcurrentApply(t *testing.T) {
 	if diff := cmp.Diff(roots, gotRoots); diff != "" {
 		t.Errorf("roots are not the agents' combines (-want +got):\n%s", diff)
 	}
-	if ps := graphOf(snap).Validate(); len(ps) != 1 || ps[0].Code != ProblemMultipleRoots {
+	if ps := graphOf(snap).Validate(); len(ps) != 1 || ps[0].Code != strategy.ProblemMultipleRoots {
 		t.Errorf("Validate() = %v, want only MULTIPLE_ROOTS", ps)
 	}
 	for _, s := range snap.Steps {
-		if s.Kind == KindCombine {
+		if s.Kind == strategy.KindCombine {
 			a, b := s.Inputs[0], s.Inputs[1]
 			as, _ := graphOf(snap).Step(a)
-			if as.Kind != KindTransform || b == "" {
+			if as.Kind != strategy.KindTransform || b == "" {
 				t.Errorf("combine %s joins %v: not one agent's own steps", s.ID, s.Inputs)
 			}
 		}
@@ -351,19 +352,19 @@ func TestServiceReprepareUnderLock(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newServiceFixture(t)
-	f.apply(t, AddSearch{SearchName: "GenesByGoTerm", Parameters: map[string]string{"go_typeahead": `["GO:0006412"]`}})
+	f.apply(t, strategy.AddSearch{SearchName: "GenesByGoTerm", Parameters: map[string]string{"go_typeahead": `["GO:0006412"]`}})
 	stale, err := f.db.Strategy(ctx, f.owner, f.strategy)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Another writer changes s1's terms and weight after our read.
-	f.apply(t, UpdateStep{Step: "s1", Parameters: map[string]string{"go_typeahead": `["GO:0006260"]`}, Weight: ptr(7)})
+	f.apply(t, strategy.UpdateStep{Step: "s1", Parameters: map[string]string{"go_typeahead": `["GO:0006260"]`}, Weight: ptr(7)})
 
 	svc, err := NewService(Config{Store: staleStore{Store: f.db, stale: stale}, Catalog: f.cat})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := svc.Apply(ctx, f.owner, f.strategy, UpdateStep{Step: "s1", Parameters: map[string]string{"organism": pf3d7JSON}, DisplayName: ptr("Replication")})
+	res, err := svc.Apply(ctx, f.owner, f.strategy, strategy.UpdateStep{Step: "s1", Parameters: map[string]string{"organism": pf3d7JSON}, DisplayName: ptr("Replication")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,7 +372,7 @@ func TestServiceReprepareUnderLock(t *testing.T) {
 	if s1.Parameters["go_typeahead"] != `["GO:0006260"]` || s1.Weight != 7 || s1.DisplayName != "Replication" {
 		t.Errorf("an update prepared on a stale read lost the concurrent change: %+v", s1)
 	}
-	if s1.CountStatus != CountOK || *s1.Count != 30 {
+	if s1.CountStatus != strategy.CountOK || *s1.Count != 30 {
 		t.Errorf("s1 count after the update: %s %v, want ok 30", s1.CountStatus, s1.Count)
 	}
 }
@@ -414,7 +415,7 @@ func TestServiceResultsAndExport(t *testing.T) {
 	ctx := context.Background()
 	f := newServiceFixture(t)
 	f.apply(t, translation)
-	f.apply(t, AddSearch{SearchName: "GenesByMolecularWeight"})
+	f.apply(t, strategy.AddSearch{SearchName: "GenesByMolecularWeight"})
 
 	ans, err := f.svc.StepResults(ctx, f.owner, f.strategy, "s1", catalog.Page{Offset: 38, Limit: 5})
 	if err != nil {
@@ -426,35 +427,35 @@ func TestServiceResultsAndExport(t *testing.T) {
 	if ans, err := f.svc.StepResults(ctx, f.owner, f.strategy, "s1", catalog.Page{}); err != nil || len(ans.Records) != 40 {
 		t.Errorf("default page: %d records, %v", len(ans.Records), err)
 	}
-	if _, err := f.svc.StepResults(ctx, f.owner, f.strategy, "s2", catalog.Page{Limit: 5}); !errors.Is(err, ErrNotEvaluable) {
+	if _, err := f.svc.StepResults(ctx, f.owner, f.strategy, "s2", catalog.Page{Limit: 5}); !errors.Is(err, strategy.ErrNotEvaluable) {
 		t.Errorf("results of a not-evaluable step: %v, want ErrNotEvaluable", err)
 	} else if _, ok := errors.AsType[*catalog.NotEvaluableError](err); !ok {
 		t.Errorf("error %v does not carry the *catalog.NotEvaluableError", err)
 	}
 	for _, p := range []catalog.Page{{Limit: -1}, {Offset: -1, Limit: 1}, {Limit: MaxPageSize + 1}} {
-		if _, err := f.svc.StepResults(ctx, f.owner, f.strategy, "s1", p); !errors.Is(err, ErrInvalidPage) {
+		if _, err := f.svc.StepResults(ctx, f.owner, f.strategy, "s1", p); !errors.Is(err, strategy.ErrInvalidPage) {
 			t.Errorf("page %+v: %v, want ErrInvalidPage", p, err)
 		}
 	}
-	if _, err := f.svc.StepResults(ctx, f.owner, f.strategy, "s9", catalog.Page{Limit: 1}); !errors.Is(err, ErrStepNotFound) {
+	if _, err := f.svc.StepResults(ctx, f.owner, f.strategy, "s9", catalog.Page{Limit: 1}); !errors.Is(err, strategy.ErrStepNotFound) {
 		t.Errorf("results of a missing step: %v, want ErrStepNotFound", err)
 	}
-	if c, err := f.svc.StepCount(ctx, f.owner, f.strategy, "s1"); err != nil || c.Status != CountOK || c.Count != 40 {
+	if c, err := f.svc.StepCount(ctx, f.owner, f.strategy, "s1"); err != nil || c.Status != strategy.CountOK || c.Count != 40 {
 		t.Errorf("StepCount(s1) = %+v, %v", c, err)
 	}
-	if c, err := f.svc.StepCount(ctx, f.owner, f.strategy, "s2"); err != nil || c.Status != CountNotEvaluable {
+	if c, err := f.svc.StepCount(ctx, f.owner, f.strategy, "s2"); err != nil || c.Status != strategy.CountNotEvaluable {
 		t.Errorf("StepCount(s2) = %+v, %v", c, err)
 	}
 
 	// Two roots: not exportable, and Validate says why.
-	if _, err := f.svc.WDK(ctx, f.owner, f.strategy); !errors.Is(err, ErrInvalidGraph) {
+	if _, err := f.svc.WDK(ctx, f.owner, f.strategy); !errors.Is(err, strategy.ErrInvalidGraph) {
 		t.Errorf("export with two roots: %v, want ErrInvalidGraph", err)
 	}
 	ps, snap, err := f.svc.Validate(ctx, f.owner, f.strategy)
-	if err != nil || len(ps) != 1 || ps[0].Code != ProblemMultipleRoots || snap.Version != 2 {
+	if err != nil || len(ps) != 1 || ps[0].Code != strategy.ProblemMultipleRoots || snap.Version != 2 {
 		t.Errorf("Validate = %v, version %d, %v", ps, snap.Version, err)
 	}
-	f.apply(t, Combine{Left: "s1", Right: "s2", Operator: Minus})
+	f.apply(t, strategy.Combine{Left: "s1", Right: "s2", Operator: strategy.Minus})
 	w, err := f.svc.WDK(ctx, f.owner, f.strategy)
 	if err != nil {
 		t.Fatal(err)
@@ -487,12 +488,12 @@ func TestServiceSlowCountStillCommits(t *testing.T) {
 		t.Fatal(err)
 	}
 	s1 := res.Snapshot.Steps[0]
-	if res.Snapshot.Version != 1 || s1.CountStatus != CountError || s1.Count != nil || !strings.Contains(s1.CountMessage, "deadline") {
+	if res.Snapshot.Version != 1 || s1.CountStatus != strategy.CountError || s1.Count != nil || !strings.Contains(s1.CountMessage, "deadline") {
 		t.Errorf("version %d, s1 count %s %v %q; want version 1 with a failed count", res.Snapshot.Version, s1.CountStatus, s1.Count, s1.CountMessage)
 	}
 	// The next change on a working catalog fills the count in.
 	res = f.apply(t, translation)
-	if s1 := res.Snapshot.Steps[0]; s1.CountStatus != CountOK || *s1.Count != 10 {
+	if s1 := res.Snapshot.Steps[0]; s1.CountStatus != strategy.CountOK || *s1.Count != 10 {
 		t.Errorf("after recovery s1 count = %s %v", s1.CountStatus, s1.Count)
 	}
 }
@@ -560,14 +561,14 @@ func TestServiceRedo(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newServiceFixture(t)
-	if _, err := f.svc.Redo(ctx, f.owner, f.strategy); !errors.Is(err, ErrNothingToRedo) || Code(err) != "NOTHING_TO_REDO" {
+	if _, err := f.svc.Redo(ctx, f.owner, f.strategy); !errors.Is(err, strategy.ErrNothingToRedo) || strategy.Code(err) != "NOTHING_TO_REDO" {
 		t.Errorf("redo without an undo: %v, want ErrNothingToRedo", err)
 	}
-	history := []Snapshot{f.rec.last()}
-	for _, m := range []Mutation{translation, trna, Combine{Left: "s1", Right: "s2", Operator: Union}} {
+	history := []strategy.Snapshot{f.rec.last()}
+	for _, m := range []strategy.Mutation{translation, trna, strategy.Combine{Left: "s1", Right: "s2", Operator: strategy.Union}} {
 		history = append(history, f.apply(t, m).Snapshot)
 	}
-	if _, err := f.svc.Redo(ctx, f.owner, f.strategy); !errors.Is(err, ErrNothingToRedo) {
+	if _, err := f.svc.Redo(ctx, f.owner, f.strategy); !errors.Is(err, strategy.ErrNothingToRedo) {
 		t.Errorf("redo after a change: %v, want ErrNothingToRedo", err)
 	}
 	undo := func() Result {
@@ -589,7 +590,7 @@ func TestServiceRedo(t *testing.T) {
 		if diff := cmp.Diff(want, res.Snapshot); diff != "" {
 			t.Errorf("redo: snapshot differs from version %d (-want +got):\n%s", wantVersion, diff)
 		}
-		if res.Change.Op != OpRedo || res.Change.RestoredVersion == nil || *res.Change.RestoredVersion != wantVersion {
+		if res.Change.Op != strategy.OpRedo || res.Change.RestoredVersion == nil || *res.Change.RestoredVersion != wantVersion {
 			t.Errorf("redo change = %+v, want a redo restoring version %d", res.Change, wantVersion)
 		}
 		if diff := cmp.Diff(res.Snapshot, f.rec.last()); diff != "" {
@@ -600,7 +601,7 @@ func TestServiceRedo(t *testing.T) {
 	undo() // to version 1
 	redo(2)
 	redo(3)
-	if _, err := f.svc.Redo(ctx, f.owner, f.strategy); !errors.Is(err, ErrNothingToRedo) {
+	if _, err := f.svc.Redo(ctx, f.owner, f.strategy); !errors.Is(err, strategy.ErrNothingToRedo) {
 		t.Errorf("redo past the last change: %v, want ErrNothingToRedo", err)
 	}
 	// Undo after redo steps back from the redone version.
@@ -610,8 +611,8 @@ func TestServiceRedo(t *testing.T) {
 	redo(3)
 	undo()
 	// A new change ends the redo.
-	f.apply(t, Rename{Name: "Other"})
-	if _, err := f.svc.Redo(ctx, f.owner, f.strategy); !errors.Is(err, ErrNothingToRedo) {
+	f.apply(t, strategy.Rename{Name: "Other"})
+	if _, err := f.svc.Redo(ctx, f.owner, f.strategy); !errors.Is(err, strategy.ErrNothingToRedo) {
 		t.Errorf("redo after a new change: %v, want ErrNothingToRedo", err)
 	}
 }

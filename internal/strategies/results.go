@@ -1,4 +1,4 @@
-package strategy
+package strategies
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"strategist/internal/catalog"
 	"strategist/internal/catalog/enrich"
+	"strategist/internal/strategy"
 )
 
 // Page sizes for step results.
@@ -19,12 +20,12 @@ const (
 // evaluated by the catalog), for GET .../strategy/steps/{stepId}/results.
 // A limit of 0 means DefaultPageSize. A search the catalog cannot evaluate
 // is ErrNotEvaluable wrapping the *catalog.NotEvaluableError.
-func (s *Service) StepResults(ctx context.Context, userID, strategyID string, stepID StepID, page catalog.Page) (*catalog.Answer, error) {
+func (s *Service) StepResults(ctx context.Context, userID, strategyID string, stepID strategy.StepID, page catalog.Page) (*catalog.Answer, error) {
 	if page.Limit == 0 {
 		page.Limit = DefaultPageSize
 	}
 	if page.Offset < 0 || page.Limit < 0 || page.Limit > MaxPageSize {
-		return nil, fmt.Errorf("strategy: step results: %w: offset must be ≥ 0 and limit between 1 and %d", ErrInvalidPage, MaxPageSize)
+		return nil, fmt.Errorf("strategy: step results: %w: offset must be ≥ 0 and limit between 1 and %d", strategy.ErrInvalidPage, MaxPageSize)
 	}
 	_, g, _, err := s.load(ctx, userID, strategyID)
 	if err != nil {
@@ -44,18 +45,18 @@ func (s *Service) StepResults(ctx context.Context, userID, strategyID string, st
 // StepCount returns a step's count: the recorded one when it is known, else
 // computed now through the cached counter. It reads only; the graph is not
 // changed (a count is recorded by the next change of the strategy).
-func (s *Service) StepCount(ctx context.Context, userID, strategyID string, stepID StepID) (CountResult, error) {
+func (s *Service) StepCount(ctx context.Context, userID, strategyID string, stepID strategy.StepID) (strategy.CountResult, error) {
 	_, g, _, err := s.load(ctx, userID, strategyID)
 	if err != nil {
-		return CountResult{}, err
+		return strategy.CountResult{}, err
 	}
 	st, ok := g.Step(stepID)
 	if !ok {
-		return CountResult{}, &StepError{Kind: ErrStepNotFound, Op: "count", Step: stepID, Roots: g.Roots(),
+		return strategy.CountResult{}, &strategy.StepError{Kind: strategy.ErrStepNotFound, Op: "count", Step: stepID, Roots: g.Roots(),
 			Detail: fmt.Sprintf("there is no step %s", stepID)}
 	}
-	if st.CountStatus == CountOK || st.CountStatus == CountNotEvaluable {
-		res := CountResult{Status: st.CountStatus, Message: st.CountMessage, Provenance: st.CountProvenance}
+	if st.CountStatus == strategy.CountOK || st.CountStatus == strategy.CountNotEvaluable {
+		res := strategy.CountResult{Status: st.CountStatus, Message: st.CountMessage, Provenance: st.CountProvenance}
 		if st.Count != nil {
 			res.Count = *st.Count
 		}
@@ -63,14 +64,14 @@ func (s *Service) StepCount(ctx context.Context, userID, strategyID string, step
 	}
 	q, err := g.Query(stepID)
 	if err != nil {
-		return CountResult{}, err
+		return strategy.CountResult{}, err
 	}
 	return s.counter.Count(ctx, g.SiteID, q), nil
 }
 
-func answerError(id StepID, err error) error {
+func answerError(id strategy.StepID, err error) error {
 	if ne, ok := errors.AsType[*catalog.NotEvaluableError](err); ok {
-		return fmt.Errorf("strategy: results of %s: %w: %w", id, ErrNotEvaluable, ne)
+		return fmt.Errorf("strategy: results of %s: %w: %w", id, strategy.ErrNotEvaluable, ne)
 	}
 	return fmt.Errorf("strategy: results of %s: %w", id, err)
 }
@@ -85,7 +86,7 @@ type Enricher interface {
 // evaluated by the catalog), keeping the terms with p ≤ cutoff. A catalog
 // that cannot compute one is an *enrich.UnavailableError; a search it
 // cannot evaluate is ErrNotEvaluable, as for StepResults.
-func (s *Service) StepEnrichment(ctx context.Context, userID, strategyID string, stepID StepID, cutoff float64) (*enrich.Result, error) {
+func (s *Service) StepEnrichment(ctx context.Context, userID, strategyID string, stepID strategy.StepID, cutoff float64) (*enrich.Result, error) {
 	if err := enrich.CheckCutoff(cutoff); err != nil {
 		return nil, fmt.Errorf("strategy: enrichment of %s: %w", stepID, err)
 	}

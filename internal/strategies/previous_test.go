@@ -1,8 +1,10 @@
-package strategy
+package strategies
 
 import (
 	"context"
 	"testing"
+
+	"strategist/internal/strategy"
 )
 
 // TestServicePrevious: the previous version is the last complete one whose
@@ -12,7 +14,7 @@ func TestServicePrevious(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newServiceFixture(t)
-	previous := func() (int, StepID, bool) {
+	previous := func() (int, strategy.StepID, bool) {
 		t.Helper()
 		snap, ok, err := f.svc.Previous(ctx, f.owner, f.strategy)
 		if err != nil {
@@ -27,12 +29,12 @@ func TestServicePrevious(t *testing.T) {
 	if _, _, ok := previous(); ok {
 		t.Error("the first complete version has a previous one")
 	}
-	f.apply(t, trna)                                                  // v2: s1, s2 (two roots)
-	f.apply(t, Combine{Left: "s1", Right: "s2", Operator: Intersect}) // v3: s3, complete
+	f.apply(t, trna)                                                                    // v2: s1, s2 (two roots)
+	f.apply(t, strategy.Combine{Left: "s1", Right: "s2", Operator: strategy.Intersect}) // v3: s3, complete
 	if v, root, ok := previous(); !ok || v != 1 || root != "s1" {
 		t.Errorf("previous = v%d root %s (%v), want v1 root s1", v, root, ok)
 	}
-	f.apply(t, Rename{Name: "Translation and tRNA"}) // v4: same result as v3
+	f.apply(t, strategy.Rename{Name: "Translation and tRNA"}) // v4: same result as v3
 	if v, root, ok := previous(); !ok || v != 1 || root != "s1" {
 		t.Errorf("after a rename previous = v%d root %s (%v), want v1 root s1", v, root, ok)
 	}

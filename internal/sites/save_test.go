@@ -14,9 +14,9 @@ import (
 	"strategist/internal/account"
 	"strategist/internal/catalog"
 	"strategist/internal/catalog/offline"
-	"strategist/internal/catalog/sites"
 	"strategist/internal/catalog/wdk"
 	"strategist/internal/catalog/wdk/wdkfake"
+	"strategist/internal/sites"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
 )

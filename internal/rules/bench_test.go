@@ -5,7 +5,7 @@ import (
 
 	"strategist/internal/agent"
 	"strategist/internal/llm"
-	"strategist/internal/llm/rules"
+	"strategist/internal/rules"
 )
 
 // BenchmarkStreamFirstRound measures one engine call: reading the request

@@ -1,4 +1,4 @@
-package agent
+package tool
 
 import (
 	"context"
@@ -14,7 +14,8 @@ import (
 )
 
 // The codes of tool errors fed back to the model. A handler may use its own
-// codes through *ToolError; these are the ones the loop produces.
+// codes through *ToolError; these are the ones the tool-calling loop
+// (internal/agent) and argument validation produce.
 const (
 	// CodeValidation: the arguments do not match the tool's schema.
 	CodeValidation = "VALIDATION_ERROR"
@@ -70,7 +71,7 @@ type Tool struct {
 	// bound to them; it returns the handler's typed result. Decoding runs on
 	// the loop's goroutine, whose stack has already grown for the
 	// validator's recursion; only the handler runs on a call's goroutine.
-	prepare func(raw json.RawMessage) (handler, error)
+	prepare func(raw json.RawMessage) (Handler, error)
 	// err records why the tool cannot be offered; NewToolset reports it.
 	err error
 }
@@ -131,26 +132,26 @@ func NewTool[Args any, Result any](name, description string, fn func(ctx context
 		opt(&o)
 	}
 	if o.timeout < 0 {
-		t.err = fmt.Errorf("agent: tool %s: negative timeout", name)
+		t.err = fmt.Errorf("tool: %s: negative timeout", name)
 		return t
 	}
 	t.timeout, t.endsRun = o.timeout, o.endsRun
 	if !toolNameRE.MatchString(name) {
-		t.err = fmt.Errorf("agent: tool name %q: want letters, digits, _ or -, at most 64", name)
+		t.err = fmt.Errorf("tool: name %q: want letters, digits, _ or -, at most 64", name)
 		return t
 	}
 	if fn == nil {
-		t.err = fmt.Errorf("agent: tool %s: nil handler", name)
+		t.err = fmt.Errorf("tool: %s: nil handler", name)
 		return t
 	}
 	args, err := newArgSchema[Args](o.edit)
 	if err != nil {
-		t.err = fmt.Errorf("agent: tool %s: %w", name, err)
+		t.err = fmt.Errorf("tool: %s: %w", name, err)
 		return t
 	}
 	t.args = args
 	t.decl = llm.ToolDecl{Name: name, Description: description, Schema: args.rendered}
-	t.prepare = func(raw json.RawMessage) (handler, error) {
+	t.prepare = func(raw json.RawMessage) (Handler, error) {
 		var a Args
 		if err := args.decode(raw, &a); err != nil {
 			return nil, err
@@ -169,6 +170,24 @@ func (t Tool) Decl() llm.ToolDecl { return t.decl }
 // Err reports why the tool cannot be used, or nil.
 func (t Tool) Err() error { return t.err }
 
+// Timeout returns the tool's own timeout (WithTimeout), or 0 for the
+// role's.
+func (t Tool) Timeout() time.Duration { return t.timeout }
+
+// EndsRun reports whether a successful call of the tool ends the run
+// (the EndsRun option).
+func (t Tool) EndsRun() bool { return t.endsRun }
+
+// Prepare decodes and validates raw arguments and returns the handler bound
+// to them, so that a loop can check a call on its own goroutine and run the
+// handler on another. Bad arguments are a *ToolError with CodeValidation.
+func (t Tool) Prepare(raw json.RawMessage) (Handler, error) {
+	if t.err != nil {
+		return nil, t.err
+	}
+	return t.prepare(raw)
+}
+
 // Call decodes and validates raw arguments and runs the handler, outside any
 // loop: for tests of a role's tools and for callers (the offline engine)
 // that drive tools directly. Bad arguments are a *ToolError with
@@ -184,8 +203,8 @@ func (t Tool) Call(ctx context.Context, raw json.RawMessage) (any, error) {
 	return h(ctx)
 }
 
-// handler is a tool's handler bound to decoded arguments.
-type handler func(ctx context.Context) (any, error)
+// Handler is a tool's handler bound to decoded arguments.
+type Handler func(ctx context.Context) (any, error)
 
 // Toolset is the ordered, explicit list of tools one role offers. Nothing is
 // shared between roles by accident: each role builds its own.
@@ -204,7 +223,7 @@ type Toolset struct {
 }
 
 // ErrDuplicateTool is returned by NewToolset when two tools share a name.
-var ErrDuplicateTool = errors.New("agent: duplicate tool name")
+var ErrDuplicateTool = errors.New("tool: duplicate tool name")
 
 // NewToolset checks the tools (each well built, names unique) and keeps
 // their order for the declarations.
@@ -212,13 +231,13 @@ func NewToolset(tools ...Tool) (*Toolset, error) {
 	s := &Toolset{tools: tools, byName: make(map[string]int, len(tools)), decls: make([]llm.ToolDecl, 0, len(tools))}
 	for i, t := range tools {
 		if t.err != nil {
-			return nil, fmt.Errorf("agent: new toolset: %w", t.err)
+			return nil, fmt.Errorf("tool: new toolset: %w", t.err)
 		}
 		if t.prepare == nil {
-			return nil, fmt.Errorf("agent: new toolset: tool %d was not built with NewTool", i)
+			return nil, fmt.Errorf("tool: new toolset: tool %d was not built with NewTool", i)
 		}
 		if _, dup := s.byName[t.name]; dup {
-			return nil, fmt.Errorf("agent: new toolset: %w: %s", ErrDuplicateTool, t.name)
+			return nil, fmt.Errorf("tool: new toolset: %w: %s", ErrDuplicateTool, t.name)
 		}
 		s.byName[t.name] = i
 		s.decls = append(s.decls, t.decl)
@@ -265,6 +284,8 @@ func CallFrom(ctx context.Context) (Call, bool) {
 	return c, ok
 }
 
-func withCall(ctx context.Context, c Call) context.Context {
+// WithCall returns a context carrying the tool call c, for the loop that
+// runs the call's handler.
+func WithCall(ctx context.Context, c Call) context.Context {
 	return context.WithValue(ctx, callKey{}, c)
 }

@@ -1,4 +1,4 @@
-package strategy
+package strategies
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"strategist/internal/store"
+	"strategist/internal/strategy"
 	"strategist/internal/telemetry"
 )
 
@@ -54,20 +55,20 @@ func (s *Service) undoOnce(ctx context.Context, userID, strategyID string) (Resu
 	if err != nil {
 		return Result{}, fmt.Errorf("strategy: undo %s: current version: %w", strategyID, err)
 	}
-	var last Change
+	var last strategy.Change
 	if err := json.Unmarshal(cur.Change, &last); err != nil {
 		return Result{}, fmt.Errorf("strategy: undo %s: decode change %d: %w", strategyID, rec.Version, err)
 	}
 	// The state now is that of version effective; undo goes one before it.
 	effective := rec.Version
-	if (last.Op == OpUndo || last.Op == OpRedo) && last.RestoredVersion != nil {
+	if (last.Op == strategy.OpUndo || last.Op == strategy.OpRedo) && last.RestoredVersion != nil {
 		effective = *last.RestoredVersion
 	}
 	target := effective - 1
 	if target < 0 {
-		return Result{}, fmt.Errorf("strategy: undo %s: %w: the strategy is as it was created", strategyID, ErrNothingToUndo)
+		return Result{}, fmt.Errorf("strategy: undo %s: %w: the strategy is as it was created", strategyID, strategy.ErrNothingToUndo)
 	}
-	return s.restore(ctx, userID, strategyID, rec.Version, target, Change{Op: OpUndo, UndoneVersion: effective, RestoredVersion: &target,
+	return s.restore(ctx, userID, strategyID, rec.Version, target, strategy.Change{Op: strategy.OpUndo, UndoneVersion: effective, RestoredVersion: &target,
 		Summary: fmt.Sprintf("undid version %d: the strategy is as it was at version %d", effective, target)})
 }
 
@@ -95,7 +96,7 @@ func (s *Service) redoOnce(ctx context.Context, userID, strategyID string) (Resu
 	// version to the change they started from: the newest state redo can
 	// restore.
 	var (
-		current Change
+		current strategy.Change
 		top     = -1
 	)
 	for v := rec.Version; v >= 0; v-- {
@@ -103,40 +104,40 @@ func (s *Service) redoOnce(ctx context.Context, userID, strategyID string) (Resu
 		if err != nil {
 			return Result{}, fmt.Errorf("strategy: redo %s: version %d: %w", strategyID, v, err)
 		}
-		var ch Change
+		var ch strategy.Change
 		if err := json.Unmarshal(ver.Change, &ch); err != nil {
 			return Result{}, fmt.Errorf("strategy: redo %s: decode change %d: %w", strategyID, v, err)
 		}
 		if v == rec.Version {
 			current = ch
 		}
-		if ch.Op != OpUndo && ch.Op != OpRedo {
+		if ch.Op != strategy.OpUndo && ch.Op != strategy.OpRedo {
 			top = v
 			break
 		}
 	}
-	if current.Op != OpUndo && current.Op != OpRedo || current.RestoredVersion == nil || *current.RestoredVersion+1 > top {
-		return Result{}, fmt.Errorf("strategy: redo %s: %w: no undo to take back", strategyID, ErrNothingToRedo)
+	if current.Op != strategy.OpUndo && current.Op != strategy.OpRedo || current.RestoredVersion == nil || *current.RestoredVersion+1 > top {
+		return Result{}, fmt.Errorf("strategy: redo %s: %w: no undo to take back", strategyID, strategy.ErrNothingToRedo)
 	}
 	target := *current.RestoredVersion + 1
-	return s.restore(ctx, userID, strategyID, rec.Version, target, Change{Op: OpRedo, UndoneVersion: *current.RestoredVersion, RestoredVersion: &target,
+	return s.restore(ctx, userID, strategyID, rec.Version, target, strategy.Change{Op: strategy.OpRedo, UndoneVersion: *current.RestoredVersion, RestoredVersion: &target,
 		Summary: fmt.Sprintf("redid version %d: the strategy is as it was at version %d", target, target)})
 }
 
 // restore records the graph of version target as the version after
 // version (the one read), with change; errVersionMoved when another change
 // came first.
-func (s *Service) restore(ctx context.Context, userID, strategyID string, version, target int, change Change) (Result, error) {
+func (s *Service) restore(ctx context.Context, userID, strategyID string, version, target int, change strategy.Change) (Result, error) {
 	tv, err := s.store.StrategyVersion(ctx, userID, strategyID, target)
 	if err != nil {
 		return Result{}, fmt.Errorf("strategy: %s %s: version %d: %w", change.Op, strategyID, target, err)
 	}
-	restored, err := Decode(tv.Graph)
+	restored, err := strategy.Decode(tv.Graph)
 	if err != nil {
 		return Result{}, err
 	}
 	var (
-		next    *Graph
+		next    *strategy.Graph
 		failure error
 	)
 	st := s.report.stripe(strategyID)
@@ -147,7 +148,7 @@ func (s *Service) restore(ctx context.Context, userID, strategyID string, versio
 			failure = errVersionMoved
 			return nil, nil, failure
 		}
-		g, err := Decode(current)
+		g, err := strategy.Decode(current)
 		if err != nil {
 			failure = err
 			return nil, nil, err
@@ -155,7 +156,7 @@ func (s *Service) restore(ctx context.Context, userID, strategyID string, versio
 		next = restored.Clone()
 		next.NextStep = max(next.NextStep, g.NextStep)
 		return encodePair(next, change, &failure)
-	}, s.logged(ctx, func(rec store.Strategy) (Snapshot, error) { return snapshotAt(next, rec), nil }, &change))
+	}, s.logged(ctx, func(rec store.Strategy) (strategy.Snapshot, error) { return snapshotAt(next, rec), nil }, &change))
 	if failure != nil {
 		return Result{}, failure
 	}

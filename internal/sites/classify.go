@@ -52,7 +52,7 @@ func classify(name, site string, err error) error {
 		kind := catalog.SiteUnavailable
 		switch {
 		case sv.Status == 0:
-			msg = label + " cannot be reached (" + short(sv.Err) + "); it may be down, try again later"
+			msg = label + " cannot be reached (" + short(sv.Err) + "); it may be down, try again"
 		case sv.Status == http.StatusTooManyRequests:
 			msg = label + " is limiting how often it is asked (HTTP 429); try again"
 		case sv.Status == http.StatusBadGateway || sv.Status == http.StatusServiceUnavailable || sv.Status == http.StatusGatewayTimeout:

@@ -10,7 +10,7 @@ import (
 	"strategist/internal/catalog"
 	"strategist/internal/catalog/enrich"
 	"strategist/internal/catalog/offline"
-	"strategist/internal/catalog/sites"
+	"strategist/internal/sites"
 )
 
 // slowLive is a live catalog whose answers never come: every call waits for

@@ -12,7 +12,8 @@ import (
 	"strategist/internal/catalog/catalogtool"
 	catoffline "strategist/internal/catalog/offline"
 	"strategist/internal/llm"
-	"strategist/internal/llm/rules"
+	"strategist/internal/rules"
+	"strategist/internal/tool"
 )
 
 // handler answers one tool call in a simulated run: a result object, or a
@@ -37,10 +38,10 @@ func simulate(t *testing.T, role, user string, overrides map[string]override, ma
 		t.Fatal(err)
 	}
 	tools := map[string]handler{}
-	for _, tool := range set.Tools() {
-		tools[tool.Name()] = func(args json.RawMessage) (any, *agent.ToolFailure) {
-			out, err := tool.Call(context.Background(), args)
-			if te, ok := err.(*agent.ToolError); ok {
+	for _, tl := range set.Tools() {
+		tools[tl.Name()] = func(args json.RawMessage) (any, *agent.ToolFailure) {
+			out, err := tl.Call(context.Background(), args)
+			if te, ok := err.(*tool.ToolError); ok {
 				return nil, &agent.ToolFailure{Code: te.Code, Message: te.Message, Details: te.Details}
 			}
 			if err != nil {

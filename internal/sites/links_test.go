@@ -3,7 +3,7 @@ package sites_test
 import (
 	"testing"
 
-	"strategist/internal/catalog/sites"
+	"strategist/internal/sites"
 )
 
 func TestGenePages(t *testing.T) {
