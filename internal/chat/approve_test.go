@@ -11,9 +11,9 @@ import (
 	"strategist/internal/agent"
 	"strategist/internal/chat"
 	"strategist/internal/event"
-	"strategist/internal/tool"
 	"strategist/internal/eventlog"
 	"strategist/internal/store"
+	"strategist/internal/tool"
 )
 
 // failingAccept fails the first start that accepts a handoff, as a query
