@@ -3,19 +3,19 @@ package eventlog_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
-
 	"strategist/internal/eventlog"
 )
 
-// terminated is the error of a session PostgreSQL ended (a restart, an
-// operator's pg_terminate_backend).
-var terminated = &pgconn.PgError{Severity: "FATAL", Code: "57P01", Message: "terminating connection due to administrator command"}
+// terminated is the error of a connection lost under a statement (a
+// restart, an operator's pg_terminate_backend); store.Unavailable knows it.
+var terminated = fmt.Errorf("store: append events: %w", io.ErrUnexpectedEOF)
 
 // TestLogRetriesWhileUnavailable: a batch whose transaction fails because
 // the database went away is written again, with backoff, under the same

@@ -3,12 +3,11 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
-
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"strategist/internal/catalog/offline"
 	"strategist/internal/config"
@@ -26,7 +25,7 @@ func TestReadyzNotReady(t *testing.T) {
 	}
 	e := newEnvWith(t, config.AuthLocal, cat, func(c *server.Config) {
 		c.Ready = func(context.Context) error {
-			return fmt.Errorf("chat: no owner session: %w", &pgconn.PgError{Severity: "FATAL", Code: "57P01", Message: "terminating connection due to administrator command"})
+			return fmt.Errorf("chat: no owner session: %w", errors.New("connect: connection refused"))
 		}
 	})
 	r := e.do("GET", "/readyz", "", "", "Accept", "text/html")
