@@ -44,7 +44,7 @@ func TestOwnerSessionTerminated(t *testing.T) {
 	w.waitFor(w.convID, "tool_call_start")
 	runner := w.waitOwned(w.convID, id, first, second)
 
-	w.sql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1
+	w.sql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 OR right(application_name, length($1) + 1) = ' ' || $1
 		OR $1 = pid::text || '@' || (extract(epoch FROM backend_start) * 1000000)::bigint::text`, runner.owner)
 	// Many rescue intervals, and past the lease the first session renewed.
 	time.Sleep(2 * time.Second)

@@ -14,7 +14,8 @@ import (
 // its River client's id in river_job.attempted_by. The name is the
 // identity of the first session the process opens ("<backend pid>@<backend
 // start, unix µs>"), and it stays the process's name for its whole life:
-// every owner session it opens carries it as its application_name, and
+// every owner session it opens carries it at the end of its
+// application_name (ownerAppName), and
 // renews the process's lease (owner_leases) while it lasts.
 //
 // An owner is alive (ownerLiveSQL) while a session carries its name or its
@@ -26,7 +27,7 @@ import (
 // expires, and only then may another process rescue them.
 
 // ownerLiveSQL is true when the owner name in the expression %[1]s is alive:
-// a session carries it as its application_name (or has it as its identity,
+// a session carries it in its application_name (or has it as its identity,
 // as processes named their owner sessions before leases), or its lease has
 // not expired.
 const ownerLiveSQL = `(` + ownerSessionSQL + `
@@ -35,7 +36,7 @@ const ownerLiveSQL = `(` + ownerSessionSQL + `
 // ownerSessionSQL is true when a session carries the owner name in %[1]s.
 const ownerSessionSQL = `EXISTS (
     SELECT 1 FROM pg_stat_activity a
-    WHERE a.application_name = %[1]s
+    WHERE a.application_name = %[1]s OR right(a.application_name, length(%[1]s) + 1) = ' ' || %[1]s
        OR %[1]s = a.pid::text || '@' || (extract(epoch FROM a.backend_start) * 1000000)::bigint::text)`
 
 // ownerLive returns ownerLiveSQL for the owner name in expr.
@@ -50,10 +51,11 @@ const sessionIdentitySQL = `
 SELECT pg_backend_pid()::text || '@' || (extract(epoch FROM backend_start) * 1000000)::bigint::text
 FROM pg_stat_activity WHERE pid = pg_backend_pid()`
 
-// renewLeaseSQL names the session after its owner and extends the owner's
+// renewLeaseSQL names the session after its owner ($3: the owner name after
+// the process's own application_name, ownerAppName) and extends the owner's
 // lease by $2 from the database's now.
 const renewLeaseSQL = `
-WITH app AS (SELECT set_config('application_name', $1, false))
+WITH app AS (SELECT set_config('application_name', $3, false))
 INSERT INTO owner_leases (owner, expires_at) SELECT $1, now() + $2::interval FROM app
 ON CONFLICT (owner) DO UPDATE SET expires_at = EXCLUDED.expires_at`
 
@@ -61,6 +63,19 @@ ON CONFLICT (owner) DO UPDATE SET expires_at = EXCLUDED.expires_at`
 const pruneLeasesSQL = `DELETE FROM owner_leases WHERE expires_at < now() - interval '1 day'`
 
 const dropLeaseSQL = `DELETE FROM owner_leases WHERE owner = $1`
+
+// ownerAppName is the application_name of an owner session: the owner name,
+// after the application_name the process's connections carry (so operators
+// still tell processes apart), within PostgreSQL's 63 bytes.
+func ownerAppName(prefix, owner string) string {
+	if prefix == "" {
+		return owner
+	}
+	if room := 63 - len(owner) - 1; len(prefix) > room {
+		prefix = prefix[:max(room, 0)]
+	}
+	return prefix + " " + owner
+}
 
 // OwnerSession is how a process holds its owner session.
 type OwnerSession struct {
@@ -172,8 +187,9 @@ type ownerHold struct {
 // fails or ctx ends, and reports whether it held one at all.
 func (h *ownerHold) hold(ctx context.Context) (held bool, err error) {
 	cfg := h.db.pool.Config().ConnConfig.Copy()
+	prefix := cfg.RuntimeParams["application_name"]
 	if h.owner != "" {
-		cfg.RuntimeParams["application_name"] = h.owner
+		cfg.RuntimeParams["application_name"] = ownerAppName(prefix, h.owner)
 	}
 	// The first session may take its time; a later one must open before
 	// Lost is due.
@@ -205,7 +221,7 @@ func (h *ownerHold) hold(ctx context.Context) (held bool, err error) {
 		sent := time.Now()
 		rctx, cancel := context.WithTimeout(ctx, h.opTimeout())
 		defer cancel()
-		if _, err := conn.Exec(rctx, renewLeaseSQL, h.owner, lease); err != nil {
+		if _, err := conn.Exec(rctx, renewLeaseSQL, h.owner, lease, ownerAppName(prefix, h.owner)); err != nil {
 			return fmt.Errorf("renew the lease: %w", err)
 		}
 		h.renewed = sent

@@ -55,7 +55,7 @@ func terminateOwner(t *testing.T, pool *pgxpool.Pool, owner string) {
 	t.Helper()
 	var n int
 	if err := pool.QueryRow(t.Context(), `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
-		WHERE application_name = $1 OR $1 = pid::text || '@' || (extract(epoch FROM backend_start) * 1000000)::bigint::text`, owner).Scan(&n); err != nil || n != 1 {
+		WHERE application_name = $1 OR right(application_name, length($1) + 1) = ' ' || $1 OR $1 = pid::text || '@' || (extract(epoch FROM backend_start) * 1000000)::bigint::text`, owner).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("terminating the owner session of %s: %d sessions, %v", owner, n, err)
 	}
 }
