@@ -10,9 +10,10 @@
 #   - else the public repository EmilieGllch/falciparum_transcriptome_manuscript,
 #     pinned to commit e7a9d33715264c741abfee77253e2244f5a8d91a
 #     ($STRATEGIST_DATA_BASE_URL overrides the download base, for mirrors).
-# go_terms.tsv, when no local copy exists, is derived from Debian's
-# r-bioc-go.db 3.16.0-1 (GO release 2022-07-01) with apt-get, dpkg-deb and
-# sqlite3, exactly as the shipped file was made.
+# go_terms.tsv, go_synonyms.tsv and go_definitions.tsv, when no local copy
+# exists, are derived from Debian's r-bioc-go.db 3.16.0-1 (GO release
+# 2022-07-01) with apt-get, dpkg-deb and sqlite3, exactly as the shipped
+# files were made.
 #
 # Every file is checked against the sha256 in data/SOURCES.md; a mismatch
 # stops the script with an error and leaves no bad file behind.
@@ -32,6 +33,8 @@ files=(
   "LICENSE.falciparum_transcriptome_manuscript.MIT.txt|LICENSE|f00426c29bc62b36968678eb80d704f750268732a6fe9ba38dbca7f84d4e5548"
 )
 go_terms_sha256="5ff73e37078b69950114c7cbc02536925429aee59b7d87a9c15acdb64c82dc9e"
+go_synonyms_sha256="f66530bbbfc832f9a10e05df6b509d0a8fd4654a99f8a1523994bc51ffe9b1c3"
+go_definitions_sha256="3d69551ec34a5346b22414340107667c3df1ab67727163349c60c0a861c5e6f6"
 go_deb_version="3.16.0-1"
 go_deb_sha256="6cf9c43b97212811ecb7ad0d7cde12e76f984ab7494a59c02455239a9dd3243d"
 # GO ids named by the project's tests and examples beyond the gene lists.
@@ -100,27 +103,40 @@ find_source() {
   fi
 }
 
-# derive_go_terms writes go_terms.tsv: the name, ontology and 2022-07-01
-# status of every GO id in go_gene_lists.txt (then the extra ids), read from
-# GO.sqlite of Debian's r-bioc-go.db.
-derive_go_terms() {
-  local out="$1" work
+# go_db prints the path of GO.sqlite from Debian's r-bioc-go.db, downloading
+# and unpacking the package once per run. $1 names the file being derived.
+go_db_path=""
+go_db() {
+  local work
+  if [[ -n "$go_db_path" ]]; then
+    return 0
+  fi
   for tool in apt-get dpkg-deb sqlite3; do
     command -v "$tool" >/dev/null 2>&1 ||
-      die "go_terms.tsv has no local copy and deriving it needs $tool (Debian: apt-get install sqlite3 dpkg); or set STRATEGIST_DATA_SOURCE to a directory with go_terms.tsv"
+      die "$1 has no local copy and deriving it needs $tool (Debian: apt-get install sqlite3 dpkg); or set STRATEGIST_DATA_SOURCE to a directory with $1"
   done
   work="$(mktemp -d)"
   work_dirs+=("$work")
-  say "deriving go_terms.tsv from Debian r-bioc-go.db $go_deb_version (12 MB download)"
+  say "deriving $1 from Debian r-bioc-go.db $go_deb_version (12 MB download)"
   (cd "$work" && apt-get download "r-bioc-go.db=$go_deb_version" >/dev/null 2>&1) ||
     die "apt-get download r-bioc-go.db=$go_deb_version failed (is a Debian bookworm source configured? try apt-get update)"
   local deb
   deb="$(ls "$work"/r-bioc-go.db_*.deb)"
   [[ "$(sha256 "$deb")" == "$go_deb_sha256" ]] || die "sha256 mismatch for $(basename "$deb"): want $go_deb_sha256"
   dpkg-deb -x "$deb" "$work/x"
-  local db
-  db="$(find "$work/x" -name GO.sqlite | head -n1)"
-  [[ -n "$db" ]] || die "GO.sqlite not found in $(basename "$deb")"
+  go_db_path="$(find "$work/x" -name GO.sqlite | head -n1)"
+  [[ -n "$go_db_path" ]] || die "GO.sqlite not found in $(basename "$deb")"
+}
+
+# derive_go_terms writes go_terms.tsv: the name, ontology and 2022-07-01
+# status of every GO id in go_gene_lists.txt (then the extra ids), read from
+# GO.sqlite of Debian's r-bioc-go.db.
+derive_go_terms() {
+  local out="$1" work db
+  go_db go_terms.tsv
+  db="$go_db_path"
+  work="$(mktemp -d)"
+  work_dirs+=("$work")
   { tr '\r' '\n' <"$dest/go_gene_lists.txt" | tail -n +2 | cut -f1 | grep '^GO:'
     printf '%s\n' $go_extra_ids
   } | awk '!seen[$0]++' >"$work/ids.txt"
@@ -146,6 +162,38 @@ LEFT JOIN (SELECT s.secondary AS sec, MIN(gt.go_id) AS go_id, gt.term AS term, g
            FROM go.go_synonym s JOIN go.go_term gt ON gt._id = s._id
            WHERE s.secondary IS NOT NULL GROUP BY s.secondary) p ON p.sec = w.go_id
 ORDER BY w.rowid;
+SQL
+}
+
+# derive_go_extra OUT NAME writes go_synonyms.tsv or go_definitions.tsv for
+# every id go_terms.tsv marks current and every id it names as a
+# replacement: the label synonyms of the term (GO.db keeps no scope, so
+# exact, broad, narrow and related ones together), or its definition with
+# TABs and newlines made spaces.
+derive_go_extra() {
+  local out="$1" name="$2" work db query
+  go_db "$name"
+  db="$go_db_path"
+  work="$(mktemp -d)"
+  work_dirs+=("$work")
+  awk -F'\t' 'NR > 1 && $4 == "current" { print $1 } NR > 1 && $5 != "" { print $5 }' "$dest/go_terms.tsv" |
+    awk '!seen[$0]++' >"$work/ids.txt"
+  case "$name" in
+    go_synonyms.tsv) query="SELECT 'go_id','synonym';
+SELECT t.go_id, s.synonym FROM want w JOIN go.go_term t ON t.go_id = w.go_id
+  JOIN go.go_synonym s ON s._id = t._id WHERE s.like_go_id = 0 ORDER BY t.go_id, s.synonym;" ;;
+    go_definitions.tsv) query="SELECT 'go_id','definition';
+SELECT t.go_id, replace(replace(replace(t.definition, char(9), ' '), char(13), ' '), char(10), ' ')
+  FROM want w JOIN go.go_term t ON t.go_id = w.go_id ORDER BY t.go_id;" ;;
+    *) die "no derivation for $name" ;;
+  esac
+  sqlite3 -batch :memory: >"$out" <<SQL
+ATTACH 'file:$db?mode=ro' AS go;
+CREATE TABLE want(go_id TEXT);
+.mode tabs
+.import $work/ids.txt want
+.headers off
+$query
 SQL
 }
 
@@ -184,4 +232,21 @@ else
   fi
   install_checked "$tmp" go_terms.tsv "$go_terms_sha256"
 fi
+
+# The GO synonyms and definitions of the same release, for the ids of
+# go_terms.tsv: copied from the local source, or derived like it.
+for entry in "go_synonyms.tsv|$go_synonyms_sha256" "go_definitions.tsv|$go_definitions_sha256"; do
+  IFS='|' read -r name want <<<"$entry"
+  if verify "$dest/$name" "$want"; then
+    say "ok  $name (already present)"
+    continue
+  fi
+  tmp="$dest/.$name.tmp"
+  if [[ -n "$src" && -f "$src/$name" ]]; then
+    cp "$src/$name" "$tmp"
+  else
+    derive_go_extra "$tmp" "$name"
+  fi
+  install_checked "$tmp" "$name" "$want"
+done
 say "gene data ready in $dest"

@@ -335,7 +335,7 @@ func TestA2APlansAndBuilds(t *testing.T) {
 // ends with the canceled state.
 func TestA2ACancelsARunningTask(t *testing.T) {
 	t.Parallel()
-	a := startApp(t, appOptions{Script: "cancel_delegation.json", Env: map[string]string{"STRATEGIST_TURN_RATE": "0.01"}})
+	a := startApp(t, appOptions{Script: "cancel_delegation.json", Env: map[string]string{"STRATEGIST_TURN_RATE": "0.01", "STRATEGIST_RUNNING_TURNS": "1000"}})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	conv := a.newConversation()
@@ -378,15 +378,31 @@ func TestA2ACancelsARunningTask(t *testing.T) {
 		t.Errorf("GetTask after cancel: %v %+v", err, got)
 	}
 
-	// Messages count against the user's turn rate (a burst of 10; one
-	// was sent above), as chat completions do.
+	// The turns A2A messages start spend the user's one turn budget (a
+	// burst of 10, shared with the JSON API: the build and the refused
+	// message above spent two); a message without text starts no turn and
+	// spends nothing.
 	empty := &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(" "))}
-	for range 9 {
+	for range 20 {
 		if _, err := client.SendMessage(ctx, empty); !errors.Is(err, a2a.ErrUnsupportedContentType) {
 			t.Fatalf("a message without text: %v", err)
 		}
 	}
-	if _, err := client.SendMessage(ctx, empty); !errors.Is(err, a2a.ErrInvalidRequest) || !strings.Contains(err.Error(), "too fast") {
-		t.Errorf("the eleventh message in a burst: %v", err)
+	started := 0
+	for {
+		ask := &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("tRNA genes")),
+			Config: &a2a.SendMessageConfig{ReturnImmediately: true}}
+		_, err := client.SendMessage(ctx, ask)
+		if err == nil {
+			started++
+			if started > 10 {
+				t.Fatal("more than 10 turns started in a burst")
+			}
+			continue
+		}
+		if !errors.Is(err, a2a.ErrInvalidRequest) || !strings.Contains(err.Error(), "too fast") || started != 8 {
+			t.Errorf("after %d messages that started turns: %v; want a refusal after 8", started, err)
+		}
+		break
 	}
 }

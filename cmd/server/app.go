@@ -17,10 +17,12 @@ import (
 
 	"strategist/internal/account"
 	"strategist/internal/agent"
+	"strategist/internal/catalog/offline"
 	"strategist/internal/chat"
 	"strategist/internal/config"
 	"strategist/internal/eventlog"
 	"strategist/internal/executor"
+	"strategist/internal/genelist"
 	"strategist/internal/llm"
 	"strategist/internal/llm/gemini"
 	"strategist/internal/llm/openai"
@@ -98,7 +100,11 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger, obs *observabi
 	if err != nil {
 		return nil, err
 	}
-	exec, err := executor.New(executor.Config{Catalog: cat, Strategies: strategies, Scheduler: scheduler, Estimator: estimator})
+	lists, err := genelist.New(genelist.Config{Store: db, Resolver: cat, DefaultSite: offline.SiteID, Events: events})
+	if err != nil {
+		return nil, err
+	}
+	exec, err := executor.New(executor.Config{Catalog: cat, Strategies: strategies, Scheduler: scheduler, Estimator: estimator, Lists: lists, Scorer: strategies})
 	if err != nil {
 		return nil, err
 	}
@@ -116,6 +122,7 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger, obs *observabi
 	srv, err := server.New(server.Config{
 		Logger: log, Store: db, Accounts: accounts, Catalog: cat, Sites: cat, Keys: keys, Saver: cat,
 		Chat: orchestrator, Streamer: streamer, Strategies: strategies, Graph: strategies, Models: models,
+		GeneLists: lists, StrategyLists: strategies,
 		Ready: func(ctx context.Context) error {
 			if err := db.Ready(ctx, migrations.FS); err != nil {
 				return err
@@ -125,7 +132,8 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger, obs *observabi
 		Registry: reg, Gatherer: reg, MetricsToken: cfg.MetricsToken, Metrics: obs.metrics, Tracer: obs.tracerProvider(),
 		PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies,
 		Auth: cfg.Auth, SecureCookies: cfg.SecureCookies, DefaultModel: cfg.Model, Version: version,
-		RequestRate: cfg.RequestRate,
+		RequestRate:    cfg.RequestRate,
+		StreamsPerUser: cfg.StreamsPerUser, ReadTimeout: cfg.ReadTimeout, IdleTimeout: cfg.IdleTimeout, ConnsPerAddr: connsPerAddr(cfg.ConnsPerAddr),
 	})
 	if err != nil {
 		return nil, err
@@ -253,4 +261,13 @@ func serveMetrics(ctx context.Context, addr string, h http.Handler, log *slog.Lo
 		return fmt.Errorf("metrics: %w", err)
 	}
 	return nil
+}
+
+// connsPerAddr is the server's cap for the configured one: server.Config
+// reads 0 as its default, config 0 as no cap.
+func connsPerAddr(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }

@@ -14,7 +14,7 @@ import (
 	"strategist/internal/eval"
 )
 
-const evalUsage = `usage: strategist eval [--url URL] [--token T] [--data DIR] [--concurrency N] [--failures] [FILE.jsonl ...]
+const evalUsage = `usage: strategist eval [--url URL] [--token T] [--data DIR] [--concurrency N] [--failures] [--pathfinder FILE] [FILE.jsonl ...]
 
 Plays the evaluation set against a running server through its public API,
 as a researcher's program would: for each case a new conversation, each
@@ -28,12 +28,15 @@ the server), and a table of accuracy by category is printed per file.
   --data DIR         raw gene data (default $STRATEGIST_DATA_DIR, else ./data)
   --concurrency N    conversations played at once (default 4)
   --failures         list every case that was not correct, with its conversation id
+  --pathfinder FILE  also play structure cases (internal/eval/testdata/pathfinder.jsonl:
+                     PathFinder's acceptance corpus) and print their own table
   FILE.jsonl         case files (default internal/eval/testdata/development.jsonl and heldout.jsonl)
 
 Every case's conversation is left on the server; --failures names them.
 The server limits how fast one user starts turns (STRATEGIST_TURN_RATE,
-default 1 a second); the client waits when told to, so raise the rate on
-the server for a faster run.`
+default 1 a second after a burst of 10) and how many run at once
+(STRATEGIST_RUNNING_TURNS, default 5); the client waits when told to, so
+raise both on the server for a faster run with more concurrency.`
 
 // defaultCaseFiles are the team's evaluation sets, relative to the
 // repository root.
@@ -49,6 +52,7 @@ func evalCmd(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	dataDir := fs.String("data", getenv("STRATEGIST_DATA_DIR"), "")
 	concurrency := fs.Int("concurrency", 4, "")
 	failures := fs.Bool("failures", false, "")
+	pathfinder := fs.String("pathfinder", "", "")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error() + "\n" + evalUsage}
 	}
@@ -60,7 +64,7 @@ func evalCmd(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		return err
 	}
 	files := fs.Args()
-	if len(files) == 0 {
+	if len(files) == 0 && *pathfinder == "" {
 		files = defaultCaseFiles
 	}
 	data, err := eval.Load(offline.FindDataDir(*dataDir))
@@ -80,6 +84,19 @@ func evalCmd(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 			if err := eval.WriteFailures(stdout, results); err != nil {
 				return err
 			}
+		}
+	}
+	if *pathfinder != "" {
+		cases, err := eval.LoadStructureCases(*pathfinder)
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		results := eval.RunStructure(ctx, client, cases, *concurrency)
+		name := strings.TrimSuffix(filepath.Base(*pathfinder), filepath.Ext(*pathfinder))
+		fmt.Fprintf(stdout, "\n%s (%d conversations, %s)\n", name, len(cases), time.Since(start).Round(time.Second))
+		if err := eval.WriteStructureTable(stdout, name, results); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -7,116 +7,150 @@ import (
 	"testing"
 )
 
-// TestImportDirection keeps the layering without anyone having to remember
-// it: imports flow server -> chat -> planner|executor -> subagent -> agent
-// -> llm, so each layer can be tested with fakes of the one below and none
-// reaches back up; only the store (and the test database helper) touches
-// pgx, so SQL and its errors live in one package; the request parser uses
-// the standard library only, and the plan model imports nothing of
-// Strategist but the strategy types. docs/architecture.md explains the layers.
-func TestImportDirection(t *testing.T) {
+// layers ranks every package of the module, lowest first: a package may
+// import only packages of a lower layer, so every import runs downhill and
+// each layer can be tested with fakes of those below it. A new package
+// must be placed here (TestImportDirection fails on an unranked one).
+// docs/architecture.md draws the same map.
+var layers = [][]string{
+	// 0. Foundations: nothing of Strategist. The request parser is the
+	// standard library only; catalog is the vocabulary both catalogs speak.
+	{"internal/english", "internal/catalog", "internal/config", "internal/seal", "internal/telemetry",
+		"migrations", "internal/proctest", "internal/offlinetest"},
+	// 1. Models: the engine interface, the strategy graph, the catalog's
+	// ranking and enrichment.
+	{"internal/llm", "internal/strategy", "internal/catalog/enrich", "internal/catalog/rank"},
+	// 2. Contracts and adapters over the models: the stream's events, the
+	// tool contract, the plan model, the hosted and scripted engines, the
+	// two catalogs and their test doubles.
+	{"internal/event", "internal/tool", "internal/plan",
+		"internal/llm/gemini", "internal/llm/openai", "internal/llm/scripted", "internal/llm/llmtest",
+		"internal/catalog/offline", "internal/catalog/wdk", "internal/catalog/wdk/wdkfake", "internal/catalog/catalogtest",
+		"internal/strategy/strategytest"},
+	// 3. Engines and stream users that need no database (the offline
+	// engine, the tool-calling loop, the catalog tools, the browser's view
+	// model, the stream client), and the store, the one package of SQL.
+	{"internal/rules", "internal/agent", "internal/catalog/catalogtool", "web/view",
+		"internal/event/eventtest", "internal/event/sseclient", "internal/acp", "internal/store"},
+	// 4. Services over the store: accounts, the event log, stored
+	// strategies, gene lists; the pages; the evaluation client; tests'
+	// database.
+	{"internal/account", "internal/eventlog", "internal/strategies", "internal/genelist", "web", "internal/eval", "internal/pgtest"},
+	// 5. Application services: the site registry, the graph tools,
+	// delegations.
+	{"internal/sites", "internal/strategy/graphtool", "internal/subagent"},
+	// 6. The roles.
+	{"internal/planner", "internal/executor"},
+	// 7. The orchestrator.
+	{"internal/chat"},
+	// 8. HTTP.
+	{"internal/server"},
+	// 9. Commands and whole-system tests.
+	{"cmd/server", "cmd/wdkfake", "tests/security", "tools/benchtable"},
+}
+
+// noDatabase are the packages that link neither the store nor the event
+// log nor PostgreSQL or River, even through what they import: the plan
+// model, the graph model, the offline engine, the browser's view model,
+// the evaluation client and the request parser, and with them the stream
+// contract, the tool contract, the agent loop, the engines and the
+// catalogs. Storage lives above them, so each can be used and tested alone.
+var noDatabase = []string{
+	"internal/plan", "internal/strategy", "internal/rules", "web/view", "internal/eval", "internal/english",
+	"internal/event", "internal/event/eventtest", "internal/event/sseclient", "internal/tool", "internal/agent",
+	"internal/llm", "internal/llm/gemini", "internal/llm/openai", "internal/llm/scripted",
+	"internal/catalog", "internal/catalog/offline", "internal/catalog/wdk", "internal/catalog/catalogtool",
+	"web",
+}
+
+// modulePackages lists the module's packages with their direct imports.
+func modulePackages(t *testing.T) map[string][]string {
+	t.Helper()
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "strategist/...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
-	// rank: a package may import only packages of a lower rank among these.
-	rank := map[string]int{
-		"strategist/internal/server":   8,
-		"strategist/internal/chat":     7,
-		"strategist/internal/planner":  6,
-		"strategist/internal/executor": 6,
-		"strategist/internal/subagent": 5,
-		"strategist/internal/agent":    4,
-		"strategist/internal/tool":     3,
-		"strategist/internal/llm":      2,
-	}
-	layered := func(p string) (int, bool) {
-		for prefix, r := range rank {
-			if p == prefix || strings.HasPrefix(p, prefix+"/") {
-				return r, true
-			}
-		}
-		return 0, false
-	}
-	pgxAllowed := []string{"strategist/internal/store", "strategist/internal/pgtest"}
-	// The plan model is shared by every role, the rules engine and the
-	// browser's view: it may use the strategy types, never the store, the
-	// event stream or the agent layers.
-	planImports := []string{"strategist/internal/strategy"}
+	pkgs := map[string][]string{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
-		pkg, imports := fields[0], fields[1:]
-		if pkg == "strategist/internal/plan" {
-			for _, imp := range imports {
-				if strings.HasPrefix(imp, "strategist/") && !slices.Contains(planImports, imp) {
-					t.Errorf("%s imports %s: the plan model sits low and uses only %v of Strategist", pkg, imp, planImports)
-				}
+		pkgs[fields[0]] = fields[1:]
+	}
+	return pkgs
+}
+
+// TestImportDirection keeps the layering without anyone having to remember
+// it: every package is ranked in layers and imports only lower layers;
+// only the store (and the tests' database helper) imports pgx, so SQL and
+// its errors live in one package; the request parser uses the standard
+// library only; the plan model imports nothing of Strategist but the graph
+// model; the tool contract nothing but the engine interface.
+func TestImportDirection(t *testing.T) {
+	rank := map[string]int{}
+	for i, layer := range layers {
+		for _, p := range layer {
+			if _, dup := rank["strategist/"+p]; dup {
+				t.Errorf("%s is ranked twice", p)
 			}
+			rank["strategist/"+p] = i
 		}
-		if pkg == "strategist/internal/english" {
-			for _, imp := range imports {
-				if strings.Contains(strings.SplitN(imp, "/", 2)[0], ".") || strings.HasPrefix(imp, "strategist/") {
-					t.Errorf("%s imports %s: the request parser uses the standard library only", pkg, imp)
-				}
-			}
+	}
+	only := map[string][]string{
+		"strategist/internal/plan":    {"strategist/internal/strategy"},
+		"strategist/internal/tool":    {"strategist/internal/llm"},
+		"strategist/internal/english": {},
+	}
+	pkgs := modulePackages(t)
+	for p := range rank {
+		if _, ok := pkgs[p]; !ok {
+			t.Errorf("%s is ranked but is no package of the module: remove it from layers", p)
 		}
-		from, fromLayered := layered(pkg)
+	}
+	for pkg, imports := range pkgs {
+		from, ok := rank[pkg]
+		if !ok {
+			t.Errorf("%s has no layer: rank it in layers (cmd/server/imports_test.go) and docs/architecture.md", pkg)
+			continue
+		}
 		for _, imp := range imports {
-			if strings.HasPrefix(imp, "github.com/jackc/pgx") && !slices.Contains(pgxAllowed, pkg) {
+			if strings.HasPrefix(imp, "github.com/jackc/pgx") && pkg != "strategist/internal/store" && pkg != "strategist/internal/pgtest" {
 				t.Errorf("%s imports %s: only the store talks to PostgreSQL", pkg, imp)
 			}
-			if imp == "strategist/cmd/server" {
-				t.Errorf("%s imports the main package", pkg)
+			if allowed, ok := only[pkg]; ok && strings.HasPrefix(imp, "strategist/") && !slices.Contains(allowed, imp) {
+				t.Errorf("%s imports %s: it uses only %v of Strategist", pkg, imp, allowed)
 			}
-			to, toLayered := layered(imp)
-			if fromLayered && toLayered && to >= from && !sameLayer(pkg, imp) {
-				t.Errorf("%s imports %s: imports flow server -> chat -> planner|executor -> subagent -> agent -> tool -> llm", pkg, imp)
+			if pkg == "strategist/internal/english" && strings.Contains(strings.SplitN(imp, "/", 2)[0], ".") {
+				t.Errorf("%s imports %s: the request parser uses the standard library only", pkg, imp)
 			}
-			if !fromLayered && toLayered && strings.HasPrefix(pkg, "strategist/internal/") && !lowerDomain(pkg) {
-				t.Errorf("%s (a domain package) imports %s", pkg, imp)
+			to, ok := rank[imp]
+			if !ok {
+				continue // not of the module
+			}
+			if to >= from {
+				t.Errorf("%s (layer %d) imports %s (layer %d): imports run to lower layers only", pkg, from, imp, to)
 			}
 		}
 	}
 }
 
-// sameLayer allows a layer's sub-packages to import its root (llm/gemini
-// imports llm).
-func sameLayer(pkg, imp string) bool { return strings.HasPrefix(pkg, imp+"/") }
-
-// lowerDomain lists the packages outside the agent layers that may use
-// them: the tool packages offering catalog and graph to agents, the event
-// package (Usage carries llm.Usage), and test helpers.
-func lowerDomain(pkg string) bool {
-	for _, p := range []string{
-		"strategist/internal/catalog/catalogtool", "strategist/internal/strategy/graphtool",
-		"strategist/internal/event", "strategist/web",
-	} {
-		if pkg == p || strings.HasPrefix(pkg, p+"/") {
-			return true
-		}
+// TestNoDatabaseBelowStorage: the packages of noDatabase reach neither the
+// store, the event log, pgx nor River, even through what they import
+// (go list -deps).
+func TestNoDatabaseBelowStorage(t *testing.T) {
+	args := []string{"list", "-f", `{{.ImportPath}} {{join .Deps " "}}`}
+	for _, p := range noDatabase {
+		args = append(args, "strategist/"+p)
 	}
-	return false
-}
-
-// TestEventsWithoutStorage: the packages that only speak events (the
-// stream contract, the agent loop, the engines, the stream client and its
-// checker) reach neither the store nor PostgreSQL, even through what they
-// import; storage and transport of events live in internal/eventlog.
-func TestEventsWithoutStorage(t *testing.T) {
-	pkgs := []string{
-		"strategist/internal/event", "strategist/internal/event/eventtest", "strategist/internal/event/sseclient",
-		"strategist/internal/agent", "strategist/internal/llm", "strategist/internal/llm/gemini",
-		"strategist/internal/llm/openai", "strategist/internal/llm/scripted", "strategist/internal/english",
-	}
-	out, err := exec.Command("go", append([]string{"list", "-f", `{{.ImportPath}} {{join .Deps " "}}`}, pkgs...)...).Output()
+	out, err := exec.Command("go", args...).Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
 		for _, dep := range fields[1:] {
-			if dep == "strategist/internal/store" || dep == "strategist/internal/eventlog" || strings.HasPrefix(dep, "github.com/jackc/pgx") {
-				t.Errorf("%s reaches %s: packages that only speak events stay off storage", fields[0], dep)
+			if dep == "strategist/internal/store" || dep == "strategist/internal/eventlog" ||
+				strings.HasPrefix(dep, "github.com/jackc/pgx") || strings.HasPrefix(dep, "github.com/riverqueue/") {
+				t.Errorf("%s reaches %s: it stays off storage", fields[0], dep)
+				break // one is enough to say so
 			}
 		}
 	}

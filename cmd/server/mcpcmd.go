@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -88,8 +89,17 @@ func bridgeMCP(ctx context.Context, local mcp.Transport, endpoint, token string)
 	// read or write ends the relay; the requests that follow are answered
 	// with the error below).
 	relayDone := make(chan struct{})
+	var relayPanic atomic.Value // a string, once relaying panicked
 	go func() {
 		defer close(relayDone)
+		// A panic in relaying ends the bridge with an error that says so,
+		// rather than the process with a stack trace.
+		defer func() {
+			if p := recover(); p != nil {
+				relayPanic.Store(fmt.Sprint(p))
+				cancel()
+			}
+		}()
 		for {
 			msg, err := up.Read(ctx)
 			if err != nil {
@@ -123,6 +133,9 @@ func bridgeMCP(ctx context.Context, local mcp.Transport, endpoint, token string)
 			stopped := ctx.Err() != nil
 			cancel()
 			<-relayDone
+			if p := relayPanic.Load(); p != nil {
+				return fmt.Errorf("mcp: relaying the server's answers failed: %s", p)
+			}
 			if errors.Is(err, io.EOF) || stopped {
 				return nil
 			}

@@ -157,7 +157,7 @@ func (c *Conn) Serve(ctx context.Context, h Handler) error {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				res, err := h.Request(ctx, m.Method, m.Params)
+				res, err := guardRequest(ctx, h, m.Method, m.Params)
 				c.answer(m.ID, res, err)
 			}()
 		case m.Method != "":
@@ -174,6 +174,18 @@ func (c *Conn) Serve(ctx context.Context, h Handler) error {
 			c.answer(json.RawMessage("null"), nil, &Error{Code: CodeInvalidRequest, Message: "a message needs a method or an id"})
 		}
 	}
+}
+
+// guardRequest runs h.Request and turns a panic of it into an internal
+// error answer: requests run on goroutines of Serve, and a panic would end
+// the relay for every request the editor has in flight.
+func guardRequest(ctx context.Context, h Handler, method string, params json.RawMessage) (res any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, &Error{Code: CodeInternalError, Message: fmt.Sprintf("internal error in %s: %v", method, p)}
+		}
+	}()
+	return h.Request(ctx, method, params)
 }
 
 func trimSpace(b []byte) []byte {

@@ -89,6 +89,13 @@ type Term struct {
 	Term    string `json:"term"`
 	Display string `json:"display"`
 	Parent  string `json:"parent,omitempty"`
+	// Synonyms are other names of the term a vocabulary query may use
+	// (GO's own synonyms of a GO term, where the catalog has them). They
+	// are for matching and are not sent with the vocabulary.
+	Synonyms []string `json:"-"`
+	// Definition defines the term (GO's definition of a GO term), where
+	// the catalog has one; sent only with a term a query named exactly.
+	Definition string `json:"-"`
 }
 
 // Param is one parameter of a search.
@@ -339,4 +346,24 @@ type GeneMatches struct {
 	Provenance Provenance  `json:"provenance"`
 	// Unmatched lists the identifiers of the query that matched no gene.
 	Unmatched []string `json:"unmatched,omitempty"`
+}
+
+// IDMapping is an identifier of a researcher's list that named a gene under
+// another id (a previous id, a transcript id): From as given, To the gene's
+// current id.
+type IDMapping struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// GeneResolution is a list of identifiers resolved against a site's genes:
+// Genes are the current gene ids, once each, in the order the list first
+// named them; Mapped says which identifiers were not current ids and the
+// gene each named (a retired id can name several); Unknown lists, once
+// each and as given, the identifiers that name no gene. Every identifier
+// of the list is in Genes, Mapped or Unknown: none is dropped.
+type GeneResolution struct {
+	Genes   []string    `json:"genes"`
+	Mapped  []IDMapping `json:"mapped"`
+	Unknown []string    `json:"unknown"`
 }

@@ -429,7 +429,7 @@ func (s *Service) begin(ctx context.Context, t *turn, st store.StartTurn, spend 
 	}()
 	st.Origin = s.cfg.Origin
 	for _, ev := range first {
-		ne, err := newEvent(t.convID, ev)
+		ne, err := eventlog.EncodeRow(t.convID, ev)
 		if err != nil {
 			return err
 		}
@@ -647,7 +647,7 @@ func (s *Service) interruptOrphans(ctx context.Context) int {
 		var batch []store.NewEvent
 		for _, ev := range append(closingEvents(records(past), interruptedMessage), end) {
 			event.SetTurn(ev, o.ID)
-			ne, err := newEvent(o.ConversationID, ev)
+			ne, err := eventlog.EncodeRow(o.ConversationID, ev)
 			if err != nil {
 				continue
 			}
@@ -674,14 +674,6 @@ func (s *Service) interruptOrphans(ctx context.Context) int {
 		n++
 	}
 	return n
-}
-
-func newEvent(conversationID string, ev event.Event) (store.NewEvent, error) {
-	typ, payload, err := event.Encode(ev)
-	if err != nil {
-		return store.NewEvent{}, err
-	}
-	return store.NewEvent{ConversationID: conversationID, TurnID: ev.Turn(), Type: typ, Payload: payload}, nil
 }
 
 func records(rows []store.EventRow) []event.Record {

@@ -345,7 +345,7 @@ func outcome(ctx context.Context, end agent.RunEnd, runErr error) (event.TurnSta
 func (s *Service) endTurn(t *turn, status event.TurnStatus, msg string, usage llm.Usage, log *slog.Logger) {
 	end := &event.TurnEnd{Base: event.Base{TurnID: t.id}, Status: status, Error: msg,
 		DurationMs: time.Since(t.start).Milliseconds(), Usage: usage}
-	ne, err := newEvent(t.convID, end)
+	ne, err := eventlog.EncodeRow(t.convID, end)
 	if err != nil {
 		log.Error("encoding turn_end", slog.Any("error", err))
 		return
@@ -390,7 +390,7 @@ func (s *Service) closing(t *turn, log *slog.Logger) []store.NewEvent {
 	var out []store.NewEvent
 	for _, ev := range closingEvents(records(past), "the turn ended before this finished") {
 		event.SetTurn(ev, t.id)
-		if ne, err := newEvent(t.convID, ev); err == nil {
+		if ne, err := eventlog.EncodeRow(t.convID, ev); err == nil {
 			out = append(out, ne)
 		}
 	}

@@ -50,6 +50,11 @@ const (
 	// reused by a follow-up (Location holds its id). Parse never makes
 	// one: the planner puts it in the tree when it plans a change.
 	KindStep
+	// KindSearch is a search with its parameter values already chosen
+	// (Search and Params): the planner puts it in the tree when a change
+	// sets a parameter of a step ("relax the minimum to 15"). Parse never
+	// makes one.
+	KindSearch
 )
 
 // Clause is one leaf of a parsed request: the phrase as the researcher
@@ -72,6 +77,9 @@ type Clause struct {
 	Start, End string
 	// Notes say how the parser read the clause, for the planning artifact.
 	Notes []string
+	// Search and Params are a KindSearch clause's search and values.
+	Search string
+	Params map[string]string
 }
 
 // Node is a node of a parsed request: a clause, or an operator over two
@@ -111,6 +119,8 @@ func (n *Node) String() string {
 			return "taxon"
 		case KindStep:
 			return "step:" + c.Location
+		case KindSearch:
+			return "search:" + c.Search
 		}
 		return "term:" + c.Text
 	}
@@ -168,7 +178,7 @@ type Parsed struct {
 // only genes of an organism is every gene of it.
 func Parse(text string) Parsed {
 	var p Parsed
-	toks := tokenize(text)
+	toks := tokenize(exclusionLast(possessionAsked(text)))
 	toks, p.Organism = takeOrganism(toks)
 	toks, p.Evidence = takeEvidence(toks)
 	toks, start, end := takeRegion(toks)
@@ -176,7 +186,7 @@ func Parse(text string) Parsed {
 	var rest, replaced []token
 	p.Follow, rest, replaced = followUpOf(toks)
 	switch p.Follow {
-	case FollowUndo, FollowEnrich:
+	case FollowUndo, FollowEnrich, FollowControls:
 		return p
 	case FollowNone:
 	default:
@@ -194,6 +204,35 @@ func Parse(text string) Parsed {
 		p.Root = p.Part
 	}
 	return p
+}
+
+// possessionRE reads "does 3D7 have", "do P. falciparum parasites
+// contain", "does the genome encode": a question's frame around the genes
+// asked for, with the organism it may name.
+var possessionRE = regexp.MustCompile(`(?i)\b(?:does|do)\s+(?:(the\s+)?(?:parasites?|genomes?|organisms?)|it|they|(3d7|pf3d7|p\.\s*falciparum(?:\s+3d7)?|plasmodium\s+falciparum(?:\s+3d7)?)(?:\s+parasites?)?)\s+(?:have|has|contain|carry|encode|possess)\b`)
+
+// possessionAsked drops the frame of "How many tRNA genes does 3D7 have?",
+// keeping an organism it names: "How many tRNA genes 3D7?".
+func possessionAsked(text string) string {
+	return possessionRE.ReplaceAllString(text, "$2")
+}
+
+// leadingExclusionRE reads an exclusion placed before the request it
+// qualifies: "Without chromosome 7, which genes …", "Apart from the
+// apicoplast: rRNA genes".
+var leadingExclusionRE = regexp.MustCompile(`(?is)^\s*(without|excluding|except for|except|apart from|aside from|other than|leaving out|leaving aside|setting aside|putting aside|not counting|ignoring|omitting|disregarding|minus)\s+([^,:;]+?)\s*[,:;]\s*(.+?)\s*[.?!]*\s*$`)
+
+// exclusionLast moves an exclusion placed first to the end of the request,
+// where the grammar reads it as qualifying the whole request: "Without
+// chromosome 7, DNA repair genes" is "DNA repair genes, excluding
+// chromosome 7", not every gene minus DNA repair genes on chromosome 7.
+// The request after the comma must hold words of its own.
+func exclusionLast(text string) string {
+	m := leadingExclusionRE.FindStringSubmatch(text)
+	if m == nil || len(strings.Fields(m[3])) < 1 {
+		return text
+	}
+	return m[3] + ", excluding " + m[2]
 }
 
 // parseTokens parses words into a tree: the parts between loose
@@ -488,7 +527,8 @@ func splitQualifier(toks []token, p *Parsed) *Node {
 	}
 	// "X genes involved in Y", "X genes on chromosome 5": X qualifies Y.
 	for i := 1; i+1 < len(toks); i++ {
-		if toks[i].quoted || (toks[i].low != "genes" && toks[i].low != "gene") || !relationWords[toks[i+1].low] || isJoin(toks[i-1]) {
+		if toks[i].quoted || (toks[i].low != "genes" && toks[i].low != "gene") || !relationWords[toks[i+1].low] || isJoin(toks[i-1]) ||
+			ownsLocation(toks[:i+1]) {
 			continue
 		}
 		if n := both(toks[:i], toks[i+1:]); n != nil {
@@ -503,7 +543,7 @@ func splitQualifier(toks []token, p *Parsed) *Node {
 		head := toks[:k]
 		if toks[k-1].comma {
 			head = toks[:k-1]
-		} else if isJoin(toks[k-1]) {
+		} else if isJoin(toks[k-1]) || ownsLocation(toks[:k]) {
 			continue
 		}
 		if loc := locationList(toks[k:], p); loc != nil {
@@ -531,6 +571,25 @@ func splitQualifier(toks []token, p *Parsed) *Node {
 		}
 	}
 	return nil
+}
+
+// setWords name a set of genes without saying more: "genes", "any gene",
+// "those".
+var setWords = WordSet("genes gene any all those the ones every")
+
+// ownsLocation reports whether the words before a location end in a new
+// item of a list that only names genes ("… or genes on the apicoplast",
+// "…, or any gene on chromosome 2"): the location is that item's own, and
+// the list is a union with it, not qualified by it.
+func ownsLocation(head []token) bool {
+	i := len(head) - 1
+	if i < 0 || (head[i].low != "genes" && head[i].low != "gene") {
+		return false
+	}
+	for i >= 0 && setWords[head[i].low] && !head[i].quoted {
+		i--
+	}
+	return i >= 0 && isJoin(head[i])
 }
 
 // allGeneTypes reports whether every item of a list names a gene type.

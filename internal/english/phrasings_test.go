@@ -19,6 +19,18 @@ func TestResearcherPhrasings(t *testing.T) {
 		{"protein coding genes involved in DNA repair or DNA replication", "INTERSECT(term:protein coding, UNION(term:DNA repair, term:DNA replication))"},
 		{"tRNA or rRNA genes involved in translation", "INTERSECT(UNION(term:tRNA, term:rRNA), term:translation)"},
 		{"DNA repair genes or genes involved in translation", "UNION(term:DNA repair, term:translation)"},
+		// A location with a set word of its own after "or" is an item of
+		// the list, not a qualifier over it.
+		{"DNA repair genes or genes on chromosome 3", "UNION(term:DNA repair, location:3)"},
+		{"proteolysis genes, or any gene on the apicoplast", "UNION(term:proteolysis, location:apicoplast)"},
+		// A question's frame around the genes is not a term.
+		{"How many tRNA genes does the parasite have?", "term:tRNA"},
+		{"How many snoRNA genes does P. falciparum 3D7 have on chromosome 5?", "INTERSECT(term:snoRNA, location:5)"},
+		// An exclusion placed first qualifies the whole request.
+		{"Without chromosome 3, DNA repair genes", "MINUS(term:DNA repair, location:3)"},
+		{"Excluding chromosome 3, which genes are involved in DNA repair?", "MINUS(term:DNA repair, location:3)"},
+		{"Apart from the apicoplast: rRNA genes", "MINUS(term:rRNA, location:apicoplast)"},
+		{"Leaving out chromosomes 13 and 14, translation genes", "MINUS(term:translation, UNION(location:13, location:14))"},
 		// A location list is one unit.
 		{"tRNA genes on chromosome 5 or 6", "INTERSECT(term:tRNA, UNION(location:5, location:6))"},
 		{"protein phosphorylation genes on chromosomes 5 and 6", "INTERSECT(term:protein phosphorylation, UNION(location:5, location:6))"},
@@ -98,6 +110,13 @@ func TestOrganisms(t *testing.T) {
 		{"P. falciparum Dd2 genes involved in proteolysis", "P. falciparum Dd2", "term:proteolysis"},
 		{"Plasmodium falciparum 3D7 genes", "Plasmodium falciparum 3D7", "taxon"},
 		{"orthologs of human TP53", "", "term:orthologs of human TP53"},
+		// Any "Genus species", however rare the genus; of two organisms,
+		// the one that is not P. falciparum is named (and then refused).
+		{"Aspergillus oryzae genes involved in translation", "Aspergillus oryzae", "term:translation"},
+		{"Culex pipiens tRNA genes", "Culex pipiens", "term:tRNA"},
+		{"P. falciparum and P. berghei genes involved in translation", "P. berghei", "term:translation"},
+		{"Find proteolysis genes", "", "term:proteolysis"},
+		{"Show glycolysis genes", "", "term:glycolysis"},
 	}
 	for _, tt := range tests {
 		p := Parse(tt.in)

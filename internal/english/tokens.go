@@ -114,7 +114,48 @@ func takeOrganism(toks []token) ([]token, string) {
 	if len(found) == 0 {
 		return toks, ""
 	}
+	// Of several organisms, the one that is not P. falciparum is named, so
+	// that a second organism is refused rather than dropped.
+	for _, f := range found {
+		if l := strings.ToLower(f); !strings.Contains(l, "falciparum") && !strings.Contains(l, "3d7") && !strings.Contains(l, "pf3d7") {
+			return out, f
+		}
+	}
 	return out, found[0]
+}
+
+// latinEndings end species epithets (fumigatus, gambiae, aegypti, parvum,
+// sapiens, braziliensis); other endings are too like English words.
+var latinEndings = []string{"us", "um", "ae", "ii", "i", "ensis", "iens", "ens", "ata", "atum"}
+
+// notGenus are capitalised words that start requests, not genus names.
+var notGenus = WordSet(`find show give list get which what genes gene please search look build also only now the all any some
+	are is how can could would return retrieve display fetch tell include exclude remove add keep drop use take select
+	and or but not with without for from in on of to my our their these those this that`)
+
+// notSpecies are English words with a Latin ending.
+var notSpecies = WordSet(`plus minus thus status versus focus nucleus virus minimum maximum medium spectrum apparatus genus
+	census corpus bonus campus consensus stimulus stimuli cilium cilia flagellum cytoplasm sporozoites merozoites`)
+
+// binomial reports whether a capitalised word and a lower-case word with
+// a Latin ending read as a genus and a species, however rare the genus.
+func binomial(genus token, species string, lowerAsWritten bool) bool {
+	g := genus.text
+	if genus.quoted || len(g) < 4 || g[0] < 'A' || g[0] > 'Z' || g[1:] != strings.ToLower(g[1:]) || notGenus[genus.low] ||
+		!lowerAsWritten || len(species) < 5 || !isSpecies(species) || notSpecies[species] || strings.HasSuffix(species, "sis") {
+		return false
+	}
+	for _, r := range genus.low {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	for _, e := range latinEndings {
+		if strings.HasSuffix(species, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // organismAt returns how many words at toks[i] name an organism, or 0.
@@ -133,6 +174,8 @@ func organismAt(toks []token, i int) int {
 		return 2
 	case t.low == "plasmodium":
 		return 1
+	case binomial(t, next(1), i+1 < len(toks) && toks[i+1].text == toks[i+1].low):
+		return 2 // any "Genus species": Aspergillus fumigatus, Anopheles gambiae
 	case len(t.low) > 3 && genusInitialRE.MatchString(t.low[:2]) && isSpecies(t.low[2:]):
 		return 1 // "P.falciparum"
 	case t.low == "falciparum" || t.low == "pf3d7" || t.low == "pfalciparum" || t.low == "3d7" || knownSpecies[t.low]:

@@ -23,7 +23,24 @@ var Categories = []string{
 	"follow-up",     // several messages in one conversation
 	"approximate",   // no GO term or gene type: a text search, marked approximate
 	"not-evaluable", // searches the offline snapshot cannot answer
+	// The kinds below came with the intent cases: messages that are not
+	// all search requests, and phrasings the first sets lacked.
+	"structure",       // connectives, several sentences, ranges, long lists, "and" inside a GO name
+	"context",         // a context phrase (a release, a thesis) before the request
+	"exclusion-first", // "Without chromosome 7, …": the exclusion comes first
+	"union",           // a process or a location: a union, not an intersection
+	"synonym",         // GO's own synonyms of a term's name
+	"typo",            // a typo anywhere in a word, its first letters too
+	"question",        // a question about a gene, a GO term, a search or the result
+	"confirm",         // a confirmation or a decline of a plan
+	"unsupported",     // a request for something Strategist does not do
+	"off-topic",       // not about genes at all
+	"edit",            // a change to the strategy by a step's name, a correction, a return
 }
+
+// CoreCategories are the categories every case file of the first sets
+// (development and heldout) covers.
+var CoreCategories = Categories[:10]
 
 // Outcomes a case can expect.
 const (
@@ -31,6 +48,9 @@ const (
 	OutcomeApproximate  = "approximate"   // a built answer marked approximate
 	OutcomeNotEvaluable = "not_evaluable" // the named search, marked not evaluable, no number
 	OutcomeRefused      = "refused"       // nothing built, and the answer says why
+	OutcomeAnswered     = "answered"      // nothing built, and the answer says what the data says
+	OutcomeNoBuild      = "no_build"      // nothing built (a decline, an off-topic message)
+	OutcomeAsk          = "ask"           // nothing built, and the answer asks the researcher back
 )
 
 // Case is one line of a case file: a conversation and what it should leave.
@@ -47,7 +67,9 @@ type Case struct {
 	Count *int   `json:"count,omitempty"`
 	// Search is the search a not_evaluable build must contain.
 	Search string `json:"search,omitempty"`
-	// Says lists words a refusal must contain (case-insensitive).
+	// Says lists words the answer to the last message must contain
+	// (case-insensitive): a refusal's reason, an answer's facts, or, with a
+	// count, words the reply must say beside the build.
 	Says []string `json:"says,omitempty"`
 	Note string   `json:"note,omitempty"`
 }
@@ -117,10 +139,11 @@ func (c Case) check() error {
 		if c.Search == "" {
 			return fmt.Errorf("case %s: a not_evaluable case names its search", c.ID)
 		}
-	case OutcomeRefused:
+	case OutcomeRefused, OutcomeAnswered:
 		if len(c.Says) == 0 {
-			return fmt.Errorf("case %s: a refused case lists words the answer must say", c.ID)
+			return fmt.Errorf("case %s: a %s case lists words the answer must say", c.ID, c.outcome())
 		}
+	case OutcomeNoBuild, OutcomeAsk:
 	default:
 		return fmt.Errorf("case %s: unknown outcome %q", c.ID, c.Outcome)
 	}

@@ -337,6 +337,9 @@ func observeStrategy(o *Observation, snap strategy.Snapshot) {
 	}
 	o.Approximate = st.CountProvenance != nil && st.CountProvenance.Approximate
 	o.Tree = renderStep(byID, root, map[strategy.StepID]bool{}, &o.NotEvaluable)
+	o.RecordType = snap.RecordType
+	o.Parameters = map[string]map[string]string{}
+	o.Structure = renderStructure(byID, root, map[strategy.StepID]bool{}, &o.Steps, o.Parameters)
 	if st.CountStatus == strategy.CountNotEvaluable && len(o.NotEvaluable) == 0 {
 		o.NotEvaluable = append(o.NotEvaluable, st.SearchName)
 	}
@@ -381,4 +384,41 @@ func renderStep(byID map[strategy.StepID]strategy.Step, id strategy.StepID, seen
 		name += "(" + strings.Join(inputs, ", ") + ")"
 	}
 	return name
+}
+
+// renderStructure writes a step and its inputs with search names only,
+// the operands of INTERSECT and UNION sorted, so that two trees that
+// differ only in operand order read the same. It counts the steps and
+// collects each search's parameters.
+func renderStructure(byID map[strategy.StepID]strategy.Step, id strategy.StepID, seen map[strategy.StepID]bool, steps *int, params map[string]map[string]string) string {
+	s, ok := byID[id]
+	if !ok || seen[id] {
+		return "?" + string(id)
+	}
+	seen[id] = true
+	*steps++
+	var inputs []string
+	for _, in := range s.Inputs {
+		inputs = append(inputs, renderStructure(byID, in, seen, steps, params))
+	}
+	if s.Operator == strategy.RMinus && len(inputs) == 2 {
+		return structureNode(OpMinus, []string{inputs[1], inputs[0]})
+	}
+	if s.Operator != "" {
+		return structureNode(string(s.Operator), inputs)
+	}
+	params[s.SearchName] = s.Parameters
+	if len(inputs) > 0 {
+		return s.SearchName + "(" + strings.Join(inputs, ", ") + ")"
+	}
+	return s.SearchName
+}
+
+// structureNode writes an operator over its operands, sorting them when
+// the operator is commutative.
+func structureNode(op string, operands []string) string {
+	if op == OpIntersect || op == OpUnion {
+		operands = slices.Sorted(slices.Values(operands))
+	}
+	return op + "(" + strings.Join(operands, ", ") + ")"
 }

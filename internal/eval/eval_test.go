@@ -149,21 +149,38 @@ func TestTreeEval(t *testing.T) {
 	}
 }
 
-// TestCaseFiles checks both case files against the raw data: every tree
+// caseFiles are the case files, with the least number of cases each
+// holds and the categories and outcomes each covers. fresh is the frozen
+// held-out split written before the intent work; it is played once, at
+// the end of that work.
+var caseFiles = []struct {
+	name       string
+	minimum    int
+	categories []string
+	outcomes   []string
+}{
+	{"development", 200, CoreCategories, []string{OutcomeCount, OutcomeApproximate, OutcomeNotEvaluable, OutcomeRefused}},
+	{"heldout", 70, CoreCategories, []string{OutcomeCount, OutcomeApproximate, OutcomeNotEvaluable, OutcomeRefused}},
+	{"fresh", 100, []string{"basic", "vocabulary", "organism", "approximate", "not-evaluable", "structure", "context",
+		"exclusion-first", "union", "synonym", "typo", "question", "confirm", "unsupported", "off-topic", "edit"}, []string{OutcomeCount, OutcomeApproximate, OutcomeNotEvaluable, OutcomeRefused,
+		OutcomeAnswered, OutcomeNoBuild, OutcomeAsk}},
+}
+
+// TestCaseFiles checks the case files against the raw data: every tree
 // parses and names real things, every count written down is the raw
-// data's, each file covers every category, and the held-out requests are
-// not development requests.
+// data's, each file covers its categories and outcomes, and no request
+// appears in two files.
 func TestCaseFiles(t *testing.T) {
 	d := load(t)
-	minimum := map[string]int{"development": 200, "heldout": 70}
 	messages := map[string]string{}
-	for _, name := range []string{"development", "heldout"} {
+	for _, f := range caseFiles {
+		name := f.name
 		cases, err := LoadCases(filepath.Join("testdata", name+".jsonl"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(cases) < minimum[name] {
-			t.Errorf("%s has %d cases, want at least %d", name, len(cases), minimum[name])
+		if len(cases) < f.minimum {
+			t.Errorf("%s has %d cases, want at least %d", name, len(cases), f.minimum)
 		}
 		if _, err := Expectations(d, cases); err != nil {
 			t.Errorf("%s: %v", name, err)
@@ -179,12 +196,12 @@ func TestCaseFiles(t *testing.T) {
 			}
 			messages[m] = name
 		}
-		for _, c := range Categories {
+		for _, c := range f.categories {
 			if byCategory[c] == 0 {
 				t.Errorf("%s has no %s case", name, c)
 			}
 		}
-		for _, o := range []string{OutcomeCount, OutcomeApproximate, OutcomeNotEvaluable, OutcomeRefused} {
+		for _, o := range f.outcomes {
 			if !outcomes[o] {
 				t.Errorf("%s has no case expecting %s", name, o)
 			}
@@ -238,6 +255,11 @@ func TestScore(t *testing.T) {
 		return Observation{Built: true, Roots: 1, RootStatus: "not_evaluable", NotEvaluable: []string{search}}
 	}
 	nothing := func(reply string) Observation { return Observation{Reply: reply} }
+	withReply := func(o Observation, reply string) Observation { o.Reply = reply; return o }
+	answered := Expectation{Outcome: OutcomeAnswered, Says: []string{"centrin"}}
+	noBuild := Expectation{Outcome: OutcomeNoBuild}
+	ask := Expectation{Outcome: OutcomeAsk}
+	countSays := Expectation{Outcome: OutcomeCount, Count: 20, Says: []string{"20"}}
 	tests := []struct {
 		name string
 		e    Expectation
@@ -263,6 +285,15 @@ func TestScore(t *testing.T) {
 		{"refused, not saying why", refused, nothing("I could not understand that."), NoReason},
 		{"refused, but built", refused, exact(286), Wrong},
 		{"refused, but built marked", refused, approximate(0), MarkedWrong},
+		{"answered from the data", answered, nothing("PF3D7_1446600 is centrin-2, protein coding, on chromosome 14."), Correct},
+		{"answered without the facts", answered, nothing("I can build searches."), NoReason},
+		{"a question built instead", answered, exact(1), Wrong},
+		{"nothing built, as wanted", noBuild, nothing("I only build gene searches."), Correct},
+		{"a text search for off-topic words", noBuild, approximate(0), MarkedWrong},
+		{"asked back", ask, nothing("Did you mean the GO term 'antigenic variation'?"), Correct},
+		{"nothing built, but nothing asked", ask, nothing("I could not map it."), NoReason},
+		{"right count, reply with the count", countSays, withReply(exact(20), "20 genes"), Correct},
+		{"right count, reply without it", countSays, withReply(exact(20), "done"), NoReason},
 	}
 	for _, tt := range tests {
 		if got := Score(tt.e, tt.o); got != tt.want {
@@ -314,7 +345,8 @@ func TestObserveStrategy(t *testing.T) {
 	var o Observation
 	observeStrategy(&o, snap)
 	want := Observation{Built: true, Roots: 2, RootStatus: "not_evaluable", NotEvaluable: []string{"GenesWithSignalPeptide"},
-		Tree: "INTERSECT(GenesWithSignalPeptide, GenesByLocation Pf3D7_05_v3)"}
+		Tree: "INTERSECT(GenesWithSignalPeptide, GenesByLocation Pf3D7_05_v3)", Structure: "INTERSECT(GenesByLocation, GenesWithSignalPeptide)",
+		Steps: 3, Parameters: map[string]map[string]string{"GenesByLocation": {"chromosomeOptional": "Pf3D7_05_v3"}, "GenesWithSignalPeptide": nil}}
 	if diff := cmp.Diff(want, o); diff != "" {
 		t.Errorf("observation mismatch (-want +got):\n%s", diff)
 	}

@@ -38,10 +38,43 @@ func Run(ctx context.Context, c *Client, d *Data, cases []Case, concurrency int,
 	if err != nil {
 		return nil, fmt.Errorf("eval: run: %w", err)
 	}
-	concurrency = max(1, min(concurrency, len(cases)))
+	out := playAll(ctx, len(cases), concurrency, func(i int) Result { return play(ctx, c, cases[i], exps[i]) }, onResult)
+	for i, r := range out {
+		if r.Case.ID == "" {
+			out[i] = Result{Case: cases[i], Expectation: exps[i], Verdict: Failed, Err: fmt.Errorf("not played: %w", ctx.Err())}
+		}
+	}
+	return out, nil
+}
+
+// RunStructure plays every structure case through the client, at most
+// concurrency conversations at once, and scores each.
+func RunStructure(ctx context.Context, c *Client, cases []StructureCase, concurrency int) []StructureResult {
+	out := playAll(ctx, len(cases), concurrency, func(i int) StructureResult {
+		o, err := c.Play(ctx, cases[i].Messages)
+		r := StructureResult{Case: cases[i], Observation: o, Err: err}
+		if err == nil {
+			r.Pass, r.Why = ScoreStructure(cases[i], o)
+		}
+		return r
+	}, nil)
+	for i, r := range out {
+		if r.Case.ID == "" {
+			out[i] = StructureResult{Case: cases[i], Err: fmt.Errorf("not played: %w", ctx.Err())}
+		}
+	}
+	return out
+}
+
+// playAll runs play for 0..n-1, at most concurrency at once, and returns
+// the results in order; a result left zero was not played (ctx ended).
+// Workers only play and send results on a channel; playAll owns the
+// results and waits for every worker before returning.
+func playAll[T any](ctx context.Context, n, concurrency int, play func(int) T, onResult func(T)) []T {
+	concurrency = max(1, min(concurrency, n))
 	type done struct {
 		i int
-		r Result
+		r T
 	}
 	jobs := make(chan int)
 	results := make(chan done)
@@ -49,13 +82,13 @@ func Run(ctx context.Context, c *Client, d *Data, cases []Case, concurrency int,
 	for range concurrency {
 		wg.Go(func() {
 			for i := range jobs {
-				results <- done{i, play(ctx, c, cases[i], exps[i])}
+				results <- done{i, play(i)}
 			}
 		})
 	}
 	go func() {
 		defer close(jobs)
-		for i := range cases {
+		for i := range n {
 			select {
 			case jobs <- i:
 			case <-ctx.Done():
@@ -67,20 +100,14 @@ func Run(ctx context.Context, c *Client, d *Data, cases []Case, concurrency int,
 		wg.Wait()
 		close(results)
 	}()
-	out := make([]Result, len(cases))
-	played := make([]bool, len(cases))
+	out := make([]T, n)
 	for res := range results {
-		out[res.i], played[res.i] = res.r, true
+		out[res.i] = res.r
 		if onResult != nil {
 			onResult(res.r)
 		}
 	}
-	for i := range cases {
-		if !played[i] {
-			out[i] = Result{Case: cases[i], Expectation: exps[i], Verdict: Failed, Err: fmt.Errorf("not played: %w", ctx.Err())}
-		}
-	}
-	return out, nil
+	return out
 }
 
 // play runs and scores one case.

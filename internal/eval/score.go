@@ -20,8 +20,14 @@ type Observation struct {
 	NotEvaluable   []string // searches of steps marked not evaluable
 	Tree           string   // the answer's tree of searches, rendered (for reports)
 	Reply          string   // the assistant's text in the turns of the last message
-	Handoffs       int      // handoffs the planner requested, over all messages
-	Notes          []string // turns that did not complete, and how they ended
+	// Structure is the answer's tree with search names only, INTERSECT
+	// and UNION operands sorted: INTERSECT(GenesByGoTerm, GenesByLocation).
+	Structure  string
+	Steps      int                          // steps under the answer's root, itself included
+	RecordType string                       // the strategy's record type
+	Parameters map[string]map[string]string // each search's parameters under the root (the last step of a search wins)
+	Handoffs   int                          // handoffs the planner requested, over all messages
+	Notes      []string                     // turns that did not complete, and how they ended
 }
 
 // Marked reports whether the answer says it is not an exact count.
@@ -41,7 +47,7 @@ const (
 	MarkedWrong Verdict = "marked-wrong" // not the expected answer, but marked approximate or not evaluable
 	NoAnswer    Verdict = "no-answer"    // built, but no count and no mark (several roots, a failed count)
 	NoBuild     Verdict = "no-build"     // nothing was built where something should have been
-	NoReason    Verdict = "no-reason"    // rightly nothing built, but the answer does not say why
+	NoReason    Verdict = "no-reason"    // rightly nothing built (or the right count), but the answer does not say what it must
 	Failed      Verdict = "error"        // the harness could not play the case (HTTP, timeout)
 )
 
@@ -50,7 +56,7 @@ var Verdicts = []Verdict{Correct, Wrong, MarkedWrong, NoAnswer, NoBuild, NoReaso
 
 // Score compares what a conversation left with what the case expects.
 func Score(e Expectation, o Observation) Verdict {
-	if e.Outcome == OutcomeRefused {
+	if e.nothingBuilt() {
 		switch {
 		case o.Built && o.Confident():
 			return Wrong
@@ -59,11 +65,8 @@ func Score(e Expectation, o Observation) Verdict {
 		case o.Built:
 			return NoAnswer
 		}
-		low := strings.ToLower(o.Reply)
-		for _, w := range e.Says {
-			if !strings.Contains(low, strings.ToLower(w)) {
-				return NoReason
-			}
+		if !says(o.Reply, e.Says) || e.Outcome == OutcomeAsk && !strings.Contains(o.Reply, "?") {
+			return NoReason
 		}
 		return Correct
 	}
@@ -73,6 +76,9 @@ func Score(e Expectation, o Observation) Verdict {
 	switch e.Outcome {
 	case OutcomeCount:
 		if o.RootCount != nil && *o.RootCount == e.Count && !o.Marked() {
+			if !says(o.Reply, e.Says) {
+				return NoReason
+			}
 			return Correct
 		}
 	case OutcomeApproximate:
@@ -91,6 +97,26 @@ func Score(e Expectation, o Observation) Verdict {
 		return MarkedWrong
 	}
 	return NoAnswer
+}
+
+// nothingBuilt reports whether the case expects no strategy at all.
+func (e Expectation) nothingBuilt() bool {
+	switch e.Outcome {
+	case OutcomeRefused, OutcomeAnswered, OutcomeNoBuild, OutcomeAsk:
+		return true
+	}
+	return false
+}
+
+// says reports whether reply contains every word, case-insensitively.
+func says(reply string, words []string) bool {
+	low := strings.ToLower(reply)
+	for _, w := range words {
+		if !strings.Contains(low, strings.ToLower(w)) {
+			return false
+		}
+	}
+	return true
 }
 
 // Result is one case played and scored.
@@ -112,8 +138,12 @@ func (r Result) Expected() string {
 		return fmt.Sprintf("approximate (%d by %s)", e.Count, e.Tree)
 	case OutcomeNotEvaluable:
 		return e.Search + " not evaluable"
+	case OutcomeNoBuild:
+		return "nothing built"
+	case OutcomeAsk:
+		return "nothing built, a question back"
 	}
-	return "refused, saying " + strings.Join(e.Says, ", ")
+	return e.Outcome + ", saying " + strings.Join(e.Says, ", ")
 }
 
 // Seen describes what the conversation left, for reports.

@@ -372,3 +372,30 @@ func TestLogScrubsJSON(t *testing.T) {
 		}
 	})
 }
+
+// TestEncodeRow: the one encoder of event rows scrubs what jsonb refuses
+// from every event, not only from a model's tool arguments (a turn's end
+// carries an engine's error text, which may hold a NUL), and refuses a
+// turn id that is not a uuid.
+func TestEncodeRow(t *testing.T) {
+	row, err := eventlog.EncodeRow(convA, &event.TurnEnd{Base: event.Base{TurnID: turn1}, Status: event.TurnFailed, Error: "model said a\x00b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(row.Payload), `\u0000`) {
+		t.Errorf("payload %s keeps \\u0000, which jsonb refuses", row.Payload)
+	}
+	var end event.TurnEnd
+	if err := json.Unmarshal(row.Payload, &end); err != nil {
+		t.Fatal(err)
+	}
+	if row.ConversationID != convA || row.TurnID != turn1 || row.Type != "turn_end" {
+		t.Errorf("row = %s %s %s, want %s %s turn_end", row.ConversationID, row.TurnID, row.Type, convA, turn1)
+	}
+	if end.Error != "model said a\ufffdb" {
+		t.Errorf("stored error %q, want %q", end.Error, "model said a\ufffdb")
+	}
+	if _, err := eventlog.EncodeRow(convA, &event.TurnEnd{Base: event.Base{TurnID: "t1"}}); err == nil {
+		t.Error("EncodeRow took a turn id that is not a uuid")
+	}
+}

@@ -118,7 +118,7 @@ func (s *Streamer) Batches(ctx context.Context, userID, conversationID string, a
 			if len(st.out) > 0 && !yield(st.out, nil) {
 				return
 			}
-			st.out = st.out[:0]
+			st.reset()
 			if n < s.cfg.PageSize {
 				if sub != nil {
 					break
@@ -174,7 +174,7 @@ func (s *Streamer) Batches(ctx context.Context, userID, conversationID string, a
 					if !yield(st.out, nil) {
 						return
 					}
-					st.out = st.out[:0]
+					st.reset()
 				}
 				if closed {
 					yield(nil, fmt.Errorf("event: stream: %w", sub.Err()))
@@ -196,6 +196,15 @@ type streamState struct {
 	userID, conversationID string
 	last                   int64        // seq of the last record put in a batch
 	out                    []*Published // the batch being built
+}
+
+// reset empties the batch for reuse. The slots are cleared too: left in
+// the backing array, a stream's last batch (a whole replayed page, each
+// record with its SSE bytes) would stay alive for as long as the stream
+// waits for live records, which on an idle conversation is all its life.
+func (st *streamState) reset() {
+	clear(st.out)
+	st.out = st.out[:0]
 }
 
 // fail yields err unless the stream ended because ctx did.

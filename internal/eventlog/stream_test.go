@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -357,4 +358,50 @@ func TestBatchesBurstAndHeartbeat(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestIdleStreamHoldsNoReplayedRecords: once a stream has handed over its
+// replay and waits for live records, the replayed records are garbage. A
+// stream kept them alive in its reused batch slice, so every idle stream
+// of a long conversation held a page of records (up to PageSize, each with
+// its SSE bytes) for as long as it stayed open.
+func TestIdleStreamHoldsNoReplayedRecords(t *testing.T) {
+	const n = 200
+	st := &tableStore{owner: "ada"}
+	br := eventlog.NewBroker(0)
+	st.add(convA, seqs(n, 1)...)
+	s := newStreamer(t, st, br, 500)
+	var freed sync.WaitGroup
+	freed.Add(n)
+	ctx, cancel := context.WithCancel(context.Background())
+	idle := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for b, err := range s.Batches(ctx, "ada", convA, 0, 0) {
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			for _, p := range b {
+				runtime.AddCleanup(p, func(*sync.WaitGroup) { freed.Done() }, &freed)
+			}
+			close(idle) // the next batch would be live records: none come
+		}
+	}()
+	defer func() { cancel(); <-done }()
+	<-idle
+	all := make(chan struct{})
+	go func() { freed.Wait(); close(all) }()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		runtime.GC()
+		select {
+		case <-all:
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("an idle stream still holds the records it replayed")
+		}
+	}
 }

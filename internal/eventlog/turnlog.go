@@ -121,7 +121,7 @@ func (t *TurnLog) Err() error {
 func (t *TurnLog) request(events []event.Event, wait bool) (*appendRequest, error) {
 	req := &appendRequest{events: make([]store.NewEvent, len(events)), at: time.Now(), turn: t}
 	for i, e := range events {
-		ne, err := encodeRow(t.conv, e)
+		ne, err := EncodeRow(t.conv, e)
 		if err != nil {
 			return nil, fmt.Errorf("event: append: %w", err)
 		}

@@ -1,6 +1,6 @@
 // Package plan is Strategist's one model of a delegation plan: the nested
-// tree the planner drafts and the executor hands to sub-agents (DESIGN §6),
-// and everything that reads or writes it.
+// tree the planner drafts and the executor hands to sub-agents, and
+// everything that reads or writes it.
 //
 //   - TreeNode is the written form, for those who write plans (the offline
 //     rules engine) and those who only show them (the draft tree of the

@@ -7,8 +7,8 @@ import (
 	"strategist/internal/strategy"
 )
 
-// TreeNode is the written form of a plan node, the nested tree of DESIGN §6
-// with its keys in that order: what a planner writes, what a draft is saved
+// TreeNode is the written form of a plan node, the nested tree of the
+// delegation plan with its keys in the order written here: what a planner writes, what a draft is saved
 // as, what the browser shows. Type says which fields apply (Task, Hint,
 // Context and Input for a task; Operator, Left, Right, DisplayName and
 // Colocation for a combine; StepID for a step). Decoding one does not

@@ -21,8 +21,29 @@ func (rv *resolver) decide(c *english.Clause) *leaf {
 		return rv.goIDLeaf(c)
 	case english.KindStep:
 		return &leaf{clause: c, step: c.Location, label: c.Text}
+	case english.KindSearch:
+		return rv.searchLeaf(c)
 	}
 	return rv.termLeaf(c)
+}
+
+// searchLeaf is a search whose values a change chose (a step with a new
+// parameter value), checked against the search's parameters.
+func (rv *resolver) searchLeaf(c *english.Clause) *leaf {
+	var sd searchDetails
+	if d := rv.a.t.result(paramsCall(c.Search, "")); !d.decode(&sd) {
+		return &leaf{clause: c, fail: fmt.Sprintf("I could not read the parameters of %s: %s", c.Search, d.msg)}
+	}
+	params := make(map[string]string, len(c.Params))
+	for k, v := range c.Params {
+		params[k] = v
+	}
+	l := rv.build(c, &sd, params, leaf{label: sd.DisplayName, task: "Find genes with " + sd.DisplayName + " (" + sd.Name + ")",
+		how: "the step's search " + sd.Name + " with " + paramList(params)})
+	if l.search == sd.Name && !sd.Evaluable {
+		l.notEvaluable = true
+	}
+	return l
 }
 
 func (rv *resolver) termLeaf(c *english.Clause) *leaf {
@@ -42,6 +63,10 @@ func (rv *resolver) termLeaf(c *english.Clause) *leaf {
 			how = "I read " + english.Quote(c.Text) + " as the GO term " + english.Quote(goName(hits[0]))
 		}
 		return rv.goLeaf(c, hits, how)
+	}
+	if hits, syn := rv.goSynonym(c); len(hits) > 0 {
+		return rv.goLeaf(c, hits, fmt.Sprintf("I read %s as the GO term %s, of which GO lists %s as a synonym",
+			english.Quote(c.Text), english.Quote(goName(hits[0])), english.Quote(syn)))
 	}
 	if t, ok := rv.geneTypeFuzzy(c); ok {
 		return rv.geneTypeLeaf(c, t, "I read "+english.Quote(c.Text)+" as the gene type "+english.Quote(t)+" (a typo)")

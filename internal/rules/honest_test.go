@@ -19,6 +19,7 @@ func TestHonestRefusals(t *testing.T) {
 	}{
 		{"P. vivax genes involved in translation", []string{"no organism 'P. vivax'", "Plasmodium falciparum 3D7"}},
 		{"Toxoplasma gondii genes", []string{"no organism 'Toxoplasma gondii'"}},
+		{"Aspergillus oryzae genes involved in translation", []string{"no organism 'Aspergillus oryzae'", "Plasmodium falciparum 3D7"}},
 		{"human genes involved in DNA repair", []string{"no organism 'human'"}},
 		{"genes upregulated in gametocytes", []string{"expression", "no expression search"}},
 		{"orthologs of human TP53", []string{"orthology", "GenesByOrthologs"}},
@@ -101,5 +102,19 @@ func TestNotEvaluableBuilds(t *testing.T) {
 				t.Errorf("the report gives a number:\n%s", build.end.Text)
 			}
 		})
+	}
+}
+
+// TestRefusedOrganismStays: a follow-up of a request refused for its
+// organism is refused too, not built on P. falciparum.
+func TestRefusedOrganismStays(t *testing.T) {
+	w := newWorld(t)
+	first := w.turn(t, "plan", "Plasmodium chabaudi genes involved in translation")
+	second := w.turn(t, "plan", "now also exclude chromosome 5")
+	if n := len(find[*event.HandoffRequested](first.emitted)) + len(find[*event.HandoffRequested](second.emitted)); n != 0 {
+		t.Fatalf("%d builds requested:\n%s\n%s", n, first.end.Text, second.end.Text)
+	}
+	if !strings.Contains(second.end.Text, "'Plasmodium chabaudi'") {
+		t.Errorf("the follow-up does not name the organism:\n%s", second.end.Text)
 	}
 }

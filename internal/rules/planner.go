@@ -15,11 +15,8 @@ import (
 // request the build, and say what will be built. Each step runs once; a
 // failed step is reported instead of retried.
 func planTurn(t *turn) response {
-	if isConfirmation(t.user) {
-		return say(intro + "\n\n" + english.Quote(strings.TrimSpace(t.user)) +
-			" gives me nothing to search for. To build the plan I saved, click **Build this plan**; to change it, " +
-			"say how, for example \"now also exclude chromosome 5\"; to plan something else, describe the genes, " +
-			"for example \"tRNA genes on chromosome 5\".")
+	if cl := english.Classify(t.user); cl.Intent != english.IntentSearch {
+		return answerTurn(t, cl)
 	}
 	p := english.Parse(t.user)
 	a := newAsks(t)
@@ -27,14 +24,28 @@ func planTurn(t *turn) response {
 	if pending {
 		return response{calls: a.calls}
 	}
+	if cur == nil && removeByNameRE.MatchString(t.user) {
+		return say(intro + "\n\nI read that as removing a step, but this conversation has no strategy yet, so there is nothing to remove. " + capabilities)
+	}
 	if p.Follow == english.FollowUndo {
 		return undoTurn(a, cur, goalOf(t.user))
 	}
 	if p.Follow == english.FollowEnrich {
 		return say(enrichInPlanMode(cur))
 	}
+	if p.Follow == english.FollowControls {
+		return say(controlsInPlanMode(cur))
+	}
 	if p.Root == nil {
 		return say(nothingToSearch(t.user))
+	}
+	if org := foreignOrganism(t.previous); cur == nil && p.Follow != english.FollowNone && p.Organism == "" && org != "" {
+		// A follow-up of a request refused for its organism is about that
+		// organism too: building it on P. falciparum would answer another
+		// question.
+		return say(intro + "\n\nYour previous request named " + english.Quote(org) + ", which this catalog does not have, so there is " +
+			"no strategy for this change to refine and nothing was built. The catalog has Plasmodium falciparum 3D7 only; " +
+			"to search it, describe the genes, for example \"tRNA genes on chromosome 5\".")
 	}
 	var followNote string
 	if cur != nil {
@@ -87,31 +98,25 @@ func planTurn(t *turn) response {
 	return say(planText(m, plan, art, draft, build))
 }
 
-// confirmations are replies to a previous answer that ask for nothing new:
-// the plan they agree to is built with Build this plan.
-var confirmations = english.WordSet("yes ok okay sure go proceed continue thanks thank build do it please")
-
-// isConfirmation reports whether a message is only a short reply such as
-// "yes, build it" or "ok go ahead".
-func isConfirmation(msg string) bool {
-	w := strings.Fields(strings.ToLower(strings.Trim(msg, " .!?")))
-	if len(w) == 0 || len(w) > 4 {
-		return false
-	}
-	for _, x := range w {
-		x = strings.Trim(x, ",.!?")
-		if !confirmations[x] && x != "ahead" && x != "you" && x != "that" && x != "this" && x != "plan" {
-			return false
-		}
-	}
-	return true
-}
-
 // nothingToSearch answers a request with no words to search for.
 func nothingToSearch(user string) string {
 	return intro + "\n\nI found nothing to search for in " + english.Quote(limit(strings.TrimSpace(user), 200)) +
 		". Name what the genes should have, for example: \"genes involved in DNA repair, excluding genes on chromosome 14\", " +
 		"\"tRNA genes on chromosome 5\" or \"PF3D7_1133400 and MSP1\"."
+}
+
+// foreignOrganism is the organism a message names when it is not P.
+// falciparum 3D7 (the catalog's only one), else "".
+func foreignOrganism(msg string) string {
+	if msg == "" {
+		return ""
+	}
+	org := english.Parse(msg).Organism
+	rest := strings.NewReplacer("plasmodium", "", "p.", "", "falciparum", "", "pf3d7", "", "3d7", "", " ", "").Replace(strings.ToLower(org))
+	if rest == "" {
+		return "" // P. falciparum 3D7 in one of its spellings, or none named
+	}
+	return org
 }
 
 // goalOf is the researcher's request as the plan's goal.

@@ -50,6 +50,8 @@ func TestRequests(t *testing.T) {
 			func(d *eval.Data) eval.Set {
 				return eval.Minus(d.GO("GO:0006412"), eval.Union(d.On("Pf3D7_14_v3"), d.On("M76611")))
 			}, nil},
+		{"a synonym GO lists", "RNA editing genes", "GenesByGoTerm GO:0009451",
+			func(d *eval.Data) eval.Set { return d.GO("GO:0009451") }, []string{"I read 'RNA editing' as the GO term 'RNA modification', of which GO lists 'RNA editing' as a synonym"}},
 		{"a synonym", "glycolysis", "GenesByGoTerm GO:0006096",
 			func(d *eval.Data) eval.Set { return d.GO("GO:0006096") }, []string{"I read 'glycolysis' as the GO term 'glycolytic process'"}},
 		{"and is an intersection", "DNA replication and DNA repair",

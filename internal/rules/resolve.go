@@ -114,6 +114,8 @@ func resolve(a *asks, p english.Parsed) (*resolution, bool) {
 			}
 		case c.Kind == english.KindGeneIDs && a.t.has("lookup_genes"):
 			a.get(lookupCall(c.IDs))
+		case c.Kind == english.KindSearch:
+			a.get(paramsCall(c.Search, ""))
 		}
 		if name := rv.finderName(c); name != "" {
 			a.get(paramsCall(name, ""))
@@ -141,6 +143,9 @@ func resolve(a *asks, p english.Parsed) (*resolution, bool) {
 			continue
 		}
 		if ids, _ := rv.goExact(c); len(ids) > 0 {
+			continue
+		}
+		if ids, _ := rv.goSynonym(c); len(ids) > 0 {
 			continue
 		}
 		for _, q := range fuzzyQueries(c) {
@@ -274,6 +279,24 @@ func (rv *resolver) goExact(c *english.Clause) ([]wireTerm, string) {
 		}
 		if len(hits) > 0 {
 			return hits, v
+		}
+	}
+	return nil, ""
+}
+
+// goSynonym finds the terms one of whose GO synonyms is one of the
+// clause's variants, and that synonym; only when no term is named so.
+func (rv *resolver) goSynonym(c *english.Clause) ([]wireTerm, string) {
+	pool := rv.goTerms(c, false)
+	for _, v := range c.Variants {
+		var hits []wireTerm
+		for _, t := range pool {
+			if t.Synonym != "" && english.Normalize(t.Synonym) == english.Normalize(v) {
+				hits = append(hits, t)
+			}
+		}
+		if len(hits) > 0 {
+			return hits, hits[0].Synonym
 		}
 	}
 	return nil, ""

@@ -60,6 +60,7 @@ type (
 		Term    string `json:"term"`
 		Display string `json:"display"`
 		Parent  string `json:"parent"`
+		Synonym string `json:"synonym"` // the synonym a vocabulary query found the term by
 	}
 	wireParam struct {
 		Name     string     `json:"name"`

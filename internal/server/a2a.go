@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"log/slog"
 	"maps"
 	"net/http"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -68,11 +70,30 @@ func (s *Server) a2aRoutes(e *echo.Echo) {
 	}))
 	e.GET(agentCardPath, echo.WrapHandler(card))
 	auth := s.requireTokenUser(s.denyA2A)
-	opts := []a2asrv.TransportOption{a2asrv.WithTransportKeepAlive(s.cfg.KeepAlive)}
-	// serveMCP gives the handler the caller's address and ends a request
-	// at shutdown or on revocation, as for MCP.
-	e.POST(a2aPath, s.serveMCP(a2asrv.NewJSONRPCHandler(h, opts...)), auth)
-	e.POST(a2aV0Path, s.serveMCP(a2av0.NewJSONRPCHandler(h, opts...)), auth)
+	// The SDK runs a streaming request's handler on a goroutine of its
+	// own and re-panics what it recovers unless given a panic handler: each
+	// request gets one that logs with the request's trace and answers an
+	// internal error. serveMCP gives the handler the caller's address and
+	// ends a request at shutdown or on revocation, as for MCP.
+	e.POST(a2aPath, s.serveMCP(s.a2aTransport(func(opts ...a2asrv.TransportOption) http.Handler {
+		return a2asrv.NewJSONRPCHandler(h, opts...)
+	})), auth, s.streamRoute)
+	e.POST(a2aV0Path, s.serveMCP(s.a2aTransport(func(opts ...a2asrv.TransportOption) http.Handler {
+		return a2av0.NewJSONRPCHandler(h, opts...)
+	})), auth, s.streamRoute)
+}
+
+// a2aTransport builds an A2A transport for each request, with the
+// keep-alive and a panic handler that logs the panic with the request's
+// trace id and answers an internal error (the transports are small).
+func (s *Server) a2aTransport(build func(opts ...a2asrv.TransportOption) http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		build(a2asrv.WithTransportKeepAlive(s.cfg.KeepAlive), a2asrv.WithTransportPanicHandler(func(p any) error {
+			s.log.ErrorContext(ctx, "a2a handler panicked", slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
+			return a2a.NewError(a2a.ErrInternalError, "internal error")
+		})).ServeHTTP(w, r)
+	})
 }
 
 func (s *Server) denyA2A(c echo.Context, msg string) error {
@@ -286,24 +307,40 @@ func historyLength(c *a2a.SendMessageConfig) *int {
 	return c.HistoryLength
 }
 
+// guarded runs an event stream's code and recovers its panic: the SDK
+// runs streams on goroutines of its own, and the v0.3 transport, given a
+// panic handler, keeps the request open after it. The panic is logged with
+// the request's trace id and the stream ends with an internal error.
+func (h *a2aHandler) guarded(ctx context.Context, seq iter.Seq2[a2a.Event, error]) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		defer func() {
+			if p := recover(); p != nil {
+				h.s.log.ErrorContext(ctx, "a2a stream panicked", slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
+				yield(nil, a2a.NewError(a2a.ErrInternalError, "internal error"))
+			}
+		}()
+		seq(yield)
+	}
+}
+
 // SendStreamingMessage starts the message's turn and streams its task:
 // the task, progress as status updates, the answer and the strategy as
 // artifact updates, and the final status when the turn ends.
 func (h *a2aHandler) SendStreamingMessage(ctx context.Context, req *a2a.SendMessageRequest) iter.Seq2[a2a.Event, error] {
-	return func(yield func(a2a.Event, error) bool) {
+	return h.guarded(ctx, func(yield func(a2a.Event, error) bool) {
 		msg, err := h.resolve(ctx, req)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
 		h.stream(ctx, converseRequest{userID: account.UserID(ctx), conv: msg.conv, message: msg.text, heartbeat: h.s.cfg.KeepAlive, created: msg.created}, req.Message, nil, yield)
-	}
+	})
 }
 
 // SubscribeToTask follows a running task to its end, starting with its
 // current state.
 func (h *a2aHandler) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTaskRequest) iter.Seq2[a2a.Event, error] {
-	return func(yield func(a2a.Event, error) bool) {
+	return h.guarded(ctx, func(yield func(a2a.Event, error) bool) {
 		userID := account.UserID(ctx)
 		t, err := h.userTurn(ctx, req.ID)
 		if err != nil {
@@ -331,7 +368,7 @@ func (h *a2aHandler) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTa
 			return
 		}
 		h.stream(ctx, converseRequest{userID: userID, conv: conv, follow: t.ID, heartbeat: h.s.cfg.KeepAlive}, nil, task, yield)
-	}
+	})
 }
 
 // stream follows req's turn and yields its A2A events, starting with

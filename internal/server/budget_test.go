@@ -104,3 +104,48 @@ func TestRefusedAGUIRunCreatesNothing(t *testing.T) {
 		}
 	}
 }
+
+// panickyChat panics starting a turn: a bug in the code a request runs.
+type panickyChat struct{ unusedChat }
+
+func (panickyChat) StartTurn(context.Context, chat.TurnRequest) (string, error) {
+	panic("a bug in the orchestrator")
+}
+
+// TestPanickingRequestsAnswerInternalErrors: a panic in the code of a
+// request, on whatever goroutine its protocol's SDK runs it, answers an
+// internal error in the protocol's own form and leaves the server up
+// (a panic that escaped would end this test's process).
+func TestPanickingRequestsAnswerInternalErrors(t *testing.T) {
+	t.Parallel()
+	cat, err := offline.New(offline.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnvWith(t, config.AuthLocal, cat, func(c *server.Config) { c.Chat = panickyChat{} })
+	_, token := e.user("ada@example.org")
+	conv := e.do("POST", "/api/v1/conversations", token, `{"siteId":"plasmodb"}`).json(t)["id"].(string)
+
+	if r := e.do("POST", "/api/v1/conversations/"+conv+"/turns", token, `{"message":"genes","mode":"plan"}`); r.status != http.StatusInternalServerError || r.errorCode(t) != "INTERNAL" {
+		t.Errorf("REST turn = %d %s, want 500 INTERNAL", r.status, r.body)
+	}
+	if a := e.callMCP(token, "ask_strategist", map[string]any{"message": "genes", "conversationId": conv}); a.Result == nil || !a.Result.IsError || !strings.Contains(a.text(), "internal error") {
+		t.Errorf("MCP ask_strategist = %+v %q, want an internal tool error", a.Error, a.text())
+	}
+	msg := `{"role":"user","messageId":"m1","contextId":"` + conv + `","parts":[{"kind":"text","text":"genes"}]}`
+	for _, method := range []string{"message/send", "message/stream"} {
+		r := e.do("POST", "/a2a/v0.3", token, `{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":{"message":`+msg+`}}`)
+		if !strings.Contains(string(r.body), `"error"`) || !strings.Contains(strings.ToLower(string(r.body)), "internal error") {
+			t.Errorf("A2A %s = %d %s, want a JSON-RPC internal error", method, r.status, r.body)
+		}
+	}
+	if r := e.do("POST", "/v1/chat/completions", token, `{"model":"strategist","messages":[{"role":"user","content":"genes"}]}`, "X-Strategist-Conversation", conv); r.status != http.StatusInternalServerError {
+		t.Errorf("OpenAI = %d %s, want 500", r.status, r.body)
+	}
+	if r := e.do("POST", "/ag-ui", token, `{"threadId":"`+conv+`","runId":"r1","messages":[{"id":"u1","role":"user","content":"genes"}]}`); r.status != http.StatusInternalServerError {
+		t.Errorf("AG-UI = %d %s, want 500", r.status, r.body)
+	}
+	if r := e.do("GET", "/healthz", "", ""); r.status != http.StatusOK {
+		t.Errorf("healthz after the panics = %d", r.status)
+	}
+}

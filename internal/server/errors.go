@@ -29,9 +29,12 @@ const (
 	CodeGone            = "GONE"
 	CodeTooLarge        = "PAYLOAD_TOO_LARGE"
 	CodeRateLimited     = "RATE_LIMITED"
-	CodeMethod          = "METHOD_NOT_ALLOWED"
-	CodeMediaType       = "UNSUPPORTED_MEDIA_TYPE"
-	CodeUnavailable     = "UNAVAILABLE"
+	// CodeRequestTimeout: the request's body did not arrive within the
+	// server's read timeout; 408.
+	CodeRequestTimeout = "REQUEST_TIMEOUT"
+	CodeMethod         = "METHOD_NOT_ALLOWED"
+	CodeMediaType      = "UNSUPPORTED_MEDIA_TYPE"
+	CodeUnavailable    = "UNAVAILABLE"
 	// CodeSiteAccount: a live site needs (or refused) the researcher's
 	// VEuPathDB API key; 403, the message says what to do.
 	CodeSiteAccount = "SITE_ACCOUNT"

@@ -11,9 +11,9 @@ import (
 	"github.com/google/uuid"
 
 	"strategist/internal/catalog/offline"
-	"strategist/internal/sites"
 	"strategist/internal/config"
 	"strategist/internal/server"
+	"strategist/internal/sites"
 	"strategist/internal/store"
 )
 

@@ -125,6 +125,12 @@ type Config struct {
 	Chat       Chat
 	Streamer   Streamer
 	Strategies Strategies
+	// GeneLists keeps researchers' gene lists and conversations' controls
+	// (*genelist.Service); StrategyLists imports WDK strategies and scores
+	// strategies against controls (*strategies.Service). Without both the
+	// gene-list, control and import routes are left out.
+	GeneLists     GeneLists
+	StrategyLists StrategyLists
 	// Graph serves the MCP strategy tools (*strategies.Service); nil leaves
 	// them out of /mcp.
 	Graph  GraphService
@@ -176,6 +182,18 @@ type Config struct {
 	// RequestRate limits requests per client address (default 50/s, burst
 	// four times that).
 	RequestRate float64
+	// StreamsPerUser caps the streams one credential has open at once
+	// (streamRoute; default 20).
+	StreamsPerUser int
+	// ReadTimeout bounds reading a request, body included (default 30 s;
+	// streams outlive it: readBody);
+	// IdleTimeout closes a keep-alive connection with no request for that
+	// long (default 60 s).
+	ReadTimeout time.Duration
+	IdleTimeout time.Duration
+	// ConnsPerAddr caps the connections open at once from one client
+	// address (default 256; negative: no cap).
+	ConnsPerAddr int
 }
 
 // Server is the HTTP server. Create it with New and run it with Serve.
@@ -190,6 +208,8 @@ type Server struct {
 	md *web.Markdown
 	// streams are the open streams by credential, ended on revocation.
 	streams streamSet
+	// slots count each credential's open streams against StreamsPerUser.
+	slots streamSlots
 	// handler is echo, inside the request tracing when it is on.
 	handler http.Handler
 }
@@ -234,11 +254,24 @@ func New(cfg Config) (*Server, error) {
 	if cfg.RequestRate == 0 {
 		cfg.RequestRate = 50
 	}
+	if cfg.StreamsPerUser == 0 {
+		cfg.StreamsPerUser = 20
+	}
+	if cfg.ReadTimeout == 0 {
+		cfg.ReadTimeout = 30 * time.Second
+	}
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = 60 * time.Second
+	}
+	if cfg.ConnsPerAddr == 0 {
+		cfg.ConnsPerAddr = 256
+	}
 	s := &Server{
-		cfg:  cfg,
-		log:  cfg.Logger.With("component", "server"),
-		echo: echo.New(),
-		md:   web.NewMarkdown(),
+		cfg:   cfg,
+		log:   cfg.Logger.With("component", "server"),
+		echo:  echo.New(),
+		md:    web.NewMarkdown(),
+		slots: streamSlots{max: cfg.StreamsPerUser},
 	}
 	s.stopping, s.stopStreams = context.WithCancel(context.Background())
 	if err := s.routes(); err != nil {
@@ -287,11 +320,18 @@ func (s *Server) Handler() http.Handler { return s.handler }
 
 // Serve answers on ln until ctx ends, then shuts down gracefully: new
 // requests are refused, streams are told to end, in-flight requests get up to
-// 10 s to finish.
+// 10 s to finish. A request must arrive within ReadTimeout (its header
+// within 10 s at most), a keep-alive connection idle for IdleTimeout is
+// closed, and an address gets at most ConnsPerAddr connections at once.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	if s.cfg.ConnsPerAddr > 0 {
+		ln = &addrLimitListener{Listener: ln, max: s.cfg.ConnsPerAddr, exempt: s.cfg.TrustedProxies}
+	}
 	hs := &http.Server{
 		Handler:           s.handler,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: min(10*time.Second, s.cfg.ReadTimeout),
+		ReadTimeout:       s.cfg.ReadTimeout,
+		IdleTimeout:       s.cfg.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	hs.RegisterOnShutdown(s.beginStopping)
@@ -336,13 +376,14 @@ func (s *Server) routes() error {
 	e.Use(securityHeaders)
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
 		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
-			s.log.Error("panic", slog.String("path", c.Path()), slog.Any("error", err), slog.String("stack", string(stack)))
+			s.log.ErrorContext(c.Request().Context(), "panic", slog.String("path", c.Path()), slog.Any("error", err), slog.String("stack", string(stack)))
 			return err
 		},
 	}))
 	e.Use(s.requestLogger())
 	e.Use(metrics.middleware)
 	e.Use(middleware.BodyLimit(s.cfg.BodyLimit))
+	e.Use(s.readBody)
 	e.Use(s.crossOriginProtection())
 	e.Use(s.checkInput())
 	e.Use(middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
@@ -383,7 +424,7 @@ func (s *Server) routes() error {
 	page(http.MethodGet, "/", s.homePage)
 	page(http.MethodPost, "/conversations", s.createConversationForm)
 	page(http.MethodGet, "/conversations/:id", s.conversationPage)
-	page(http.MethodGet, "/conversations/:id/stream", s.streamPage)
+	e.Add(http.MethodGet, "/conversations/:id/stream", s.streamPage, s.requirePageUser, s.streamRoute)
 	page(http.MethodPost, "/conversations/:id/rename", s.renameConversationForm)
 	page(http.MethodPost, "/conversations/:id/delete", s.deleteConversationForm)
 	page(http.MethodPost, "/conversations/:id/turns", s.sendMessageForm)
@@ -405,6 +446,11 @@ func (s *Server) routes() error {
 	page(http.MethodPost, "/conversations/:id/share", s.shareConversationForm)
 	page(http.MethodPost, "/conversations/:id/share/:shareId/revoke", s.revokeShareForm)
 	page(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/enrichment", s.stepEnrichmentPage)
+	if s.cfg.GeneLists != nil && s.cfg.StrategyLists != nil {
+		page(http.MethodPost, "/conversations/:id/strategy/steps/:stepId/gene-list", s.saveStepGenesForm)
+		page(http.MethodPost, "/conversations/:id/controls", s.setControlsForm)
+		page(http.MethodPost, "/conversations/:id/gene-lists", s.uploadGeneListForm)
+	}
 	page(http.MethodGet, "/settings", s.settingsPage)
 	page(http.MethodPost, "/settings/veupathdb", s.saveKeyForm)
 	page(http.MethodPost, "/settings/veupathdb/delete", s.deleteKeyForm)
@@ -428,7 +474,7 @@ func (s *Server) routes() error {
 	api(http.MethodDelete, "/account/veupathdb", s.deleteVEuPathDBKey)
 	api(http.MethodPost, "/conversations/:id/turns", s.startTurn)
 	api(http.MethodPost, "/conversations/:id/turns/:turnId/cancel", s.cancelTurn)
-	api(http.MethodGet, "/conversations/:id/events", s.streamEvents)
+	e.Add(http.MethodGet, "/api/v1/conversations/:id/events", s.streamEvents, s.requireAPIUser, s.streamRoute)
 	api(http.MethodPost, "/conversations/:id/handoffs/:handoffId/accept", s.acceptHandoff)
 	api(http.MethodGet, "/conversations/:id/strategy", s.getStrategy)
 	api(http.MethodPost, "/conversations/:id/strategy/veupathdb", s.saveStrategyAPI)
@@ -441,6 +487,21 @@ func (s *Server) routes() error {
 	api(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/results", s.stepResults)
 	api(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/enrichment", s.stepEnrichment)
 	api(http.MethodGet, "/conversations/:id/strategy/wdk", s.strategyWDK)
+	if s.cfg.GeneLists != nil && s.cfg.StrategyLists != nil {
+		api(http.MethodPost, "/gene-lists", s.createGeneList)
+		api(http.MethodGet, "/gene-lists", s.listGeneLists)
+		api(http.MethodGet, "/gene-lists/:listId", s.getGeneList)
+		api(http.MethodPatch, "/gene-lists/:listId", s.renameGeneList)
+		api(http.MethodDelete, "/gene-lists/:listId", s.deleteGeneList)
+		api(http.MethodGet, "/gene-lists/:listId/download", s.downloadGeneList)
+		api(http.MethodPost, "/conversations/:id/strategy/steps/:stepId/gene-list", s.saveStepGenes)
+		api(http.MethodGet, "/conversations/:id/controls", s.getControls)
+		api(http.MethodPut, "/conversations/:id/controls", s.putControls)
+		api(http.MethodGet, "/conversations/:id/strategy/controls", s.strategyControls)
+		api(http.MethodPost, "/conversations/:id/strategy/wdk", s.importStrategyWDK)
+		api(http.MethodPost, "/conversations/:id/strategy/list-step", s.addListStep)
+		api(http.MethodGet, "/conversations/:id/strategy/genes/:geneId/trace", s.traceGene)
+	}
 
 	// The agent protocols: MCP and the OpenAI-compatible API, for API
 	// tokens (protocols.go).
@@ -448,12 +509,12 @@ func (s *Server) routes() error {
 	if err != nil {
 		return err
 	}
-	e.Any(mcpPath, s.serveMCP(mcpHandler), s.requireTokenUser(s.denyMCP))
+	e.Any(mcpPath, s.serveMCP(mcpHandler), s.requireTokenUser(s.denyMCP), s.streamRoute)
 	openAI := s.requireTokenUser(s.denyOpenAI)
 	e.GET("/v1/models", s.openAIModels, openAI)
-	e.POST("/v1/chat/completions", s.chatCompletions, openAI)
+	e.POST("/v1/chat/completions", s.chatCompletions, openAI, s.streamRoute)
 	s.a2aRoutes(e)
-	e.POST(aguiPath, s.runAGUI, s.requireTokenUser(s.denyAGUI))
+	e.POST(aguiPath, s.runAGUI, s.requireTokenUser(s.denyAGUI), s.streamRoute)
 	return nil
 }
 

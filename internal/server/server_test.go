@@ -121,8 +121,16 @@ func newEnv(t testing.TB, auth config.AuthMode) *env {
 // testMetricsToken is the metrics token of test servers.
 const testMetricsToken = "metrics-token-for-tests"
 
-// newEnvWith runs the server over a given catalog; opts change its config.
+// newEnvWith runs the server's handler over a given catalog; opts change
+// its config.
 func newEnvWith(t testing.TB, auth config.AuthMode, cat catalog.Catalog, opts ...func(*server.Config)) *env {
+	t.Helper()
+	return newEnvServed(t, false, auth, cat, opts...)
+}
+
+// newEnvServed is newEnvWith; served runs server.Serve rather than the
+// handler under httptest.
+func newEnvServed(t testing.TB, served bool, auth config.AuthMode, cat catalog.Catalog, opts ...func(*server.Config)) *env {
 	t.Helper()
 	db, err := store.New(pgtest.New(t))
 	if err != nil {
@@ -162,8 +170,22 @@ func newEnvWith(t testing.TB, auth config.AuthMode, cat catalog.Catalog, opts ..
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.Config.Handler = s.Handler()
-	srv.Start()
+	if served {
+		// server.Serve itself, with its timeouts and connection cap.
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- s.Serve(ctx, srv.Listener) }()
+		srv.URL = "http://" + srv.Listener.Addr().String()
+		t.Cleanup(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("Serve: %v", err)
+			}
+		})
+	} else {
+		srv.Config.Handler = s.Handler()
+		srv.Start()
+	}
 	return &env{t: t, srv: srv, db: db, accounts: accounts, clock: clk}
 }
 

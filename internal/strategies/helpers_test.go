@@ -3,7 +3,6 @@ package strategies
 import (
 	"strconv"
 
-	"strategist/internal/catalog"
 	"strategist/internal/strategy"
 	"strategist/internal/strategy/strategytest"
 )
@@ -13,8 +12,6 @@ import (
 type fakeCatalog = strategytest.Catalog
 
 func newFakeCatalog() *fakeCatalog { return strategytest.NewCatalog() }
-
-func terms(ts ...string) []catalog.Term { return strategytest.Terms(ts...) }
 
 const (
 	testSite    = strategytest.Site

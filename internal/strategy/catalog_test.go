@@ -5,7 +5,6 @@ import (
 
 	"go.uber.org/goleak"
 
-	"strategist/internal/catalog"
 	"strategist/internal/strategy/strategytest"
 )
 
@@ -16,8 +15,6 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 type fakeCatalog = strategytest.Catalog
 
 func newFakeCatalog() *fakeCatalog { return strategytest.NewCatalog() }
-
-func terms(ts ...string) []catalog.Term { return strategytest.Terms(ts...) }
 
 const (
 	testSite    = strategytest.Site

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -13,7 +14,6 @@ import (
 	"strategist/internal/event"
 	"strategist/internal/llm"
 	"strategist/internal/plan"
-	"strategist/internal/store"
 	"strategist/internal/strategy"
 	"strategist/internal/telemetry"
 )
@@ -257,6 +257,8 @@ func (r *run) startTask(i int) {
 		ctx, span := r.startNodeSpan(spec.node, spec.attempt)
 		defer func() {
 			if p := recover(); p != nil {
+				r.log.ErrorContext(ctx, "sub-agent panicked", slog.String("node_id", spec.node.ID), slog.Any("panic", p),
+					slog.String("stack", string(debug.Stack())))
 				res.task = attemptResult{err: fmt.Errorf("sub-agent panicked: %v", p)}
 			}
 			endTaskSpan(span, res.task)
@@ -286,6 +288,8 @@ func (r *run) startCombine(i int) {
 		sctx, span := r.startNodeSpan(n, 1)
 		defer func() {
 			if p := recover(); p != nil {
+				r.log.ErrorContext(sctx, "combine panicked", slog.String("node_id", n.ID), slog.Any("panic", p),
+					slog.String("stack", string(debug.Stack())))
 				res.err = fmt.Errorf("combine panicked: %v", p)
 			}
 			endCombineSpan(span, res.root, res.err)
@@ -405,45 +409,6 @@ func (ns *nodeState) duration() time.Duration {
 		return 0
 	}
 	return ns.ended.Sub(ns.started)
-}
-
-// persist hands node i's state, as the owner holds it, to the row writer.
-func (r *run) persist(i int) {
-	ns := &r.nodes[i]
-	u := store.DelegationNodeUpdate{NodeID: ns.node.ID, Status: ns.status, Attempt: ns.attempt,
-		RootStepID: string(ns.root), Error: ns.err}
-	if ns.node.Kind == plan.KindTask && ns.attempt > 0 {
-		u.Usage, _ = json.Marshal(ns.usage) // plain ints
-	}
-	if !ns.started.IsZero() {
-		t := ns.started
-		u.StartedAt = &t
-	}
-	if !ns.ended.IsZero() {
-		t := ns.ended
-		u.EndedAt = &t
-	}
-	r.rows.put(u)
-}
-
-// writeRows writes node rows; the row writer calls it.
-func (r *run) writeRows(ctx context.Context, us []store.DelegationNodeUpdate) error {
-	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
-	defer cancel()
-	if err := r.s.cfg.Store.UpdateDelegationNodes(ctx, r.d.UserID, r.id, us); err != nil {
-		return fmt.Errorf("subagent: delegation %s: write nodes: %w", r.id, err)
-	}
-	return nil
-}
-
-// emitBatch appends events in one Emit, detached from cancellation.
-func (r *run) emitBatch(ctx context.Context, events ...event.Event) error {
-	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
-	defer cancel()
-	if err := r.d.Emitter.Emit(ctx, events...); err != nil {
-		return fmt.Errorf("subagent: delegation %s: emit %s: %w", r.id, event.Name(events[0]), err)
-	}
-	return nil
 }
 
 // failed records the first write failure and stops the run: a delegation

@@ -3,6 +3,7 @@ package security
 import (
 	"mime/multipart"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -39,5 +40,36 @@ func TestBadTextWhateverTheBodyType(t *testing.T) {
 	}
 	if logs := s.Logs.String(); strings.Contains(logs, "SQLSTATE") {
 		t.Errorf("text reached PostgreSQL:\n%s", logs)
+	}
+}
+
+// TestSearchOfMinusSigns: 33 or more minus signs (once "tsquery stack too
+// small", a 500) search like any text, on the API and the home page.
+func TestSearchOfMinusSigns(t *testing.T) {
+	t.Parallel()
+	s := start(t, nil)
+	token, _ := s.user(t, "ada@example.org")
+	s.conversation(t, token)
+	for _, q := range []string{strings.Repeat("-", 33), strings.Repeat("-", 150) + "kinase", strings.Repeat("- ", 90), strings.Repeat("-!", 90)} {
+		if code, body := s.do(t, "GET", "/api/v1/conversations?q="+url.QueryEscape(q), token, "", ""); code != http.StatusOK {
+			t.Errorf("API search %q = %d %s", q, code, body)
+		}
+	}
+	c := from("127.0.0.1")
+	signedIn := s.signIn(t, c, "ada@example.org", password)
+	req, err := http.NewRequest("GET", s.URL+"/?q="+url.QueryEscape(strings.Repeat("-", 40)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ck := range signedIn.Cookies() {
+		req.AddCookie(ck)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("home page search of 40 minus signs = %d", resp.StatusCode)
 	}
 }

@@ -234,7 +234,14 @@ func TestGetSearchParametersVocabularyQuery(t *testing.T) {
 				t.Fatalf("%d values, hint %q; want %d values, hint with %q", len(p.Values), p.VocabularyHint, tt.wantCount, tt.hint)
 			}
 			if tt.wantCount > 0 {
-				if diff := cmp.Diff(tt.first, p.Values[0]); diff != "" {
+				// A term the query names exactly comes with GO's definition.
+				exact := strings.EqualFold(tt.query, tt.first.Term) || strings.HasPrefix(strings.ToLower(tt.first.Display), strings.ToLower(tt.query)+" (")
+				if got := p.Values[0].Definition; (got != "") != exact {
+					t.Errorf("definition %q, want one exactly when the query names the term", got)
+				}
+				first := p.Values[0]
+				first.Definition = ""
+				if diff := cmp.Diff(tt.first, first); diff != "" {
 					t.Errorf("best match (-want +got):\n%s", diff)
 				}
 			}

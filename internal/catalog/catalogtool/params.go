@@ -27,6 +27,12 @@ type Term struct {
 	Term    string `json:"term"`
 	Display string `json:"display,omitempty"` // left out when it is the term
 	Parent  string `json:"parent,omitempty"`
+	// Synonym is the term's synonym the vocabulary query named, when the
+	// query matched a synonym rather than the term's name.
+	Synonym string `json:"synonym,omitempty"`
+	// Definition defines a term the vocabulary query named exactly (by
+	// its id, name or a synonym), where the catalog has one.
+	Definition string `json:"definition,omitempty"`
 }
 
 // ParamInfo is one parameter of a search, as a model needs it to fill it.
@@ -203,6 +209,14 @@ func (s *Set) paramInfo(p catalog.Param, query string) ParamInfo {
 		matches := matchTerms(p.Vocabulary, query)
 		info.VocabularySize = size
 		info.Values = terms(matches[:min(len(matches), s.maxTerms)])
+		for i, m := range matches[:len(info.Values)] {
+			if len(m.Synonyms) == 1 { // matchTerms keeps the synonym a term was found by
+				info.Values[i].Synonym = m.Synonyms[0]
+			}
+			if len(m.Synonyms) == 1 || strings.EqualFold(m.Term, query) || strings.EqualFold(termName(m), query) {
+				info.Values[i].Definition = m.Definition
+			}
+		}
 		switch {
 		case len(matches) == 0:
 			info.Suggestions = terms(nearTerms(p.Vocabulary, query))
@@ -238,8 +252,9 @@ func terms(ts []catalog.Term) []Term {
 
 // matchTerms returns the terms whose term or display label contains every
 // word of query (case ignored), best first: the label or term is the
-// query, then begins with it, then contains it as written, then has its
-// words apart; shorter labels first within each.
+// query, then one of its synonyms is, then the label begins with it, then
+// contains it as written, then has its words apart; shorter labels first
+// within each. A term matched by a synonym alone carries that synonym.
 func matchTerms(vocab []catalog.Term, query string) []catalog.Term {
 	q := strings.ToLower(strings.TrimSpace(query))
 	words := strings.Fields(q)
@@ -252,17 +267,23 @@ func matchTerms(vocab []catalog.Term, query string) []catalog.Term {
 		term, label := strings.ToLower(t.Term), strings.ToLower(t.Display)
 		text := term + " " + label
 		if !allIn(words, text) {
+			if i := slices.IndexFunc(t.Synonyms, func(s string) bool { return strings.ToLower(s) == q }); i >= 0 {
+				hit := t
+				hit.Synonyms = []string{t.Synonyms[i]}
+				hits = append(hits, ranked{t: hit, rank: 1})
+			}
 			continue
 		}
-		rank := 3
+		rank := 4
 		switch {
-		case label == q || term == q:
+		case label == q || term == q || strings.ToLower(termName(t)) == q:
 			rank = 0
 		case strings.HasPrefix(label, q) || strings.HasPrefix(term, q):
-			rank = 1
-		case strings.Contains(text, q):
 			rank = 2
+		case strings.Contains(text, q):
+			rank = 3
 		}
+		t.Synonyms = nil
 		hits = append(hits, ranked{t: t, rank: rank})
 	}
 	slices.SortStableFunc(hits, func(a, b ranked) int {

@@ -21,11 +21,15 @@ const (
 	FileGeneMappings   = "pf3d7/geneID_mappings.txt"
 	FileGOGeneLists    = "pf3d7/go_gene_lists.txt"
 	FileGOTerms        = "pf3d7/go_terms.tsv"
+	// GO's own synonyms and definitions of the same release as
+	// go_terms.tsv, for its current ids and the ids replacing the others.
+	FileGOSynonyms    = "pf3d7/go_synonyms.tsv"
+	FileGODefinitions = "pf3d7/go_definitions.tsv"
 )
 
 // dataFiles lists every file Load needs, in the order they are read.
 func dataFiles() []string {
-	return []string{FileGeneAnnotation, FileGeneMappings, FileGOGeneLists, FileGOTerms}
+	return []string{FileGeneAnnotation, FileGeneMappings, FileGOGeneLists, FileGOTerms, FileGOSynonyms, FileGODefinitions}
 }
 
 // MissingDataError says the gene data is not where Strategist looked, naming
@@ -90,6 +94,10 @@ type Data struct {
 	goSets  map[string][]int32 // GO id -> sorted gene indexes
 	goOrder []string           // GO ids in file order
 	goTerms map[string]GOTerm
+	// goSynonyms and goDefinitions are GO's own synonyms (exact, broad,
+	// narrow and related together) and definition of a GO id.
+	goSynonyms    map[string][]string
+	goDefinitions map[string]string
 	// goMerged maps current GO ids the file has no set for to the file's
 	// ids GO has merged into them; goMergedInto is the reverse.
 	goMerged     map[string][]string
@@ -126,6 +134,16 @@ func Load(dir string) (*Data, error) {
 		return nil, err
 	}
 	if err := d.parseGOTerms(raw[FileGOTerms]); err != nil {
+		return nil, err
+	}
+	if err := d.parseGOPairs(raw[FileGOSynonyms], FileGOSynonyms, "synonym", func(id, v string) {
+		d.goSynonyms[id] = append(d.goSynonyms[id], v)
+	}); err != nil {
+		return nil, err
+	}
+	if err := d.parseGOPairs(raw[FileGODefinitions], FileGODefinitions, "definition", func(id, v string) {
+		d.goDefinitions[id] = v
+	}); err != nil {
 		return nil, err
 	}
 	d.buildGOMerges()
@@ -388,6 +406,39 @@ func (d *Data) parseGOTerms(b []byte) error {
 	}
 	return nil
 }
+
+// parseGOPairs reads a two-column file of GO ids and values (synonyms or
+// definitions), handing each row to add.
+func (d *Data) parseGOPairs(b []byte, file, column string, add func(id, value string)) error {
+	ls := lines(b)
+	if len(ls) == 0 {
+		return &ParseError{File: file, Msg: "empty file"}
+	}
+	if err := checkHeader(file, ls[0], "go_id", column); err != nil {
+		return err
+	}
+	if d.goSynonyms == nil {
+		d.goSynonyms, d.goDefinitions = map[string][]string{}, map[string]string{}
+	}
+	for n, l := range ls[1:] {
+		cols := bytes.Split(l, []byte("\t"))
+		id, v := field(cols, 0), field(cols, 1)
+		if !strings.HasPrefix(id, "GO:") {
+			return &ParseError{File: file, Line: n + 2, Msg: "want a GO id in the first column"}
+		}
+		if v != "" { // GO defines some terms only by their name
+			add(id, v)
+		}
+	}
+	return nil
+}
+
+// GOSynonyms returns GO's own synonyms of a GO id (none for an id GO
+// made obsolete or secondary).
+func (d *Data) GOSynonyms(id string) []string { return slices.Clone(d.goSynonyms[id]) }
+
+// GODefinition returns GO's definition of a GO id, "" when it has none.
+func (d *Data) GODefinition(id string) string { return d.goDefinitions[id] }
 
 func (d *Data) buildVocabularies() {
 	types := map[string]bool{}

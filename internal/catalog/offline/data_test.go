@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,6 +56,12 @@ func sampleFiles() map[string]string {
 			"GO:0006412\ttranslation\tBP\tcurrent\t\n" +
 			"GO:0006260\tDNA replication\tBP\tcurrent\t\n" +
 			"GO:0004672\tprotein kinase activity\tMF\tcurrent\t\n",
+		FileGOSynonyms: "go_id\tsynonym\n" +
+			"GO:0006412\tprotein biosynthesis\n" +
+			"GO:0006412\tprotein synthesis\n",
+		FileGODefinitions: "go_id\tdefinition\n" +
+			"GO:0006260\tThe cellular metabolic process in which a cell duplicates one or more molecules of DNA.\n" +
+			"GO:0006412\t\n",
 	}
 }
 
@@ -95,6 +102,12 @@ func TestLoadParsesExportQuirks(t *testing.T) {
 	}
 	if tm, ok := d.GOTermInfo("GO:0004672"); !ok || tm.Ontology != "MF" {
 		t.Errorf("GOTermInfo(GO:0004672) = %+v, %v", tm, ok)
+	}
+	if got := d.GOSynonyms("GO:0006412"); !slices.Equal(got, []string{"protein biosynthesis", "protein synthesis"}) {
+		t.Errorf("GOSynonyms(GO:0006412) = %q", got)
+	}
+	if got := d.GODefinition("GO:0006260"); !strings.HasPrefix(got, "The cellular metabolic process") || d.GODefinition("GO:0006412") != "" {
+		t.Errorf("GODefinition(GO:0006260) = %q; GO:0006412 (no definition) = %q", got, d.GODefinition("GO:0006412"))
 	}
 
 	c, err := New(Config{Data: d})
@@ -141,6 +154,8 @@ func TestLoadMalformed(t *testing.T) {
 		{"GO row without tab", FileGOGeneLists, "GO_ID\tGenes\rGO:0006412 PF3D7_0100100\r"},
 		{"GO gene not in annotation", FileGOGeneLists, "GO_ID\tGenes\rGO:0006412\t\"PF3D7_9999999,\"\r"},
 		{"GO terms without ids", FileGOTerms, "go_id\tname\tontology\nxyz\tname\tBP\n"},
+		{"synonyms without a header", FileGOSynonyms, "GO:0006412\tprotein synthesis\n"},
+		{"definitions without ids", FileGODefinitions, "go_id\tdefinition\ntranslation\tThe making of proteins.\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -155,12 +155,12 @@ func goVocabulary(d *Data) []catalog.Term {
 		if current, ok := d.goMergedInto[id]; ok {
 			display += " – merged into " + current + " since 2017"
 		}
-		gos = append(gos, catalog.Term{Term: id, Display: display})
+		gos = append(gos, catalog.Term{Term: id, Display: display, Synonyms: d.goSynonyms[id], Definition: d.goDefinitions[id]})
 	}
 	for current, listed := range d.goMerged {
 		// go_terms.tsv names a merged id by the term it is merged into.
 		display := goLabel(d, listed[0], current) + " – listed in the 2017 data as " + andList(listed)
-		gos = append(gos, catalog.Term{Term: current, Display: display})
+		gos = append(gos, catalog.Term{Term: current, Display: display, Synonyms: d.goSynonyms[current], Definition: d.goDefinitions[current]})
 	}
 	// Sorted by name for people scanning the list; keys lower-cased once.
 	lower := make(map[string]string, len(gos))

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"strategist/internal/catalog"
 )
@@ -251,6 +253,12 @@ const maxBody = 256 << 20
 
 // do sends r with bounded concurrency, retries and typed errors.
 func (c *Client) do(ctx context.Context, s *siteConn, token string, r request) error {
+	if !safePath(r.path) {
+		// A name that is a dot segment or holds a slash would make the
+		// site, or a proxy that normalises paths, serve another resource
+		// than the one named; no record type or search is named so.
+		return &NotFoundError{Site: s.ID, Path: r.path, Message: "not a name the site has (refused before asking it)"}
+	}
 	var payload []byte
 	if r.body != nil {
 		var err error
@@ -418,4 +426,29 @@ func opErr(site, op string, err error) error {
 		return nil
 	}
 	return fmt.Errorf("wdk: %s: %s: %w", site, op, err)
+}
+
+// safePath reports whether every segment of an escaped request path names
+// exactly one resource in its place: not empty, not "." or "..", and,
+// unescaped, free of slashes, backslashes, percent signs (a server that
+// decodes twice), spaces and control characters. "/" alone is the
+// service root.
+func safePath(p string) bool {
+	if p == "/" {
+		return true
+	}
+	rest, ok := strings.CutPrefix(p, "/")
+	if !ok {
+		return false
+	}
+	for seg := range strings.SplitSeq(rest, "/") {
+		dec, err := url.PathUnescape(seg)
+		if err != nil || dec == "" || dec == "." || dec == ".." || !utf8.ValidString(dec) ||
+			strings.ContainsFunc(dec, func(r rune) bool {
+				return r == '/' || r == '\\' || r == '%' || !unicode.IsPrint(r) || unicode.IsSpace(r)
+			}) {
+			return false
+		}
+	}
+	return true
 }

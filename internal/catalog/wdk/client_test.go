@@ -499,3 +499,45 @@ func TestContextCancel(t *testing.T) {
 		t.Fatalf("ServiceInfo(cancelled) error = %v, want context.Canceled", err)
 	}
 }
+
+// TestPathSegmentsStayInTheirPlace: a record type or search name that is
+// a dot segment, or holds a slash or a backslash (escaped or not), could
+// make the site (or a proxy before it, which normalises the path) serve
+// another resource than the one named: /record-types/transcript/searches/..
+// is /record-types/transcript. Such names are refused as not found,
+// before any request is sent.
+func TestPathSegmentsStayInTheirPlace(t *testing.T) {
+	c := newTestClient(t, nil)
+	before := len(c.fake.recorded("", ""))
+	for _, bad := range []string{"..", ".", "", "../..", "../../users/current", "a/b", "a\\b", "..\\..", "/", "%2e%2e", "..%2f..", "a%2Fb", "a\x00b", "a\nb"} {
+		calls := map[string]func() error{
+			"RecordType": func() error { _, err := c.RecordType(bg, "plasmodb", bad); return err },
+			"SearchList": func() error { _, err := c.SearchList(bg, "plasmodb", bad); return err },
+			"SearchDetails of the record type": func() error {
+				_, err := c.SearchDetails(bg, "plasmodb", bad, "GenesByTaxon")
+				return err
+			},
+			"SearchDetails": func() error { _, err := c.SearchDetails(bg, "plasmodb", "transcript", bad); return err },
+			"ReviseSearch": func() error {
+				_, err := c.ReviseSearch(bg, "plasmodb", "transcript", bad, map[string]string{})
+				return err
+			},
+			"RefreshDependentParams": func() error {
+				_, err := c.RefreshDependentParams(bg, "plasmodb", "transcript", bad, "organism", "x", map[string]string{})
+				return err
+			},
+			"SearchReport": func() error {
+				_, err := c.SearchReport(bg, "plasmodb", "transcript", bad, SearchConfig{}, ReportConfig{})
+				return err
+			},
+		}
+		for name, call := range calls {
+			if err := call(); !errors.Is(err, catalog.ErrNotFound) {
+				t.Errorf("%s with %q = %v, want not found", name, bad, err)
+			}
+		}
+	}
+	if sent := c.fake.recorded("", "")[before:]; len(sent) != 0 {
+		t.Errorf("requests sent for refused names: %+v", sent)
+	}
+}

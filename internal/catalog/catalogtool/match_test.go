@@ -1,0 +1,45 @@
+package catalogtool
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"strategist/internal/catalog"
+)
+
+// TestMatchTermsSynonyms: a query that is one of a term's synonyms finds
+// the term, after a term named so and before a term whose name only
+// begins with the query, and the answer says which synonym it was.
+func TestMatchTermsSynonyms(t *testing.T) {
+	vocab := []catalog.Term{
+		{Term: "GO:0000280", Display: "nuclear division (GO:0000280)", Synonyms: []string{"karyokinesis"}, Definition: "The division of a cell nucleus."},
+		{Term: "GO:0000278", Display: "mitotic cell cycle (GO:0000278)", Synonyms: []string{"mitosis"}},
+		{Term: "GO:1", Display: "mitosis (GO:1)"},
+		{Term: "GO:2", Display: "mitosis regulation (GO:2)"},
+	}
+	var got []string
+	for _, m := range matchTerms(vocab, "Mitosis") {
+		got = append(got, m.Term+" "+firstOr(m.Synonyms))
+	}
+	if diff := cmp.Diff([]string{"GO:1 ", "GO:0000278 mitosis", "GO:2 "}, got); diff != "" {
+		t.Errorf("matchTerms(mitosis) mismatch (-want +got):\n%s", diff)
+	}
+	s := &Set{maxTerms: 10}
+	info := s.paramInfo(catalog.Param{Name: "go", Type: catalog.ParamMultiPick, Vocabulary: vocab, VocabularySize: 100}, "karyokinesis")
+	if len(info.Values) != 1 || info.Values[0].Term != "GO:0000280" || info.Values[0].Synonym != "karyokinesis" ||
+		info.Values[0].Definition != "The division of a cell nucleus." {
+		t.Errorf("paramInfo(karyokinesis).Values = %+v, want GO:0000280 found by its synonym", info.Values)
+	}
+	info = s.paramInfo(catalog.Param{Name: "go", Type: catalog.ParamMultiPick, Vocabulary: vocab, VocabularySize: 100}, "nuclear")
+	if len(info.Values) != 1 || info.Values[0].Synonym != "" || info.Values[0].Definition != "" {
+		t.Errorf("paramInfo(nuclear).Values = %+v, want GO:0000280 by its name, no synonym", info.Values)
+	}
+}
+
+func firstOr(ss []string) string {
+	if len(ss) == 0 {
+		return ""
+	}
+	return ss[0]
+}

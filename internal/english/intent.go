@@ -1,0 +1,267 @@
+package english
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Intent is what a message asks of the planner, read before any search is
+// planned: only IntentSearch (a new search, or a change to the strategy or
+// the draft) plans anything; every other intent is answered in words.
+type Intent int
+
+// The intents. The zero value is unknown.
+const (
+	IntentUnknown Intent = iota
+	// IntentSearch is a request for genes, or a change to the strategy or
+	// the draft: it is planned.
+	IntentSearch
+	// IntentConfirm agrees to a plan ("yes, go ahead", "build it"): the
+	// plan is built with Build this plan, not planned again.
+	IntentConfirm
+	// IntentDecline turns a plan down ("not yet", "no, never mind").
+	IntentDecline
+	// IntentGeneQuestion asks what a gene is or does.
+	IntentGeneQuestion
+	// IntentGOQuestion asks what a GO term is or means.
+	IntentGOQuestion
+	// IntentSearchQuestion asks which searches exist for something.
+	IntentSearchQuestion
+	// IntentStrategyQuestion asks about the strategy: its steps, counts,
+	// why a search was chosen, what was offered.
+	IntentStrategyQuestion
+	// IntentCapability asks what Strategist can do.
+	IntentCapability
+	// IntentUnsupported asks for something Strategist does not do
+	// (memory, attachments, studies, saved gene sets, control sets).
+	IntentUnsupported
+	// IntentOffTopic is not about genes.
+	IntentOffTopic
+)
+
+// String names an intent for plans and logs.
+func (i Intent) String() string {
+	switch i {
+	case IntentSearch:
+		return "search"
+	case IntentConfirm:
+		return "confirmation"
+	case IntentDecline:
+		return "decline"
+	case IntentGeneQuestion:
+		return "gene question"
+	case IntentGOQuestion:
+		return "GO term question"
+	case IntentSearchQuestion:
+		return "question about searches"
+	case IntentStrategyQuestion:
+		return "question about the strategy"
+	case IntentCapability:
+		return "question about Strategist"
+	case IntentUnsupported:
+		return "unsupported request"
+	case IntentOffTopic:
+		return "off-topic"
+	}
+	return "unknown"
+}
+
+// Classification is a message's intent and what it is about.
+type Classification struct {
+	Intent Intent
+	// Subject is what a question is about: the gene ids of a gene
+	// question, the GO id or name of a GO question, the words of a search
+	// question. For an unsupported request, the capability asked for
+	// (Unsupported names it).
+	Subject string
+	// Unsupported names, for IntentUnsupported, what Strategist does not
+	// do ("remembering preferences between conversations").
+	Unsupported string
+}
+
+var (
+	confirmWords = WordSet("yes yeah yep ok okay sure go ahead proceed continue thanks thank you build do it please that this plan and now fine great sounds good let's lets run")
+	declineWords = WordSet("no nope not yet never mind nevermind cancel don't dont do it that this thanks thank you please for now stop wait hold on leave build anything")
+	// declineCues are words only a decline holds.
+	declineCues = WordSet("no nope not never nevermind cancel don't dont stop wait hold")
+
+	geneAskRE     = regexp.MustCompile(`(?i)\b(what\s+(does|do|is|are)|what's|tell me (about|more about)|describe|explain|function of|role of|what do you know about|information on|info on)\b`)
+	goAskRE       = regexp.MustCompile(`(?i)\b(what\s+(does|is|are)|what's|tell me about|describe|explain|define|definition|meaning|mean|means)\b`)
+	searchWordsRE = regexp.MustCompile(`(?i)\b(genes|find|list|show|give|get|build|search for|strategy for|excluding|except|minus|not on|on chromosome|intersect|union|combined?)\b`)
+	goIDInRE      = regexp.MustCompile(`(?i)\bGO:\d{7}\b`)
+	howManyRE     = regexp.MustCompile(`(?i)\bhow many\b`)
+	searchAskRE   = regexp.MustCompile(`(?i)^\s*(which|what)\s+(searches|search|kinds? of search(es)?)\b`)
+	capabilityRE  = regexp.MustCompile(`(?i)^\s*(what can you do|what do you do|what are you|who are you|help|how do(es)? (this|it|strategist) work|how do i use (this|it|strategist))\s*[?.!]*\s*$`)
+	// strategyAskRE asks about the result or the conversation so far.
+	strategyAskRE = regexp.MustCompile(`(?i)\b(how many genes (is|are) (that|this|it|there now|left)|how many (are )?(left|remain)|why did you (choose|pick|use)|why (this|that) search|what did you (offer|build|do|plan|choose)|what (is|was) (the|my) (count|result)|how many genes each step|which step (drops|removes|loses)|analy[sz]e (my|the|this) (current )?strategy|diagnose (my|the|this)|summari[sz]e (this|the|my)|give me a .*summary|what does (the|my|this) strategy)\b`)
+
+	// unsupportedREs name requests Strategist does not fulfil, and what
+	// they ask for.
+	unsupportedREs = []struct {
+		re   *regexp.Regexp
+		what string
+	}{
+		{regexp.MustCompile(`(?i)\b(remember|memori[sz]e|for future sessions|my preferences?|do i prefer|i prefer)\b`), "remembering preferences between conversations"},
+		{regexp.MustCompile(`(?i)\be-?mail\b`), "sending results by email"},
+		{regexp.MustCompile(`(?i)\b(this|the|attached) (image|picture|photo|document|pdf|file|spreadsheet|table)\b|\b(upload(ed)?|attach(ed|ment)?)\b`), "reading attachments or uploaded files"},
+		{regexp.MustCompile(`(?i)\b(pca|principal components?|component separates|variance|differential(ly)? expression|differentially expressed|deseq2?|\bstudy\b.*\b(open|compare|samples)|open the .*study)\b`), "studies and sample analyses (PCA, differential expression)"},
+		{regexp.MustCompile(`(?i)\b(gene set|gene list)\b.*\b(save|name|call)|\b(save|store|keep)\b.*\b(as|in) (a |my )?(gene set|gene list|basket|favou?rites)\b|\bsave (these|this|the genes|the result)`), "saving results as gene sets"},
+		{regexp.MustCompile(`(?i)\b(positive|negative|my) controls?\b|\bcontrol (genes|set)\b|separates these controls`), "testing a strategy against control genes"},
+		{regexp.MustCompile(`(?i)\b(optimi[sz]e|parameter sweep)\b`), "optimising search parameters"},
+		{regexp.MustCompile(`(?i)\b(compare|comparison of) the .*\bversions?\b`), "comparing versions of a search"},
+		{regexp.MustCompile(`(?i)\bclear(_strategy| the (current |whole )?strategy)\b`), "clearing a strategy (start a new conversation instead)"},
+		{regexp.MustCompile(`(?i)\b(vectorbase|toxodb|cryptodb|fungidb|tritrypdb|giardiadb|amoebadb|hostdb|microsporidiadb|piroplasmadb)\b`), "another VEuPathDB site's data (this conversation is on PlasmoDB)"},
+	}
+
+	// offTopicRE holds words of requests that are not about genes.
+	offTopicRE = regexp.MustCompile(`(?i)\b(weather|recipe|banana bread|haiku|poem|joke|song|lyrics|movie|football|soccer|stock price|horoscope|capital of)\b`)
+	// bioRE holds words that make a message about genes whatever else it says.
+	bioRE = regexp.MustCompile(`(?i)\b(genes?|proteins?|chromosomes?|go:\d+|pf3d7_\w+|rna|dna|\w+ase|\w+ases|antigens?|apicoplast|mitochondri\w*|plasmodium|falciparum|parasites?)\b`)
+)
+
+// Classify reads what a message asks for. It is deliberately conservative:
+// a message that may be a search is a search (the planner then says what it
+// understood); the other intents need words that say so.
+func Classify(msg string) Classification {
+	text := strings.TrimSpace(msg)
+	low := strings.ToLower(text)
+	if text == "" {
+		return Classification{Intent: IntentOffTopic}
+	}
+	if onlyWords(low, confirmWords) && !hasAny(low, declineCues) {
+		return Classification{Intent: IntentConfirm}
+	}
+	if onlyWords(low, declineWords) && hasAny(low, declineCues) {
+		return Classification{Intent: IntentDecline}
+	}
+	for _, u := range unsupportedREs {
+		if u.re.MatchString(text) {
+			return Classification{Intent: IntentUnsupported, Unsupported: u.what}
+		}
+	}
+	if capabilityRE.MatchString(text) {
+		return Classification{Intent: IntentCapability}
+	}
+	if strategyAskRE.MatchString(text) {
+		return Classification{Intent: IntentStrategyQuestion}
+	}
+	if howManyRE.MatchString(text) {
+		return Classification{Intent: IntentSearch} // a count is a search
+	}
+	if searchAskRE.MatchString(text) {
+		return Classification{Intent: IntentSearchQuestion, Subject: searchSubject(text)}
+	}
+	ids := geneIDsIn(text)
+	if len(ids) > 0 && geneAskRE.MatchString(text) && !searchWordsRE.MatchString(text) {
+		return Classification{Intent: IntentGeneQuestion, Subject: strings.Join(ids, " ")}
+	}
+	if id := goIDInRE.FindString(text); id != "" && goAskRE.MatchString(text) && !searchWordsRE.MatchString(text) {
+		return Classification{Intent: IntentGOQuestion, Subject: strings.ToUpper(id[:2]) + id[2:]}
+	}
+	if subject, ok := goPhraseQuestion(text); ok {
+		return Classification{Intent: IntentGOQuestion, Subject: subject}
+	}
+	if offTopicRE.MatchString(text) || (gibberish(low) && !bioRE.MatchString(text)) {
+		return Classification{Intent: IntentOffTopic}
+	}
+	return Classification{Intent: IntentSearch}
+}
+
+// onlyWords reports whether s has one to eight words, all in set: a short
+// reply, not a request.
+func onlyWords(s string, set map[string]bool) bool {
+	w := strings.FieldsFunc(s, func(r rune) bool {
+		return r == ' ' || r == ',' || r == '.' || r == '!' || r == '?' || r == ';' || r == ':'
+	})
+	if len(w) == 0 || len(w) > 8 {
+		return false
+	}
+	for _, x := range w {
+		if !set[x] {
+			return false
+		}
+	}
+	return true
+}
+
+func hasAny(s string, set map[string]bool) bool {
+	for _, x := range strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' || r == '.' || r == '!' || r == '?' }) {
+		if set[x] {
+			return true
+		}
+	}
+	return false
+}
+
+// geneIDsIn lists the strong gene ids of a message (PF3D7_…, old ids), not
+// symbols, which are too like ordinary words for a question.
+func geneIDsIn(text string) []string {
+	var ids []string
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
+		return r == ' ' || r == ',' || r == '?' || r == '!' || r == ';' || r == ':' || r == '(' || r == ')'
+	}) {
+		w = strings.TrimSuffix(strings.Trim(w, `"'`), ".")
+		if strongIDRE.MatchString(w) {
+			ids = append(ids, strings.ToUpper(w))
+		}
+	}
+	return ids
+}
+
+// goPhraseQuestionRE reads "what is X in GO terms", "what does the GO term
+// X mean", "define X".
+var goPhraseQuestionRE = regexp.MustCompile(`(?i)^\s*(?:what\s+(?:is|are|does)|what's|define|explain)\s+(?:the\s+)?(?:go\s+term\s+)?(.+?)\s*(?:in\s+go(?:\s+terms)?|mean|means|in\s+the\s+gene\s+ontology)\s*\??\s*$`)
+
+// goPhraseQuestion reads a question about a GO term by name.
+func goPhraseQuestion(text string) (string, bool) {
+	m := goPhraseQuestionRE.FindStringSubmatch(text)
+	if m == nil {
+		return "", false
+	}
+	subject := strings.Trim(strings.TrimSpace(m[1]), `"'`)
+	if subject == "" || searchWordsRE.MatchString(subject) || len(strings.Fields(subject)) > 8 {
+		return "", false
+	}
+	return subject, true
+}
+
+// searchSubject is what a question about searches asks them to find: the
+// words after "find genes by", "for", "about".
+func searchSubject(text string) string {
+	low := strings.ToLower(text)
+	for _, cue := range []string{" genes by ", " by ", " for ", " about ", " on "} {
+		if i := strings.LastIndex(low, cue); i >= 0 {
+			return strings.Trim(strings.TrimSpace(text[i+len(cue):]), "?.!")
+		}
+	}
+	return strings.Trim(text, "?.!")
+}
+
+// keyboardRows are the letter rows of a QWERTY keyboard: a word typed
+// along one row ("asdf", "qwerty") is a test, not a search.
+var keyboardRows = []string{"qwertyuiop", "asdfghjkl", "zxcvbnm"}
+
+// gibberish reports whether every word of s is typed along one keyboard
+// row or has no vowel: keys pressed, not words.
+func gibberish(s string) bool {
+	words := strings.Fields(s)
+	if len(words) == 0 {
+		return false
+	}
+	for _, w := range words {
+		w = strings.Trim(w, ".,!?")
+		if len(w) < 3 {
+			return false
+		}
+		row := false
+		for _, r := range keyboardRows {
+			if strings.Trim(w, r) == "" {
+				row = true
+			}
+		}
+		if !row && strings.ContainsAny(w, "aeiouy") {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,64 @@
+package english
+
+import "testing"
+
+// TestClassify holds each intent in many phrasings, and requests that
+// must stay searches although they look like something else.
+func TestClassify(t *testing.T) {
+	tests := map[Intent][]string{
+		IntentSearch: {
+			"DNA repair genes", "kinases", "zzqx flurble", "How many genes are on chromosome 1?",
+			"How many protein-coding genes does 3D7 have?", "What genes are involved in translation?",
+			"Which tRNA genes lie on chromosome 13?", "PF3D7_1133400 and PF3D7_0304600", "go:0006281 genes",
+			"now also exclude chromosome 5", "undo that", "and chromosome 13 too", "use proteolysis instead",
+			"Are there any rRNA genes on chromosome 5?", "help me find tRNA genes on chromosome 5",
+			"genes annotated with GO:0009410", "What does PF3D7_1133400 have in common with genes on chromosome 5?",
+			"Remove the transmembrane-domain step.", "Relax the minimum to 15 transmembrane domains.",
+		},
+		IntentConfirm: {"yes", "Yes, go ahead and build it.", "ok, build it", "sure, go ahead", "build it please", "yes please", "do it", "go ahead"},
+		IntentDecline: {"no", "not yet", "not yet, thanks", "no, never mind", "cancel", "don't build it", "nope", "wait"},
+		IntentGeneQuestion: {
+			"What does PF3D7_0708400 do?", "Tell me about PF3D7_0904400", "what is PF3D7_1406700?",
+			"describe PF3D7_0930300", "What's the function of PF3D7_1133400?", "what do you know about PFI1475w",
+		},
+		IntentGOQuestion: {"What is GO:0006281?", "what does GO:0006281 mean?", "define GO:0006412", "What is DNA repair in GO terms?",
+			"what does the GO term translation mean?", "Explain GO:0006260"},
+		IntentSearchQuestion: {"Which searches find genes by GO term?", "What searches are there for gene types?", "which search finds genes by location?"},
+		IntentStrategyQuestion: {
+			"how many genes is that?", "why did you choose that search?", "What did you offer me?",
+			"Summarize this conversation so far", "Analyze my current strategy.", "Diagnose my current strategy.",
+			"Thanks. Can you tell me how many genes each step returns?", "what was the count?",
+		},
+		IntentCapability: {"What can you do?", "help", "who are you?", "How does this work?"},
+		IntentUnsupported: {
+			"Please remember that I prefer tables", "Please remember for future sessions that I prefer the Su et al. dataset",
+			"Which dataset do I prefer for gametocyte expression?", "Email me the gene list", "Which genes are in this image?",
+			"Which genes are in this document?", "Use these genes as my positive controls.", "Test this strategy against my controls.",
+			"Save these as a gene set", "Save the genes of this strategy as a gene set named UAT G1.",
+			"Run a PCA on the samples", "Open the 'Female and male gametocyte' study on PlasmoDB and run a PCA of the samples colored by sex.",
+			"Optimize the SignalP version of the signal peptide search", "Compare the SignalP-6.0 and SignalP-4.1 versions of this search.",
+			"Clear the current strategy by calling clear_strategy with confirm=true.",
+			"Use the VectorBase blood-fed versus sugar-fed microarray experiment to find the matching Plasmodium falciparum genes.",
+			"Take the gene list I uploaded and keep the genes with a signal peptide",
+		},
+		IntentOffTopic: {"What's the weather in Lisbon tomorrow?", "asdf qwerty", "Write me a haiku about mosquitoes",
+			"What is a good recipe for banana bread?", "", "tell me a joke"},
+	}
+	for want, msgs := range tests {
+		for _, m := range msgs {
+			if got := Classify(m); got.Intent != want {
+				t.Errorf("Classify(%q) = %s, want %s", m, got.Intent, want)
+			}
+		}
+	}
+	for msg, subject := range map[string]string{
+		"What does PF3D7_0708400 do?":           "PF3D7_0708400",
+		"what does go:0006281 mean?":            "GO:0006281",
+		"What is DNA repair in GO terms?":       "DNA repair",
+		"Which searches find genes by GO term?": "GO term",
+	} {
+		if got := Classify(msg).Subject; got != subject {
+			t.Errorf("Classify(%q).Subject = %q, want %q", msg, got, subject)
+		}
+	}
+}

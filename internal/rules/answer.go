@@ -1,0 +1,218 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"strategist/internal/english"
+)
+
+// answerTurn answers a message that asks for no search (english.Classify
+// says which kind) from the catalog's data, building nothing: a gene's
+// annotation, a GO term's name and definition, the searches for
+// something, the strategy's steps and counts, or why Strategist does not
+// do what was asked. Each answer says how the message was read.
+func answerTurn(t *turn, cl english.Classification) response {
+	a := newAsks(t)
+	switch cl.Intent {
+	case english.IntentConfirm:
+		return say(intro + "\n\n" + english.Quote(strings.TrimSpace(t.user)) +
+			" agrees to a plan and gives me nothing to search for. To build the plan I saved, click **Build this plan**; to change it, " +
+			"say how, for example \"now also exclude chromosome 5\"; to plan something else, describe the genes, " +
+			"for example \"tRNA genes on chromosome 5\".")
+	case english.IntentDecline:
+		return say(intro + "\n\nI read that as a no: nothing was built or changed. Say what to change, or describe other genes to plan.")
+	case english.IntentGeneQuestion:
+		return geneAnswer(a, strings.Fields(cl.Subject))
+	case english.IntentGOQuestion:
+		return goAnswer(a, cl.Subject)
+	case english.IntentSearchQuestion:
+		return searchesAnswer(a, cl.Subject)
+	case english.IntentStrategyQuestion:
+		return strategyAnswer(a)
+	case english.IntentCapability:
+		return say(intro + "\n\n" + capabilities)
+	case english.IntentUnsupported:
+		return say(intro + "\n\nI read that as a request for " + cl.Unsupported + ", which Strategist does not do, so nothing was built or changed. " + capabilities)
+	}
+	return say(intro + "\n\nI read that as a message that is not about genes, so nothing was built. " + capabilities)
+}
+
+// capabilities says what Strategist does instead.
+const capabilities = "What I can do: build a search strategy for P. falciparum 3D7 genes from a description " +
+	"(\"DNA repair genes not on chromosome 14\", \"tRNA genes on chromosomes 5 and 6\"), change it (\"now also exclude chromosome 5\", " +
+	"\"undo that\"), count its genes, and answer questions about a gene (\"What does PF3D7_0930300 do?\"), a GO term " +
+	"(\"What is GO:0006281?\") or the strategy (\"how many genes is that?\")."
+
+// geneLink is the gene's page on PlasmoDB.
+func geneLink(id string) string {
+	return "https://plasmodb.org/plasmo/app/record/gene/" + id
+}
+
+// geneAnswer reports each gene's annotation as lookup_genes gives it.
+func geneAnswer(a *asks, ids []string) response {
+	if !a.t.has("lookup_genes") {
+		return say(intro + "\n\nI read that as a question about " + strings.Join(ids, ", ") + ", but this role cannot look genes up; nothing was built.")
+	}
+	d := a.get(lookupCall(ids))
+	if d == nil {
+		return response{calls: a.calls}
+	}
+	var gm struct {
+		Genes []struct {
+			GeneID      string   `json:"geneId"`
+			Symbol      string   `json:"symbol"`
+			Product     string   `json:"product"`
+			GeneType    string   `json:"geneType"`
+			Chromosome  string   `json:"chromosome"`
+			PreviousIDs []string `json:"previousIds"`
+			MatchedOn   string   `json:"matchedOn"`
+			Matched     string   `json:"matched"`
+		} `json:"genes"`
+		Unmatched []string `json:"unmatched"`
+	}
+	if !d.decode(&gm) {
+		return say(intro + "\n\nI read that as a question about " + strings.Join(ids, ", ") + ", but the gene look-up failed: " + d.msg + ". Nothing was built.")
+	}
+	var b strings.Builder
+	b.WriteString(intro + "\n\nI read that as a question about a gene, so I answer from the gene data and build nothing.\n")
+	for _, g := range gm.Genes {
+		if g.MatchedOn == "product" {
+			continue
+		}
+		name := g.GeneID
+		if g.Symbol != "" {
+			name += " (" + g.Symbol + ")"
+		}
+		fmt.Fprintf(&b, "\n- **%s** is %s", name, orUnknown(g.Product, "a gene with no product description"))
+		if g.GeneType != "" {
+			fmt.Fprintf(&b, ", a %s gene", g.GeneType)
+		}
+		if g.Chromosome != "" {
+			fmt.Fprintf(&b, " on %s", g.Chromosome)
+		}
+		b.WriteString(".")
+		if len(g.PreviousIDs) > 0 {
+			fmt.Fprintf(&b, " Previous ids: %s.", strings.Join(g.PreviousIDs, ", "))
+		}
+		fmt.Fprintf(&b, " Its page on PlasmoDB: %s", geneLink(g.GeneID))
+	}
+	for _, u := range gm.Unmatched {
+		fmt.Fprintf(&b, "\n- %s matches no gene of the snapshot.", u)
+	}
+	b.WriteString("\n\nTo build a strategy with these genes, say for example \"" + strings.Join(ids, " and ") + "\".")
+	return say(b.String())
+}
+
+func orUnknown(s, unknown string) string {
+	if s == "" {
+		return unknown
+	}
+	return s
+}
+
+// goAnswer reports a GO term's name, the synonym that named it and GO's
+// definition, from the GO search's vocabulary.
+func goAnswer(a *asks, subject string) response {
+	if !a.t.has("get_search_parameters") {
+		return say(intro + "\n\nI read that as a question about the GO term " + english.Quote(subject) + ", but this role cannot look GO terms up; nothing was built.")
+	}
+	d := a.get(paramsCall(searchNeeds[needGO].search, subject))
+	if d == nil {
+		return response{calls: a.calls}
+	}
+	var sd struct {
+		Parameters []struct {
+			Name   string `json:"name"`
+			Values []struct {
+				wireTerm
+				Definition string `json:"definition"`
+			} `json:"values"`
+		} `json:"parameters"`
+	}
+	if !d.decode(&sd) {
+		return say(intro + "\n\nI could not look the GO term " + english.Quote(subject) + " up: " + d.msg + ". Nothing was built.")
+	}
+	var names []string
+	for _, p := range sd.Parameters {
+		if p.Name != paramGO {
+			continue
+		}
+		for _, v := range p.Values {
+			exact := strings.EqualFold(v.Term, subject) || english.Normalize(goName(v.wireTerm)) == english.Normalize(subject) || v.Synonym != ""
+			if !exact {
+				names = append(names, english.Quote(goName(v.wireTerm))+" ("+v.Term+")")
+				continue
+			}
+			var b strings.Builder
+			fmt.Fprintf(&b, "%s\n\nI read that as a question about a GO term, so I answer from GO and build nothing.\n\n**%s** is the GO term %s",
+				intro, v.Term, english.Quote(goName(v.wireTerm)))
+			if v.Synonym != "" {
+				fmt.Fprintf(&b, " (GO lists %s as a synonym of it)", english.Quote(v.Synonym))
+			}
+			b.WriteString(".")
+			if v.Definition != "" {
+				fmt.Fprintf(&b, " GO defines it: %s", v.Definition)
+			}
+			fmt.Fprintf(&b, "\n\nTo count its genes, say \"genes annotated with %s\".", v.Term)
+			return say(b.String())
+		}
+	}
+	if len(names) > 0 {
+		return say(intro + "\n\nNo GO term is named " + english.Quote(subject) + ". Did you mean " + strings.Join(names[:min(len(names), 4)], ", ") +
+			"? Nothing was built.")
+	}
+	return say(intro + "\n\nNo GO biological process of the snapshot is named " + english.Quote(subject) + " or has it as a synonym. Nothing was built.")
+}
+
+// searchesAnswer lists the searches the catalog offers for the question's
+// words.
+func searchesAnswer(a *asks, subject string) response {
+	if !a.t.has("search_for_searches") {
+		return say(intro + "\n\n" + capabilities)
+	}
+	d := a.get(newCall("search_for_searches", map[string]any{"query": subject, "record_type": recordType, "limit": 5}))
+	if d == nil {
+		return response{calls: a.calls}
+	}
+	var hits searchHits
+	if !d.decode(&hits) || len(hits.Searches) == 0 {
+		return say(intro + "\n\nI read that as a question about searches, but the catalog offers none for " + english.Quote(subject) + ". Nothing was built.")
+	}
+	var b strings.Builder
+	b.WriteString(intro + "\n\nI read that as a question about searches, so I list them and build nothing. The catalog's searches for " +
+		english.Quote(subject) + ", best first:\n")
+	for _, h := range hits.Searches {
+		note := ""
+		if !h.Evaluable {
+			note = " (not evaluable offline)"
+		}
+		fmt.Fprintf(&b, "\n- %s (%s)%s", h.DisplayName, h.Name, note)
+	}
+	return say(b.String())
+}
+
+// strategyAnswer describes the strategy's steps and counts as get_strategy
+// gives them.
+func strategyAnswer(a *asks) response {
+	cur, pending := current(a)
+	if pending {
+		return response{calls: a.calls}
+	}
+	if cur == nil {
+		return say(intro + "\n\nI read that as a question about the strategy, but this conversation has none yet. Nothing was built. " + capabilities)
+	}
+	var b strings.Builder
+	b.WriteString(intro + "\n\nI read that as a question about the strategy, so I describe it and change nothing. Its steps, the result last:\n")
+	for _, s := range cur.Steps {
+		fmt.Fprintf(&b, "\n- %s: %s", s.StepID, orUnknown(s.DisplayName, s.SearchName))
+		if s.Operator != "" {
+			fmt.Fprintf(&b, " (%s of %s)", s.Operator, strings.Join(s.Inputs, ", "))
+		}
+		fmt.Fprintf(&b, ": %s", s.Count.describe())
+		if s.StepID == cur.RootStepID {
+			b.WriteString(" (the result)")
+		}
+	}
+	return say(b.String())
+}

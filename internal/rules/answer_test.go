@@ -1,0 +1,131 @@
+package rules_test
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+
+	"strategist/internal/agent"
+	"strategist/internal/event"
+)
+
+// TestAnswersBuildNothing: a message that is not a search is answered in
+// words from the data, and nothing is planned, saved or built.
+func TestAnswersBuildNothing(t *testing.T) {
+	data := loadData(t)
+	gene := "PF3D7_0930300" // MSP1
+	tests := []struct {
+		name, message string
+		says          []string
+	}{
+		{"a gene question", "What does " + gene + " do?",
+			[]string{"question about a gene", data.Product[gene], data.Symbol[gene], data.Sequence[gene], data.PreviousIDs[gene][0], "plasmodb.org/plasmo/app/record/gene/" + gene}},
+		{"a GO id question", "what does GO:0006281 mean?", []string{"question about a GO term", "'DNA repair'", "GO defines it: The process of restoring DNA"}},
+		{"a GO name question", "What is karyokinesis in GO terms?", []string{"GO:0000280", "'nuclear division'", "GO lists 'karyokinesis' as a synonym"}},
+		{"a question about searches", "Which searches find genes by GO term?", []string{"question about searches", "GenesByGoTerm"}},
+		{"a confirmation with no plan", "Yes, go ahead and build it.", []string{"Build this plan"}},
+		{"a decline", "not yet, thanks", []string{"nothing was built or changed"}},
+		{"memory", "Please remember that I prefer results as tables", []string{"remembering preferences", "does not do", "What I can do"}},
+		{"off-topic", "What is a good recipe for banana bread?", []string{"not about genes"}},
+		{"keys pressed", "asdf qwerty", []string{"not about genes"}},
+		{"no strategy yet", "how many genes is that?", []string{"has none yet"}},
+		{"nothing to remove", "remove the chromosome 5 step", []string{"no strategy yet, so there is nothing to remove"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t)
+			plan := w.turn(t, "plan", tt.message)
+			if plan.end.Reason != agent.StopCompleted {
+				t.Fatalf("plan turn ended %v: %v", plan.end.Reason, plan.end.Err)
+			}
+			if n := len(find[*event.HandoffRequested](plan.emitted)) + len(find[*event.ArtifactSaved](plan.emitted)); n != 0 {
+				t.Errorf("%d artifacts and handoffs; want none:\n%s", n, plan.end.Text)
+			}
+			for _, s := range tt.says {
+				if !strings.Contains(plan.end.Text, s) {
+					t.Errorf("the answer does not say %q:\n%s", s, plan.end.Text)
+				}
+			}
+		})
+	}
+}
+
+// TestQuestionsAfterABuild: a question, a decline or an unsupported
+// request after a build leaves the strategy as it was, and a question
+// about it gives its count.
+func TestQuestionsAfterABuild(t *testing.T) {
+	data := loadData(t)
+	want := len(data.GO("GO:0006281"))
+	for _, msg := range []string{"how many genes is that?", "not yet", "Save these as a gene set", "Summarize this conversation so far"} {
+		t.Run(msg, func(t *testing.T) {
+			w := newWorld(t)
+			plan := w.turn(t, "plan", "DNA repair genes")
+			handoffs := find[*event.HandoffRequested](plan.emitted)
+			if len(handoffs) != 1 {
+				t.Fatalf("no plan:\n%s", plan.end.Text)
+			}
+			build := w.turn(t, "execute", buildMessage(t, handoffs[0]))
+			after := w.turn(t, "plan", msg)
+			if n := len(find[*event.HandoffRequested](after.emitted)); n != 0 {
+				t.Errorf("%q asked for a build:\n%s", msg, after.end.Text)
+			}
+			if strings.HasPrefix(msg, "how many") || strings.HasPrefix(msg, "Summarize") {
+				if !strings.Contains(after.end.Text, strconv.Itoa(want)+" genes") {
+					t.Errorf("the answer does not give the count %d:\n%s", want, after.end.Text)
+				}
+			}
+			checkOneRoot(t, build, data.GO("GO:0006281"))
+			if n := len(find[*event.GraphSnapshot](after.emitted)); n != 0 {
+				t.Errorf("%q changed the strategy %d times", msg, n)
+			}
+		})
+	}
+}
+
+// TestParameterEdit: "relax the minimum to N" sets that value on the
+// step that has it and keeps the rest of the strategy.
+func TestParameterEdit(t *testing.T) {
+	w := newWorld(t)
+	plan := w.turn(t, "plan", "genes with a signal peptide and 4 to 20 transmembrane domains")
+	handoffs := find[*event.HandoffRequested](plan.emitted)
+	if len(handoffs) != 1 {
+		t.Fatalf("no plan:\n%s", plan.end.Text)
+	}
+	w.turn(t, "execute", buildMessage(t, handoffs[0]))
+	edit := w.turn(t, "plan", "Relax the minimum to 2 transmembrane domains.")
+	arts := find[*event.ArtifactSaved](edit.emitted)
+	if len(arts) != 2 || len(find[*event.HandoffRequested](edit.emitted)) != 1 {
+		t.Fatalf("no plan for the edit:\n%s", edit.end.Text)
+	}
+	raw, _ := json.Marshal(arts[1].Artifact.Plan)
+	for _, want := range []string{`"min_tm":"2"`, `"max_tm":"20"`, `"stepId"`} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("the plan lacks %s:\n%s\n%s", want, raw, edit.end.Text)
+		}
+	}
+	if !strings.Contains(edit.end.Text, "I change step") {
+		t.Errorf("the answer does not say which step it changes:\n%s", edit.end.Text)
+	}
+}
+
+// TestReplaceByName: "replace the <name> search with …" finds the step by
+// the words of its name and puts the new search in its place.
+func TestReplaceByName(t *testing.T) {
+	w := newWorld(t)
+	plan := w.turn(t, "plan", "genes with a signal peptide and 4 to 20 transmembrane domains")
+	handoffs := find[*event.HandoffRequested](plan.emitted)
+	if len(handoffs) != 1 {
+		t.Fatalf("no plan:\n%s", plan.end.Text)
+	}
+	w.turn(t, "execute", buildMessage(t, handoffs[0]))
+	edit := w.turn(t, "plan", "Replace the transmembrane-domain search with exported proteins")
+	arts := find[*event.ArtifactSaved](edit.emitted)
+	if len(arts) != 2 {
+		t.Fatalf("no plan for the replacement:\n%s", edit.end.Text)
+	}
+	raw, _ := json.Marshal(arts[1].Artifact.Plan)
+	if !strings.Contains(string(raw), "GenesByExportPrediction") || strings.Contains(string(raw), "GenesByTransmembraneDomains") {
+		t.Errorf("the plan does not put the export search in the transmembrane step's place:\n%s\n%s", raw, edit.end.Text)
+	}
+}
