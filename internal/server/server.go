@@ -137,7 +137,9 @@ type Config struct {
 	// them out of /mcp.
 	Graph  GraphService
 	Models Models
-	// Ready reports whether the database answers and is migrated.
+	// Ready reports whether the replica can run turns: the database
+	// answers and is migrated, and the orchestrator serves with its owner
+	// session held.
 	Ready func(ctx context.Context) error
 	// Registry receives the server's metrics; Gatherer serves /metrics.
 	Registry prometheus.Registerer
@@ -600,7 +602,11 @@ func (s *Server) readyz(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), 3*time.Second)
 	defer cancel()
 	if err := s.cfg.Ready(ctx); err != nil {
-		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "not ready: " + err.Error(), Err: err}
+		// Probes and operators read JSON whatever they accept, with the
+		// reason: load balancers retry after the header's seconds.
+		s.log.Warn("not ready", slog.Any("error", err))
+		c.Response().Header().Set("Retry-After", "2")
+		return c.JSON(http.StatusServiceUnavailable, errorBody{Error: errorPayload{Code: CodeUnavailable, Message: "not ready: " + err.Error()}})
 	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
 }
