@@ -206,6 +206,12 @@ func (l *Log) InTransaction(events func(s store.Strategy) ([]event.Event, error)
 			}
 		}
 		return out, nil
+	}, Renamed: func(conversationID, title string) (store.NewEvent, error) {
+		row, err := EncodeRow(conversationID, &event.ConversationRenamed{Title: title})
+		if err != nil {
+			return store.NewEvent{}, fmt.Errorf("event: append in a strategy write: %w", err)
+		}
+		return row, nil
 	}}
 }
 

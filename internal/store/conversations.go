@@ -11,10 +11,13 @@ import (
 
 // Conversation is one researcher's chat about one strategy.
 type Conversation struct {
-	ID           string    `db:"id" json:"id"`
-	UserID       string    `db:"user_id" json:"-"`
-	SiteID       string    `db:"site_id" json:"siteId"`
-	Title        string    `db:"title" json:"title"`
+	ID     string `db:"id" json:"id"`
+	UserID string `db:"user_id" json:"-"`
+	SiteID string `db:"site_id" json:"siteId"`
+	Title  string `db:"title" json:"title"`
+	// TitleSet says the researcher named the conversation: its title no
+	// longer follows the strategy's root step.
+	TitleSet     bool      `db:"title_set" json:"titleSet"`
 	Mode         Mode      `db:"mode" json:"mode"`
 	StrategyID   *string   `db:"strategy_id" json:"strategyId"`
 	Model        string    `db:"model" json:"model"`
@@ -23,7 +26,7 @@ type Conversation struct {
 	UpdatedAt    time.Time `db:"updated_at" json:"updatedAt"`
 }
 
-const conversationColumns = `id, user_id, site_id, title, mode, strategy_id, model, last_event_seq, created_at, updated_at`
+const conversationColumns = `id, user_id, site_id, title, title_set, mode, strategy_id, model, last_event_seq, created_at, updated_at`
 
 const createConversationSQL = `
 INSERT INTO conversations (user_id, site_id, title, model) VALUES ($1, $2, $3, $4)
@@ -81,11 +84,12 @@ func (db *DB) Conversation(ctx context.Context, userID, id string) (Conversation
 }
 
 const renameConversationSQL = `
-UPDATE conversations SET title = $3, updated_at = now()
+UPDATE conversations SET title = $3, title_set = true, updated_at = now()
 WHERE id = $1 AND user_id = $2
 RETURNING ` + conversationColumns
 
-// RenameConversation sets a conversation's title.
+// RenameConversation sets a conversation's title as the researcher's: from
+// then on it no longer follows the strategy's root step.
 func (db *DB) RenameConversation(ctx context.Context, userID, id, title string) (Conversation, error) {
 	var c Conversation
 	err := db.tx(ctx, "rename conversation", func(tx pgx.Tx) error {
@@ -103,7 +107,7 @@ const DefaultTitle = "New conversation"
 
 const autoTitleSQL = `
 UPDATE conversations SET title = $3, updated_at = now()
-WHERE id = $1 AND user_id = $2 AND title = $4
+WHERE id = $1 AND user_id = $2 AND title = $4 AND NOT title_set
 RETURNING ` + conversationColumns
 
 // AutoTitleConversation gives a conversation the planner's title only while

@@ -90,7 +90,7 @@ top AS (
 	ORDER BY best.total DESC, c.updated_at DESC, c.id
 	LIMIT $3
 )
-SELECT top.id, top.user_id, top.site_id, top.title, top.mode, top.strategy_id, top.model,
+SELECT top.id, top.user_id, top.site_id, top.title, top.title_set, top.mode, top.strategy_id, top.model,
 	top.last_event_seq, top.created_at, top.updated_at, top.total::real AS rank,
 	ts_headline('english', CASE top.kind
 			WHEN 't' THEN top.title
@@ -103,7 +103,7 @@ FROM top, q
 ORDER BY top.total DESC, top.updated_at DESC, top.id`
 
 // prefixedConversationColumns are conversationColumns of the alias c.
-const prefixedConversationColumns = `c.id, c.user_id, c.site_id, c.title, c.mode, c.strategy_id, c.model,
+const prefixedConversationColumns = `c.id, c.user_id, c.site_id, c.title, c.title_set, c.mode, c.strategy_id, c.model,
 	c.last_event_seq, c.created_at, c.updated_at`
 
 // SearchConversations finds the user's conversations matching query (words

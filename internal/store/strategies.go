@@ -2,7 +2,10 @@ package store
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -38,21 +41,87 @@ type StrategyVersion struct {
 // the events from the row as stored; Origin names this process (see
 // AppendEvents). The write returns the appended rows for the caller to
 // publish after the commit.
+//
+// Title, when set, gives the title the conversation follows after the
+// write (its root step's name; "" for none): a conversation the researcher
+// has not named (title_set) takes it in the same transaction, and the
+// event Renamed makes of it is appended after Make's.
 type StrategyEvents struct {
-	Origin string
-	Make   func(s Strategy) ([]NewEvent, error)
+	Origin  string
+	Make    func(s Strategy) ([]NewEvent, error)
+	Title   func(s Strategy) (string, error)
+	Renamed func(conversationID, title string) (NewEvent, error)
 }
 
-// append writes ev's events for s inside tx (none when ev is nil).
+// followTitleSQL gives a conversation the researcher has not named the
+// title its strategy suggests; no row when it keeps its title.
+const followTitleSQL = `
+UPDATE conversations SET title = $2, updated_at = now()
+WHERE id = $1 AND NOT title_set AND title <> $2
+RETURNING title`
+
+// append writes ev's events for s inside tx (none when ev is nil), and
+// lets the conversation's title follow the strategy.
 func (ev *StrategyEvents) append(ctx context.Context, tx pgx.Tx, s Strategy) ([]EventRow, error) {
 	if ev == nil {
 		return nil, nil
 	}
 	batch, err := ev.Make(s)
-	if err != nil || len(batch) == 0 {
+	if err != nil {
 		return nil, err
 	}
+	if ev.Title != nil && ev.Renamed != nil {
+		renamed, err := ev.followTitle(ctx, tx, s)
+		if err != nil {
+			return nil, err
+		}
+		if renamed != nil {
+			batch = append(batch, *renamed)
+		}
+	}
+	if len(batch) == 0 {
+		return nil, nil
+	}
 	return appendEventsTx(ctx, tx, ev.Origin, batch)
+}
+
+// followTitle retitles s's conversation after ev.Title unless the
+// researcher named it, and returns the event recording the new title (nil
+// when the title stays).
+func (ev *StrategyEvents) followTitle(ctx context.Context, tx pgx.Tx, s Strategy) (*NewEvent, error) {
+	title, err := ev.Title(s)
+	if err != nil {
+		return nil, err
+	}
+	title = clipTitle(strings.TrimSpace(title))
+	if title == "" {
+		return nil, nil
+	}
+	var got string
+	err = tx.QueryRow(ctx, followTitleSQL, s.ConversationID, title).Scan(&got)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	e, err := ev.Renamed(s.ConversationID, got)
+	if err != nil {
+		return nil, err
+	}
+	return &e, nil
+}
+
+// maxTitle is the longest title a conversation holds, in characters.
+const maxTitle = 200
+
+// clipTitle shortens a title longer than maxTitle, ending it with "…".
+func clipTitle(t string) string {
+	if utf8.RuneCountInString(t) <= maxTitle {
+		return t
+	}
+	r := []rune(t)
+	return strings.TrimSpace(string(r[:maxTitle-1])) + "…"
 }
 
 const strategyColumns = `s.id, s.conversation_id, s.site_id, s.record_type, s.name, s.graph, s.version, s.created_at, s.updated_at`

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -310,5 +311,79 @@ func TestStrategyWriteAndItsEventCommitTogether(t *testing.T) {
 	}
 	if len(evs) != 2 || !strings.Contains(string(evs[1].Payload), `"version": 1`) && !strings.Contains(string(evs[1].Payload), `"version":1`) {
 		t.Errorf("events = %+v, want one per stored version, the last of version 1", evs)
+	}
+}
+
+// TestConversationTitleFollowsStrategyUntilNamed: a strategy write gives
+// the conversation the title its strategy suggests, in the write's own
+// transaction and with an event recording it, until the researcher names
+// the conversation; from then on their title is kept.
+func TestConversationTitleFollowsStrategyUntilNamed(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newStrategyFixture(t)
+	renamed := func(conversationID, title string) (store.NewEvent, error) {
+		return store.NewEvent{ConversationID: conversationID, Type: "conversation_renamed",
+			Payload: encode(t, map[string]any{"title": title})}, nil
+	}
+	follow := &store.StrategyEvents{Origin: "test",
+		Make:    func(store.Strategy) ([]store.NewEvent, error) { return nil, nil },
+		Title:   func(s store.Strategy) (string, error) { return fmt.Sprintf("root %d", decodeDoc(t, s.Graph).N), nil },
+		Renamed: renamed,
+	}
+	s, _, rows, err := f.db.CreateConversationStrategy(ctx, f.owner, f.conversation, "transcript",
+		func(string) ([]byte, []byte, error) { return encode(t, doc{Name: "v0"}), []byte(`{}`), nil }, follow)
+	if err != nil || len(rows) != 1 || rows[0].Type != "conversation_renamed" {
+		t.Fatalf("create = %v, rows %+v, want one conversation_renamed", err, rows)
+	}
+	title := func() store.Conversation {
+		t.Helper()
+		c, err := f.db.Conversation(ctx, f.owner, f.conversation)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	if c := title(); c.Title != "root 0" || c.TitleSet {
+		t.Fatalf("after creation the title is %q (set %v), want root 0", c.Title, c.TitleSet)
+	}
+	bump := func(cur []byte, _ int) ([]byte, []byte, error) {
+		d := decodeDoc(t, cur)
+		d.N++
+		return encode(t, d), []byte(`{}`), nil
+	}
+	if _, rows, err = f.db.UpdateStrategy(ctx, f.owner, s.ID, bump, follow); err != nil || len(rows) != 1 {
+		t.Fatalf("update = %v, rows %+v", err, rows)
+	}
+	if c := title(); c.Title != "root 1" {
+		t.Fatalf("after an update the title is %q, want root 1", c.Title)
+	}
+	// The same title again is no change and no event.
+	same := *follow
+	same.Title = func(store.Strategy) (string, error) { return "root 1", nil }
+	if _, rows, err = f.db.UpdateStrategy(ctx, f.owner, s.ID, bump, &same); err != nil || len(rows) != 0 {
+		t.Fatalf("update with the same title = %v, rows %+v, want none", err, rows)
+	}
+	// A long name is clipped to what a title holds.
+	long := *follow
+	long.Title = func(store.Strategy) (string, error) { return strings.Repeat("kinase ", 60), nil }
+	if _, _, err = f.db.UpdateStrategy(ctx, f.owner, s.ID, bump, &long); err != nil {
+		t.Fatalf("update with a long title = %v", err)
+	}
+	if c := title(); utf8.RuneCountInString(c.Title) != 200 || !strings.HasSuffix(c.Title, "…") {
+		t.Fatalf("a long root name gives the title %q (%d characters), want 200 ending in …", c.Title, utf8.RuneCountInString(c.Title))
+	}
+	if _, err := f.db.RenameConversation(ctx, f.owner, f.conversation, "My kinases"); err != nil {
+		t.Fatal(err)
+	}
+	if _, rows, err = f.db.UpdateStrategy(ctx, f.owner, s.ID, bump, follow); err != nil || len(rows) != 0 {
+		t.Fatalf("update after a rename = %v, rows %+v, want no event", err, rows)
+	}
+	if c := title(); c.Title != "My kinases" || !c.TitleSet {
+		t.Fatalf("after the researcher named it the title is %q (set %v), want My kinases kept", c.Title, c.TitleSet)
+	}
+	// The planner's automatic title does not override the researcher's.
+	if _, set, err := f.db.AutoTitleConversation(ctx, f.owner, f.conversation, "Planner's"); err != nil || set {
+		t.Fatalf("auto title after a rename = %v %v, want kept", set, err)
 	}
 }

@@ -213,7 +213,7 @@ func (s *Service) logged(ctx context.Context, snap func(rec store.Strategy) (str
 	// failed append of the turn, which the turn itself reports.
 	_ = s.events.Sync(ctx)
 	turn := event.TurnFrom(ctx)
-	return s.events.InTransaction(func(rec store.Strategy) ([]event.Event, error) {
+	ev := s.events.InTransaction(func(rec store.Strategy) ([]event.Event, error) {
 		sn, err := snap(rec)
 		if err != nil {
 			return nil, err
@@ -230,6 +230,30 @@ func (s *Service) logged(ctx context.Context, snap func(rec store.Strategy) (str
 		}
 		return []event.Event{ev}, nil
 	})
+	if ev != nil {
+		ev.Title = func(rec store.Strategy) (string, error) {
+			sn, err := snap(rec)
+			if err != nil {
+				return "", err
+			}
+			return rootName(sn), nil
+		}
+	}
+	return ev
+}
+
+// rootName is the title a conversation follows while the researcher has
+// not named it: the display name of its strategy's single root step ("",
+// no title to follow, while the strategy is empty or not one tree yet).
+func rootName(sn strategy.Snapshot) string {
+	if sn.RootStepID == "" {
+		return ""
+	}
+	st, ok := sn.Step(sn.RootStepID)
+	if !ok {
+		return ""
+	}
+	return st.DisplayName
 }
 
 // published hands the events a committed change wrote to live streams.
