@@ -11,7 +11,7 @@ import (
 func TestResultsListsPanel(t *testing.T) {
 	pf, nf := 46, 0
 	recall, precision := 46.0/58.0, 1.0
-	v := web.ResultsView{ConversationID: "c1", StepID: "s5", StepName: "root", Limit: 1, CSRFToken: "tok",
+	v := web.ResultsView{ConversationID: "c1", StepID: "s5", StepName: "root", Limit: 1, CSRFToken: "tok", Editable: true,
 		Answer: &catalog.Answer{Count: 89, Records: []catalog.Record{{GeneID: "PF3D7_0100100"}}},
 		Lists: &web.ListsPanel{
 			Lists:     []web.ListOption{{ID: "l1", Name: "DNA replication", Size: 58}, {ID: "l2", Name: "chromosome 14", Size: 813}},
@@ -41,13 +41,44 @@ func TestResultsListsPanel(t *testing.T) {
 		t.Error("the upload form's file input does not fill the text box, or is sent itself")
 	}
 
-	// Without controls, no figures; without a session, no panel at all.
+	// Without controls, no figures; for a viewer who cannot edit, no panel at all.
 	v.Lists.Controls = nil
 	if doc := query(t, web.Results(v)); tid(doc.Selection, "step-controls").Length() != 0 || tid(doc.Selection, "lists-panel").Length() != 1 {
 		t.Error("figures shown without controls, or the panel missing")
 	}
-	v.CSRFToken = ""
+	v.Editable = false
 	if doc := query(t, web.Results(v)); tid(doc.Selection, "lists-panel").Length() != 0 {
-		t.Error("the lists panel is shown without a browser session")
+		t.Error("the lists panel is shown to a viewer who cannot edit")
+	}
+}
+
+// TestResultsEditableForTheOwner: the rename form and the parameter editor
+// are drawn for whoever owns the conversation, with or without a form
+// token (dev mode has none: its same-origin check guards the posts), and
+// for nobody else.
+func TestResultsEditableForTheOwner(t *testing.T) {
+	v := web.ResultsView{ConversationID: "c1", StepID: "s1", StepName: "DNA replication", Limit: 1, Editable: true,
+		Params: []web.ParamField{{Name: "go_typeahead", Label: "GO terms", Kind: "lines", Value: "GO:0006260"}},
+		Answer: &catalog.Answer{Count: 1, Records: []catalog.Record{{GeneID: "PF3D7_0100100"}}},
+		Lists:  &web.ListsPanel{},
+	}
+	for _, token := range []string{"", "tok"} {
+		v.CSRFToken = token
+		doc := query(t, web.Results(v))
+		for _, id := range []string{"rename-step", "step-params", "lists-panel"} {
+			if tid(doc.Selection, id).Length() != 1 {
+				t.Errorf("the owner's panel (token %q) lacks %s", token, id)
+			}
+		}
+		if got := tid(doc.Selection, "rename-step").Find(`input[name="csrf_token"]`).AttrOr("value", "none"); token != "" && got != token {
+			t.Errorf("rename form carries token %q, want %q", got, token)
+		}
+	}
+	v.Editable = false
+	doc := query(t, web.Results(v))
+	for _, id := range []string{"rename-step", "step-params", "lists-panel"} {
+		if tid(doc.Selection, id).Length() != 0 {
+			t.Errorf("a panel that is not the viewer's to edit shows %s", id)
+		}
 	}
 }

@@ -257,7 +257,7 @@ func (s *Server) stepResultsPage(c echo.Context) error {
 // panel, or a page of its own for a plain browser.
 func (s *Server) renderResults(c echo.Context, snap strategy.Snapshot, stepID strategy.StepID, offset, limit int) error {
 	v := web.ResultsView{ConversationID: c.Param("id"), StepID: string(stepID), StepName: string(stepID), Offset: offset, Limit: limit,
-		CSRFToken: currentIdentity(c).csrf, Version: snap.Version}
+		Editable: true, CSRFToken: currentIdentity(c).csrf, Version: snap.Version}
 	if page, name := sites.GenePages(snap.SiteID); page != nil {
 		v.GenePage = page
 		v.GenePageLabel = "Open the gene on " + name + " (its current release)"
@@ -288,7 +288,7 @@ func (s *Server) renderResults(c echo.Context, snap strategy.Snapshot, stepID st
 	default:
 		v.Answer = ans
 	}
-	if v.Answer != nil && v.CSRFToken != "" {
+	if v.Answer != nil {
 		if v.Lists, err = s.listsPanel(c, snap, stepID); err != nil {
 			return err
 		}

@@ -219,3 +219,79 @@ func TestStepParamsForm(t *testing.T) {
 		t.Errorf("another user's step = %d", r.status)
 	}
 }
+
+// TestDevModeHandEditing: in dev mode (no session, so no form token) the
+// owner's results panel still draws the rename form and the parameter
+// editor, and their same-origin posts change the step; a cross-site post
+// is refused.
+func TestDevModeHandEditing(t *testing.T) {
+	t.Parallel()
+	cat, err := offline.Open(offlinetest.DataDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cat.DataErr() != nil {
+		t.Skipf("gene data: %v", cat.DataErr())
+	}
+	var svc *strategies.Service
+	e := newEnvWith(t, config.AuthDev, cat, func(cfg *server.Config) {
+		svc, err = strategies.NewService(strategies.Config{Store: cfg.Store.(*store.DB), Catalog: cat})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Strategies = svc
+	})
+	ctx := context.Background()
+	dev, err := e.accounts.DevUser(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv, err := e.db.CreateConversation(ctx, dev.ID, "plasmodb", "Dev", "offline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := svc.ForConversation(ctx, dev.ID, conv.ID, "transcript", "One search")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Apply(ctx, dev.ID, snap.StrategyID, strategy.AddSearch{SearchName: "GenesByGoTerm",
+		Parameters: map[string]string{"organism": `["Plasmodium falciparum 3D7"]`, "go_typeahead": `["GO:0006260"]`}}); err != nil {
+		t.Fatal(err)
+	}
+	base := "/conversations/" + conv.ID + "/strategy/steps/s1/"
+	r := e.page(base+"results", nil)
+	d := doc(t, r)
+	if r.status != http.StatusOK || testid(d, "rename-step").Length() != 1 || testid(d, "step-params").Length() != 1 {
+		t.Fatalf("dev-mode results = %d: rename form %d, parameter editor %d, want both", r.status,
+			testid(d, "rename-step").Length(), testid(d, "step-params").Length())
+	}
+	post := func(path string, v url.Values, site string) response {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, e.srv.URL+path, strings.NewReader(v.Encode()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Sec-Fetch-Site", site)
+		req.Header.Set("HX-Request", "true")
+		return e.send(req)
+	}
+	if r := post(base+"rename", url.Values{"name": {"Replication by hand"}}, "cross-site"); r.status != http.StatusForbidden {
+		t.Errorf("cross-site rename = %d, want 403", r.status)
+	}
+	if r := post(base+"rename", url.Values{"csrf_token": {""}, "name": {"Replication by hand"}}, "same-origin"); r.status >= 300 {
+		t.Fatalf("dev-mode rename = %d %s", r.status, r.body)
+	}
+	r = post(base+"parameters", url.Values{"csrf_token": {""}, "p.go_typeahead": {"GO:0006281"},
+		"p.go_term_evidence": {"", "Curated", "Computed"}, "p.go_term_slim": {"No"}}, "same-origin")
+	if r.status != http.StatusOK {
+		t.Fatalf("dev-mode parameter change = %d %s", r.status, r.body)
+	}
+	now, err := svc.Conversation(ctx, dev.ID, conv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := now.Step("s1"); st.DisplayName != "Replication by hand" || st.Parameters["go_typeahead"] != `["GO:0006281"]` {
+		t.Errorf("after the dev-mode edits the step is %q with %v", st.DisplayName, st.Parameters)
+	}
+}
