@@ -29,10 +29,13 @@ type Conversation struct {
 const conversationColumns = `id, user_id, site_id, title, title_set, mode, strategy_id, model, last_event_seq, created_at, updated_at`
 
 const createConversationSQL = `
-INSERT INTO conversations (user_id, site_id, title, model) VALUES ($1, $2, $3, $4)
+INSERT INTO conversations (user_id, site_id, title, model, title_set) VALUES ($1, $2, $3, $4, $3 NOT IN ('', '` + DefaultTitle + `'))
 RETURNING ` + conversationColumns
 
-// CreateConversation starts a conversation in plan mode.
+// CreateConversation starts a conversation in plan mode. A title other
+// than DefaultTitle is the caller's choice (the researcher's, or a
+// protocol client's first message) and is kept as if set by a rename;
+// with DefaultTitle the title follows the strategy's root step.
 func (db *DB) CreateConversation(ctx context.Context, userID, siteID, title, model string) (Conversation, error) {
 	var c Conversation
 	err := db.tx(ctx, "create conversation", func(tx pgx.Tx) error {
@@ -45,12 +48,13 @@ func (db *DB) CreateConversation(ctx context.Context, userID, siteID, title, mod
 }
 
 const createConversationWithIDSQL = `
-INSERT INTO conversations (id, user_id, site_id, title, model) VALUES ($1, $2, $3, $4, $5)
+INSERT INTO conversations (id, user_id, site_id, title, model, title_set) VALUES ($1, $2, $3, $4, $5, $4 NOT IN ('', '` + DefaultTitle + `'))
 RETURNING ` + conversationColumns
 
 // CreateConversationWithID starts a conversation in plan mode under an id
 // its client chose (an AG-UI thread id). An id that is already taken, by
-// this user or another, is ErrConflict; a malformed one ErrNotFound.
+// this user or another, is ErrConflict; a malformed one ErrNotFound. Its
+// title is kept or follows the strategy as with CreateConversation.
 func (db *DB) CreateConversationWithID(ctx context.Context, id, userID, siteID, title, model string) (Conversation, error) {
 	var c Conversation
 	err := db.tx(ctx, "create conversation with id", func(tx pgx.Tx) error {

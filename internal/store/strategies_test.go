@@ -322,6 +322,16 @@ func TestConversationTitleFollowsStrategyUntilNamed(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newStrategyFixture(t)
+	// A title given at creation is the caller's and is kept; the default
+	// one follows the strategy.
+	if named, err := f.db.Conversation(ctx, f.owner, f.conversation); err != nil || !named.TitleSet {
+		t.Fatalf("a conversation created as %q has TitleSet %v (%v), want set", named.Title, named.TitleSet, err)
+	}
+	conv, err := f.db.CreateConversation(ctx, f.owner, "plasmodb", store.DefaultTitle, "offline")
+	if err != nil || conv.TitleSet {
+		t.Fatalf("a new conversation = %+v, %v; want its title not set", conv, err)
+	}
+	f.conversation = conv.ID
 	renamed := func(conversationID, title string) (store.NewEvent, error) {
 		return store.NewEvent{ConversationID: conversationID, Type: "conversation_renamed",
 			Payload: encode(t, map[string]any{"title": title})}, nil

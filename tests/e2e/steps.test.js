@@ -37,7 +37,8 @@ for (const [name, viewport] of Object.entries(sizes)) {
   test(`a step's parameter is changed on the page, and its id links graph, nodes and chat (${name})`, async () => {
     const { alice } = env();
     const api = new Api(alice);
-    const conv = await built(api, `Step parameters (${name})`);
+    // No title: the conversation's title follows its result step.
+    const conv = await built(api);
     const steps = conv.strategy.steps;
     const location = steps.find((s) => s.searchName === 'GenesByLocation');
     const goStep = steps.find((s) => s.searchName === 'GenesByGoTerm');
@@ -127,6 +128,12 @@ for (const [name, viewport] of Object.entries(sizes)) {
     }
     const rootName = await box(page, root.id).locator('[data-testid="graph-step-name"]').textContent();
     assert.doesNotMatch(rootName, /DNA repair/, 'the result box no longer names DNA repair');
+    // The conversation's title (heading and tab) follows the result's new name.
+    const newRoot = renamed.steps.find((s) => s.id === renamed.rootStepId).displayName;
+    await page.waitForFunction(
+      (n) => document.querySelector('[data-testid="conversation-title"]')?.textContent === n && document.title.startsWith(n),
+      newRoot,
+    );
     if (name === 'phone') await screenshot(page, 'phone-step-parameters');
     else await screenshot(page, 'step-parameters');
 

@@ -298,7 +298,18 @@
     stick = chat.scrollHeight - chat.scrollTop - chat.clientHeight < 80;
   });
   var wide = window.matchMedia('(min-width: 900px)');
+  // The tab's title follows the conversation's heading (a rename, or the
+  // title following the strategy's root step).
+  var heading = document.getElementById('conversation-title');
+  var shownTitle = heading ? heading.textContent : '';
+  function followTitle() {
+    var h = document.getElementById('conversation-title');
+    if (!h || h.textContent === shownTitle) return;
+    if (shownTitle && document.title.indexOf(shownTitle) >= 0) document.title = document.title.replace(shownTitle, h.textContent);
+    shownTitle = h.textContent;
+  }
   live.addEventListener('htmx:sseMessage', function (e) {
+    followTitle();
     restoreOpen();
     syncComposer();
     turnEnded();
