@@ -11,6 +11,9 @@ import (
 	"os"
 	"time"
 
+	"strategist/internal/protocol"
+	"strategist/internal/protocol/mcp"
+
 	"github.com/google/uuid"
 	"golang.org/x/sync/errgroup"
 
@@ -114,9 +117,10 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger, obs *observabi
 	reg := obs.registry
 	srv, err := server.New(server.Config{
 		Logger: log, Store: db, Accounts: accounts, Catalog: cat, Sites: cat, Keys: keys, Saver: cat,
-		Chat: orchestrator, Streamer: streamer, Strategies: strategies, Graph: strategies, Models: models,
-		Ready:    func(ctx context.Context) error { return db.Ready(ctx, migrations.FS) },
-		Registry: reg, Gatherer: reg, MetricsToken: cfg.MetricsToken, Metrics: obs.metrics, Tracer: obs.tracerProvider(),
+		Chat: orchestrator, Streamer: streamer, Strategies: strategies, Models: models,
+		Protocols: protocols(strategies),
+		Ready:     func(ctx context.Context) error { return db.Ready(ctx, migrations.FS) },
+		Registry:  reg, Gatherer: reg, MetricsToken: cfg.MetricsToken, Metrics: obs.metrics, Tracer: obs.tracerProvider(),
 		PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies,
 		Auth: cfg.Auth, SecureCookies: cfg.SecureCookies, DefaultModel: cfg.Model, Version: version,
 		RequestRate:    cfg.RequestRate,
@@ -249,4 +253,13 @@ func connsPerAddr(n int) int {
 		return -1
 	}
 	return n
+}
+
+// protocols are the agent protocols served beside the app, each a package
+// of internal/protocol over the server's host: MCP, with the strategy
+// tools over graph.
+func protocols(graph mcp.GraphService) []server.ProtocolFunc {
+	return []server.ProtocolFunc{
+		func(h *server.Host) (protocol.Protocol, error) { return mcp.New(h, graph) },
+	}
 }

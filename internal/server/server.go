@@ -31,6 +31,7 @@ import (
 	"strategist/internal/config"
 	"strategist/internal/eventlog"
 	"strategist/internal/llm"
+	"strategist/internal/protocol"
 	"strategist/internal/sites"
 	"strategist/internal/store"
 	"strategist/internal/strategies"
@@ -125,10 +126,10 @@ type Config struct {
 	Chat       Chat
 	Streamer   Streamer
 	Strategies Strategies
-	// Graph serves the MCP strategy tools (*strategies.Service); nil leaves
-	// them out of /mcp.
-	Graph  GraphService
-	Models Models
+	Models     Models
+	// Protocols are the agent protocols served beside the app (MCP,
+	// ...), each behind API-token authentication.
+	Protocols []ProtocolFunc
 	// Ready reports whether the database answers and is migrated.
 	Ready func(ctx context.Context) error
 	// Registry receives the server's metrics; Gatherer serves /metrics.
@@ -204,6 +205,10 @@ type Server struct {
 	slots streamSlots
 	// handler is echo, inside the request tracing when it is on.
 	handler http.Handler
+	// protocols are the agent protocols mounted (Config.Protocols);
+	// streamPaths their routes that follow turns.
+	protocols   []protocol.Protocol
+	streamPaths map[string]bool
 }
 
 // New builds the server and its routes.
@@ -264,6 +269,8 @@ func New(cfg Config) (*Server, error) {
 		echo:  echo.New(),
 		md:    web.NewMarkdown(),
 		slots: streamSlots{max: cfg.StreamsPerUser},
+
+		streamPaths: map[string]bool{},
 	}
 	s.stopping, s.stopStreams = context.WithCancel(context.Background())
 	if err := s.routes(); err != nil {
@@ -361,6 +368,7 @@ func (s *Server) routes() error {
 	if err != nil {
 		return err
 	}
+	metrics.isStream = s.isStream
 	if s.cfg.Auth == config.AuthDev {
 		e.Pre(loopbackHostOnly)
 	}
@@ -387,9 +395,9 @@ func (s *Server) routes() error {
 			return &APIError{Status: http.StatusTooManyRequests, Code: CodeRateLimited, Message: "too many requests; slow down", RetryAfter: time.Second}
 		},
 	}))
-	e.Use(compress())
+	e.Use(compress(s.isStream))
 	e.Use(middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{
-		Skipper: isStream,
+		Skipper: s.isStream,
 		Timeout: s.cfg.RequestTimeout,
 	}))
 
@@ -475,13 +483,12 @@ func (s *Server) routes() error {
 	api(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/enrichment", s.stepEnrichment)
 	api(http.MethodGet, "/conversations/:id/strategy/wdk", s.strategyWDK)
 
-	// The agent protocols: MCP and the OpenAI-compatible API, for API
-	// tokens (protocols.go).
-	mcpHandler, err := s.mcpHandler()
-	if err != nil {
+	// The agent protocols, for API tokens: those of Config.Protocols (MCP,
+	// internal/protocol/mcp) and, still here, the OpenAI-compatible API,
+	// A2A and AG-UI (protocols.go).
+	if err := s.mountProtocols(e); err != nil {
 		return err
 	}
-	e.Any(mcpPath, s.serveMCP(mcpHandler), s.requireTokenUser(s.denyMCP), s.streamRoute)
 	openAI := s.requireTokenUser(s.denyOpenAI)
 	e.GET("/v1/models", s.openAIModels, openAI)
 	e.POST("/v1/chat/completions", s.chatCompletions, openAI, s.streamRoute)
@@ -489,9 +496,6 @@ func (s *Server) routes() error {
 	e.POST(aguiPath, s.runAGUI, s.requireTokenUser(s.denyAGUI), s.streamRoute)
 	return nil
 }
-
-// mcpPath is where the MCP server answers (Streamable HTTP).
-const mcpPath = "/mcp"
 
 // maxCompressing bounds the responses gzipped at once.
 const maxCompressing = 16
@@ -501,7 +505,7 @@ const maxCompressing = 16
 // the start of its response, so a burst of requests (a sign-in flood)
 // would grow memory by that much per request: at most maxCompressing
 // responses are compressed at once, and the rest go out uncompressed.
-func compress() echo.MiddlewareFunc {
+func compress(isStream func(echo.Context) bool) echo.MiddlewareFunc {
 	gz := middleware.GzipWithConfig(middleware.GzipConfig{MinLength: 1024})
 	slots := make(chan struct{}, maxCompressing)
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
@@ -524,9 +528,9 @@ func compress() echo.MiddlewareFunc {
 // isStream skips middleware that must not apply to long-lived streams: the
 // JSON event stream, the page's HTML stream, and the protocol routes, whose
 // answers follow turns to their end (a build takes minutes on a live site).
-func isStream(c echo.Context) bool {
+func (s *Server) isStream(c echo.Context) bool {
 	p := c.Request().URL.Path
-	return strings.HasSuffix(p, "/events") || strings.HasSuffix(p, "/stream") || p == mcpPath || p == "/v1/chat/completions" || p == a2aPath || p == a2aV0Path
+	return strings.HasSuffix(p, "/events") || strings.HasSuffix(p, "/stream") || s.streamPaths[p] || p == "/v1/chat/completions" || p == a2aPath || p == a2aV0Path
 }
 
 // crossOriginProtection refuses cross-origin state-changing requests
