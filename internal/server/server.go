@@ -126,7 +126,13 @@ type Config struct {
 	Chat       Chat
 	Streamer   Streamer
 	Strategies Strategies
-	Models     Models
+	// GeneLists keeps researchers' gene lists and conversations' controls
+	// (*genelist.Service); StrategyLists imports WDK strategies and scores
+	// strategies against controls (*strategies.Service). Without both the
+	// gene-list, control and import routes are left out.
+	GeneLists     GeneLists
+	StrategyLists StrategyLists
+	Models        Models
 	// Protocols are the agent protocols served beside the app (MCP,
 	// ...), each behind API-token authentication.
 	Protocols []ProtocolFunc
@@ -446,6 +452,11 @@ func (s *Server) routes() error {
 	page(http.MethodPost, "/conversations/:id/share", s.shareConversationForm)
 	page(http.MethodPost, "/conversations/:id/share/:shareId/revoke", s.revokeShareForm)
 	page(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/enrichment", s.stepEnrichmentPage)
+	if s.cfg.GeneLists != nil && s.cfg.StrategyLists != nil {
+		page(http.MethodPost, "/conversations/:id/strategy/steps/:stepId/gene-list", s.saveStepGenesForm)
+		page(http.MethodPost, "/conversations/:id/controls", s.setControlsForm)
+		page(http.MethodPost, "/conversations/:id/gene-lists", s.uploadGeneListForm)
+	}
 	page(http.MethodGet, "/settings", s.settingsPage)
 	page(http.MethodPost, "/settings/veupathdb", s.saveKeyForm)
 	page(http.MethodPost, "/settings/veupathdb/delete", s.deleteKeyForm)
@@ -482,6 +493,21 @@ func (s *Server) routes() error {
 	api(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/results", s.stepResults)
 	api(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/enrichment", s.stepEnrichment)
 	api(http.MethodGet, "/conversations/:id/strategy/wdk", s.strategyWDK)
+	if s.cfg.GeneLists != nil && s.cfg.StrategyLists != nil {
+		api(http.MethodPost, "/gene-lists", s.createGeneList)
+		api(http.MethodGet, "/gene-lists", s.listGeneLists)
+		api(http.MethodGet, "/gene-lists/:listId", s.getGeneList)
+		api(http.MethodPatch, "/gene-lists/:listId", s.renameGeneList)
+		api(http.MethodDelete, "/gene-lists/:listId", s.deleteGeneList)
+		api(http.MethodGet, "/gene-lists/:listId/download", s.downloadGeneList)
+		api(http.MethodPost, "/conversations/:id/strategy/steps/:stepId/gene-list", s.saveStepGenes)
+		api(http.MethodGet, "/conversations/:id/controls", s.getControls)
+		api(http.MethodPut, "/conversations/:id/controls", s.putControls)
+		api(http.MethodGet, "/conversations/:id/strategy/controls", s.strategyControls)
+		api(http.MethodPost, "/conversations/:id/strategy/wdk", s.importStrategyWDK)
+		api(http.MethodPost, "/conversations/:id/strategy/list-step", s.addListStep)
+		api(http.MethodGet, "/conversations/:id/strategy/genes/:geneId/trace", s.traceGene)
+	}
 
 	// The agent protocols, for API tokens: those of Config.Protocols (MCP,
 	// internal/protocol/mcp) and, still here, the OpenAI-compatible API,

@@ -30,6 +30,7 @@ var (
 	ErrNotEvaluable       = errors.New("result not evaluable")
 	ErrInvalidPage        = errors.New("invalid page")
 	ErrTooManySteps       = errors.New("too many steps")
+	ErrInvalidImport      = errors.New("strategy cannot be imported")
 )
 
 // Code returns the machine code of err ("STEP_CONSUMED", ...), or "" when
@@ -76,6 +77,8 @@ func Code(err error) string {
 		return "INVALID_PAGE"
 	case errors.Is(err, ErrTooManySteps):
 		return "TOO_MANY_STEPS"
+	case errors.Is(err, ErrInvalidImport):
+		return "INVALID_IMPORT"
 	}
 	return ""
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // Mutation is one change to a graph: AddSearch, AddTransform, Combine,
-// UpdateStep, DeleteStep, Rename, or one of them wrapped by Scoped or Keyed. The set
+// UpdateStep, DeleteStep, Rename, ImportWDK, or one of them wrapped by Scoped or Keyed. The set
 // is closed so that every change goes through the invariants here.
 //
 // A mutation runs in two parts. prepare does the catalog work (finding the
@@ -48,6 +48,7 @@ const (
 	OpRename       ChangeOp = "rename"
 	OpUndo         ChangeOp = "undo"
 	OpRedo         ChangeOp = "redo"
+	OpImport       ChangeOp = "import"
 )
 
 // Change records what a version changed and its consequences, for the
@@ -72,6 +73,12 @@ func (c Change) Affected(g *Graph) []StepID {
 	switch c.Op {
 	case OpAddSearch, OpAddTransform, OpCombine, OpUpdateStep:
 		return g.downstream(c.Step)
+	case OpImport:
+		ids := make([]StepID, len(g.Steps))
+		for i, s := range g.Steps {
+			ids[i] = s.ID
+		}
+		return ids
 	}
 	return nil
 }

@@ -511,3 +511,17 @@
     if (!fields.disabled && input.value.trim() !== '') form.requestSubmit();
   });
 })();
+
+// A gene-list file is read into its form's text box (the server takes
+// forms as application/x-www-form-urlencoded only, never multipart): the
+// researcher sees the ids before uploading them.
+document.addEventListener('change', function (e) {
+  var input = e.target;
+  if (!input.matches || !input.matches('input[type=file][data-list-file]') || !input.files || !input.files[0]) return;
+  var box = document.getElementById(input.getAttribute('data-list-file'));
+  var name = input.form && input.form.querySelector('input[name=name]');
+  input.files[0].text().then(function (text) {
+    if (box) box.value = text;
+    if (name && !name.value) name.value = input.files[0].name.replace(/\.(txt|csv|tsv)$/i, '');
+  });
+});
