@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"strategist/internal/protocol"
@@ -125,7 +126,12 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger, obs *observabi
 		Logger: log, Store: db, Accounts: accounts, Catalog: cat, Sites: cat, Keys: keys, Saver: cat,
 		Chat: orchestrator, Streamer: streamer, Strategies: strategies, Models: models,
 		GeneLists: lists, StrategyLists: strategies, Protocols: protocols(strategies),
-		Ready:    func(ctx context.Context) error { return db.Ready(ctx, migrations.FS) },
+		Ready: func(ctx context.Context) error {
+			if err := db.Ready(ctx, migrations.FS); err != nil {
+				return err
+			}
+			return orchestrator.Ready()
+		},
 		Registry: reg, Gatherer: reg, MetricsToken: cfg.MetricsToken, Metrics: obs.metrics, Tracer: obs.tracerProvider(),
 		PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies,
 		Auth: cfg.Auth, SecureCookies: cfg.SecureCookies, DefaultModel: cfg.Model, Version: version,
@@ -152,7 +158,15 @@ func (a *app) run(ctx context.Context, ln net.Listener) error {
 	back.Go(func() error { return a.events.Run(backCtx) })
 	back.Go(func() error { return a.fanout.Run(backCtx) })
 	back.Go(func() error {
-		return a.db.HoldOwnerSession(backCtx, func(o string) { owner <- o })
+		var once sync.Once
+		return a.db.HoldOwnerSession(backCtx, store.OwnerSession{
+			Held: func(o string) {
+				once.Do(func() { owner <- o })
+				a.chat.OwnerHeld()
+			},
+			Lost:   a.chat.OwnerLost,
+			Logger: a.log,
+		})
 	})
 
 	front, frontCtx := errgroup.WithContext(ctx)

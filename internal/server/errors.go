@@ -111,6 +111,9 @@ func toAPIError(err error) *APIError {
 		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: err.Error(), Err: err}
 	case errors.Is(err, context.DeadlineExceeded):
 		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "the request took too long", Err: err}
+	case store.Unavailable(err):
+		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "the database is unavailable; try again in a moment",
+			RetryAfter: 2 * time.Second, Err: err}
 	}
 	return &APIError{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal error", Err: err}
 }

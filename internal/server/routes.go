@@ -94,6 +94,7 @@ func (s *Server) routes() error {
 	page(http.MethodPost, "/conversations/:id/handoffs/:handoffId/accept", s.acceptHandoffForm)
 	page(http.MethodPost, "/conversations/:id/strategy/undo", s.undoStrategyForm)
 	page(http.MethodPost, "/conversations/:id/strategy/redo", s.redoStrategyForm)
+	page(http.MethodPost, "/conversations/:id/strategy/restore", s.restoreStrategyForm)
 	page(http.MethodPost, "/conversations/:id/strategy/combine", s.combineStepsForm)
 	page(http.MethodPost, "/conversations/:id/strategy/steps/:stepId/delete", s.deleteStepForm)
 	page(http.MethodPost, "/conversations/:id/strategy/steps/:stepId/rename", s.renameStepForm)

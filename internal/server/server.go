@@ -91,6 +91,8 @@ type Strategies interface {
 	Versions(ctx context.Context, userID, strategyID string) ([]strategies.Version, error)
 	Undo(ctx context.Context, userID, strategyID string) (strategies.Result, error)
 	Redo(ctx context.Context, userID, strategyID string) (strategies.Result, error)
+	// Restore returns the strategy to an earlier version (the history).
+	Restore(ctx context.Context, userID, strategyID string, version int) (strategies.Result, error)
 	// Apply changes the strategy as the agents' graph tools do (the
 	// researcher's own edits: combine roots, delete a step).
 	Apply(ctx context.Context, userID, strategyID string, m strategy.Mutation) (strategies.Result, error)
@@ -135,7 +137,9 @@ type Config struct {
 	// Protocols are the agent protocols served beside the app (MCP,
 	// ...), each behind API-token authentication.
 	Protocols []ProtocolFunc
-	// Ready reports whether the database answers and is migrated.
+	// Ready reports whether the replica can run turns: the database
+	// answers and is migrated, and the orchestrator serves with its owner
+	// session held.
 	Ready func(ctx context.Context) error
 	// Registry receives the server's metrics; Gatherer serves /metrics.
 	Registry prometheus.Registerer
@@ -404,7 +408,11 @@ func (s *Server) readyz(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), 3*time.Second)
 	defer cancel()
 	if err := s.cfg.Ready(ctx); err != nil {
-		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "not ready: " + err.Error(), Err: err}
+		// Probes and operators read JSON whatever they accept, with the
+		// reason: load balancers retry after the header's seconds.
+		s.log.Warn("not ready", slog.Any("error", err))
+		c.Response().Header().Set("Retry-After", "2")
+		return protocol.WriteJSONError(c, &APIError{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "not ready: " + err.Error()})
 	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
 }

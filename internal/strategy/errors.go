@@ -27,6 +27,7 @@ var (
 	ErrInvalidGraph       = errors.New("strategy graph is invalid")
 	ErrNothingToUndo      = errors.New("nothing to undo")
 	ErrNothingToRedo      = errors.New("nothing to redo")
+	ErrVersionNotFound    = errors.New("no such earlier version")
 	ErrNotEvaluable       = errors.New("result not evaluable")
 	ErrInvalidPage        = errors.New("invalid page")
 	ErrTooManySteps       = errors.New("too many steps")
@@ -71,6 +72,8 @@ func Code(err error) string {
 		return "NOTHING_TO_UNDO"
 	case errors.Is(err, ErrNothingToRedo):
 		return "NOTHING_TO_REDO"
+	case errors.Is(err, ErrVersionNotFound):
+		return "VERSION_NOT_FOUND"
 	case errors.Is(err, ErrNotEvaluable):
 		return "NOT_EVALUABLE"
 	case errors.Is(err, ErrInvalidPage):

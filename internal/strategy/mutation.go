@@ -48,6 +48,7 @@ const (
 	OpRename       ChangeOp = "rename"
 	OpUndo         ChangeOp = "undo"
 	OpRedo         ChangeOp = "redo"
+	OpRestore      ChangeOp = "restore"
 	OpImport       ChangeOp = "import"
 )
 
@@ -65,6 +66,12 @@ type Change struct {
 	// redo: which version it restored again).
 	UndoneVersion   int  `json:"undoneVersion,omitempty"`
 	RestoredVersion *int `json:"restoredVersion,omitempty"`
+	// Turn is the conversation turn that made the change ("" for a
+	// researcher's own edit): Undo and Redo take back or restore a turn's
+	// changes together.
+	Turn string `json:"turn,omitempty"`
+	// Undone counts the changes an undo took back (a redo: restored).
+	Undone int `json:"undone,omitempty"`
 }
 
 // Affected are the steps whose counts the change invalidates: the added or
@@ -230,7 +237,7 @@ func prepareSearchStep(ctx context.Context, cat SearchCatalog, base *Graph, op s
 	if err != nil {
 		return nil, nil, "", err
 	}
-	name, err := displayName(base, op, display, s.DisplayName)
+	name, err := displayName(base, op, display, searchStepName(s, params))
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -322,7 +329,7 @@ func (m Combine) prepare(ctx context.Context, cat SearchCatalog, base *Graph) (p
 					Detail: fmt.Sprintf("step %s returns %q records, %s returns %q", left.ID, left.RecordType, right.ID, right.RecordType)}
 			}
 		}
-		name, err := displayName(g, op, m.DisplayName, fmt.Sprintf("%s %s %s", left.ID, operator, right.ID))
+		name, err := displayName(g, op, m.DisplayName, combineName(operator, col, left, right))
 		if err != nil {
 			return nil, Change{}, err
 		}

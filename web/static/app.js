@@ -304,14 +304,19 @@
     turnEnded();
     chat = document.getElementById('chat');
     if (stick) chat.scrollTop = chat.scrollHeight;
-    // A new delegation: bring the sub-agent panel into view (desktop,
-    // where the panels scroll on their own).
+    // A new delegation: bring the strategy panel into view (desktop, where
+    // the panels scroll on their own), so the graph, its result count, Undo
+    // and Export are watched as the build grows them; the sub-agents
+    // follow below it.
     if (wide.matches && e.detail.data.indexOf('id="subagents"') >= 0) {
-      document.getElementById('subagents').scrollIntoView({ block: 'start' });
+      document.getElementById('strategy').scrollIntoView({ block: 'start' });
     }
   });
   document.addEventListener('htmx:afterSwap', function (e) {
     if (e.detail.target && e.detail.target.id === 'results') e.detail.target.scrollIntoView({ block: 'nearest' });
+    // GO enrichment opens at its top: its heading and summary, then the
+    // first terms with their p and BH.
+    if (e.detail.target && e.detail.target.id === 'enrichment') e.detail.target.scrollIntoView({ block: 'start' });
   });
   chat.scrollTop = chat.scrollHeight;
 
@@ -412,6 +417,15 @@
     if (!stop || stop.getAttribute('data-running') !== 'true') return;
     e.preventDefault();
     stop.requestSubmit();
+  });
+  // "/" outside a text field puts the cursor in the composer.
+  document.addEventListener('keydown', function (e) {
+    if (e.key !== '/' || e.defaultPrevented || e.isComposing || e.ctrlKey || e.metaKey || e.altKey) return;
+    var t = e.target;
+    if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+    if (!input || input.disabled || (fields && fields.disabled)) return;
+    e.preventDefault();
+    input.focus();
   });
   // A graph step is a button: Enter and Space open its results as a click
   // does (an htmx trigger filter would need eval, which the page's policy
