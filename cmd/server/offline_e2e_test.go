@@ -553,8 +553,15 @@ func canonical(t *testing.T, recs []event.Record) string {
 			continue
 		case r.Type == "conversation_renamed":
 			// Emitted from inside a tool call running beside others: its
-			// place among their starts and ends is timing.
-			lane = "title"
+			// place among their starts and ends is timing. The title
+			// follows the result step, so, like the graph's roots, the
+			// titles of intermediate versions depend on which sub-agent
+			// finished first: only the last is compared.
+			if _, ok := lanes["title"]; !ok {
+				order = append(order, "title")
+			}
+			lanes["title"] = []event.Record{rename(r)}
+			continue
 		case strings.HasPrefix(r.Type, "subagent_") && r.Type != "subagent_plan",
 			r.Type == "usage" && field[string](t, r, "nodeId") != "":
 			lane = "node " + field[string](t, r, "nodeId")

@@ -191,11 +191,12 @@ func (l *Log) Append(ctx context.Context, conversationID string, events ...event
 
 // InTransaction is what a strategy write needs to append events inside its
 // own transaction (store.StrategyEvents): events gives them for the row as
-// written, in its conversation. Hand the rows the write returns to
+// written, in its conversation, and the conversation's new title when the
+// write retitled it. Hand the rows the write returns to
 // Published once it commits.
-func (l *Log) InTransaction(events func(s store.Strategy) ([]event.Event, error)) *store.StrategyEvents {
-	return &store.StrategyEvents{Origin: l.cfg.Origin, Make: func(s store.Strategy) ([]store.NewEvent, error) {
-		evs, err := events(s)
+func (l *Log) InTransaction(events func(s store.Strategy, retitled string) ([]event.Event, error)) *store.StrategyEvents {
+	return &store.StrategyEvents{Origin: l.cfg.Origin, Make: func(s store.Strategy, retitled string) ([]store.NewEvent, error) {
+		evs, err := events(s, retitled)
 		if err != nil {
 			return nil, err
 		}
@@ -206,12 +207,6 @@ func (l *Log) InTransaction(events func(s store.Strategy) ([]event.Event, error)
 			}
 		}
 		return out, nil
-	}, Renamed: func(conversationID, title string) (store.NewEvent, error) {
-		row, err := EncodeRow(conversationID, &event.ConversationRenamed{Title: title})
-		if err != nil {
-			return store.NewEvent{}, fmt.Errorf("event: append in a strategy write: %w", err)
-		}
-		return row, nil
 	}}
 }
 

@@ -44,13 +44,12 @@ type StrategyVersion struct {
 //
 // Title, when set, gives the title the conversation follows after the
 // write (its root step's name; "" for none): a conversation the researcher
-// has not named (title_set) takes it in the same transaction, and the
-// event Renamed makes of it is appended after Make's.
+// has not named (title_set) takes it in the same transaction, and Make is
+// told the new title (retitled, "" when the title stays) to record it.
 type StrategyEvents struct {
-	Origin  string
-	Make    func(s Strategy) ([]NewEvent, error)
-	Title   func(s Strategy) (string, error)
-	Renamed func(conversationID, title string) (NewEvent, error)
+	Origin string
+	Make   func(s Strategy, retitled string) ([]NewEvent, error)
+	Title  func(s Strategy) (string, error)
 }
 
 // followTitleSQL gives a conversation the researcher has not named the
@@ -60,56 +59,43 @@ UPDATE conversations SET title = $2, updated_at = now()
 WHERE id = $1 AND NOT title_set AND title <> $2
 RETURNING title`
 
-// append writes ev's events for s inside tx (none when ev is nil), and
-// lets the conversation's title follow the strategy.
+// append lets the conversation's title follow the strategy and writes ev's
+// events for s inside tx (none when ev is nil).
 func (ev *StrategyEvents) append(ctx context.Context, tx pgx.Tx, s Strategy) ([]EventRow, error) {
 	if ev == nil {
 		return nil, nil
 	}
-	batch, err := ev.Make(s)
+	retitled, err := ev.followTitle(ctx, tx, s)
 	if err != nil {
 		return nil, err
 	}
-	if ev.Title != nil && ev.Renamed != nil {
-		renamed, err := ev.followTitle(ctx, tx, s)
-		if err != nil {
-			return nil, err
-		}
-		if renamed != nil {
-			batch = append(batch, *renamed)
-		}
-	}
-	if len(batch) == 0 {
-		return nil, nil
+	batch, err := ev.Make(s, retitled)
+	if err != nil || len(batch) == 0 {
+		return nil, err
 	}
 	return appendEventsTx(ctx, tx, ev.Origin, batch)
 }
 
 // followTitle retitles s's conversation after ev.Title unless the
-// researcher named it, and returns the event recording the new title (nil
-// when the title stays).
-func (ev *StrategyEvents) followTitle(ctx context.Context, tx pgx.Tx, s Strategy) (*NewEvent, error) {
+// researcher named it, and returns the new title ("" when it stays).
+func (ev *StrategyEvents) followTitle(ctx context.Context, tx pgx.Tx, s Strategy) (string, error) {
+	if ev.Title == nil {
+		return "", nil
+	}
 	title, err := ev.Title(s)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	title = clipTitle(strings.TrimSpace(title))
 	if title == "" {
-		return nil, nil
+		return "", nil
 	}
 	var got string
 	err = tx.QueryRow(ctx, followTitleSQL, s.ConversationID, title).Scan(&got)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil
+		return "", nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	e, err := ev.Renamed(s.ConversationID, got)
-	if err != nil {
-		return nil, err
-	}
-	return &e, nil
+	return got, err
 }
 
 // maxTitle is the longest title a conversation holds, in characters.

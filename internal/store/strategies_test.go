@@ -279,7 +279,7 @@ func TestStrategyWriteAndItsEventCommitTogether(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	f := newStrategyFixture(t)
-	snapshot := &store.StrategyEvents{Origin: "test", Make: func(s store.Strategy) ([]store.NewEvent, error) {
+	snapshot := &store.StrategyEvents{Origin: "test", Make: func(s store.Strategy, _ string) ([]store.NewEvent, error) {
 		return []store.NewEvent{{ConversationID: s.ConversationID, Type: "graph_snapshot",
 			Payload: encode(t, map[string]any{"strategyId": s.ID, "version": s.Version})}}, nil
 	}}
@@ -297,7 +297,7 @@ func TestStrategyWriteAndItsEventCommitTogether(t *testing.T) {
 		t.Fatalf("update = %v, rows %+v", err, rows)
 	}
 	boom := errors.New("boom")
-	failing := &store.StrategyEvents{Origin: "test", Make: func(store.Strategy) ([]store.NewEvent, error) { return nil, boom }}
+	failing := &store.StrategyEvents{Origin: "test", Make: func(store.Strategy, string) ([]store.NewEvent, error) { return nil, boom }}
 	if _, _, err := f.db.UpdateStrategy(ctx, f.owner, s.ID, bump, failing); !errors.Is(err, boom) {
 		t.Fatalf("update with a failing event = %v, want boom", err)
 	}
@@ -332,14 +332,16 @@ func TestConversationTitleFollowsStrategyUntilNamed(t *testing.T) {
 		t.Fatalf("a new conversation = %+v, %v; want its title not set", conv, err)
 	}
 	f.conversation = conv.ID
-	renamed := func(conversationID, title string) (store.NewEvent, error) {
-		return store.NewEvent{ConversationID: conversationID, Type: "conversation_renamed",
-			Payload: encode(t, map[string]any{"title": title})}, nil
-	}
+	// Make records the new title it is told, as the event log does.
 	follow := &store.StrategyEvents{Origin: "test",
-		Make:    func(store.Strategy) ([]store.NewEvent, error) { return nil, nil },
-		Title:   func(s store.Strategy) (string, error) { return fmt.Sprintf("root %d", decodeDoc(t, s.Graph).N), nil },
-		Renamed: renamed,
+		Make: func(s store.Strategy, retitled string) ([]store.NewEvent, error) {
+			if retitled == "" {
+				return nil, nil
+			}
+			return []store.NewEvent{{ConversationID: s.ConversationID, Type: "conversation_renamed",
+				Payload: encode(t, map[string]any{"title": retitled})}}, nil
+		},
+		Title: func(s store.Strategy) (string, error) { return fmt.Sprintf("root %d", decodeDoc(t, s.Graph).N), nil },
 	}
 	s, _, rows, err := f.db.CreateConversationStrategy(ctx, f.owner, f.conversation, "transcript",
 		func(string) ([]byte, []byte, error) { return encode(t, doc{Name: "v0"}), []byte(`{}`), nil }, follow)

@@ -40,7 +40,7 @@ type Store interface {
 // but not yet written, so that the snapshot follows the tool call that made
 // the change.
 type EventLog interface {
-	InTransaction(events func(s store.Strategy) ([]event.Event, error)) *store.StrategyEvents
+	InTransaction(events func(s store.Strategy, retitled string) ([]event.Event, error)) *store.StrategyEvents
 	Published(rows []store.EventRow)
 	Sync(ctx context.Context) error
 }
@@ -213,7 +213,7 @@ func (s *Service) logged(ctx context.Context, snap func(rec store.Strategy) (str
 	// failed append of the turn, which the turn itself reports.
 	_ = s.events.Sync(ctx)
 	turn := event.TurnFrom(ctx)
-	ev := s.events.InTransaction(func(rec store.Strategy) ([]event.Event, error) {
+	ev := s.events.InTransaction(func(rec store.Strategy, retitled string) ([]event.Event, error) {
 		sn, err := snap(rec)
 		if err != nil {
 			return nil, err
@@ -228,7 +228,10 @@ func (s *Service) logged(ctx context.Context, snap func(rec store.Strategy) (str
 				return nil, err
 			}
 		}
-		return []event.Event{ev}, nil
+		if retitled == "" {
+			return []event.Event{ev}, nil
+		}
+		return []event.Event{ev, &event.ConversationRenamed{Base: event.Base{TurnID: turn}, Title: retitled}}, nil
 	})
 	if ev != nil {
 		ev.Title = func(rec store.Strategy) (string, error) {
