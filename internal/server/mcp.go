@@ -26,7 +26,8 @@ import (
 // Strategist as an MCP server (Streamable HTTP at /mcp; `strategist mcp`
 // bridges stdio to it). Its tools are the agents' own: the catalog tools
 // (catalogtool) with a `site` argument, get_strategy and the executor's
-// graph tools (graphtool) with a `conversationId` argument, and
+// graph tools (graphtool, with the list tools when the server has the
+// lists and controls services) with a `conversationId` argument, and
 // create_conversation to get one. Their schemas are the agents' tools'
 // inferred schemas with that one property added; a call builds the same
 // tool bound to the caller, the site or the conversation and runs it, so
@@ -64,6 +65,7 @@ const (
 var readOnlyTools = map[string]bool{
 	"list_sites": true, "list_record_types": true, "search_for_searches": true, "get_search_parameters": true,
 	"lookup_genes": true, graphtool.GetStrategyTool: true, "list_steps": true, "validate_strategy": true, "get_result_count": true,
+	"score_controls": true, "trace_gene": true,
 }
 
 // mcpHandler builds the MCP server over the agents' tools.
@@ -316,8 +318,12 @@ func (s *Server) graphTools(userID, conversationID, site string) ([]tool.Tool, e
 	if err != nil {
 		return nil, err
 	}
-	graph, err := graphtool.ExecutorTools(graphtool.Binding{Service: s.cfg.Graph, UserID: userID, ConversationID: conversationID,
-		Site: site, RecordType: executor.RecordType, StrategyName: "Strategy"})
+	b := graphtool.Binding{Service: s.cfg.Graph, UserID: userID, ConversationID: conversationID,
+		Site: site, RecordType: executor.RecordType, StrategyName: "Strategy"}
+	if s.cfg.GeneLists != nil && s.cfg.StrategyLists != nil {
+		b.Lists, b.Scorer = s.cfg.GeneLists, s.cfg.StrategyLists // the list tools, as the executor has them
+	}
+	graph, err := graphtool.ExecutorTools(b)
 	if err != nil {
 		return nil, err
 	}
