@@ -96,11 +96,11 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger, obs *observabi
 		return nil, err
 	}
 	estimator := agent.NewEstimator(0)
-	plan, err := planner.New(planner.Config{Store: db, Catalog: cat, Strategies: strategies, Estimator: estimator})
+	lists, err := genelist.New(genelist.Config{Store: db, Resolver: cat, DefaultSite: offline.SiteID, Events: events})
 	if err != nil {
 		return nil, err
 	}
-	lists, err := genelist.New(genelist.Config{Store: db, Resolver: cat, DefaultSite: offline.SiteID, Events: events})
+	plan, err := planner.New(planner.Config{Store: db, Catalog: cat, Strategies: strategies, Lists: lists, Estimator: estimator})
 	if err != nil {
 		return nil, err
 	}

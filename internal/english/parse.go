@@ -50,6 +50,9 @@ const (
 	// reused by a follow-up (Location holds its id). Parse never makes
 	// one: the planner puts it in the tree when it plans a change.
 	KindStep
+	// KindList is one of the researcher's gene lists, by the name the
+	// request gives it ("my list 'kinase screen'"; Text is the name).
+	KindList
 	// KindSearch is a search with its parameter values already chosen
 	// (Search and Params): the planner puts it in the tree when a change
 	// sets a parameter of a step ("relax the minimum to 15"). Parse never
@@ -119,6 +122,8 @@ func (n *Node) String() string {
 			return "taxon"
 		case KindStep:
 			return "step:" + c.Location
+		case KindList:
+			return "list:" + c.Text
 		case KindSearch:
 			return "search:" + c.Search
 		}

@@ -24,6 +24,7 @@ type tools struct {
 	store      Store
 	catalog    catalog.Catalog
 	strategies graphtool.Reader
+	lists      Lists
 	env        agent.Env
 }
 

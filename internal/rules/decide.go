@@ -17,6 +17,8 @@ func (rv *resolver) decide(c *english.Clause) *leaf {
 		return rv.locationLeaf(c)
 	case english.KindGeneIDs:
 		return rv.idsLeaf(c)
+	case english.KindList:
+		return rv.listLeaf(c)
 	case english.KindGOID:
 		return rv.goIDLeaf(c)
 	case english.KindStep:
@@ -277,6 +279,35 @@ func (rv *resolver) idsLeaf(c *english.Clause) *leaf {
 	}
 	return rv.build(c, sd, map[string]string{paramIDs: jsonList(genes...)}, leaf{
 		label: label, how: how, task: "Find the " + label + " by their ids",
+	})
+}
+
+// listLeaf is the gene ids search over one of the researcher's lists,
+// found by name with find_gene_list. A list that cannot be found is said
+// plainly: its name is never searched as text.
+func (rv *resolver) listLeaf(c *english.Clause) *leaf {
+	name := english.Quote(c.Text)
+	if !rv.a.t.has("find_gene_list") {
+		return &leaf{clause: c, fail: "I cannot read your gene lists here, so I cannot use your list " + name}
+	}
+	var gl struct {
+		Name  string   `json:"name"`
+		Genes []string `json:"genes"`
+	}
+	if d := rv.a.t.result(listCall(c.Text)); !d.decode(&gl) {
+		return &leaf{clause: c, fail: "I could not use your list " + name + ": " + d.msg}
+	}
+	if len(gl.Genes) == 0 {
+		return &leaf{clause: c, fail: "your list " + name + " has no genes"}
+	}
+	sd := rv.details[searchNeeds[needIDs].search]
+	if sd == nil || !rv.r.picks[needIDs].found {
+		return &leaf{clause: c, fail: "I could not start a step from your list " + name + ": " + rv.r.picks[needIDs].note}
+	}
+	label := "List: " + gl.Name
+	return rv.build(c, sd, map[string]string{paramIDs: jsonList(gl.Genes...)}, leaf{
+		label: label, task: "Find the genes of the list " + english.Quote(gl.Name) + " by their ids",
+		how: fmt.Sprintf("find_gene_list found your list %s with %d genes", english.Quote(gl.Name), len(gl.Genes)),
 	})
 }
 

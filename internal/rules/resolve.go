@@ -116,6 +116,8 @@ func resolve(a *asks, p english.Parsed) (*resolution, bool) {
 			a.get(lookupCall(c.IDs))
 		case c.Kind == english.KindSearch:
 			a.get(paramsCall(c.Search, ""))
+		case c.Kind == english.KindList && a.t.has("find_gene_list"):
+			a.get(listCall(c.Text))
 		}
 		if name := rv.finderName(c); name != "" {
 			a.get(paramsCall(name, ""))
@@ -187,7 +189,7 @@ func (rv *resolver) needs(clauses []*english.Clause) []need {
 			want[needGO] = true
 		case english.KindLocation:
 			want[needLocation] = true
-		case english.KindGeneIDs:
+		case english.KindGeneIDs, english.KindList:
 			want[needIDs] = true
 		case english.KindTaxon:
 			want[needTaxon] = true
