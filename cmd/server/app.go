@@ -12,6 +12,9 @@ import (
 	"sync"
 	"time"
 
+	"strategist/internal/protocol"
+	"strategist/internal/protocol/mcp"
+
 	"github.com/google/uuid"
 	"golang.org/x/sync/errgroup"
 
@@ -121,8 +124,8 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger, obs *observabi
 	reg := obs.registry
 	srv, err := server.New(server.Config{
 		Logger: log, Store: db, Accounts: accounts, Catalog: cat, Sites: cat, Keys: keys, Saver: cat,
-		Chat: orchestrator, Streamer: streamer, Strategies: strategies, Graph: strategies, Models: models,
-		GeneLists: lists, StrategyLists: strategies,
+		Chat: orchestrator, Streamer: streamer, Strategies: strategies, Models: models,
+		GeneLists: lists, StrategyLists: strategies, Protocols: protocols(strategies, lists),
 		Ready: func(ctx context.Context) error {
 			if err := db.Ready(ctx, migrations.FS); err != nil {
 				return err
@@ -270,4 +273,13 @@ func connsPerAddr(n int) int {
 		return -1
 	}
 	return n
+}
+
+// protocols are the agent protocols served beside the app, each a package
+// of internal/protocol over the server's host: MCP, with the strategy
+// tools over graph and the list tools over lists and graph.
+func protocols(graph *strategies.Service, lists *genelist.Service) []server.ProtocolFunc {
+	return []server.ProtocolFunc{
+		func(h *server.Host) (protocol.Protocol, error) { return mcp.New(h, graph, mcp.WithLists(lists, graph)) },
+	}
 }

@@ -23,7 +23,6 @@ import (
 // lists (*genelist.Service).
 type GeneLists interface {
 	Create(ctx context.Context, userID, siteID, name, text string) (store.GeneList, error)
-	Find(ctx context.Context, userID, ref string) (store.GeneList, error)
 	FromGenes(ctx context.Context, userID, siteID, name string, ids []string) (store.GeneList, error)
 	Lists(ctx context.Context, userID string) ([]store.GeneListSummary, error)
 	Get(ctx context.Context, userID, id string) (store.GeneList, error)
@@ -36,14 +35,12 @@ type GeneLists interface {
 
 // StrategyLists is what lists and imports need of the strategy service
 // (*strategies.Service): a WDK strategy imported into a conversation, and a
-// strategy's figures against control lists; with GeneLists it binds the
-// MCP list tools.
+// strategy's figures against control lists.
 type StrategyLists interface {
 	ForConversation(ctx context.Context, userID, conversationID, recordType, name string) (strategy.Snapshot, error)
 	ImportWDK(ctx context.Context, userID, conversationID string, w *strategy.WDKStrategy) (strategies.Result, error)
 	Controls(ctx context.Context, userID, strategyID string, positives, negatives []string) (*strategies.ControlReport, error)
 	TraceGene(ctx context.Context, userID, strategyID, gene string) (*strategies.GeneTrace, error)
-	StepResults(ctx context.Context, userID, strategyID string, stepID strategy.StepID, page catalog.Page) (*catalog.Answer, error)
 }
 
 // geneListView is a list as the API gives it: its genes, the ids mapped
