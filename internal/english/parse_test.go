@@ -25,6 +25,7 @@ func TestParseTree(t *testing.T) {
 		{"a list of the researcher's, quoted", "genes in my list 'kinase screen' that are on chromosome 5",
 			"INTERSECT(list:kinase screen, location:5)", ""},
 		{"a list in double quotes", `genes in my gene list "Kinase Screen" on chromosome 5`, "INTERSECT(list:Kinase Screen, location:5)", ""},
+		{"a list in curly quotes", "genes in my list \u2018kinase screen\u2019 on chromosome 5", "INTERSECT(list:kinase screen, location:5)", ""},
 		{"a list called by name, minus", "my list called hits minus chromosome 14", "MINUS(list:hits, location:14)", ""},
 		{"but not", "DNA repair but not chromosome 14", "MINUS(term:DNA repair, location:14)", ""},
 		{"except", "translation except genes on the apicoplast", "MINUS(term:translation, location:apicoplast)", ""},
