@@ -578,19 +578,25 @@ func splitQualifier(toks []token, p *Parsed) *Node {
 var setWords = WordSet("genes gene any all those the ones every")
 
 // ownsLocation reports whether the words before a location end in a new
-// item of a list that only names genes ("… or genes on the apicoplast",
-// "…, or any gene on chromosome 2"): the location is that item's own, and
-// the list is a union with it, not qualified by it.
+// item of a list that only names genes or says where they lie ("… or
+// genes on the apicoplast", "…, or any gene on chromosome 2", "… or lying
+// on chromosome 2", "… or those found on chromosome 3"): the location is
+// that item's own, and the list is a union with it, not qualified by it.
 func ownsLocation(head []token) bool {
 	i := len(head) - 1
-	if i < 0 || (head[i].low != "genes" && head[i].low != "gene") {
-		return false
-	}
-	for i >= 0 && setWords[head[i].low] && !head[i].quoted {
+	skipped := false
+	for i >= 0 && !head[i].quoted && (setWords[head[i].low] || placementWords[head[i].low]) {
 		i--
+		skipped = true
 	}
-	return i >= 0 && isJoin(head[i])
+	return skipped && i >= 0 && isJoin(head[i])
 }
+
+// placementWords say where a gene lies, between a list's connective and a
+// location of the new item: "or lying on", "or genes that sit on", "or
+// ones residing on".
+var placementWords = WordSet(`located lying lie lies sitting sit sits situated found residing reside resides positioned placed
+	mapped mapping mapping encoded that which are is ones one`)
 
 // allGeneTypes reports whether every item of a list names a gene type.
 func allGeneTypes(toks []token) bool {

@@ -23,6 +23,15 @@ func TestResearcherPhrasings(t *testing.T) {
 		// the list, not a qualifier over it.
 		{"DNA repair genes or genes on chromosome 3", "UNION(term:DNA repair, location:3)"},
 		{"proteolysis genes, or any gene on the apicoplast", "UNION(term:proteolysis, location:apicoplast)"},
+		// A verb phrase after "or" starts a new item with its own
+		// location: a union, not the list qualified by the location.
+		{"genes involved in proteolysis or lying on chromosome 2", "UNION(term:proteolysis, location:2)"},
+		{"kinase genes or those found on chromosome 3", "UNION(term:kinase, location:3)"},
+		{"translation genes, or situated on the apicoplast", "UNION(term:translation, location:apicoplast)"},
+		{"DNA repair genes or genes that sit on chromosome 11", "UNION(term:DNA repair, location:11)"},
+		{"tRNA genes or ones residing on chromosome 4", "UNION(term:tRNA, location:4)"},
+		// A list with no verb of its own before the location is qualified.
+		{"kinases or proteases located on chromosome 3", "INTERSECT(UNION(term:kinases, term:proteases), location:3)"},
 		// A question's frame around the genes is not a term.
 		{"How many tRNA genes does the parasite have?", "term:tRNA"},
 		{"How many snoRNA genes does P. falciparum 3D7 have on chromosome 5?", "INTERSECT(term:snoRNA, location:5)"},
