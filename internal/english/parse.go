@@ -77,6 +77,10 @@ type Clause struct {
 	Start, End string
 	// Notes say how the parser read the clause, for the planning artifact.
 	Notes []string
+	// Literal is set on a term the researcher asked to find in the
+	// annotation text as written ("text search for kinases"): it is a text
+	// search, not a word to look up in a vocabulary.
+	Literal bool
 	// Search and Params are a KindSearch clause's search and values.
 	Search string
 	Params map[string]string

@@ -32,6 +32,10 @@ type leaf struct {
 	unmapped     bool
 	notEvaluable bool
 	fail         string
+	// nearest are, for a clause that fell back to a text search, the
+	// vocabulary terms nearest its words, mapped as steps: the readings a
+	// question back offers.
+	nearest []*leaf
 	// step is set when the clause reuses a step of the strategy.
 	step string
 }
