@@ -36,6 +36,7 @@ var Categories = []string{
 	"unsupported",     // a request for something Strategist does not do
 	"off-topic",       // not about genes at all
 	"edit",            // a change to the strategy by a step's name, a correction, a return
+	"ask",             // a phrase that maps to no search: a question back with its readings, nothing built
 }
 
 // CoreCategories are the categories every case file of the first sets

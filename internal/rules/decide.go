@@ -52,7 +52,7 @@ func (rv *resolver) termLeaf(c *english.Clause) *leaf {
 			"a live VEuPathDB site has them", english.Quote(c.Text), english.Quote(cue))}
 	}
 	if c.Literal {
-		return rv.textLeaf(c, c.Text, "you asked for a text search for these words")
+		return rv.textLeaf(c, c.Text, "")
 	}
 	if t, ok := rv.geneTypeExact(c); ok {
 		return rv.geneTypeLeaf(c, t, "the gene type "+english.Quote(t))
@@ -302,12 +302,15 @@ func (rv *resolver) textLeaf(c *english.Clause, phrase, why string) *leaf {
 		return &leaf{clause: c, fail: fmt.Sprintf("I could not map %s (%s), and the catalog offers no text search to fall back on", english.Quote(c.Text), why)}
 	}
 	expr := textExpression(phrase)
+	how := fmt.Sprintf("I could not map %s; I used a text search for it (%s): %s", english.Quote(c.Text), expr, why)
+	if c.Literal {
+		how = fmt.Sprintf("you asked for a text search for %s (%s)", english.Quote(c.Text), expr)
+	}
 	l := rv.build(c, sd, map[string]string{paramText: expr}, leaf{
-		label: "text " + expr, task: "Find genes whose annotation mentions " + expr + " (text search)",
-		how: fmt.Sprintf("I could not map %s; I used a text search for it (%s): %s", english.Quote(c.Text), expr, why),
+		label: "text " + expr, task: "Find genes whose annotation mentions " + expr + " (text search)", how: how,
 	})
 	l.unmapped = true
-	if c.Kind == english.KindTerm && !c.Literal && rv.r.picks[needGO].found {
+	if c.Kind == english.KindTerm && !c.Literal && rv.r.picks[needGO].found && !rv.readingNearest {
 		l.nearest = rv.nearest(c)
 	}
 	return l
@@ -322,6 +325,10 @@ const maxNearest = 3
 // names and GO's synonyms), in the catalog's order, each mapped as a step
 // would be: the readings a question about the phrase offers.
 func (rv *resolver) nearest(c *english.Clause) []*leaf {
+	// A reading the catalog refuses falls back to a text search, which
+	// must not look for readings of its own.
+	rv.readingNearest = true
+	defer func() { rv.readingNearest = false }()
 	var out []*leaf
 	for _, t := range rv.goTerms(c, true) {
 		if len(out) == maxNearest {

@@ -33,7 +33,7 @@ func TestReportCounts(t *testing.T) {
 		return b.end.Text
 	}
 	t.Run("approximate", func(t *testing.T) {
-		text := build(t, "kinases")
+		text := build(t, "text search for kinases")
 		want := fmt.Sprintf("Root step s1: **≈ %d genes (approximate: text search)**", len(data.Words("kinase")))
 		if !strings.Contains(text, want) {
 			t.Errorf("report does not say %q:\n%s", want, text)

@@ -61,6 +61,9 @@ type resolver struct {
 	p       english.Parsed
 	r       *resolution
 	details map[string]*searchDetails // by search name (no vocabulary query)
+	// readingNearest is set while the readings of an unmapped clause are
+	// mapped (nearest), so their own fallbacks look for none.
+	readingNearest bool
 }
 
 // resolve returns the resolution, or false with the calls it needs asked
