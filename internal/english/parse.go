@@ -182,7 +182,7 @@ type Parsed struct {
 // only genes of an organism is every gene of it.
 func Parse(text string) Parsed {
 	var p Parsed
-	toks := tokenize(exclusionLast(possessionAsked(text)))
+	toks := tokenize(exclusionLast(possessionAsked(rangesSpelled(withoutContext(text)))))
 	toks, p.Organism = takeOrganism(toks)
 	toks, p.Evidence = takeEvidence(toks)
 	toks, start, end := takeRegion(toks)
@@ -208,6 +208,33 @@ func Parse(text string) Parsed {
 		p.Root = p.Part
 	}
 	return p
+}
+
+// dashRangeRE reads a range of chromosomes written with a hyphen or a
+// dash: "chromosomes 3-5", "chr 12–14", "chromosomes 1 — 2".
+var dashRangeRE = regexp.MustCompile(`(?i)\b(chromosomes?|chrs?)\s*(\d{1,2})\s*[-‐‑–—]\s*(\d{1,2})\b`)
+
+// rangesSpelled writes a dashed range of chromosomes in the words the
+// grammar reads: "chromosomes 3-5" is "chromosomes 3 through 5".
+func rangesSpelled(text string) string {
+	return dashRangeRE.ReplaceAllString(text, "$1 $2 through $3")
+}
+
+// contextRE reads a context phrase before a request, up to its colon or
+// comma: the database or release the researcher works with, what the
+// genes are for, or a lead-in that announces the request.
+var contextRE = regexp.MustCompile(`(?i)^\s*(?:(?:using|with|on|in|from|for)\s+(?:the\s+)?(?:plasmodb|veupathdb|plasmo\s*db)(?:\s+(?:release|version|build|v\.?)\s*[\d.]+)?|(?:for|in)\s+(?:my|our|a|the)\s+(?:thesis|dissertation|paper|project|lab|study|research|analysis|review|grant|class|course)|(?:one|two|three|a\s+couple\s+of)\s+things|quick\s+question|a\s+question)\s*[,:;]\s*`)
+
+// withoutContext takes context phrases off the start of a request: "using
+// PlasmoDB release 68, DNA repair genes" asks for DNA repair genes.
+func withoutContext(text string) string {
+	for {
+		loc := contextRE.FindStringIndex(text)
+		if loc == nil || loc[1] >= len(text) {
+			return text
+		}
+		text = text[loc[1]:]
+	}
 }
 
 // possessionRE reads "does 3D7 have", "do P. falciparum parasites

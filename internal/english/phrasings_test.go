@@ -40,6 +40,14 @@ func TestResearcherPhrasings(t *testing.T) {
 		{"Excluding chromosome 3, which genes are involved in DNA repair?", "MINUS(term:DNA repair, location:3)"},
 		{"Apart from the apicoplast: rRNA genes", "MINUS(term:rRNA, location:apicoplast)"},
 		{"Leaving out chromosomes 13 and 14, translation genes", "MINUS(term:translation, UNION(location:13, location:14))"},
+		// Ranges written with a hyphen or a dash.
+		{"genes on chromosomes 3-5", "UNION(UNION(location:3, location:4), location:5)"},
+		{"tRNA genes on chromosomes 12–14", "INTERSECT(term:tRNA, UNION(UNION(location:12, location:13), location:14))"},
+		{"rRNA genes on chr 1 — 2", "INTERSECT(term:rRNA, UNION(location:1, location:2))"},
+		// Context before a request is context.
+		{"using PlasmoDB release 68, DNA repair genes", "term:DNA repair"},
+		{"Two things: DNA repair genes on chromosome 5", "INTERSECT(term:DNA repair, location:5)"},
+		{"For my thesis: translation genes", "term:translation"},
 		// A location list is one unit.
 		{"tRNA genes on chromosome 5 or 6", "INTERSECT(term:tRNA, UNION(location:5, location:6))"},
 		{"protein phosphorylation genes on chromosomes 5 and 6", "INTERSECT(term:protein phosphorylation, UNION(location:5, location:6))"},
