@@ -868,11 +868,29 @@ func chain(nodes []*Node, op Op, p *Parsed) *Node {
 		p.Notes = append(p.Notes, "a gene lies on one chromosome and has one gene type, so I read 'and' between "+
 			describeList(nodes)+" as 'or'")
 	}
+	if len(nodes) > maxChain && (op == OpUnion || op == OpIntersect) {
+		return balanced(nodes, op)
+	}
 	root := nodes[0]
 	for _, n := range nodes[1:] {
 		root = &Node{Op: op, Left: root, Right: n}
 	}
 	return root
+}
+
+// maxChain is the longest list chained left to right ("A or B or C" is
+// UNION(UNION(A, B), C), as it reads); a longer one is a balanced tree, so
+// a list of every chromosome nests no deeper than a plan may.
+const maxChain = 4
+
+// balanced joins nodes with an associative operator into a tree whose
+// depth grows with the logarithm of their number.
+func balanced(nodes []*Node, op Op) *Node {
+	if len(nodes) == 1 {
+		return nodes[0]
+	}
+	mid := (len(nodes) + 1) / 2
+	return &Node{Op: op, Left: balanced(nodes[:mid], op), Right: balanced(nodes[mid:], op)}
 }
 
 // singleValued reports whether every node is a location, or every node is

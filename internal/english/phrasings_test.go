@@ -182,3 +182,31 @@ func TestRegion(t *testing.T) {
 		t.Errorf("a weight range read as a region: %s", p.Root)
 	}
 }
+
+// TestLongListsBalanced: a list of any length is a tree whose depth grows
+// with the logarithm of its length, so a plan never nests too deep.
+func TestLongListsBalanced(t *testing.T) {
+	var depth func(n *Node) int
+	depth = func(n *Node) int {
+		if n == nil || n.Clause != nil {
+			return 0
+		}
+		return 1 + max(depth(n.Left), depth(n.Right))
+	}
+	for _, tt := range []struct {
+		in            string
+		leaves, depth int
+	}{
+		{"genes on chromosomes 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 or 12", 12, 4},
+		{"DNA repair genes excluding chromosomes 1 through 14", 15, 5},
+		{"genes on chromosomes 2-14", 13, 4},
+	} {
+		p := Parse(tt.in)
+		if got := len(p.Root.Leaves()); got != tt.leaves {
+			t.Errorf("Parse(%q) has %d parts, want %d: %s", tt.in, got, tt.leaves, p.Root)
+		}
+		if got := depth(p.Root); got > tt.depth {
+			t.Errorf("Parse(%q) nests %d deep, want at most %d: %s", tt.in, got, tt.depth, p.Root)
+		}
+	}
+}
