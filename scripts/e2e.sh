@@ -40,7 +40,8 @@ fi
 
 # The pinned packages (playwright-core, and the protocol clients of
 # protocols.test.js: @modelcontextprotocol/sdk, openai, @a2a-js/sdk; of agui.test.js:
-# @ag-ui/client; of acp.test.js: @agentclientprotocol/sdk, which runs bin/strategist acp):
+# @ag-ui/client; of acp.test.js: @agentclientprotocol/sdk, which runs bin/strategist acp;
+# of axe.test.js: axe-core, evaluated in the page):
 # installed from the lockfile when any is missing or at another version than package.json pins.
 if ! (cd tests/e2e && node -e '
   const deps = require("./package.json").dependencies;

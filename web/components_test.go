@@ -500,12 +500,15 @@ func TestStrategyGraph(t *testing.T) {
 	snap := `{"strategyId":"s","version":3,"name":"Strategy","rootStepId":"s3","roots":["s3"],"steps":[
 		{"id":"s1","kind":"search","searchName":"GenesByGoTerm","displayName":"DNA replication","inputs":[],"count":57,"countStatus":"ok","countProvenance":{"source":"PlasmoDB export","offline":true}},
 		{"id":"s2","kind":"search","searchName":"GenesByTextSearch","displayName":"Kinases","inputs":[],"countStatus":"not_evaluable"},
-		{"id":"s3","kind":"combine","operator":"INTERSECT","displayName":"Both","inputs":["s1","s2"],"countStatus":"unknown"}]}`
+		{"id":"s3","kind":"combine","operator":"INTERSECT","displayName":"Both","named":true,"inputs":["s1","s2"],"countStatus":"unknown"}]}`
 	doc := page(t,
 		&event.TurnStart{Base: b("t1"), Mode: "execute"},
 		&event.GraphSnapshot{Base: b("t1"), StrategyID: "s", Version: 3, Snapshot: json.RawMessage(snap)},
 	)
 	panel := tid(doc.Selection, "strategy")
+	if got := tid(doc.Selection, "skip-to-strategy").AttrOr("href", ""); got != "#strategy" || panel.AttrOr("tabindex", "") != "-1" {
+		t.Errorf("skip link to %q, strategy tabindex %q: want a link to #strategy that can take focus", got, panel.AttrOr("tabindex", ""))
+	}
 	svg := tid(panel, "strategy-graph")
 	if goquery.NodeName(svg) != "svg" {
 		t.Fatalf("strategy-graph is <%s>, want <svg>", goquery.NodeName(svg))
@@ -533,6 +536,24 @@ func TestStrategyGraph(t *testing.T) {
 	}
 	if !strings.Contains(steps.Eq(2).Text(), "not evaluable offline") {
 		t.Errorf("unevaluable step shows %q", steps.Eq(2).Text())
+	}
+	// Each box's accessible name holds the words it shows, in their order
+	// (axe's label-content-name-mismatch): a voice-control user says what
+	// they see.
+	for i := range steps.Length() {
+		step := steps.Eq(i)
+		visible := strings.Join(strings.Fields(strings.ReplaceAll(strings.Join(step.Find("text").Map(func(_ int, s *goquery.Selection) string { return s.Text() }), " "), "·", " ")), " ")
+		label := strings.Join(strings.Fields(strings.ReplaceAll(step.AttrOr("aria-label", ""), "·", " ")), " ")
+		if !strings.HasPrefix(label, visible) {
+			t.Errorf("step %s is labelled %q, which does not start with what it shows, %q", step.AttrOr("data-step-id", ""), label, visible)
+		}
+	}
+	// A name the researcher set is marked as theirs.
+	if diff := cmp.Diff([]string{"true", "false", "false"}, attrs(steps, "data-named")); diff != "" {
+		t.Errorf("named marks (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(tid(steps.First(), "graph-step-count").Text(), "named") {
+		t.Errorf("the named step's count line is %q, want its named mark", tid(steps.First(), "graph-step-count").Text())
 	}
 	if n := svg.Find("polyline.edge").Length(); n != 2 {
 		t.Errorf("%d edges, want 2", n)
@@ -622,6 +643,17 @@ func TestResultsCounts(t *testing.T) {
 			}
 			if got := tid(doc.Selection, "results-note").Text(); got != tt.v.Answer.Provenance.Note {
 				t.Errorf("note = %q, want the provenance note", got)
+			}
+			// A step without genes says so plainly, and offers no download,
+			// pager or enrichment of nothing.
+			zero := tt.v.Answer.Count == 0
+			if got := tid(doc.Selection, "results-empty").Length() == 1; got != zero {
+				t.Errorf("results-empty shown = %v, want %v", got, zero)
+			}
+			for _, id := range []string{"results-download", "results-next", "enrichment-button"} {
+				if got := tid(doc.Selection, id).Length() == 1; got == zero {
+					t.Errorf("%s shown = %v for %d genes", id, got, tt.v.Answer.Count)
+				}
 			}
 		})
 	}

@@ -275,25 +275,86 @@ func stepOffline(st strategy.Step) bool {
 	return st.CountProvenance != nil && st.CountProvenance.Offline
 }
 
-// stepLabel is a step's accessible name.
-func stepLabel(st strategy.Step, root bool) string {
+// Detail is the box's second row: a combine's operator symbol and name,
+// else its kind and search.
+func (n graphNode) Detail() (sym, text string) {
+	if n.Step.Kind == strategy.KindCombine {
+		return OperatorSymbol(string(n.Step.Operator)), string(n.Step.Operator)
+	}
+	return "", n.Step.Kind.String() + " · " + clip(n.Step.SearchName, 26)
+}
+
+// Marks are the notes after a box's count: offline, result, and named
+// (the researcher set its name, which changes no more).
+func (n graphNode) Marks() []string {
+	var marks []string
+	if stepOffline(n.Step) {
+		marks = append(marks, "offline")
+	}
+	if n.Root {
+		marks = append(marks, "result")
+	}
+	if n.Step.Named {
+		marks = append(marks, "named")
+	}
+	return marks
+}
+
+// markClass is a mark's class in the box: "result" keeps the rootmark class
+// its style and tests know.
+func markClass(m string) string {
+	if m == "result" {
+		return "rootmark"
+	}
+	return m
+}
+
+// Label is the box's accessible name: the words it shows, in the order it
+// shows them (so that a person who says or reads the visible label finds
+// the box), then the whole name when the box had to cut it short, and
+// what pressing it does.
+func (n graphNode) Label() string {
 	var b strings.Builder
-	b.WriteString(stepName(st))
-	b.WriteString(" (" + st.Kind.String())
-	if st.Kind == strategy.KindCombine {
-		b.WriteString(" " + string(st.Operator))
-	} else if st.SearchName != "" {
-		b.WriteString(" " + st.SearchName)
+	b.WriteString(strings.Join(n.Name, " "))
+	sym, detail := n.Detail()
+	if sym != "" {
+		b.WriteString(" " + sym)
 	}
-	b.WriteString("): " + stepCountText(st))
-	if stepOffline(st) {
-		b.WriteString(", offline")
+	b.WriteString(" " + detail + " " + string(n.Step.ID) + " " + stepCountText(n.Step))
+	for _, m := range n.Marks() {
+		b.WriteString(" · " + m)
 	}
-	if root {
-		b.WriteString(", root")
+	b.WriteString(".")
+	if full := stepName(n.Step); strings.Join(n.Name, " ") != full {
+		b.WriteString(" Full name: " + full + ".")
 	}
-	b.WriteString(". Show results.")
+	b.WriteString(" Shows its results.")
 	return b.String()
+}
+
+// checkpointText is a history entry: what came next and the result then,
+// "Before “exclude chromosome 5” — 60 genes".
+func checkpointText(cp view.Checkpoint) string {
+	state := "empty"
+	switch {
+	case cp.Root != nil:
+		state = stepCountText(*cp.Root)
+	case cp.Steps > 0:
+		state = plural(cp.Steps, "step") + ", not one tree"
+	}
+	if cp.Latest {
+		return "Latest — " + state + " (version " + strconv.Itoa(cp.Version) + ")"
+	}
+	return "Before " + cp.Before + " — " + state + " (version " + strconv.Itoa(cp.Version) + ")"
+}
+
+// emptyResultText says plainly that a step has no genes: an approximate
+// zero (text search) as no text matches, else no genes.
+func emptyResultText(v ResultsView) string {
+	if v.Answer != nil && v.Answer.Provenance.Approximate {
+		return "No text matches: this step finds no genes, so there is nothing to download or test for enrichment."
+	}
+	return "No genes: this step finds none, so there is nothing to download or test for enrichment."
 }
 
 // clip shortens s to n characters with an ellipsis.

@@ -16,10 +16,12 @@ import (
 
 	"strategist/internal/account"
 	"strategist/internal/agent"
+	"strategist/internal/catalog/offline"
 	"strategist/internal/chat"
 	"strategist/internal/config"
 	"strategist/internal/eventlog"
 	"strategist/internal/executor"
+	"strategist/internal/genelist"
 	"strategist/internal/llm"
 	"strategist/internal/llm/gemini"
 	"strategist/internal/llm/openai"
@@ -97,7 +99,11 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger, obs *observabi
 	if err != nil {
 		return nil, err
 	}
-	exec, err := executor.New(executor.Config{Catalog: cat, Strategies: strategies, Scheduler: scheduler, Estimator: estimator})
+	lists, err := genelist.New(genelist.Config{Store: db, Resolver: cat, DefaultSite: offline.SiteID, Events: events})
+	if err != nil {
+		return nil, err
+	}
+	exec, err := executor.New(executor.Config{Catalog: cat, Strategies: strategies, Scheduler: scheduler, Estimator: estimator, Lists: lists, Scorer: strategies})
 	if err != nil {
 		return nil, err
 	}
@@ -115,6 +121,7 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger, obs *observabi
 	srv, err := server.New(server.Config{
 		Logger: log, Store: db, Accounts: accounts, Catalog: cat, Sites: cat, Keys: keys, Saver: cat,
 		Chat: orchestrator, Streamer: streamer, Strategies: strategies, Graph: strategies, Models: models,
+		GeneLists: lists, StrategyLists: strategies,
 		Ready:    func(ctx context.Context) error { return db.Ready(ctx, migrations.FS) },
 		Registry: reg, Gatherer: reg, MetricsToken: cfg.MetricsToken, Metrics: obs.metrics, Tracer: obs.tracerProvider(),
 		PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies,

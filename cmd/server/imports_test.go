@@ -33,8 +33,9 @@ var layers = [][]string{
 	{"internal/rules", "internal/agent", "internal/catalog/catalogtool", "web/view",
 		"internal/event/eventtest", "internal/event/sseclient", "internal/acp", "internal/store"},
 	// 4. Services over the store: accounts, the event log, stored
-	// strategies; the pages; the evaluation client; tests' database.
-	{"internal/account", "internal/eventlog", "internal/strategies", "web", "internal/eval", "internal/pgtest"},
+	// strategies, gene lists; the pages; the evaluation client; tests'
+	// database.
+	{"internal/account", "internal/eventlog", "internal/strategies", "internal/genelist", "web", "internal/eval", "internal/pgtest"},
 	// 5. Application services: the site registry, the graph tools,
 	// delegations.
 	{"internal/sites", "internal/strategy/graphtool", "internal/subagent"},

@@ -73,6 +73,7 @@ commands:
   mcp                               serve the MCP tools on stdin/stdout, through the server (STRATEGIST_URL, STRATEGIST_TOKEN)
   acp                               serve the Agent Client Protocol on stdin/stdout for editors, through the server (STRATEGIST_URL, STRATEGIST_TOKEN)
   genes <conversation-id> <step-id> write all of a step's genes as TSV, CSV or JSON (--format)
+  lists [add|show|rename|rm|controls] your gene lists and a conversation's controls (STRATEGIST_URL, STRATEGIST_TOKEN)
   eval [FILE.jsonl ...]             score the server's default model on the evaluation set (STRATEGIST_URL, STRATEGIST_TOKEN)
   healthcheck                       exit 0 when the local server is ready (containers)
   version                           print the version`
@@ -100,6 +101,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return acpCmd(ctx, args, stdin, stdout, getenv)
 	case "genes":
 		return genesCmd(ctx, args, stdout, getenv)
+	case "lists":
+		return listsCmd(ctx, args, stdin, stdout, getenv)
 	case "eval":
 		return evalCmd(ctx, args, stdout, stderr, getenv)
 	case "healthcheck":

@@ -210,6 +210,7 @@ func TestOfflineAcceptance(t *testing.T) {
 	if len(records(follow, "graph_snapshot")) != 0 {
 		t.Error("the enrichment question changed the strategy")
 	}
+	checkImportAndControls(t, srv, data, first)
 }
 
 // TestOfflineRequests plans and builds requests of every kind over HTTP and

@@ -56,6 +56,13 @@ func TestEveryConversationRouteIsPrivate(t *testing.T) {
 		{"PATCH", "/api/v1/conversations/{c}/strategy/steps/s1", map[string]string{"displayName": "mine now"}},
 		{"GET", "/api/v1/conversations/{c}/strategy/steps/s1/results", nil},
 		{"GET", "/api/v1/conversations/{c}/strategy/wdk", nil},
+		{"POST", "/api/v1/conversations/{c}/strategy/wdk", map[string]any{"recordClassName": "transcript"}},
+		{"GET", "/api/v1/conversations/{c}/controls", nil},
+		{"PUT", "/api/v1/conversations/{c}/controls", map[string]any{"positives": nil, "negatives": nil}},
+		{"GET", "/api/v1/conversations/{c}/strategy/controls", nil},
+		{"POST", "/api/v1/conversations/{c}/strategy/list-step", map[string]string{"listId": "x"}},
+		{"POST", "/api/v1/conversations/{c}/strategy/steps/s1/gene-list", map[string]string{"name": "mine"}},
+		{"GET", "/api/v1/conversations/{c}/strategy/genes/PF3D7_0100100/trace", nil},
 	}
 	for _, rt := range routes {
 		path := strings.ReplaceAll(rt.path, "{c}", conv)

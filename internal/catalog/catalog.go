@@ -347,3 +347,23 @@ type GeneMatches struct {
 	// Unmatched lists the identifiers of the query that matched no gene.
 	Unmatched []string `json:"unmatched,omitempty"`
 }
+
+// IDMapping is an identifier of a researcher's list that named a gene under
+// another id (a previous id, a transcript id): From as given, To the gene's
+// current id.
+type IDMapping struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// GeneResolution is a list of identifiers resolved against a site's genes:
+// Genes are the current gene ids, once each, in the order the list first
+// named them; Mapped says which identifiers were not current ids and the
+// gene each named (a retired id can name several); Unknown lists, once
+// each and as given, the identifiers that name no gene. Every identifier
+// of the list is in Genes, Mapped or Unknown: none is dropped.
+type GeneResolution struct {
+	Genes   []string    `json:"genes"`
+	Mapped  []IDMapping `json:"mapped"`
+	Unknown []string    `json:"unknown"`
+}

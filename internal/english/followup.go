@@ -29,11 +29,15 @@ const (
 	// enrichment of its result): "what are these genes enriched for?",
 	// "GO enrichment of the result". Nothing is searched or built.
 	FollowEnrich
+	// FollowControls asks to test the strategy against the conversation's
+	// control gene lists: "test this against my controls", "what is the
+	// recall?". Nothing is searched or built.
+	FollowControls
 )
 
 // String names the follow-up for notes and tests.
 func (f FollowUp) String() string {
-	return [...]string{"none", "exclude", "restrict", "add", "replace", "undo", "start over", "enrich"}[f]
+	return [...]string{"none", "exclude", "restrict", "add", "replace", "undo", "start over", "enrich", "controls"}[f]
 }
 
 // leadIns are words that open a follow-up without saying anything:
@@ -56,6 +60,9 @@ func followUpOf(toks []token) (FollowUp, []token, []token) {
 	}
 	if isUndo(w) {
 		return FollowUndo, nil, nil
+	}
+	if asksControls(w) {
+		return FollowControls, nil, nil
 	}
 	if asksEnrichment(w) {
 		return FollowEnrich, nil, nil
@@ -166,6 +173,26 @@ func isUndo(w []token) bool {
 		}
 	}
 	return hasVerb
+}
+
+// asksControls reports whether the words ask for the strategy's figures
+// against control lists: they name controls (or control genes, lists or
+// sets), recall or precision.
+func asksControls(w []token) bool {
+	for i, t := range w {
+		if t.quoted {
+			continue
+		}
+		switch t.low {
+		case "controls", "recall", "precision":
+			return true
+		case "control":
+			if i+1 < len(w) && (w[i+1].low == "genes" || w[i+1].low == "list" || w[i+1].low == "lists" || w[i+1].low == "set" || w[i+1].low == "sets") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // asksEnrichment reports whether the words ask for an enrichment analysis

@@ -190,7 +190,7 @@ func Parse(text string) Parsed {
 	var rest, replaced []token
 	p.Follow, rest, replaced = followUpOf(toks)
 	switch p.Follow {
-	case FollowUndo, FollowEnrich:
+	case FollowUndo, FollowEnrich, FollowControls:
 		return p
 	case FollowNone:
 	default:

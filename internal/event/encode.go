@@ -21,6 +21,7 @@ func (*HandoffRequested) wireName() string      { return "handoff_requested" }
 func (*HandoffAccepted) wireName() string       { return "handoff_accepted" }
 func (*ConversationRenamed) wireName() string   { return "conversation_renamed" }
 func (*QuestionAsked) wireName() string         { return "question_asked" }
+func (*ControlsChanged) wireName() string       { return "controls_changed" }
 func (*GraphSnapshot) wireName() string         { return "graph_snapshot" }
 func (*SubagentPlan) wireName() string          { return "subagent_plan" }
 func (*SubagentTaskRetry) wireName() string     { return "subagent_task_retry" }
@@ -47,6 +48,7 @@ func All() []Event {
 		&HandoffAccepted{},
 		&ConversationRenamed{},
 		&QuestionAsked{},
+		&ControlsChanged{},
 		&GraphSnapshot{},
 		&SubagentPlan{},
 		&SubagentTaskRetry{},

@@ -180,6 +180,20 @@ type QuestionOption struct {
 	Approximate bool `json:"approximate,omitempty"`
 }
 
+// ControlsChanged says the conversation's control lists changed (a
+// researcher set them, or deleted a list they used): which lists are now
+// the positives and the negatives ("" ids: none), so open pages and
+// clients read the strategy's figures again.
+type ControlsChanged struct {
+	Base
+	PositivesID   string `json:"positivesId"`
+	PositivesName string `json:"positivesName"`
+	PositivesSize int    `json:"positivesSize"`
+	NegativesID   string `json:"negativesId"`
+	NegativesName string `json:"negativesName"`
+	NegativesSize int    `json:"negativesSize"`
+}
+
 // GraphSnapshot is the strategy after a mutation. The strategy service emits
 // it, from the one place that mutates.
 type GraphSnapshot struct {

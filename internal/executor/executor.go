@@ -42,6 +42,12 @@ type Config struct {
 	// SubagentMaxRounds bounds each sub-agent attempt (default 8).
 	SubagentMaxRounds int
 	Estimator         *agent.Estimator
+	// Lists and Scorer, when both set, give the executor the list tools
+	// (create_list_step, save_gene_list, score_controls, trace_gene) over
+	// the researcher's gene lists (*genelist.Service and
+	// *strategies.Service).
+	Lists  graphtool.Lists
+	Scorer graphtool.Scorer
 }
 
 // Executor builds execute-mode agents.
@@ -124,7 +130,7 @@ func (x *Executor) binding(env agent.Env) graphtool.Binding {
 	return graphtool.Binding{
 		Service: x.cfg.Strategies, UserID: env.UserID, ConversationID: env.ConversationID,
 		Site: env.SiteID, RecordType: RecordType, StrategyName: "Strategy",
-		Origin: executorOrigin(env.TurnID),
+		Origin: executorOrigin(env.TurnID), Lists: x.cfg.Lists, Scorer: x.cfg.Scorer,
 	}
 }
 

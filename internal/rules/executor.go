@@ -31,6 +31,9 @@ func executeTurn(t *turn) response {
 	if p.Follow == english.FollowEnrich {
 		return enrichTurn(a)
 	}
+	if p.Follow == english.FollowControls {
+		return controlsTurn(a)
+	}
 	// With a strategy already built, a message refines or replaces it, as
 	// in plan mode: the scheduler builds the new tree, reusing the
 	// strategy's steps and removing the roots it replaces, so a follow-up

@@ -81,14 +81,16 @@ func (o *strategyOverview) step(id string) (stepSummary, bool) {
 	return stepSummary{}, false
 }
 
-// stepNode is a clause that reuses step id of the strategy.
+// stepNode is a clause that reuses step id of the strategy. Its text is
+// the step's name alone: it becomes part of the names of the steps built on
+// it, and names never carry step ids.
 func (o *strategyOverview) stepNode(id string) *english.Node {
-	name := id
+	name := "step " + id
 	if s, ok := o.step(id); ok && s.DisplayName != "" {
 		name = s.DisplayName
 	}
 	return &english.Node{Clause: &english.Clause{Kind: english.KindStep, Location: id,
-		Text: fmt.Sprintf("step %s (%s)", id, limit(name, 80))}}
+		Text: limit(name, 80)}}
 }
 
 // repeatFollowUp makes a message such as "and chromosome 13 too" do

@@ -33,6 +33,9 @@ func planTurn(t *turn) response {
 	if p.Follow == english.FollowEnrich {
 		return say(enrichInPlanMode(cur))
 	}
+	if p.Follow == english.FollowControls {
+		return say(controlsInPlanMode(cur))
+	}
 	if p.Root == nil {
 		return say(nothingToSearch(t.user))
 	}

@@ -378,6 +378,8 @@ func (a *aguiStream) record(r *event.Record, e event.Event) error {
 		return a.custom("handoff_accepted", map[string]any{"handoffId": e.HandoffID, "executeTurnId": e.ExecuteTurnID})
 	case *event.ConversationRenamed:
 		return a.custom("conversation_renamed", map[string]any{"title": e.Title})
+	case *event.ControlsChanged:
+		return a.custom("controls_changed", e)
 	case *event.GraphSnapshot:
 		var snap any
 		if err := json.Unmarshal(e.Snapshot, &snap); err != nil {

@@ -288,6 +288,11 @@ func (s *Server) renderResults(c echo.Context, snap strategy.Snapshot, stepID st
 	default:
 		v.Answer = ans
 	}
+	if v.Answer != nil && v.CSRFToken != "" {
+		if v.Lists, err = s.listsPanel(c, snap, stepID); err != nil {
+			return err
+		}
+	}
 	if isHTMX(c) {
 		return s.render(c, http.StatusOK, web.Results(v))
 	}

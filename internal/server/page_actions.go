@@ -5,6 +5,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -79,6 +80,23 @@ func (s *Server) undoStrategyForm(c echo.Context) error {
 		return err
 	}
 	if _, err := s.cfg.Strategies.Undo(c.Request().Context(), userID(c), snap.StrategyID); err != nil {
+		return strategyError(err)
+	}
+	return afterForm(c, http.StatusOK, conversationURL(c))
+}
+
+// restoreStrategyForm is an entry of the strategy panel's history: it
+// returns the strategy to that version.
+func (s *Server) restoreStrategyForm(c echo.Context) error {
+	version, err := strconv.Atoi(c.FormValue("version"))
+	if err != nil {
+		return badRequest("version must be a version number of this strategy")
+	}
+	snap, err := s.conversationStrategy(c)
+	if err != nil {
+		return err
+	}
+	if _, err := s.cfg.Strategies.Restore(c.Request().Context(), userID(c), snap.StrategyID, version); err != nil {
 		return strategyError(err)
 	}
 	return afterForm(c, http.StatusOK, conversationURL(c))

@@ -91,6 +91,8 @@ type Strategies interface {
 	Versions(ctx context.Context, userID, strategyID string) ([]strategies.Version, error)
 	Undo(ctx context.Context, userID, strategyID string) (strategies.Result, error)
 	Redo(ctx context.Context, userID, strategyID string) (strategies.Result, error)
+	// Restore returns the strategy to an earlier version (the history).
+	Restore(ctx context.Context, userID, strategyID string, version int) (strategies.Result, error)
 	// Apply changes the strategy as the agents' graph tools do (the
 	// researcher's own edits: combine roots, delete a step).
 	Apply(ctx context.Context, userID, strategyID string, m strategy.Mutation) (strategies.Result, error)
@@ -125,6 +127,12 @@ type Config struct {
 	Chat       Chat
 	Streamer   Streamer
 	Strategies Strategies
+	// GeneLists keeps researchers' gene lists and conversations' controls
+	// (*genelist.Service); StrategyLists imports WDK strategies and scores
+	// strategies against controls (*strategies.Service). Without both the
+	// gene-list, control and import routes are left out.
+	GeneLists     GeneLists
+	StrategyLists StrategyLists
 	// Graph serves the MCP strategy tools (*strategies.Service); nil leaves
 	// them out of /mcp.
 	Graph  GraphService
@@ -428,6 +436,7 @@ func (s *Server) routes() error {
 	page(http.MethodPost, "/conversations/:id/handoffs/:handoffId/accept", s.acceptHandoffForm)
 	page(http.MethodPost, "/conversations/:id/strategy/undo", s.undoStrategyForm)
 	page(http.MethodPost, "/conversations/:id/strategy/redo", s.redoStrategyForm)
+	page(http.MethodPost, "/conversations/:id/strategy/restore", s.restoreStrategyForm)
 	page(http.MethodPost, "/conversations/:id/strategy/combine", s.combineStepsForm)
 	page(http.MethodPost, "/conversations/:id/strategy/steps/:stepId/delete", s.deleteStepForm)
 	page(http.MethodPost, "/conversations/:id/strategy/steps/:stepId/rename", s.renameStepForm)
@@ -438,6 +447,11 @@ func (s *Server) routes() error {
 	page(http.MethodPost, "/conversations/:id/share", s.shareConversationForm)
 	page(http.MethodPost, "/conversations/:id/share/:shareId/revoke", s.revokeShareForm)
 	page(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/enrichment", s.stepEnrichmentPage)
+	if s.cfg.GeneLists != nil && s.cfg.StrategyLists != nil {
+		page(http.MethodPost, "/conversations/:id/strategy/steps/:stepId/gene-list", s.saveStepGenesForm)
+		page(http.MethodPost, "/conversations/:id/controls", s.setControlsForm)
+		page(http.MethodPost, "/conversations/:id/gene-lists", s.uploadGeneListForm)
+	}
 	page(http.MethodGet, "/settings", s.settingsPage)
 	page(http.MethodPost, "/settings/veupathdb", s.saveKeyForm)
 	page(http.MethodPost, "/settings/veupathdb/delete", s.deleteKeyForm)
@@ -474,6 +488,21 @@ func (s *Server) routes() error {
 	api(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/results", s.stepResults)
 	api(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/enrichment", s.stepEnrichment)
 	api(http.MethodGet, "/conversations/:id/strategy/wdk", s.strategyWDK)
+	if s.cfg.GeneLists != nil && s.cfg.StrategyLists != nil {
+		api(http.MethodPost, "/gene-lists", s.createGeneList)
+		api(http.MethodGet, "/gene-lists", s.listGeneLists)
+		api(http.MethodGet, "/gene-lists/:listId", s.getGeneList)
+		api(http.MethodPatch, "/gene-lists/:listId", s.renameGeneList)
+		api(http.MethodDelete, "/gene-lists/:listId", s.deleteGeneList)
+		api(http.MethodGet, "/gene-lists/:listId/download", s.downloadGeneList)
+		api(http.MethodPost, "/conversations/:id/strategy/steps/:stepId/gene-list", s.saveStepGenes)
+		api(http.MethodGet, "/conversations/:id/controls", s.getControls)
+		api(http.MethodPut, "/conversations/:id/controls", s.putControls)
+		api(http.MethodGet, "/conversations/:id/strategy/controls", s.strategyControls)
+		api(http.MethodPost, "/conversations/:id/strategy/wdk", s.importStrategyWDK)
+		api(http.MethodPost, "/conversations/:id/strategy/list-step", s.addListStep)
+		api(http.MethodGet, "/conversations/:id/strategy/genes/:geneId/trace", s.traceGene)
+	}
 
 	// The agent protocols: MCP and the OpenAI-compatible API, for API
 	// tokens (protocols.go).

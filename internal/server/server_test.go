@@ -89,6 +89,9 @@ func (noStrategies) Undo(context.Context, string, string) (strategies.Result, er
 func (noStrategies) Redo(context.Context, string, string) (strategies.Result, error) {
 	return strategies.Result{}, store.ErrNotFound
 }
+func (noStrategies) Restore(context.Context, string, string, int) (strategies.Result, error) {
+	return strategies.Result{}, store.ErrNotFound
+}
 func (noStrategies) StepResults(context.Context, string, string, strategy.StepID, catalog.Page) (*catalog.Answer, error) {
 	return nil, store.ErrNotFound
 }

@@ -232,6 +232,8 @@ func strategyError(err error) error {
 		return &APIError{Status: http.StatusConflict, Code: "NOTHING_TO_UNDO", Message: "there is no earlier version to go back to", Err: err}
 	case errors.Is(err, strategy.ErrNothingToRedo):
 		return &APIError{Status: http.StatusConflict, Code: "NOTHING_TO_REDO", Message: "there is no undo to take back", Err: err}
+	case errors.Is(err, strategy.ErrVersionNotFound):
+		return &APIError{Status: http.StatusNotFound, Code: "VERSION_NOT_FOUND", Message: "no such earlier version of this strategy", Err: err}
 	case errors.Is(err, strategy.ErrStepNotFound):
 		return &APIError{Status: http.StatusNotFound, Code: "STEP_NOT_FOUND", Message: "no such step in this strategy", Err: err}
 	case errors.Is(err, strategy.ErrNotEvaluable):

@@ -334,6 +334,27 @@ func (r *Registry) LookupGenes(ctx context.Context, site, query string, limit in
 	return out, c.done(err)
 }
 
+// geneResolver is the offline catalog's resolution of gene lists.
+type geneResolver interface {
+	ResolveGenes(ctx context.Context, site string, ids []string) (*catalog.GeneResolution, error)
+}
+
+// ResolveGenes routes the resolution of a researcher's gene list to the
+// site's catalog, when it offers one; a live site does not yet
+// (catalog.ErrUnavailable, saying so).
+func (r *Registry) ResolveGenes(ctx context.Context, site string, ids []string) (*catalog.GeneResolution, error) {
+	cat, c, err := r.route(ctx, site, "resolve_genes")
+	if err != nil {
+		return nil, err
+	}
+	gr, ok := cat.(geneResolver)
+	if !ok {
+		return nil, c.done(fmt.Errorf("gene lists cannot be resolved against the live site %s yet; use the offline PlasmoDB site: %w", site, catalog.ErrUnavailable))
+	}
+	out, err := gr.ResolveGenes(c.cctx, site, ids)
+	return out, c.done(err)
+}
+
 // OfflineNoteFor is the offline snapshot's note on a search, for an offline
 // site only ("" for a live one).
 func (r *Registry) OfflineNoteFor(site, name string) string {

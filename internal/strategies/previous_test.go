@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"strategist/internal/event"
 	"strategist/internal/strategy"
 )
 
@@ -49,5 +50,32 @@ func TestServicePrevious(t *testing.T) {
 	}
 	if _, ok, err := f.svc.Previous(ctx, f.other, f.strategy); err == nil || ok {
 		t.Errorf("another user's previous version: %v, %v", ok, err)
+	}
+}
+
+// TestServicePreviousIsUndosTurn: "undo that" returns what the Undo button
+// does, the strategy before the last turn, even when an earlier complete
+// version lies inside that turn.
+func TestServicePreviousIsUndosTurn(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newServiceFixture(t)
+	in := func(turn string, m strategy.Mutation) {
+		t.Helper()
+		if _, err := f.svc.Apply(event.WithTurn(ctx, turn), f.owner, f.strategy, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in("A", translation)                                                             // v1: s1, complete: turn A's result
+	in("B", trna)                                                                    // v2: s1, s2
+	in("B", strategy.Combine{Left: "s1", Right: "s2", Operator: strategy.Intersect}) // v3: s3
+	in("B", replication)                                                             // v4: s3, s4
+	in("B", strategy.Combine{Left: "s3", Right: "s4", Operator: strategy.Union})     // v5: s5, complete
+	snap, ok, err := f.svc.Previous(ctx, f.owner, f.strategy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok || snap.Version != 1 || snap.RootStepID != "s1" {
+		t.Errorf("previous = v%d root %s (%v), want v1 root s1 (before turn B), not v3 inside it", snap.Version, snap.RootStepID, ok)
 	}
 }

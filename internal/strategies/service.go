@@ -371,6 +371,7 @@ func (s *Service) apply(ctx context.Context, userID, strategyID string, m strate
 			return nil, nil, mutErr
 		}
 		next = s.refresh(ctx, next, change.Affected(next), failed)
+		change.Turn = event.TurnFrom(ctx)
 		res.Change = change
 		return encodePair(next, change, &mutErr)
 	}, s.logged(ctx, func(rec store.Strategy) (strategy.Snapshot, error) { return snapshotAt(next, rec), nil }, &res.Change))

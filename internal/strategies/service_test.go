@@ -15,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"strategist/internal/catalog"
+	"strategist/internal/event"
 	"strategist/internal/pgtest"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
@@ -186,7 +187,7 @@ func TestServiceVersionsAndCounts(t *testing.T) {
 	if diff := cmp.Diff(wantOps, ops); diff != "" {
 		t.Errorf("change ops (-want +got):\n%s", diff)
 	}
-	if vs[6].Change.Summary != `deleted step s5 "s3 INTERSECT s4"; s3, s4 became roots again` {
+	if vs[6].Change.Summary != `deleted step s5 "Either and Genes by GenesByMolecularWeight"; s3, s4 became roots again` {
 		t.Errorf("delete change summary = %q", vs[6].Change.Summary)
 	}
 }
@@ -240,7 +241,7 @@ func TestServiceUndo(t *testing.T) {
 		if diff := cmp.Diff(want, res.Snapshot); diff != "" {
 			t.Errorf("undo %d: snapshot differs from version %d (-want +got):\n%s", i+1, restored, diff)
 		}
-		wantChange := strategy.Change{Op: strategy.OpUndo, UndoneVersion: restored + 1, RestoredVersion: &restored,
+		wantChange := strategy.Change{Op: strategy.OpUndo, UndoneVersion: restored + 1, RestoredVersion: &restored, Undone: 1,
 			Summary: fmt.Sprintf("undid version %d: the strategy is as it was at version %d", restored+1, restored)}
 		if diff := cmp.Diff(wantChange, res.Change); diff != "" {
 			t.Errorf("undo %d: change (-want +got):\n%s", i+1, diff)
@@ -614,5 +615,86 @@ func TestServiceRedo(t *testing.T) {
 	f.apply(t, strategy.Rename{Name: "Other"})
 	if _, err := f.svc.Redo(ctx, f.owner, f.strategy); !errors.Is(err, strategy.ErrNothingToRedo) {
 		t.Errorf("redo after a new change: %v, want ErrNothingToRedo", err)
+	}
+}
+
+// TestServiceUndoByTurn: the changes one turn made are one unit of Undo
+// and Redo, so no undo leaves a half-built strategy; a researcher's own edit
+// (no turn) is a unit of its own; Restore goes back to any version at once.
+func TestServiceUndoByTurn(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newServiceFixture(t)
+	turn := func(id string) context.Context { return event.WithTurn(ctx, id) }
+	applyIn := func(c context.Context, m strategy.Mutation) strategy.Snapshot {
+		t.Helper()
+		res, err := f.svc.Apply(c, f.owner, f.strategy, m)
+		if err != nil {
+			t.Fatalf("Apply(%T): %v", m, err)
+		}
+		return res.Snapshot
+	}
+	// Turn A builds a tree in three changes (versions 1-3), the researcher
+	// renames the strategy by hand (4), turn B adds a step and combines (5-6).
+	applyIn(turn("A"), translation)
+	applyIn(turn("A"), trna)
+	afterA := applyIn(turn("A"), strategy.Combine{Left: "s1", Right: "s2", Operator: strategy.Union})
+	byHand := applyIn(ctx, strategy.Rename{Name: "Mine"})
+	applyIn(turn("B"), replication)
+	afterB := applyIn(turn("B"), strategy.Combine{Left: "s3", Right: "s4", Operator: strategy.Minus})
+
+	steps := func(s strategy.Snapshot) int { return len(s.Steps) }
+	undo := func(wantVersion int, want strategy.Snapshot) {
+		t.Helper()
+		res, err := f.svc.Undo(ctx, f.owner, f.strategy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *res.Change.RestoredVersion != wantVersion || steps(res.Snapshot) != steps(want) || res.Snapshot.Name != want.Name {
+			t.Errorf("undo restored version %d (%d steps, %q), want version %d (%d steps, %q)",
+				*res.Change.RestoredVersion, steps(res.Snapshot), res.Snapshot.Name, wantVersion, steps(want), want.Name)
+		}
+	}
+	undo(4, byHand) // turn B's two changes at once
+	undo(3, afterA) // the hand edit alone
+	empty, err := f.svc.Undo(ctx, f.owner, f.strategy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *empty.Change.RestoredVersion != 0 || steps(empty.Snapshot) != 0 || empty.Change.Undone != 3 {
+		t.Errorf("undoing turn A restored version %d with %d steps (%d changes), want the empty version 0 (3 changes)",
+			*empty.Change.RestoredVersion, steps(empty.Snapshot), empty.Change.Undone)
+	}
+	// Redo brings back a whole turn too.
+	res, err := f.svc.Redo(ctx, f.owner, f.strategy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *res.Change.RestoredVersion != 3 || steps(res.Snapshot) != steps(afterA) {
+		t.Errorf("redo restored version %d, want 3 (turn A whole)", *res.Change.RestoredVersion)
+	}
+	// Restore jumps to any earlier version; Undo then goes on from there.
+	res, err = f.svc.Restore(ctx, f.owner, f.strategy, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if steps(res.Snapshot) != steps(afterB) || res.Change.Op != strategy.OpRestore {
+		t.Errorf("restore to 6 = %d steps, change %+v", steps(res.Snapshot), res.Change)
+	}
+	undo(4, byHand)
+	if _, err := f.svc.Restore(ctx, f.owner, f.strategy, 99); !errors.Is(err, strategy.ErrVersionNotFound) || strategy.Code(err) != "VERSION_NOT_FOUND" {
+		t.Errorf("restore to a version that does not exist: %v", err)
+	}
+
+	// A turn undoing among its own changes (an agent's undo_last_change)
+	// takes back one change, not its whole turn so far.
+	applyIn(turn("C"), translation)
+	two := applyIn(turn("C"), trna)
+	res, err = f.svc.Undo(turn("C"), f.owner, f.strategy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *res.Change.RestoredVersion != two.Version-1 {
+		t.Errorf("turn C's own undo restored version %d, want %d (one change)", *res.Change.RestoredVersion, two.Version-1)
 	}
 }

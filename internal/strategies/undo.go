@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"strategist/internal/event"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
 	"strategist/internal/telemetry"
@@ -18,13 +19,16 @@ var errVersionMoved = errors.New("strategy: version moved")
 // undoAttempts bounds how often Undo starts over under concurrent changes.
 const undoAttempts = 5
 
-// Undo reverts the last change by restoring the graph of the version before
-// it, exactly (steps, counts and name), recorded as a new version with
-// change "undo" and reported through OnChange. Undos walk back through
-// history: a second undo reverts the change before the one the first undid
-// (it does not undo the undo), down to the empty strategy of version 0,
-// after which there is ErrNothingToUndo. Step ids keep counting up, so a
-// step created after an undo never reuses a reverted step's id.
+// Undo reverts the last turn's changes by restoring the graph of the
+// version before the turn's first change, exactly (steps, counts and name),
+// recorded as a new version with change "undo" and reported through
+// OnChange. A change no turn made (the researcher's own edit) is a unit of
+// its own. Undos walk back through history: a second undo reverts the turn
+// (or edit) before the one the first undid (it does not undo the undo),
+// down to the empty strategy of version 0, after which there is
+// ErrNothingToUndo. An undo made by a turn among its own changes (an
+// agent's undo_last_change) takes back one change. Step ids keep counting up, so a step created after an
+// undo never reuses a reverted step's id.
 func (s *Service) Undo(ctx context.Context, userID, strategyID string) (Result, error) {
 	ctx, span := telemetry.Start(ctx, "strategy.undo")
 	if !span.IsRecording() {
@@ -46,37 +50,51 @@ func (s *Service) undo(ctx context.Context, userID, strategyID string) (Result, 
 	return Result{}, fmt.Errorf("strategy: undo %s: the strategy kept changing; try again", strategyID)
 }
 
-func (s *Service) undoOnce(ctx context.Context, userID, strategyID string) (Result, error) {
+// history reads a strategy's change records, by version.
+func (s *Service) history(ctx context.Context, userID, strategyID string) (store.Strategy, []strategy.Change, error) {
 	rec, err := s.store.Strategy(ctx, userID, strategyID)
+	if err != nil {
+		return store.Strategy{}, nil, err
+	}
+	vs, err := s.store.StrategyVersions(ctx, userID, strategyID)
+	if err != nil {
+		return store.Strategy{}, nil, err
+	}
+	changes := make([]strategy.Change, rec.Version+1)
+	for _, v := range vs {
+		if v.Version < 0 || v.Version > rec.Version {
+			continue
+		}
+		if err := json.Unmarshal(v.Change, &changes[v.Version]); err != nil {
+			return store.Strategy{}, nil, fmt.Errorf("decode change %d: %w", v.Version, err)
+		}
+	}
+	return rec, changes, nil
+}
+
+func (s *Service) undoOnce(ctx context.Context, userID, strategyID string) (Result, error) {
+	rec, changes, err := s.history(ctx, userID, strategyID)
 	if err != nil {
 		return Result{}, fmt.Errorf("strategy: undo %s: %w", strategyID, err)
 	}
-	cur, err := s.store.StrategyVersion(ctx, userID, strategyID, rec.Version)
-	if err != nil {
-		return Result{}, fmt.Errorf("strategy: undo %s: current version: %w", strategyID, err)
-	}
-	var last strategy.Change
-	if err := json.Unmarshal(cur.Change, &last); err != nil {
-		return Result{}, fmt.Errorf("strategy: undo %s: decode change %d: %w", strategyID, rec.Version, err)
-	}
-	// The state now is that of version effective; undo goes one before it.
-	effective := rec.Version
-	if (last.Op == strategy.OpUndo || last.Op == strategy.OpRedo) && last.RestoredVersion != nil {
-		effective = *last.RestoredVersion
-	}
-	target := effective - 1
+	target, effective := strategy.UndoTarget(changes, rec.Version, event.TurnFrom(ctx))
 	if target < 0 {
 		return Result{}, fmt.Errorf("strategy: undo %s: %w: the strategy is as it was created", strategyID, strategy.ErrNothingToUndo)
 	}
+	summary := fmt.Sprintf("undid version %d: the strategy is as it was at version %d", effective, target)
+	if n := effective - target; n > 1 {
+		summary = fmt.Sprintf("undid versions %d–%d (%d changes of one turn): the strategy is as it was at version %d", target+1, effective, n, target)
+	}
 	return s.restore(ctx, userID, strategyID, rec.Version, target, strategy.Change{Op: strategy.OpUndo, UndoneVersion: effective, RestoredVersion: &target,
-		Summary: fmt.Sprintf("undid version %d: the strategy is as it was at version %d", effective, target)})
+		Undone: effective - target, Turn: event.TurnFrom(ctx), Summary: summary})
 }
 
 // Redo restores the state an undo went back from: after undos (and redos)
-// the strategy stands at version r, and redo restores version r+1, up to
-// the version the first of those undos undid. Like Undo it records a new
-// version (change "redo") and reports it; any other change since the undo
-// ends what can be redone (ErrNothingToRedo).
+// the strategy stands at version r, and redo restores the newest version
+// of the turn that made version r+1, up to the version the first of those
+// undos undid. Like Undo it records a new version (change "redo") and
+// reports it; any other change since the undo ends what can be redone
+// (strategy.ErrNothingToRedo).
 func (s *Service) Redo(ctx context.Context, userID, strategyID string) (Result, error) {
 	for range undoAttempts {
 		res, err := s.redoOnce(ctx, userID, strategyID)
@@ -88,40 +106,40 @@ func (s *Service) Redo(ctx context.Context, userID, strategyID string) (Result, 
 }
 
 func (s *Service) redoOnce(ctx context.Context, userID, strategyID string) (Result, error) {
-	rec, err := s.store.Strategy(ctx, userID, strategyID)
+	rec, changes, err := s.history(ctx, userID, strategyID)
 	if err != nil {
 		return Result{}, fmt.Errorf("strategy: redo %s: %w", strategyID, err)
 	}
-	// Walk back over the run of undos and redos that ends at the current
-	// version to the change they started from: the newest state redo can
-	// restore.
-	var (
-		current strategy.Change
-		top     = -1
-	)
-	for v := rec.Version; v >= 0; v-- {
-		ver, err := s.store.StrategyVersion(ctx, userID, strategyID, v)
-		if err != nil {
-			return Result{}, fmt.Errorf("strategy: redo %s: version %d: %w", strategyID, v, err)
-		}
-		var ch strategy.Change
-		if err := json.Unmarshal(ver.Change, &ch); err != nil {
-			return Result{}, fmt.Errorf("strategy: redo %s: decode change %d: %w", strategyID, v, err)
-		}
-		if v == rec.Version {
-			current = ch
-		}
-		if ch.Op != strategy.OpUndo && ch.Op != strategy.OpRedo {
-			top = v
-			break
-		}
-	}
-	if current.Op != strategy.OpUndo && current.Op != strategy.OpRedo || current.RestoredVersion == nil || *current.RestoredVersion+1 > top {
+	target, from, ok := strategy.RedoTarget(changes, rec.Version)
+	if !ok {
 		return Result{}, fmt.Errorf("strategy: redo %s: %w: no undo to take back", strategyID, strategy.ErrNothingToRedo)
 	}
-	target := *current.RestoredVersion + 1
-	return s.restore(ctx, userID, strategyID, rec.Version, target, strategy.Change{Op: strategy.OpRedo, UndoneVersion: *current.RestoredVersion, RestoredVersion: &target,
+	return s.restore(ctx, userID, strategyID, rec.Version, target, strategy.Change{Op: strategy.OpRedo, UndoneVersion: from, RestoredVersion: &target,
+		Undone: target - from, Turn: event.TurnFrom(ctx),
 		Summary: fmt.Sprintf("redid version %d: the strategy is as it was at version %d", target, target)})
+}
+
+// Restore returns the strategy to an earlier version, picked from its
+// history, recorded as a new version (change "restore") that Undo and
+// Redo treat as an undo to that version. The version must exist and be
+// older than the current one (ErrVersionNotFound otherwise).
+func (s *Service) Restore(ctx context.Context, userID, strategyID string, version int) (Result, error) {
+	for range undoAttempts {
+		rec, err := s.store.Strategy(ctx, userID, strategyID)
+		if err != nil {
+			return Result{}, fmt.Errorf("strategy: restore %s: %w", strategyID, err)
+		}
+		if version < 0 || version >= rec.Version {
+			return Result{}, fmt.Errorf("strategy: restore %s to version %d: %w: it has versions 0 to %d", strategyID, version, strategy.ErrVersionNotFound, rec.Version)
+		}
+		target := version
+		res, err := s.restore(ctx, userID, strategyID, rec.Version, target, strategy.Change{Op: strategy.OpRestore, UndoneVersion: rec.Version, RestoredVersion: &target,
+			Turn: event.TurnFrom(ctx), Summary: fmt.Sprintf("went back to version %d", target)})
+		if !errors.Is(err, errVersionMoved) {
+			return res, err
+		}
+	}
+	return Result{}, fmt.Errorf("strategy: restore %s: the strategy kept changing; try again", strategyID)
 }
 
 // restore records the graph of version target as the version after

@@ -27,9 +27,11 @@ var (
 	ErrInvalidGraph       = errors.New("strategy graph is invalid")
 	ErrNothingToUndo      = errors.New("nothing to undo")
 	ErrNothingToRedo      = errors.New("nothing to redo")
+	ErrVersionNotFound    = errors.New("no such earlier version")
 	ErrNotEvaluable       = errors.New("result not evaluable")
 	ErrInvalidPage        = errors.New("invalid page")
 	ErrTooManySteps       = errors.New("too many steps")
+	ErrInvalidImport      = errors.New("strategy cannot be imported")
 )
 
 // Code returns the machine code of err ("STEP_CONSUMED", ...), or "" when
@@ -70,12 +72,16 @@ func Code(err error) string {
 		return "NOTHING_TO_UNDO"
 	case errors.Is(err, ErrNothingToRedo):
 		return "NOTHING_TO_REDO"
+	case errors.Is(err, ErrVersionNotFound):
+		return "VERSION_NOT_FOUND"
 	case errors.Is(err, ErrNotEvaluable):
 		return "NOT_EVALUABLE"
 	case errors.Is(err, ErrInvalidPage):
 		return "INVALID_PAGE"
 	case errors.Is(err, ErrTooManySteps):
 		return "TOO_MANY_STEPS"
+	case errors.Is(err, ErrInvalidImport):
+		return "INVALID_IMPORT"
 	}
 	return ""
 }

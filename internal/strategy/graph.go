@@ -136,7 +136,11 @@ type Step struct {
 	Colocation  *Colocation       `json:"colocation,omitempty"`
 	Inputs      []StepID          `json:"inputs"` // primary first
 	DisplayName string            `json:"displayName"`
-	RecordType  string            `json:"recordType"`
+	// Named is true when the researcher set DisplayName: their name is
+	// kept through every change. Otherwise the name follows the step's
+	// search, parameters and inputs (see naming.go).
+	Named      bool   `json:"named,omitempty"`
+	RecordType string `json:"recordType"`
 	// Weight is WDK's wdkWeight of a search or transform step; combines
 	// derive theirs from their inputs.
 	Weight int `json:"weight"`

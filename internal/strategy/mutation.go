@@ -13,7 +13,7 @@ import (
 )
 
 // Mutation is one change to a graph: AddSearch, AddTransform, Combine,
-// UpdateStep, DeleteStep, Rename, or one of them wrapped by Scoped or Keyed. The set
+// UpdateStep, DeleteStep, Rename, ImportWDK, or one of them wrapped by Scoped or Keyed. The set
 // is closed so that every change goes through the invariants here.
 //
 // A mutation runs in two parts. prepare does the catalog work (finding the
@@ -48,6 +48,8 @@ const (
 	OpRename       ChangeOp = "rename"
 	OpUndo         ChangeOp = "undo"
 	OpRedo         ChangeOp = "redo"
+	OpRestore      ChangeOp = "restore"
+	OpImport       ChangeOp = "import"
 )
 
 // Change records what a version changed and its consequences, for the
@@ -64,6 +66,12 @@ type Change struct {
 	// redo: which version it restored again).
 	UndoneVersion   int  `json:"undoneVersion,omitempty"`
 	RestoredVersion *int `json:"restoredVersion,omitempty"`
+	// Turn is the conversation turn that made the change ("" for a
+	// researcher's own edit): Undo and Redo take back or restore a turn's
+	// changes together.
+	Turn string `json:"turn,omitempty"`
+	// Undone counts the changes an undo took back (a redo: restored).
+	Undone int `json:"undone,omitempty"`
 }
 
 // Affected are the steps whose counts the change invalidates: the added or
@@ -72,6 +80,12 @@ func (c Change) Affected(g *Graph) []StepID {
 	switch c.Op {
 	case OpAddSearch, OpAddTransform, OpCombine, OpUpdateStep:
 		return g.downstream(c.Step)
+	case OpImport:
+		ids := make([]StepID, len(g.Steps))
+		for i, s := range g.Steps {
+			ids[i] = s.ID
+		}
+		return ids
 	}
 	return nil
 }
@@ -223,7 +237,7 @@ func prepareSearchStep(ctx context.Context, cat SearchCatalog, base *Graph, op s
 	if err != nil {
 		return nil, nil, "", err
 	}
-	name, err := displayName(base, op, display, s.DisplayName)
+	name, err := displayName(base, op, display, searchStepName(s, params))
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -315,7 +329,7 @@ func (m Combine) prepare(ctx context.Context, cat SearchCatalog, base *Graph) (p
 					Detail: fmt.Sprintf("step %s returns %q records, %s returns %q", left.ID, left.RecordType, right.ID, right.RecordType)}
 			}
 		}
-		name, err := displayName(g, op, m.DisplayName, fmt.Sprintf("%s %s %s", left.ID, operator, right.ID))
+		name, err := displayName(g, op, m.DisplayName, combineName(operator, col, left, right))
 		if err != nil {
 			return nil, Change{}, err
 		}

@@ -16,6 +16,11 @@ import (
 // operator to or from COLOCATE switches the search it runs as. Changing
 // what a step computes clears its count and those of every step
 // downstream, which the strategy service counts again.
+//
+// A DisplayName given here is the researcher's: the step is marked Named and
+// keeps it. An unnamed step's name is derived again from its new parameters
+// (or, for a combine, its new operator), and the unnamed combines downstream
+// follow it.
 type UpdateStep struct {
 	Step        StepID
 	Parameters  map[string]string
@@ -78,6 +83,7 @@ func (m UpdateStep) prepare(ctx context.Context, cat SearchCatalog, base *Graph)
 				return nil, err
 			}
 			p.next.Parameters = params
+			p.next.DisplayName = searchStepName(s, params)
 			p.fields = append(p.fields, "parameters")
 			for k, v := range params {
 				if old, ok := cur.Parameters[k]; !ok || old != v {
@@ -152,6 +158,7 @@ func (p *updatePlan) apply(g *Graph) (*Graph, Change, error) {
 	}
 	next := g.Clone()
 	s := &next.Steps[i]
+	oldName := s.DisplayName
 	recount := false
 	// Only what this update changes is written: a concurrent update of
 	// another field of the same step stays.
@@ -159,15 +166,28 @@ func (p *updatePlan) apply(g *Graph) (*Graph, Change, error) {
 		switch f {
 		case "parameters":
 			s.Parameters = cloneParams(p.next.Parameters)
+			if !s.Named && !slices.Contains(p.fields, "displayName") {
+				s.DisplayName = p.next.DisplayName
+			}
 		case "weight":
 			s.Weight = p.next.Weight
 		case "displayName":
-			s.DisplayName = p.next.DisplayName
+			s.DisplayName, s.Named = p.next.DisplayName, true
 		case "operator", "colocation":
 			s.SearchName, s.Parameters, s.Operator = p.next.SearchName, cloneParams(p.next.Parameters), p.next.Operator
 			s.Colocation = cloneColocation(p.next.Colocation)
+			if !s.Named && !slices.Contains(p.fields, "displayName") && len(s.Inputs) == 2 {
+				left, lok := next.Step(s.Inputs[0])
+				right, rok := next.Step(s.Inputs[1])
+				if lok && rok {
+					s.DisplayName = combineName(s.Operator, s.Colocation, left, right)
+				}
+			}
 		}
 		recount = recount || f != "displayName"
+	}
+	if s.DisplayName != oldName {
+		next.renameDownstream(s.ID)
 	}
 	if recount {
 		for _, id := range next.downstream(s.ID) {

@@ -67,6 +67,26 @@ for (const [name, viewport] of Object.entries(sizes)) {
     assert.equal(await table.locator('[data-testid="enrichment-row"][data-go-id="GO:0006260"]').count(), 1, 'GO:0006260 is listed');
     assert.match(await byTestId(page, 'enrichment-limits').innerText(), /molecular function/);
     assert.deepEqual(await horizontalOverflow(page), []);
+    // It opens at its top: the heading and the first row's p and BH are on
+    // screen, within the table's box (not scrolled off to its right).
+    await page.waitForTimeout(300); // the scroll after the table settles
+    const seen = await page.evaluate(() => {
+      const onScreen = (el) => {
+        let r = el.getBoundingClientRect();
+        const vh = document.documentElement.clientHeight;
+        const vw = document.documentElement.clientWidth;
+        let box = el.closest('.table-scroll');
+        const b = box ? box.getBoundingClientRect() : { left: 0, right: vw };
+        return r.top >= 0 && r.bottom <= vh && r.left >= Math.max(0, b.left) - 1 && r.right <= Math.min(vw, b.right) + 1;
+      };
+      const first = document.querySelector('[data-testid="enrichment-row"]');
+      return {
+        heading: onScreen(document.getElementById('enrichment-heading')),
+        p: onScreen(first.querySelector('[data-testid="enrichment-p"]')),
+        bh: onScreen(first.querySelector('[data-testid="enrichment-bh"]')),
+      };
+    });
+    assert.deepEqual(seen, { heading: true, p: true, bh: true }, 'the enrichment opens at its top with p and BH in view');
     await byTestId(page, 'enrichment').scrollIntoViewIfNeeded();
     await screenshot(page, `go-enrichment-${name}`);
     assert.deepEqual(problems.pageErrors, []);

@@ -113,3 +113,37 @@ test('a folded turn opens and closes from the keyboard, and a tool card loads it
   assert.equal(await body.isHidden(), true);
   assert.deepEqual(problems.pageErrors, []);
 });
+
+// The home page at the widths people use: the greyed-out-sites hint takes a
+// row of its own, so the Site select and the Start button keep theirs.
+for (const [name, viewport] of Object.entries({ desktop: { width: 1440, height: 900 }, phone: viewports.phone })) {
+  test(`the home page's Site select and Start button are wide enough to read (${name})`, async () => {
+    const { alice } = env();
+    const { page } = await b.openAs(alice, viewport);
+    await page.goto('/');
+    const form = byTestId(page, 'new-conversation-form');
+    for (const id of ['site-select', 'new-conversation']) {
+      const box = await byTestId(form, id).boundingBox();
+      assert.ok(box.width >= 100, `${id} is ${box.width} px wide`);
+    }
+    const button = await byTestId(form, 'new-conversation').boundingBox();
+    assert.ok(button.height < 64, `the Start button is ${button.height} px tall: its label wraps`);
+  });
+}
+
+// The keyboard: a skip link goes straight to the strategy, and "/" outside
+// a text field puts the cursor in the composer.
+test('a skip link leads to the strategy and "/" focuses the composer', async () => {
+  const { alice } = env();
+  const { page } = await b.openAs(alice, viewports.desktop);
+  await page.goto(`/conversations/${built.id}`);
+  await waitConnected(page);
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'skip-to-strategy');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.activeElement?.id === 'strategy');
+  await page.keyboard.press('/');
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'message-input');
+  assert.equal(await byTestId(page, 'message-input').inputValue(), '', 'the "/" is not typed into the box');
+});

@@ -133,7 +133,7 @@ for (const [name, viewport] of Object.entries(sizes)) {
     await page.locator(`[data-testid="graph-step"][data-step-id="${built.root.id}"]`).click();
     const copyIds = byTestId(page, 'copy-gene-ids');
     await copyIds.waitFor();
-    assert.match(await copyIds.getAttribute('aria-label'), /Copy the ids of all 89 genes/);
+    assert.match(await copyIds.getAttribute('aria-label'), /^Copy gene ids: all 89 genes/);
     await copyIds.focus();
     await page.keyboard.press('Enter');
     await page.waitForFunction((el) => el.textContent === 'Copied', await copyIds.elementHandle());

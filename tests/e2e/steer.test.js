@@ -26,6 +26,16 @@ before(async () => {
 });
 
 /** inView reports whether the element is wholly inside the viewport and inside its scrolling chat. */
+/** inPanels reports whether an element of the right column is on screen. */
+async function inPanels(locator) {
+  return locator.evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    const p = el.closest('.panels').getBoundingClientRect();
+    const vh = document.documentElement.clientHeight;
+    return r.width > 0 && r.height > 0 && r.top >= Math.max(0, p.top) - 1 && r.bottom <= Math.min(vh, p.bottom) + 1;
+  });
+}
+
 async function inView(locator) {
   return locator.evaluate((el) => {
     const r = el.getBoundingClientRect();
@@ -146,6 +156,14 @@ for (const [name, viewport] of Object.entries(sizes)) {
     assert.equal(await byTestId(page, 'build-plan-button').count(), 0);
     const steps = await graphState(page);
     assert.equal(steps.find((s) => s.root)?.count, 89);
+    // When the build ends, the result's count, Undo and Export are on
+    // screen (desktop: in the right column's view, not scrolled away to
+    // the sub-agents).
+    if (name === 'desktop') {
+      for (const id of ['strategy-root-count', 'undo-button', 'export-wdk']) {
+        assert.ok(await inPanels(byTestId(page, id)), `${id} is on screen when the build ends`);
+      }
+    }
     assert.equal((await api.conversation(id)).title, autoTitle, 'the automatic title is given once');
 
     // The offline engine introduces itself once, not in every answer.
@@ -197,15 +215,18 @@ for (const [name, viewport] of Object.entries(sizes)) {
       assert.match(lines[1], /PF3D7_/);
     }
 
-    // Undo names the change it reverts; after it, the change before.
+    // Undo names the turn it reverts, the build and its changes: one click
+    // takes back the whole build, to the empty strategy before it, and
+    // there is nothing more to undo.
     const undo = byTestId(page, 'undo-button');
     const first = (await undo.innerText()).trim();
-    assert.match(first, /^Undo: \S/, first);
+    assert.match(first, /^Undo: \d+ changes by “build: /, first);
     const version = (await api.strategy(id)).version;
     await undo.click();
     await page.waitForFunction((t) => document.querySelector('[data-testid="undo-button"]')?.innerText.trim() !== t, first);
     assert.equal((await api.strategy(id)).version, version + 1, 'the undo is a new version');
-    assert.match((await undo.innerText()).trim(), /^Undo: \S/);
+    assert.equal((await api.strategy(id)).steps.length, 0, 'the strategy is as it was before the build');
+    assert.ok(await undo.isDisabled(), 'nothing before the build to undo');
     // Redo takes the undo back, named the same.
     const redo = byTestId(page, 'redo-button');
     assert.equal((await redo.innerText()).trim(), first.replace(/^Undo/, 'Redo'));

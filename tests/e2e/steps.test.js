@@ -108,6 +108,25 @@ for (const [name, viewport] of Object.entries(sizes)) {
     await page.waitForFunction((el) => el.textContent.includes('GO:9999999'), await error.elementHandle());
     assert.match(await error.textContent(), /^GO Term or GO ID: Invalid value 'GO:9999999'\./);
     assert.equal((await api.strategy(conv.id)).version, after.version, 'the refused value changed nothing');
+
+    // Another GO term: the box names the new term, and the result's name
+    // follows; no name carries a step id.
+    const repair = steps.find((s) => s.searchName === 'GenesByGoTerm' && s.parameters.go_typeahead.includes('GO:0006281'));
+    assert.match(repair.displayName, /DNA repair/);
+    form = await openParams(page, repair.id);
+    await form.locator('textarea[name="p.go_typeahead"]').fill('GO:0006260');
+    await byTestId(form, 'step-params-button').click();
+    await page.waitForFunction(
+      (id) => /DNA replication \(GO:0006260\)/.test(document.querySelector(`[data-testid="graph-step"][data-step-id="${id}"] [data-testid="graph-step-name"]`)?.textContent ?? ''),
+      repair.id,
+    );
+    const renamed = await api.strategy(conv.id);
+    for (const s of renamed.steps) {
+      assert.doesNotMatch(s.displayName, /DNA repair/, `step ${s.id} is named "${s.displayName}" after DNA repair was replaced`);
+      assert.doesNotMatch(s.displayName, /\bs\d+\b/, `step ${s.id}'s name "${s.displayName}" carries a step id`);
+    }
+    const rootName = await box(page, root.id).locator('[data-testid="graph-step-name"]').textContent();
+    assert.doesNotMatch(rootName, /DNA repair/, 'the result box no longer names DNA repair');
     if (name === 'phone') await screenshot(page, 'phone-step-parameters');
     else await screenshot(page, 'step-parameters');
 

@@ -304,14 +304,19 @@
     turnEnded();
     chat = document.getElementById('chat');
     if (stick) chat.scrollTop = chat.scrollHeight;
-    // A new delegation: bring the sub-agent panel into view (desktop,
-    // where the panels scroll on their own).
+    // A new delegation: bring the strategy panel into view (desktop, where
+    // the panels scroll on their own), so the graph, its result count, Undo
+    // and Export are watched as the build grows them; the sub-agents
+    // follow below it.
     if (wide.matches && e.detail.data.indexOf('id="subagents"') >= 0) {
-      document.getElementById('subagents').scrollIntoView({ block: 'start' });
+      document.getElementById('strategy').scrollIntoView({ block: 'start' });
     }
   });
   document.addEventListener('htmx:afterSwap', function (e) {
     if (e.detail.target && e.detail.target.id === 'results') e.detail.target.scrollIntoView({ block: 'nearest' });
+    // GO enrichment opens at its top: its heading and summary, then the
+    // first terms with their p and BH.
+    if (e.detail.target && e.detail.target.id === 'enrichment') e.detail.target.scrollIntoView({ block: 'start' });
   });
   chat.scrollTop = chat.scrollHeight;
 
@@ -413,6 +418,15 @@
     e.preventDefault();
     stop.requestSubmit();
   });
+  // "/" outside a text field puts the cursor in the composer.
+  document.addEventListener('keydown', function (e) {
+    if (e.key !== '/' || e.defaultPrevented || e.isComposing || e.ctrlKey || e.metaKey || e.altKey) return;
+    var t = e.target;
+    if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+    if (!input || input.disabled || (fields && fields.disabled)) return;
+    e.preventDefault();
+    input.focus();
+  });
   // A graph step is a button: Enter and Space open its results as a click
   // does (an htmx trigger filter would need eval, which the page's policy
   // forbids).
@@ -511,3 +525,17 @@
     if (!fields.disabled && input.value.trim() !== '') form.requestSubmit();
   });
 })();
+
+// A gene-list file is read into its form's text box (the server takes
+// forms as application/x-www-form-urlencoded only, never multipart): the
+// researcher sees the ids before uploading them.
+document.addEventListener('change', function (e) {
+  var input = e.target;
+  if (!input.matches || !input.matches('input[type=file][data-list-file]') || !input.files || !input.files[0]) return;
+  var box = document.getElementById(input.getAttribute('data-list-file'));
+  var name = input.form && input.form.querySelector('input[name=name]');
+  input.files[0].text().then(function (text) {
+    if (box) box.value = text;
+    if (name && !name.value) name.value = input.files[0].name.replace(/\.(txt|csv|tsv)$/i, '');
+  });
+});

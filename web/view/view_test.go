@@ -3,6 +3,7 @@ package view_test
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"reflect"
 	"testing"
@@ -433,5 +434,70 @@ func TestRetryFold(t *testing.T) {
 	c = fold(t, tr.recs)
 	if n := c.Delegation.Nodes[0]; n.Status != event.NodeDone || n.Retry != "" {
 		t.Errorf("after its end the node is %s retry %q", n.Status, n.Retry)
+	}
+}
+
+// TestUndoByTurn: Undo and Redo name a turn's changes as one unit, and the
+// history offers the version before each turn with its result.
+func TestUndoByTurn(t *testing.T) {
+	snap := func(v int, count int) event.Event {
+		body := fmt.Sprintf(`{"strategyId":"s","version":%d,"rootStepId":"s1","roots":["s1"],"steps":[{"id":"s1","kind":"search","inputs":[],"count":%d,"countStatus":"ok"}]}`, v, count)
+		if count < 0 {
+			body = fmt.Sprintf(`{"strategyId":"s","version":%d,"roots":[],"steps":[]}`, v)
+		}
+		return &event.GraphSnapshot{StrategyID: "s", Version: v, Snapshot: json.RawMessage(body)}
+	}
+	changed := func(turn string, e event.Event, ch string) event.Event {
+		g := e.(*event.GraphSnapshot)
+		g.Base = base(turn)
+		g.Change = json.RawMessage(ch)
+		return g
+	}
+	tr := &transcript{t: t}
+	tr.add(
+		&event.TurnStart{Base: base("t1"), Mode: "execute", UserMessageID: "u1", Message: "kinases"},
+		changed("t1", snap(0, -1), `{"op":"create","turn":"t1"}`),
+		changed("t1", snap(1, 10), `{"op":"add_search","summary":"added s1","turn":"t1"}`),
+		changed("t1", snap(2, 60), `{"op":"update_step","summary":"updated s1","turn":"t1"}`),
+		&event.TurnStart{Base: base("t2"), Mode: "execute", UserMessageID: "u2", Message: "exclude chromosome 5"},
+		changed("t2", snap(3, 50), `{"op":"update_step","summary":"a","turn":"t2"}`),
+		changed("t2", snap(4, 40), `{"op":"update_step","summary":"b","turn":"t2"}`),
+		changed("t2", snap(5, 30), `{"op":"update_step","summary":"c","turn":"t2"}`),
+	)
+	c := fold(t, tr.recs)
+	// Turn t1 created the strategy and changed it twice: two changes, as
+	// its note and Undo say.
+	if got := c.Turns[0].StrategyChanges; got != 2 {
+		t.Errorf("turn t1 made %d changes, want 2 (its creation is none)", got)
+	}
+	if got, want := c.UndoLabel(), "3 changes by “exclude chromosome 5”"; got != want {
+		t.Errorf("UndoLabel() = %q, want %q", got, want)
+	}
+	var got []string
+	for _, cp := range c.History() {
+		count := "empty"
+		if cp.Root != nil {
+			count = fmt.Sprint(*cp.Root.Count)
+		}
+		got = append(got, fmt.Sprintf("%d %s %s", cp.Version, cp.Before, count))
+	}
+	if diff := cmp.Diff([]string{"2 “exclude chromosome 5” 60", "0 “kinases” empty"}, got); diff != "" {
+		t.Errorf("History() (-want +got):\n%s", diff)
+	}
+	// After the undo of turn t2: Redo names it, Undo names turn t1, and the
+	// history offers the latest version.
+	restored := 2
+	undo, _ := json.Marshal(map[string]any{"op": "undo", "restoredVersion": restored, "undoneVersion": 5, "summary": "undid"})
+	tr.add(changed("", snap(6, 60), string(undo)))
+	c = fold(t, tr.recs)
+	if label, ok := c.RedoLabel(); !ok || label != "3 changes by “exclude chromosome 5”" {
+		t.Errorf("RedoLabel() = %q, %v", label, ok)
+	}
+	if got := c.UndoLabel(); got != "2 changes by “kinases”" {
+		t.Errorf("UndoLabel() after the undo = %q", got)
+	}
+	// The strategy stands at version 2 (before turn t2), which is not listed.
+	if h := c.History(); len(h) != 2 || !h[0].Latest || h[0].Version != 5 || h[1].Version != 0 {
+		t.Errorf("History() after the undo = %+v", h)
 	}
 }

@@ -2,7 +2,8 @@
 // Strategist's agents as tools: the executor's set (create_step,
 // transform_step, combine_steps, update_step, delete_step, list_steps,
 // validate_strategy, get_result_count, enrich_step, undo_last_change,
-// rename_strategy)
+// rename_strategy, and create_list_step, save_gene_list, score_controls
+// and trace_gene when the researcher's gene lists are offered)
 // and a sub-agent's set (create_step, transform_step, combine_steps,
 // get_result_count), the latter confined to a Scope; and get_strategy
 // (GetStrategy), the read-only overview the planner and the executor read
@@ -76,6 +77,10 @@ type Binding struct {
 	// by this run), returns that step instead of adding another (reuse.go).
 	// Empty: no keys.
 	Origin string
+	// Lists and Scorer, when both set, offer the list tools:
+	// create_list_step, save_gene_list, score_controls and trace_gene.
+	Lists  Lists
+	Scorer Scorer
 }
 
 func (b Binding) check() error {
@@ -168,10 +173,14 @@ func ExecutorTools(b Binding) ([]tool.Tool, error) {
 	if b.Origin != "" {
 		t.made = NewScope()
 	}
-	return []tool.Tool{
+	out := []tool.Tool{
 		t.createStep(), t.transformStep(), t.combineSteps(), t.updateStep(), t.deleteStep(),
 		t.listSteps(), t.validateStrategy(), t.getResultCount(), t.enrichStep(), t.undoLastChange(), t.renameStrategy(),
-	}, nil
+	}
+	if b.Lists != nil && b.Scorer != nil {
+		out = append(out, t.createListStep(), t.saveGeneList(), t.scoreControls(), t.traceGene())
+	}
+	return out, nil
 }
 
 // SubagentTools returns a sub-agent's graph tools (create_step,

@@ -253,7 +253,7 @@ func TestCombineOperators(t *testing.T) {
 	must[*graphtool.StepResult](ex, "create_step", replication)
 	must[*graphtool.StepResult](ex, "create_step", repair)
 	both := must[*graphtool.StepResult](ex, "combine_steps", `{"left_step_id":"s1","right_step_id":"s2","operator":"and"}`)
-	if both.Step.Operator != strategy.Intersect || both.Step.DisplayName != "s1 INTERSECT s2" {
+	if both.Step.Operator != strategy.Intersect || both.Step.DisplayName != "DNA replication and DNA repair" {
 		t.Errorf("AND combined as %s %q", both.Step.Operator, both.Step.DisplayName)
 	}
 

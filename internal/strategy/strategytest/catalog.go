@@ -86,7 +86,8 @@ func NewCatalog() *Catalog {
 	all := []*catalog.Search{
 		search("GenesByTaxon", catalog.KindLeaf, true, RecordType, organism),
 		search("GenesByGoTerm", catalog.KindLeaf, true, RecordType, organism,
-			catalog.Param{Name: "go_typeahead", Type: catalog.ParamMultiPick, Vocabulary: Terms(GOTranslation, GOReplication)}),
+			catalog.Param{Name: "go_typeahead", Type: catalog.ParamMultiPick, IsVisible: true, Vocabulary: []catalog.Term{
+				{Term: GOTranslation, Display: "translation (" + GOTranslation + ")"}, {Term: GOReplication, Display: "DNA replication (" + GOReplication + ") – a note"}}}),
 		search("GenesByGeneType", catalog.KindLeaf, true, RecordType, organism, single("geneType", "", "protein coding", "tRNA encoding")),
 		search("GenesByMolecularWeight", catalog.KindLeaf, false, RecordType, organism, str("min_molecular_weight", "10000"), str("max_molecular_weight", "50000")),
 		search("GenesByWeightFilter", catalog.KindTransform, true, RecordType, input("gene_result"), str("min_weight", "0"), str("max_weight", "100")),
