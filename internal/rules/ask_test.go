@@ -43,7 +43,11 @@ func TestAskBack(t *testing.T) {
 
 	// Choosing the first reading plans it: its GO term on chromosome 11.
 	first := q.Options[0]
-	id := first.Message[strings.Index(first.Message, "GO:"):][:10]
+	_, after, ok := strings.Cut(first.Message, "GO:")
+	if !ok || len(after) < 7 {
+		t.Fatalf("the first option's message %q names no GO id", first.Message)
+	}
+	id := "GO:" + after[:7]
 	answer := w.turn(t, "plan", first.Message)
 	handoffs := find[*event.HandoffRequested](answer.emitted)
 	if len(handoffs) != 1 || len(find[*event.QuestionAsked](answer.emitted)) != 0 {
