@@ -9,7 +9,11 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"time"
+
+	"strategist/internal/protocol"
+	"strategist/internal/protocol/mcp"
 
 	"github.com/google/uuid"
 	"golang.org/x/sync/errgroup"
@@ -120,9 +124,14 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger, obs *observabi
 	reg := obs.registry
 	srv, err := server.New(server.Config{
 		Logger: log, Store: db, Accounts: accounts, Catalog: cat, Sites: cat, Keys: keys, Saver: cat,
-		Chat: orchestrator, Streamer: streamer, Strategies: strategies, Graph: strategies, Models: models,
-		GeneLists: lists, StrategyLists: strategies,
-		Ready:    func(ctx context.Context) error { return db.Ready(ctx, migrations.FS) },
+		Chat: orchestrator, Streamer: streamer, Strategies: strategies, Models: models,
+		GeneLists: lists, StrategyLists: strategies, Protocols: protocols(strategies),
+		Ready: func(ctx context.Context) error {
+			if err := db.Ready(ctx, migrations.FS); err != nil {
+				return err
+			}
+			return orchestrator.Ready()
+		},
 		Registry: reg, Gatherer: reg, MetricsToken: cfg.MetricsToken, Metrics: obs.metrics, Tracer: obs.tracerProvider(),
 		PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies,
 		Auth: cfg.Auth, SecureCookies: cfg.SecureCookies, DefaultModel: cfg.Model, Version: version,
@@ -149,7 +158,15 @@ func (a *app) run(ctx context.Context, ln net.Listener) error {
 	back.Go(func() error { return a.events.Run(backCtx) })
 	back.Go(func() error { return a.fanout.Run(backCtx) })
 	back.Go(func() error {
-		return a.db.HoldOwnerSession(backCtx, func(o string) { owner <- o })
+		var once sync.Once
+		return a.db.HoldOwnerSession(backCtx, store.OwnerSession{
+			Held: func(o string) {
+				once.Do(func() { owner <- o })
+				a.chat.OwnerHeld()
+			},
+			Lost:   a.chat.OwnerLost,
+			Logger: a.log,
+		})
 	})
 
 	front, frontCtx := errgroup.WithContext(ctx)
@@ -256,4 +273,13 @@ func connsPerAddr(n int) int {
 		return -1
 	}
 	return n
+}
+
+// protocols are the agent protocols served beside the app, each a package
+// of internal/protocol over the server's host: MCP, with the strategy
+// tools over graph.
+func protocols(graph mcp.GraphService) []server.ProtocolFunc {
+	return []server.ProtocolFunc{
+		func(h *server.Host) (protocol.Protocol, error) { return mcp.New(h, graph) },
+	}
 }

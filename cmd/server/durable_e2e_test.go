@@ -219,8 +219,8 @@ func withAppName(url, name string) string {
 }
 
 // runnerOf waits until a process claims the turn and returns its index
-// (the process started with application_name strategist-<index>): the
-// turn's owner names its owner session.
+// (the process started with application_name strategist-<index>): its
+// owner session's application_name is that, then the turn's owner name.
 func runnerOf(t *testing.T, dbURL, turn string) int {
 	t.Helper()
 	pool := pgtest.Connect(t, dbURL)
@@ -229,7 +229,7 @@ func runnerOf(t *testing.T, dbURL, turn string) int {
 		var app string
 		err := pool.QueryRow(context.Background(), `
 SELECT coalesce(a.application_name, '') FROM turns t
-LEFT JOIN pg_stat_activity a ON t.owner = a.pid::text || '@' || (extract(epoch FROM a.backend_start) * 1000000)::bigint::text
+LEFT JOIN pg_stat_activity a ON right(a.application_name, length(t.owner) + 1) = ' ' || t.owner
 WHERE t.id = $1`, turn).Scan(&app)
 		if err != nil {
 			t.Fatal(err)

@@ -43,9 +43,13 @@ var layers = [][]string{
 	{"internal/planner", "internal/executor"},
 	// 7. The orchestrator.
 	{"internal/chat"},
-	// 8. HTTP.
-	{"internal/server"},
-	// 9. Commands and whole-system tests.
+	// 8. What the HTTP server and the agent protocols share: API errors,
+	// input checks, a protocol's routes and messages.
+	{"internal/protocol"},
+	// 9. HTTP: the server (pages, JSON API, SSE, auth, routes) and the
+	// agent protocols it mounts, each over a host interface of its own.
+	{"internal/server", "internal/protocol/mcp"},
+	// 10. Commands and whole-system tests.
 	{"cmd/server", "cmd/wdkfake", "tests/security", "tools/benchtable"},
 }
 
@@ -151,6 +155,27 @@ func TestNoDatabaseBelowStorage(t *testing.T) {
 				strings.HasPrefix(dep, "github.com/jackc/pgx") || strings.HasPrefix(dep, "github.com/riverqueue/") {
 				t.Errorf("%s reaches %s: it stays off storage", fields[0], dep)
 				break // one is enough to say so
+			}
+		}
+	}
+}
+
+// protocolSDKs are the agent protocols' SDKs: only their protocol
+// packages link them, the server (which mounts them) does not.
+var protocolSDKs = []string{"github.com/modelcontextprotocol/"}
+
+// TestServerLinksNoProtocolSDK: internal/server reaches no protocol SDK,
+// even through what it imports (go list -deps); main wires the protocol
+// packages into it (Config.Protocols).
+func TestServerLinksNoProtocolSDK(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "strategist/internal/server").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for dep := range strings.FieldsSeq(string(out)) {
+		for _, sdk := range protocolSDKs {
+			if strings.HasPrefix(dep, sdk) {
+				t.Errorf("internal/server reaches %s: a protocol's SDK belongs to its package under internal/protocol", dep)
 			}
 		}
 	}

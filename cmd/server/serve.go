@@ -85,6 +85,9 @@ func openDB(ctx context.Context, cfg *config.Config, opts ...store.Option) (*sto
 	if cfg.DatabaseURL == "" {
 		return nil, errors.New("DATABASE_URL is not set: point it at PostgreSQL, or use `make run`, which finds or starts one")
 	}
+	if cfg.DBPool > 0 {
+		opts = append(opts, store.WithMaxConns(cfg.DBPool))
+	}
 	db, err := store.Open(ctx, cfg.DatabaseURL, migrations.FS, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("DATABASE_URL: %w", err)

@@ -92,6 +92,12 @@ type CallUsage struct {
 type RoundEnd struct {
 	Round    int
 	Messages []llm.Message
+	// Results are the round's tool results as the run fed them to the
+	// model (bounded by ResultLimits, not digested for later turns): a run
+	// of the same turn that goes on from this round (StoredRound,
+	// History.Continue) sees what this run saw, and answers as it would
+	// have.
+	Results []llm.ToolResult
 }
 
 // RunEnd is always the last event of a run that was not abandoned by its

@@ -39,6 +39,10 @@ type storedData struct {
 	ToolResults   []llm.ToolResult `json:"toolResults,omitempty"`
 	Raw           *llm.Raw         `json:"raw,omitempty"`
 	CoversThrough string           `json:"coversThrough,omitempty"`
+	// RunResults are a tool message's results as its run fed them to the
+	// model (RoundEnd.Results): a resumed run of the same turn goes on
+	// from these; later turns read the digests of ToolResults.
+	RunResults []llm.ToolResult `json:"runResults,omitempty"`
 }
 
 // Stored converts a message of RunEnd.Messages into the row to insert (its
@@ -61,6 +65,30 @@ func Stored(m llm.Message) (StoredMessage, error) {
 	return s, nil
 }
 
+// StoredRound converts the messages of a round (RoundEnd.Messages) into rows
+// as Stored does, its tool message also keeping results, the round's
+// results as the run saw them (RoundEnd.Results), for a resumed run of the
+// same turn.
+func StoredRound(msgs []llm.Message, results []llm.ToolResult) ([]StoredMessage, error) {
+	out := make([]StoredMessage, 0, len(msgs))
+	for _, m := range msgs {
+		if m.Role != llm.RoleTool || len(results) != len(m.ToolResults) {
+			s, err := Stored(m)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, s)
+			continue
+		}
+		data, err := json.Marshal(storedData{ToolResults: m.ToolResults, RunResults: results})
+		if err != nil {
+			return nil, fmt.Errorf("agent: store message: %w", err)
+		}
+		out = append(out, StoredMessage{Role: StoredTool, Data: data})
+	}
+	return out, nil
+}
+
 // History is a conversation as a model sees it before a turn: the earlier
 // messages, and the user message that starts the turn, apart, so that a run
 // sends it exactly once.
@@ -75,8 +103,10 @@ type History struct {
 	CurrentID string
 	// Continue holds what earlier runs of the turn persisted after the
 	// current message, round by round (Input.Continue): a resumed turn
-	// goes on from them. A final answer among them is dropped (its turn
-	// did not end): the model is asked again.
+	// goes on from them, with their tool results as those runs saw them
+	// (StoredRound), not the digests later turns read. A final answer
+	// among them is dropped (its turn did not end): the model is asked
+	// again.
 	Continue []llm.Message
 }
 
@@ -115,6 +145,12 @@ func BuildHistory(stored []StoredMessage, currentID string) (*History, error) {
 		m, err := decodeMessage(s)
 		if err != nil {
 			return nil, err
+		}
+		if m.Role == llm.RoleTool {
+			// decodeMessage read the data well formed.
+			if d, _ := decodeData(s); len(d.RunResults) == len(m.ToolResults) {
+				m.ToolResults = d.RunResults
+			}
 		}
 		cont, contIDs = append(cont, m), append(contIDs, s.ID)
 	}

@@ -234,7 +234,8 @@ func (r *run) loop(ctx context.Context) {
 			r.end(StopCompleted, nil, text)
 			return
 		}
-		if ctx.Err() == nil && !r.yield(RoundEnd{Round: round, Messages: slices.Clone(r.out[mark:])}) {
+		if ctx.Err() == nil && !r.yield(RoundEnd{Round: round, Messages: slices.Clone(r.out[mark:]),
+			Results: slices.Clone(r.msgs[len(r.msgs)-1].ToolResults)}) {
 			return
 		}
 	}

@@ -62,6 +62,7 @@ type Store interface {
 	InterruptDelegations(ctx context.Context, turnIDs []string) (int, error)
 	TurnEvents(ctx context.Context, turnID string) ([]store.EventRow, error)
 	Handoff(ctx context.Context, userID, conversationID, id string) (store.Handoff, error)
+	UndecidedHandoffs(ctx context.Context) ([]store.UndecidedHandoff, error)
 	Artifacts(ctx context.Context, userID, conversationID string) ([]store.Artifact, error)
 	Notify(ctx context.Context, channel, payload string) error
 	Listen(ctx context.Context, channels []string, handle func(channel, payload string), onConnect func(lost error)) error
@@ -139,10 +140,13 @@ type Service struct {
 	cfg Config
 	log *slog.Logger
 
-	mu      sync.Mutex
-	base    context.Context // Run's context; nil before Run and after it ends
-	owner   string          // this process's owner name (its DB session)
-	running map[string]*turn
+	mu    sync.Mutex
+	base  context.Context // Run's context; nil before Run and after it ends
+	owner string          // this process's owner name (its DB session)
+	// ownerErr is why the owner session is lost (OwnerLost), nil while
+	// it is held.
+	ownerErr error
+	running  map[string]*turn
 	// spans are the root spans of turns started here whose job has not
 	// yet been taken (trace.go).
 	spans map[string]keptSpan
@@ -263,6 +267,7 @@ func (s *Service) Run(ctx context.Context, owner string) error {
 			Logger: s.cfg.Logger, Work: s.work})
 	}()
 	s.recoverOrphans(ctx)
+	s.approveUndecided(ctx)
 	t := time.NewTicker(s.cfg.SweepEvery)
 	defer t.Stop()
 	var queueErr error
@@ -275,6 +280,7 @@ func (s *Service) Run(ctx context.Context, owner string) error {
 			queueDone = nil
 		case <-t.C:
 			s.recoverOrphans(ctx)
+			s.approveUndecided(ctx)
 		}
 	}
 	s.mu.Lock()
@@ -522,6 +528,48 @@ func (s *Service) waitEnded(ctx context.Context, userID, conversationID, turnID 
 	s.log.Warn("deleting a conversation whose turn did not end", slog.String("turn", turnID))
 }
 
+// errOwnerLost ends the turns of a process that lost its owner session: they
+// are handed back, as on a stop, before another process may rescue them.
+var errOwnerLost = errors.New("this process lost its owner session")
+
+// Ready reports whether this process runs turns: Run serves and the owner
+// session is held (OwnerHeld since the last OwnerLost). A replica that is
+// not ready answers /readyz 503, so that a balancer sends it no turn.
+func (s *Service) Ready() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.base == nil:
+		return ErrNotServing
+	case s.ownerErr != nil:
+		return fmt.Errorf("chat: no owner session: %w", s.ownerErr)
+	}
+	return nil
+}
+
+// OwnerHeld records that the owner session is held again after a loss.
+func (s *Service) OwnerHeld() {
+	s.mu.Lock()
+	s.ownerErr = nil
+	s.mu.Unlock()
+}
+
+// OwnerLost hands back every turn this process runs: its owner session has
+// been gone too long (store.OwnerSession.Lost), and once its lease expires
+// another process may take the turns up. Until the session is back, this
+// process claims no turn (store.ErrOwnerLost).
+func (s *Service) OwnerLost(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ownerErr = err
+	if len(s.running) > 0 {
+		s.log.Warn("handing back every turn: the owner session is lost", slog.Int("turns", len(s.running)), slog.Any("error", err))
+	}
+	for _, t := range s.running {
+		t.cancel(errOwnerLost)
+	}
+}
+
 func (s *Service) cancelLocal(turnID string, cause error) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -545,6 +593,35 @@ func (s *Service) recoverOrphans(ctx context.Context) int {
 		s.log.Info("rescued the turns of a process that died", slog.Int("turns", rescued))
 	}
 	return rescued + s.interruptOrphans(ctx)
+}
+
+// approveUndecided accepts, when the server auto-approves, the handoffs of
+// plan turns that completed without their acceptance: their process
+// stopped, died or failed a query between the turn's end and the accept
+// (afterTurn). Whichever process accepts first starts the build; the others
+// find the handoff decided.
+func (s *Service) approveUndecided(ctx context.Context) {
+	if !s.cfg.AutoApprove {
+		return
+	}
+	hs, err := s.cfg.Store.UndecidedHandoffs(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("looking for plans to auto-approve", slog.Any("error", err))
+		}
+		return
+	}
+	for _, h := range hs {
+		id, err := s.acceptHandoff(ctx, h.UserID, h.ConversationID, h.ID, false)
+		switch {
+		case err == nil:
+			s.log.Info("auto-approved a plan its turn's process left pending", slog.String("handoff_id", h.ID), slog.String("turn_id", id))
+		case errors.Is(err, ErrHandoffDecided), errors.Is(err, store.ErrNotFound), errors.Is(err, ErrTurnRunning), errors.Is(err, ErrNotServing):
+			// Another process accepted it first, or the researcher went on.
+		default:
+			s.log.Warn("auto-approving a plan", slog.String("handoff_id", h.ID), slog.Any("error", err))
+		}
+	}
 }
 
 // interruptOrphans ends running turns that nothing will run again, as

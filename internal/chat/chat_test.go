@@ -670,9 +670,9 @@ type slowLog struct {
 	delay time.Duration
 }
 
-func (s slowLog) AppendEvents(ctx context.Context, origin string, batch []store.NewEvent) ([]store.EventRow, error) {
+func (s slowLog) AppendEventBatch(ctx context.Context, b store.EventBatch) ([]store.EventRow, error) {
 	time.Sleep(s.delay)
-	return s.LogStore.AppendEvents(ctx, origin, batch)
+	return s.LogStore.AppendEventBatch(ctx, b)
 }
 
 // roundChecker fails a test when a tool round's messages are stored before

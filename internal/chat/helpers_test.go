@@ -1,8 +1,10 @@
 package chat_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -135,8 +137,22 @@ type options struct {
 	// log write through.
 	store    func(chat.Store) chat.Store
 	logStore func(eventlog.LogStore) eventlog.LogStore
+	// watch is the owner session's Watch (store.OwnerSession), sweepEvery
+	// the rescue's period (default: an hour, so that orphans are looked
+	// for at start and on a conflict only: a test decides when a process
+	// dies).
+	watch, sweepEvery time.Duration
+	// log, when set, is where the process logs.
+	log bool
 	// budget, when set, changes the per-user turn budget.
 	budget func(*chat.Config)
+}
+
+func (o options) logger(t *testing.T) *slog.Logger {
+	if !o.log {
+		return nil
+	}
+	return slog.New(slog.NewTextHandler(t.Output(), nil))
 }
 
 // process is one server process as main wires it, reduced to what chat
@@ -174,9 +190,7 @@ func (w *world) start(o options) *process {
 	}
 	cfg := chat.Config{Store: st, Log: log, Publisher: broker, Models: models{o.engine},
 		Planner: o.planner, Executor: o.executor, Origin: origin, AutoApprove: o.autoApprove,
-		// Orphans are looked for at start and on a conflict only: a test
-		// decides when a process dies.
-		SweepEvery: time.Hour}
+		SweepEvery: cmp.Or(o.sweepEvery, time.Hour), Logger: o.logger(w.t)}
 	if o.budget != nil {
 		o.budget(&cfg)
 	}
@@ -195,7 +209,14 @@ func (w *world) start(o options) *process {
 		}
 	})
 	back.Go(func() {
-		if err := w.db.HoldOwnerSession(backCtx, func(o string) { owners <- o }); err != nil && backCtx.Err() == nil {
+		if err := w.db.HoldOwnerSession(backCtx, store.OwnerSession{Watch: o.watch, Logger: o.logger(w.t),
+			Held: func(o string) {
+				select {
+				case owners <- o:
+				default:
+				}
+			},
+			Lost: func(err error) { svc.OwnerLost(err) }}); err != nil && backCtx.Err() == nil {
 			w.t.Errorf("owner session: %v", err)
 		}
 	})

@@ -111,13 +111,26 @@ func (s *Service) runTurn(ctx context.Context, t *turn) (handedBack bool) {
 	log := telemetry.Logger(ctx, s.log.With(slog.String("turn_id", t.id), slog.String("conversation_id", t.convID)))
 	emit := s.emit(t)
 	end, runErr := s.runAgent(ctx, t, emit, s.queue(t))
+	if errors.Is(runErr, eventlog.ErrUnavailable) {
+		// The database stayed away past the log's bound: what the turn
+		// did since is not recorded, and ending it would need the
+		// database too. It is handed back and resumed from what was
+		// recorded, here or elsewhere, once the database is back.
+		log.Warn("handing the turn back: the database was unavailable", slog.Any("error", runErr))
+		handBackSpan(t)
+		return true
+	}
 	if stopping(ctx) && (runErr != nil || end.Reason != agent.StopCompleted) {
 		sctx, cancel := context.WithTimeout(context.Background(), appendTimeout)
 		defer cancel()
 		if err := t.log.Sync(sctx); err != nil {
 			log.Warn("writing a handed-back turn's last events", slog.Any("error", err))
 		}
-		log.Info("handing the turn back: this process is stopping")
+		reason := "this process is stopping"
+		if errors.Is(context.Cause(ctx), errOwnerLost) {
+			reason = "this process lost its owner session"
+		}
+		log.Info("handing the turn back: " + reason)
 		handBackSpan(t)
 		return true
 	}
@@ -202,7 +215,7 @@ func (s *Service) runAgent(ctx context.Context, t *turn, emit, queue func(contex
 	for ev := range ag.Run(ctx, agent.Input{History: history.Messages, User: history.Current, Continue: history.Continue}) {
 		s.observe(ctx, model, ev)
 		if re, ok := ev.(agent.RoundEnd); ok {
-			if err := s.persist(t, re.Messages); err != nil {
+			if err := s.persistRound(t, re.Messages, re.Results); err != nil {
 				return end, err
 			}
 			persisted += len(re.Messages)
@@ -265,12 +278,19 @@ func callID(id string, run int) string {
 // persist stores the run's messages (assistant messages with their tool
 // calls, tool result digests) so the next turn's history has them.
 func (s *Service) persist(t *turn, msgs []llm.Message) error {
-	rows := make([]store.NewMessage, 0, len(msgs))
-	for _, m := range msgs {
-		sm, err := agent.Stored(m)
-		if err != nil {
-			return fmt.Errorf("persist messages: %w", err)
-		}
+	return s.persistRound(t, msgs, nil)
+}
+
+// persistRound stores a round's messages as persist does, its tool results
+// also as the run saw them (agent.StoredRound): a run of the turn resumed
+// after this round goes on from what this one saw, not from the digests.
+func (s *Service) persistRound(t *turn, msgs []llm.Message, results []llm.ToolResult) error {
+	stored, err := agent.StoredRound(msgs, results)
+	if err != nil {
+		return fmt.Errorf("persist messages: %w", err)
+	}
+	rows := make([]store.NewMessage, 0, len(stored))
+	for _, sm := range stored {
 		rows = append(rows, store.NewMessage{Role: sm.Role, Content: sm.Content, Data: sm.Data})
 	}
 	ctx, cancel := context.WithTimeout(trace.ContextWithSpan(context.Background(), t.span), appendTimeout)
@@ -293,6 +313,10 @@ func outcome(ctx context.Context, end agent.RunEnd, runErr error) (event.TurnSta
 		return event.TurnCancelled, "cancelled"
 	}
 	if runErr != nil {
+		if store.Unavailable(runErr) {
+			// The researcher reads a sentence, not the driver's text.
+			return event.TurnFailed, "the database was unavailable; what was saved before is kept, and the turn can be sent again"
+		}
 		return event.TurnFailed, runErr.Error()
 	}
 	switch end.Reason {
@@ -328,6 +352,12 @@ func (s *Service) endTurn(t *turn, status event.TurnStatus, msg string, usage ll
 	}
 	usageJSON, _ := json.Marshal(usage)
 	et := store.EndTurn{TurnID: t.id, Status: status, Error: msg, Usage: usageJSON, Events: []store.NewEvent{ne}, Origin: s.cfg.Origin}
+	if status != event.TurnCompleted {
+		// A turn that failed or was cancelled may have left calls and
+		// nodes open (its log failed, or its tools were cut short):
+		// their ends go in the same transaction, before turn_end.
+		et.Events = append(s.closing(t, log), ne)
+	}
 	for attempt := range 5 {
 		ctx, cancel := context.WithTimeout(trace.ContextWithSpan(context.Background(), t.span), appendTimeout)
 		rows, err := s.cfg.Store.EndTurnTx(ctx, et)
@@ -338,7 +368,7 @@ func (s *Service) endTurn(t *turn, status event.TurnStatus, msg string, usage ll
 			return
 		}
 		if errors.Is(err, store.ErrNotFound) {
-			log.Warn("turn was ended elsewhere (recovered as interrupted)")
+			log.Warn("the turn was no longer running when it ended here: another process had ended it")
 			return
 		}
 		log.Warn("ending turn", slog.Int("attempt", attempt+1), slog.Any("error", err))
@@ -347,7 +377,30 @@ func (s *Service) endTurn(t *turn, status event.TurnStatus, msg string, usage ll
 	log.Error("could not record the end of the turn; it will be resumed when this process stops")
 }
 
-// afterTurn accepts a handoff the planner requested, when configured to.
+// closing returns the events that close what t's recorded events left
+// open (closingEvents), nil when nothing is or the log cannot be read.
+func (s *Service) closing(t *turn, log *slog.Logger) []store.NewEvent {
+	ctx, cancel := context.WithTimeout(context.Background(), appendTimeout)
+	defer cancel()
+	past, err := s.cfg.Store.TurnEvents(ctx, t.id)
+	if err != nil {
+		log.Warn("reading the turn's events to close what is open", slog.Any("error", err))
+		return nil
+	}
+	var out []store.NewEvent
+	for _, ev := range closingEvents(records(past), "the turn ended before this finished") {
+		event.SetTurn(ev, t.id)
+		if ne, err := eventlog.EncodeRow(t.convID, ev); err == nil {
+			out = append(out, ne)
+		}
+	}
+	return out
+}
+
+// afterTurn accepts a handoff the planner requested, when configured to. The
+// acceptance is not kept in memory only: a process that stops, dies or
+// fails here leaves a pending handoff of a completed plan turn, which the
+// sweep of any process accepts (approveUndecided).
 func (s *Service) afterTurn(t *turn) {
 	t.mu.Lock()
 	handoff := t.handoff
@@ -357,8 +410,12 @@ func (s *Service) afterTurn(t *turn) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), appendTimeout)
 	defer cancel()
-	if _, err := s.acceptHandoff(ctx, t.userID, t.convID, handoff, false); err != nil && !errors.Is(err, ErrNotServing) {
-		s.log.Warn("auto-approving the handoff", slog.String("handoff_id", handoff), slog.Any("error", err))
+	_, err := s.acceptHandoff(ctx, t.userID, t.convID, handoff, false)
+	switch {
+	case errors.Is(err, ErrNotServing):
+		s.log.Info("auto-approving the handoff is left to the next sweep: this process is stopping", slog.String("handoff_id", handoff))
+	case err != nil:
+		s.log.Warn("auto-approving the handoff; the next sweep tries again", slog.String("handoff_id", handoff), slog.Any("error", err))
 	}
 }
 

@@ -38,6 +38,13 @@ func (s *Service) work(ctx context.Context, job store.TurnJob) error {
 	// claims is not lost: the claim reads a cancel made before it, the
 	// notification reaches this entry after it.
 	s.mu.Lock()
+	if _, ok := s.running[t.id]; ok {
+		// The job came back while this process runs its turn (it was
+		// rescued while the owner was taken for dead): the run going on
+		// is the turn's one run.
+		s.mu.Unlock()
+		return store.ErrBusy
+	}
 	s.running[t.id] = t
 	s.mu.Unlock()
 	defer func() {

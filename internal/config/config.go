@@ -84,6 +84,10 @@ type Config struct {
 	// replica died.
 	TurnRescue  time.Duration
 	AutoApprove bool
+	// DBPool is the most pooled connections a server holds; with its
+	// four dedicated ones (owner session, three listeners) it is the
+	// server's connection budget.
+	DBPool int
 
 	// SecureCookies marks session cookies Secure (serve behind https).
 	SecureCookies bool

@@ -133,6 +133,14 @@ func settings() []setting {
 			c.TurnRescue = d
 			return nil
 		}},
+		{"STRATEGIST_DB_POOL", "db-pool", "10", "the most pooled database connections a server holds (2 to 500); it holds four more of its own: its budget is this plus four", func(c *Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 2 || n > 500 {
+				return errors.New("must be a whole number from 2 to 500")
+			}
+			c.DBPool = n
+			return nil
+		}},
 		{"STRATEGIST_TURN_RATE", "turn-rate", "1", "turns per second one user may start, by every way in together, with bursts of 10 (0.01 to 1000)", func(c *Config, v string) error {
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || f < 0.01 || f > 1000 {

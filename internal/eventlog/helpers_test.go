@@ -127,11 +127,11 @@ type countingStore struct {
 	batches []int // events per transaction
 }
 
-func (c *countingStore) AppendEvents(ctx context.Context, origin string, batch []store.NewEvent) ([]store.EventRow, error) {
+func (c *countingStore) AppendEventBatch(ctx context.Context, b store.EventBatch) ([]store.EventRow, error) {
 	c.mu.Lock()
-	c.batches = append(c.batches, len(batch))
+	c.batches = append(c.batches, len(b.Events))
 	c.mu.Unlock()
-	return c.LogStore.AppendEvents(ctx, origin, batch)
+	return c.LogStore.AppendEventBatch(ctx, b)
 }
 
 func (c *countingStore) transactions() []int {

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/google/uuid"
+
 	"strategist/internal/event"
 	"strategist/internal/store"
 	"strategist/internal/telemetry"
@@ -19,10 +21,17 @@ import (
 var ErrClosed = errors.New("eventlog: log closed")
 
 // LogStore is what the log needs from the database: one transaction that
-// appends a batch of events of any conversations (store.DB.AppendEvents).
+// appends a batch of events of any conversations, recording the batch so
+// that a retry after an ambiguous failure writes it once
+// (store.DB.AppendEventBatch).
 type LogStore interface {
-	AppendEvents(ctx context.Context, origin string, batch []store.NewEvent) ([]store.EventRow, error)
+	AppendEventBatch(ctx context.Context, b store.EventBatch) ([]store.EventRow, error)
 }
+
+// ErrUnavailable is the failure of appends the database could not take
+// within the log's RetryFor: the turn that made them is handed back, to be
+// resumed when the database is back, rather than failed.
+var ErrUnavailable = errors.New("the database was unavailable; the events were not recorded")
 
 // LogConfig configures a Log.
 type LogConfig struct {
@@ -44,6 +53,11 @@ type LogConfig struct {
 	MaxBatch int
 	// WriteTimeout bounds one batch's transaction (default 10 s).
 	WriteTimeout time.Duration
+	// RetryFor bounds how long a batch is tried again while the database
+	// is unavailable (store.Unavailable: a restart, a stall, a terminated
+	// connection), with backoff from 100 ms to 2 s (default 30 s). Appends
+	// wait meanwhile, in order; past it they fail with ErrUnavailable.
+	RetryFor time.Duration
 	// Logger reports failed writes. Default: discard.
 	Logger *slog.Logger
 	// Metrics records each batch's size and lag (nil: none).
@@ -78,6 +92,8 @@ type Log struct {
 	mu        sync.Mutex
 	queue     []*appendRequest // queued requests, oldest first
 	queueShut bool             // set when Run stops taking queued requests
+
+	lastBatch string // the id of the batch being written (batchID); the writer's
 }
 
 type appendRequest struct {
@@ -123,6 +139,9 @@ func NewLog(cfg LogConfig) (*Log, error) {
 	}
 	if cfg.WriteTimeout <= 0 {
 		cfg.WriteTimeout = 10 * time.Second
+	}
+	if cfg.RetryFor <= 0 {
+		cfg.RetryFor = 30 * time.Second
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -345,25 +364,50 @@ func (l *Log) write(batch []*appendRequest) {
 			r.answer(appendResult{})
 		}
 	}()
+	var (
+		retry   bool
+		backoff = retryMin
+		since   time.Time
+	)
 	for len(batch) > 0 {
 		var events []store.NewEvent
 		for _, r := range batch {
 			events = append(events, r.events...)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), l.cfg.WriteTimeout)
-		rows, err := l.cfg.Store.AppendEvents(ctx, l.cfg.Origin, events)
+		// A new id whenever the batch changes: a batch that failed for
+		// good is not looked for again.
+		if !retry {
+			since = time.Now()
+		}
+		rows, err := l.cfg.Store.AppendEventBatch(ctx, store.EventBatch{ID: l.batchID(retry), Origin: l.cfg.Origin, Events: events, Retry: retry})
 		cancel()
 		if err != nil {
 			var gone *store.ConversationGoneError
 			if errors.As(err, &gone) {
-				batch = l.fail(batch, gone.ConversationID, err)
+				batch, retry = l.fail(batch, gone.ConversationID, err), false
+				continue
+			}
+			if store.Unavailable(err) && time.Since(since) < l.cfg.RetryFor {
+				if !retry {
+					l.cfg.Logger.Warn("the database is unavailable; writing the events again", slog.Int("events", len(events)), slog.Any("error", err))
+				}
+				retry = true
+				time.Sleep(backoff)
+				backoff = min(backoff*2, retryMax)
 				continue
 			}
 			l.cfg.Logger.Error("writing events", slog.Int("events", len(events)), slog.Any("error", err))
+			if store.Unavailable(err) {
+				err = fmt.Errorf("%w (for %s): %w", ErrUnavailable, time.Since(since).Round(time.Second), err)
+			}
 			for _, r := range batch {
 				r.answer(appendResult{err: fmt.Errorf("event: append: %w", err)})
 			}
 			return
+		}
+		if retry {
+			l.cfg.Logger.Info("the events were written once the database was back", slog.Int("events", len(events)), slog.Duration("after", time.Since(since)))
 		}
 		if len(rows) != len(events) {
 			err := fmt.Errorf("event: append: store returned %d rows for %d events", len(rows), len(events))
@@ -384,6 +428,21 @@ func (l *Log) write(batch []*appendRequest) {
 		}
 		return
 	}
+}
+
+// The log's backoff while the database is unavailable.
+const (
+	retryMin = 100 * time.Millisecond
+	retryMax = 2 * time.Second
+)
+
+// batchID returns the id of the batch being written: the one before when
+// retrying it, else a new one. Only the writer calls it.
+func (l *Log) batchID(retry bool) string {
+	if !retry || l.lastBatch == "" {
+		l.lastBatch = uuid.NewString()
+	}
+	return l.lastBatch
 }
 
 // observe records a published batch's size and the age of its oldest

@@ -29,11 +29,13 @@ type memStore struct {
 	mu      sync.Mutex
 	seq     map[string]int64
 	batches [][]string // conversation ids per call
+	tries   []string   // "id" or "id retry" per call
 }
 
 func newMemStore() *memStore { return &memStore{seq: map[string]int64{}} }
 
-func (m *memStore) AppendEvents(ctx context.Context, origin string, batch []store.NewEvent) ([]store.EventRow, error) {
+func (m *memStore) AppendEventBatch(ctx context.Context, b store.EventBatch) ([]store.EventRow, error) {
+	batch := b.Events
 	if m.gate != nil {
 		<-m.gate
 	}
@@ -44,6 +46,11 @@ func (m *memStore) AppendEvents(ctx context.Context, origin string, batch []stor
 		convs = append(convs, e.ConversationID)
 	}
 	m.batches = append(m.batches, convs)
+	try := b.ID
+	if b.Retry {
+		try += " retry"
+	}
+	m.tries = append(m.tries, try)
 	if m.failure != nil {
 		return nil, m.failure
 	}

@@ -22,6 +22,7 @@ import (
 
 	"strategist/internal/account"
 	"strategist/internal/event"
+	"strategist/internal/protocol"
 	"strategist/internal/store"
 	"strategist/internal/tool"
 )
@@ -73,12 +74,12 @@ func (s *Server) a2aRoutes(e *echo.Echo) {
 	// The SDK runs a streaming request's handler on a goroutine of its
 	// own and re-panics what it recovers unless given a panic handler: each
 	// request gets one that logs with the request's trace and answers an
-	// internal error. serveMCP gives the handler the caller's address and
-	// ends a request at shutdown or on revocation, as for MCP.
-	e.POST(a2aPath, s.serveMCP(s.a2aTransport(func(opts ...a2asrv.TransportOption) http.Handler {
+	// internal error. serveHeld ends a request at shutdown or on revocation,
+	// as for a stream.
+	e.POST(a2aPath, s.serveHeld(s.a2aTransport(func(opts ...a2asrv.TransportOption) http.Handler {
 		return a2asrv.NewJSONRPCHandler(h, opts...)
 	})), auth, s.streamRoute)
-	e.POST(a2aV0Path, s.serveMCP(s.a2aTransport(func(opts ...a2asrv.TransportOption) http.Handler {
+	e.POST(a2aV0Path, s.serveHeld(s.a2aTransport(func(opts ...a2asrv.TransportOption) http.Handler {
 		return a2av0.NewJSONRPCHandler(h, opts...)
 	})), auth, s.streamRoute)
 }
@@ -375,7 +376,7 @@ func (h *a2aHandler) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTa
 // first, the task as it stands (nil: the task is made at the turn's first
 // event, with sent, the client's message, as its history).
 func (h *a2aHandler) stream(ctx context.Context, req converseRequest, userMsg *a2a.Message, first *a2a.Task, yield func(a2a.Event, error) bool) {
-	n := newNarrator(false)
+	n := protocol.NewNarrator(false)
 	var (
 		info         a2a.TaskInfo
 		sent         = first != nil
@@ -414,7 +415,7 @@ func (h *a2aHandler) stream(ctx context.Context, req converseRequest, userMsg *a
 				return err
 			}
 		}
-		text := n.text(e)
+		text := n.Text(e)
 		switch e := e.(type) {
 		case *event.AssistantDelta, *event.AssistantMessage:
 			if text == "" {

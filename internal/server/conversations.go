@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -14,9 +12,6 @@ import (
 	"strategist/internal/store"
 	"strategist/internal/strategy"
 )
-
-// maxTitle is the longest conversation title accepted, in characters.
-const maxTitle = 200
 
 type createConversationRequest struct {
 	SiteID string  `json:"siteId"`
@@ -64,17 +59,6 @@ func (s *Server) createConversation(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusCreated, conv)
-}
-
-func checkTitle(title string) (string, error) {
-	title = strings.TrimSpace(title)
-	if title == "" {
-		return "", validationError("title must not be empty", map[string]string{"title": "empty"})
-	}
-	if utf8.RuneCountInString(title) > maxTitle {
-		return "", validationError("title must be at most 200 characters", map[string]any{"title": "too long", "max": maxTitle})
-	}
-	return title, nil
 }
 
 // checkSite answers 422 for a site the catalog does not know or the caller
@@ -163,13 +147,6 @@ func (s *Server) deleteConversation(c echo.Context) error {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
-}
-
-func quote(s string) string {
-	if utf8.RuneCountInString(s) > 60 {
-		s = string([]rune(s)[:60]) + "…"
-	}
-	return `"` + s + `"`
 }
 
 // detail gathers everything a client needs to draw a conversation; its

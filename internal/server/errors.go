@@ -15,77 +15,41 @@ import (
 	"strategist/internal/account"
 	"strategist/internal/catalog"
 	"strategist/internal/chat"
+	"strategist/internal/protocol"
 	"strategist/internal/store"
 )
 
-// Error codes of the JSON error body {"error":{"code","message","details"}}.
+// The API's errors and their codes are the protocol package's, shared
+// with the agent protocols (internal/protocol/...).
+type APIError = protocol.APIError
+
+// Error codes of the JSON error body {"error":{"code","message","details"}}
+// (protocol's).
 const (
-	CodeBadRequest      = "BAD_REQUEST"
-	CodeValidation      = "VALIDATION_ERROR"
-	CodeUnauthenticated = "UNAUTHENTICATED"
-	CodeForbidden       = "FORBIDDEN"
-	CodeNotFound        = "NOT_FOUND"
-	CodeConflict        = "CONFLICT"
-	CodeGone            = "GONE"
-	CodeTooLarge        = "PAYLOAD_TOO_LARGE"
-	CodeRateLimited     = "RATE_LIMITED"
-	// CodeRequestTimeout: the request's body did not arrive within the
-	// server's read timeout; 408.
-	CodeRequestTimeout = "REQUEST_TIMEOUT"
-	CodeMethod         = "METHOD_NOT_ALLOWED"
-	CodeMediaType      = "UNSUPPORTED_MEDIA_TYPE"
-	CodeUnavailable    = "UNAVAILABLE"
-	// CodeSiteAccount: a live site needs (or refused) the researcher's
-	// VEuPathDB API key; 403, the message says what to do.
-	CodeSiteAccount = "SITE_ACCOUNT"
-	// CodeSiteError: a live site answered with an error of its own; 502.
-	CodeSiteError = "SITE_ERROR"
-	// CodeSiteUnavailable: a live site is down, slow or rate limiting; 503.
-	CodeSiteUnavailable = "SITE_UNAVAILABLE"
-	CodeInternal        = "INTERNAL"
+	CodeBadRequest      = protocol.CodeBadRequest
+	CodeValidation      = protocol.CodeValidation
+	CodeUnauthenticated = protocol.CodeUnauthenticated
+	CodeForbidden       = protocol.CodeForbidden
+	CodeNotFound        = protocol.CodeNotFound
+	CodeConflict        = protocol.CodeConflict
+	CodeGone            = protocol.CodeGone
+	CodeTooLarge        = protocol.CodeTooLarge
+	CodeRateLimited     = protocol.CodeRateLimited
+	CodeRequestTimeout  = protocol.CodeRequestTimeout
+	CodeMethod          = protocol.CodeMethod
+	CodeMediaType       = protocol.CodeMediaType
+	CodeUnavailable     = protocol.CodeUnavailable
+	CodeSiteAccount     = protocol.CodeSiteAccount
+	CodeSiteError       = protocol.CodeSiteError
+	CodeSiteUnavailable = protocol.CodeSiteUnavailable
+	CodeInternal        = protocol.CodeInternal
 )
 
-// APIError is an error with the status, code and message a client sees.
-type APIError struct {
-	Status  int
-	Code    string
-	Message string
-	Details any
-	// RetryAfter, when set, becomes a Retry-After header.
-	RetryAfter time.Duration
-	Err        error
-}
-
-func (e *APIError) Error() string {
-	if e.Err != nil {
-		return e.Code + ": " + e.Message + ": " + e.Err.Error()
-	}
-	return e.Code + ": " + e.Message
-}
-
-func (e *APIError) Unwrap() error { return e.Err }
-
-func badRequest(msg string) *APIError {
-	return &APIError{Status: http.StatusBadRequest, Code: CodeBadRequest, Message: msg}
-}
-
-func validationError(msg string, details any) *APIError {
-	return &APIError{Status: http.StatusUnprocessableEntity, Code: CodeValidation, Message: msg, Details: details}
-}
-
-func notFound(what string) *APIError {
-	return &APIError{Status: http.StatusNotFound, Code: CodeNotFound, Message: what + " not found"}
-}
-
-type errorBody struct {
-	Error errorPayload `json:"error"`
-}
-
-type errorPayload struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Details any    `json:"details,omitempty"`
-}
+var (
+	badRequest      = protocol.BadRequest
+	validationError = protocol.ValidationError
+	notFound        = protocol.NotFound
+)
 
 // toAPIError maps any error onto what the client is told. Unknown errors
 // become a 500 whose message says nothing of the cause.
@@ -147,6 +111,9 @@ func toAPIError(err error) *APIError {
 		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: err.Error(), Err: err}
 	case errors.Is(err, context.DeadlineExceeded):
 		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "the request took too long", Err: err}
+	case store.Unavailable(err):
+		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "the database is unavailable; try again in a moment",
+			RetryAfter: 2 * time.Second, Err: err}
 	}
 	return &APIError{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal error", Err: err}
 }
@@ -168,15 +135,18 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(retrySeconds(ae.RetryAfter)))
 	}
 	var werr error
+	owner := s.protocolOf(c.Request())
 	switch {
 	case c.Request().Method == http.MethodHead:
 		werr = c.NoContent(ae.Status)
+	case owner != nil:
+		werr = owner.WriteError(c, ae)
 	case isOpenAIPath(c.Request()):
 		werr = c.JSON(ae.Status, openAIErrorBody(ae))
-	case c.Request().URL.Path == mcpPath || isA2APath(c.Request()) || c.Request().URL.Path == aguiPath:
-		werr = c.JSON(ae.Status, errorBody{Error: errorPayload{Code: ae.Code, Message: ae.Message, Details: ae.Details}})
+	case isA2APath(c.Request()) || c.Request().URL.Path == aguiPath:
+		werr = protocol.WriteJSONError(c, ae)
 	case isAPI(c.Request()):
-		werr = c.JSON(ae.Status, errorBody{Error: errorPayload{Code: ae.Code, Message: ae.Message, Details: ae.Details}})
+		werr = protocol.WriteJSONError(c, ae)
 	default:
 		werr = s.renderErrorPage(c, ae)
 	}
@@ -188,3 +158,11 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 func isAPI(r *http.Request) bool {
 	return strings.HasPrefix(r.URL.Path, "/api/") || strings.Contains(r.Header.Get("Accept"), "application/json") && !strings.Contains(r.Header.Get("Accept"), "text/html")
 }
+
+// The input checks the protocols share (protocol's).
+var (
+	isUUID     = protocol.IsUUID
+	quote      = protocol.Quote
+	checkTitle = protocol.CheckTitle
+	titleFrom  = protocol.TitleFrom
+)

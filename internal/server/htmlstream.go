@@ -36,7 +36,7 @@ func (s *Server) streamPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	proj, err := s.project(ctx, uid, conv, after)
+	proj, err := s.project(ctx, uid, conv, clampResume(after, conv.LastEventSeq))
 	if err != nil {
 		return err
 	}

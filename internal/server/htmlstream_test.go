@@ -60,7 +60,7 @@ func readStream(t *testing.T, e *pageEnv, b browser, path string, header http.He
 			cur.id, _ = strconv.ParseInt(strings.TrimPrefix(line, "id: "), 10, 64)
 		case strings.HasPrefix(line, "data: "):
 			data = append(data, strings.TrimPrefix(line, "data: "))
-		case strings.HasPrefix(line, ":"), strings.HasPrefix(line, "retry:"):
+		case strings.HasPrefix(line, ":"), strings.HasPrefix(line, "retry:"), strings.HasPrefix(line, "event: "):
 		default:
 			t.Fatalf("unexpected stream line %q", line)
 		}
@@ -117,6 +117,9 @@ func TestPageStream(t *testing.T) {
 	}{
 		{"after", "?after=3", nil, []int64{4, 5}},
 		{"Last-Event-ID wins", "?after=1", http.Header{"Last-Event-Id": {"4"}}, []int64{5}},
+		// Beyond the last event: the stream starts with the last one
+		// rather than staying silent.
+		{"Last-Event-ID beyond the log", "", http.Header{"Last-Event-Id": {"99"}}, []int64{5}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, msgs := readStream(t, e, ada, path+tc.query, tc.header, len(tc.want))
@@ -128,6 +131,10 @@ func TestPageStream(t *testing.T) {
 				t.Errorf("ids (-want +got):\n%s", diff)
 			}
 		})
+	}
+	// The JSON stream likewise.
+	if _, _, msgs := readStream(t, e, ada, "/api/v1/conversations/"+conv.ID+"/events", http.Header{"Last-Event-Id": {"99"}}, 1); len(msgs) != 1 || msgs[0].id != 5 {
+		t.Errorf("JSON stream from beyond the log = %+v, want the last event (5)", msgs)
 	}
 	// The final message replaces the streamed one: the stream from 3 knows
 	// (from the log up to 3) that message m1 is on the page.

@@ -20,6 +20,8 @@ import (
 type httpMetrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	// isStream says which requests are streams (Server.isStream).
+	isStream func(echo.Context) bool
 	// app holds the instruments shared with the rest of the server (open
 	// streams), read through the same registry.
 	app *telemetry.Metrics
@@ -49,7 +51,7 @@ func newHTTPMetrics(reg prometheus.Registerer, app *telemetry.Metrics) (*httpMet
 func (m *httpMetrics) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
-		stream := isStream(c)
+		stream := m.isStream(c)
 		if stream {
 			defer m.app.StreamOpened(c.Request().Context())()
 		}

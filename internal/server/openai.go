@@ -9,11 +9,11 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
 	"strategist/internal/event"
+	"strategist/internal/protocol"
 	"strategist/internal/store"
 )
 
@@ -48,7 +48,7 @@ const (
 
 // defaultProtocolSite is the site of conversations a protocol client starts
 // without naming one: the offline PlasmoDB snapshot, always available.
-const defaultProtocolSite = "plasmodb"
+const defaultProtocolSite = protocol.DefaultSite
 
 type chatCompletionRequest struct {
 	Model         string             `json:"model"`
@@ -210,7 +210,7 @@ func (s *Server) chatCompletions(c echo.Context) error {
 	c.Response().Header().Set(headerConversation, conv.ID)
 	id := "chatcmpl-" + conv.ID
 	created := time.Now().Unix()
-	n := newNarrator(auto)
+	n := protocol.NewNarrator(auto)
 	creq := converseRequest{userID: userID(c), conv: conv, message: message, autoBuild: auto, heartbeat: s.cfg.KeepAlive, created: madeNow}
 	// Following the turn ends with the request, at shutdown, when the
 	// token is revoked or the conversation deleted; the turn itself runs
@@ -222,7 +222,7 @@ func (s *Server) chatCompletions(c echo.Context) error {
 		var text strings.Builder
 		out, err := s.converse(ctx, creq, func(_ *event.Record, e event.Event) error {
 			if e != nil {
-				text.WriteString(n.text(e))
+				text.WriteString(n.Text(e))
 			}
 			return nil
 		})
@@ -232,7 +232,7 @@ func (s *Server) chatCompletions(c echo.Context) error {
 			}
 			return chatError(err)
 		}
-		text.WriteString(n.para(s.closing(c, conv.ID, out)))
+		text.WriteString(n.Para(s.closing(c, conv.ID, out)))
 		stop := "stop"
 		u := usageOf(out)
 		return c.JSON(http.StatusOK, chatCompletion{ID: id, Object: "chat.completion", Created: created, Model: req.Model,
@@ -284,7 +284,7 @@ func (s *Server) chatCompletions(c echo.Context) error {
 				return err
 			}
 		}
-		if t := n.text(e); t != "" {
+		if t := n.Text(e); t != "" {
 			return send(&chatMessageOut{Content: t}, nil, nil)
 		}
 		return nil
@@ -297,7 +297,7 @@ func (s *Server) chatCompletions(c echo.Context) error {
 		// runs on; there is nobody left to tell.
 		return nil
 	}
-	if err := send(&chatMessageOut{Content: n.para(s.closing(c, conv.ID, out))}, nil, nil); err != nil {
+	if err := send(&chatMessageOut{Content: n.Para(s.closing(c, conv.ID, out))}, nil, nil); err != nil {
 		return nil
 	}
 	stop := "stop"
@@ -359,15 +359,4 @@ func (s *Server) openAIConversation(c echo.Context, msgs []chatMessageIn, first 
 	}
 	conv, err = s.cfg.Store.CreateConversation(ctx, userID(c), site, titleFrom(first), s.cfg.DefaultModel)
 	return conv, err == nil, err
-}
-
-// titleFrom makes a new conversation's title from its first message (the
-// planner renames it once it knows the goal).
-func titleFrom(msg string) string {
-	t := strings.Join(strings.Fields(msg), " ")
-	if utf8.RuneCountInString(t) > 80 {
-		r := []rune(t)
-		t = strings.TrimSpace(string(r[:79])) + "…"
-	}
-	return t
 }

@@ -165,6 +165,7 @@ func newEnvServed(t testing.TB, served bool, auth config.AuthMode, cat catalog.C
 		DefaultModel: "offline",
 		BodyLimit:    "64K",
 		MetricsToken: testMetricsToken,
+		Protocols:    testProtocols(),
 	}
 	for _, o := range opts {
 		o(&cfg)

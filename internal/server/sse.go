@@ -27,10 +27,11 @@ func (s *Server) streamEvents(c echo.Context) error {
 	}
 	ctx, cancel := s.streamContext(c)
 	defer cancel()
-	if _, err := s.cfg.Store.Conversation(ctx, userID(c), c.Param("id")); err != nil {
+	conv, err := s.cfg.Store.Conversation(ctx, userID(c), c.Param("id"))
+	if err != nil {
 		return err
 	}
-	return s.serveStream(ctx, c, after, "stream", func(w io.Writer, p *eventlog.Published) error {
+	return s.serveStream(ctx, c, clampResume(after, conv.LastEventSeq), "stream", func(w io.Writer, p *eventlog.Published) error {
 		_, err := w.Write(p.SSE()) // made once per record, shared by every stream
 		return err
 	})
@@ -194,6 +195,19 @@ func (sw *stickyWriter) Write(b []byte) (int, error) {
 	n, err := sw.w.Write(b)
 	sw.err = err
 	return n, err
+}
+
+// clampResume is where a stream resumes that was asked to resume after
+// event after, of a conversation whose last event is last. A point beyond
+// the last event (a client of a restored database, or one that made its
+// id up) would wait for sequence numbers the conversation has already
+// given or will give below it, and stay silent: the stream starts with the
+// last event instead, which also moves the client's Last-Event-ID back.
+func clampResume(after, last int64) int64 {
+	if after > last {
+		return max(last-1, 0)
+	}
+	return after
 }
 
 // resumePoint reads where a stream resumes: Last-Event-ID (set by browsers

@@ -93,7 +93,8 @@ func chatError(err error) error {
 	case errors.Is(err, chat.ErrHandoffDecided):
 		return &APIError{Status: http.StatusConflict, Code: "HANDOFF_DECIDED", Message: err.Error(), Err: err}
 	case errors.Is(err, chat.ErrNotServing):
-		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "the server is starting or stopping; try again in a moment", Err: err}
+		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "the server is starting or stopping; try again in a moment",
+			RetryAfter: time.Second, Err: err}
 	}
 	return err
 }

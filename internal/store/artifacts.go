@@ -203,3 +203,34 @@ func (db *DB) Handoffs(ctx context.Context, userID, conversationID string) ([]Ha
 	hs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Handoff])
 	return hs, translate("handoffs", err)
 }
+
+// UndecidedHandoff is a pending handoff whose plan turn completed as the
+// latest turn of its conversation: with auto-approval, a build that has not
+// started yet.
+type UndecidedHandoff struct {
+	ID             string `db:"id"`
+	ConversationID string `db:"conversation_id"`
+	UserID         string `db:"user_id"`
+}
+
+// undecidedHandoffsSQL finds the pending handoffs requested by plan turns
+// that completed within the last hour and are still their conversation's
+// latest turn (the researcher has not gone on since).
+const undecidedHandoffsSQL = `
+SELECT h.id, h.conversation_id, c.user_id
+FROM handoffs h
+JOIN turns t ON t.id = h.requested_turn_id
+JOIN conversations c ON c.id = h.conversation_id
+WHERE h.status = 'pending' AND t.mode = 'plan' AND t.status = 'completed'
+  AND t.ended_at > now() - interval '1 hour'
+  AND NOT EXISTS (SELECT 1 FROM turns l WHERE l.conversation_id = t.conversation_id AND l.started_at > t.started_at)
+ORDER BY t.ended_at`
+
+// UndecidedHandoffs lists the handoffs an auto-approving server has not
+// accepted yet: the plan turn ended, and the process that ran it stopped or
+// failed before it accepted the plan.
+func (db *DB) UndecidedHandoffs(ctx context.Context) ([]UndecidedHandoff, error) {
+	rows, _ := db.pool.Query(ctx, undecidedHandoffsSQL)
+	hs, err := pgx.CollectRows(rows, pgx.RowToStructByName[UndecidedHandoff])
+	return hs, translate("undecided handoffs", err)
+}

@@ -275,7 +275,8 @@ func (db *DB) InterruptDelegations(ctx context.Context, turnIDs []string) (int, 
 
 // previousNodesSQL finds the latest delegation of a turn with the same plan
 // that a stopped run left unfinished (interrupted when its process died,
-// cancelled when it was handed back) and returns its nodes as they stood.
+// cancelled when it was handed back) or had completed, and returns its nodes
+// as they stood.
 // The node rows are written in the background, after the events, so a
 // process that dies can leave a row behind its events: a node whose
 // subagent_task_end done is in the log counts as done with that root, and
@@ -283,7 +284,7 @@ func (db *DB) InterruptDelegations(ctx context.Context, turnIDs []string) (int, 
 const previousNodesSQL = `
 WITH d AS (
   SELECT d.id, d.conversation_id FROM delegations d JOIN conversations c ON c.id = d.conversation_id
-  WHERE d.turn_id = $1 AND c.user_id = $2 AND d.plan = $3::jsonb AND d.status IN ('interrupted', 'cancelled')
+  WHERE d.turn_id = $1 AND c.user_id = $2 AND d.plan = $3::jsonb AND d.status IN ('interrupted', 'cancelled', 'completed')
   ORDER BY d.started_at DESC LIMIT 1),
 logged AS (
   SELECT e.payload->>'nodeId' AS node_id,
@@ -308,8 +309,12 @@ type PreviousNode struct {
 
 // PreviousNodes returns, for a turn that resumes a delegation, the nodes of
 // its previous run of the same plan (node id -> how it stood): a resumed
-// delegation does not run the done ones again and retries the others. None
-// is an empty map.
+// delegation does not run the done ones again and retries the others. A
+// delegation that completed before its turn's process stopped (the
+// executor's last round not yet stored) counts too: its nodes are all done,
+// and the resumed run carries the whole build instead of running it again
+// on top of its own result. A failed one does not: the executor may
+// delegate the same plan again on purpose. None is an empty map.
 func (db *DB) PreviousNodes(ctx context.Context, userID, turnID string, plan json.RawMessage) (map[string]PreviousNode, error) {
 	rows, err := db.pool.Query(ctx, previousNodesSQL, turnID, userID, plan)
 	if err != nil {

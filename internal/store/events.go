@@ -89,6 +89,9 @@ SELECT id FROM conversations WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`
 // two index entries besides the counter's new row version, where changing
 // only the counter is a heap-only update.
 //
+// A batch of the log's writer ($9, else NULL) is recorded in event_batches
+// with each conversation's base, in the same transaction (AppendEventBatch).
+//
 // The notification, one per conversation, tells the other server processes
 // which range to read: origin|conversation|first|last; PostgreSQL delivers
 // it at commit, and never for a transaction that rolls back. An event of a
@@ -101,6 +104,11 @@ WITH alloc AS (
     WHERE v.id = k.id
     RETURNING v.id, v.last_event_seq - k.n AS base,
         pg_notify('` + EventsChannel + `', $8 || '|' || v.id::text || '|' || (v.last_event_seq - k.n + 1)::text || '|' || v.last_event_seq::text) AS announced
+),
+ledger AS (
+    INSERT INTO event_batches (id, groups)
+    SELECT $9::uuid, jsonb_object_agg(id::text, base) FROM alloc
+    HAVING $9::uuid IS NOT NULL
 )
 INSERT INTO events (conversation_id, seq, turn_id, type, payload)
 SELECT u.c::uuid, a.base + u.k, NULLIF(u.t, '')::uuid, u.ty, u.p
@@ -188,6 +196,12 @@ type queuedAppend struct {
 // when it has several conversations, then the insert) on b, so that a store method can send them in the
 // same round trip as its own statements.
 func queueAppendEvents(b *pgx.Batch, origin string, batch []NewEvent) (*queuedAppend, error) {
+	return queueAppendBatch(b, origin, "", batch)
+}
+
+// queueAppendBatch is queueAppendEvents for a batch that records itself in
+// event_batches under batchID ("" records nothing).
+func queueAppendBatch(b *pgx.Batch, origin, batchID string, batch []NewEvent) (*queuedAppend, error) {
 	if strings.Contains(origin, "|") {
 		return nil, fmt.Errorf("append events: origin %q contains '|'", origin)
 	}
@@ -219,7 +233,7 @@ func queueAppendEvents(b *pgx.Batch, origin string, batch []NewEvent) (*queuedAp
 	if len(a.groups) > 1 {
 		b.Queue(lockEventConversationsSQL, ids)
 	}
-	b.Queue(insertEventsSQL, convs, ranks, turns, types, payloads, ids, counts, origin).Query(func(rows pgx.Rows) error {
+	b.Queue(insertEventsSQL, convs, ranks, turns, types, payloads, ids, counts, origin, nullable(batchID)).Query(func(rows pgx.Rows) error {
 		inserted, err := pgx.CollectRows(rows, scanEventRow)
 		if err != nil {
 			return err

@@ -69,6 +69,17 @@ var ErrHandBack = errors.New("store: turn handed back")
 // ErrBusy is returned by ClaimTurn when a live process runs the turn.
 var ErrBusy = errors.New("store: the turn runs in another process")
 
+// ErrOwnerLost is returned by ClaimTurn when the claiming process does not
+// hold its owner session: it claims nothing until its session is back, and the job waits ownerLostRetry for it or another
+// process.
+var ErrOwnerLost = errors.New("store: this process has lost its owner session")
+
+const ownerLostRetry = time.Second
+
+// unavailableRetry is how long a turn whose work met an unreachable database
+// before it could start waits before it is tried again.
+const unavailableRetry = 2 * time.Second
+
 // busyRetry is how long a job whose turn a live process runs waits before it
 // looks again (River rescued it as stuck while its owner is alive).
 const busyRetry = 10 * time.Second
@@ -91,6 +102,13 @@ func (w *turnWorker) Work(ctx context.Context, job *river.Job[turnArgs]) error {
 		return river.JobSnooze(0)
 	case errors.Is(err, ErrBusy):
 		return river.JobSnooze(busyRetry)
+	case errors.Is(err, ErrOwnerLost):
+		return river.JobSnooze(ownerLostRetry)
+	case Unavailable(err):
+		// No connection to be had (the pool's limit, the server's
+		// max_connections, a restart): the turn waits for one rather
+		// than failing, and its job does not spend an attempt.
+		return river.JobSnooze(unavailableRetry)
 	}
 	return err
 }
@@ -200,14 +218,6 @@ const (
 	ownerCancel   = "cancel"
 )
 
-// sessionAlive is true when the owner name in the column named by %s is a
-// live database session: "<backend pid>@<backend start, unix µs>" of the
-// owning process's dedicated session (HoldOwnerSession), which PostgreSQL
-// forgets as soon as the process dies.
-const sessionAliveSQL = `EXISTS (
-    SELECT 1 FROM pg_stat_activity a
-    WHERE %s = a.pid::text || '@' || (extract(epoch FROM a.backend_start) * 1000000)::bigint::text)`
-
 // Claim is a turn as the process that claimed it runs it.
 type Claim struct {
 	UserID         string    `db:"user_id"`
@@ -229,33 +239,45 @@ func (c Claim) Resumed() bool { return c.PreviousOwner != "" }
 func (c Claim) CancelRequested() bool { return c.PreviousOwner == ownerCancel }
 
 // claimTurnSQL makes $2 the process running a turn, if the turn is still
-// running and no live process runs it: nobody yet, handed back, cancelled
-// meanwhile, this process, or an owner whose database session is gone.
+// running and no live process runs it (nobody yet, handed back, cancelled
+// meanwhile, this process, or an owner that is not alive: ownerLiveSQL), and
+// $2 holds its owner session: a process without it claims nothing.
 var claimTurnSQL = `
 WITH prev AS (SELECT id, owner FROM turns WHERE id = $1 AND status = 'running' FOR UPDATE)
 UPDATE turns t SET owner = $2
 FROM prev, conversations c
 WHERE t.id = prev.id AND c.id = t.conversation_id
   AND (prev.owner IN ('', '` + OwnerReleased + `', '` + ownerCancel + `') OR prev.owner = $2
-       OR NOT ` + fmt.Sprintf(sessionAliveSQL, "prev.owner") + `)
+       OR NOT ` + ownerLive("prev.owner") + `)
+  AND ` + ownerSession("$2::text") + `
 RETURNING c.user_id, t.conversation_id, c.site_id, t.mode, t.model, t.started_at, prev.owner AS previous_owner`
 
-const turnRunningSQL = `SELECT status = 'running' FROM turns WHERE id = $1`
+// claimRefusedSQL says why a claim took nothing: whether the turn runs,
+// whether another live process runs it, whether the claimant is alive.
+var claimRefusedSQL = `
+SELECT coalesce(t.status = 'running', false),
+       coalesce(t.owner NOT IN ('', '` + OwnerReleased + `', '` + ownerCancel + `') AND t.owner <> $2 AND ` + ownerLive("t.owner") + `, false),
+       ` + ownerSession("$2::text") + `
+FROM (SELECT 1) one LEFT JOIN turns t ON t.id = $1`
 
 // ClaimTurn makes owner the one process that runs a turn. A turn that ended
-// (or was deleted) is ErrNotFound; one a live process runs is ErrBusy.
+// (or was deleted) is ErrNotFound; one a live process runs is ErrBusy; an
+// owner without its session and lease (OwnerSession) is ErrOwnerLost.
 func (db *DB) ClaimTurn(ctx context.Context, turnID, owner string) (Claim, error) {
 	rows, _ := db.pool.Query(ctx, claimTurnSQL, turnID, owner)
 	c, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Claim])
 	if errors.Is(err, pgx.ErrNoRows) {
-		var running bool
-		if err := db.pool.QueryRow(ctx, turnRunningSQL, turnID).Scan(&running); err != nil {
+		var running, busy, live bool
+		if err := db.pool.QueryRow(ctx, claimRefusedSQL, turnID, owner).Scan(&running, &busy, &live); err != nil {
 			return Claim{}, translate("claim turn", err)
 		}
-		if running {
+		switch {
+		case !running:
+			return Claim{}, translate("claim turn", ErrNotFound)
+		case busy || live:
 			return Claim{}, ErrBusy
 		}
-		return Claim{}, translate("claim turn", ErrNotFound)
+		return Claim{}, ErrOwnerLost
 	}
 	return c, translate("claim turn", err)
 }
@@ -275,7 +297,7 @@ func (db *DB) ReleaseTurn(ctx context.Context, turnID, owner string) error {
 var requestCancelSQL = `
 WITH t AS (
   UPDATE turns SET owner = CASE
-      WHEN owner IN ('', '` + OwnerReleased + `') OR NOT ` + fmt.Sprintf(sessionAliveSQL, "owner") + ` THEN '` + ownerCancel + `'
+      WHEN owner IN ('', '` + OwnerReleased + `') OR NOT ` + ownerLive("owner") + ` THEN '` + ownerCancel + `'
       ELSE owner END
   WHERE id = $1 AND status = 'running' RETURNING id)
 SELECT pg_notify($2, id::text) FROM t`
@@ -289,13 +311,13 @@ func (db *DB) RequestCancel(ctx context.Context, channel, turnID string) error {
 }
 
 // rescueTurnsSQL makes available again the turn jobs running under a River
-// client whose database session is gone: the client's id is its process's
-// owner name, the last of the job's attempted_by.
+// client whose owner is not alive (no session, lease expired): the client's
+// id is its process's owner name, the last of the job's attempted_by.
 var rescueTurnsSQL = `
 WITH dead AS (
   UPDATE river_job j SET state = 'available', scheduled_at = now()
   WHERE j.state = 'running' AND j.kind = '` + turnJobKind + `'
-    AND NOT ` + fmt.Sprintf(sessionAliveSQL, "j.attempted_by[cardinality(j.attempted_by)]") + `
+    AND NOT ` + ownerLive("j.attempted_by[cardinality(j.attempted_by)]") + `
   RETURNING j.id)
 SELECT count(*)::int FROM dead`
 

@@ -65,7 +65,7 @@ func TestTurnJobsAndClaims(t *testing.T) {
 	var wg sync.WaitGroup
 	owners := make(chan string, 1)
 	wg.Go(func() {
-		if err := db.HoldOwnerSession(sessCtx, func(o string) { owners <- o }); err != nil {
+		if err := db.HoldOwnerSession(sessCtx, store.OwnerSession{Held: func(o string) { offer(owners, o) }}); err != nil {
 			t.Errorf("owner session: %v", err)
 		}
 	})
@@ -91,11 +91,31 @@ func TestTurnJobsAndClaims(t *testing.T) {
 	if err := db.ReleaseTurn(ctx, turnID, live); err != nil {
 		t.Fatal(err)
 	}
-	c, err = db.ClaimTurn(ctx, turnID, "3@3")
+	c, err = db.ClaimTurn(ctx, turnID, live)
 	if err != nil || !c.Resumed() || c.PreviousOwner != store.OwnerReleased || c.CancelRequested() {
 		t.Fatalf("claim after a hand-back = %+v, %v", c, err)
 	}
-	// "3@3" is no session: its process is dead, and the next claims it.
+	if err := db.ReleaseTurn(ctx, turnID, live); err != nil {
+		t.Fatal(err)
+	}
+	// "3@3" is a process whose session ended a moment ago: it claims
+	// nothing, and its lease keeps others off what it ran.
+	if _, err := db.ClaimTurn(ctx, turnID, "3@3"); !errors.Is(err, store.ErrOwnerLost) {
+		t.Errorf("claim by a process without its session = %v, want ErrOwnerLost", err)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE turns SET owner = '3@3' WHERE id = $1`, turnID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO owner_leases (owner, expires_at) VALUES ('3@3', now() + interval '1 hour')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ClaimTurn(ctx, turnID, live); !errors.Is(err, store.ErrBusy) {
+		t.Errorf("claim of a turn whose owner's lease holds = %v, want ErrBusy", err)
+	}
+	// Its lease expires: its process is dead, and the next claims it.
+	if _, err := pool.Exec(ctx, `UPDATE owner_leases SET expires_at = now() - interval '1 second' WHERE owner = '3@3'`); err != nil {
+		t.Fatal(err)
+	}
 	c, err = db.ClaimTurn(ctx, turnID, live)
 	if err != nil || c.PreviousOwner != "3@3" {
 		t.Fatalf("claim of a dead process's turn = %+v, %v", c, err)
@@ -132,7 +152,7 @@ func TestRescueTurns(t *testing.T) {
 	var wg sync.WaitGroup
 	owners := make(chan string, 1)
 	wg.Go(func() {
-		if err := db.HoldOwnerSession(sessCtx, func(o string) { owners <- o }); err != nil {
+		if err := db.HoldOwnerSession(sessCtx, store.OwnerSession{Held: func(o string) { offer(owners, o) }}); err != nil {
 			t.Errorf("owner session: %v", err)
 		}
 	})
@@ -250,5 +270,24 @@ func TestPreviousNodes(t *testing.T) {
 		"n2": {Status: "done", Attempt: 2, RootStepID: "s4"}, "n3": {Status: "cancelled", Attempt: 1}}
 	if got, err := db.PreviousNodes(ctx, ada.ID, turnID, plan); err != nil || !maps.Equal(got, want) {
 		t.Errorf("PreviousNodes behind the log = %v, %v; want %v", got, err, want)
+	}
+
+	// The run completed the delegation and stopped before the executor's
+	// last round was stored: the resumed run carries all of it.
+	d3, err := db.CreateDelegation(ctx, ada.ID, store.NewDelegation{ConversationID: conv.ID, TurnID: turnID, Goal: "g", Plan: plan,
+		Nodes: []store.NewDelegationNode{{NodeID: "n1", Kind: "task", Label: "a"}, {NodeID: "n2", Kind: "task", Label: "b"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.UpdateDelegationNodes(ctx, ada.ID, d3.ID, []store.DelegationNodeUpdate{
+		{NodeID: "n1", Status: "done", Attempt: 1, RootStepID: "s7"}, {NodeID: "n2", Status: "done", Attempt: 1, RootStepID: "s8"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.FinishDelegation(ctx, ada.ID, d3.ID, "completed", nil); err != nil {
+		t.Fatal(err)
+	}
+	want = map[string]store.PreviousNode{"n1": {Status: "done", Attempt: 1, RootStepID: "s7"}, "n2": {Status: "done", Attempt: 1, RootStepID: "s8"}}
+	if got, err := db.PreviousNodes(ctx, ada.ID, turnID, plan); err != nil || !maps.Equal(got, want) {
+		t.Errorf("PreviousNodes of a completed delegation = %v, %v; want %v", got, err, want)
 	}
 }

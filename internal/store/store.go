@@ -136,6 +136,12 @@ func WithTracing(tp trace.TracerProvider) Option {
 	}
 }
 
+// WithMaxConns bounds the pool at n connections (over DATABASE_URL's
+// pool_max_conns). A query waits for a connection while all are taken.
+func WithMaxConns(n int) Option {
+	return func(c *pgxpool.Config) { c.MaxConns = int32(min(n, 1<<20)) }
+}
+
 // Open connects to the database at url, checks that it answers, and applies
 // pending migrations from fsys (under tern's advisory lock, so replicas
 // starting together wait for each other).

@@ -325,11 +325,11 @@ type OrphanTurn struct {
 }
 
 // orphanTurnsSQL finds running turns that nothing will run again: no live
-// process runs them (see sessionAliveSQL) and they have no job left to run
+// process runs them (see ownerLiveSQL) and they have no job left to run
 // (turns from before turns were jobs, or whose job gave up).
 var orphanTurnsSQL = `
 SELECT t.id, t.conversation_id, t.started_at FROM turns t
-WHERE t.status = 'running' AND NOT ` + fmt.Sprintf(sessionAliveSQL, "t.owner") + `
+WHERE t.status = 'running' AND NOT ` + ownerLive("t.owner") + `
   AND NOT EXISTS (
     SELECT 1 FROM river_job j
     WHERE j.kind = '` + turnJobKind + `' AND j.args @> jsonb_build_object('turnId', t.id::text)
@@ -342,33 +342,6 @@ func (db *DB) OrphanTurns(ctx context.Context) ([]OrphanTurn, error) {
 	rows, _ := db.pool.Query(ctx, orphanTurnsSQL)
 	ts, err := pgx.CollectRows(rows, pgx.RowToStructByName[OrphanTurn])
 	return ts, translate("orphan turns", err)
-}
-
-const sessionIdentitySQL = `
-SELECT pg_backend_pid()::text || '@' || (extract(epoch FROM backend_start) * 1000000)::bigint::text
-FROM pg_stat_activity WHERE pid = pg_backend_pid()`
-
-// HoldOwnerSession keeps one connection for the life of ctx and returns, on
-// ready, the owner name of this process: the identity of that session. Turns
-// this process runs carry it; when the process dies, its session ends and its
-// turns become orphans that any process can recover. HoldOwnerSession blocks
-// until ctx ends.
-func (db *DB) HoldOwnerSession(ctx context.Context, ready func(owner string)) error {
-	conn, err := db.pool.Acquire(ctx)
-	if err != nil {
-		return translate("owner session", err)
-	}
-	// The connection leaves the pool: it must not serve other queries or be
-	// recycled while this process runs turns.
-	pc := conn.Hijack()
-	defer pc.Close(context.Background())
-	var owner string
-	if err := pc.QueryRow(ctx, sessionIdentitySQL).Scan(&owner); err != nil {
-		return translate("owner session", err)
-	}
-	ready(owner)
-	<-ctx.Done()
-	return nil
 }
 
 const turnEventsSQL = `

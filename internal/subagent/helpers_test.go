@@ -82,6 +82,9 @@ type memGraph struct {
 	g       *strategy.Graph
 	version int
 	changes []strategy.Change
+	// lazy makes the strategy not exist (store.ErrNotFound) until its
+	// first change, as a conversation's persisted strategy does.
+	lazy bool
 }
 
 func newMemGraph(t testing.TB) *memGraph {
@@ -95,6 +98,9 @@ func newMemGraph(t testing.TB) *memGraph {
 func (m *memGraph) Snapshot(context.Context) (strategy.Snapshot, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.lazy && m.version == 0 {
+		return strategy.Snapshot{}, fmt.Errorf("subagent: read strategy: %w", store.ErrNotFound)
+	}
 	return m.g.Snapshot("strategy-1", m.version), nil
 }
 

@@ -94,3 +94,60 @@ func mustApply(t *testing.T, g Graph, m strategy.Mutation) {
 		t.Fatal(err)
 	}
 }
+
+// TestResumeBeforeFirstStep: the previous run was cut short in n1 before
+// any step existed, so the conversation has no strategy yet. The resumed
+// delegation reads that as an empty strategy and builds the plan, rather
+// than failing on the strategy it cannot read.
+func TestResumeBeforeFirstStep(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		engine := script(t,
+			reply("n1", 10, createCall("GenesByText")), reply("n1", 20, finishCall(createdStep)),
+			reply("n2", 15, createCall("GenesByLocation")), reply("n2", 10, finishCall(createdStep)))
+		h := newHarness(t, resolving{engine}, Config{})
+		h.graph.lazy = true
+		h.store.previous = map[string]store.PreviousNode{"n1": {Status: store.NodeRunning, Attempt: 1}}
+		res, err := h.sched.Run(t.Context(), h.delegation(t, twoTasks))
+		if err != nil || res.Status != DelegationCompleted || res.RootStepID == "" {
+			t.Fatalf("Run = %+v, %v; want completed with a root", res, err)
+		}
+		snap, err := h.graph.Snapshot(t.Context())
+		if err != nil || len(snap.Steps) != 3 {
+			t.Errorf("strategy = %d steps, %v; want 3", len(snap.Steps), err)
+		}
+		checkEvents(t, h.events.all())
+	})
+}
+
+// TestResumeAfterCompletedDelegation: the previous run completed the
+// delegation (every node done, the result the strategy's one root) and
+// stopped before the executor's last round was stored. The resumed run
+// delegates the same plan again: it carries every node, asks no model,
+// leaves the strategy as it was and completes with the same root.
+func TestResumeAfterCompletedDelegation(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		engine := script(t)
+		h := newHarness(t, engine, Config{})
+		mustApply(t, h.graph, strategy.AddSearch{SearchName: "GenesByText"})
+		mustApply(t, h.graph, strategy.AddSearch{SearchName: "GenesByLocation"})
+		mustApply(t, h.graph, strategy.Combine{Left: "s1", Right: "s2", Operator: strategy.Union})
+		h.store.previous = map[string]store.PreviousNode{
+			"n1": {Status: store.NodeDone, Attempt: 1, RootStepID: "s1"},
+			"n2": {Status: store.NodeDone, Attempt: 1, RootStepID: "s2"},
+			"n3": {Status: store.NodeDone, Attempt: 1, RootStepID: "s3"},
+		}
+		before, _ := h.graph.Snapshot(t.Context())
+		res, err := h.sched.Run(t.Context(), h.delegation(t, twoTasks))
+		if err != nil || res.Status != DelegationCompleted || res.RootStepID != "s3" {
+			t.Fatalf("Run = %+v, %v; want completed with root s3", res, err)
+		}
+		after, _ := h.graph.Snapshot(t.Context())
+		if after.Version != before.Version || len(after.Steps) != 3 {
+			t.Errorf("the strategy changed: version %d -> %d, %d steps", before.Version, after.Version, len(after.Steps))
+		}
+		if n := len(engine.Requests()); n != 0 {
+			t.Errorf("%d model calls, want none", n)
+		}
+		checkEvents(t, h.events.all())
+	})
+}

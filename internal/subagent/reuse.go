@@ -163,6 +163,11 @@ func (s *Scheduler) carried(ctx context.Context, d Delegation, planJSON []byte) 
 		return nil, nil, err
 	}
 	snap, err := d.Graph.Snapshot(ctx)
+	if errors.Is(err, store.ErrNotFound) {
+		// The previous run stopped before its first step: nothing it
+		// made is carried, and its started tasks are retried.
+		snap, err = strategy.Snapshot{}, nil
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,0 +1,152 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"strategist/internal/catalog"
+	"strategist/internal/event"
+	"strategist/internal/protocol"
+	"strategist/internal/store"
+	"strategist/internal/strategy"
+)
+
+// ProtocolFunc builds an agent protocol over the server's Host; main wires
+// one for each protocol package (internal/protocol/...) in
+// Config.Protocols. The server imports none of them, nor their SDKs.
+type ProtocolFunc func(h *Host) (protocol.Protocol, error)
+
+// Host is what the server offers the protocol packages: turns followed to
+// their end, the conversations and strategies of the caller, the catalog,
+// the public URL and the server's lifetime. Each protocol package declares
+// the part of it it uses as an interface of its own.
+type Host struct{ s *Server }
+
+// Logger is the server's logger.
+func (h *Host) Logger() *slog.Logger { return h.s.log }
+
+// Version is the server's version.
+func (h *Host) Version() string { return h.s.cfg.Version }
+
+// Catalog is the server's catalog.
+func (h *Host) Catalog() catalog.Catalog { return h.s.cfg.Catalog }
+
+// UsableSite refuses, as a tool error, a site the catalog does not know or
+// the user cannot use (a live site without their VEuPathDB API key).
+func (h *Host) UsableSite(ctx context.Context, userID, site string) error {
+	return h.s.usableSite(ctx, userID, site)
+}
+
+// Conversation is one of the user's conversations (store.ErrNotFound for
+// another's or none).
+func (h *Host) Conversation(ctx context.Context, userID, conversationID string) (store.Conversation, error) {
+	return h.s.cfg.Store.Conversation(ctx, userID, conversationID)
+}
+
+// CreateConversation starts a conversation of the user's on site, with the
+// server's default model.
+func (h *Host) CreateConversation(ctx context.Context, userID, site, title string) (store.Conversation, error) {
+	return h.s.cfg.Store.CreateConversation(ctx, userID, site, title, h.s.cfg.DefaultModel)
+}
+
+// Converse starts the turn m asks for (or accepts the pending plan) and
+// calls onRecord with each event of the turns it follows, in stream order,
+// until the last of them ends (converse). The orchestrator's refusals come
+// back as *protocol.APIError (chatError).
+func (h *Host) Converse(ctx context.Context, m protocol.Message, onRecord func(r *event.Record, e event.Event) error) (protocol.Outcome, error) {
+	heartbeat := m.Heartbeat
+	if heartbeat == 0 {
+		heartbeat = h.s.cfg.KeepAlive
+	}
+	out, err := h.s.converse(ctx, converseRequest{userID: m.UserID, conv: m.Conversation, message: m.Text, accept: m.Accept,
+		autoBuild: m.AutoBuild, heartbeat: heartbeat, follow: m.Follow, created: m.Created}, onRecord)
+	res := protocol.Outcome{TurnIDs: out.turnIDs, Status: out.status, Error: out.errText, PendingHandoff: out.pendingHandoff, Usage: out.usage}
+	if err != nil {
+		return res, chatError(err)
+	}
+	return res, nil
+}
+
+// RootSummary describes the conversation's strategy in one line: its root
+// step's count (with where it comes from), or why there is none. root is
+// the root step, nil when there is no single one.
+func (h *Host) RootSummary(ctx context.Context, userID, conversationID string) (summary string, root *strategy.Step) {
+	return h.s.rootSummary(ctx, userID, conversationID)
+}
+
+// ConversationURL is the absolute address of a conversation's page, on the
+// server's public URL.
+func (h *Host) ConversationURL(conversationID string) string {
+	return h.s.conversationURL(conversationID)
+}
+
+// Hold registers a request that may follow turns for a long time: cancel
+// is called at shutdown or when the caller's credential is revoked, like a
+// stream's. release forgets it; call it when the request ends.
+func (h *Host) Hold(c echo.Context, cancel context.CancelFunc) (release func()) {
+	stop := context.AfterFunc(h.s.stopping, cancel)
+	forget := h.s.streams.add(currentIdentity(c).cred, cancel)
+	return func() {
+		forget()
+		stop()
+	}
+}
+
+// usableSite refuses a site the catalog does not know or the caller cannot
+// use (a live site without their VEuPathDB API key).
+func (s *Server) usableSite(ctx context.Context, userID, site string) error {
+	return protocol.UsableSite(ctx, s.cfg.Catalog, s.cfg.Sites, userID, site)
+}
+
+// mountProtocols builds the protocols of Config.Protocols and adds their
+// routes behind API-token authentication (and a stream slot for the
+// routes that follow turns).
+func (s *Server) mountProtocols(e *echo.Echo) error {
+	for _, build := range s.cfg.Protocols {
+		p, err := build(&Host{s: s})
+		if err != nil {
+			return err
+		}
+		s.protocols = append(s.protocols, p)
+		for _, r := range p.Routes() {
+			mw := []echo.MiddlewareFunc{s.requireTokenUser(p.Deny)}
+			if r.Stream {
+				mw = append(mw, s.streamRoute)
+				s.streamPaths[r.Path] = true
+			}
+			if r.Method == "" {
+				e.Any(r.Path, r.Handler, mw...)
+			} else {
+				e.Add(r.Method, r.Path, r.Handler, mw...)
+			}
+		}
+	}
+	return nil
+}
+
+// protocolOf is the protocol whose route r is on, nil for none.
+func (s *Server) protocolOf(r *http.Request) protocol.Protocol {
+	for _, p := range s.protocols {
+		if p.Owns(r) {
+			return p
+		}
+	}
+	return nil
+}
+
+// serveHeld runs h for a request that may follow turns for long (A2A's
+// message/stream): it ends at shutdown or when the caller's credential is
+// revoked, like a stream; the turn runs on.
+func (s *Server) serveHeld(h http.Handler) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		defer (&Host{s: s}).Hold(c, cancel)()
+		h.ServeHTTP(c.Response(), r.WithContext(ctx))
+		return nil
+	}
+}
