@@ -8,7 +8,8 @@ import (
 	"strategist/internal/planner"
 )
 
-// TestAskResearcher: a question needs 2 to 4 options, each with a label
+// TestAskResearcher: a question needs 2 to 4 options (one when free text
+// is welcome), each with a label
 // and a message; a valid one is streamed as question_asked, each option
 // with what it builds and the catalog's count or why it has none (this
 // catalog has no gene data, so none is counted), never an invented number.
@@ -17,6 +18,7 @@ func TestAskResearcher(t *testing.T) {
 	for _, bad := range []string{
 		`{"question":"","options":[{"label":"a","message":"a"},{"label":"b","message":"b"}]}`,
 		`{"question":"Which?","options":[{"label":"a","message":"a"}]}`,
+		`{"question":"Which?","free_text":true,"options":[]}`,
 		`{"question":"Which?","options":[{"label":"a","message":"a"},{"label":"b","message":" "}]}`,
 		`{"question":"Which?","options":[{"label":"1","message":"1"},{"label":"2","message":"2"},{"label":"3","message":"3"},{"label":"4","message":"4"},{"label":"5","message":"5"}]}`,
 	} {

@@ -374,12 +374,12 @@ func limit(s string, n int) string {
 	return string([]rune(s)[:n-1]) + "…"
 }
 
-const askDoc = `End the turn with a question to the researcher instead of a plan, when you cannot tell what they mean: a phrase that maps to no search, a word with two readings that give different counts, a change that would change nothing. Give 2 to 4 options, each one reading: label (the reading in their words), message (the text choosing it sends as their next message, a complete request), and, where it builds one search, search_name and parameters, so the catalog counts it; mark a reading approximate when it is a text search for the words. free_text says they may answer in their own words. After asking, say the question and its options in your answer and stop.`
+const askDoc = `End the turn with a question to the researcher instead of a plan, when you cannot tell what they mean: a phrase that maps to no search, a word with two readings that give different counts, a change that would change nothing. Give 2 to 4 options (one is enough when free_text is set and there is only one reading), each one reading: label (the reading in their words), message (the text choosing it sends as their next message, a complete request), and, where it builds one search, search_name and parameters, so the catalog counts it; mark a reading approximate when it is a text search for the words. free_text says they may answer in their own words. After asking, say the question and its options in your answer and stop.`
 
 // AskArgs are ask_researcher's arguments.
 type AskArgs struct {
 	Question string      `json:"question" jsonschema:"the question, one sentence"`
-	Options  []AskOption `json:"options" jsonschema:"2 to 4 readings to choose from"`
+	Options  []AskOption `json:"options" jsonschema:"2 to 4 readings to choose from (1 with free_text)"`
 	FreeText bool        `json:"free_text,omitempty" jsonschema:"the researcher may answer in words of their own"`
 }
 
@@ -407,8 +407,14 @@ func (t *tools) askResearcher(ctx context.Context, a AskArgs) (*Asked, error) {
 	if question == "" || utf8.RuneCountInString(question) > 500 {
 		return nil, &tool.ToolError{Code: tool.CodeValidation, Message: "question must be 1 to 500 characters"}
 	}
-	if len(a.Options) < 2 || len(a.Options) > 4 {
-		return nil, &tool.ToolError{Code: tool.CodeValidation, Message: fmt.Sprintf("give 2 to 4 options, not %d", len(a.Options))}
+	// One reading is a question only when the researcher may answer in
+	// words of their own: "a text search for it, or say it another way?"
+	least := 2
+	if a.FreeText {
+		least = 1
+	}
+	if len(a.Options) < least || len(a.Options) > 4 {
+		return nil, &tool.ToolError{Code: tool.CodeValidation, Message: fmt.Sprintf("give %d to 4 options, not %d", least, len(a.Options))}
 	}
 	opts := make([]event.QuestionOption, len(a.Options))
 	for i, o := range a.Options {

@@ -22,13 +22,14 @@ type askOption struct {
 // phrase maps to no search: which of the vocabulary terms nearest its
 // words the researcher meant, or a text search for the words, marked
 // approximate. It asks about the first such phrase; false when every
-// phrase mapped, when the researcher asked for a text search, or when the
-// catalog's vocabularies hold nothing near the phrase (the text search is
-// then the only reading, built and marked approximate).
+// phrase mapped or the researcher asked for a text search. When the
+// catalog's vocabularies hold nothing near the phrase the text search is
+// the one reading offered, and the researcher may say it another way:
+// an unmapped phrase is never built with a number unasked.
 func askCall(m *mapped, user string) (call, bool) {
 	for _, c := range m.p.Root.Leaves() {
 		l := m.res.leaves[c]
-		if l == nil || !l.unmapped || c.Literal || len(l.nearest) == 0 {
+		if l == nil || !l.unmapped || c.Literal {
 			continue
 		}
 		var opts []askOption
@@ -46,6 +47,9 @@ func askCall(m *mapped, user string) (call, bool) {
 			SearchName: l.search, Parameters: l.params, Approximate: true,
 		})
 		question := fmt.Sprintf("I could not map %s to a search of the catalog. Which did you mean?", english.Quote(c.Text))
+		if len(l.nearest) == 0 {
+			question = fmt.Sprintf("I could not map %s to a search of the catalog, and none of its vocabulary terms is near it. Should I run a text search for it, or can you say it another way?", english.Quote(c.Text))
+		}
 		return newCall("ask_researcher", map[string]any{"question": question, "options": opts, "free_text": true}), true
 	}
 	return call{}, false
