@@ -77,3 +77,26 @@ func TestTextSearchAsked(t *testing.T) {
 		t.Errorf("the plan does not say the text search was asked for:\n%s", plan.end.Text)
 	}
 }
+
+// TestAskBackNothingNear: a phrase with no vocabulary term near it is
+// asked back too, never built with a number unasked: the question offers
+// the text search, marked approximate, as its one reading, and welcomes
+// the researcher's own words.
+func TestAskBackNothingNear(t *testing.T) {
+	w := newWorld(t)
+	plan := w.turn(t, "plan", "zzqx flurble")
+	if n := len(find[*event.HandoffRequested](plan.emitted)); n != 0 {
+		t.Fatalf("%d builds requested for a phrase nothing is near; the planner said:\n%s", n, plan.end.Text)
+	}
+	qs := find[*event.QuestionAsked](plan.emitted)
+	if len(qs) != 1 {
+		t.Fatalf("%d questions asked; the planner said:\n%s", len(qs), plan.end.Text)
+	}
+	q := qs[0]
+	if !q.FreeText || len(q.Options) != 1 || !q.Options[0].Approximate || !strings.Contains(q.Options[0].Message, "text search for zzqx flurble") {
+		t.Fatalf("question %+v, want the text search as its one reading, free text welcome", q)
+	}
+	if !strings.Contains(q.Question, "say it another way") || !strings.Contains(plan.end.Text, q.Question) {
+		t.Errorf("the question does not invite other words, or the answer does not carry it:\n%s", plan.end.Text)
+	}
+}

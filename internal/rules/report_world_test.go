@@ -40,7 +40,7 @@ func TestReportCounts(t *testing.T) {
 		}
 	})
 	t.Run("approximate zero", func(t *testing.T) {
-		text := build(t, "zzqx flurble")
+		text := build(t, "text search for zzqx flurble")
 		if !strings.Contains(text, "Root step s1: **no text matches**") || strings.Contains(text, "0 genes") {
 			t.Errorf("report does not say no text matches:\n%s", text)
 		}

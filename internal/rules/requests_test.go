@@ -40,8 +40,6 @@ func TestRequests(t *testing.T) {
 			func(d *eval.Data) eval.Set { return d.GO("GO:0006260") }, []string{"I read 'DNA replicaton' as the GO term 'DNA replication' (a typo"}},
 		{"a gene type with a typo", "tRAN genes", "GenesByGeneType tRNA encoding",
 			func(d *eval.Data) eval.Set { return d.OfType("tRNA encoding") }, []string{"I read 'tRAN' as the gene type 'tRNA encoding' (a typo)"}},
-		{"nothing mappable", "zzqx flurble", `GenesByText "zzqx flurble"`,
-			func(d *eval.Data) eval.Set { return eval.Set{} }, []string{`I could not map 'zzqx flurble'; I used a text search for it`}},
 		{"every gene but one type", "P. falciparum genes excluding protein coding genes",
 			"MINUS(GenesByTaxon Plasmodium falciparum 3D7, GenesByGeneType protein coding)",
 			func(d *eval.Data) eval.Set { return eval.Minus(d.All(), d.OfType("protein coding")) }, nil},
