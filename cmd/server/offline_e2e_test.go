@@ -236,7 +236,7 @@ func TestOfflineRequests(t *testing.T) {
 			eval.Set{"PF3D7_1133400": true, "PF3D7_0930300": true}},
 		{"DNA replicaton genes", "GenesByGoTerm GO:0006260", d.GO("GO:0006260")},
 		{"tRAN genes", "GenesByGeneType tRNA encoding", d.OfType("tRNA encoding")},
-		{"zzqx flurble", `GenesByText "zzqx flurble"`, eval.Set{}},
+		{"text search for zzqx flurble", `GenesByText "zzqx flurble"`, eval.Set{}},
 		{"P. falciparum genes excluding protein coding genes",
 			"MINUS(GenesByTaxon Plasmodium falciparum 3D7, GenesByGeneType protein coding)",
 			eval.Minus(d.All(), d.OfType("protein coding"))},

@@ -65,8 +65,16 @@ func parseClause(words []token) *Node {
 		}
 	}
 	text := join(w)
+	if m := literalRE.FindStringSubmatch(text); m != nil {
+		return &Node{Clause: &Clause{Text: m[1], Kind: KindTerm, Variants: termVariants(m[1]), Literal: true}}
+	}
 	return &Node{Clause: &Clause{Text: text, Kind: KindTerm, Variants: termVariants(text)}}
 }
+
+// literalRE reads a term the researcher asks to find in the annotation
+// text as written: "text search for kinases", "full-text search for
+// rhoptry".
+var literalRE = regexp.MustCompile(`(?i)^(?:full[- ]?)?text[- ]search(?:es)?(?:\s+(?:for|of|on|with))?\s+(.+)$`)
 
 // leadingLocation reads a clause that starts with a location: "chr5 tRNA
 // genes", "Pf3D7_05_v3 tRNA genes", and an organelle before a gene type

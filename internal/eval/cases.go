@@ -38,6 +38,7 @@ var Categories = []string{
 	"edit",            // a change to the strategy by a step's name, a correction, a return
 	"lists",           // a request that names one of the researcher's gene lists
 	"controls",        // control lists set on the conversation, and the strategy tested against them
+	"ask",             // a phrase that maps to no search: a question back with its readings, nothing built
 }
 
 // CoreCategories are the categories every case file of the first sets

@@ -53,6 +53,9 @@ func (rv *resolver) termLeaf(c *english.Clause) *leaf {
 		return &leaf{clause: c, fail: fmt.Sprintf("%s asks about expression (%s), and this catalog has no expression search (RNA-seq or microarray); "+
 			"a live VEuPathDB site has them", english.Quote(c.Text), english.Quote(cue))}
 	}
+	if c.Literal {
+		return rv.textLeaf(c, c.Text, "")
+	}
 	if t, ok := rv.geneTypeExact(c); ok {
 		return rv.geneTypeLeaf(c, t, "the gene type "+english.Quote(t))
 	}
@@ -330,12 +333,47 @@ func (rv *resolver) textLeaf(c *english.Clause, phrase, why string) *leaf {
 		return &leaf{clause: c, fail: fmt.Sprintf("I could not map %s (%s), and the catalog offers no text search to fall back on", english.Quote(c.Text), why)}
 	}
 	expr := textExpression(phrase)
+	how := fmt.Sprintf("I could not map %s; I used a text search for it (%s): %s", english.Quote(c.Text), expr, why)
+	if c.Literal {
+		how = fmt.Sprintf("you asked for a text search for %s (%s)", english.Quote(c.Text), expr)
+	}
 	l := rv.build(c, sd, map[string]string{paramText: expr}, leaf{
-		label: "text " + expr, task: "Find genes whose annotation mentions " + expr + " (text search)",
-		how: fmt.Sprintf("I could not map %s; I used a text search for it (%s): %s", english.Quote(c.Text), expr, why),
+		label: "text " + expr, task: "Find genes whose annotation mentions " + expr + " (text search)", how: how,
 	})
 	l.unmapped = true
+	if c.Kind == english.KindTerm && !c.Literal && rv.r.picks[needGO].found && !rv.readingNearest {
+		l.nearest = rv.nearest(c)
+	}
 	return l
+}
+
+// maxNearest is how many vocabulary terms a question about an unmapped
+// phrase offers, beside the text search.
+const maxNearest = 3
+
+// nearest are the GO terms the catalog's own look-ups for a phrase
+// returned (its words, their stems and short forms, matched against GO
+// names and GO's synonyms), in the catalog's order, each mapped as a step
+// would be: the readings a question about the phrase offers.
+func (rv *resolver) nearest(c *english.Clause) []*leaf {
+	// A reading the catalog refuses falls back to a text search, which
+	// must not look for readings of its own.
+	rv.readingNearest = true
+	defer func() { rv.readingNearest = false }()
+	var out []*leaf
+	for _, t := range rv.goTerms(c, true) {
+		if len(out) == maxNearest {
+			break
+		}
+		how := "the GO term " + english.Quote(goName(t)) + " (" + t.Term + ")"
+		if t.Synonym != "" {
+			how += ", whose GO synonym is " + english.Quote(t.Synonym)
+		}
+		if l := rv.goLeaf(c, []wireTerm{t}, how); !l.unmapped && l.fail == "" {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // textExpression writes a phrase for the text search: one word with a

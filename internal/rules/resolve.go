@@ -32,6 +32,10 @@ type leaf struct {
 	unmapped     bool
 	notEvaluable bool
 	fail         string
+	// nearest are, for a clause that fell back to a text search, the
+	// vocabulary terms nearest its words, mapped as steps: the readings a
+	// question back offers.
+	nearest []*leaf
 	// step is set when the clause reuses a step of the strategy.
 	step string
 }
@@ -57,6 +61,9 @@ type resolver struct {
 	p       english.Parsed
 	r       *resolution
 	details map[string]*searchDetails // by search name (no vocabulary query)
+	// readingNearest is set while the readings of an unmapped clause are
+	// mapped (nearest), so their own fallbacks look for none.
+	readingNearest bool
 }
 
 // resolve returns the resolution, or false with the calls it needs asked
