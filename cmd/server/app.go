@@ -99,11 +99,11 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger, obs *observabi
 		return nil, err
 	}
 	estimator := agent.NewEstimator(0)
-	plan, err := planner.New(planner.Config{Store: db, Catalog: cat, Strategies: strategies, Estimator: estimator})
+	lists, err := genelist.New(genelist.Config{Store: db, Resolver: cat, DefaultSite: offline.SiteID, Events: events})
 	if err != nil {
 		return nil, err
 	}
-	lists, err := genelist.New(genelist.Config{Store: db, Resolver: cat, DefaultSite: offline.SiteID, Events: events})
+	plan, err := planner.New(planner.Config{Store: db, Catalog: cat, Strategies: strategies, Lists: lists, Estimator: estimator})
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +125,7 @@ func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger, obs *observabi
 	srv, err := server.New(server.Config{
 		Logger: log, Store: db, Accounts: accounts, Catalog: cat, Sites: cat, Keys: keys, Saver: cat,
 		Chat: orchestrator, Streamer: streamer, Strategies: strategies, Models: models,
-		GeneLists: lists, StrategyLists: strategies, Protocols: protocols(strategies),
+		GeneLists: lists, StrategyLists: strategies, Protocols: protocols(strategies, lists),
 		Ready: func(ctx context.Context) error {
 			if err := db.Ready(ctx, migrations.FS); err != nil {
 				return err
@@ -277,9 +277,9 @@ func connsPerAddr(n int) int {
 
 // protocols are the agent protocols served beside the app, each a package
 // of internal/protocol over the server's host: MCP, with the strategy
-// tools over graph.
-func protocols(graph mcp.GraphService) []server.ProtocolFunc {
+// tools over graph and the list tools over lists and graph.
+func protocols(graph *strategies.Service, lists *genelist.Service) []server.ProtocolFunc {
 	return []server.ProtocolFunc{
-		func(h *server.Host) (protocol.Protocol, error) { return mcp.New(h, graph) },
+		func(h *server.Host) (protocol.Protocol, error) { return mcp.New(h, graph, mcp.WithLists(lists, graph)) },
 	}
 }

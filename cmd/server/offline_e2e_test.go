@@ -236,7 +236,7 @@ func TestOfflineRequests(t *testing.T) {
 			eval.Set{"PF3D7_1133400": true, "PF3D7_0930300": true}},
 		{"DNA replicaton genes", "GenesByGoTerm GO:0006260", d.GO("GO:0006260")},
 		{"tRAN genes", "GenesByGeneType tRNA encoding", d.OfType("tRNA encoding")},
-		{"zzqx flurble", `GenesByText "zzqx flurble"`, eval.Set{}},
+		{"text search for zzqx flurble", `GenesByText "zzqx flurble"`, eval.Set{}},
 		{"P. falciparum genes excluding protein coding genes",
 			"MINUS(GenesByTaxon Plasmodium falciparum 3D7, GenesByGeneType protein coding)",
 			eval.Minus(d.All(), d.OfType("protein coding"))},
@@ -708,4 +708,45 @@ func (s *offlineServer) download(t *testing.T, conv, step, format string) map[st
 		}
 	}
 	return ids
+}
+
+// TestOfflinePlanFromANamedList: over the HTTP API, a researcher uploads a
+// list, asks for "genes in my list '…' that are on chromosome 5", accepts
+// the plan, and the built strategy's root
+// count is the list's genes on chromosome 5 computed from the raw files.
+func TestOfflinePlanFromANamedList(t *testing.T) {
+	t.Parallel()
+	srv := startOffline(t)
+	d := loadGeneData(t, srv.dataDir)
+	chr5 := d.On("Pf3D7_05_v3")
+	var genes []string
+	on5, other := 0, 0
+	for _, g := range d.Genes {
+		if chr5[g] && on5 < 9 {
+			genes, on5 = append(genes, g), on5+1
+		} else if !chr5[g] && other < 6 {
+			genes, other = append(genes, g), other+1
+		}
+	}
+	var list struct {
+		Size int `json:"size"`
+	}
+	srv.call(t, http.MethodPost, "/api/v1/gene-lists", map[string]string{"name": "kinase screen", "text": strings.Join(genes, "\n")}, &list, http.StatusCreated)
+	if list.Size != len(genes) {
+		t.Fatalf("list of %d genes, want %d", list.Size, len(genes))
+	}
+	want := 0
+	for _, g := range genes {
+		if chr5[g] {
+			want++
+		}
+	}
+	r := srv.scenario(t, "genes in my list 'kinase screen' that are on chromosome 5")
+	eventtest.Check(t, r.all())
+	if got, tree := r.draftTree(t), "INTERSECT(GeneByLocusTag "+strings.Join(genes, ",")+", GenesByLocation Pf3D7_05_v3)"; got != tree {
+		t.Errorf("delegation draft = %s, want %s", got, tree)
+	}
+	if got := r.strategy.count(r.strategy.RootStepID); got != want || want != 9 {
+		t.Errorf("root count = %d, want %d (the list on chromosome 5, from the raw files)", got, want)
+	}
 }

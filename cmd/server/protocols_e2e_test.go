@@ -466,3 +466,67 @@ func TestMCPCommandAnswersBeforeStdinEnds(t *testing.T) {
 		t.Errorf("answers:\n%s", out.String())
 	}
 }
+
+// TestMCPListTools: over MCP a client starts a strategy from the
+// researcher's list by name (create_list_step, every gene of the list),
+// scores it against the conversation's controls (score_controls) and
+// follows a gene (trace_gene), as the executor's tools do.
+func TestMCPListTools(t *testing.T) {
+	t.Parallel()
+	a := startApp(t, appOptions{})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var list struct {
+		ID   string
+		Size int
+	}
+	if st := a.call("POST", "/api/v1/gene-lists", map[string]string{"name": "kinase screen",
+		"text": "PFA0005w\nPF3D7_1133400\nPF3D7_0100100\n"}, &list); st != http.StatusCreated || list.Size != 2 {
+		t.Fatalf("POST /gene-lists = %d %+v", st, list)
+	}
+	s, err := mcpSession(t, ctx, a, a.Token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var conv struct{ ConversationID string }
+	callTool(t, ctx, s, "create_conversation", map[string]any{"title": "From my list"}, &conv)
+	var step mcpStep
+	callTool(t, ctx, s, "create_list_step", map[string]any{"conversationId": conv.ConversationID, "list": "Kinase Screen"}, &step)
+	if c := step.Step.Count.Value; c == nil || *c != 2 {
+		t.Fatalf("list step counts %v, want the list's 2 genes", c)
+	}
+	if st := a.call("PUT", "/api/v1/conversations/"+conv.ConversationID+"/controls", map[string]any{"positives": list.ID, "negatives": nil}, nil); st != http.StatusOK {
+		t.Fatalf("PUT controls = %d", st)
+	}
+	var scored struct {
+		Positives string
+		Steps     []struct {
+			StepID         string
+			PositivesFound *int
+			PositivesTotal int
+			Recall         *float64
+		}
+	}
+	callTool(t, ctx, s, "score_controls", map[string]any{"conversationId": conv.ConversationID}, &scored)
+	if scored.Positives != "kinase screen" || len(scored.Steps) != 1 || scored.Steps[0].PositivesFound == nil ||
+		*scored.Steps[0].PositivesFound != 2 || scored.Steps[0].PositivesTotal != 2 || scored.Steps[0].Recall == nil || *scored.Steps[0].Recall != 1 {
+		t.Errorf("score_controls = %+v", scored)
+	}
+	var trace struct {
+		Gene string
+	}
+	callTool(t, ctx, s, "trace_gene", map[string]any{"conversationId": conv.ConversationID, "gene": "PFA0005w"}, &trace)
+	if trace.Gene != "PF3D7_0100100" {
+		t.Errorf("trace_gene of PFA0005w = %+v", trace)
+	}
+	tools, err := s.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools.Tools {
+		if (tl.Name == "score_controls" || tl.Name == "trace_gene") && (tl.Annotations == nil || !tl.Annotations.ReadOnlyHint) {
+			t.Errorf("%s is not marked read-only", tl.Name)
+		}
+	}
+}

@@ -11,6 +11,9 @@ import (
 // location, a list of gene ids, a phrase with a qualifier (intersected), or
 // a term to look up. It returns nil for a clause of fillers only.
 func parseClause(words []token) *Node {
+	if c := listClause(words); c != nil {
+		return &Node{Clause: c}
+	}
 	w := strip(words)
 	if len(w) == 0 {
 		return nil
@@ -62,8 +65,16 @@ func parseClause(words []token) *Node {
 		}
 	}
 	text := join(w)
+	if m := literalRE.FindStringSubmatch(text); m != nil {
+		return &Node{Clause: &Clause{Text: m[1], Kind: KindTerm, Variants: termVariants(m[1]), Literal: true}}
+	}
 	return &Node{Clause: &Clause{Text: text, Kind: KindTerm, Variants: termVariants(text)}}
 }
+
+// literalRE reads a term the researcher asks to find in the annotation
+// text as written: "text search for kinases", "full-text search for
+// rhoptry".
+var literalRE = regexp.MustCompile(`(?i)^(?:full[- ]?)?text[- ]search(?:es)?(?:\s+(?:for|of|on|with))?\s+(.+)$`)
 
 // leadingLocation reads a clause that starts with a location: "chr5 tRNA
 // genes", "Pf3D7_05_v3 tRNA genes", and an organelle before a gene type
@@ -339,6 +350,8 @@ func DescribeClause(c *Clause) string {
 		return strings.Join(c.IDs, ", ")
 	case KindTaxon:
 		return "all genes"
+	case KindList:
+		return "your list " + Quote(c.Text)
 	}
 	return c.Text // a term, or a reused step's name
 }
@@ -366,4 +379,63 @@ func (n *Node) Describe() string {
 // to look up (as Parse writes them).
 func TermClause(text string) *Clause {
 	return &Clause{Text: text, Kind: KindTerm, Variants: termVariants(text)}
+}
+
+// listClause reads a clause that names one of the researcher's gene
+// lists: "(genes in) my list 'kinase screen'", "my gene list called hits".
+// The name is the words after "list" (and "named" or "called"), without
+// the quotes around it; nothing but fillers may come before "my" or after
+// the name, so "my list X on chromosome 5" is split at the location first.
+func listClause(w []token) *Clause {
+	for i := 0; i+1 < len(w); i++ {
+		if w[i].quoted || (w[i].low != "my" && w[i].low != "our") {
+			continue
+		}
+		j := i + 1
+		if w[j].low == "gene" && j+1 < len(w) {
+			j++
+		}
+		if w[j].quoted || w[j].low != "list" {
+			return nil
+		}
+		for _, t := range w[:i] {
+			if t.quoted || !fillers[t.low] {
+				return nil
+			}
+		}
+		rest := w[j+1:]
+		if len(rest) > 0 && !rest[0].quoted && (rest[0].low == "named" || rest[0].low == "called") {
+			rest = rest[1:]
+		}
+		var name []string
+		k := 0
+		if len(rest) > 0 && rest[0].quoted {
+			for k < len(rest) && rest[k].quoted {
+				name = append(name, rest[k].text)
+				k++
+			}
+		} else if len(rest) > 0 && (strings.HasPrefix(rest[0].text, "'") || strings.HasPrefix(rest[0].text, "\u2018")) {
+			for k < len(rest) {
+				name = append(name, rest[k].text)
+				k++
+				if last := name[len(name)-1]; (strings.HasSuffix(last, "'") || strings.HasSuffix(last, "\u2019")) && (k > 1 || len(rest[0].text) > 1) {
+					break
+				}
+			}
+		} else {
+			for k < len(rest) && !rest[k].comma && !fillers[rest[k].low] {
+				name = append(name, rest[k].text)
+				k++
+			}
+		}
+		if len(strip(rest[k:])) > 0 {
+			return nil
+		}
+		text := strings.TrimSpace(strings.Trim(strings.Join(name, " "), "'\u2018\u2019\u201c\u201d\""))
+		if text == "" {
+			return nil
+		}
+		return &Clause{Text: text, Kind: KindList}
+	}
+	return nil
 }

@@ -73,6 +73,21 @@ func followUpOf(toks []token) (FollowUp, []token, []token) {
 	if f, rest, replaced, ok := replacement(w); ok {
 		return f, trimReference(rest), trimReference(replaced)
 	}
+	if n := resultFrame(w); n > 0 {
+		rest := w[n:]
+		for len(rest) > 0 && !rest[0].quoted && (rest[0].comma || leadIns[rest[0].low]) {
+			rest = rest[1:]
+		}
+		if f, part, replaced := followUpOf(rest); f != FollowNone {
+			return f, part, replaced
+		}
+		if rest = trimJoiners(narrowingLead(rest)); len(rest) > 0 {
+			return FollowRestrict, rest, nil
+		}
+	}
+	if (w[0].low == "keep" || w[0].low == "retain") && !w[0].quoted && len(w) > 1 {
+		return FollowRestrict, trimJoiners(trimReference(narrowingLead(w[1:]))), nil
+	}
 	if c, ok := connectiveAt(w, 0); ok && c.loose {
 		kind := FollowExclude
 		if c.op == OpIntersect {
@@ -103,6 +118,47 @@ func followUpOf(toks []token) (FollowUp, []token, []token) {
 	}
 	return FollowNone, toks, nil
 }
+
+// resultFrame returns how many leading words name the current result as
+// the set a message narrows ("of those", "among these genes", "out of
+// them", "from this list", "within the result"), or 0 when the message
+// does not start so.
+func resultFrame(w []token) int {
+	i := 0
+	if hasWords(w, []string{"out", "of"}) {
+		i = 2
+	} else if len(w) > 0 && !w[0].quoted && frameWords[w[0].low] {
+		i = 1
+	} else {
+		return 0
+	}
+	for i < len(w) && !w[i].quoted && (w[i].low == "the" || w[i].low == "all" || w[i].low == "my" || w[i].low == "our") {
+		i++
+	}
+	n := 0
+	for i < len(w) && !w[i].quoted && (referenceWords[w[i].low] || n > 0 && (w[i].low == "genes" || w[i].low == "gene")) {
+		i++
+		n++
+	}
+	if n == 0 {
+		return 0
+	}
+	return i
+}
+
+// frameWords open a phrase naming the set a message narrows.
+var frameWords = WordSet("of among amongst from within in")
+
+// narrowingLead takes off the words that say "keep the ones": "only the
+// ones", "just those", "keep the genes", "which are".
+func narrowingLead(w []token) []token {
+	for len(w) > 0 && !w[0].quoted && (w[0].comma || narrowingWords[w[0].low]) {
+		w = w[1:]
+	}
+	return w
+}
+
+var narrowingWords = WordSet("only just keep retain leave show me give the ones one those these them genes gene which that are is lie lies sit sits")
 
 // isUndo reports whether the words only ask to undo.
 func isUndo(w []token) bool {

@@ -106,7 +106,6 @@ var (
 		{regexp.MustCompile(`(?i)\b(this|the|attached) (image|picture|photo|document|pdf|file|spreadsheet|table)\b|\b(upload(ed)?|attach(ed|ment)?)\b`), "reading attachments or uploaded files"},
 		{regexp.MustCompile(`(?i)\b(pca|principal components?|component separates|variance|differential(ly)? expression|differentially expressed|deseq2?|\bstudy\b.*\b(open|compare|samples)|open the .*study)\b`), "studies and sample analyses (PCA, differential expression)"},
 		{regexp.MustCompile(`(?i)\b(gene set|gene list)\b.*\b(save|name|call)|\b(save|store|keep)\b.*\b(as|in) (a |my )?(gene set|gene list|basket|favou?rites)\b|\bsave (these|this|the genes|the result)`), "saving results as gene sets"},
-		{regexp.MustCompile(`(?i)\b(positive|negative|my) controls?\b|\bcontrol (genes|set)\b|separates these controls`), "testing a strategy against control genes"},
 		{regexp.MustCompile(`(?i)\b(optimi[sz]e|parameter sweep)\b`), "optimising search parameters"},
 		{regexp.MustCompile(`(?i)\b(compare|comparison of) the .*\bversions?\b`), "comparing versions of a search"},
 		{regexp.MustCompile(`(?i)\bclear(_strategy| the (current |whole )?strategy)\b`), "clearing a strategy (start a new conversation instead)"},

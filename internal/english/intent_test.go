@@ -14,6 +14,8 @@ func TestClassify(t *testing.T) {
 			"Are there any rRNA genes on chromosome 5?", "help me find tRNA genes on chromosome 5",
 			"genes annotated with GO:0009410", "What does PF3D7_1133400 have in common with genes on chromosome 5?",
 			"Remove the transmembrane-domain step.", "Relax the minimum to 15 transmembrane domains.",
+			// Controls are a follow-up the planner reads, not a refusal.
+			"Test this strategy against my controls.", "genes in my list 'kinase screen' that are on chromosome 5",
 		},
 		IntentConfirm: {"yes", "Yes, go ahead and build it.", "ok, build it", "sure, go ahead", "build it please", "yes please", "do it", "go ahead"},
 		IntentDecline: {"no", "not yet", "not yet, thanks", "no, never mind", "cancel", "don't build it", "nope", "wait"},
@@ -33,7 +35,7 @@ func TestClassify(t *testing.T) {
 		IntentUnsupported: {
 			"Please remember that I prefer tables", "Please remember for future sessions that I prefer the Su et al. dataset",
 			"Which dataset do I prefer for gametocyte expression?", "Email me the gene list", "Which genes are in this image?",
-			"Which genes are in this document?", "Use these genes as my positive controls.", "Test this strategy against my controls.",
+			"Which genes are in this document?",
 			"Save these as a gene set", "Save the genes of this strategy as a gene set named UAT G1.",
 			"Run a PCA on the samples", "Open the 'Female and male gametocyte' study on PlasmoDB and run a PCA of the samples colored by sex.",
 			"Optimize the SignalP version of the signal peptide search", "Compare the SignalP-6.0 and SignalP-4.1 versions of this search.",

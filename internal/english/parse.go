@@ -50,6 +50,9 @@ const (
 	// reused by a follow-up (Location holds its id). Parse never makes
 	// one: the planner puts it in the tree when it plans a change.
 	KindStep
+	// KindList is one of the researcher's gene lists, by the name the
+	// request gives it ("my list 'kinase screen'"; Text is the name).
+	KindList
 	// KindSearch is a search with its parameter values already chosen
 	// (Search and Params): the planner puts it in the tree when a change
 	// sets a parameter of a step ("relax the minimum to 15"). Parse never
@@ -77,6 +80,10 @@ type Clause struct {
 	Start, End string
 	// Notes say how the parser read the clause, for the planning artifact.
 	Notes []string
+	// Literal is set on a term the researcher asked to find in the
+	// annotation text as written ("text search for kinases"): it is a text
+	// search, not a word to look up in a vocabulary.
+	Literal bool
 	// Search and Params are a KindSearch clause's search and values.
 	Search string
 	Params map[string]string
@@ -119,6 +126,8 @@ func (n *Node) String() string {
 			return "taxon"
 		case KindStep:
 			return "step:" + c.Location
+		case KindList:
+			return "list:" + c.Text
 		case KindSearch:
 			return "search:" + c.Search
 		}
@@ -178,7 +187,7 @@ type Parsed struct {
 // only genes of an organism is every gene of it.
 func Parse(text string) Parsed {
 	var p Parsed
-	toks := tokenize(exclusionLast(possessionAsked(text)))
+	toks := tokenize(exclusionLast(possessionAsked(rangesSpelled(withoutContext(text)))))
 	toks, p.Organism = takeOrganism(toks)
 	toks, p.Evidence = takeEvidence(toks)
 	toks, start, end := takeRegion(toks)
@@ -204,6 +213,33 @@ func Parse(text string) Parsed {
 		p.Root = p.Part
 	}
 	return p
+}
+
+// dashRangeRE reads a range of chromosomes written with a hyphen or a
+// dash: "chromosomes 3-5", "chr 12–14", "chromosomes 1 — 2".
+var dashRangeRE = regexp.MustCompile(`(?i)\b(chromosomes?|chrs?)\s*(\d{1,2})\s*[-‐‑–—]\s*(\d{1,2})\b`)
+
+// rangesSpelled writes a dashed range of chromosomes in the words the
+// grammar reads: "chromosomes 3-5" is "chromosomes 3 through 5".
+func rangesSpelled(text string) string {
+	return dashRangeRE.ReplaceAllString(text, "$1 $2 through $3")
+}
+
+// contextRE reads a context phrase before a request, up to its colon or
+// comma: the database or release the researcher works with, what the
+// genes are for, or a lead-in that announces the request.
+var contextRE = regexp.MustCompile(`(?i)^\s*(?:(?:using|with|on|in|from|for)\s+(?:the\s+)?(?:plasmodb|veupathdb|plasmo\s*db)(?:\s+(?:release|version|build|v\.?)\s*[\d.]+)?|(?:for|in)\s+(?:my|our|a|the)\s+(?:thesis|dissertation|paper|project|lab|study|research|analysis|review|grant|class|course)|(?:one|two|three|a\s+couple\s+of)\s+things|quick\s+question|a\s+question)\s*[,:;]\s*`)
+
+// withoutContext takes context phrases off the start of a request: "using
+// PlasmoDB release 68, DNA repair genes" asks for DNA repair genes.
+func withoutContext(text string) string {
+	for {
+		loc := contextRE.FindStringIndex(text)
+		if loc == nil || loc[1] >= len(text) {
+			return text
+		}
+		text = text[loc[1]:]
+	}
 }
 
 // possessionRE reads "does 3D7 have", "do P. falciparum parasites
@@ -578,19 +614,25 @@ func splitQualifier(toks []token, p *Parsed) *Node {
 var setWords = WordSet("genes gene any all those the ones every")
 
 // ownsLocation reports whether the words before a location end in a new
-// item of a list that only names genes ("… or genes on the apicoplast",
-// "…, or any gene on chromosome 2"): the location is that item's own, and
-// the list is a union with it, not qualified by it.
+// item of a list that only names genes or says where they lie ("… or
+// genes on the apicoplast", "…, or any gene on chromosome 2", "… or lying
+// on chromosome 2", "… or those found on chromosome 3"): the location is
+// that item's own, and the list is a union with it, not qualified by it.
 func ownsLocation(head []token) bool {
 	i := len(head) - 1
-	if i < 0 || (head[i].low != "genes" && head[i].low != "gene") {
-		return false
-	}
-	for i >= 0 && setWords[head[i].low] && !head[i].quoted {
+	skipped := false
+	for i >= 0 && !head[i].quoted && (setWords[head[i].low] || placementWords[head[i].low]) {
 		i--
+		skipped = true
 	}
-	return i >= 0 && isJoin(head[i])
+	return skipped && i >= 0 && isJoin(head[i])
 }
+
+// placementWords say where a gene lies, between a list's connective and a
+// location of the new item: "or lying on", "or genes that sit on", "or
+// ones residing on".
+var placementWords = WordSet(`located lying lie lies sitting sit sits situated found residing reside resides positioned placed
+	mapped mapping mapping encoded that which are is ones one`)
 
 // allGeneTypes reports whether every item of a list names a gene type.
 func allGeneTypes(toks []token) bool {
@@ -831,11 +873,29 @@ func chain(nodes []*Node, op Op, p *Parsed) *Node {
 		p.Notes = append(p.Notes, "a gene lies on one chromosome and has one gene type, so I read 'and' between "+
 			describeList(nodes)+" as 'or'")
 	}
+	if len(nodes) > maxChain && (op == OpUnion || op == OpIntersect) {
+		return balanced(nodes, op)
+	}
 	root := nodes[0]
 	for _, n := range nodes[1:] {
 		root = &Node{Op: op, Left: root, Right: n}
 	}
 	return root
+}
+
+// maxChain is the longest list chained left to right ("A or B or C" is
+// UNION(UNION(A, B), C), as it reads); a longer one is a balanced tree, so
+// a list of every chromosome nests no deeper than a plan may.
+const maxChain = 4
+
+// balanced joins nodes with an associative operator into a tree whose
+// depth grows with the logarithm of their number.
+func balanced(nodes []*Node, op Op) *Node {
+	if len(nodes) == 1 {
+		return nodes[0]
+	}
+	mid := (len(nodes) + 1) / 2
+	return &Node{Op: op, Left: balanced(nodes[:mid], op), Right: balanced(nodes[mid:], op)}
 }
 
 // singleValued reports whether every node is a location, or every node is

@@ -23,6 +23,15 @@ func TestResearcherPhrasings(t *testing.T) {
 		// the list, not a qualifier over it.
 		{"DNA repair genes or genes on chromosome 3", "UNION(term:DNA repair, location:3)"},
 		{"proteolysis genes, or any gene on the apicoplast", "UNION(term:proteolysis, location:apicoplast)"},
+		// A verb phrase after "or" starts a new item with its own
+		// location: a union, not the list qualified by the location.
+		{"genes involved in proteolysis or lying on chromosome 2", "UNION(term:proteolysis, location:2)"},
+		{"kinase genes or those found on chromosome 3", "UNION(term:kinase, location:3)"},
+		{"translation genes, or situated on the apicoplast", "UNION(term:translation, location:apicoplast)"},
+		{"DNA repair genes or genes that sit on chromosome 11", "UNION(term:DNA repair, location:11)"},
+		{"tRNA genes or ones residing on chromosome 4", "UNION(term:tRNA, location:4)"},
+		// A list with no verb of its own before the location is qualified.
+		{"kinases or proteases located on chromosome 3", "INTERSECT(UNION(term:kinases, term:proteases), location:3)"},
 		// A question's frame around the genes is not a term.
 		{"How many tRNA genes does the parasite have?", "term:tRNA"},
 		{"How many snoRNA genes does P. falciparum 3D7 have on chromosome 5?", "INTERSECT(term:snoRNA, location:5)"},
@@ -31,6 +40,14 @@ func TestResearcherPhrasings(t *testing.T) {
 		{"Excluding chromosome 3, which genes are involved in DNA repair?", "MINUS(term:DNA repair, location:3)"},
 		{"Apart from the apicoplast: rRNA genes", "MINUS(term:rRNA, location:apicoplast)"},
 		{"Leaving out chromosomes 13 and 14, translation genes", "MINUS(term:translation, UNION(location:13, location:14))"},
+		// Ranges written with a hyphen or a dash.
+		{"genes on chromosomes 3-5", "UNION(UNION(location:3, location:4), location:5)"},
+		{"tRNA genes on chromosomes 12–14", "INTERSECT(term:tRNA, UNION(UNION(location:12, location:13), location:14))"},
+		{"rRNA genes on chr 1 — 2", "INTERSECT(term:rRNA, UNION(location:1, location:2))"},
+		// Context before a request is context.
+		{"using PlasmoDB release 68, DNA repair genes", "term:DNA repair"},
+		{"Two things: DNA repair genes on chromosome 5", "INTERSECT(term:DNA repair, location:5)"},
+		{"For my thesis: translation genes", "term:translation"},
 		// A location list is one unit.
 		{"tRNA genes on chromosome 5 or 6", "INTERSECT(term:tRNA, UNION(location:5, location:6))"},
 		{"protein phosphorylation genes on chromosomes 5 and 6", "INTERSECT(term:protein phosphorylation, UNION(location:5, location:6))"},
@@ -163,5 +180,33 @@ func TestRegion(t *testing.T) {
 	}
 	if p := Parse("genes with molecular weight between 10 and 50 kDa"); p.Root.Leaves()[0].Kind != KindTerm {
 		t.Errorf("a weight range read as a region: %s", p.Root)
+	}
+}
+
+// TestLongListsBalanced: a list of any length is a tree whose depth grows
+// with the logarithm of its length, so a plan never nests too deep.
+func TestLongListsBalanced(t *testing.T) {
+	var depth func(n *Node) int
+	depth = func(n *Node) int {
+		if n == nil || n.Clause != nil {
+			return 0
+		}
+		return 1 + max(depth(n.Left), depth(n.Right))
+	}
+	for _, tt := range []struct {
+		in            string
+		leaves, depth int
+	}{
+		{"genes on chromosomes 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 or 12", 12, 4},
+		{"DNA repair genes excluding chromosomes 1 through 14", 15, 5},
+		{"genes on chromosomes 2-14", 13, 4},
+	} {
+		p := Parse(tt.in)
+		if got := len(p.Root.Leaves()); got != tt.leaves {
+			t.Errorf("Parse(%q) has %d parts, want %d: %s", tt.in, got, tt.leaves, p.Root)
+		}
+		if got := depth(p.Root); got > tt.depth {
+			t.Errorf("Parse(%q) nests %d deep, want at most %d: %s", tt.in, got, tt.depth, p.Root)
+		}
 	}
 }

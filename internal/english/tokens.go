@@ -351,7 +351,7 @@ var fillers = WordSet(`find show me list get give return retrieve search look lo
 		everything each the a an some genes gene ones one ids id identifiers is are be were was being
 		involved involvement participating participate participates playing play role roles part
 		related relating associated annotated annotation annotations as with having have has
-		functioning function functions located lying found sitting on in from of within at
+		functioning function functions located lying found sitting situated positioned placed on in from of within at
 		both either also only just too encoded by whose products there here then now so those ones
 		see like i'd let us interested obtain fetch identify display tell how many do does help
 		hi hello hey thanks okay ok kindly build create construct make run query strategy start take

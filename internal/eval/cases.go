@@ -36,6 +36,9 @@ var Categories = []string{
 	"unsupported",     // a request for something Strategist does not do
 	"off-topic",       // not about genes at all
 	"edit",            // a change to the strategy by a step's name, a correction, a return
+	"lists",           // a request that names one of the researcher's gene lists
+	"controls",        // control lists set on the conversation, and the strategy tested against them
+	"ask",             // a phrase that maps to no search: a question back with its readings, nothing built
 }
 
 // CoreCategories are the categories every case file of the first sets
@@ -72,6 +75,25 @@ type Case struct {
 	// count, words the reply must say beside the build.
 	Says []string `json:"says,omitempty"`
 	Note string   `json:"note,omitempty"`
+	// Lists are gene lists the researcher has when the case starts,
+	// uploaded before its conversation and deleted after it.
+	Lists []CaseList `json:"lists,omitempty"`
+	// Controls names two of Lists (either may be empty) as the
+	// conversation's positive and negative controls.
+	Controls *CaseControls `json:"controls,omitempty"`
+}
+
+// CaseList is a gene list a case uploads: its name and its text (ids in
+// any case and separator, as a researcher pastes them).
+type CaseList struct {
+	Name string `json:"name"`
+	Text string `json:"text"`
+}
+
+// CaseControls names a case's control lists by their names in Lists.
+type CaseControls struct {
+	Positives string `json:"positives,omitempty"`
+	Negatives string `json:"negatives,omitempty"`
 }
 
 // Expectation is a case made concrete against the data.
@@ -111,6 +133,14 @@ func LoadCases(path string) ([]Case, error) {
 		if seen[c.ID] {
 			return nil, fmt.Errorf("eval: %s line %d: case id %s is used twice", path, n, c.ID)
 		}
+		for _, l := range c.Lists {
+			// Cases run at once as one user: a name two lists share would
+			// be ambiguous.
+			if seen["list:"+strings.ToLower(l.Name)] {
+				return nil, fmt.Errorf("eval: %s line %d: list name %q is used by another case", path, n, l.Name)
+			}
+			seen["list:"+strings.ToLower(l.Name)] = true
+		}
 		seen[c.ID] = true
 		cases = append(cases, c)
 	}
@@ -129,6 +159,20 @@ func (c Case) check() error {
 		return fmt.Errorf("case %s: unknown category %q", c.ID, c.Category)
 	case len(c.Messages) == 0 || slices.Contains(c.Messages, ""):
 		return fmt.Errorf("case %s: no message, or an empty one", c.ID)
+	}
+	names := map[string]bool{}
+	for _, l := range c.Lists {
+		if strings.TrimSpace(l.Name) == "" || strings.TrimSpace(l.Text) == "" || names[l.Name] {
+			return fmt.Errorf("case %s: a list needs a name of its own and its genes", c.ID)
+		}
+		names[l.Name] = true
+	}
+	if ct := c.Controls; ct != nil {
+		for _, n := range []string{ct.Positives, ct.Negatives} {
+			if n != "" && !names[n] {
+				return fmt.Errorf("case %s: control list %q is not one of its lists", c.ID, n)
+			}
+		}
 	}
 	switch c.outcome() {
 	case OutcomeCount, OutcomeApproximate:

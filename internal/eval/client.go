@@ -65,6 +65,56 @@ func (c *Client) Check(ctx context.Context) error {
 
 // Play runs one conversation of messages and reports what it left.
 func (c *Client) Play(ctx context.Context, messages []string) (Observation, error) {
+	return c.play(ctx, messages, nil)
+}
+
+// PlayCase plays a case: its lists uploaded first, its conversation's
+// controls set to them, then its messages; the lists are deleted after,
+// so a run leaves the researcher's lists as it found them.
+func (c *Client) PlayCase(ctx context.Context, cs Case) (o Observation, err error) {
+	ids := map[string]string{}
+	defer func() {
+		for _, l := range cs.Lists {
+			id, ok := ids[l.Name]
+			if !ok {
+				continue
+			}
+			if derr := c.call(context.WithoutCancel(ctx), http.MethodDelete, "/api/v1/gene-lists/"+url.PathEscape(id), nil, nil); derr != nil && err == nil {
+				err = fmt.Errorf("eval: delete list %q: %w", l.Name, derr)
+			}
+		}
+	}()
+	for _, l := range cs.Lists {
+		var made struct {
+			ID string `json:"id"`
+		}
+		if err := c.call(ctx, http.MethodPost, "/api/v1/gene-lists", map[string]string{"name": l.Name, "text": l.Text}, &made); err != nil {
+			return o, fmt.Errorf("eval: upload list %q: %w", l.Name, err)
+		}
+		ids[l.Name] = made.ID
+	}
+	var setup func(ctx context.Context, prefix string) error
+	if ct := cs.Controls; ct != nil {
+		setup = func(ctx context.Context, prefix string) error {
+			body := map[string]any{"positives": nil, "negatives": nil}
+			if ct.Positives != "" {
+				body["positives"] = ids[ct.Positives]
+			}
+			if ct.Negatives != "" {
+				body["negatives"] = ids[ct.Negatives]
+			}
+			if err := c.call(ctx, http.MethodPut, prefix+"/controls", body, nil); err != nil {
+				return fmt.Errorf("eval: set controls: %w", err)
+			}
+			return nil
+		}
+	}
+	return c.play(ctx, cs.Messages, setup)
+}
+
+// play runs one conversation of messages, after setup (when set) has
+// prepared the new conversation, and reports what it left.
+func (c *Client) play(ctx context.Context, messages []string, setup func(ctx context.Context, prefix string) error) (Observation, error) {
 	var o Observation
 	var conv struct {
 		ID string `json:"id"`
@@ -74,6 +124,11 @@ func (c *Client) Play(ctx context.Context, messages []string) (Observation, erro
 	}
 	o.ConversationID = conv.ID
 	prefix := "/api/v1/conversations/" + url.PathEscape(conv.ID)
+	if setup != nil {
+		if err := setup(ctx, prefix); err != nil {
+			return o, err
+		}
+	}
 	var last int64
 	for _, m := range messages {
 		plan, err := c.planTurn(ctx, prefix, last, m)

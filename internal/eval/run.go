@@ -112,7 +112,7 @@ func playAll[T any](ctx context.Context, n, concurrency int, play func(int) T, o
 
 // play runs and scores one case.
 func play(ctx context.Context, c *Client, cs Case, e Expectation) Result {
-	o, err := c.Play(ctx, cs.Messages)
+	o, err := c.PlayCase(ctx, cs)
 	r := Result{Case: cs, Expectation: e, Observation: o}
 	if err != nil {
 		r.Verdict, r.Err = Failed, err

@@ -20,6 +20,7 @@ func (*ArtifactSaved) wireName() string         { return "artifact_saved" }
 func (*HandoffRequested) wireName() string      { return "handoff_requested" }
 func (*HandoffAccepted) wireName() string       { return "handoff_accepted" }
 func (*ConversationRenamed) wireName() string   { return "conversation_renamed" }
+func (*QuestionAsked) wireName() string         { return "question_asked" }
 func (*ControlsChanged) wireName() string       { return "controls_changed" }
 func (*GraphSnapshot) wireName() string         { return "graph_snapshot" }
 func (*SubagentPlan) wireName() string          { return "subagent_plan" }
@@ -46,6 +47,7 @@ func All() []Event {
 		&HandoffRequested{},
 		&HandoffAccepted{},
 		&ConversationRenamed{},
+		&QuestionAsked{},
 		&ControlsChanged{},
 		&GraphSnapshot{},
 		&SubagentPlan{},

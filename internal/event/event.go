@@ -148,6 +148,38 @@ type ConversationRenamed struct {
 	Title string `json:"title"`
 }
 
+// QuestionAsked ends a turn with a question to the researcher instead of a
+// plan: the planner could not tell what a phrase means, and each option is
+// one reading of it, with what it would build and, where the catalog can
+// count it, its count. The researcher answers by choosing an option (its
+// Message is sent as the next message of the conversation) or, when
+// FreeText is set, in words of their own.
+type QuestionAsked struct {
+	Base
+	QuestionID string           `json:"questionId"`
+	Question   string           `json:"question"`
+	Options    []QuestionOption `json:"options"`
+	FreeText   bool             `json:"freeText"`
+}
+
+// QuestionOption is one answer a question offers.
+type QuestionOption struct {
+	// Label is the reading in the researcher's words ("protein
+	// phosphorylation (GO:0006468)").
+	Label string `json:"label"`
+	// Message is the text choosing the option sends.
+	Message string `json:"message"`
+	// Builds says what it would build: the search and its values.
+	Builds string `json:"builds"`
+	// Count is the catalog's count for the option's search; nil when the
+	// catalog cannot count it (CountNote says why).
+	Count     *int   `json:"count,omitempty"`
+	CountNote string `json:"countNote,omitempty"`
+	// Approximate marks a reading whose count is only approximate (a text
+	// search for the words).
+	Approximate bool `json:"approximate,omitempty"`
+}
+
 // ControlsChanged says the conversation's control lists changed (a
 // researcher set them, or deleted a list they used): which lists are now
 // the positives and the negatives ("" ids: none), so open pages and

@@ -36,6 +36,9 @@ type Config struct {
 	// Strategies reads the conversation's strategy (get_strategy, and the
 	// steps a draft reuses); *strategies.Service satisfies it.
 	Strategies graphtool.Reader
+	// Lists, when set, offers find_gene_list: a request may name one of
+	// the researcher's gene lists.
+	Lists Lists
 	// MaxRounds bounds model calls per turn (default 16: planning explores).
 	MaxRounds int
 	// ToolTimeout bounds each tool call (default 30 s).
@@ -82,7 +85,7 @@ func (p *Planner) Tools(env agent.Env) (*tool.Toolset, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &tools{store: p.cfg.Store, catalog: p.cfg.Catalog, strategies: p.cfg.Strategies, env: env}
+	t := &tools{store: p.cfg.Store, catalog: p.cfg.Catalog, strategies: p.cfg.Strategies, lists: p.cfg.Lists, env: env}
 	getStrategy, err := graphtool.GetStrategy(graphtool.OverviewConfig{Strategies: p.cfg.Strategies, Catalog: p.cfg.Catalog,
 		UserID: env.UserID, ConversationID: env.ConversationID})
 	if err != nil {
@@ -94,9 +97,13 @@ func (p *Planner) Tools(env agent.Env) (*tool.Toolset, error) {
 		tool.NewTool("list_artifacts", "List this conversation's saved artifacts (planning notes and the delegation draft) with ids and versions.", t.listArtifacts),
 		tool.NewTool("get_artifact", "Read one saved artifact in full by id.", t.getArtifact),
 		tool.NewTool("request_executor_build", requestBuildDoc, t.requestExecutorBuild),
+		tool.NewTool("ask_researcher", askDoc, t.askResearcher),
 		tool.NewTool("set_conversation_title", "Give the conversation a short, specific title (at most 200 characters), e.g. \"DNA repair genes off chromosome 14\". "+
 			"Only a conversation still without a title takes it: a title the researcher chose, or one given before, is kept (the result says kept).", t.setTitle),
 	)
+	if p.cfg.Lists != nil {
+		all = append(all, tool.NewTool("find_gene_list", findListDoc, t.findGeneList))
+	}
 	return tool.NewToolset(all...)
 }
 

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/google/uuid"
 
 	"strategist/internal/agent"
 	"strategist/internal/catalog"
@@ -24,6 +27,7 @@ type tools struct {
 	store      Store
 	catalog    catalog.Catalog
 	strategies graphtool.Reader
+	lists      Lists
 	env        agent.Env
 }
 
@@ -369,4 +373,100 @@ func limit(s string, n int) string {
 		return s
 	}
 	return string([]rune(s)[:n-1]) + "…"
+}
+
+const askDoc = `End the turn with a question to the researcher instead of a plan, when you cannot tell what they mean: a phrase that maps to no search, a word with two readings that give different counts, a change that would change nothing. Give 2 to 4 options (one is enough when free_text is set and there is only one reading), each one reading: label (the reading in their words), message (the text choosing it sends as their next message, a complete request), and, where it builds one search, search_name and parameters, so the catalog counts it; mark a reading approximate when it is a text search for the words. free_text says they may answer in their own words. After asking, say the question and its options in your answer and stop.`
+
+// AskArgs are ask_researcher's arguments.
+type AskArgs struct {
+	Question string      `json:"question" jsonschema:"the question, one sentence"`
+	Options  []AskOption `json:"options" jsonschema:"2 to 4 readings to choose from (1 with free_text)"`
+	FreeText bool        `json:"free_text,omitempty" jsonschema:"the researcher may answer in words of their own"`
+}
+
+// AskOption is one reading a question offers.
+type AskOption struct {
+	Label       string            `json:"label" jsonschema:"the reading, in the researcher's words"`
+	Message     string            `json:"message" jsonschema:"the message choosing it sends"`
+	SearchName  string            `json:"search_name,omitempty" jsonschema:"the search it would build"`
+	Parameters  map[string]string `json:"parameters,omitempty" jsonschema:"that search's parameter values"`
+	Approximate bool              `json:"approximate,omitempty" jsonschema:"the reading is a text search whose count is approximate"`
+}
+
+// Asked is what asking returns to the model: the question as the
+// researcher sees it, with the catalog's count for every option.
+type Asked struct {
+	QuestionID string                 `json:"questionId"`
+	Options    []event.QuestionOption `json:"options"`
+}
+
+// askResearcher checks a question, counts each option's search with the
+// catalog and streams the question. An option whose search the catalog
+// cannot count keeps its reading and says why it has no count.
+func (t *tools) askResearcher(ctx context.Context, a AskArgs) (*Asked, error) {
+	question := strings.TrimSpace(a.Question)
+	if question == "" || utf8.RuneCountInString(question) > 500 {
+		return nil, &tool.ToolError{Code: tool.CodeValidation, Message: "question must be 1 to 500 characters"}
+	}
+	// One reading is a question only when the researcher may answer in
+	// words of their own: "a text search for it, or say it another way?"
+	least := 2
+	if a.FreeText {
+		least = 1
+	}
+	if len(a.Options) < least || len(a.Options) > 4 {
+		return nil, &tool.ToolError{Code: tool.CodeValidation, Message: fmt.Sprintf("give %d to 4 options, not %d", least, len(a.Options))}
+	}
+	opts := make([]event.QuestionOption, len(a.Options))
+	for i, o := range a.Options {
+		label, msg := strings.TrimSpace(o.Label), strings.TrimSpace(o.Message)
+		if label == "" || msg == "" {
+			return nil, &tool.ToolError{Code: tool.CodeValidation, Message: fmt.Sprintf("option %d needs a label and a message", i+1)}
+		}
+		opt := event.QuestionOption{Label: limit(label, 300), Message: limit(msg, 1000), Approximate: o.Approximate}
+		if o.SearchName != "" {
+			opt.Builds = o.SearchName + paramsText(o.Parameters)
+			opt.Count, opt.CountNote = t.count(ctx, o.SearchName, o.Parameters)
+		}
+		opts[i] = opt
+	}
+	q := &event.QuestionAsked{QuestionID: uuid.NewString(), Question: question, Options: opts, FreeText: a.FreeText}
+	if err := t.env.Emit(ctx, q); err != nil {
+		return nil, err
+	}
+	return &Asked{QuestionID: q.QuestionID, Options: opts}, nil
+}
+
+// count is the catalog's count for one search, or why it has none.
+func (t *tools) count(ctx context.Context, search string, params map[string]string) (*int, string) {
+	full, err := t.catalog.Validate(ctx, t.env.SiteID, search, params)
+	if err != nil {
+		return nil, "the catalog refused its values: " + err.Error()
+	}
+	ans, err := t.catalog.Answer(ctx, t.env.SiteID, &catalog.Query{Search: search, Params: full}, catalog.Page{Limit: 1})
+	if err != nil {
+		if ne, ok := errors.AsType[*catalog.NotEvaluableError](err); ok {
+			return nil, "not evaluable offline: " + ne.Reason
+		}
+		return nil, "the catalog could not count it: " + err.Error()
+	}
+	n := ans.Count
+	return &n, ""
+}
+
+// paramsText renders parameter values in a stable order: " (a=1, b=2)".
+func paramsText(params map[string]string) string {
+	if len(params) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(params))
+	for k := range params {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + params[k]
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }

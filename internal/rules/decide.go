@@ -17,6 +17,8 @@ func (rv *resolver) decide(c *english.Clause) *leaf {
 		return rv.locationLeaf(c)
 	case english.KindGeneIDs:
 		return rv.idsLeaf(c)
+	case english.KindList:
+		return rv.listLeaf(c)
 	case english.KindGOID:
 		return rv.goIDLeaf(c)
 	case english.KindStep:
@@ -50,6 +52,9 @@ func (rv *resolver) termLeaf(c *english.Clause) *leaf {
 	if cue := expressionCue(c.Text); cue != "" {
 		return &leaf{clause: c, fail: fmt.Sprintf("%s asks about expression (%s), and this catalog has no expression search (RNA-seq or microarray); "+
 			"a live VEuPathDB site has them", english.Quote(c.Text), english.Quote(cue))}
+	}
+	if c.Literal {
+		return rv.textLeaf(c, c.Text, "")
 	}
 	if t, ok := rv.geneTypeExact(c); ok {
 		return rv.geneTypeLeaf(c, t, "the gene type "+english.Quote(t))
@@ -280,6 +285,35 @@ func (rv *resolver) idsLeaf(c *english.Clause) *leaf {
 	})
 }
 
+// listLeaf is the gene ids search over one of the researcher's lists,
+// found by name with find_gene_list. A list that cannot be found is said
+// plainly: its name is never searched as text.
+func (rv *resolver) listLeaf(c *english.Clause) *leaf {
+	name := english.Quote(c.Text)
+	if !rv.a.t.has("find_gene_list") {
+		return &leaf{clause: c, fail: "I cannot read your gene lists here, so I cannot use your list " + name}
+	}
+	var gl struct {
+		Name  string   `json:"name"`
+		Genes []string `json:"genes"`
+	}
+	if d := rv.a.t.result(listCall(c.Text)); !d.decode(&gl) {
+		return &leaf{clause: c, fail: "I could not use your list " + name + ": " + d.msg}
+	}
+	if len(gl.Genes) == 0 {
+		return &leaf{clause: c, fail: "your list " + name + " has no genes"}
+	}
+	sd := rv.details[searchNeeds[needIDs].search]
+	if sd == nil || !rv.r.picks[needIDs].found {
+		return &leaf{clause: c, fail: "I could not start a step from your list " + name + ": " + rv.r.picks[needIDs].note}
+	}
+	label := "List: " + gl.Name
+	return rv.build(c, sd, map[string]string{paramIDs: jsonList(gl.Genes...)}, leaf{
+		label: label, task: "Find the genes of the list " + english.Quote(gl.Name) + " by their ids",
+		how: fmt.Sprintf("find_gene_list found your list %s with %d genes", english.Quote(gl.Name), len(gl.Genes)),
+	})
+}
+
 func (rv *resolver) taxonLeaf(c *english.Clause) *leaf {
 	sd := rv.details[searchNeeds[needTaxon].search]
 	if sd == nil || !rv.r.picks[needTaxon].found || rv.r.organism == "" {
@@ -299,12 +333,47 @@ func (rv *resolver) textLeaf(c *english.Clause, phrase, why string) *leaf {
 		return &leaf{clause: c, fail: fmt.Sprintf("I could not map %s (%s), and the catalog offers no text search to fall back on", english.Quote(c.Text), why)}
 	}
 	expr := textExpression(phrase)
+	how := fmt.Sprintf("I could not map %s; I used a text search for it (%s): %s", english.Quote(c.Text), expr, why)
+	if c.Literal {
+		how = fmt.Sprintf("you asked for a text search for %s (%s)", english.Quote(c.Text), expr)
+	}
 	l := rv.build(c, sd, map[string]string{paramText: expr}, leaf{
-		label: "text " + expr, task: "Find genes whose annotation mentions " + expr + " (text search)",
-		how: fmt.Sprintf("I could not map %s; I used a text search for it (%s): %s", english.Quote(c.Text), expr, why),
+		label: "text " + expr, task: "Find genes whose annotation mentions " + expr + " (text search)", how: how,
 	})
 	l.unmapped = true
+	if c.Kind == english.KindTerm && !c.Literal && rv.r.picks[needGO].found && !rv.readingNearest {
+		l.nearest = rv.nearest(c)
+	}
 	return l
+}
+
+// maxNearest is how many vocabulary terms a question about an unmapped
+// phrase offers, beside the text search.
+const maxNearest = 3
+
+// nearest are the GO terms the catalog's own look-ups for a phrase
+// returned (its words, their stems and short forms, matched against GO
+// names and GO's synonyms), in the catalog's order, each mapped as a step
+// would be: the readings a question about the phrase offers.
+func (rv *resolver) nearest(c *english.Clause) []*leaf {
+	// A reading the catalog refuses falls back to a text search, which
+	// must not look for readings of its own.
+	rv.readingNearest = true
+	defer func() { rv.readingNearest = false }()
+	var out []*leaf
+	for _, t := range rv.goTerms(c, true) {
+		if len(out) == maxNearest {
+			break
+		}
+		how := "the GO term " + english.Quote(goName(t)) + " (" + t.Term + ")"
+		if t.Synonym != "" {
+			how += ", whose GO synonym is " + english.Quote(t.Synonym)
+		}
+		if l := rv.goLeaf(c, []wireTerm{t}, how); !l.unmapped && l.fail == "" {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // textExpression writes a phrase for the text search: one word with a

@@ -26,7 +26,11 @@
 //     said so). A phrase that names another search of the catalog builds
 //     it, marked not evaluable offline; a value only the live site lists, or
 //     an organism, strain or chromosome the catalog lacks, is refused with
-//     the reason. A clause nothing fits becomes a text search, reported as
+//     the reason. A clause nothing fits is asked back: ask_researcher
+//     offers the GO terms the vocabulary look-ups found for its words and
+//     a text search marked approximate, and the turn ends with the
+//     question; with nothing near it in the vocabularies, or when the
+//     researcher asked for a text search, it becomes one, reported as
 //     approximate. A follow-up ("now also exclude chromosome 5", "use
 //     proteolysis instead", "undo that") reads the strategy with
 //     get_strategy and reuses its steps in the plan. It then saves a

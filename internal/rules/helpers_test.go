@@ -16,6 +16,7 @@ import (
 	"strategist/internal/eval"
 	"strategist/internal/event"
 	"strategist/internal/executor"
+	"strategist/internal/genelist"
 	"strategist/internal/llm"
 	"strategist/internal/offlinetest"
 	"strategist/internal/pgtest"
@@ -43,6 +44,7 @@ func dataDir(tb testing.TB) string {
 type world struct {
 	db         *store.DB
 	strategies *strategies.Service
+	lists      *genelist.Service
 	planner    *planner.Planner
 	executor   *executor.Executor
 	engine     *rules.Engine
@@ -81,10 +83,13 @@ func newWorld(t testing.TB) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.planner, err = planner.New(planner.Config{Store: db, Catalog: cat, Strategies: w.strategies}); err != nil {
+	if w.lists, err = genelist.New(genelist.Config{Store: db, Resolver: cat, DefaultSite: catoffline.SiteID}); err != nil {
 		t.Fatal(err)
 	}
-	if w.executor, err = executor.New(executor.Config{Catalog: cat, Strategies: w.strategies, Scheduler: sched}); err != nil {
+	if w.planner, err = planner.New(planner.Config{Store: db, Catalog: cat, Strategies: w.strategies, Lists: w.lists}); err != nil {
+		t.Fatal(err)
+	}
+	if w.executor, err = executor.New(executor.Config{Catalog: cat, Strategies: w.strategies, Scheduler: sched, Lists: w.lists, Scorer: w.strategies}); err != nil {
 		t.Fatal(err)
 	}
 	if w.engine, err = rules.New(rules.Config{}); err != nil {

@@ -66,6 +66,13 @@ func planTurn(t *turn) response {
 		return say(intro + "\n\nI understood: " + p.Root.Describe() + ".\n\nI could not plan it: " + strings.Join(fails, "; ") + ".")
 	}
 	m.followNote = followNote
+	if ask, ok := askCall(m, t.user); ok && t.has("ask_researcher") {
+		d := a.get(ask)
+		if d == nil {
+			return response{calls: a.calls}
+		}
+		return say(questionText(m, d))
+	}
 	plan := m.plan(p.Root)
 	goal := goalOf(t.user)
 
@@ -268,13 +275,15 @@ func planText(m *mapped, plan *plan.TreeNode, art, draft, build *done) string {
 		switch {
 		case l.notEvaluable:
 			b.WriteString(" (not evaluable offline: this step will have no count)")
+		case l.unmapped && c.Literal:
+			b.WriteString(" (approximate: a text search, as you asked)")
 		case l.unmapped:
 			b.WriteString(" (approximate: a text search)")
 		case strings.HasPrefix(l.how, "I read "):
 			fmt.Fprintf(&b, " (%s)", l.how)
 		}
 		b.WriteString("\n")
-		if l.unmapped {
+		if l.unmapped && !c.Literal {
 			unmapped = append(unmapped, fmt.Sprintf("I could not map %s; I used a text search for it, so its count is approximate.", english.Quote(c.Text)))
 		}
 	}

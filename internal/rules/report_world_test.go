@@ -33,14 +33,14 @@ func TestReportCounts(t *testing.T) {
 		return b.end.Text
 	}
 	t.Run("approximate", func(t *testing.T) {
-		text := build(t, "kinases")
+		text := build(t, "text search for kinases")
 		want := fmt.Sprintf("Root step s1: **≈ %d genes (approximate: text search)**", len(data.Words("kinase")))
 		if !strings.Contains(text, want) {
 			t.Errorf("report does not say %q:\n%s", want, text)
 		}
 	})
 	t.Run("approximate zero", func(t *testing.T) {
-		text := build(t, "zzqx flurble")
+		text := build(t, "text search for zzqx flurble")
 		if !strings.Contains(text, "Root step s1: **no text matches**") || strings.Contains(text, "0 genes") {
 			t.Errorf("report does not say no text matches:\n%s", text)
 		}

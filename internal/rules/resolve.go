@@ -32,6 +32,10 @@ type leaf struct {
 	unmapped     bool
 	notEvaluable bool
 	fail         string
+	// nearest are, for a clause that fell back to a text search, the
+	// vocabulary terms nearest its words, mapped as steps: the readings a
+	// question back offers.
+	nearest []*leaf
 	// step is set when the clause reuses a step of the strategy.
 	step string
 }
@@ -57,6 +61,9 @@ type resolver struct {
 	p       english.Parsed
 	r       *resolution
 	details map[string]*searchDetails // by search name (no vocabulary query)
+	// readingNearest is set while the readings of an unmapped clause are
+	// mapped (nearest), so their own fallbacks look for none.
+	readingNearest bool
 }
 
 // resolve returns the resolution, or false with the calls it needs asked
@@ -116,6 +123,8 @@ func resolve(a *asks, p english.Parsed) (*resolution, bool) {
 			a.get(lookupCall(c.IDs))
 		case c.Kind == english.KindSearch:
 			a.get(paramsCall(c.Search, ""))
+		case c.Kind == english.KindList && a.t.has("find_gene_list"):
+			a.get(listCall(c.Text))
 		}
 		if name := rv.finderName(c); name != "" {
 			a.get(paramsCall(name, ""))
@@ -187,7 +196,7 @@ func (rv *resolver) needs(clauses []*english.Clause) []need {
 			want[needGO] = true
 		case english.KindLocation:
 			want[needLocation] = true
-		case english.KindGeneIDs:
+		case english.KindGeneIDs, english.KindList:
 			want[needIDs] = true
 		case english.KindTaxon:
 			want[needTaxon] = true

@@ -115,6 +115,11 @@ func paramsCall(search, vocabularyQuery string) call {
 	return newCall("get_search_parameters", args)
 }
 
+// listCall finds the researcher's gene list by name.
+func listCall(name string) call {
+	return newCall("find_gene_list", map[string]any{"name": name})
+}
+
 func lookupCall(ids []string) call {
 	return newCall("lookup_genes", map[string]any{"query": strings.Join(ids, " "), "limit": 100})
 }

@@ -133,8 +133,8 @@ func (t *Turn) Rebuild() (goal string, ok bool) { return t.rebuild, t.rebuilt }
 // Running reports whether the turn has not ended.
 func (t *Turn) Running() bool { return t.Status == event.TurnRunning }
 
-// Item is one entry of a turn's timeline: *Message, *ToolCall, *TurnError
-// or *TurnResumed.
+// Item is one entry of a turn's timeline: *Message, *ToolCall, *TurnError,
+// *TurnResumed or *Question.
 type Item interface{ item() }
 
 // Message is an assistant message: streamed text until its final markdown
@@ -207,10 +207,25 @@ type TurnResumed struct {
 	Reason string
 }
 
+// Question is a question the turn ended with: the researcher answers by
+// choosing an option (its message is sent as the next message, in the
+// turn's mode and model) or, with FreeText, in the composer.
+type Question struct {
+	Key      int64
+	ID       string
+	Text     string
+	Options  []event.QuestionOption
+	FreeText bool
+	// Mode and Model are the asking turn's, for the answer.
+	Mode  event.Mode
+	Model string
+}
+
 func (*Message) item()     {}
 func (*ToolCall) item()    {}
 func (*TurnError) item()   {}
 func (*TurnResumed) item() {}
+func (*Question) item()    {}
 
 // CallStatus is the state of a tool call on the page.
 type CallStatus string
@@ -290,6 +305,11 @@ func (c *Conversation) apply(rec event.Record) ([]Change, error) {
 		return c.handoffRequested(e), nil
 	case *event.HandoffAccepted:
 		return c.handoffAccepted(e), nil
+	case *event.QuestionAsked:
+		t := c.turnOf(rec, e.TurnID)
+		q := &Question{Key: rec.Seq, ID: e.QuestionID, Text: e.Question, Options: e.Options, FreeText: e.FreeText, Mode: t.Mode, Model: t.Model}
+		t.Items = append(t.Items, q)
+		return []Change{ItemAdded{Turn: t, Item: q}}, nil
 	case *event.ConversationRenamed:
 		c.Title = e.Title
 		return []Change{TitleChanged{}}, nil

@@ -43,3 +43,20 @@ func firstOr(ss []string) string {
 	}
 	return ss[0]
 }
+
+// TestMatchTermsSynonymOverWords: a term one of whose synonyms is the
+// query ranks above terms that only contain its words, even when its own
+// name contains them too, and carries the synonym.
+func TestMatchTermsSynonymOverWords(t *testing.T) {
+	vocab := []catalog.Term{
+		{Term: "GO:3", Display: "cell killing of host cells (GO:3)"},
+		{Term: "GO:4", Display: "killing by lysis of the cell (GO:4)", Synonyms: []string{"cell killing"}},
+	}
+	var got []string
+	for _, m := range matchTerms(vocab, "cell killing") {
+		got = append(got, m.Term+" "+firstOr(m.Synonyms))
+	}
+	if diff := cmp.Diff([]string{"GO:4 cell killing", "GO:3 "}, got); diff != "" {
+		t.Errorf("matchTerms(cell killing) mismatch (-want +got):\n%s", diff)
+	}
+}

@@ -251,10 +251,11 @@ func terms(ts []catalog.Term) []Term {
 }
 
 // matchTerms returns the terms whose term or display label contains every
-// word of query (case ignored), best first: the label or term is the
-// query, then one of its synonyms is, then the label begins with it, then
-// contains it as written, then has its words apart; shorter labels first
-// within each. A term matched by a synonym alone carries that synonym.
+// word of query (case ignored), or one of whose synonyms is the query,
+// best first: the label or term is the query, then one of its synonyms is
+// (whatever its label holds), then the label begins with it, then contains
+// it as written, then has its words apart; shorter labels first within
+// each. A term matched by a synonym carries that synonym.
 func matchTerms(vocab []catalog.Term, query string) []catalog.Term {
 	q := strings.ToLower(strings.TrimSpace(query))
 	words := strings.Fields(q)
@@ -266,17 +267,21 @@ func matchTerms(vocab []catalog.Term, query string) []catalog.Term {
 	for _, t := range vocab {
 		term, label := strings.ToLower(t.Term), strings.ToLower(t.Display)
 		text := term + " " + label
+		named := label == q || term == q || strings.ToLower(termName(t)) == q
+		if i := slices.IndexFunc(t.Synonyms, func(s string) bool { return strings.ToLower(s) == q }); i >= 0 && !named {
+			// A synonym that is the query outranks a name that only
+			// contains its words, this term's own name included.
+			hit := t
+			hit.Synonyms = []string{t.Synonyms[i]}
+			hits = append(hits, ranked{t: hit, rank: 1})
+			continue
+		}
 		if !allIn(words, text) {
-			if i := slices.IndexFunc(t.Synonyms, func(s string) bool { return strings.ToLower(s) == q }); i >= 0 {
-				hit := t
-				hit.Synonyms = []string{t.Synonyms[i]}
-				hits = append(hits, ranked{t: hit, rank: 1})
-			}
 			continue
 		}
 		rank := 4
 		switch {
-		case label == q || term == q || strings.ToLower(termName(t)) == q:
+		case named:
 			rank = 0
 		case strings.HasPrefix(label, q) || strings.HasPrefix(term, q):
 			rank = 2

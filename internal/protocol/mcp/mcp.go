@@ -1,8 +1,8 @@
 // Package mcp serves Strategist as an MCP server (Streamable HTTP at /mcp;
 // `strategist mcp` bridges stdio to it). Its tools are the agents' own: the
 // catalog tools (catalogtool) with a `site` argument, get_strategy and the
-// executor's graph tools (graphtool) with a `conversationId` argument,
-// create_conversation to get one, and ask_strategist to ask Strategist's
+// executor's graph tools (graphtool, with its list tools under WithLists)
+// with a `conversationId` argument, create_conversation to get one, and ask_strategist to ask Strategist's
 // own agents in words. Their schemas are the agents' tools' inferred
 // schemas with that one property added; a call builds the same tool bound
 // to the caller, the site or the conversation and runs it, so a strategy
@@ -80,21 +80,39 @@ type GraphService interface {
 type Protocol struct {
 	host  Host
 	graph GraphService
-	log   *slog.Logger
+	// lists and scorer, when both set, add the list tools to the graph
+	// tools (WithLists).
+	lists  graphtool.Lists
+	scorer graphtool.Scorer
+	log    *slog.Logger
 	// handler is the SDK's Streamable HTTP handler over the tools.
 	handler http.Handler
 }
 
 var _ protocol.Protocol = (*Protocol)(nil)
 
+// Option configures the MCP server.
+type Option func(*Protocol)
+
+// WithLists offers the list tools with the strategy tools
+// (create_list_step, save_gene_list, score_controls, trace_gene), bound to
+// the researcher's gene lists and the conversation's controls as the
+// executor's are: lists is *genelist.Service, scorer *strategies.Service.
+func WithLists(lists graphtool.Lists, scorer graphtool.Scorer) Option {
+	return func(p *Protocol) { p.lists, p.scorer = lists, scorer }
+}
+
 // New builds the MCP server over host. graph serves the strategy tools;
 // nil leaves them out (the catalog tools, create_conversation and
 // ask_strategist only).
-func New(host Host, graph GraphService) (*Protocol, error) {
+func New(host Host, graph GraphService, opts ...Option) (*Protocol, error) {
 	if host == nil {
 		return nil, errors.New("mcp: nil host")
 	}
 	p := &Protocol{host: host, graph: graph, log: host.Logger()}
+	for _, o := range opts {
+		o(p)
+	}
 	tools, err := p.tools()
 	if err != nil {
 		return nil, err
@@ -164,6 +182,7 @@ const (
 var readOnlyTools = map[string]bool{
 	"list_sites": true, "list_record_types": true, "search_for_searches": true, "get_search_parameters": true,
 	"lookup_genes": true, graphtool.GetStrategyTool: true, "list_steps": true, "validate_strategy": true, "get_result_count": true,
+	"score_controls": true, "trace_gene": true,
 }
 
 // call adapts a tool to MCP: arguments as a JSON object, the result as

@@ -136,7 +136,7 @@ func (p *Protocol) graphTools(userID, conversationID, site string) ([]tool.Tool,
 		return nil, err
 	}
 	graph, err := graphtool.ExecutorTools(graphtool.Binding{Service: p.graph, UserID: userID, ConversationID: conversationID,
-		Site: site, RecordType: executor.RecordType, StrategyName: "Strategy"})
+		Site: site, RecordType: executor.RecordType, StrategyName: "Strategy", Lists: p.lists, Scorer: p.scorer})
 	if err != nil {
 		return nil, err
 	}
