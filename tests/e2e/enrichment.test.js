@@ -77,7 +77,9 @@ for (const [name, viewport] of Object.entries(sizes)) {
         const vw = document.documentElement.clientWidth;
         let box = el.closest('.table-scroll');
         const b = box ? box.getBoundingClientRect() : { left: 0, right: vw };
-        return r.top >= 0 && r.bottom <= vh && r.left >= Math.max(0, b.left) - 1 && r.right <= Math.min(vw, b.right) + 1;
+        // A pixel of slack each way, as for the box's sides: scrolling to
+        // an element's start can leave its top a fraction of a pixel above.
+        return r.top >= -1 && r.bottom <= vh + 1 && r.left >= Math.max(0, b.left) - 1 && r.right <= Math.min(vw, b.right) + 1;
       };
       const first = document.querySelector('[data-testid="enrichment-row"]');
       return {
