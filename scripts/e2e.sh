@@ -145,11 +145,15 @@ done
 
 # Clear model keys from the caller's environment: the tests expect the offline
 # engine as the default and scripted models from the test scripts directory.
+# The browser tests' few accounts start turns from many tests and every
+# protocol at once; the per-user turn budget is tested in Go
+# (cmd/server/budget_e2e_test.go), so here it is raised out of their way.
 server_env=(env -u GEMINI_API_KEY -u OPENAI_BASE_URL -u OPENAI_API_KEY -u STRATEGIST_MODEL
   DATABASE_URL="$e2e_db_url" STRATEGIST_AUTH=local STRATEGIST_DATA_DIR="$STRATEGIST_DATA_DIR"
   STRATEGIST_SCRIPTS_DIR="$root/cmd/server/testdata/scripts" STRATEGIST_AUTO_APPROVE=false
   STRATEGIST_LOG_LEVEL=${E2E_LOG_LEVEL:-warn} STRATEGIST_WDK_BASE_URL="$fake_url/plasmo/service"
-  STRATEGIST_SECRET_KEY="$(head -c 32 /dev/urandom | base64)")
+  STRATEGIST_SECRET_KEY="$(head -c 32 /dev/urandom | base64)"
+  STRATEGIST_TURN_RATE=100 STRATEGIST_RUNNING_TURNS=100)
 
 "${server_env[@]}" "$bin" migrate >/dev/null
 declare -A password token
