@@ -386,9 +386,13 @@ func (s *Server) requestLogger() echo.MiddlewareFunc {
 		HandleError: true,
 		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
 			level := slog.LevelInfo
-			if v.Status >= 500 {
+			switch {
+			case v.Status >= 500 && c.Path() != "/readyz":
 				level = slog.LevelError
-			} else if v.Status >= 400 {
+			case v.Status >= 400:
+				// A replica that is not ready yet (starting, or its owner
+				// session reopening) says so on /readyz: a state the
+				// probe is for, not a failure; readyz logs why.
 				level = slog.LevelWarn
 			}
 			s.log.LogAttrs(c.Request().Context(), level, "request",
