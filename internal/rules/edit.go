@@ -1,0 +1,172 @@
+package rules
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"strategist/internal/english"
+)
+
+// removeByNameRE reads a request to delete a step by its name: "remove
+// the transmembrane-domain step", "drop the chromosome 14 search", "delete
+// the DNA repair restriction". It deletes that step; it never adds an
+// exclusion of it.
+var removeByNameRE = regexp.MustCompile(`(?i)^\s*(?:(?:now|ok|okay|please|and|then|also),?\s+)*(?:remove|delete|drop|take out|get rid of)\s+(?:the|that|this)\s+(.+?)\s+(?:step|search|restriction|exclusion|filter|requirement|criterion|condition|part)s?\s*(?:[:,.;!].*)?$`)
+
+// removedStep finds the step a remove-by-name request names among the
+// strategy's searches: the one whose name, search or values hold every
+// word of the name (a word may be a prefix of at least five letters:
+// "domain" names "domains"). It says why when none or several match.
+func (o *strategyOverview) removedStep(user string) (target, why string, ok bool) {
+	m := removeByNameRE.FindStringSubmatch(user)
+	if m == nil {
+		return "", "", false
+	}
+	leaves := o.leafSteps(o.RootStepID)
+	hits := o.stepsNamed(m[1])
+	switch len(hits) {
+	case 1:
+		return hits[0].StepID, "", true
+	case 0:
+		return "", fmt.Sprintf("no step of the strategy is named %s (its searches are %s); nothing was changed", english.Quote(m[1]), names(leaves)), true
+	}
+	return "", fmt.Sprintf("%d steps match %s (%s): say which to remove; nothing was changed", len(hits), english.Quote(m[1]), names(hits)), true
+}
+
+// stepsNamed returns the strategy's searches whose name, search or values
+// hold every word of a name (a word may be a prefix of at least five
+// letters: "domain" names "domains"; "location" and "chromosome" name a
+// location step).
+func (o *strategyOverview) stepsNamed(name string) []stepSummary {
+	var words []string
+	for _, w := range strings.Fields(strings.NewReplacer("-", " ", "_", " ").Replace(strings.ToLower(name))) {
+		switch w {
+		case "the", "that", "this", "search", "step", "searches", "steps", "one":
+		default:
+			words = append(words, w)
+		}
+	}
+	var hits []stepSummary
+	for _, s := range o.leafSteps(o.RootStepID) {
+		text := strings.ToLower(strings.NewReplacer("-", " ", "_", " ").Replace(s.DisplayName + " " + s.SearchName + " " +
+			strings.Join(mapValues(s.KeyParameters), " ") + " " + familyNames[s.SearchName]))
+		if s.SearchName == "GenesByLocation" {
+			text += " location chromosome"
+		}
+		all := len(words) > 0
+		for _, w := range words {
+			if !strings.Contains(text, w) && !(len(w) > 5 && strings.Contains(text, w[:5])) {
+				all = false
+			}
+		}
+		if all {
+			hits = append(hits, s)
+		}
+	}
+	return hits
+}
+
+// withoutStep is the strategy's tree from id with step target taken out:
+// a combine that loses one input becomes its other input; what the
+// removal does not touch is reused as it is.
+func (o *strategyOverview) withoutStep(id, target string) *english.Node {
+	s, ok := o.step(id)
+	if !ok || id == target {
+		return nil
+	}
+	if len(s.Inputs) != 2 {
+		return o.stepNode(id)
+	}
+	l, r := o.withoutStep(s.Inputs[0], target), o.withoutStep(s.Inputs[1], target)
+	switch {
+	case l == nil:
+		return r
+	case r == nil:
+		return l
+	}
+	keep := func(n *english.Node, in string) bool { return n.Clause != nil && n.Clause.Location == in }
+	if keep(l, s.Inputs[0]) && keep(r, s.Inputs[1]) {
+		return o.stepNode(id)
+	}
+	return &english.Node{Op: english.Op(s.Operator), Left: l, Right: r}
+}
+
+// paramEditRE reads a change to a step's numeric parameter: "relax the
+// minimum to 15 transmembrane domains", "raise the ExportPred score to
+// 10", "change the transmembrane range to 1 to 99".
+var paramEditRE = regexp.MustCompile(`(?i)^\s*(?:(?:now|ok|okay|please|and|then|also|actually),?\s+)*(?:relax|raise|lower|change|set|increase|decrease|reduce|make|tighten|loosen|move)\s+(?:the\s+)?(.*?)\b(minimum|min|lower bound|maximum|max|upper bound|range|threshold|cutoff|cut-off|score|limit)\b(.*?)\s+to\s+(\d+(?:\.\d+)?)(?:\s*(?:-|–|to)\s*(\d+(?:\.\d+)?))?\b(.*)$`)
+
+// editedParameter finds the step and the parameter a change names, and
+// the step as it would be with the new value: the leaf steps with a
+// minimum or maximum parameter, narrowed by the words around the
+// parameter's name ("transmembrane", "ExportPred"). ok is false when the
+// message is not such a change.
+func (o *strategyOverview) editedParameter(user string) (target string, part *english.Node, why string, ok bool) {
+	m := paramEditRE.FindStringSubmatch(user)
+	if m == nil {
+		return "", nil, "", false
+	}
+	which, lo, hi := strings.ToLower(m[2]), m[4], m[5]
+	words := strings.Fields(strings.ToLower(strings.NewReplacer("-", " ", "_", " ").Replace(m[1] + " " + m[3] + " " + m[6])))
+	type cand struct {
+		s        stepSummary
+		min, max string
+	}
+	var hits []cand
+	for _, s := range o.leafSteps(o.RootStepID) {
+		var c cand
+		for k := range s.KeyParameters {
+			switch lk := strings.ToLower(k); {
+			case strings.HasPrefix(lk, "min") || strings.Contains(lk, "_min") || strings.HasSuffix(lk, "_gte"):
+				c.min = k
+			case strings.HasPrefix(lk, "max") || strings.Contains(lk, "_max") || strings.HasSuffix(lk, "_lte"):
+				c.max = k
+			}
+		}
+		if c.min == "" && c.max == "" {
+			continue
+		}
+		text := strings.ToLower(strings.NewReplacer("-", " ", "_", " ").Replace(s.DisplayName + " " + s.SearchName))
+		match := true
+		for _, w := range words {
+			if len(w) > 4 && !strings.Contains(text, w[:5]) && !slices.Contains([]string{"domains", "domain", "score", "value"}, w) {
+				match = false
+			}
+		}
+		if match {
+			c.s = s
+			hits = append(hits, c)
+		}
+	}
+	switch len(hits) {
+	case 0:
+		return "", nil, "no step of the strategy has a minimum or maximum to change; nothing was changed", true
+	case 1:
+	default:
+		var ss []stepSummary
+		for _, h := range hits {
+			ss = append(ss, h.s)
+		}
+		return "", nil, fmt.Sprintf("%d steps have a value to change (%s): say which; nothing was changed", len(hits), names(ss)), true
+	}
+	h := hits[0]
+	params := map[string]string{}
+	for k, v := range h.s.KeyParameters {
+		params[k] = v
+	}
+	switch {
+	case hi != "" && h.min != "" && h.max != "":
+		params[h.min], params[h.max] = lo, hi
+	case (which == "maximum" || which == "max" || which == "upper bound") && h.max != "":
+		params[h.max] = lo
+	case h.min != "":
+		params[h.min] = lo
+	default:
+		params[h.max] = lo
+	}
+	c := &english.Clause{Kind: english.KindSearch, Search: h.s.SearchName, Params: params,
+		Text: fmt.Sprintf("%s with %s", orUnknown(h.s.DisplayName, h.s.SearchName), paramList(params))}
+	return h.s.StepID, &english.Node{Clause: c}, "", true
+}
