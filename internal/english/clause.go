@@ -74,7 +74,7 @@ func parseClause(words []token) *Node {
 // literalRE reads a term the researcher asks to find in the annotation
 // text as written: "text search for kinases", "full-text search for
 // rhoptry".
-var literalRE = regexp.MustCompile(`(?i)^(?:full[- ]?)?text[- ]search(?:es)?(?:\s+(?:for|of|on|with))?\s+(.+)$`)
+var literalRE = regexp.MustCompile(`(?i)^(?:full[- ]?)?text[- ]search(?:es)?(?:\s+(?:for|of|on|with))?(?:\s+(?:the|a|an))?\s+(.+)$`)
 
 // leadingLocation reads a clause that starts with a location: "chr5 tRNA
 // genes", "Pf3D7_05_v3 tRNA genes", and an organelle before a gene type
@@ -146,8 +146,8 @@ func isLocationWord(w string) bool {
 // "Pf3D7_14_v3". A misspelt "chromosome" is read when it is one or two
 // edits away, and said so.
 func locationClause(w []token) *Clause {
-	if len(w) == 0 {
-		return nil
+	if len(w) == 0 || slices.ContainsFunc(w, func(t token) bool { return t.quoted }) {
+		return nil // a quoted phrase is a term
 	}
 	text := join(w)
 	// "the MIT chromosome", "chromosome 5" written backwards.
@@ -335,15 +335,19 @@ const maxVariants = 4
 func DescribeClause(c *Clause) string {
 	switch c.Kind {
 	case KindLocation:
+		region := ""
+		if c.Start != "" {
+			region = " from " + c.Start + " to " + c.End + " bp"
+		}
 		switch {
 		case c.Location == "apicoplast":
-			return "the apicoplast genome"
+			return "the apicoplast genome" + region
 		case c.Location == "mitochondrion":
-			return "the mitochondrial genome"
+			return "the mitochondrial genome" + region
 		case isSequenceID(c.Location):
-			return c.Location
+			return c.Location + region
 		}
-		return "chromosome " + c.Location
+		return "chromosome " + c.Location + region
 	case KindGeneIDs:
 		return "genes " + strings.Join(c.IDs, ", ")
 	case KindGOID:

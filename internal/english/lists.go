@@ -326,3 +326,50 @@ var relationWords = WordSet(`involved participating that which with for in on fr
 
 // locationPrepositions introduce a location.
 var locationPrepositions = WordSet("on in from located lying")
+
+// commaList reads a list whose parts are cut by commas and whose last
+// part follows a comma and a connective ("A or B, C or D, and E"): the
+// commas cut it first, and that connective joins the parts, each read on
+// its own with the connectives inside it. "expressed in schizonts or
+// merozoites, with a signal peptide or a GPI anchor, and …" is the
+// intersection of its three parts, not a chain of "or"s. It returns nil
+// when no part holds a connective of its own (the list reader reads those)
+// or a part names nothing.
+func commaList(toks []token, p *Parsed) *Node {
+	var cuts []int
+	for i, t := range toks {
+		if t.comma && !t.quoted {
+			cuts = append(cuts, i)
+		}
+	}
+	if len(cuts) < 2 {
+		return nil
+	}
+	last := cuts[len(cuts)-1]
+	if last+1 >= len(toks) {
+		return nil
+	}
+	c, ok := connectiveAt(toks, last+1)
+	if !ok || c.loose || c.op != OpUnion && c.op != OpIntersect {
+		return nil
+	}
+	var parts [][]token
+	start := 0
+	for _, k := range cuts {
+		parts = append(parts, toks[start:k])
+		start = k + 1
+	}
+	parts = append(parts, toks[last+1+len(c.words):])
+	if !slices.ContainsFunc(parts, func(part []token) bool { return slices.ContainsFunc(part, isJoin) }) {
+		return nil
+	}
+	nodes := make([]*Node, 0, len(parts))
+	for _, part := range parts {
+		n := parseSegment(part, p)
+		if n == nil {
+			return nil
+		}
+		nodes = append(nodes, n)
+	}
+	return chain(nodes, c.op, p)
+}

@@ -1,7 +1,6 @@
 package english
 
 import (
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,7 +34,8 @@ import (
 // only genes of an organism is every gene of it.
 func Parse(text string) Parsed {
 	var p Parsed
-	toks := tokenize(exclusionLast(possessionAsked(rangesSpelled(withoutContext(text)))))
+	text, p.Notes = rewritten(text)
+	toks := literalWords(tokenize(text))
 	toks, p.Organism = takeOrganism(toks)
 	toks, p.Evidence = takeEvidence(toks)
 	toks, start, end := takeRegion(toks)
@@ -61,62 +61,6 @@ func Parse(text string) Parsed {
 		p.Root = p.Part
 	}
 	return p
-}
-
-// dashRangeRE reads a range of chromosomes written with a hyphen or a
-// dash: "chromosomes 3-5", "chr 12–14", "chromosomes 1 — 2".
-var dashRangeRE = regexp.MustCompile(`(?i)\b(chromosomes?|chrs?)\s*(\d{1,2})\s*[-‐‑–—]\s*(\d{1,2})\b`)
-
-// rangesSpelled writes a dashed range of chromosomes in the words the
-// grammar reads: "chromosomes 3-5" is "chromosomes 3 through 5".
-func rangesSpelled(text string) string {
-	return dashRangeRE.ReplaceAllString(text, "$1 $2 through $3")
-}
-
-// contextRE reads a context phrase before a request, up to its colon or
-// comma: the database or release the researcher works with, what the
-// genes are for, or a lead-in that announces the request.
-var contextRE = regexp.MustCompile(`(?i)^\s*(?:(?:using|with|on|in|from|for)\s+(?:the\s+)?(?:plasmodb|veupathdb|plasmo\s*db)(?:\s+(?:release|version|build|v\.?)\s*[\d.]+)?|(?:for|in)\s+(?:my|our|a|the)\s+(?:thesis|dissertation|paper|project|lab|study|research|analysis|review|grant|class|course)|(?:one|two|three|a\s+couple\s+of)\s+things|quick\s+question|a\s+question)\s*[,:;]\s*`)
-
-// withoutContext takes context phrases off the start of a request: "using
-// PlasmoDB release 68, DNA repair genes" asks for DNA repair genes.
-func withoutContext(text string) string {
-	for {
-		loc := contextRE.FindStringIndex(text)
-		if loc == nil || loc[1] >= len(text) {
-			return text
-		}
-		text = text[loc[1]:]
-	}
-}
-
-// possessionRE reads "does 3D7 have", "do P. falciparum parasites
-// contain", "does the genome encode": a question's frame around the genes
-// asked for, with the organism it may name.
-var possessionRE = regexp.MustCompile(`(?i)\b(?:does|do)\s+(?:(the\s+)?(?:parasites?|genomes?|organisms?)|it|they|(3d7|pf3d7|p\.\s*falciparum(?:\s+3d7)?|plasmodium\s+falciparum(?:\s+3d7)?)(?:\s+parasites?)?)\s+(?:have|has|contain|carry|encode|possess)\b`)
-
-// possessionAsked drops the frame of "How many tRNA genes does 3D7 have?",
-// keeping an organism it names: "How many tRNA genes 3D7?".
-func possessionAsked(text string) string {
-	return possessionRE.ReplaceAllString(text, "$2")
-}
-
-// leadingExclusionRE reads an exclusion placed before the request it
-// qualifies: "Without chromosome 7, which genes …", "Apart from the
-// apicoplast: rRNA genes".
-var leadingExclusionRE = regexp.MustCompile(`(?is)^\s*(without|excluding|except for|except|apart from|aside from|other than|leaving out|leaving aside|setting aside|putting aside|not counting|ignoring|omitting|disregarding|minus)\s+([^,:;]+?)\s*[,:;]\s*(.+?)\s*[.?!]*\s*$`)
-
-// exclusionLast moves an exclusion placed first to the end of the request,
-// where the grammar reads it as qualifying the whole request: "Without
-// chromosome 7, DNA repair genes" is "DNA repair genes, excluding
-// chromosome 7", not every gene minus DNA repair genes on chromosome 7.
-// The request after the comma must hold words of its own.
-func exclusionLast(text string) string {
-	m := leadingExclusionRE.FindStringSubmatch(text)
-	if m == nil || len(strings.Fields(m[3])) < 1 {
-		return text
-	}
-	return m[3] + ", excluding " + m[2]
 }
 
 // parseTokens parses words into a tree: the parts between loose
@@ -151,28 +95,48 @@ func parseTokens(toks []token, p *Parsed, all []token) *Node {
 }
 
 // takeRegion removes a region of a sequence ("between 100,000 and
-// 200,000 bp", "from 1 to 50 kb") from the words and returns its bounds in
-// base pairs.
+// 200,000 bp", "from 1 to 50 kb", "from 100 kb to 200 kb") from the words
+// and returns its bounds in base pairs.
 func takeRegion(toks []token) ([]token, string, string) {
+	unitAt := func(k int) string {
+		if k < len(toks) && unitScale[toks[k].low] > 0 {
+			return toks[k].low
+		}
+		return ""
+	}
 	for i := 0; i+3 < len(toks); i++ {
 		if toks[i].quoted || (toks[i].low != "between" && toks[i].low != "from") {
 			continue
 		}
-		a, okA := basePairs(toks[i+1].low, "")
-		sep := toks[i+2].low
-		if !okA || (sep != "and" && sep != "to" && sep != "-") {
+		if _, ok := basePairs(toks[i+1].low, ""); !ok {
 			continue
 		}
-		n, unit := 4, ""
-		if i+4 < len(toks) && unitScale[toks[i+4].low] > 0 {
-			unit, n = toks[i+4].low, 5
+		k := i + 2
+		firstUnit := unitAt(k)
+		if firstUnit != "" {
+			k++
 		}
-		b, okB := basePairs(toks[i+3].low, unit)
-		if !okB || unit == "" && a < 1000 && b < 1000 {
+		if k+1 >= len(toks) || (toks[k].low != "and" && toks[k].low != "to" && toks[k].low != "-") {
+			continue
+		}
+		if _, ok := basePairs(toks[k+1].low, ""); !ok {
+			continue
+		}
+		unit, end := unitAt(k+2), k+2
+		if unit != "" {
+			end++
+		} else {
+			unit = firstUnit
+		}
+		if firstUnit == "" {
+			firstUnit = unit
+		}
+		a, _ := basePairs(toks[i+1].low, firstUnit)
+		b, _ := basePairs(toks[k+1].low, unit)
+		if unit == "" && a < 1000 && b < 1000 {
 			continue // "between 10 and 50" without a unit is no region
 		}
-		a, _ = basePairs(toks[i+1].low, unit)
-		return append(slices.Clip(toks[:i]), toks[i+n:]...), strconv.Itoa(a), strconv.Itoa(b)
+		return append(slices.Clip(toks[:i]), toks[end:]...), strconv.Itoa(a), strconv.Itoa(b)
 	}
 	return toks, "", ""
 }
@@ -316,6 +280,9 @@ func parseSegment(toks []token, p *Parsed) *Node {
 	toks = trimCommas(toks)
 	if len(toks) == 0 {
 		return nil
+	}
+	if n := commaList(toks, p); n != nil {
+		return n
 	}
 	if loc := locationList(toks, p); loc != nil {
 		return loc

@@ -215,7 +215,11 @@ type connective struct {
 // connectives, longest first within each operator so "but not" wins over
 // "not" and "and/or" over "and". Loose connectives apply to everything
 // before them ("A or B, then keep only C" is INTERSECT(UNION(A, B), C)):
-// every exclusion, and the words that restrict a list.
+// every exclusion, and the words that restrict a list. This is the one
+// list of the words that join or take away: English has no smaller rule
+// for them, so they are written out here, and the readers that need them
+// elsewhere (an exclusion or restriction written first, leadingConnectives)
+// take theirs from it.
 var connectives = []connective{
 	{words: []string{"and/or"}, op: OpUnion},
 	{words: []string{"but", "not", "located", "on"}, op: OpMinus, loose: true},
@@ -254,6 +258,16 @@ var connectives = []connective{
 	{words: []string{"isn't"}, op: OpMinus, loose: true},
 	{words: []string{"not"}, op: OpMinus, loose: true},
 	{words: []string{"with", "the", "exception", "of"}, op: OpMinus, loose: true},
+	{words: []string{"leaving", "aside"}, op: OpMinus, loose: true},
+	{words: []string{"leave", "aside"}, op: OpMinus, loose: true},
+	{words: []string{"setting", "aside"}, op: OpMinus, loose: true},
+	{words: []string{"set", "aside"}, op: OpMinus, loose: true},
+	{words: []string{"putting", "aside"}, op: OpMinus, loose: true},
+	{words: []string{"not", "counting"}, op: OpMinus, loose: true},
+	{words: []string{"not", "including"}, op: OpMinus, loose: true},
+	{words: []string{"ignoring"}, op: OpMinus, loose: true},
+	{words: []string{"disregarding"}, op: OpMinus, loose: true},
+	{words: []string{"excepting"}, op: OpMinus, loose: true},
 	{words: []string{"apart", "from"}, op: OpMinus, loose: true},
 	{words: []string{"aside", "from"}, op: OpMinus, loose: true},
 	{words: []string{"save", "for"}, op: OpMinus, loose: true},
@@ -360,13 +374,13 @@ var fillers = WordSet(`find show me list get give return retrieve search look lo
 		extract select choose mapped mapping assigned known thought predicted putative
 		trying try tried possible it curious idea appreciate bring wondering wonder hoping hope able mind kind
 		thank you much cheers lot my our your analysis analyses thesis paper project study studies research
-		work experiment lab plasmodb veupathdb database db site`)
+		work experiment lab plasmodb veupathdb database db site parasite parasites anyway anyhow regardless`)
 
 // trailingFillers are the fillers also taken off a clause's end. Read-only.
 var trailingFillers = WordSet(`genes gene ones please only too also ids id identifiers there here as well
 	of in on the a an that which are is with for but then now and so those me us thanks thank you much
 	if possible my our analysis thesis paper project study research work plasmodb veupathdb database db lot
-	found located situated lie lies lying sit sits sitting reside resides residing encoded`)
+	found located situated lie lies lying sit sits sitting reside resides residing encoded parasite parasites anyway anyhow regardless`)
 
 func WordSet(words string) map[string]bool {
 	m := map[string]bool{}

@@ -80,74 +80,15 @@ func SingularPhrase(p string) string {
 	return strings.Join(words, " ")
 }
 
-// synonyms maps everyday names of biological processes to the GO term
-// names the catalog uses. It is short on purpose: a reader can check it,
-// and anything it misses still gets a text search, reported as such.
-var synonyms = map[string]string{
-	"glycolysis":                "glycolytic process",
-	"apoptosis":                 "apoptotic process",
-	"programmed cell death":     "apoptotic process",
-	"protein synthesis":         "translation",
-	"protein translation":       "translation",
-	"transcription":             "DNA-templated transcription",
-	"mitosis":                   "mitotic cell cycle",
-	"meiosis":                   "meiotic cell cycle",
-	"splicing":                  "RNA splicing",
-	"mrna splicing":             "RNA splicing",
-	"protein degradation":       "proteolysis",
-	"protein phosphorylation":   "protein phosphorylation",
-	"dna synthesis":             "DNA replication",
-	"dna recombination":         "DNA recombination",
-	"recombination":             "DNA recombination",
-	"invasion":                  "entry into host",
-	"host cell invasion":        "entry into host",
-	"erythrocyte invasion":      "entry into host",
-	"red blood cell invasion":   "entry into host",
-	"host invasion":             "entry into host",
-	"signalling":                "signal transduction",
-	"signaling":                 "signal transduction",
-	"cell signalling":           "signal transduction",
-	"cell signaling":            "signal transduction",
-	"gluconeogenesis":           "gluconeogenesis",
-	"fatty acid synthesis":      "fatty acid biosynthetic process",
-	"heme synthesis":            "heme biosynthetic process",
-	"haem synthesis":            "heme biosynthetic process",
-	"haem biosynthesis":         "heme biosynthetic process",
-	"lipid metabolism":          "lipid metabolic process",
-	"trna charging":             "tRNA aminoacylation",
-	"aminoacylation":            "tRNA aminoacylation",
-	"vesicle transport":         "vesicle-mediated transport",
-	"vesicular transport":       "vesicle-mediated transport",
-	"chromatin remodeling":      "chromatin organization",
-	"chromatin remodelling":     "chromatin organization",
-	"chromatin organisation":    "chromatin organization",
-	"protein folding":           "protein folding",
-	"ubiquitination":            "protein ubiquitination",
-	"protein ubiquitylation":    "protein ubiquitination",
-	"antigenic switching":       "antigenic variation",
-	"var gene switching":        "antigenic variation",
-	"cell cycle regulation":     "regulation of cell cycle",
-	"vesicle trafficking":       "vesicle-mediated transport",
-	"membrane trafficking":      "vesicle-mediated transport",
-	"amino acid metabolism":     "cellular amino acid metabolic process",
-	"amino acid biosynthesis":   "cellular amino acid biosynthetic process",
-	"amino acid synthesis":      "cellular amino acid biosynthetic process",
-	"purine biosynthesis":       "purine nucleotide biosynthetic process",
-	"purine synthesis":          "purine nucleotide biosynthetic process",
-	"purine metabolism":         "purine nucleotide metabolic process",
-	"pyrimidine biosynthesis":   "pyrimidine nucleotide biosynthetic process",
-	"pyrimidine synthesis":      "pyrimidine nucleotide biosynthetic process",
-	"pyrimidine metabolism":     "pyrimidine nucleotide metabolic process",
-	"cytoadherence":             "adhesion of symbiont to microvasculature",
-	"cytoadhesion":              "adhesion of symbiont to microvasculature",
-	"tca cycle":                 "tricarboxylic acid cycle",
-	"krebs cycle":               "tricarboxylic acid cycle",
-	"citric acid cycle":         "tricarboxylic acid cycle",
-	"pentose phosphate pathway": "pentose-phosphate shunt",
-	"pentose phosphate shunt":   "pentose-phosphate shunt",
-	"ppp":                       "pentose-phosphate shunt",
-	"regulation of cell cycles": "regulation of cell cycle",
-}
+// GO's own synonyms name most processes as researchers say them
+// ("glycolysis", "TCA cycle", "protein synthesis"): the catalog's GO
+// vocabulary finds a term by them, so no table of everyday names is kept
+// here. What is left is how English forms names GO writes another way.
+
+// hostCells are the cells of the host a researcher names where GO says
+// "host" or "host cell" ("erythrocyte invasion" is GO's "host invasion").
+var hostCells = []string{"red blood cells", "red blood cell", "erythrocytes", "erythrocyte", "rbcs", "rbc", "hepatocytes",
+	"hepatocyte", "liver cells", "liver cell"}
 
 // processForms rewrites "X synthesis", "X metabolism" and the like into the
 // GO naming pattern ("X biosynthetic process", "X metabolic process").
@@ -159,11 +100,14 @@ var processForms = []struct{ suffix, replacement string }{
 	{" degradation", " catabolic process"},
 }
 
-// synonym returns the GO-style name of p, if the tables know one.
+// synonym returns p in GO's way of naming: "X synthesis" as "X
+// biosynthetic process", a host cell as "host".
 func synonym(p string) (string, bool) {
 	lp := strings.ToLower(p)
-	if s, ok := synonyms[lp]; ok {
-		return s, !strings.EqualFold(s, p)
+	for _, h := range hostCells {
+		if i := strings.Index(" "+lp+" ", " "+h+" "); i >= 0 {
+			return strings.TrimSpace(p[:i] + "host" + p[i+len(h):]), true
+		}
 	}
 	for _, f := range processForms {
 		if strings.HasSuffix(lp, f.suffix) && len(lp) > len(f.suffix) {
@@ -284,4 +228,19 @@ var britishRewrites = []struct{ from, to, unless string }{
 	{"centre", "center", ""},
 	{"fibre", "fiber", ""},
 	{"sulph", "sulf", ""},
+}
+
+// ContentWords are the words of a phrase that say what it is about: lower
+// case, singular, without fillers, connectives and words of one or two
+// letters ("genes involved in DNA repair" is dna, repair).
+func ContentWords(phrase string) []string {
+	var out []string
+	for _, w := range strings.Fields(Normalize(phrase)) {
+		w = strings.Trim(w, ",;:.!?'\"")
+		if len([]rune(w)) < 3 || fillers[w] || connectiveWords[w] {
+			continue
+		}
+		out = append(out, strings.ToLower(Singular(w)))
+	}
+	return out
 }

@@ -98,6 +98,7 @@ func (p *Planner) Tools(env agent.Env) (*tool.Toolset, error) {
 		tool.NewTool("get_artifact", "Read one saved artifact in full by id.", t.getArtifact),
 		tool.NewTool("request_executor_build", requestBuildDoc, t.requestExecutorBuild),
 		tool.NewTool("ask_researcher", askDoc, t.askResearcher),
+		tool.NewTool("count_plan", countPlanDoc, t.countPlan),
 		tool.NewTool("set_conversation_title", "Give the conversation a short, specific title (at most 200 characters), e.g. \"DNA repair genes off chromosome 14\". "+
 			"Only a conversation still without a title takes it: a title the researcher chose, or one given before, is kept (the result says kept).", t.setTitle),
 	)

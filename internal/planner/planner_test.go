@@ -48,6 +48,16 @@ type fixture struct {
 
 func newFixture(t *testing.T) fixture {
 	t.Helper()
+	cat, err := offline.New(offline.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newFixtureOn(t, cat)
+}
+
+// newFixtureOn is a fixture whose tools read catalog cat.
+func newFixtureOn(t *testing.T, cat *offline.Catalog) fixture {
+	t.Helper()
 	ctx := context.Background()
 	db, err := store.New(pgtest.New(t))
 	if err != nil {
@@ -58,10 +68,6 @@ func newFixture(t *testing.T) fixture {
 		t.Fatal(err)
 	}
 	conv, err := db.CreateConversation(ctx, u.ID, "plasmodb", store.DefaultTitle, "offline")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := offline.New(offline.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -443,7 +443,12 @@ func (t *tools) count(ctx context.Context, search string, params map[string]stri
 	if err != nil {
 		return nil, "the catalog refused its values: " + err.Error()
 	}
-	ans, err := t.catalog.Answer(ctx, t.env.SiteID, &catalog.Query{Search: search, Params: full}, catalog.Page{Limit: 1})
+	return t.countQuery(ctx, &catalog.Query{Search: search, Params: full})
+}
+
+// countQuery is the catalog's count for a query tree, or why it has none.
+func (t *tools) countQuery(ctx context.Context, q *catalog.Query) (*int, string) {
+	ans, err := t.catalog.Answer(ctx, t.env.SiteID, q, catalog.Page{Limit: 1})
 	if err != nil {
 		if ne, ok := errors.AsType[*catalog.NotEvaluableError](err); ok {
 			return nil, "not evaluable offline: " + ne.Reason

@@ -62,16 +62,20 @@ func (rv *resolver) termLeaf(c *english.Clause) *leaf {
 	if !rv.r.picks[needGO].found {
 		return rv.textLeaf(c, c.Text, rv.r.picks[needGO].note)
 	}
-	if hits, variant := rv.goExact(c); len(hits) > 0 {
-		how := "the GO term named " + english.Quote(goName(hits[0]))
-		if !strings.EqualFold(variant, c.Text) {
-			how = "I read " + english.Quote(c.Text) + " as the GO term " + english.Quote(goName(hits[0]))
+	if hits, variant, syn := rv.goNamed(c); len(hits) > 0 {
+		switch names := distinctNames(hits); {
+		case syn == "" && strings.EqualFold(variant, c.Text):
+			return rv.goLeaf(c, hits, "the GO term named "+english.Quote(goName(hits[0])))
+		case syn == "":
+			return rv.goLeaf(c, hits, "I read "+english.Quote(c.Text)+" as the GO term "+english.Quote(goName(hits[0])))
+		case len(names) > 1:
+			// One synonym of several terms is two readings: a question.
+			return rv.textLeaf(c, c.Text, fmt.Sprintf("GO lists %s as a synonym of %d terms, %s", english.Quote(syn), len(names),
+				strings.Join(quoteAll(names), " and ")))
+		default:
+			return rv.goLeaf(c, hits, fmt.Sprintf("I read %s as the GO term %s, of which GO lists %s as a synonym",
+				english.Quote(c.Text), english.Quote(goName(hits[0])), english.Quote(syn)))
 		}
-		return rv.goLeaf(c, hits, how)
-	}
-	if hits, syn := rv.goSynonym(c); len(hits) > 0 {
-		return rv.goLeaf(c, hits, fmt.Sprintf("I read %s as the GO term %s, of which GO lists %s as a synonym",
-			english.Quote(c.Text), english.Quote(goName(hits[0])), english.Quote(syn)))
 	}
 	if t, ok := rv.geneTypeFuzzy(c); ok {
 		return rv.geneTypeLeaf(c, t, "I read "+english.Quote(c.Text)+" as the gene type "+english.Quote(t)+" (a typo)")
@@ -94,7 +98,7 @@ func (rv *resolver) termLeaf(c *english.Clause) *leaf {
 		if t, ok := rv.geneTypeExact(sc); ok {
 			return rv.geneTypeLeaf(c, t, fmt.Sprintf("I read %s as the gene type %s, leaving out %s", english.Quote(c.Text), english.Quote(t), dropped))
 		}
-		if hits, _ := rv.goExact(sc); len(hits) > 0 {
+		if hits, _, _ := rv.goNamed(sc); len(distinctNames(hits)) == 1 {
 			return rv.goLeaf(c, hits, fmt.Sprintf("I read %s as the GO term %s, leaving out %s, which no GO term is named with",
 				english.Quote(c.Text), english.Quote(goName(hits[0])), dropped))
 		}
@@ -234,6 +238,11 @@ func (rv *resolver) locationLeaf(c *english.Clause) *leaf {
 	}
 	l := rv.build(c, sd, params, leaf{label: label, how: how, task: "Find genes on " + label})
 	l.notEvaluable = region && l.search == sd.Name
+	if stem := organelleStem(c.Location); stem != "" && !region && !rv.readingNearest {
+		rv.readingNearest = true
+		l.other = rv.textLeaf(c, stem, "the genes whose annotation names the "+c.Location+", another reading of it than its genome")
+		rv.readingNearest = false
+	}
 	return l
 }
 
@@ -353,15 +362,16 @@ const maxNearest = 3
 
 // nearest are the GO terms the catalog's own look-ups for a phrase
 // returned (its words, their stems and short forms, matched against GO
-// names and GO's synonyms), in the catalog's order, each mapped as a step
-// would be: the readings a question about the phrase offers.
+// names and GO's synonyms, and near spellings), nearest first
+// (nearestTerms), each mapped as a step would be: the readings a question
+// about the phrase offers.
 func (rv *resolver) nearest(c *english.Clause) []*leaf {
 	// A reading the catalog refuses falls back to a text search, which
 	// must not look for readings of its own.
 	rv.readingNearest = true
 	defer func() { rv.readingNearest = false }()
 	var out []*leaf
-	for _, t := range rv.goTerms(c, true) {
+	for _, t := range nearestTerms(c, rv.goTerms(c, true)) {
 		if len(out) == maxNearest {
 			break
 		}

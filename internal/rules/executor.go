@@ -27,7 +27,10 @@ func executeTurn(t *turn) response {
 	if bc, tree, ok := parseBuildContext(t.user); ok {
 		return buildApproved(a, bc, tree)
 	}
-	p := english.Parse(t.user)
+	p, read := readRequest(a, t.user)
+	if !read {
+		return response{calls: a.calls}
+	}
 	if p.Follow == english.FollowEnrich {
 		return enrichTurn(a)
 	}
@@ -57,7 +60,7 @@ func executeTurn(t *turn) response {
 		if err != nil {
 			return say(intro + "\n\nI could not undo: " + err.Error() + ".")
 		}
-		return delegateAs(a, goalOf(t.user), raw, tree, "I rebuilt the strategy as it was before the last change, going back to its root step "+cur.Previous.RootStepID+".")
+		return delegateAs(a, goalOf(t.user), raw, tree, "I rebuilt the strategy as it was before the last change, going back to its root step "+cur.Previous.RootStepID+".", nil)
 	}
 	if p.Root == nil {
 		return say(nothingToSearch(t.user))
@@ -83,7 +86,7 @@ func executeTurn(t *turn) response {
 		if err != nil {
 			return say(intro + "\n\nI could not build it: " + err.Error() + ".")
 		}
-		return delegateAs(a, goalOf(t.user), raw, tree, "I understood: **"+p.Root.Describe()+"**. "+followNote+".")
+		return delegateAs(a, goalOf(t.user), raw, tree, "I understood: **"+p.Root.Describe()+"**. "+followNote+".", &p)
 	}
 	if depth(p.Root) > maxDirectDepth && t.has("delegate_strategy_subtasks") {
 		// Too many levels of combines to build one level per round.
@@ -101,7 +104,7 @@ func executeTurn(t *turn) response {
 	case root == "":
 		return response{calls: a.calls}
 	}
-	return report(a, "I understood: **"+p.Root.Describe()+"** and built it with the graph tools.", root, b.steps)
+	return report(a, "I understood: **"+p.Root.Describe()+"** and built it with the graph tools.", root, b.steps, nil)
 }
 
 // maxDirectDepth is the deepest tree of combines the executor builds
@@ -145,7 +148,7 @@ func buildApproved(a *asks, bc plan.BuildContext, tree *plan.TreeNode) response 
 				return say(fmt.Sprintf("%s\n\nI could not create the step for %s: %s (%s).", intro, english.Quote(tree.Task), d.msg, d.code))
 			}
 			steps := []builtStep{{label: tree.Task, step: sr.Step.StepID}}
-			return report(a, "I built the approved plan, one search: "+tree.Task+".", sr.Step.StepID, steps)
+			return report(a, "I built the approved plan, one search: "+tree.Task+".", sr.Step.StepID, steps, nil)
 		}
 		// A task without a search in its context: read its words like a
 		// request.
@@ -173,12 +176,14 @@ type delegateResult struct {
 // delegate hands the plan, as given, to the sub-agents.
 func delegate(a *asks, goal string, raw json.RawMessage, tree *plan.TreeNode) response {
 	return delegateAs(a, goal, raw, tree, fmt.Sprintf("I delegated the approved plan (%d tasks, %d combines) to sub-agents; every node ended done.",
-		tree.Tasks(), tree.Combines()))
+		tree.Tasks(), tree.Combines()), nil)
 }
 
 // delegateAs delegates tree and reports the result under lead, the answer's
-// first sentence.
-func delegateAs(a *asks, goal string, raw json.RawMessage, tree *plan.TreeNode, lead string) response {
+// first sentence. With the request it was planned from (p), the report
+// says plainly when an exclusion or restriction of places removed
+// nothing.
+func delegateAs(a *asks, goal string, raw json.RawMessage, tree *plan.TreeNode, lead string, p *english.Parsed) response {
 	d := a.get(newCall("delegate_strategy_subtasks", map[string]any{"goal": goal, "plan": raw}))
 	if d == nil {
 		return response{calls: a.calls}
@@ -206,7 +211,24 @@ func delegateAs(a *asks, goal string, raw json.RawMessage, tree *plan.TreeNode, 
 			steps = append(steps, builtStep{label: n.ID + " " + n.Label, step: n.RootStepID})
 		}
 	}
-	return report(a, lead, dr.RootStepID, steps)
+	if p == nil || len(steps) != len(dr.Nodes) {
+		return report(a, lead, dr.RootStepID, steps, nil)
+	}
+	return report(a, lead, dr.RootStepID, steps, func(counted map[string]*done) string {
+		// The plan's nodes, and so its steps, are in post-order.
+		var cp countedPlan
+		for _, s := range steps {
+			var cr struct {
+				Count countView `json:"count"`
+			}
+			counted[s.step].decode(&cr)
+			cp.Nodes = append(cp.Nodes, countedNode{Count: cr.Count.Value})
+		}
+		if id, ok := idleStep(p.Root, cp, p.Follow); ok {
+			return idleNote(id) + "."
+		}
+		return ""
+	})
 }
 
 // builtStep is a step the report counts.
@@ -291,8 +313,9 @@ func notEvaluableReason(msg string) string {
 }
 
 // report validates the strategy and counts its steps, then says what was
-// built with the counts and their provenance.
-func report(a *asks, what, root string, steps []builtStep) response {
+// built with the counts and their provenance, and what note says of the
+// counts (nil for none).
+func report(a *asks, what, root string, steps []builtStep, note func(counted map[string]*done) string) response {
 	var v *done
 	if a.t.has("validate_strategy") {
 		v = a.get(newCall("validate_strategy", map[string]any{}))
@@ -318,6 +341,11 @@ func report(a *asks, what, root string, steps []builtStep) response {
 	}
 	if len(others) > 0 {
 		b.WriteString("\n" + strings.Join(others, ""))
+	}
+	if note != nil && a.t.has("get_result_count") {
+		if n := note(counted); n != "" {
+			b.WriteString("\n" + n + "\n")
+		}
 	}
 	b.WriteString("\n" + validation(v))
 	return say(b.String())

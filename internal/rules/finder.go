@@ -4,6 +4,7 @@ import (
 	"strategist/internal/english"
 
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -64,7 +65,7 @@ func (rv *resolver) finderLeaf(c *english.Clause, sd *searchDetails) *leaf {
 		name = fmt.Sprintf("%s (%s)", sd.Name, sd.DisplayName)
 	}
 	params := map[string]string{}
-	var missing []string
+	var missing, said []string
 	words := wordValues(c.Text)
 	for _, p := range sd.Parameters {
 		if strings.Contains(strings.ToLower(p.Name), "organism") {
@@ -72,6 +73,7 @@ func (rv *resolver) finderLeaf(c *english.Clause, sd *searchDetails) *leaf {
 		}
 		if v, ok := words.valueFor(p); ok {
 			params[p.Name] = v
+			said = append(said, p.Name)
 			continue
 		}
 		if !p.Required {
@@ -98,7 +100,56 @@ func (rv *resolver) finderLeaf(c *english.Clause, sd *searchDetails) *leaf {
 	if l.search == sd.Name && !sd.Evaluable {
 		l.notEvaluable = true
 	}
+	l.said = said
 	return l
+}
+
+// mergeSameSearch makes one step of two parts of an intersection that
+// name the same search of their own words ("predicted to be exported to
+// the host cell, with an ExportPred score of at least 10" is one
+// GenesByExportPrediction, its score from the second part): a search
+// intersected with itself adds a step and nothing else. The values the
+// words of either part gave are kept; parts that give one parameter two
+// values stay apart. The searches the engine fills by its own rules (GO
+// terms, gene types, locations) are never merged: two GO terms are two
+// sets.
+func (rv *resolver) mergeSameSearch(n *english.Node) {
+	if n == nil || n.Clause != nil {
+		return
+	}
+	rv.mergeSameSearch(n.Left)
+	rv.mergeSameSearch(n.Right)
+	if n.Op != english.OpIntersect || n.Left.Clause == nil || n.Right.Clause == nil {
+		return
+	}
+	a, b := rv.r.leaves[n.Left.Clause], rv.r.leaves[n.Right.Clause]
+	if a == nil || b == nil || a.search != b.search || knownSearches[a.search] || a.fail != "" || b.fail != "" || a.step != "" || b.step != "" {
+		return
+	}
+	params := map[string]string{}
+	for k, v := range a.params {
+		params[k] = v
+	}
+	said := slices.Clone(a.said)
+	for _, k := range b.said {
+		if slices.Contains(a.said, k) && a.params[k] != b.params[k] {
+			return
+		}
+		params[k] = b.params[k]
+		if !slices.Contains(said, k) {
+			said = append(said, k)
+		}
+	}
+	c := &english.Clause{Text: n.Left.Clause.Text + ", " + n.Right.Clause.Text, Kind: english.KindTerm,
+		Notes: append(slices.Clone(n.Left.Clause.Notes), n.Right.Clause.Notes...)}
+	merged := *a
+	merged.clause, merged.params, merged.said = c, params, said
+	merged.how = fmt.Sprintf("%s and %s both name %s, so they are one step of it with %s", english.Quote(n.Left.Clause.Text),
+		english.Quote(n.Right.Clause.Text), a.search, paramList(params))
+	delete(rv.r.leaves, n.Left.Clause)
+	delete(rv.r.leaves, n.Right.Clause)
+	rv.r.leaves[c] = &merged
+	n.Op, n.Left, n.Right, n.Clause = "", nil, nil, c
 }
 
 // expressionCue returns the word that makes a phrase a question about

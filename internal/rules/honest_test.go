@@ -70,6 +70,10 @@ func TestNotEvaluableBuilds(t *testing.T) {
 			map[string]string{"domain_typeahead": `["PF00069"]`}},
 		{"enzymes with EC 3.4.22", "GenesByEcNumber Plasmodium falciparum 3D7", map[string]string{"ec_number_pattern": "3.4.22"}},
 		{"exported proteins on chromosome 5", "INTERSECT(GenesByExportPrediction Plasmodium falciparum 3D7, GenesByLocation Pf3D7_05_v3)", nil},
+		// Two parts naming one search are one step with the values either
+		// gave, not the search intersected with itself.
+		{"proteins exported to the host cell, with an ExportPred score of at least 15", "GenesByExportPrediction Plasmodium falciparum 3D7",
+			map[string]string{"min_exportpred_score": "15"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.request, func(t *testing.T) {

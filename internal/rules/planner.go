@@ -18,10 +18,10 @@ func planTurn(t *turn) response {
 	if cl := english.Classify(t.user); cl.Intent != english.IntentSearch {
 		return answerTurn(t, cl)
 	}
-	p := english.Parse(t.user)
 	a := newAsks(t)
+	p, read := readRequest(a, t.user)
 	cur, pending := current(a)
-	if pending {
+	if pending || !read {
 		return response{calls: a.calls}
 	}
 	if cur == nil && removeByNameRE.MatchString(t.user) {
@@ -75,6 +75,46 @@ func planTurn(t *turn) response {
 	}
 	plan := m.plan(p.Root)
 	goal := goalOf(t.user)
+	if t.has("count_plan") && t.has("ask_researcher") && (mayIdle(p.Root, p.Follow) || otherReading(m, t.user) != nil) {
+		// An organelle named so that it has two readings (its genome, or
+		// the genes whose annotation names it) that give different counts
+		// is asked about; so is an exclusion or restriction that would
+		// change nothing, unless the researcher wants it anyway.
+		d := a.get(countPlanCall(plan))
+		var other *done
+		oc := otherReading(m, t.user)
+		if oc != nil {
+			other = a.get(countPlanCall(m.withLeaf(oc, m.res.leaves[oc].other).plan(p.Root)))
+		}
+		if d == nil || oc != nil && other == nil {
+			return response{calls: a.calls}
+		}
+		var cp, op countedPlan
+		d.decode(&cp)
+		if oc != nil && other.decode(&op) {
+			// The other reading is one when it finds genes and its own
+			// exclusion or restriction is not idle; then different
+			// counts are a question.
+			_, idleOther := idleStep(p.Root, op, p.Follow)
+			if g, o := cp.root(), op.root(); g != nil && o != nil && *g != *o && *o > 0 && !idleOther {
+				q := a.get(readingsAsk(m, oc, g, o, t.user))
+				if q == nil {
+					return response{calls: a.calls}
+				}
+				return say(questionText(m, q))
+			}
+		}
+		if id, ok := idleStep(p.Root, cp, p.Follow); ok {
+			if !anywayRE.MatchString(t.user) {
+				q := a.get(idleAsk(m, id, t.user))
+				if q == nil {
+					return response{calls: a.calls}
+				}
+				return say(questionText(m, q))
+			}
+			m.followNote = strings.TrimPrefix(m.followNote+"; "+idleNote(id), "; ")
+		}
+	}
 
 	var art *done
 	if t.has("save_planning_artifact") {

@@ -38,6 +38,13 @@ type leaf struct {
 	nearest []*leaf
 	// step is set when the clause reuses a step of the strategy.
 	step string
+	// said are the parameters whose values the clause's words gave (the
+	// others are defaults).
+	said []string
+	// other is another reading of an organelle named as a place: the
+	// genes whose annotation names it (proteins the nucleus encodes for
+	// it among them), a text search, beside the genes its genome encodes.
+	other *leaf
 }
 
 // resolution is what the catalog said about every clause.
@@ -151,10 +158,7 @@ func resolve(a *asks, p english.Parsed) (*resolution, bool) {
 		if _, ok := rv.geneTypeExact(c); ok {
 			continue
 		}
-		if ids, _ := rv.goExact(c); len(ids) > 0 {
-			continue
-		}
-		if ids, _ := rv.goSynonym(c); len(ids) > 0 {
+		if ids, _, _ := rv.goNamed(c); len(ids) > 0 {
 			continue
 		}
 		for _, q := range fuzzyQueries(c) {
@@ -174,6 +178,7 @@ func resolve(a *asks, p english.Parsed) (*resolution, bool) {
 	for _, c := range clauses {
 		rv.r.leaves[c] = rv.decide(c)
 	}
+	rv.mergeSameSearch(p.Root)
 	return rv.r, true
 }
 
@@ -181,7 +186,7 @@ func resolve(a *asks, p english.Parsed) (*resolution, bool) {
 // search_for_searches of their own: terms that are not gene types.
 func wantsFinder(c *english.Clause) bool {
 	_, typ := english.GeneTypeName(c.Text)
-	return c.Kind == english.KindTerm && !typ
+	return c.Kind == english.KindTerm && !typ && len(english.ContentWords(finderQuery(c))) > 0
 }
 
 // needs lists the searches the clauses may need; the text search is always

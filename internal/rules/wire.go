@@ -68,7 +68,10 @@ type (
 		Required bool       `json:"required"`
 		Default  *string    `json:"default"`
 		Values   []wireTerm `json:"values"`
-		Size     int        `json:"vocabularySize"`
+		// Suggestions are the terms nearest in spelling to a vocabulary
+		// query that matched none: readings of a typo, not matches.
+		Suggestions []wireTerm `json:"suggestions"`
+		Size        int        `json:"vocabularySize"`
 	}
 	searchDetails struct {
 		Name        string      `json:"name"`
@@ -104,7 +107,26 @@ func searchCall(n need) call {
 // phrase such as "predicted signal peptide" finds GenesWithSignalPeptide
 // rather than a text search.
 func phraseSearchCall(c *english.Clause) call {
-	return newCall("search_for_searches", map[string]any{"query": c.Text, "record_type": recordType, "limit": 3})
+	return newCall("search_for_searches", map[string]any{"query": finderQuery(c), "record_type": recordType, "limit": 3})
+}
+
+// hostWords name the host, or a cell, in general. They are left out of a
+// phrase's own search for searches, so that a search about the host cell
+// (exported proteins) is found by what the phrase says about it ("exported
+// to the host cell"), not by every phrase that names the host ("genes
+// interacting with the host").
+var hostWords = english.WordSet("host hosts cell cells human humans erythrocyte erythrocytes")
+
+// finderQuery is a term's words as its search for searches sends them:
+// without the words that only name the host.
+func finderQuery(c *english.Clause) string {
+	var words []string
+	for _, w := range strings.Fields(c.Text) {
+		if !hostWords[strings.ToLower(w)] {
+			words = append(words, w)
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 func paramsCall(search, vocabularyQuery string) call {

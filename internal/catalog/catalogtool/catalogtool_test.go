@@ -274,6 +274,9 @@ func TestGetSearchParametersVocabularySuggestions(t *testing.T) {
 		{"DNA repiar", catalogtool.Term{Term: "GO:0006281", Display: "DNA repair (GO:0006281)"}},          // a swap is one edit
 		{"dna replicaton", catalogtool.Term{Term: "GO:0006260", Display: "DNA replication (GO:0006260)"}}, // a letter left out
 		{"tranlsation", catalogtool.Term{Term: "GO:0006412", Display: "translation (GO:0006412)"}},
+		{"rtanslation", catalogtool.Term{Term: "GO:0006412", Display: "translation (GO:0006412)"}}, // its first letters
+		// A typo of one of GO's synonyms suggests its term, with the synonym.
+		{"apoptosys", catalogtool.Term{Term: "GO:0006915", Display: "apoptotic process (GO:0006915)", Synonym: "apoptosis"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {

@@ -60,3 +60,24 @@ func TestMatchTermsSynonymOverWords(t *testing.T) {
 		t.Errorf("matchTerms(cell killing) mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestMatchTermsSynonymWords: a term whose name lacks the query's words
+// but one of whose synonyms holds them all is found after every term
+// whose name holds them, and carries the synonym that held them.
+func TestMatchTermsSynonymWords(t *testing.T) {
+	vocab := []catalog.Term{
+		{Term: "GO:0044409", Display: "entry into host (GO:0044409)", Synonyms: []string{"host cell invasion", "invasion of host"}},
+		{Term: "GO:5", Display: "invasion regulation (GO:5)"},
+		{Term: "GO:6", Display: "cell adhesion (GO:6)", Synonyms: []string{"cell adhesion molecule activity"}},
+	}
+	var got []string
+	for _, m := range matchTerms(vocab, "invasion") {
+		got = append(got, m.Term+" "+firstOr(m.Synonyms))
+	}
+	if diff := cmp.Diff([]string{"GO:5 ", "GO:0044409 host cell invasion"}, got); diff != "" {
+		t.Errorf("matchTerms(invasion) mismatch (-want +got):\n%s", diff)
+	}
+	if got := matchTerms(vocab, "host invasion"); len(got) != 1 || got[0].Synonyms[0] != "host cell invasion" {
+		t.Errorf("matchTerms(host invasion) = %+v, want GO:0044409 by the synonym holding both words", got)
+	}
+}

@@ -219,7 +219,13 @@ func (s *Set) paramInfo(p catalog.Param, query string) ParamInfo {
 		}
 		switch {
 		case len(matches) == 0:
-			info.Suggestions = terms(nearTerms(p.Vocabulary, query))
+			near := nearTerms(p.Vocabulary, query)
+			info.Suggestions = terms(near)
+			for i, m := range near {
+				if len(m.Synonyms) == 1 {
+					info.Suggestions[i].Synonym = m.Synonyms[0]
+				}
+			}
 			info.VocabularyHint = fmt.Sprintf("none of the %d terms matches %q; try fewer or other words, or an id", size, query)
 			if len(info.Suggestions) > 0 {
 				info.VocabularyHint = fmt.Sprintf("none of the %d terms matches %q; suggestions lists the %d nearest in spelling (a typo?), "+
@@ -251,11 +257,12 @@ func terms(ts []catalog.Term) []Term {
 }
 
 // matchTerms returns the terms whose term or display label contains every
-// word of query (case ignored), or one of whose synonyms is the query,
-// best first: the label or term is the query, then one of its synonyms is
-// (whatever its label holds), then the label begins with it, then contains
-// it as written, then has its words apart; shorter labels first within
-// each. A term matched by a synonym carries that synonym.
+// word of query (case ignored), or one of whose synonyms is the query or
+// contains its every word, best first: the label or term is the query,
+// then one of its synonyms is (whatever its label holds), then the label
+// begins with it, then contains it as written, then has its words apart,
+// then only a synonym has them; shorter labels first within each. A term
+// matched by a synonym carries that synonym.
 func matchTerms(vocab []catalog.Term, query string) []catalog.Term {
 	q := strings.ToLower(strings.TrimSpace(query))
 	words := strings.Fields(q)
@@ -277,6 +284,14 @@ func matchTerms(vocab []catalog.Term, query string) []catalog.Term {
 			continue
 		}
 		if !allIn(words, text) {
+			// A term whose own name lacks the words but one of whose GO
+			// synonyms holds them all ("host invasion" for "invasion")
+			// comes after every name that holds them, with that synonym.
+			if i := slices.IndexFunc(t.Synonyms, func(s string) bool { return allIn(words, strings.ToLower(s)) }); i >= 0 {
+				hit := t
+				hit.Synonyms = []string{t.Synonyms[i]}
+				hits = append(hits, ranked{t: hit, rank: 5})
+			}
 			continue
 		}
 		rank := 4
@@ -309,7 +324,8 @@ const maxTermSuggestions = 5
 // id) or term is within a typo of query, nearest first, at most
 // maxTermSuggestions: the whole query against the whole name ("DNA
 // repiar" is one swap from "DNA repair"), else each word of the query
-// against a word of the name. Edits are counted by english.Distance, where
+// against a word of the name; or a whole synonym within a typo of the
+// query (the suggestion carries it). Edits are counted by english.Distance, where
 // a swap of neighbours is one; how many a word may have grows with its
 // length (english.TypoTolerance), so short words must be exact.
 func nearTerms(vocab []catalog.Term, query string) []catalog.Term {
@@ -324,9 +340,18 @@ func nearTerms(vocab []catalog.Term, query string) []catalog.Term {
 	for _, t := range vocab {
 		name := strings.ToLower(termName(t))
 		if d := min(english.Distance(q, name), english.Distance(q, strings.ToLower(t.Term))); d <= english.TypoTolerance(utf8.RuneCountInString(q)) {
+			t.Synonyms = nil
 			found = append(found, near{t: t, dist: d})
 			continue
 		}
+		// A typo of one of GO's synonyms ("apoptosys" for "apoptosis")
+		// suggests its term, carrying the synonym.
+		if i, d := nearestSynonym(q, t.Synonyms); i >= 0 {
+			t.Synonyms = []string{t.Synonyms[i]}
+			found = append(found, near{t: t, dist: d})
+			continue
+		}
+		t.Synonyms = nil
 		if d, ok := wordsNear(words, strings.Fields(name)); ok {
 			found = append(found, near{t: t, dist: d, rank: 1})
 		}
@@ -339,6 +364,18 @@ func nearTerms(vocab []catalog.Term, query string) []catalog.Term {
 		out = append(out, f.t)
 	}
 	return out
+}
+
+// nearestSynonym returns the synonym within a typo of q, nearest first,
+// and its distance; -1 when none is.
+func nearestSynonym(q string, synonyms []string) (int, int) {
+	best, dist := -1, 0
+	for i, s := range synonyms {
+		if d := english.Distance(q, strings.ToLower(s)); d <= english.TypoTolerance(utf8.RuneCountInString(q)) && (best < 0 || d < dist) {
+			best, dist = i, d
+		}
+	}
+	return best, dist
 }
 
 // wordsNear reports whether every word of want is within a typo of some

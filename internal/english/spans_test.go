@@ -1,0 +1,77 @@
+package english
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestJoinedSpans(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"generation of precursor metabolites and energy genes", []string{"metabolites energy"}},
+		{"nucleobase, nucleoside and nucleotide metabolic process", []string{"nucleobase nucleoside", "nucleoside nucleotide"}},
+		{"DNA repair or DNA replication", []string{"repair DNA"}},
+		// Numbers, locations, ids and fillers are never part of a name.
+		{"genes on chromosomes 5 and 6", nil},
+		{"PF3D7_1133400 and MSP1", nil},
+		{"tRNA genes and then remove chromosome 3", nil},
+		{`"actin polymerization or depolymerization"`, nil},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, JoinedSpans(tt.in)); diff != "" {
+			t.Errorf("JoinedSpans(%q) mismatch (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
+// TestKeepWhole: a name written with its connective is quoted, so Parse
+// reads it as one term; a name written without one, or not written, is
+// left alone.
+func TestKeepWhole(t *testing.T) {
+	tests := []struct {
+		text, name, want string
+		ok               bool
+	}{
+		{"genes for generation of precursor metabolites and energy on chromosome 5", "generation of precursor metabolites and energy",
+			`genes for "generation of precursor metabolites and energy" on chromosome 5`, true},
+		{"Actin polymerization or depolymerization genes", "actin polymerization or depolymerization",
+			`"Actin polymerization or depolymerization" genes`, true},
+		{"RNA splicing, via endonucleolytic cleavage and ligation", "RNA splicing, via endonucleolytic cleavage and ligation",
+			`"RNA splicing, via endonucleolytic cleavage and ligation"`, true},
+		{"DNA repair or translation", "DNA repair", "DNA repair or translation", false},
+		{"DNA repair or translation", "generation of precursor metabolites and energy", "DNA repair or translation", false},
+	}
+	for _, tt := range tests {
+		got, ok := KeepWhole(tt.text, tt.name)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("KeepWhole(%q, %q) = %q, %v; want %q, %v", tt.text, tt.name, got, ok, tt.want, tt.ok)
+		}
+	}
+	quoted, _ := KeepWhole("generation of precursor metabolites and energy, excluding chromosome 3", "generation of precursor metabolites and energy")
+	if got := Parse(quoted).Root.String(); got != "MINUS(term:generation of precursor metabolites and energy, location:3)" {
+		t.Errorf("Parse(%q) = %s", quoted, got)
+	}
+}
+
+// TestLiteralWords: the words of a text search asked for are one term,
+// never a place, up to a connective or a location that qualifies them.
+func TestLiteralWords(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"text search for apicoplast", "term:apicoplast"},
+		{"tRNA genes excluding text search for the apicoplast", "MINUS(term:tRNA, term:apicoplast)"},
+		{"text search for kinases on chromosome 7", "INTERSECT(term:kinases, location:7)"},
+		{"full-text search for rhoptry neck or DNA repair", "UNION(term:rhoptry neck, term:DNA repair)"},
+	}
+	for _, tt := range tests {
+		p := Parse(tt.in)
+		if got := p.Root.String(); got != tt.want {
+			t.Errorf("Parse(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+		if c := p.Root.Leaves()[0]; !c.Literal && tt.want != "MINUS(term:tRNA, term:apicoplast)" {
+			t.Errorf("Parse(%q): %q is not a literal text search", tt.in, c.Text)
+		}
+	}
+}
