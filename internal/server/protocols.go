@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -19,6 +17,7 @@ import (
 	"strategist/internal/event"
 	"strategist/internal/eventlog"
 	"strategist/internal/llm"
+	"strategist/internal/protocol"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
 )
@@ -69,15 +68,6 @@ func (s *Server) conversationURL(conversationID string) string {
 // conversationLinkRE finds a conversation page's address in text a client
 // sends back (an earlier answer ends with one).
 var conversationLinkRE = regexp.MustCompile(`/conversations/([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})`)
-
-// approvalWords are the messages that accept a pending plan instead of
-// starting a new turn (the model "strategist" builds only when asked).
-var approvalWords = []string{"build", "approve", "build it", "build this plan", "approve the plan", "go ahead", "yes", "ok"}
-
-func isApproval(msg string) bool {
-	m := strings.ToLower(strings.TrimSpace(strings.TrimRight(strings.TrimSpace(msg), ".!")))
-	return slices.Contains(approvalWords, m)
-}
 
 // converseRequest is one message of a protocol client to a conversation.
 type converseRequest struct {
@@ -212,7 +202,7 @@ func (s *Server) startOrAccept(ctx context.Context, req converseRequest) (string
 	if req.accept != "" {
 		return s.cfg.Chat.AcceptHandoff(ctx, req.userID, req.conv.ID, req.accept)
 	}
-	if isApproval(req.message) {
+	if protocol.IsApproval(req.message) {
 		if h, ok, err := s.pendingHandoff(ctx, req.userID, req.conv.ID); err != nil {
 			return "", err
 		} else if ok {
