@@ -12,9 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"strategist/internal/protocol"
-	"strategist/internal/protocol/mcp"
-
 	"github.com/google/uuid"
 	"golang.org/x/sync/errgroup"
 
@@ -31,6 +28,9 @@ import (
 	"strategist/internal/llm/openai"
 	"strategist/internal/llm/scripted"
 	"strategist/internal/planner"
+	"strategist/internal/protocol"
+	"strategist/internal/protocol/mcp"
+	openaiapi "strategist/internal/protocol/openai"
 	"strategist/internal/server"
 	"strategist/internal/store"
 	"strategist/internal/strategies"
@@ -281,5 +281,6 @@ func connsPerAddr(n int) int {
 func protocols(graph *strategies.Service, lists *genelist.Service) []server.ProtocolFunc {
 	return []server.ProtocolFunc{
 		func(h *server.Host) (protocol.Protocol, error) { return mcp.New(h, graph, mcp.WithLists(lists, graph)) },
+		func(h *server.Host) (protocol.Protocol, error) { return openaiapi.New(h) },
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"strategist/internal/protocol"
 	"strategist/internal/store"
 )
 
@@ -46,10 +47,10 @@ const aguiReasonPlan = "plan_approval"
 // client's state and tools are not read (the strategy is the server's, and
 // Strategist's agents call only their own tools).
 type aguiInput struct {
-	ThreadID    string          `json:"threadId"`
-	RunID       string          `json:"runId"`
-	ParentRunID string          `json:"parentRunId"`
-	Messages    []chatMessageIn `json:"messages"`
+	ThreadID    string                 `json:"threadId"`
+	RunID       string                 `json:"runId"`
+	ParentRunID string                 `json:"parentRunId"`
+	Messages    []protocol.ChatMessage `json:"messages"`
 	Context     []struct {
 		Description string `json:"description"`
 		Value       string `json:"value"`
@@ -104,7 +105,7 @@ func (s *Server) runAGUI(c echo.Context) error {
 	user := userID(c)
 	message := ""
 	if n := len(in.Messages); n > 0 && in.Messages[n-1].Role == "user" {
-		message = strings.TrimSpace(in.Messages[n-1].text())
+		message = strings.TrimSpace(in.Messages[n-1].Text())
 	}
 	if message != "" {
 		for _, x := range in.Context {

@@ -83,6 +83,21 @@ func (h *Host) ConversationURL(conversationID string) string {
 	return h.s.conversationURL(conversationID)
 }
 
+// CheckSite refuses (422 VALIDATION_ERROR) a site the catalog does not
+// know or the user cannot use (a live site without their VEuPathDB API
+// key), as the JSON API does.
+func (h *Host) CheckSite(ctx context.Context, userID, site string) error {
+	return h.s.checkUserSite(ctx, userID, site)
+}
+
+// StreamContext is the context of a request that follows a
+// conversation's turns without naming it in its address: it ends with the
+// request, when the server begins shutting down, or when the caller's
+// credential is revoked or the conversation deleted, as a stream's does.
+func (h *Host) StreamContext(c echo.Context, conversationID string) (context.Context, context.CancelFunc) {
+	return h.s.conversationStreamContext(c, conversationID)
+}
+
 // Hold registers a request that may follow turns for a long time: cancel
 // is called at shutdown or when the caller's credential is revoked, like a
 // stream's. release forgets it; call it when the request ends.
@@ -102,8 +117,8 @@ func (s *Server) usableSite(ctx context.Context, userID, site string) error {
 }
 
 // mountProtocols builds the protocols of Config.Protocols and adds their
-// routes behind API-token authentication (and a stream slot for the
-// routes that follow turns).
+// routes behind API-token authentication (but for their public routes)
+// and a stream slot for the routes that follow turns.
 func (s *Server) mountProtocols(e *echo.Echo) error {
 	for _, build := range s.cfg.Protocols {
 		p, err := build(&Host{s: s})
@@ -112,7 +127,10 @@ func (s *Server) mountProtocols(e *echo.Echo) error {
 		}
 		s.protocols = append(s.protocols, p)
 		for _, r := range p.Routes() {
-			mw := []echo.MiddlewareFunc{s.requireTokenUser(p.Deny)}
+			var mw []echo.MiddlewareFunc
+			if !r.Public {
+				mw = append(mw, s.requireTokenUser(p.Deny))
+			}
 			if r.Stream {
 				mw = append(mw, s.streamRoute)
 				s.streamPaths[r.Path] = true

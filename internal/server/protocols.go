@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"regexp"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -65,9 +64,12 @@ func (s *Server) conversationURL(conversationID string) string {
 	return s.cfg.PublicURL + "/conversations/" + url.PathEscape(conversationID)
 }
 
-// conversationLinkRE finds a conversation page's address in text a client
-// sends back (an earlier answer ends with one).
-var conversationLinkRE = regexp.MustCompile(`/conversations/([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})`)
+// defaultProtocolSite is the site of conversations a protocol client starts
+// without naming one: the offline PlasmoDB snapshot, always available.
+const defaultProtocolSite = protocol.DefaultSite
+
+// headerConversation names the conversation of a protocol's answer.
+const headerConversation = "X-Strategist-Conversation"
 
 // converseRequest is one message of a protocol client to a conversation.
 type converseRequest struct {

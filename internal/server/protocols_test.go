@@ -13,13 +13,18 @@ import (
 	"strategist/internal/config"
 	"strategist/internal/protocol"
 	"strategist/internal/protocol/mcp"
+	"strategist/internal/protocol/openai"
 	"strategist/internal/server"
 )
 
 // testProtocols are the protocol packages the test servers mount, as main
-// does: MCP (without the strategy tools: no strategy service here).
+// does: MCP (without the strategy tools: no strategy service here) and
+// the OpenAI-compatible API.
 func testProtocols() []server.ProtocolFunc {
-	return []server.ProtocolFunc{func(h *server.Host) (protocol.Protocol, error) { return mcp.New(h, nil) }}
+	return []server.ProtocolFunc{
+		func(h *server.Host) (protocol.Protocol, error) { return mcp.New(h, nil) },
+		func(h *server.Host) (protocol.Protocol, error) { return openai.New(h) },
+	}
 }
 
 // rpcAnswer is one JSON-RPC response of /mcp.
