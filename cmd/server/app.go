@@ -29,6 +29,7 @@ import (
 	"strategist/internal/llm/scripted"
 	"strategist/internal/planner"
 	"strategist/internal/protocol"
+	"strategist/internal/protocol/agui"
 	"strategist/internal/protocol/mcp"
 	openaiapi "strategist/internal/protocol/openai"
 	"strategist/internal/server"
@@ -282,5 +283,6 @@ func protocols(graph *strategies.Service, lists *genelist.Service) []server.Prot
 	return []server.ProtocolFunc{
 		func(h *server.Host) (protocol.Protocol, error) { return mcp.New(h, graph, mcp.WithLists(lists, graph)) },
 		func(h *server.Host) (protocol.Protocol, error) { return openaiapi.New(h) },
+		func(h *server.Host) (protocol.Protocol, error) { return agui.New(h) },
 	}
 }

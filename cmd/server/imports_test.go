@@ -48,7 +48,7 @@ var layers = [][]string{
 	{"internal/protocol"},
 	// 9. HTTP: the server (pages, JSON API, SSE, auth, routes) and the
 	// agent protocols it mounts, each over a host interface of its own.
-	{"internal/server", "internal/protocol/mcp", "internal/protocol/openai"},
+	{"internal/server", "internal/protocol/agui", "internal/protocol/mcp", "internal/protocol/openai"},
 	// 10. Commands and whole-system tests.
 	{"cmd/server", "cmd/wdkfake", "tests/security", "tools/benchtable"},
 }

@@ -52,6 +52,37 @@ func (h *Host) CreateConversation(ctx context.Context, userID, site, title strin
 	return h.s.cfg.Store.CreateConversation(ctx, userID, site, title, h.s.cfg.DefaultModel)
 }
 
+// CreateConversationWithID starts a conversation of the user's on site
+// under id, with the server's default model (store.ErrConflict when the id
+// is taken).
+func (h *Host) CreateConversationWithID(ctx context.Context, id, userID, site, title string) (store.Conversation, error) {
+	return h.s.cfg.Store.CreateConversationWithID(ctx, id, userID, site, title, h.s.cfg.DefaultModel)
+}
+
+// DiscardConversation deletes a conversation a protocol request made for
+// a turn that was then refused (no turn of it ever started).
+func (h *Host) DiscardConversation(ctx context.Context, userID, conversationID string) {
+	h.s.discardConversation(ctx, userID, conversationID)
+}
+
+// PendingHandoff is the conversation's newest plan waiting for approval.
+func (h *Host) PendingHandoff(ctx context.Context, userID, conversationID string) (store.Handoff, bool, error) {
+	return h.s.pendingHandoff(ctx, userID, conversationID)
+}
+
+// Strategy is the conversation's strategy (an error when nothing is built
+// yet).
+func (h *Host) Strategy(ctx context.Context, userID, conversationID string) (strategy.Snapshot, error) {
+	return h.s.cfg.Strategies.Conversation(ctx, userID, conversationID)
+}
+
+// APIError is what a client is told of err: the status, code and message
+// the server's error handler would answer (the orchestrator's refusals
+// included).
+func (h *Host) APIError(err error) *protocol.APIError {
+	return toAPIError(chatError(err))
+}
+
 // Converse starts the turn m asks for (or accepts the pending plan) and
 // calls onRecord with each event of the turns it follows, in stream order,
 // until the last of them ends (converse). The orchestrator's refusals come

@@ -68,9 +68,6 @@ func (s *Server) conversationURL(conversationID string) string {
 // without naming one: the offline PlasmoDB snapshot, always available.
 const defaultProtocolSite = protocol.DefaultSite
 
-// headerConversation names the conversation of a protocol's answer.
-const headerConversation = "X-Strategist-Conversation"
-
 // converseRequest is one message of a protocol client to a conversation.
 type converseRequest struct {
 	userID string

@@ -12,18 +12,20 @@ import (
 	"strategist/internal/catalog/offline"
 	"strategist/internal/config"
 	"strategist/internal/protocol"
+	"strategist/internal/protocol/agui"
 	"strategist/internal/protocol/mcp"
 	"strategist/internal/protocol/openai"
 	"strategist/internal/server"
 )
 
 // testProtocols are the protocol packages the test servers mount, as main
-// does: MCP (without the strategy tools: no strategy service here) and
-// the OpenAI-compatible API.
+// does: MCP (without the strategy tools: no strategy service here), the
+// OpenAI-compatible API and AG-UI.
 func testProtocols() []server.ProtocolFunc {
 	return []server.ProtocolFunc{
 		func(h *server.Host) (protocol.Protocol, error) { return mcp.New(h, nil) },
 		func(h *server.Host) (protocol.Protocol, error) { return openai.New(h) },
+		func(h *server.Host) (protocol.Protocol, error) { return agui.New(h) },
 	}
 }
 

@@ -164,13 +164,12 @@ func (s *Server) routes() error {
 
 	// The agent protocols, for API tokens: those of Config.Protocols (MCP,
 	// internal/protocol/mcp; the OpenAI-compatible API,
-	// internal/protocol/openai) and, still here, A2A and AG-UI
-	// (protocols.go).
+	// internal/protocol/openai; AG-UI, internal/protocol/agui) and, still
+	// here, A2A (a2a.go).
 	if err := s.mountProtocols(e); err != nil {
 		return err
 	}
 	s.a2aRoutes(e)
-	e.POST(aguiPath, s.runAGUI, s.requireTokenUser(s.denyAGUI), s.streamRoute)
 	return nil
 }
 
