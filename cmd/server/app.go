@@ -29,6 +29,7 @@ import (
 	"strategist/internal/llm/scripted"
 	"strategist/internal/planner"
 	"strategist/internal/protocol"
+	"strategist/internal/protocol/a2a"
 	"strategist/internal/protocol/agui"
 	"strategist/internal/protocol/mcp"
 	openaiapi "strategist/internal/protocol/openai"
@@ -277,12 +278,14 @@ func connsPerAddr(n int) int {
 }
 
 // protocols are the agent protocols served beside the app, each a package
-// of internal/protocol over the server's host: MCP, with the strategy
-// tools over graph and the list tools over lists and graph.
+// of internal/protocol over the server's host: MCP (with the strategy
+// tools over graph and the list tools over lists and graph), the
+// OpenAI-compatible API, AG-UI and A2A.
 func protocols(graph *strategies.Service, lists *genelist.Service) []server.ProtocolFunc {
 	return []server.ProtocolFunc{
 		func(h *server.Host) (protocol.Protocol, error) { return mcp.New(h, graph, mcp.WithLists(lists, graph)) },
 		func(h *server.Host) (protocol.Protocol, error) { return openaiapi.New(h) },
 		func(h *server.Host) (protocol.Protocol, error) { return agui.New(h) },
+		func(h *server.Host) (protocol.Protocol, error) { return a2a.New(h) },
 	}
 }

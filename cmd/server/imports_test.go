@@ -48,7 +48,7 @@ var layers = [][]string{
 	{"internal/protocol"},
 	// 9. HTTP: the server (pages, JSON API, SSE, auth, routes) and the
 	// agent protocols it mounts, each over a host interface of its own.
-	{"internal/server", "internal/protocol/agui", "internal/protocol/mcp", "internal/protocol/openai"},
+	{"internal/server", "internal/protocol/a2a", "internal/protocol/agui", "internal/protocol/mcp", "internal/protocol/openai"},
 	// 10. Commands and whole-system tests.
 	{"cmd/server", "cmd/wdkfake", "tests/security", "tools/benchtable"},
 }
@@ -162,7 +162,7 @@ func TestNoDatabaseBelowStorage(t *testing.T) {
 
 // protocolSDKs are the agent protocols' SDKs: only their protocol
 // packages link them, the server (which mounts them) does not.
-var protocolSDKs = []string{"github.com/modelcontextprotocol/"}
+var protocolSDKs = []string{"github.com/modelcontextprotocol/", "github.com/a2aproject/"}
 
 // TestServerLinksNoProtocolSDK: internal/server reaches no protocol SDK,
 // even through what it imports (go list -deps); main wires the protocol

@@ -2,12 +2,16 @@ package server
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"strategist/internal/catalog"
+	"strategist/internal/config"
 	"strategist/internal/event"
 	"strategist/internal/protocol"
 	"strategist/internal/store"
@@ -92,13 +96,12 @@ func (h *Host) Converse(ctx context.Context, m protocol.Message, onRecord func(r
 	if heartbeat == 0 {
 		heartbeat = h.s.cfg.KeepAlive
 	}
-	out, err := h.s.converse(ctx, converseRequest{userID: m.UserID, conv: m.Conversation, message: m.Text, accept: m.Accept,
-		autoBuild: m.AutoBuild, heartbeat: heartbeat, follow: m.Follow, created: m.Created}, onRecord)
-	res := protocol.Outcome{TurnIDs: out.turnIDs, Status: out.status, Error: out.errText, PendingHandoff: out.pendingHandoff, Usage: out.usage}
+	m.Heartbeat = heartbeat
+	out, err := h.s.converse(ctx, m, onRecord)
 	if err != nil {
-		return res, chatError(err)
+		return out, chatError(err)
 	}
-	return res, nil
+	return out, nil
 }
 
 // RootSummary describes the conversation's strategy in one line: its root
@@ -129,6 +132,50 @@ func (h *Host) StreamContext(c echo.Context, conversationID string) (context.Con
 	return h.s.conversationStreamContext(c, conversationID)
 }
 
+// PublicURL is the server's public URL (the base of the addresses it
+// gives out).
+func (h *Host) PublicURL() string { return h.s.cfg.PublicURL }
+
+// KeepAlive is how long a stream may be silent before a keep-alive.
+func (h *Host) KeepAlive() time.Duration { return h.s.cfg.KeepAlive }
+
+// Conversations are the user's latest conversations, at most limit.
+func (h *Host) Conversations(ctx context.Context, userID string, limit int) ([]store.Conversation, error) {
+	return h.s.cfg.Store.Conversations(ctx, userID, limit)
+}
+
+// UserTurn is one of the user's turns (store.ErrNotFound for another's or
+// none).
+func (h *Host) UserTurn(ctx context.Context, userID, turnID string) (store.Turn, error) {
+	return h.s.cfg.Store.UserTurn(ctx, userID, turnID)
+}
+
+// Turns are a conversation's turns.
+func (h *Host) Turns(ctx context.Context, userID, conversationID string) ([]store.Turn, error) {
+	return h.s.cfg.Store.Turns(ctx, userID, conversationID)
+}
+
+// Messages are a conversation's messages.
+func (h *Host) Messages(ctx context.Context, userID, conversationID string) ([]store.Message, error) {
+	return h.s.cfg.Store.Messages(ctx, userID, conversationID)
+}
+
+// Handoffs are a conversation's plans, decided or waiting.
+func (h *Host) Handoffs(ctx context.Context, userID, conversationID string) ([]store.Handoff, error) {
+	return h.s.cfg.Store.Handoffs(ctx, userID, conversationID)
+}
+
+// CancelTurn cancels a running turn, as Cancel on the page does; the
+// orchestrator's refusals come back as *protocol.APIError (chatError).
+func (h *Host) CancelTurn(ctx context.Context, userID, conversationID, turnID string) error {
+	return chatError(h.s.cfg.Chat.Cancel(ctx, userID, conversationID, turnID))
+}
+
+// WDK is a strategy's VEuPathDB (WDK) export.
+func (h *Host) WDK(ctx context.Context, userID, strategyID string) (*strategy.WDKStrategy, error) {
+	return h.s.cfg.Strategies.WDK(ctx, userID, strategyID)
+}
+
 // Hold registers a request that may follow turns for a long time: cancel
 // is called at shutdown or when the caller's credential is revoked, like a
 // stream's. release forgets it; call it when the request ends.
@@ -139,6 +186,42 @@ func (h *Host) Hold(c echo.Context, cancel context.CancelFunc) (release func()) 
 		forget()
 		stop()
 	}
+}
+
+// requireTokenUser authenticates a protocol client: an API token sent as a
+// bearer token (strategist user token), or dev mode's implicit user. A
+// browser session cookie is not enough: these routes serve programs, and
+// their writes carry no CSRF token. deny writes the protocol's own 401.
+func (s *Server) requireTokenUser(deny func(c echo.Context, msg string) error) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			const want = "send a Strategist API token as Authorization: Bearer <token> (strategist user token --email you@example.org)"
+			if c.Request().Header.Get(echo.HeaderAuthorization) == "" && s.cfg.Auth != config.AuthDev {
+				c.Response().Header().Set("WWW-Authenticate", `Bearer realm="strategist"`)
+				return deny(c, want)
+			}
+			id, ok, err := s.authenticate(c)
+			if ae, isAPI := errors.AsType[*APIError](err); isAPI && ae.Status == http.StatusUnauthorized {
+				c.Response().Header().Set("WWW-Authenticate", `Bearer realm="strategist", error="invalid_token"`)
+				return deny(c, ae.Message)
+			}
+			if err != nil {
+				return err
+			}
+			if !ok || id.viaSession {
+				c.Response().Header().Set("WWW-Authenticate", `Bearer realm="strategist"`)
+				return deny(c, want)
+			}
+			s.setIdentity(c, id)
+			return next(c)
+		}
+	}
+}
+
+// conversationURL is the absolute address of a conversation's page, on
+// the server's public URL.
+func (s *Server) conversationURL(conversationID string) string {
+	return s.cfg.PublicURL + "/conversations/" + url.PathEscape(conversationID)
 }
 
 // usableSite refuses a site the catalog does not know or the caller cannot
@@ -184,18 +267,4 @@ func (s *Server) protocolOf(r *http.Request) protocol.Protocol {
 		}
 	}
 	return nil
-}
-
-// serveHeld runs h for a request that may follow turns for long (A2A's
-// message/stream): it ends at shutdown or when the caller's credential is
-// revoked, like a stream; the turn runs on.
-func (s *Server) serveHeld(h http.Handler) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		r := c.Request()
-		ctx, cancel := context.WithCancel(r.Context())
-		defer cancel()
-		defer (&Host{s: s}).Hold(c, cancel)()
-		h.ServeHTTP(c.Response(), r.WithContext(ctx))
-		return nil
-	}
 }

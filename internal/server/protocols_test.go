@@ -12,6 +12,7 @@ import (
 	"strategist/internal/catalog/offline"
 	"strategist/internal/config"
 	"strategist/internal/protocol"
+	"strategist/internal/protocol/a2a"
 	"strategist/internal/protocol/agui"
 	"strategist/internal/protocol/mcp"
 	"strategist/internal/protocol/openai"
@@ -20,12 +21,13 @@ import (
 
 // testProtocols are the protocol packages the test servers mount, as main
 // does: MCP (without the strategy tools: no strategy service here), the
-// OpenAI-compatible API and AG-UI.
+// OpenAI-compatible API, AG-UI and A2A.
 func testProtocols() []server.ProtocolFunc {
 	return []server.ProtocolFunc{
 		func(h *server.Host) (protocol.Protocol, error) { return mcp.New(h, nil) },
 		func(h *server.Host) (protocol.Protocol, error) { return openai.New(h) },
 		func(h *server.Host) (protocol.Protocol, error) { return agui.New(h) },
+		func(h *server.Host) (protocol.Protocol, error) { return a2a.New(h) },
 	}
 }
 

@@ -162,14 +162,11 @@ func (s *Server) routes() error {
 		api(http.MethodGet, "/conversations/:id/strategy/genes/:geneId/trace", s.traceGene)
 	}
 
-	// The agent protocols, for API tokens: those of Config.Protocols (MCP,
-	// internal/protocol/mcp; the OpenAI-compatible API,
-	// internal/protocol/openai; AG-UI, internal/protocol/agui) and, still
-	// here, A2A (a2a.go).
+	// The agent protocols of Config.Protocols (internal/protocol/...), for
+	// API tokens (hosting.go).
 	if err := s.mountProtocols(e); err != nil {
 		return err
 	}
-	s.a2aRoutes(e)
 	return nil
 }
 
@@ -206,5 +203,5 @@ func compress(isStream func(echo.Context) bool) echo.MiddlewareFunc {
 // answers follow turns to their end (a build takes minutes on a live site).
 func (s *Server) isStream(c echo.Context) bool {
 	p := c.Request().URL.Path
-	return strings.HasSuffix(p, "/events") || strings.HasSuffix(p, "/stream") || s.streamPaths[p] || p == a2aPath || p == a2aV0Path
+	return strings.HasSuffix(p, "/events") || strings.HasSuffix(p, "/stream") || s.streamPaths[p]
 }
