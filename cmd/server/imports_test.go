@@ -38,7 +38,7 @@ var layers = [][]string{
 	{"internal/account", "internal/eventlog", "internal/strategies", "internal/genelist", "web", "internal/eval", "internal/pgtest"},
 	// 5. Application services: the site registry, the graph tools,
 	// delegations.
-	{"internal/sites", "internal/strategy/graphtool", "internal/subagent"},
+	{"internal/sites", "internal/strategies/graphtool", "internal/subagent"},
 	// 6. The roles.
 	{"internal/planner", "internal/executor"},
 	// 7. The orchestrator.
