@@ -47,8 +47,10 @@ var layers = [][]string{
 	// input checks, a protocol's routes and messages.
 	{"internal/protocol"},
 	// 9. HTTP: the server (pages, JSON API, SSE, auth, routes) and the
-	// agent protocols it mounts, each over a host interface of its own.
-	{"internal/server", "internal/protocol/a2a", "internal/protocol/agui", "internal/protocol/mcp", "internal/protocol/openai"},
+	// agent protocols it mounts, each over a host interface of its own,
+	// with the one fake of that host their tests run on.
+	{"internal/server", "internal/protocol/a2a", "internal/protocol/agui", "internal/protocol/mcp", "internal/protocol/openai",
+		"internal/protocol/protocoltest"},
 	// 10. Commands and whole-system tests.
 	{"cmd/server", "cmd/wdkfake", "tests/security", "tools/benchtable"},
 }
