@@ -101,6 +101,7 @@ func TestOfflineAcceptance(t *testing.T) {
 	if len(records(first.exec, "graph_snapshot")) == 0 {
 		t.Error("no graph_snapshot in the execute turn")
 	}
+	checkAcceptanceRequirements(t, data, first)
 	want := eval.Minus(eval.Union(data.GO("GO:0006260"), data.GO("GO:0006281")), data.On("Pf3D7_14_v3"))
 	root, union := first.strategy.count(first.strategy.RootStepID), first.strategy.count(first.strategy.find(strategy.Union))
 	if root != 89 || root != len(want) || union != 108 {

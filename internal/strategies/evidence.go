@@ -211,7 +211,7 @@ func (c *checker) attributes(ctx context.Context, id strategy.StepID, genes []st
 	if err != nil {
 		return nil, fmt.Errorf("strategy: check requirements: search %s: %w", st.SearchName, err)
 	}
-	parts := map[string][]string{}
+	parts, organism := map[string][]string{}, map[string]string{}
 	for _, sp := range strategy.Stated(search, st.Parameters) {
 		label := cmp.Or(sp.Param.DisplayName, sp.Param.Name)
 		terms, _ := catalog.DecodeTerms(sp.Value)
@@ -234,11 +234,19 @@ func (c *checker) attributes(ctx context.Context, id strategy.StepID, genes []st
 			continue
 		}
 		for _, g := range genes {
-			parts[g] = append(parts[g], label+": "+cmp.Or(recordValue(recs.recs[g], sp.Value), sp.Label))
+			rec := recs.recs[g]
+			v := recordValue(rec, sp.Value)
+			if v != "" && v == rec.Organism {
+				// Every gene of a search on the organism has it: it
+				// qualifies a gene only when nothing else does.
+				organism[g] = label + ": " + v
+				continue
+			}
+			parts[g] = append(parts[g], label+": "+cmp.Or(v, sp.Label))
 		}
 	}
 	for _, g := range genes {
-		out[g] = cmp.Or(strings.Join(parts[g], "; "), cmp.Or(search.DisplayName, search.Name))
+		out[g] = cmp.Or(strings.Join(parts[g], "; "), organism[g], cmp.Or(search.DisplayName, search.Name))
 	}
 	return out, nil
 }

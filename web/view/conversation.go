@@ -133,7 +133,7 @@ func (t *Turn) Rebuild() (goal string, ok bool) { return t.rebuild, t.rebuilt }
 func (t *Turn) Running() bool { return t.Status == event.TurnRunning }
 
 // Item is one entry of a turn's timeline: *Message, *ToolCall, *TurnError,
-// *TurnResumed or *Question.
+// *TurnResumed, *Question or *Checks.
 type Item interface{ item() }
 
 // Message is an assistant message: streamed text until its final markdown
@@ -309,6 +309,8 @@ func (c *Conversation) apply(rec event.Record) ([]Change, error) {
 		q := &Question{Key: rec.Seq, ID: e.QuestionID, Text: e.Question, Options: e.Options, FreeText: e.FreeText, Mode: t.Mode, Model: t.Model}
 		t.Items = append(t.Items, q)
 		return []Change{ItemAdded{Turn: t, Item: q}}, nil
+	case *event.RequirementsChecked:
+		return c.requirementsChecked(rec, e), nil
 	case *event.ConversationRenamed:
 		c.Title = e.Title
 		return []Change{TitleChanged{}}, nil

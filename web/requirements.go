@@ -1,0 +1,28 @@
+package web
+
+import (
+	"fmt"
+	"strings"
+
+	"strategist/internal/event"
+	"strategist/web/view"
+)
+
+// checksSummary says how many requirements were met (and not) and the
+// result's size.
+func checksSummary(c *view.Checks) string {
+	s := c.Tally()
+	if c.RootCount != nil {
+		s += fmt.Sprintf(" · result %s", plural(*c.RootCount, "gene"))
+	}
+	return s
+}
+
+// statedValues lists the values a requirement states.
+func statedValues(vs []event.StatedValue) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = v.ParamLabel + ": " + v.Label
+	}
+	return strings.Join(parts, "; ")
+}
