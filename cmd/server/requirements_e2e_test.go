@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"strategist/internal/eval"
-	"strategist/internal/event/eventtest"
 	"strategist/internal/event"
+	"strategist/internal/event/eventtest"
 )
 
 // requirementsChecked is the one requirements_checked event of a build.

@@ -144,3 +144,18 @@ func (e *RequirementsChecked) Tally() string {
 	}
 	return s
 }
+
+// Summary is the check in a few lines: the tally, each requirement that
+// is not met, and the result's figures against the controls.
+func (e *RequirementsChecked) Summary() string {
+	lines := []string{"Requirements: " + e.Tally()}
+	for _, r := range e.Requirements {
+		if r.Status != RequirementMet {
+			lines = append(lines, "- "+r.Line())
+		}
+	}
+	if e.Controls != nil {
+		lines = append(lines, e.Controls.Summary())
+	}
+	return strings.Join(lines, "\n")
+}

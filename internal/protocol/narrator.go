@@ -81,6 +81,8 @@ func (n *Narrator) Text(e event.Event) string {
 		default:
 			return n.line(fmt.Sprintf("%s %s: %s", e.NodeID, label, e.Status))
 		}
+	case *event.RequirementsChecked:
+		return n.line(strings.ReplaceAll(e.Summary(), "\n", "\n> "))
 	case *event.Error:
 		return n.line("Error " + e.Code + ": " + e.Message)
 	case *event.TurnEnd:
