@@ -1,7 +1,6 @@
 package web
 
 import (
-	"fmt"
 	"strings"
 
 	"strategist/internal/event"
@@ -12,8 +11,14 @@ import (
 // result's size.
 func checksSummary(c *view.Checks) string {
 	s := c.Tally()
-	if c.RootCount != nil {
-		s += fmt.Sprintf(" · result %s", plural(*c.RootCount, "gene"))
+	switch {
+	case c.RootCount == nil:
+	case c.RootApproximate && *c.RootCount == 0:
+		s += " · result: no text matches"
+	case c.RootApproximate:
+		s += " · result ≈ " + plural(*c.RootCount, "gene") + " (approximate: text search)"
+	default:
+		s += " · result " + plural(*c.RootCount, "gene")
 	}
 	return s
 }

@@ -59,3 +59,15 @@ func TestRequirementsCard(t *testing.T) {
 		t.Errorf("controls = %q", c)
 	}
 }
+
+// TestControlsMark: a change of the conversation's controls moves the
+// page's controls mark, the element the stream redraws so that the open
+// results panel reads its figures again.
+func TestControlsMark(t *testing.T) {
+	before := tid(page(t, &event.TurnStart{Base: b("t1"), Mode: "plan", Model: "offline", UserMessageID: "u1", Message: "hi"}).Selection, "controls-mark")
+	after := tid(page(t, &event.TurnStart{Base: b("t1"), Mode: "plan", Model: "offline", UserMessageID: "u1", Message: "hi"},
+		&event.ControlsChanged{PositivesID: "l1", PositivesName: "known", PositivesSize: 3}).Selection, "controls-mark")
+	if before.AttrOr("data-seq", "") != "0" || after.AttrOr("data-seq", "0") == "0" {
+		t.Errorf("controls mark: %q before, %q after a controls_changed", before.AttrOr("data-seq", ""), after.AttrOr("data-seq", ""))
+	}
+}

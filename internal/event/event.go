@@ -205,12 +205,14 @@ type ControlsChanged struct {
 // are the result's figures against them.
 type RequirementsChecked struct {
 	Base
-	StrategyID   string        `json:"strategyId"`
-	Version      int           `json:"version"`
-	RootStepID   string        `json:"rootStepId"`
-	RootCount    *int          `json:"rootCount"`
-	Requirements []Requirement `json:"requirements"`
-	Controls     *RootControls `json:"controls,omitempty"`
+	StrategyID string `json:"strategyId"`
+	Version    int    `json:"version"`
+	RootStepID string `json:"rootStepId"`
+	RootCount  *int   `json:"rootCount"`
+	// RootApproximate marks a result count a text search made approximate.
+	RootApproximate bool          `json:"rootApproximate,omitempty"`
+	Requirements    []Requirement `json:"requirements"`
+	Controls        *RootControls `json:"controls,omitempty"`
 }
 
 // Requirement is one stated requirement and how the strategy meets it.
@@ -233,6 +235,8 @@ type Requirement struct {
 	StepID   string `json:"stepId,omitempty"`
 	StepName string `json:"stepName,omitempty"`
 	Count    *int   `json:"count"`
+	// Approximate marks figures a text search made approximate.
+	Approximate bool `json:"approximate,omitempty"`
 	// InResult is how many of the step's genes the strategy's result
 	// keeps; for an exclusion, how many genes it removed.
 	InResult *int `json:"inResult"`

@@ -39,16 +39,28 @@ func (r Requirement) Name() string {
 
 // Figures are a requirement's count and what the result keeps of it (an
 // exclusion: what it removed): "57 genes, 46 in the result".
+// Figures a text search made approximate say so, and their zero is "no
+// text matches", never an exact-sounding "0 genes".
 func (r Requirement) Figures() string {
+	about := ""
+	if r.Approximate {
+		about = "≈ "
+	}
 	var parts []string
-	if r.Count != nil {
+	switch {
+	case r.Count == nil:
+	case r.Approximate && *r.Count == 0:
+		return "no text matches"
+	case r.Approximate:
+		parts = append(parts, about+Genes(*r.Count)+" (approximate: text search)")
+	default:
 		parts = append(parts, Genes(*r.Count))
 	}
 	if r.InResult != nil {
 		if r.Kind == RequirementExclusion {
-			parts = append(parts, "removed "+Genes(*r.InResult))
+			parts = append(parts, "removed "+about+Genes(*r.InResult))
 		} else {
-			parts = append(parts, fmt.Sprintf("%d in the result", *r.InResult))
+			parts = append(parts, fmt.Sprintf("%s%d in the result", about, *r.InResult))
 		}
 	}
 	return strings.Join(parts, ", ")

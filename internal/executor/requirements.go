@@ -60,7 +60,7 @@ func (x *Executor) check(ctx context.Context, env agent.Env, p *plan.Plan, bound
 		return nil, err
 	}
 	ev := &event.RequirementsChecked{StrategyID: rep.StrategyID, Version: rep.Version, RootStepID: string(rep.RootStepID),
-		RootCount: rep.RootCount, Requirements: rep.Requirements}
+		RootCount: rep.RootCount, RootApproximate: rep.RootApproximate, Requirements: rep.Requirements}
 	if ev.Controls, err = x.rootControls(ctx, env, rep); err != nil {
 		return nil, err
 	}

@@ -18,11 +18,13 @@ import (
 // version of a strategy: each requirement of the plan in plan order (a
 // node's inputs before the node), with the step that implements it.
 type RequirementReport struct {
-	StrategyID   string              `json:"strategyId"`
-	Version      int                 `json:"version"`
-	RootStepID   strategy.StepID     `json:"rootStepId,omitempty"`
-	RootCount    *int                `json:"rootCount"`
-	Requirements []event.Requirement `json:"requirements"`
+	StrategyID string          `json:"strategyId"`
+	Version    int             `json:"version"`
+	RootStepID strategy.StepID `json:"rootStepId,omitempty"`
+	RootCount  *int            `json:"rootCount"`
+	// RootApproximate marks a result count a text search made approximate.
+	RootApproximate bool                `json:"rootApproximate,omitempty"`
+	Requirements    []event.Requirement `json:"requirements"`
 }
 
 // maxExamples is how many genes a requirement shows.
@@ -51,6 +53,7 @@ func (s *Service) CheckRequirements(ctx context.Context, userID, strategyID stri
 	out := &RequirementReport{StrategyID: snap.StrategyID, Version: snap.Version, RootStepID: c.root, Requirements: []event.Requirement{}}
 	if st, ok := g.Step(c.root); ok && st.CountStatus == strategy.CountOK {
 		out.RootCount = st.Count
+		out.RootApproximate = st.CountProvenance != nil && st.CountProvenance.Approximate
 	}
 	for _, n := range p.Nodes {
 		r, err := c.node(ctx, n)
@@ -125,6 +128,7 @@ func (c *checker) node(ctx context.Context, n plan.Node) (event.Requirement, err
 	r.StepID, r.StepName = string(id), st.DisplayName
 	if st.CountStatus == strategy.CountOK {
 		r.Count = st.Count
+		r.Approximate = st.CountProvenance != nil && st.CountProvenance.Approximate
 	}
 	if r.Status == "" {
 		r.Status = event.RequirementMet

@@ -44,6 +44,8 @@ type Conversation struct {
 	Handoffs   []*Handoff
 	Delegation *Delegation
 	Strategy   *strategy.Snapshot
+	// ControlsSeq is the sequence number of the last controls_changed.
+	ControlsSeq int64
 
 	userText  func(messageID string) string
 	turns     map[string]*Turn
@@ -311,6 +313,8 @@ func (c *Conversation) apply(rec event.Record) ([]Change, error) {
 		return []Change{ItemAdded{Turn: t, Item: q}}, nil
 	case *event.RequirementsChecked:
 		return c.requirementsChecked(rec, e), nil
+	case *event.ControlsChanged:
+		return c.controlsChanged(rec, e), nil
 	case *event.ConversationRenamed:
 		c.Title = e.Title
 		return []Change{TitleChanged{}}, nil
