@@ -12,9 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"strategist/internal/protocol"
-	"strategist/internal/protocol/mcp"
-
 	"github.com/google/uuid"
 	"golang.org/x/sync/errgroup"
 
@@ -31,6 +28,11 @@ import (
 	"strategist/internal/llm/openai"
 	"strategist/internal/llm/scripted"
 	"strategist/internal/planner"
+	"strategist/internal/protocol"
+	"strategist/internal/protocol/a2a"
+	"strategist/internal/protocol/agui"
+	"strategist/internal/protocol/mcp"
+	openaiapi "strategist/internal/protocol/openai"
 	"strategist/internal/server"
 	"strategist/internal/store"
 	"strategist/internal/strategies"
@@ -276,10 +278,14 @@ func connsPerAddr(n int) int {
 }
 
 // protocols are the agent protocols served beside the app, each a package
-// of internal/protocol over the server's host: MCP, with the strategy
-// tools over graph and the list tools over lists and graph.
+// of internal/protocol over the server's host: MCP (with the strategy
+// tools over graph and the list tools over lists and graph), the
+// OpenAI-compatible API, AG-UI and A2A.
 func protocols(graph *strategies.Service, lists *genelist.Service) []server.ProtocolFunc {
 	return []server.ProtocolFunc{
 		func(h *server.Host) (protocol.Protocol, error) { return mcp.New(h, graph, mcp.WithLists(lists, graph)) },
+		func(h *server.Host) (protocol.Protocol, error) { return openaiapi.New(h) },
+		func(h *server.Host) (protocol.Protocol, error) { return agui.New(h) },
+		func(h *server.Host) (protocol.Protocol, error) { return a2a.New(h) },
 	}
 }

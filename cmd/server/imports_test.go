@@ -38,7 +38,7 @@ var layers = [][]string{
 	{"internal/account", "internal/eventlog", "internal/strategies", "internal/genelist", "web", "internal/eval", "internal/pgtest"},
 	// 5. Application services: the site registry, the graph tools,
 	// delegations.
-	{"internal/sites", "internal/strategy/graphtool", "internal/subagent"},
+	{"internal/sites", "internal/strategies/graphtool", "internal/subagent"},
 	// 6. The roles.
 	{"internal/planner", "internal/executor"},
 	// 7. The orchestrator.
@@ -47,8 +47,10 @@ var layers = [][]string{
 	// input checks, a protocol's routes and messages.
 	{"internal/protocol"},
 	// 9. HTTP: the server (pages, JSON API, SSE, auth, routes) and the
-	// agent protocols it mounts, each over a host interface of its own.
-	{"internal/server", "internal/protocol/mcp"},
+	// agent protocols it mounts, each over a host interface of its own,
+	// with the one fake of that host their tests run on.
+	{"internal/server", "internal/protocol/a2a", "internal/protocol/agui", "internal/protocol/mcp", "internal/protocol/openai",
+		"internal/protocol/protocoltest"},
 	// 10. Commands and whole-system tests.
 	{"cmd/server", "cmd/wdkfake", "tests/security", "tools/benchtable"},
 }
@@ -162,7 +164,7 @@ func TestNoDatabaseBelowStorage(t *testing.T) {
 
 // protocolSDKs are the agent protocols' SDKs: only their protocol
 // packages link them, the server (which mounts them) does not.
-var protocolSDKs = []string{"github.com/modelcontextprotocol/"}
+var protocolSDKs = []string{"github.com/modelcontextprotocol/", "github.com/a2aproject/"}
 
 // TestServerLinksNoProtocolSDK: internal/server reaches no protocol SDK,
 // even through what it imports (go list -deps); main wires the protocol

@@ -152,7 +152,10 @@ func TestTreeEval(t *testing.T) {
 // caseFiles are the case files, with the least number of cases each
 // holds and the categories and outcomes each covers. fresh is the frozen
 // held-out split written before the intent work; it is played once, at
-// the end of that work.
+// the end of that work. heldout3 is the split frozen before the next
+// round of tuning (issue 28), played once at that round's end:
+// `strategist eval internal/eval/testdata/heldout3.jsonl`. Neither is
+// played by TestEvaluationSet; here they are only checked against the data.
 var caseFiles = []struct {
 	name       string
 	minimum    int
@@ -166,6 +169,10 @@ var caseFiles = []struct {
 	{"fresh", 100, []string{"basic", "vocabulary", "organism", "approximate", "not-evaluable", "structure", "context",
 		"exclusion-first", "union", "synonym", "typo", "question", "confirm", "unsupported", "off-topic", "edit"}, []string{OutcomeCount, OutcomeApproximate, OutcomeNotEvaluable, OutcomeRefused,
 		OutcomeAnswered, OutcomeNoBuild, OutcomeAsk}},
+	{"heldout3", 130, []string{"basic", "distribution", "location-list", "clause", "vocabulary", "organism", "follow-up",
+		"approximate", "not-evaluable", "structure", "context", "exclusion-first", "union", "synonym", "typo", "question",
+		"confirm", "unsupported", "off-topic", "edit", "ask"}, []string{OutcomeCount, OutcomeApproximate, OutcomeNotEvaluable,
+		OutcomeRefused, OutcomeAnswered, OutcomeNoBuild, OutcomeAsk}},
 }
 
 // TestCaseFiles checks the case files against the raw data: every tree

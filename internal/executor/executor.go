@@ -15,7 +15,7 @@ import (
 	"strategist/internal/catalog/catalogtool"
 	"strategist/internal/event"
 	"strategist/internal/plan"
-	"strategist/internal/strategy/graphtool"
+	"strategist/internal/strategies/graphtool"
 	"strategist/internal/subagent"
 	"strategist/internal/tool"
 )

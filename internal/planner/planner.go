@@ -16,7 +16,7 @@ import (
 	"strategist/internal/catalog/catalogtool"
 	"strategist/internal/event"
 	"strategist/internal/store"
-	"strategist/internal/strategy/graphtool"
+	"strategist/internal/strategies/graphtool"
 	"strategist/internal/tool"
 )
 

@@ -11,8 +11,8 @@ import (
 
 	"strategist/internal/catalog/offline"
 	"strategist/internal/planner"
+	"strategist/internal/strategies/graphtool"
 	"strategist/internal/strategy"
-	"strategist/internal/strategy/graphtool"
 	"strategist/internal/tool"
 )
 

@@ -16,8 +16,8 @@ import (
 	"strategist/internal/event"
 	"strategist/internal/plan"
 	"strategist/internal/store"
+	"strategist/internal/strategies/graphtool"
 	"strategist/internal/strategy"
-	"strategist/internal/strategy/graphtool"
 	"strategist/internal/subagent"
 	"strategist/internal/tool"
 )

@@ -26,7 +26,8 @@ const DefaultSite = "plasmodb"
 // Protocol is an agent protocol the server serves for API-token callers.
 type Protocol interface {
 	// Routes are its routes; the server mounts each behind API-token
-	// authentication (Deny answers a caller without one).
+	// authentication (Deny answers a caller without one) unless it is
+	// Public.
 	Routes() []Route
 	// Deny answers a request without a valid API token; msg says what to
 	// send. The WWW-Authenticate header is already set.
@@ -48,6 +49,9 @@ type Route struct {
 	// it holds one of the caller's stream slots while it runs and is never
 	// compressed.
 	Stream bool
+	// Public marks a route served to anyone, without an API token (A2A's
+	// agent card).
+	Public bool
 }
 
 // Message is one message of a protocol client to a conversation, for the
@@ -55,8 +59,8 @@ type Route struct {
 type Message struct {
 	UserID       string
 	Conversation store.Conversation
-	// Text is the researcher's text; an approval word accepts the pending
-	// plan if there is one.
+	// Text is the researcher's text; an approval word (IsApproval)
+	// accepts the pending plan if there is one.
 	Text string
 	// Accept, when set, is the id of the pending plan to accept instead
 	// of starting a turn (Text is then unused).

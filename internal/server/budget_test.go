@@ -63,8 +63,8 @@ func TestSpentTurnBudgetInEveryProtocol(t *testing.T) {
 		}
 
 		a := e.callMCP(token, "ask_strategist", map[string]any{"message": "genes"})
-		if a.Result == nil || !a.Result.IsError || !strings.Contains(a.text(), `"RATE_LIMITED"`) {
-			t.Errorf("MCP ask_strategist = %+v %q, want a RATE_LIMITED tool error", a.Error, a.text())
+		if a.Result == nil || !a.Result.IsError || !strings.Contains(a.Text(), `"RATE_LIMITED"`) {
+			t.Errorf("MCP ask_strategist = %+v %q, want a RATE_LIMITED tool error", a.Error, a.Text())
 		}
 
 		r = e.do("POST", "/a2a/v0.3", token, `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","messageId":"m1","parts":[{"kind":"text","text":"genes"}]}}}`)
@@ -129,8 +129,8 @@ func TestPanickingRequestsAnswerInternalErrors(t *testing.T) {
 	if r := e.do("POST", "/api/v1/conversations/"+conv+"/turns", token, `{"message":"genes","mode":"plan"}`); r.status != http.StatusInternalServerError || r.errorCode(t) != "INTERNAL" {
 		t.Errorf("REST turn = %d %s, want 500 INTERNAL", r.status, r.body)
 	}
-	if a := e.callMCP(token, "ask_strategist", map[string]any{"message": "genes", "conversationId": conv}); a.Result == nil || !a.Result.IsError || !strings.Contains(a.text(), "internal error") {
-		t.Errorf("MCP ask_strategist = %+v %q, want an internal tool error", a.Error, a.text())
+	if a := e.callMCP(token, "ask_strategist", map[string]any{"message": "genes", "conversationId": conv}); a.Result == nil || !a.Result.IsError || !strings.Contains(a.Text(), "internal error") {
+		t.Errorf("MCP ask_strategist = %+v %q, want an internal tool error", a.Error, a.Text())
 	}
 	msg := `{"role":"user","messageId":"m1","contextId":"` + conv + `","parts":[{"kind":"text","text":"genes"}]}`
 	for _, method := range []string{"message/send", "message/stream"} {

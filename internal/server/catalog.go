@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -21,9 +22,13 @@ func (s *Server) listSites(c echo.Context) error {
 
 // siteStatuses lists every site with whether the caller can use it.
 func (s *Server) siteStatuses(c echo.Context) ([]sites.Status, error) {
-	ctx := c.Request().Context()
+	return s.userSiteStatuses(c.Request().Context(), userID(c))
+}
+
+// userSiteStatuses lists every site with whether a user can use it.
+func (s *Server) userSiteStatuses(ctx context.Context, userID string) ([]sites.Status, error) {
 	if s.cfg.Sites != nil {
-		return s.cfg.Sites.Statuses(ctx, userID(c))
+		return s.cfg.Sites.Statuses(ctx, userID)
 	}
 	list, err := s.cfg.Catalog.Sites(ctx)
 	if err != nil {

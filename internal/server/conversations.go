@@ -64,7 +64,12 @@ func (s *Server) createConversation(c echo.Context) error {
 // checkSite answers 422 for a site the catalog does not know or the caller
 // cannot use (a live site without their VEuPathDB API key).
 func (s *Server) checkSite(c echo.Context, siteID string) error {
-	all, err := s.siteStatuses(c)
+	return s.checkUserSite(c.Request().Context(), userID(c), siteID)
+}
+
+// checkUserSite is checkSite for a user.
+func (s *Server) checkUserSite(ctx context.Context, userID, siteID string) error {
+	all, err := s.userSiteStatuses(ctx, userID)
 	if err != nil {
 		return err
 	}

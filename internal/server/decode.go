@@ -7,10 +7,11 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"strategist/internal/protocol"
 )
 
 // decodeJSON reads the request body strictly into v: one JSON object, no
@@ -38,40 +39,8 @@ func decodeJSON(c echo.Context, v any) error {
 	return nil
 }
 
-func describeJSONError(err error) string {
-	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
-		return "malformed JSON at byte " + strconv.FormatInt(se.Offset, 10) + ": " + se.Error()
-	}
-	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
-		if te.Field != "" {
-			return fmt.Sprintf("field %q must be %s, not %s", te.Field, jsonKind(te.Type.Kind().String()), te.Value)
-		}
-		return "the body must be a JSON object, not " + te.Value
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return "malformed JSON: the body ends too early"
-	}
-	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return "unknown field " + name
-	}
-	return "malformed JSON: " + err.Error()
-}
-
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "string":
-		return "a string"
-	case "int", "int64", "int32", "float64":
-		return "a number"
-	case "bool":
-		return "true or false"
-	case "map", "struct":
-		return "an object"
-	case "slice":
-		return "an array"
-	}
-	return goKind
-}
+// describeJSONError says what is wrong with a JSON body (protocol's).
+var describeJSONError = protocol.DescribeJSONError
 
 func retryAfterSeconds(d time.Duration) string {
 	secs := int((d + time.Second - 1) / time.Second)

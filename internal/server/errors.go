@@ -141,10 +141,6 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		werr = c.NoContent(ae.Status)
 	case owner != nil:
 		werr = owner.WriteError(c, ae)
-	case isOpenAIPath(c.Request()):
-		werr = c.JSON(ae.Status, openAIErrorBody(ae))
-	case isA2APath(c.Request()) || c.Request().URL.Path == aguiPath:
-		werr = protocol.WriteJSONError(c, ae)
 	case isAPI(c.Request()):
 		werr = protocol.WriteJSONError(c, ae)
 	default:

@@ -2,12 +2,16 @@ package server
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"strategist/internal/catalog"
+	"strategist/internal/config"
 	"strategist/internal/event"
 	"strategist/internal/protocol"
 	"strategist/internal/store"
@@ -52,6 +56,37 @@ func (h *Host) CreateConversation(ctx context.Context, userID, site, title strin
 	return h.s.cfg.Store.CreateConversation(ctx, userID, site, title, h.s.cfg.DefaultModel)
 }
 
+// CreateConversationWithID starts a conversation of the user's on site
+// under id, with the server's default model (store.ErrConflict when the id
+// is taken).
+func (h *Host) CreateConversationWithID(ctx context.Context, id, userID, site, title string) (store.Conversation, error) {
+	return h.s.cfg.Store.CreateConversationWithID(ctx, id, userID, site, title, h.s.cfg.DefaultModel)
+}
+
+// DiscardConversation deletes a conversation a protocol request made for
+// a turn that was then refused (no turn of it ever started).
+func (h *Host) DiscardConversation(ctx context.Context, userID, conversationID string) {
+	h.s.discardConversation(ctx, userID, conversationID)
+}
+
+// PendingHandoff is the conversation's newest plan waiting for approval.
+func (h *Host) PendingHandoff(ctx context.Context, userID, conversationID string) (store.Handoff, bool, error) {
+	return h.s.pendingHandoff(ctx, userID, conversationID)
+}
+
+// Strategy is the conversation's strategy (an error when nothing is built
+// yet).
+func (h *Host) Strategy(ctx context.Context, userID, conversationID string) (strategy.Snapshot, error) {
+	return h.s.cfg.Strategies.Conversation(ctx, userID, conversationID)
+}
+
+// APIError is what a client is told of err: the status, code and message
+// the server's error handler would answer (the orchestrator's refusals
+// included).
+func (h *Host) APIError(err error) *protocol.APIError {
+	return toAPIError(chatError(err))
+}
+
 // Converse starts the turn m asks for (or accepts the pending plan) and
 // calls onRecord with each event of the turns it follows, in stream order,
 // until the last of them ends (converse). The orchestrator's refusals come
@@ -61,13 +96,12 @@ func (h *Host) Converse(ctx context.Context, m protocol.Message, onRecord func(r
 	if heartbeat == 0 {
 		heartbeat = h.s.cfg.KeepAlive
 	}
-	out, err := h.s.converse(ctx, converseRequest{userID: m.UserID, conv: m.Conversation, message: m.Text, accept: m.Accept,
-		autoBuild: m.AutoBuild, heartbeat: heartbeat, follow: m.Follow, created: m.Created}, onRecord)
-	res := protocol.Outcome{TurnIDs: out.turnIDs, Status: out.status, Error: out.errText, PendingHandoff: out.pendingHandoff, Usage: out.usage}
+	m.Heartbeat = heartbeat
+	out, err := h.s.converse(ctx, m, onRecord)
 	if err != nil {
-		return res, chatError(err)
+		return out, chatError(err)
 	}
-	return res, nil
+	return out, nil
 }
 
 // RootSummary describes the conversation's strategy in one line: its root
@@ -83,6 +117,65 @@ func (h *Host) ConversationURL(conversationID string) string {
 	return h.s.conversationURL(conversationID)
 }
 
+// CheckSite refuses (422 VALIDATION_ERROR) a site the catalog does not
+// know or the user cannot use (a live site without their VEuPathDB API
+// key), as the JSON API does.
+func (h *Host) CheckSite(ctx context.Context, userID, site string) error {
+	return h.s.checkUserSite(ctx, userID, site)
+}
+
+// StreamContext is the context of a request that follows a
+// conversation's turns without naming it in its address: it ends with the
+// request, when the server begins shutting down, or when the caller's
+// credential is revoked or the conversation deleted, as a stream's does.
+func (h *Host) StreamContext(c echo.Context, conversationID string) (context.Context, context.CancelFunc) {
+	return h.s.conversationStreamContext(c, conversationID)
+}
+
+// PublicURL is the server's public URL (the base of the addresses it
+// gives out).
+func (h *Host) PublicURL() string { return h.s.cfg.PublicURL }
+
+// KeepAlive is how long a stream may be silent before a keep-alive.
+func (h *Host) KeepAlive() time.Duration { return h.s.cfg.KeepAlive }
+
+// Conversations are the user's latest conversations, at most limit.
+func (h *Host) Conversations(ctx context.Context, userID string, limit int) ([]store.Conversation, error) {
+	return h.s.cfg.Store.Conversations(ctx, userID, limit)
+}
+
+// UserTurn is one of the user's turns (store.ErrNotFound for another's or
+// none).
+func (h *Host) UserTurn(ctx context.Context, userID, turnID string) (store.Turn, error) {
+	return h.s.cfg.Store.UserTurn(ctx, userID, turnID)
+}
+
+// Turns are a conversation's turns.
+func (h *Host) Turns(ctx context.Context, userID, conversationID string) ([]store.Turn, error) {
+	return h.s.cfg.Store.Turns(ctx, userID, conversationID)
+}
+
+// Messages are a conversation's messages.
+func (h *Host) Messages(ctx context.Context, userID, conversationID string) ([]store.Message, error) {
+	return h.s.cfg.Store.Messages(ctx, userID, conversationID)
+}
+
+// Handoffs are a conversation's plans, decided or waiting.
+func (h *Host) Handoffs(ctx context.Context, userID, conversationID string) ([]store.Handoff, error) {
+	return h.s.cfg.Store.Handoffs(ctx, userID, conversationID)
+}
+
+// CancelTurn cancels a running turn, as Cancel on the page does; the
+// orchestrator's refusals come back as *protocol.APIError (chatError).
+func (h *Host) CancelTurn(ctx context.Context, userID, conversationID, turnID string) error {
+	return chatError(h.s.cfg.Chat.Cancel(ctx, userID, conversationID, turnID))
+}
+
+// WDK is a strategy's VEuPathDB (WDK) export.
+func (h *Host) WDK(ctx context.Context, userID, strategyID string) (*strategy.WDKStrategy, error) {
+	return h.s.cfg.Strategies.WDK(ctx, userID, strategyID)
+}
+
 // Hold registers a request that may follow turns for a long time: cancel
 // is called at shutdown or when the caller's credential is revoked, like a
 // stream's. release forgets it; call it when the request ends.
@@ -95,6 +188,42 @@ func (h *Host) Hold(c echo.Context, cancel context.CancelFunc) (release func()) 
 	}
 }
 
+// requireTokenUser authenticates a protocol client: an API token sent as a
+// bearer token (strategist user token), or dev mode's implicit user. A
+// browser session cookie is not enough: these routes serve programs, and
+// their writes carry no CSRF token. deny writes the protocol's own 401.
+func (s *Server) requireTokenUser(deny func(c echo.Context, msg string) error) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			const want = "send a Strategist API token as Authorization: Bearer <token> (strategist user token --email you@example.org)"
+			if c.Request().Header.Get(echo.HeaderAuthorization) == "" && s.cfg.Auth != config.AuthDev {
+				c.Response().Header().Set("WWW-Authenticate", `Bearer realm="strategist"`)
+				return deny(c, want)
+			}
+			id, ok, err := s.authenticate(c)
+			if ae, isAPI := errors.AsType[*APIError](err); isAPI && ae.Status == http.StatusUnauthorized {
+				c.Response().Header().Set("WWW-Authenticate", `Bearer realm="strategist", error="invalid_token"`)
+				return deny(c, ae.Message)
+			}
+			if err != nil {
+				return err
+			}
+			if !ok || id.viaSession {
+				c.Response().Header().Set("WWW-Authenticate", `Bearer realm="strategist"`)
+				return deny(c, want)
+			}
+			s.setIdentity(c, id)
+			return next(c)
+		}
+	}
+}
+
+// conversationURL is the absolute address of a conversation's page, on
+// the server's public URL.
+func (s *Server) conversationURL(conversationID string) string {
+	return s.cfg.PublicURL + "/conversations/" + url.PathEscape(conversationID)
+}
+
 // usableSite refuses a site the catalog does not know or the caller cannot
 // use (a live site without their VEuPathDB API key).
 func (s *Server) usableSite(ctx context.Context, userID, site string) error {
@@ -102,8 +231,8 @@ func (s *Server) usableSite(ctx context.Context, userID, site string) error {
 }
 
 // mountProtocols builds the protocols of Config.Protocols and adds their
-// routes behind API-token authentication (and a stream slot for the
-// routes that follow turns).
+// routes behind API-token authentication (but for their public routes)
+// and a stream slot for the routes that follow turns.
 func (s *Server) mountProtocols(e *echo.Echo) error {
 	for _, build := range s.cfg.Protocols {
 		p, err := build(&Host{s: s})
@@ -112,7 +241,10 @@ func (s *Server) mountProtocols(e *echo.Echo) error {
 		}
 		s.protocols = append(s.protocols, p)
 		for _, r := range p.Routes() {
-			mw := []echo.MiddlewareFunc{s.requireTokenUser(p.Deny)}
+			var mw []echo.MiddlewareFunc
+			if !r.Public {
+				mw = append(mw, s.requireTokenUser(p.Deny))
+			}
 			if r.Stream {
 				mw = append(mw, s.streamRoute)
 				s.streamPaths[r.Path] = true
@@ -135,18 +267,4 @@ func (s *Server) protocolOf(r *http.Request) protocol.Protocol {
 		}
 	}
 	return nil
-}
-
-// serveHeld runs h for a request that may follow turns for long (A2A's
-// message/stream): it ends at shutdown or when the caller's credential is
-// revoked, like a stream; the turn runs on.
-func (s *Server) serveHeld(h http.Handler) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		r := c.Request()
-		ctx, cancel := context.WithCancel(r.Context())
-		defer cancel()
-		defer (&Host{s: s}).Hold(c, cancel)()
-		h.ServeHTTP(c.Response(), r.WithContext(ctx))
-		return nil
-	}
 }

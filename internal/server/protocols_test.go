@@ -12,77 +12,36 @@ import (
 	"strategist/internal/catalog/offline"
 	"strategist/internal/config"
 	"strategist/internal/protocol"
+	"strategist/internal/protocol/a2a"
+	"strategist/internal/protocol/agui"
 	"strategist/internal/protocol/mcp"
+	"strategist/internal/protocol/openai"
+	"strategist/internal/protocol/protocoltest"
 	"strategist/internal/server"
 )
 
 // testProtocols are the protocol packages the test servers mount, as main
-// does: MCP (without the strategy tools: no strategy service here).
+// does: MCP (without the strategy tools: no strategy service here), the
+// OpenAI-compatible API, AG-UI and A2A.
 func testProtocols() []server.ProtocolFunc {
-	return []server.ProtocolFunc{func(h *server.Host) (protocol.Protocol, error) { return mcp.New(h, nil) }}
-}
-
-// rpcAnswer is one JSON-RPC response of /mcp.
-type rpcAnswer struct {
-	ID     json.RawMessage `json:"id"`
-	Result *struct {
-		IsError bool `json:"isError"`
-		Content []struct {
-			Text string `json:"text"`
-		} `json:"content"`
-	} `json:"result"`
-	Error *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
-}
-
-// text is a tool result's text ("" for a JSON-RPC error).
-func (a rpcAnswer) text() string {
-	if a.Result == nil || len(a.Result.Content) == 0 {
-		return ""
+	return []server.ProtocolFunc{
+		func(h *server.Host) (protocol.Protocol, error) { return mcp.New(h, nil) },
+		func(h *server.Host) (protocol.Protocol, error) { return openai.New(h) },
+		func(h *server.Host) (protocol.Protocol, error) { return agui.New(h) },
+		func(h *server.Host) (protocol.Protocol, error) { return a2a.New(h) },
 	}
-	return a.Result.Content[0].Text
 }
 
 // mcpPost sends one JSON-RPC message (or a batch) to /mcp and returns the
 // HTTP status and the answers, read from JSON or from an SSE body.
-func (e *env) mcpPost(token, body string) (int, []rpcAnswer) {
+func (e *env) mcpPost(token, body string) (int, []protocoltest.RPCAnswer) {
 	e.t.Helper()
 	r := e.do(http.MethodPost, "/mcp", token, body, "Accept", "application/json, text/event-stream")
-	var answers []rpcAnswer
-	raw := string(r.body)
-	var docs []string
-	if strings.HasPrefix(r.header.Get("Content-Type"), "text/event-stream") {
-		for line := range strings.Lines(raw) {
-			if d, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), "data: "); ok {
-				docs = append(docs, d)
-			}
-		}
-	} else if strings.TrimSpace(raw) != "" {
-		docs = append(docs, raw)
-	}
-	for _, d := range docs {
-		d = strings.TrimSpace(d)
-		if strings.HasPrefix(d, "[") {
-			var batch []rpcAnswer
-			if err := json.Unmarshal([]byte(d), &batch); err != nil {
-				e.t.Fatalf("mcp answer %q: %v", d, err)
-			}
-			answers = append(answers, batch...)
-			continue
-		}
-		var a rpcAnswer
-		if err := json.Unmarshal([]byte(d), &a); err != nil {
-			e.t.Fatalf("mcp answer %q: %v", d, err)
-		}
-		answers = append(answers, a)
-	}
-	return r.status, answers
+	return r.status, protocoltest.RPCAnswers(e.t, r.header.Get("Content-Type"), r.body)
 }
 
 // callMCP calls one tool and returns its one answer.
-func (e *env) callMCP(token, tool string, args map[string]any) rpcAnswer {
+func (e *env) callMCP(token, tool string, args map[string]any) protocoltest.RPCAnswer {
 	e.t.Helper()
 	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
 		"params": map[string]any{"name": tool, "arguments": args}})

@@ -162,17 +162,11 @@ func (s *Server) routes() error {
 		api(http.MethodGet, "/conversations/:id/strategy/genes/:geneId/trace", s.traceGene)
 	}
 
-	// The agent protocols, for API tokens: those of Config.Protocols (MCP,
-	// internal/protocol/mcp) and, still here, the OpenAI-compatible API,
-	// A2A and AG-UI (protocols.go).
+	// The agent protocols of Config.Protocols (internal/protocol/...), for
+	// API tokens (hosting.go).
 	if err := s.mountProtocols(e); err != nil {
 		return err
 	}
-	openAI := s.requireTokenUser(s.denyOpenAI)
-	e.GET("/v1/models", s.openAIModels, openAI)
-	e.POST("/v1/chat/completions", s.chatCompletions, openAI, s.streamRoute)
-	s.a2aRoutes(e)
-	e.POST(aguiPath, s.runAGUI, s.requireTokenUser(s.denyAGUI), s.streamRoute)
 	return nil
 }
 
@@ -209,5 +203,5 @@ func compress(isStream func(echo.Context) bool) echo.MiddlewareFunc {
 // answers follow turns to their end (a build takes minutes on a live site).
 func (s *Server) isStream(c echo.Context) bool {
 	p := c.Request().URL.Path
-	return strings.HasSuffix(p, "/events") || strings.HasSuffix(p, "/stream") || s.streamPaths[p] || p == "/v1/chat/completions" || p == a2aPath || p == a2aV0Path
+	return strings.HasSuffix(p, "/events") || strings.HasSuffix(p, "/stream") || s.streamPaths[p]
 }

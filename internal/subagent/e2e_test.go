@@ -14,8 +14,8 @@ import (
 	"strategist/internal/plan"
 	"strategist/internal/store"
 	"strategist/internal/strategies"
+	"strategist/internal/strategies/graphtool"
 	"strategist/internal/strategy"
-	"strategist/internal/strategy/graphtool"
 )
 
 // TestDelegationEndToEnd runs a delegation the way the server wires it:

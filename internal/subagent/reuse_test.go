@@ -17,8 +17,8 @@ import (
 	"strategist/internal/plan"
 	"strategist/internal/store"
 	"strategist/internal/strategies"
+	"strategist/internal/strategies/graphtool"
 	"strategist/internal/strategy"
-	"strategist/internal/strategy/graphtool"
 )
 
 // A follow-up edits the strategy that exists. These tests run delegations

@@ -32,8 +32,8 @@ import (
 	"strategist/internal/event"
 	"strategist/internal/protocol"
 	"strategist/internal/store"
+	"strategist/internal/strategies/graphtool"
 	"strategist/internal/strategy"
-	"strategist/internal/strategy/graphtool"
 	"strategist/internal/tool"
 )
 

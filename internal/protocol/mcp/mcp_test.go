@@ -12,6 +12,7 @@ import (
 
 	"strategist/internal/event"
 	"strategist/internal/protocol"
+	"strategist/internal/protocol/protocoltest"
 )
 
 // listTools returns each tool's argument properties, by name.
@@ -28,12 +29,12 @@ func (e *harness) listTools() map[string]map[string]any {
 		} `json:"result"`
 	}
 	r := e.do(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
-	body := string(r.body)
+	body := string(r.Body)
 	if i := strings.Index(body, "{"); i >= 0 {
 		body = body[i:]
 	}
 	if err := json.NewDecoder(strings.NewReader(body)).Decode(&list); err != nil {
-		e.t.Fatalf("tools/list: %v: %s", err, r.body)
+		e.t.Fatalf("tools/list: %v: %s", err, r.Body)
 	}
 	tools := map[string]map[string]any{}
 	for _, tl := range list.Result.Tools {
@@ -49,7 +50,7 @@ func (e *harness) listTools() map[string]map[string]any {
 // answers the next call: no refusal ends the process.
 func TestMCPToolRefusalsAreToolErrors(t *testing.T) {
 	t.Parallel()
-	e := newHarness(t, func(h *fakeHost) { h.statuses = keylessSites{} })
+	e := newHarness(t, func(h *protocoltest.Host) { h.Statuses = keylessSites{} })
 	// Each tool's properties: a refusal sends only those the tool takes.
 	tools := e.listTools()
 	if len(tools) < 3 {
@@ -105,19 +106,19 @@ func TestMCPToolRefusalsAreToolErrors(t *testing.T) {
 			args["message"] = "genes"
 		}
 		a := e.callMCP(tc.tool, args)
-		if a.Result == nil || !a.Result.IsError || !strings.Contains(a.text(), tc.code) {
-			t.Errorf("%s with %s = %+v %q, want a tool error %s", tc.tool, tc.name, a.Error, a.text(), tc.code)
+		if a.Result == nil || !a.Result.IsError || !strings.Contains(a.Text(), tc.code) {
+			t.Errorf("%s with %s = %+v %q, want a tool error %s", tc.tool, tc.name, a.Error, a.Text(), tc.code)
 		}
 	}
 	// The server is still up and answers.
 	if a := e.callMCP("create_conversation", map[string]any{"title": "fine"}); a.Result == nil || a.Result.IsError {
-		t.Errorf("create_conversation after the refusals = %+v %q", a.Error, a.text())
+		t.Errorf("create_conversation after the refusals = %+v %q", a.Error, a.Text())
 	}
 
 	// A store that fails to make the conversation (its user was deleted
 	// after their token was checked): an internal tool error, no cause.
-	gone := newHarness(t, func(h *fakeHost) {
-		h.createErr = errors.New(`insert into conversations: violates foreign key constraint "conversations_user_id_fkey"`)
+	gone := newHarness(t, func(h *protocoltest.Host) {
+		h.CreateErr = errors.New(`insert into conversations: violates foreign key constraint "conversations_user_id_fkey"`)
 	})
 	for _, tool := range []string{"create_conversation", "ask_strategist"} {
 		args := map[string]any{"title": "x"}
@@ -125,8 +126,8 @@ func TestMCPToolRefusalsAreToolErrors(t *testing.T) {
 			args = map[string]any{"message": "genes"}
 		}
 		a := gone.callMCP(tool, args)
-		if a.Result == nil || !a.Result.IsError || !strings.Contains(a.text(), "internal error") || strings.Contains(a.text(), "foreign key") {
-			t.Errorf("%s for a deleted user = %+v %q, want an internal tool error", tool, a.Error, a.text())
+		if a.Result == nil || !a.Result.IsError || !strings.Contains(a.Text(), "internal error") || strings.Contains(a.Text(), "foreign key") {
+			t.Errorf("%s for a deleted user = %+v %q, want an internal tool error", tool, a.Error, a.Text())
 		}
 	}
 }
@@ -136,8 +137,8 @@ func TestMCPToolRefusalsAreToolErrors(t *testing.T) {
 // narrated turn, its status, the strategy's summary and the page's address.
 func TestAskStrategist(t *testing.T) {
 	t.Parallel()
-	e := newHarness(t, func(h *fakeHost) {
-		h.converse = func(_ context.Context, m protocol.Message, onRecord func(*event.Record, event.Event) error) (protocol.Outcome, error) {
+	e := newHarness(t, func(h *protocoltest.Host) {
+		h.Run = func(_ context.Context, m protocol.Message, onRecord func(*event.Record, event.Event) error) (protocol.Outcome, error) {
 			for _, ev := range []event.Event{
 				&event.AssistantMessage{MessageID: "m1", Content: "Kinases of " + m.Conversation.SiteID + "."},
 				&event.TurnEnd{Status: event.TurnCompleted},
@@ -151,23 +152,23 @@ func TestAskStrategist(t *testing.T) {
 	})
 	a := e.callMCP("ask_strategist", map[string]any{"message": "  kinases  ", "build": true})
 	if a.Result == nil || a.Result.IsError {
-		t.Fatalf("ask_strategist = %+v %q", a.Error, a.text())
+		t.Fatalf("ask_strategist = %+v %q", a.Error, a.Text())
 	}
 	var res struct {
 		ConversationID, URL, Status, Answer, Summary string
 		PlanWaiting                                  bool
 	}
-	if err := json.Unmarshal([]byte(a.text()), &res); err != nil {
-		t.Fatalf("answer %q: %v", a.text(), err)
+	if err := json.Unmarshal([]byte(a.Text()), &res); err != nil {
+		t.Fatalf("answer %q: %v", a.Text(), err)
 	}
 	if res.Answer != "Kinases of plasmodb." || res.Status != "completed" || res.Summary != "No strategy has been built yet." ||
 		res.URL != "https://strategist.test/conversations/"+res.ConversationID || res.PlanWaiting {
 		t.Errorf("answer = %+v", res)
 	}
-	if len(e.host.sent) != 1 {
-		t.Fatalf("sent %d messages, want 1", len(e.host.sent))
+	if len(e.host.Sent()) != 1 {
+		t.Fatalf("sent %d messages, want 1", len(e.host.Sent()))
 	}
-	m := e.host.sent[0]
+	m := e.host.Sent()[0]
 	if m.UserID != e.user || m.Conversation.ID != res.ConversationID || m.Text != "  kinases  " || !m.AutoBuild || !m.Created ||
 		m.Conversation.Title != "kinases" {
 		t.Errorf("message sent = %+v", m)
@@ -180,27 +181,27 @@ func TestAskStrategist(t *testing.T) {
 // call.
 func TestAskStrategistRefusedOrPanicking(t *testing.T) {
 	t.Parallel()
-	refused := newHarness(t, func(h *fakeHost) {
-		h.converse = func(context.Context, protocol.Message, func(*event.Record, event.Event) error) (protocol.Outcome, error) {
+	refused := newHarness(t, func(h *protocoltest.Host) {
+		h.Run = func(context.Context, protocol.Message, func(*event.Record, event.Event) error) (protocol.Outcome, error) {
 			return protocol.Outcome{}, &protocol.APIError{Status: http.StatusTooManyRequests, Code: protocol.CodeRateLimited,
 				Message: "you are starting turns too fast; wait a moment", Details: map[string]any{"limit": 5}}
 		}
 	})
 	a := refused.callMCP("ask_strategist", map[string]any{"message": "genes"})
-	if a.Result == nil || !a.Result.IsError || !strings.Contains(a.text(), `"RATE_LIMITED"`) || !strings.Contains(a.text(), `"limit":5`) {
-		t.Errorf("refused ask_strategist = %+v %q, want a RATE_LIMITED tool error with its details", a.Error, a.text())
+	if a.Result == nil || !a.Result.IsError || !strings.Contains(a.Text(), `"RATE_LIMITED"`) || !strings.Contains(a.Text(), `"limit":5`) {
+		t.Errorf("refused ask_strategist = %+v %q, want a RATE_LIMITED tool error with its details", a.Error, a.Text())
 	}
 
-	panicky := newHarness(t, func(h *fakeHost) {
-		h.converse = func(context.Context, protocol.Message, func(*event.Record, event.Event) error) (protocol.Outcome, error) {
+	panicky := newHarness(t, func(h *protocoltest.Host) {
+		h.Run = func(context.Context, protocol.Message, func(*event.Record, event.Event) error) (protocol.Outcome, error) {
 			panic("a bug in the orchestrator")
 		}
 	})
 	a = panicky.callMCP("ask_strategist", map[string]any{"message": "genes"})
-	if a.Result == nil || !a.Result.IsError || !strings.Contains(a.text(), "internal error") {
-		t.Errorf("panicking ask_strategist = %+v %q, want an internal tool error", a.Error, a.text())
+	if a.Result == nil || !a.Result.IsError || !strings.Contains(a.Text(), "internal error") {
+		t.Errorf("panicking ask_strategist = %+v %q, want an internal tool error", a.Error, a.Text())
 	}
 	if a := panicky.callMCP("list_sites", nil); a.Result == nil || a.Result.IsError {
-		t.Errorf("list_sites after the panic = %+v %q", a.Error, a.text())
+		t.Errorf("list_sites after the panic = %+v %q", a.Error, a.Text())
 	}
 }

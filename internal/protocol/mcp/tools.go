@@ -12,7 +12,7 @@ import (
 	"strategist/internal/catalog/catalogtool"
 	"strategist/internal/executor"
 	"strategist/internal/protocol"
-	"strategist/internal/strategy/graphtool"
+	"strategist/internal/strategies/graphtool"
 	"strategist/internal/tool"
 )
 

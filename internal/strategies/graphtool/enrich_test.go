@@ -3,7 +3,7 @@ package graphtool_test
 import (
 	"testing"
 
-	"strategist/internal/strategy/graphtool"
+	"strategist/internal/strategies/graphtool"
 	"strategist/internal/tool"
 )
 

@@ -1,4 +1,4 @@
-package server
+package agui
 
 import (
 	"context"
@@ -15,7 +15,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"strategist/internal/account"
 	"strategist/internal/event"
+	"strategist/internal/protocol"
 	"strategist/internal/store"
 )
 
@@ -23,7 +25,7 @@ import (
 // first event of the run's turn, so a refused start is an ordinary error
 // response.
 type aguiStream struct {
-	s    *Server
+	p    *Protocol
 	c    echo.Context
 	in   aguiInput
 	conv store.Conversation
@@ -67,7 +69,7 @@ func (a *aguiStream) start() error {
 	h.Set(headerConversation, a.conv.ID)
 	w.WriteHeader(http.StatusOK)
 	run := map[string]any{"threadId": a.in.ThreadID, "runId": a.in.RunID, "protocolVersion": aguiVersion,
-		"metadata": map[string]any{"strategist/conversationId": a.conv.ID, "strategist/conversationUrl": a.s.conversationURL(a.conv.ID)}}
+		"metadata": map[string]any{"strategist/conversationId": a.conv.ID, "strategist/conversationUrl": a.p.host.ConversationURL(a.conv.ID)}}
 	if a.in.ParentRunID != "" {
 		run["parentRunId"] = a.in.ParentRunID
 	}
@@ -152,7 +154,7 @@ func (a *aguiStream) record(r *event.Record, e event.Event) error {
 	case *event.GraphSnapshot:
 		var snap any
 		if err := json.Unmarshal(e.Snapshot, &snap); err != nil {
-			return fmt.Errorf("server: ag-ui: graph snapshot: %w", err)
+			return fmt.Errorf("agui: graph snapshot: %w", err)
 		}
 		ops := jsonPatch("/strategy", a.state["strategy"], snap, nil)
 		a.state["strategy"] = snap
@@ -268,26 +270,26 @@ func (a *aguiStream) closeAll() error {
 // finish ends the run as its last turn ended: an interrupt for a plan
 // waiting for approval, a success with the strategy's summary, a
 // cancellation, or RUN_ERROR.
-func (a *aguiStream) finish(ctx context.Context, out converseOutcome) {
+func (a *aguiStream) finish(ctx context.Context, out protocol.Outcome) {
 	if a.closeAll() != nil {
 		return
 	}
 	end := map[string]any{"threadId": a.in.ThreadID, "runId": a.in.RunID}
-	if u := out.usage; u.TotalTokens > 0 {
+	if u := out.Usage; u.TotalTokens > 0 {
 		end["usage"] = []map[string]any{{"inputTokens": u.PromptTokens, "outputTokens": u.CompletionTokens, "totalTokens": u.TotalTokens}}
 	}
 	switch {
-	case out.status == event.TurnCompleted && out.pendingHandoff != "":
-		in := map[string]any{"id": out.pendingHandoff, "reason": aguiReasonPlan,
+	case out.Status == event.TurnCompleted && out.PendingHandoff != "":
+		in := map[string]any{"id": out.PendingHandoff, "reason": aguiReasonPlan,
 			"message": "Plan ready. Resume this interrupt with status \"resolved\" to build it, or \"cancelled\" to leave it unbuilt."}
-		if p := a.plan; p != nil && p.HandoffID == out.pendingHandoff {
+		if p := a.plan; p != nil && p.HandoffID == out.PendingHandoff {
 			in["message"] = "Plan ready: " + p.Goal + ". Resume this interrupt with status \"resolved\" to build it, or \"cancelled\" to leave it unbuilt."
 			in["metadata"] = map[string]any{"strategist/goal": p.Goal, "strategist/plan": p.Plan}
 		}
 		end["outcome"] = map[string]any{"type": "interrupt", "interrupts": []any{in}}
-	case out.status == event.TurnCompleted:
-		summary, root := a.s.rootSummary(ctx, userID(a.c), a.conv.ID)
-		result := map[string]any{"conversationId": a.conv.ID, "conversationUrl": a.s.conversationURL(a.conv.ID), "summary": summary}
+	case out.Status == event.TurnCompleted:
+		summary, root := a.p.host.RootSummary(ctx, account.UserID(a.c.Request().Context()), a.conv.ID)
+		result := map[string]any{"conversationId": a.conv.ID, "conversationUrl": a.p.host.ConversationURL(a.conv.ID), "summary": summary}
 		if root != nil {
 			result["rootStepId"] = root.ID
 			if root.Count != nil {
@@ -296,14 +298,14 @@ func (a *aguiStream) finish(ctx context.Context, out converseOutcome) {
 		}
 		end["result"] = result
 		end["outcome"] = map[string]any{"type": "success"}
-	case out.status == event.TurnCancelled:
+	case out.Status == event.TurnCancelled:
 		end["outcome"] = map[string]any{"type": "cancelled"}
 	default:
-		msg := "The turn ended " + string(out.status)
-		if out.errText != "" {
-			msg += ": " + out.errText
+		msg := "The turn ended " + string(out.Status)
+		if out.Error != "" {
+			msg += ": " + out.Error
 		}
-		_ = a.send("RUN_ERROR", map[string]any{"message": msg, "code": "TURN_" + strings.ToUpper(string(out.status))})
+		_ = a.send("RUN_ERROR", map[string]any{"message": msg, "code": "TURN_" + strings.ToUpper(string(out.Status))})
 		return
 	}
 	_ = a.send("RUN_FINISHED", end)

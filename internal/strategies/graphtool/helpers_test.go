@@ -15,8 +15,8 @@ import (
 	"strategist/internal/pgtest"
 	"strategist/internal/store"
 	"strategist/internal/strategies"
+	"strategist/internal/strategies/graphtool"
 	"strategist/internal/strategy"
-	"strategist/internal/strategy/graphtool"
 	"strategist/internal/tool"
 )
 

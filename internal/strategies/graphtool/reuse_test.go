@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"strategist/internal/strategies/graphtool"
 	"strategist/internal/strategy"
-	"strategist/internal/strategy/graphtool"
 	"strategist/internal/tool"
 )
 

@@ -1,4 +1,4 @@
-package server
+package a2a
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"strategist/internal/account"
 	"strategist/internal/event"
+	"strategist/internal/protocol"
 	"strategist/internal/store"
 )
 
@@ -19,8 +20,8 @@ import (
 // (the strategy and its WDK export), listing and cancelling.
 
 // taskMeta is what every task of a conversation carries: its page.
-func (s *Server) taskMeta(ctx context.Context, conversationID string) map[string]any {
-	return map[string]any{"strategist/conversationUrl": s.conversationURL(conversationID)}
+func (p *Protocol) taskMeta(conversationID string) map[string]any {
+	return map[string]any{"strategist/conversationUrl": p.host.ConversationURL(conversationID)}
 }
 
 // taskView is how much of a task to send.
@@ -29,21 +30,21 @@ type taskView struct {
 	artifacts bool
 }
 
-// a2aTask reads a turn as an A2A task from Strategist's rows: its state
+// task reads a turn as an A2A task from Strategist's rows: its state
 // from the turn's status and its conversation's handoffs, its history from
 // the turn's messages, and its artifacts: the answer, the plan it asked to
 // build, and for a completed build the strategy and its WDK export.
-func (s *Server) a2aTask(ctx context.Context, userID string, t store.Turn, view taskView) (*a2a.Task, error) {
+func (p *Protocol) task(ctx context.Context, userID string, t store.Turn, view taskView) (*a2a.Task, error) {
 	info := a2a.TaskInfo{TaskID: a2a.TaskID(t.ID), ContextID: t.ConversationID}
-	msgs, err := s.cfg.Store.Messages(ctx, userID, t.ConversationID)
+	msgs, err := p.host.Messages(ctx, userID, t.ConversationID)
 	if err != nil {
 		return nil, a2aError(err)
 	}
-	handoffs, err := s.cfg.Store.Handoffs(ctx, userID, t.ConversationID)
+	handoffs, err := p.host.Handoffs(ctx, userID, t.ConversationID)
 	if err != nil {
 		return nil, a2aError(err)
 	}
-	task := &a2a.Task{ID: info.TaskID, ContextID: info.ContextID, Metadata: s.taskMeta(ctx, t.ConversationID)}
+	task := &a2a.Task{ID: info.TaskID, ContextID: info.ContextID, Metadata: p.taskMeta(t.ConversationID)}
 	task.Metadata["strategist/mode"] = string(t.Mode)
 	var answer []string
 	for _, m := range msgs {
@@ -93,11 +94,11 @@ func (s *Server) a2aTask(ctx context.Context, userID string, t store.Turn, view 
 			task.Status.State = a2a.TaskStateInputRequired
 			task.Status.Message = agentMessage(info, "Plan ready: "+requested.Goal+". Reply \"build\" in this context to build it.")
 		} else {
-			summary, _ := s.rootSummary(ctx, userID, t.ConversationID)
+			summary, _ := p.host.RootSummary(ctx, userID, t.ConversationID)
 			task.Status.Message = agentMessage(info, summary)
 		}
 		if t.Mode == store.ModeExecute {
-			arts, err := s.strategyArtifacts(ctx, userID, t.ConversationID)
+			arts, err := p.strategyArtifacts(ctx, userID, t.ConversationID)
 			if err != nil {
 				return nil, err
 			}
@@ -122,12 +123,12 @@ func (s *Server) a2aTask(ctx context.Context, userID string, t store.Turn, view 
 // strategyArtifacts are the conversation's strategy as artifacts: its
 // root step with count and provenance, and its WDK export (what
 // GET .../strategy/wdk answers). None when nothing was built.
-func (s *Server) strategyArtifacts(ctx context.Context, userID, conversationID string) ([]*a2a.Artifact, error) {
-	snap, err := s.cfg.Strategies.Conversation(ctx, userID, conversationID)
+func (p *Protocol) strategyArtifacts(ctx context.Context, userID, conversationID string) ([]*a2a.Artifact, error) {
+	snap, err := p.host.Strategy(ctx, userID, conversationID)
 	if err != nil {
 		return nil, nil // no strategy yet
 	}
-	summary, root := s.rootSummary(ctx, userID, conversationID)
+	summary, root := p.host.RootSummary(ctx, userID, conversationID)
 	data := map[string]any{"strategyId": snap.StrategyID, "version": snap.Version, "name": snap.Name, "siteId": snap.SiteID,
 		"recordType": snap.RecordType, "steps": len(snap.Steps), "summary": summary}
 	if root != nil {
@@ -145,9 +146,9 @@ func (s *Server) strategyArtifacts(ctx context.Context, userID, conversationID s
 	if root == nil {
 		return out, nil
 	}
-	w, err := s.cfg.Strategies.WDK(ctx, userID, snap.StrategyID)
+	w, err := p.host.WDK(ctx, userID, snap.StrategyID)
 	if err != nil {
-		s.log.WarnContext(ctx, "a2a: no WDK export", "conversation_id", conversationID, "error", err)
+		p.log.WarnContext(ctx, "a2a: no WDK export", "conversation_id", conversationID, "error", err)
 		return out, nil
 	}
 	part := a2a.NewDataPart(jsonObject(w))
@@ -170,12 +171,12 @@ func jsonObject(v any) map[string]any {
 }
 
 // GetTask reads one of the caller's tasks.
-func (h *a2aHandler) GetTask(ctx context.Context, req *a2a.GetTaskRequest) (*a2a.Task, error) {
+func (h *handler) GetTask(ctx context.Context, req *a2a.GetTaskRequest) (*a2a.Task, error) {
 	t, err := h.userTurn(ctx, req.ID)
 	if err != nil {
 		return nil, err
 	}
-	return h.s.a2aTask(ctx, account.UserID(ctx), t, taskView{history: req.HistoryLength, artifacts: true})
+	return h.p.task(ctx, account.UserID(ctx), t, taskView{history: req.HistoryLength, artifacts: true})
 }
 
 // maxA2AListConversations bounds the conversations ListTasks reads when
@@ -184,16 +185,16 @@ const maxA2AListConversations = 20
 
 // ListTasks lists the caller's tasks, newest first: a context's, or those
 // of their latest conversations.
-func (h *a2aHandler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
+func (h *handler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
 	userID := account.UserID(ctx)
 	var convIDs []string
 	if req.ContextID != "" {
-		if !isUUID(req.ContextID) {
+		if !protocol.IsUUID(req.ContextID) {
 			return nil, invalidParams("contextId must be a Strategist conversation id (a UUID)")
 		}
 		convIDs = []string{strings.ToLower(req.ContextID)}
 	} else {
-		convs, err := h.s.cfg.Store.Conversations(ctx, userID, maxA2AListConversations)
+		convs, err := h.p.host.Conversations(ctx, userID, maxA2AListConversations)
 		if err != nil {
 			return nil, err
 		}
@@ -203,7 +204,7 @@ func (h *a2aHandler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (
 	}
 	var turns []store.Turn
 	for _, id := range convIDs {
-		ts, err := h.s.cfg.Store.Turns(ctx, userID, id)
+		ts, err := h.p.host.Turns(ctx, userID, id)
 		if err != nil {
 			return nil, a2aError(err)
 		}
@@ -218,7 +219,7 @@ func (h *a2aHandler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (
 	if req.PageToken != "" {
 		n, err := strconv.Atoi(req.PageToken)
 		if err != nil || n < 0 {
-			return nil, invalidParams("pageToken %s is not one this server gave", quote(req.PageToken))
+			return nil, invalidParams("pageToken %s is not one this server gave", protocol.Quote(req.PageToken))
 		}
 		offset = n
 	}
@@ -227,7 +228,7 @@ func (h *a2aHandler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (
 		if req.StatusTimestampAfter != nil && !t.StartedAt.After(*req.StatusTimestampAfter) && (t.EndedAt == nil || !t.EndedAt.After(*req.StatusTimestampAfter)) {
 			continue
 		}
-		task, err := h.s.a2aTask(ctx, userID, t, taskView{history: req.HistoryLength, artifacts: req.IncludeArtifacts})
+		task, err := h.p.task(ctx, userID, t, taskView{history: req.HistoryLength, artifacts: req.IncludeArtifacts})
 		if err != nil {
 			return nil, err
 		}
@@ -252,7 +253,7 @@ const cancelWait = 10 * time.Second
 
 // CancelTask cancels a running task's turn (as Cancel on the page does)
 // and answers with the task once the turn has ended.
-func (h *a2aHandler) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest) (*a2a.Task, error) {
+func (h *handler) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest) (*a2a.Task, error) {
 	userID := account.UserID(ctx)
 	t, err := h.userTurn(ctx, req.ID)
 	if err != nil {
@@ -261,7 +262,7 @@ func (h *a2aHandler) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest)
 	if t.Status != store.TurnRunning {
 		return nil, a2a.NewError(a2a.ErrTaskNotCancelable, "task "+t.ID+" has ended ("+string(t.Status)+")")
 	}
-	if err := h.s.cfg.Chat.Cancel(ctx, userID, t.ConversationID, t.ID); err != nil {
+	if err := h.p.host.CancelTurn(ctx, userID, t.ConversationID, t.ID); err != nil {
 		return nil, a2aError(err)
 	}
 	deadline := time.Now().Add(cancelWait)
@@ -275,5 +276,5 @@ func (h *a2aHandler) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest)
 			return nil, err
 		}
 	}
-	return h.s.a2aTask(ctx, userID, t, taskView{artifacts: true})
+	return h.p.task(ctx, userID, t, taskView{artifacts: true})
 }

@@ -7,7 +7,7 @@ import (
 	"strategist/internal/catalog/offline"
 	"strategist/internal/genelist"
 	"strategist/internal/strategies"
-	"strategist/internal/strategy/graphtool"
+	"strategist/internal/strategies/graphtool"
 	"strategist/internal/tool"
 )
 

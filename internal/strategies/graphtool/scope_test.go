@@ -11,8 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"strategist/internal/strategies/graphtool"
 	"strategist/internal/strategy"
-	"strategist/internal/strategy/graphtool"
 )
 
 func TestSubagentScope(t *testing.T) {

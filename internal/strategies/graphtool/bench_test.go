@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"strategist/internal/strategy/graphtool"
+	"strategist/internal/strategies/graphtool"
 	"strategist/internal/tool"
 )
 

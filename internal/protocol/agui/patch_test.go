@@ -1,4 +1,4 @@
-package server
+package agui
 
 import (
 	"encoding/json"

@@ -14,8 +14,8 @@ import (
 	"strategist/internal/catalog"
 	"strategist/internal/store"
 	"strategist/internal/strategies"
+	"strategist/internal/strategies/graphtool"
 	"strategist/internal/strategy"
-	"strategist/internal/strategy/graphtool"
 )
 
 func TestToolsets(t *testing.T) {
