@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -141,5 +142,69 @@ func TestOfflineRequirementNotEvaluable(t *testing.T) {
 	}
 	if answer := lastAnswer(t, run.exec); !strings.Contains(answer, "**could not be evaluated**") {
 		t.Errorf("the answer does not mark the requirement it could not evaluate:\n%s", answer)
+	}
+}
+
+// TestOfflineKnownGenesAsControls: a request that names genes its result
+// should have plans the rest and sets those genes as positive controls
+// (a previous id mapped), and the build's answer reports which of them
+// the result finds and loses, as the raw files say. "Test this strategy
+// against my controls: ids" then scores the strategy against the ids it
+// gives and builds nothing.
+func TestOfflineKnownGenesAsControls(t *testing.T) {
+	t.Parallel()
+	srv := startOffline(t)
+	data := loadGeneData(t, srv.dataDir)
+	replication := data.GO("GO:0006260")
+	// PFA0005w is PF3D7_0100100's previous id, not a DNA replication gene;
+	// PF3D7_0108600 is one.
+	if replication["PF3D7_0100100"] || !replication["PF3D7_0108600"] {
+		t.Fatal("the raw files changed: pick other known genes")
+	}
+	run := srv.scenario(t, "Find genes involved in DNA replication, and make sure PFA0005w and PF3D7_0108600 are in it")
+	eventtest.Check(t, run.all())
+	if got := run.draftTree(t); got != "GenesByGoTerm GO:0006260" {
+		t.Errorf("draft = %s, want DNA replication alone (the known genes are controls, not a search)", got)
+	}
+	if len(records(run.plan, "controls_changed")) != 1 {
+		t.Errorf("the plan turn set no controls")
+	}
+	if answer := lastAnswer(t, run.plan); !strings.Contains(answer, "**positive controls** (PF3D7_0100100, PF3D7_0108600") || !strings.Contains(answer, "PFA0005w is the previous id of PF3D7_0100100") {
+		t.Errorf("the plan's answer does not offer the genes as controls:\n%s", answer)
+	}
+	rc := requirementsChecked(t, run.exec)
+	c := rc.Controls
+	if c == nil || c.PositivesFound == nil || *c.PositivesFound != 1 || c.PositivesTotal != 2 || len(c.PositivesLost) != 1 || c.PositivesLost[0] != "PF3D7_0100100" {
+		t.Fatalf("controls at the result = %+v, want 1 of 2 found, PF3D7_0100100 lost", c)
+	}
+	if answer := lastAnswer(t, run.exec); !strings.Contains(answer, "1 of 2 positives found") || !strings.Contains(answer, "lost 1: PF3D7_0100100") {
+		t.Errorf("the build's answer does not say which known gene it lost:\n%s", answer)
+	}
+
+	// Test against other controls, given in the message: scored, not built.
+	prefix := "/api/v1/conversations/" + run.conv
+	var turn struct {
+		TurnID string `json:"turnId"`
+	}
+	srv.call(t, http.MethodPost, prefix+"/turns", map[string]string{"message": "Test this strategy against my controls: PF3D7_0108600, PF3D7_0215800", "mode": "execute"}, &turn, http.StatusAccepted)
+	follow := srv.follow(t, prefix, run.exec[len(run.exec)-1].Seq, turn.TurnID)
+	eventtest.Check(t, append(run.all(), follow...))
+	var tools []string
+	for _, r := range follow {
+		if r.Type == "tool_call_start" {
+			tools = append(tools, field[string](t, r, "name"))
+		}
+	}
+	if strings.Join(tools, ",") != "set_controls,score_controls" || len(records(follow, "graph_snapshot")) != 0 {
+		t.Errorf("test against controls called %v and made %d snapshots; want set_controls and score_controls, no change", tools, len(records(follow, "graph_snapshot")))
+	}
+	both := 0
+	for _, id := range []string{"PF3D7_0108600", "PF3D7_0215800"} {
+		if replication[id] {
+			both++
+		}
+	}
+	if answer := lastAnswer(t, follow); !strings.Contains(answer, fmt.Sprintf("| %s (root) | %d of 2 |", run.strategy.RootStepID, both)) {
+		t.Errorf("the scores do not give the root %d of 2 positives:\n%s", both, answer)
 	}
 }

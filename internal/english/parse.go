@@ -35,6 +35,7 @@ import (
 // only genes of an organism is every gene of it.
 func Parse(text string) Parsed {
 	var p Parsed
+	text, p.Known = takeKnown(text)
 	toks := tokenize(exclusionLast(possessionAsked(rangesSpelled(withoutContext(text)))))
 	toks, p.Organism = takeOrganism(toks)
 	toks, p.Evidence = takeEvidence(toks)
@@ -43,7 +44,12 @@ func Parse(text string) Parsed {
 	var rest, replaced []token
 	p.Follow, rest, replaced = followUpOf(toks)
 	switch p.Follow {
-	case FollowUndo, FollowEnrich, FollowControls:
+	case FollowControls:
+		if len(p.Known) == 0 {
+			p.Known = idsAsWritten(text)
+		}
+		return p
+	case FollowUndo, FollowEnrich:
 		return p
 	case FollowNone:
 	default:

@@ -33,7 +33,12 @@ func executeTurn(t *turn) response {
 		return enrichTurn(a)
 	}
 	if p.Follow == english.FollowControls {
-		return controlsTurn(a)
+		return controlsTurn(a, p.Known)
+	}
+	// Genes the request says its result should have are its positive
+	// controls, set before the build so that its check reports them.
+	if known := setKnown(a, p.Known); known != nil && !known.ok {
+		return say(intro + knownText(known))
 	}
 	// With a strategy already built, a message refines or replaces it, as
 	// in plan mode: the scheduler builds the new tree, reusing the
