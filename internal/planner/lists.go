@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"strategist/internal/genelist"
-	"strategist/internal/strategies/graphtool"
 	"strategist/internal/store"
+	"strategist/internal/strategies/graphtool"
 	"strategist/internal/tool"
 )
 
