@@ -171,3 +171,16 @@ func (e *RequirementsChecked) Summary() string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// Summary says what the controls are now: "Controls changed: positives
+// “known” (3 genes), no negatives."
+func (e *ControlsChanged) Summary() string {
+	side := func(kind, id, name string, size int) string {
+		if id == "" {
+			return "no " + kind
+		}
+		return kind + " “" + name + "” (" + Genes(size) + ")"
+	}
+	return "Controls changed: " + side("positives", e.PositivesID, e.PositivesName, e.PositivesSize) + ", " +
+		side("negatives", e.NegativesID, e.NegativesName, e.NegativesSize) + "."
+}
