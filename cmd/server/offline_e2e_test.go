@@ -365,10 +365,23 @@ func (r offlineRun) all() []event.Record { return append(slices.Clone(r.plan), r
 // follows both turns on the SSE stream to their turn_end.
 func (s *offlineServer) scenario(t *testing.T, request string) offlineRun {
 	t.Helper()
+	return s.scenarioIn(t, s.conversation(t), request)
+}
+
+// conversation makes a new conversation on the offline site.
+func (s *offlineServer) conversation(t *testing.T) string {
+	t.Helper()
 	var conv struct {
 		ID string `json:"id"`
 	}
 	s.call(t, http.MethodPost, "/api/v1/conversations", map[string]string{"siteId": "plasmodb"}, &conv, http.StatusCreated)
+	return conv.ID
+}
+
+// scenarioIn is scenario in a conversation that exists.
+func (s *offlineServer) scenarioIn(t *testing.T, convID, request string) offlineRun {
+	t.Helper()
+	conv := struct{ ID string }{convID}
 	prefix := "/api/v1/conversations/" + conv.ID
 	var turn struct {
 		TurnID string `json:"turnId"`
