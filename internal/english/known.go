@@ -62,3 +62,11 @@ func idsAsWritten(text string) []string {
 	}
 	return ids
 }
+
+// controlsGiven reads the ids a request to test against controls gives as
+// the controls ("…against my controls: PF3D7_…, …").
+func (p *Parsed) controlsGiven(text string) {
+	if p.Follow == FollowControls && len(p.Known) == 0 {
+		p.Known = idsAsWritten(text)
+	}
+}

@@ -44,12 +44,8 @@ func Parse(text string) Parsed {
 	var rest, replaced []token
 	p.Follow, rest, replaced = followUpOf(toks)
 	switch p.Follow {
-	case FollowControls:
-		if len(p.Known) == 0 {
-			p.Known = idsAsWritten(text)
-		}
-		return p
-	case FollowUndo, FollowEnrich:
+	case FollowUndo, FollowEnrich, FollowControls:
+		p.controlsGiven(text)
 		return p
 	case FollowNone:
 	default:
