@@ -35,6 +35,7 @@ import (
 // only genes of an organism is every gene of it.
 func Parse(text string) Parsed {
 	var p Parsed
+	text, p.Known = takeKnown(text)
 	toks := tokenize(exclusionLast(possessionAsked(rangesSpelled(withoutContext(text)))))
 	toks, p.Organism = takeOrganism(toks)
 	toks, p.Evidence = takeEvidence(toks)
@@ -44,6 +45,7 @@ func Parse(text string) Parsed {
 	p.Follow, rest, replaced = followUpOf(toks)
 	switch p.Follow {
 	case FollowUndo, FollowEnrich, FollowControls:
+		p.controlsGiven(text)
 		return p
 	case FollowNone:
 	default:
