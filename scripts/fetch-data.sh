@@ -35,6 +35,8 @@ files=(
 go_terms_sha256="5ff73e37078b69950114c7cbc02536925429aee59b7d87a9c15acdb64c82dc9e"
 go_synonyms_sha256="f66530bbbfc832f9a10e05df6b509d0a8fd4654a99f8a1523994bc51ffe9b1c3"
 go_definitions_sha256="3d69551ec34a5346b22414340107667c3df1ab67727163349c60c0a861c5e6f6"
+seed_sets_sha256="ca7ad040f8e41f45cb1b2bd1912369ccec6e432b5baebf326afb16d36a907fd4"
+seed_index_sha256="2e3dbe50d53f24a5159aebca218a7b740ec53d58575954c724ce98ac61b4c95b"
 go_deb_version="3.16.0-1"
 go_deb_sha256="6cf9c43b97212811ecb7ad0d7cde12e76f984ab7494a59c02455239a9dd3243d"
 # GO ids named by the project's tests and examples beyond the gene lists.
@@ -248,5 +250,20 @@ for entry in "go_synonyms.tsv|$go_synonyms_sha256" "go_definitions.tsv|$go_defin
     derive_go_extra "$tmp" "$name"
   fi
   install_checked "$tmp" "$name" "$want"
+done
+# PathFinder's seed control sets (gene-id lists it pairs with its example
+# strategies), extracted from its Python source rather than served as
+# files: copied from the local source only, and optional (the evaluation's
+# control-set tests need them; nothing else does).
+for entry in "pathfinder_seed_gene_sets_plasmodb.tsv|$seed_sets_sha256" "pathfinder_seed_gene_sets_plasmodb.index.tsv|$seed_index_sha256"; do
+  IFS='|' read -r name want <<<"$entry"
+  if verify "$dest/$name" "$want"; then
+    say "ok  $name (already present)"
+  elif [[ -n "$src" && -f "$src/$name" ]]; then
+    cp "$src/$name" "$dest/.$name.tmp"
+    install_checked "$dest/.$name.tmp" "$name" "$want"
+  else
+    say "skipped $name: the seed control sets come only from a local copy (STRATEGIST_DATA_SOURCE); see data/SOURCES.md"
+  fi
 done
 say "gene data ready in $dest"

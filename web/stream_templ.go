@@ -264,6 +264,11 @@ func Fragment(p *ConversationPage, ch view.Change) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
+		case view.ControlsSet:
+			templ_7745c5c3_Err = controlsMark(p, true).Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
 		}
 		return nil
 	})

@@ -101,6 +101,7 @@ func TestOfflineAcceptance(t *testing.T) {
 	if len(records(first.exec, "graph_snapshot")) == 0 {
 		t.Error("no graph_snapshot in the execute turn")
 	}
+	checkAcceptanceRequirements(t, data, first)
 	want := eval.Minus(eval.Union(data.GO("GO:0006260"), data.GO("GO:0006281")), data.On("Pf3D7_14_v3"))
 	root, union := first.strategy.count(first.strategy.RootStepID), first.strategy.count(first.strategy.find(strategy.Union))
 	if root != 89 || root != len(want) || union != 108 {
@@ -364,10 +365,23 @@ func (r offlineRun) all() []event.Record { return append(slices.Clone(r.plan), r
 // follows both turns on the SSE stream to their turn_end.
 func (s *offlineServer) scenario(t *testing.T, request string) offlineRun {
 	t.Helper()
+	return s.scenarioIn(t, s.conversation(t), request)
+}
+
+// conversation makes a new conversation on the offline site.
+func (s *offlineServer) conversation(t *testing.T) string {
+	t.Helper()
 	var conv struct {
 		ID string `json:"id"`
 	}
 	s.call(t, http.MethodPost, "/api/v1/conversations", map[string]string{"siteId": "plasmodb"}, &conv, http.StatusCreated)
+	return conv.ID
+}
+
+// scenarioIn is scenario in a conversation that exists.
+func (s *offlineServer) scenarioIn(t *testing.T, convID, request string) offlineRun {
+	t.Helper()
+	conv := struct{ ID string }{convID}
 	prefix := "/api/v1/conversations/" + conv.ID
 	var turn struct {
 		TurnID string `json:"turnId"`

@@ -180,6 +180,11 @@ func (p *watchPrinter) print(r event.Record) {
 		p.line("  handoff %s accepted: execute turn %s", short(e.HandoffID), short(e.ExecuteTurnID))
 	case *event.GraphSnapshot:
 		p.line("  strategy %s is at version %d", short(e.StrategyID), e.Version)
+	case *event.RequirementsChecked:
+		p.line("  requirements: %s", e.Tally())
+		for _, r := range e.Requirements {
+			p.line("    %s", r.Line())
+		}
 	case *event.SubagentPlan:
 		p.plan(e)
 	case *event.SubagentTaskRetry:

@@ -88,6 +88,10 @@ func (m *mapper) updates(e event.Event) []SessionUpdate {
 			return nil
 		}
 		return text(UpdateAgentThought, "", e.NodeID+" "+labelOf(m.nodes, e.NodeID)+": "+e.Content+"\n")
+	case *event.ControlsChanged:
+		return text(UpdateAgentMessage, "", "\n\n> "+e.Summary()+"\n\n")
+	case *event.RequirementsChecked:
+		return text(UpdateAgentMessage, "", "\n\n> "+strings.ReplaceAll(e.Summary(), "\n", "\n> ")+"\n\n")
 	case *event.Error:
 		return text(UpdateAgentMessage, "", "\n\n> Error "+e.Code+": "+e.Message+"\n\n")
 	case *event.TurnEnd:

@@ -34,7 +34,11 @@ import (
 // only genes of an organism is every gene of it.
 func Parse(text string) Parsed {
 	var p Parsed
-	text, p.Notes = rewritten(text)
+	text, p.Known = takeKnown(text)
+	given := text
+	var notes []string
+	text, notes = rewritten(text)
+	p.Notes = append(p.Notes, notes...)
 	toks := literalWords(tokenize(text))
 	toks, p.Organism = takeOrganism(toks)
 	toks, p.Evidence = takeEvidence(toks)
@@ -44,6 +48,7 @@ func Parse(text string) Parsed {
 	p.Follow, rest, replaced = followUpOf(toks)
 	switch p.Follow {
 	case FollowUndo, FollowEnrich, FollowControls:
+		p.controlsGiven(given)
 		return p
 	case FollowNone:
 	default:

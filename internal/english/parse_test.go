@@ -1,6 +1,7 @@
 package english
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -135,6 +136,32 @@ func TestWords(t *testing.T) {
 	for in, want := range map[string]string{"kinases": "kinase", "processes": "process", "snoRNAs": "snoRNA", "activities": "activity", "gas": "gas", "virus": "virus"} {
 		if got := Singular(in); got != want {
 			t.Errorf("Singular(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestKnownGenes: a request that names genes its result should have keeps
+// them apart as known genes (positive controls), not as a search; a
+// request to test against controls gives its ids as the controls.
+func TestKnownGenes(t *testing.T) {
+	for _, c := range []struct {
+		text, root string
+		known      []string
+		follow     FollowUp
+	}{
+		{"Find genes involved in DNA replication, and make sure PF3D7_0100100 and PF3D7_1133400 are in it", "DNA replication", []string{"PF3D7_0100100", "PF3D7_1133400"}, FollowNone},
+		{"DNA repair genes on chromosome 5; the result should include PFA0005w.", "", []string{"PFA0005w"}, FollowNone},
+		{"kinases, with PF3D7_0100100 as positive controls", "kinases", []string{"PF3D7_0100100"}, FollowNone},
+		{"Test this strategy against my controls: PF3D7_0100100, PF3D7_1405300", "", []string{"PF3D7_0100100", "PF3D7_1405300"}, FollowControls},
+		// Anything but ids is read as the request it is.
+		{"make sure kinases are in it", "", nil, FollowNone},
+	} {
+		p := Parse(c.text)
+		if !slices.Equal(p.Known, c.known) || p.Follow != c.follow {
+			t.Errorf("Parse(%q): known %v follow %v, want %v %v", c.text, p.Known, p.Follow, c.known, c.follow)
+		}
+		if c.root != "" && (p.Root == nil || !strings.Contains(p.Root.Describe(), c.root) || strings.Contains(p.Root.Describe(), "PF3D7")) {
+			t.Errorf("Parse(%q).Root = %v, want %q without the known genes", c.text, p.Root, c.root)
 		}
 	}
 }

@@ -154,4 +154,9 @@ type Parsed struct {
 	Part, Replaced *Node
 	// Notes say how connectives and odd words were read.
 	Notes []string
+	// Known are gene ids the request says its result should have ("make
+	// sure PF3D7_0100100 is in it"), or, for a request to test against
+	// controls, the ids it gives as the controls: positive controls, not
+	// a search.
+	Known []string
 }

@@ -335,3 +335,24 @@ func Minus(a, b Set) Set {
 	}
 	return out
 }
+
+// fileSeedSets holds PathFinder's seed control sets (optional: see
+// data/SOURCES.md).
+const fileSeedSets = "pf3d7/pathfinder_seed_gene_sets_plasmodb.tsv"
+
+// LoadSeedSets reads PathFinder's seed control sets under dir: set name ->
+// its gene ids, in file order. Without the file it is ErrNoData.
+func LoadSeedSets(dir string) (map[string][]string, error) {
+	rows, err := readRows(dir, fileSeedSets)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for i, r := range rows {
+		if len(r) != 2 || r[0] == "" || r[1] == "" {
+			return nil, fmt.Errorf("eval: load %s: row %d is not a set name and a gene id", fileSeedSets, i+2)
+		}
+		out[r[0]] = append(out[r[0]], r[1])
+	}
+	return out, nil
+}

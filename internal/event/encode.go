@@ -23,6 +23,7 @@ func (*ConversationRenamed) wireName() string   { return "conversation_renamed" 
 func (*QuestionAsked) wireName() string         { return "question_asked" }
 func (*ControlsChanged) wireName() string       { return "controls_changed" }
 func (*GraphSnapshot) wireName() string         { return "graph_snapshot" }
+func (*RequirementsChecked) wireName() string   { return "requirements_checked" }
 func (*SubagentPlan) wireName() string          { return "subagent_plan" }
 func (*SubagentTaskRetry) wireName() string     { return "subagent_task_retry" }
 func (*SubagentTaskStart) wireName() string     { return "subagent_task_start" }
@@ -50,6 +51,7 @@ func All() []Event {
 		&QuestionAsked{},
 		&ControlsChanged{},
 		&GraphSnapshot{},
+		&RequirementsChecked{},
 		&SubagentPlan{},
 		&SubagentTaskRetry{},
 		&SubagentTaskStart{},

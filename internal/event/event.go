@@ -194,6 +194,97 @@ type ControlsChanged struct {
 	NegativesSize int    `json:"negativesSize"`
 }
 
+// RequirementsChecked is what a build's answer checks: each requirement
+// the request stated (the plan's searches with their stated parameter
+// values, its restrictions, exclusions and unions, the steps it reused),
+// the step of the strategy that implements it, that step's count and a few
+// of its genes with the attribute that qualified them, all computed by the
+// server from the graph and the plan, never taken from a model. A
+// requirement no step implements, or whose genes the catalog cannot
+// compute, says so. Controls, when the conversation has control lists,
+// are the result's figures against them.
+type RequirementsChecked struct {
+	Base
+	StrategyID string `json:"strategyId"`
+	Version    int    `json:"version"`
+	RootStepID string `json:"rootStepId"`
+	RootCount  *int   `json:"rootCount"`
+	// RootApproximate marks a result count a text search made approximate.
+	RootApproximate bool          `json:"rootApproximate,omitempty"`
+	Requirements    []Requirement `json:"requirements"`
+	Controls        *RootControls `json:"controls,omitempty"`
+}
+
+// Requirement is one stated requirement and how the strategy meets it.
+type Requirement struct {
+	// ID is the plan node the requirement comes from ("n3").
+	ID   string          `json:"id"`
+	Kind RequirementKind `json:"kind"`
+	// Text is the requirement in the request's words where the plan kept
+	// them (a task's phrase), else the plan's label for it.
+	Text string `json:"text"`
+	// Search is the catalog's name of the search a search requirement
+	// asks for ("GO Term"); Values are the parameter values it states.
+	Search string        `json:"search,omitempty"`
+	Values []StatedValue `json:"values,omitempty"`
+	// Operator is a combine's operator.
+	Operator string            `json:"operator,omitempty"`
+	Status   RequirementStatus `json:"status"`
+	// StepID and StepName are the step that implements it ("" for a
+	// missing one); Count is that step's count, nil when it has none.
+	StepID   string `json:"stepId,omitempty"`
+	StepName string `json:"stepName,omitempty"`
+	Count    *int   `json:"count"`
+	// Approximate marks figures a text search made approximate.
+	Approximate bool `json:"approximate,omitempty"`
+	// InResult is how many of the step's genes the strategy's result
+	// keeps; for an exclusion, how many genes it removed.
+	InResult *int `json:"inResult"`
+	// Examples are a few genes that show the requirement at work: genes
+	// the step found (an exclusion: genes it removed), each with what
+	// qualified it.
+	Examples []GeneEvidence `json:"examples"`
+	// Note says why a requirement is not met, missing or not evaluable,
+	// or anything else the researcher should know of it.
+	Note string `json:"note,omitempty"`
+}
+
+// StatedValue is one parameter value a requirement states: the
+// parameter's name and label, the value as sent, and its label.
+type StatedValue struct {
+	Param      string `json:"param"`
+	ParamLabel string `json:"paramLabel"`
+	Value      string `json:"value"`
+	Label      string `json:"label"`
+}
+
+// GeneEvidence is one gene and the attribute that qualified it for a
+// requirement ("GO term: DNA replication (GO:0006260)", "Chromosome:
+// Pf3D7_14_v3").
+type GeneEvidence struct {
+	GeneID     string `json:"geneId"`
+	Product    string `json:"product,omitempty"`
+	Chromosome string `json:"chromosome,omitempty"`
+	Attribute  string `json:"attribute"`
+}
+
+// RootControls are the result's figures against the conversation's
+// control lists: the positives it finds and those it loses, the negatives
+// it finds. Recall and Precision are null where undefined, and every
+// figure is null when the result cannot be computed (Message says why).
+type RootControls struct {
+	PositivesName  string   `json:"positivesName,omitempty"`
+	PositivesFound *int     `json:"positivesFound"`
+	PositivesTotal int      `json:"positivesTotal"`
+	PositivesLost  []string `json:"positivesLost"`
+	NegativesName  string   `json:"negativesName,omitempty"`
+	NegativesFound *int     `json:"negativesFound"`
+	NegativesTotal int      `json:"negativesTotal"`
+	Recall         *float64 `json:"recall"`
+	Precision      *float64 `json:"precision"`
+	Message        string   `json:"message,omitempty"`
+}
+
 // GraphSnapshot is the strategy after a mutation. The strategy service emits
 // it, from the one place that mutates.
 type GraphSnapshot struct {

@@ -84,3 +84,33 @@ const (
 	RoleTool      MessageRole = "tool"
 	RoleSummary   MessageRole = "summary"
 )
+
+// RequirementKind says what a stated requirement is: a search (a location,
+// a gene type, an organism, a GO term... is the search that finds it), a
+// combine of two of them, a transform of one, or a step the plan reused.
+type RequirementKind string
+
+// The kinds of requirement.
+const (
+	RequirementSearch      RequirementKind = "search"
+	RequirementRestriction RequirementKind = "restriction" // INTERSECT
+	RequirementExclusion   RequirementKind = "exclusion"   // MINUS, RMINUS
+	RequirementEither      RequirementKind = "either"      // UNION
+	RequirementCombine     RequirementKind = "combine"     // any other operator
+	RequirementTransform   RequirementKind = "transform"
+	RequirementStep        RequirementKind = "step"
+)
+
+// RequirementStatus says how the strategy meets a requirement.
+type RequirementStatus string
+
+// The statuses of a requirement: met (a step implements it and its genes
+// were computed), not met (a step of its search exists but with other
+// values, or outside the result), missing (no step implements it), not
+// evaluable (a step implements it but its genes cannot be computed here).
+const (
+	RequirementMet          RequirementStatus = "met"
+	RequirementNotMet       RequirementStatus = "not_met"
+	RequirementMissing      RequirementStatus = "missing"
+	RequirementNotEvaluable RequirementStatus = "not_evaluable"
+)

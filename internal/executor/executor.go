@@ -26,6 +26,7 @@ type Strategies interface {
 	graphtool.Service
 	graphtool.Reader
 	subagent.StrategyService
+	RequirementChecker
 }
 
 // Config configures the executor role.
@@ -112,7 +113,7 @@ func (x *Executor) Tools(env agent.Env) (*tool.Toolset, error) {
 	all := append(cat.Tools(), getStrategy)
 	all = append(all, graph...)
 	all = append(all, tool.NewTool("delegate_strategy_subtasks", delegateDoc, d.delegate,
-		tool.WithTimeout(x.cfg.DelegationTimeout)))
+		tool.WithTimeout(x.cfg.DelegationTimeout)), x.checkTool(env))
 	return tool.NewToolset(all...)
 }
 
@@ -134,7 +135,7 @@ func (x *Executor) binding(env agent.Env) graphtool.Binding {
 	}
 }
 
-const delegateDoc = `Build a plan with sub-agents: each task runs as its own agent (in parallel where the plan allows) and creates its step(s); combines are joined for you as soon as both inputs are done; a step node reuses an existing step as it is. plan is the nested tree {"type":"task","task":...,"hint"?,"context"?,"input"?} / {"type":"combine","operator":...,"left":...,"right":...} / {"type":"step","stepId":"s3"}. A reused step that another step consumes is freed first (the steps above it are removed); when the plan completes, every step outside its result is removed so the strategy has one root. Each removal is a version: Undo brings it back. Returns every node's status, the root step of the whole plan, removedSteps, and tokens spent.`
+const delegateDoc = `Build a plan with sub-agents: each task runs as its own agent (in parallel where the plan allows) and creates its step(s); combines are joined for you as soon as both inputs are done; a step node reuses an existing step as it is. plan is the nested tree {"type":"task","task":...,"hint"?,"context"?,"input"?} / {"type":"combine","operator":...,"left":...,"right":...} / {"type":"step","stepId":"s3"}. A reused step that another step consumes is freed first (the steps above it are removed); when the plan completes, every step outside its result is removed so the strategy has one root. Each removal is a version: Undo brings it back. Returns every node's status, the root step of the whole plan, removedSteps, tokens spent and, once the plan completed, its requirement check (requirements: each requirement with the step that implements it, its count and example genes; the researcher sees it as a card).`
 
 // DelegateArgs are delegate_strategy_subtasks' arguments.
 type DelegateArgs struct {
@@ -150,7 +151,7 @@ type delegator struct {
 	binding graphtool.Binding
 }
 
-func (d *delegator) delegate(ctx context.Context, a DelegateArgs) (*subagent.Result, error) {
+func (d *delegator) delegate(ctx context.Context, a DelegateArgs) (*DelegateResult, error) {
 	p, err := subagent.ParseArg(a.Plan, "/plan")
 	if err != nil {
 		return nil, err
@@ -168,7 +169,10 @@ func (d *delegator) delegate(ctx context.Context, a DelegateArgs) (*subagent.Res
 		// can fix the plan from the valid ids.
 		return nil, subagent.ToolError(pe, "/plan")
 	}
-	return res, err
+	if err != nil {
+		return nil, err
+	}
+	return d.x.checkDelegation(ctx, d.env, p, res), nil
 }
 
 // attemptTools gives one sub-agent attempt the catalog tools and the graph

@@ -211,7 +211,8 @@ func TestDelegateBuildsAPlan(t *testing.T) {
 	if err != nil {
 		t.Fatalf("delegate: %v", err)
 	}
-	res := out.(*subagent.Result)
+	dr := out.(*executor.DelegateResult)
+	res := dr.Result
 	if res.Status != store.DelegationCompleted || res.RootStepID == "" || len(res.Nodes) != 1 || res.Nodes[0].Status != subagent.StatusDone {
 		t.Fatalf("result = %+v, want completed with one done node", res)
 	}
@@ -222,9 +223,18 @@ func TestDelegateBuildsAPlan(t *testing.T) {
 	if snap.RootStepID != res.RootStepID || len(snap.Steps) != 1 || snap.Steps[0].SearchName != "GenesByGeneType" {
 		t.Errorf("strategy = %+v, want the one GenesByGeneType step %s as root", snap, res.RootStepID)
 	}
-	var plans, ends int
+	// The completed plan is checked: its one task (no search stated) is
+	// the step its node built; this catalog has no gene data, so the
+	// check says the step cannot be evaluated, and counts nothing.
+	if rc := dr.Requirements; rc == nil || len(rc.Requirements) != 1 || rc.Requirements[0].Status != event.RequirementNotEvaluable ||
+		rc.Requirements[0].StepID != string(res.RootStepID) || rc.Requirements[0].Count != nil || !strings.Contains(rc.Requirements[0].Note, "gene data") {
+		t.Errorf("requirements = %+v (%s), want the task implemented by the root and not evaluable without the gene data", dr.Requirements, dr.RequirementsError)
+	}
+	var plans, ends, checks int
 	for _, ev := range f.rec.events() {
 		switch e := ev.(type) {
+		case *event.RequirementsChecked:
+			checks++
 		case *event.SubagentPlan:
 			plans++
 		case *event.SubagentTaskEnd:
@@ -234,8 +244,8 @@ func TestDelegateBuildsAPlan(t *testing.T) {
 			}
 		}
 	}
-	if plans != 1 || ends != 1 {
-		t.Errorf("events: %d subagent_plan, %d subagent_task_end, want 1 and 1", plans, ends)
+	if plans != 1 || ends != 1 || checks != 1 {
+		t.Errorf("events: %d subagent_plan, %d subagent_task_end, %d requirements_checked, want 1 of each", plans, ends, checks)
 	}
 	d, err := f.db.LatestDelegation(t.Context(), f.env.UserID, f.env.ConversationID)
 	if err != nil || d.Status != store.DelegationCompleted {

@@ -58,9 +58,12 @@ type Resolver interface {
 	ResolveGenes(ctx context.Context, site string, ids []string) (*catalog.GeneResolution, error)
 }
 
-// EventLog appends to a conversation's event log (*eventlog.Log).
+// EventLog appends to a conversation's event log (*eventlog.Log). Sync
+// waits for what turns have queued, so that a change a turn's tool makes
+// is announced after the call that made it.
 type EventLog interface {
 	Append(ctx context.Context, conversationID string, events ...event.Event) ([]event.Record, error)
+	Sync(ctx context.Context) error
 }
 
 // Config holds the Service's dependencies.
@@ -209,11 +212,47 @@ func (s *Service) SetControls(ctx context.Context, userID, conversationID string
 		return store.Controls{}, fmt.Errorf("genelist: set controls of %s: %w", conversationID, err)
 	}
 	if s.events != nil {
-		if _, err := s.events.Append(ctx, conversationID, ControlsEvent(c)); err != nil {
+		// A turn's tool names its turn, after what the turn queued.
+		ev := ControlsEvent(c)
+		if ev.TurnID = event.TurnFrom(ctx); ev.TurnID != "" {
+			_ = s.events.Sync(ctx)
+		}
+		if _, err := s.events.Append(ctx, conversationID, ev); err != nil {
 			return c, fmt.Errorf("genelist: set controls of %s: announce: %w", conversationID, err)
 		}
 	}
 	return c, nil
+}
+
+// KnownAsControls saves ids the researcher named as known genes as a list
+// (resolved like an upload) and makes it one side of the conversation's
+// controls, positives or negatives, keeping the other side as it is. It
+// returns the controls and the new list (with its mapped and unknown ids).
+func (s *Service) KnownAsControls(ctx context.Context, userID, siteID, conversationID, name string, ids []string, negatives bool) (store.Controls, store.GeneList, error) {
+	cur, err := s.Controls(ctx, userID, conversationID)
+	if err != nil {
+		return store.Controls{}, store.GeneList{}, err
+	}
+	l, err := s.create(ctx, userID, siteID, name, ids)
+	if err != nil {
+		return store.Controls{}, store.GeneList{}, err
+	}
+	pos, neg := listID(cur.Positives), listID(cur.Negatives)
+	if negatives {
+		neg = &l.ID
+	} else {
+		pos = &l.ID
+	}
+	c, err := s.SetControls(ctx, userID, conversationID, pos, neg)
+	return c, l, err
+}
+
+// listID is a list's id, nil for none.
+func listID(l *store.GeneList) *string {
+	if l == nil {
+		return nil
+	}
+	return &l.ID
 }
 
 // Controls returns the control lists of one of the user's conversations.

@@ -8,6 +8,7 @@ import (
 
 	"strategist/internal/genelist"
 	"strategist/internal/store"
+	"strategist/internal/strategies/graphtool"
 	"strategist/internal/tool"
 )
 
@@ -15,6 +16,7 @@ import (
 // (*genelist.Service).
 type Lists interface {
 	Find(ctx context.Context, userID, ref string) (store.GeneList, error)
+	graphtool.ControlSetter
 }
 
 // FindListArgs are find_gene_list's arguments.
@@ -53,4 +55,8 @@ func (t *tools) findGeneList(ctx context.Context, a FindListArgs) (*FoundList, e
 		return nil, &tool.ToolError{Code: tool.CodeValidation, Message: "the list " + l.Name + " was resolved on site " + l.SiteID + ", not this conversation's " + t.env.SiteID}
 	}
 	return &FoundList{ID: l.ID, Name: l.Name, SiteID: l.SiteID, Size: len(l.Genes), Genes: l.Genes, Search: genelist.ListSearch}, nil
+}
+
+func (t *tools) setControls(ctx context.Context, a graphtool.ControlsArgs) (*graphtool.ControlsSet, error) {
+	return graphtool.SetControls(ctx, t.lists, t.env.UserID, t.env.SiteID, t.env.ConversationID, a)
 }

@@ -103,7 +103,7 @@ func (p *Planner) Tools(env agent.Env) (*tool.Toolset, error) {
 			"Only a conversation still without a title takes it: a title the researcher chose, or one given before, is kept (the result says kept).", t.setTitle),
 	)
 	if p.cfg.Lists != nil {
-		all = append(all, tool.NewTool("find_gene_list", findListDoc, t.findGeneList))
+		all = append(all, tool.NewTool("find_gene_list", findListDoc, t.findGeneList), tool.NewTool("set_controls", graphtool.SetControlsDoc, t.setControls))
 	}
 	return tool.NewToolset(all...)
 }

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -45,8 +46,18 @@ func (n *Narrator) Text(e event.Event) string {
 		}
 		return n.Para(e.Content)
 	case *event.ToolCallEnd:
-		// A call that worked shows in what the assistant says next; one
-		// that failed is worth a line.
+		// A call that worked shows in what the assistant says next, but
+		// for a list saved, which outlives the conversation; one that
+		// failed is worth a line.
+		if e.OK && e.Name == "save_gene_list" {
+			var l struct {
+				Name string `json:"name"`
+				Size int    `json:"size"`
+			}
+			if json.Unmarshal(e.Result, &l) == nil && l.Name != "" {
+				return n.line(fmt.Sprintf("Saved the gene list “%s” (%s).", l.Name, event.Genes(l.Size)))
+			}
+		}
 		if e.OK {
 			return ""
 		}
@@ -81,6 +92,10 @@ func (n *Narrator) Text(e event.Event) string {
 		default:
 			return n.line(fmt.Sprintf("%s %s: %s", e.NodeID, label, e.Status))
 		}
+	case *event.ControlsChanged:
+		return n.line(e.Summary())
+	case *event.RequirementsChecked:
+		return n.line(strings.ReplaceAll(e.Summary(), "\n", "\n> "))
 	case *event.Error:
 		return n.line("Error " + e.Code + ": " + e.Message)
 	case *event.TurnEnd:

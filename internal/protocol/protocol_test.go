@@ -2,6 +2,7 @@ package protocol_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -38,6 +39,33 @@ func TestNarrator(t *testing.T) {
 	}
 	if got := protocol.NewNarrator(true).Text(&event.HandoffRequested{Goal: "kinases"}); got != "> Plan ready: kinases. Building it now." {
 		t.Errorf("auto-build plan line = %q", got)
+	}
+}
+
+// TestNarratorListsAndControls: an answer says when a gene list was saved
+// and when the controls changed, and gives a build's requirement check:
+// its tally, each requirement not met, the controls at the result.
+func TestNarratorListsAndControls(t *testing.T) {
+	n := protocol.NewNarrator(false)
+	found, count := 1, 57
+	var b strings.Builder
+	for _, e := range []event.Event{
+		&event.ToolCallEnd{Name: "save_gene_list", OK: true, Result: json.RawMessage(`{"listId":"l1","name":"replication hits","size":57}`)},
+		&event.ControlsChanged{PositivesID: "l1", PositivesName: "replication hits", PositivesSize: 57},
+		&event.RequirementsChecked{RootCount: &count, Requirements: []event.Requirement{
+			{Kind: event.RequirementSearch, Text: "DNA replication", Search: "GO Term", Status: event.RequirementMet, StepID: "s1", Count: &count},
+			{Kind: event.RequirementSearch, Text: "signal peptide", Search: "Predicted Signal Peptide", Status: event.RequirementNotEvaluable, StepID: "s2", Note: "not evaluable offline"},
+		}, Controls: &event.RootControls{PositivesName: "known", PositivesFound: &found, PositivesTotal: 2, PositivesLost: []string{"PF3D7_0100100"}}},
+	} {
+		b.WriteString(n.Text(e))
+	}
+	want := "> Saved the gene list “replication hits” (57 genes).\n\n" +
+		"> Controls changed: positives “replication hits” (57 genes), no negatives.\n\n" +
+		"> Requirements: 1 of 2 met · 1 could not be evaluated\n" +
+		"> - signal peptide (Predicted Signal Peptide): could not be evaluated, step s2 — not evaluable offline\n" +
+		"> Controls at the result: 1 of 2 positives found (“known”); lost 1: PF3D7_0100100."
+	if b.String() != want {
+		t.Errorf("narrated\n%s\nwant\n%s", b.String(), want)
 	}
 }
 

@@ -27,9 +27,19 @@ type controlsResult struct {
 // controlsTurn answers "test this against my controls" in execute mode:
 // it runs score_controls and reports every step's figures exactly as the
 // tool gave them. Nothing is searched or built.
-func controlsTurn(a *asks) response {
+//
+// Gene ids the message gives ("…against my controls: PF3D7_…") are made
+// the positive controls first.
+func controlsTurn(a *asks, known []string) response {
 	if !a.t.has("score_controls") {
 		return say(intro + "\n\nI read this as a request to test the strategy against your control gene lists, but this role cannot score one.")
+	}
+	set := setKnown(a, known)
+	if a.pending() {
+		return response{calls: a.calls}
+	}
+	if set != nil && !set.ok {
+		return say(intro + "\n\nI read this as a request to test the strategy against these genes, but they could not be set as its controls: " + set.msg + " (" + set.code + ").")
 	}
 	d := a.get(newCall("score_controls", map[string]string{}))
 	if d == nil {
@@ -37,9 +47,50 @@ func controlsTurn(a *asks) response {
 	}
 	var r controlsResult
 	if !d.decode(&r) {
-		return say(fmt.Sprintf("%s\n\nThe strategy could not be tested against your controls (%s): %s", intro, d.code, d.msg))
+		return say(fmt.Sprintf("%s\n\nThe strategy could not be tested against your controls (%s): %s", intro, d.code, d.msg) + knownText(set))
 	}
-	return say(controlsText(r))
+	return say(controlsText(r) + knownText(set))
+}
+
+// setKnown asks set_controls to make the genes a request named the
+// conversation's positive controls; nil when it named none (or this role
+// cannot set controls), or while the call is pending.
+func setKnown(a *asks, known []string) *done {
+	if len(known) == 0 || !a.t.has("set_controls") {
+		return nil
+	}
+	return a.get(newCall("set_controls", map[string]any{"genes": known}))
+}
+
+// knownText says what set_controls did with the genes a request named:
+// the list they were saved as, which previous ids were mapped and which
+// ids are unknown.
+func knownText(d *done) string {
+	if d == nil {
+		return ""
+	}
+	var r struct {
+		Name    string   `json:"name"`
+		Genes   []string `json:"genes"`
+		Unknown []string `json:"unknown"`
+		Mapped  []struct {
+			From string `json:"from"`
+			To   string `json:"to"`
+		} `json:"mapped"`
+	}
+	if !d.decode(&r) {
+		return "\n\nI could not set the genes you named as controls: " + d.msg + " (" + d.code + ")."
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n\nI set the genes you named as this conversation's **positive controls** (%s, saved as the list “%s”)", strings.Join(r.Genes, ", "), r.Name)
+	b.WriteString(": every build reports which of them its result finds and which it loses, and each step's results show its recall and precision. Change or clear them in a step's results panel.")
+	for _, m := range r.Mapped {
+		fmt.Fprintf(&b, " %s is the previous id of %s.", m.From, m.To)
+	}
+	if len(r.Unknown) > 0 {
+		fmt.Fprintf(&b, " Unknown on this site, left out: %s.", strings.Join(r.Unknown, ", "))
+	}
+	return b.String()
 }
 
 // controlsText reports a strategy's figures against its controls, step by

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"strategist/internal/english"
+	"strategist/internal/event"
 	"strategist/internal/plan"
 
 	"encoding/json"
@@ -35,7 +36,12 @@ func executeTurn(t *turn) response {
 		return enrichTurn(a)
 	}
 	if p.Follow == english.FollowControls {
-		return controlsTurn(a)
+		return controlsTurn(a, p.Known)
+	}
+	// Genes the request says its result should have are its positive
+	// controls, set before the build so that its check reports them.
+	if known := setKnown(a, p.Known); known != nil && !known.ok {
+		return say(intro + knownText(known))
 	}
 	// With a strategy already built, a message refines or replaces it, as
 	// in plan mode: the scheduler builds the new tree, reusing the
@@ -104,7 +110,8 @@ func executeTurn(t *turn) response {
 	case root == "":
 		return response{calls: a.calls}
 	}
-	return report(a, "I understood: **"+p.Root.Describe()+"** and built it with the graph tools.", root, b.steps, nil)
+	stated, _ := marshal(m.plan(p.Root))
+	return report(a, "I understood: **"+p.Root.Describe()+"** and built it with the graph tools.", root, b.steps, checked{plan: stated})
 }
 
 // maxDirectDepth is the deepest tree of combines the executor builds
@@ -148,7 +155,7 @@ func buildApproved(a *asks, bc plan.BuildContext, tree *plan.TreeNode) response 
 				return say(fmt.Sprintf("%s\n\nI could not create the step for %s: %s (%s).", intro, english.Quote(tree.Task), d.msg, d.code))
 			}
 			steps := []builtStep{{label: tree.Task, step: sr.Step.StepID}}
-			return report(a, "I built the approved plan, one search: "+tree.Task+".", sr.Step.StepID, steps, nil)
+			return report(a, "I built the approved plan, one search: "+tree.Task+".", sr.Step.StepID, steps, checked{plan: bc.Plan})
 		}
 		// A task without a search in its context: read its words like a
 		// request.
@@ -211,24 +218,25 @@ func delegateAs(a *asks, goal string, raw json.RawMessage, tree *plan.TreeNode, 
 			steps = append(steps, builtStep{label: n.ID + " " + n.Label, step: n.RootStepID})
 		}
 	}
-	if p == nil || len(steps) != len(dr.Nodes) {
-		return report(a, lead, dr.RootStepID, steps, nil)
-	}
-	return report(a, lead, dr.RootStepID, steps, func(counted map[string]*done) string {
-		// The plan's nodes, and so its steps, are in post-order.
-		var cp countedPlan
-		for _, s := range steps {
-			var cr struct {
-				Count countView `json:"count"`
+	chk := checked{delegation: d}
+	if p != nil && len(steps) == len(dr.Nodes) {
+		chk.note = func(counted map[string]*done) string {
+			// The plan's nodes, and so its steps, are in post-order.
+			var cp countedPlan
+			for _, s := range steps {
+				var cr struct {
+					Count countView `json:"count"`
+				}
+				counted[s.step].decode(&cr)
+				cp.Nodes = append(cp.Nodes, countedNode{Count: cr.Count.Value})
 			}
-			counted[s.step].decode(&cr)
-			cp.Nodes = append(cp.Nodes, countedNode{Count: cr.Count.Value})
+			if id, ok := idleStep(p.Root, cp, p.Follow); ok {
+				return idleNote(id) + "."
+			}
+			return ""
 		}
-		if id, ok := idleStep(p.Root, cp, p.Follow); ok {
-			return idleNote(id) + "."
-		}
-		return ""
-	})
+	}
+	return report(a, lead, dr.RootStepID, steps, chk)
 }
 
 // builtStep is a step the report counts.
@@ -312,13 +320,26 @@ func notEvaluableReason(msg string) string {
 	return search + ": " + why
 }
 
-// report validates the strategy and counts its steps, then says what was
-// built with the counts and their provenance, and what note says of the
-// counts (nil for none).
-func report(a *asks, what, root string, steps []builtStep, note func(counted map[string]*done) string) response {
-	var v *done
+// checked says where a build's requirement check comes from: the
+// delegation's result, which carries it, or check_requirements over the
+// plan of what the request stated; and note, what to say of the counts
+// (an exclusion of places that removed nothing), nil for nothing.
+type checked struct {
+	delegation *done
+	plan       json.RawMessage
+	note       func(counted map[string]*done) string
+}
+
+// report validates the strategy, counts its steps and checks the
+// requirements, then says what was built with the counts and their
+// provenance, and each requirement with the step that implements it.
+func report(a *asks, what, root string, steps []builtStep, chk checked) response {
+	var v, check *done
 	if a.t.has("validate_strategy") {
 		v = a.get(newCall("validate_strategy", map[string]any{}))
+	}
+	if chk.delegation == nil && len(chk.plan) > 0 && a.t.has("check_requirements") {
+		check = a.get(checkCall(chk.plan))
 	}
 	counted := map[string]*done{}
 	if a.t.has("get_result_count") {
@@ -342,13 +363,34 @@ func report(a *asks, what, root string, steps []builtStep, note func(counted map
 	if len(others) > 0 {
 		b.WriteString("\n" + strings.Join(others, ""))
 	}
-	if note != nil && a.t.has("get_result_count") {
-		if n := note(counted); n != "" {
+	if chk.note != nil && a.t.has("get_result_count") {
+		if n := chk.note(counted); n != "" {
 			b.WriteString("\n" + n + "\n")
 		}
 	}
 	b.WriteString("\n" + validation(v))
+	b.WriteString(requirementsText(chk, check))
 	return say(b.String())
+}
+
+// requirementsText says what the requirement check found, or why there is
+// none.
+func requirementsText(chk checked, check *done) string {
+	switch {
+	case chk.delegation != nil:
+		var r struct {
+			Error string `json:"requirementsError"`
+		}
+		_ = chk.delegation.decode(&r)
+		return checkedText(requirementsOf(chk.delegation), r.Error)
+	case check == nil:
+		return ""
+	}
+	var rc event.RequirementsChecked
+	if !check.decode(&rc) {
+		return checkedText(nil, check.msg+" ("+check.code+")")
+	}
+	return checkedText(&rc, "")
 }
 
 func countCall(step string) call {

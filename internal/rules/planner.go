@@ -34,7 +34,11 @@ func planTurn(t *turn) response {
 		return say(enrichInPlanMode(cur))
 	}
 	if p.Follow == english.FollowControls {
-		return say(controlsInPlanMode(cur))
+		known := setKnown(a, p.Known)
+		if a.pending() {
+			return response{calls: a.calls}
+		}
+		return say(controlsInPlanMode(cur) + knownText(known))
 	}
 	if p.Root == nil {
 		return say(nothingToSearch(t.user))
@@ -57,13 +61,14 @@ func planTurn(t *turn) response {
 		// Only a conversation's first request names it.
 		a.get(newCall("set_conversation_title", map[string]string{"title": limit(capitalize(p.Root.Describe()), 200)}))
 	}
+	known := setKnown(a, p.Known)
 	res, ready := resolve(a, p)
 	if !ready || a.pending() {
 		return response{calls: a.calls}
 	}
 	m := newMapped(p, res)
 	if fails := m.failures(); len(fails) > 0 {
-		return say(intro + "\n\nI understood: " + p.Root.Describe() + ".\n\nI could not plan it: " + strings.Join(fails, "; ") + ".")
+		return say(intro + "\n\nI understood: " + p.Root.Describe() + ".\n\nI could not plan it: " + strings.Join(fails, "; ") + "." + knownText(known))
 	}
 	m.followNote = followNote
 	if ask, ok := askCall(m, t.user); ok && t.has("ask_researcher") {
@@ -123,14 +128,14 @@ func planTurn(t *turn) response {
 		}
 	}
 	if !t.has("save_delegation_draft") {
-		return say(planText(m, plan, art, nil, nil) + "\n\nThis role cannot save a delegation plan, so nothing will be built from here.")
+		return say(planText(m, plan, art, nil, nil) + "\n\nThis role cannot save a delegation plan, so nothing will be built from here." + knownText(known))
 	}
 	draft := a.get(newCall("save_delegation_draft", map[string]any{"goal": goal, "plan": plan}))
 	if draft == nil {
 		return response{calls: a.calls}
 	}
 	if !draft.ok {
-		return say(planText(m, plan, art, draft, nil))
+		return say(planText(m, plan, art, draft, nil) + knownText(known))
 	}
 	var build *done
 	if t.has("request_executor_build") {
@@ -142,7 +147,7 @@ func planTurn(t *turn) response {
 			return response{calls: a.calls}
 		}
 	}
-	return say(planText(m, plan, art, draft, build))
+	return say(planText(m, plan, art, draft, build) + knownText(known))
 }
 
 // nothingToSearch answers a request with no words to search for.

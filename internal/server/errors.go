@@ -160,5 +160,4 @@ var (
 	isUUID     = protocol.IsUUID
 	quote      = protocol.Quote
 	checkTitle = protocol.CheckTitle
-	titleFrom  = protocol.TitleFrom
 )

@@ -20,15 +20,37 @@ import (
 const maxNameTerms = 3
 
 // searchStepName derives a name from a search and its parameter values:
-// the values that make the step what it is (every visible parameter set
-// to something other than its default, vocabulary terms by their labels),
-// or the search's own name when every value is a default.
+// the values that make the step what it is (Stated), or the search's own
+// name when every value is a default.
 func searchStepName(s *catalog.Search, params map[string]string) string {
+	var parts []string
+	for _, sp := range Stated(s, params) {
+		parts = append(parts, sp.Label)
+	}
+	name := strings.Join(parts, "; ")
+	if name == "" {
+		name = cmp.Or(strings.TrimSpace(s.ShortDisplayName), strings.TrimSpace(s.DisplayName), s.Name)
+	}
+	return clipName(name)
+}
+
+// StatedParam is one parameter value that makes a step what it is, with
+// the value's label (terms by their vocabulary labels).
+type StatedParam struct {
+	Param catalog.Param
+	Value string
+	Label string
+}
+
+// Stated lists, in the search's order, the parameter values that make a
+// search what it is: every visible parameter set to something other than
+// its default (input steps left out), each with its label.
+func Stated(s *catalog.Search, params map[string]string) []StatedParam {
 	inputs := map[string]bool{}
 	for _, in := range s.InputParams {
 		inputs[in] = true
 	}
-	var parts []string
+	var out []StatedParam
 	for _, p := range s.Params {
 		v, ok := params[p.Name]
 		if !ok || !p.IsVisible || inputs[p.Name] || p.Type == catalog.ParamInputStep || strings.TrimSpace(v) == "" {
@@ -37,16 +59,16 @@ func searchStepName(s *catalog.Search, params map[string]string) string {
 		if p.HasDefault && v == p.Default {
 			continue
 		}
-		if part := valueLabel(p, v); part != "" {
-			parts = append(parts, part)
+		if label := valueLabel(p, v); label != "" {
+			out = append(out, StatedParam{Param: p, Value: v, Label: label})
 		}
 	}
-	name := strings.Join(parts, "; ")
-	if name == "" {
-		name = cmp.Or(strings.TrimSpace(s.ShortDisplayName), strings.TrimSpace(s.DisplayName), s.Name)
-	}
-	return clipName(name)
+	return out
 }
+
+// TermLabel is a vocabulary term's label (termLabel), for one term of a
+// parameter's value.
+func TermLabel(p catalog.Param, term string) string { return termLabel(p, term) }
 
 // valueLabel shows one parameter value: picked terms by their labels,
 // numbers and ranges with the parameter's name, text as given.

@@ -488,6 +488,18 @@
     }
     htmx.ajax('GET', box.getAttribute('data-url'), { target: '#results', swap: 'innerHTML' });
   });
+  // The results panel follows the controls too: when the stream redraws
+  // the controls mark with another change, the open step's figures are
+  // read again.
+  var controlsSeen = (document.getElementById('controls-mark') || {}).dataset;
+  controlsSeen = controlsSeen ? controlsSeen.seq : '';
+  live.addEventListener('htmx:sseMessage', function () {
+    var mark = document.getElementById('controls-mark');
+    if (!mark || mark.dataset.seq === controlsSeen) return;
+    controlsSeen = mark.dataset.seq;
+    var box = document.querySelector('#results > .results-box');
+    if (box) htmx.ajax('GET', box.getAttribute('data-url'), { target: '#results', swap: 'innerHTML' });
+  });
 
   // An example request of an empty conversation goes into the message box.
   document.addEventListener('click', function (e) {

@@ -44,6 +44,8 @@ type Conversation struct {
 	Handoffs   []*Handoff
 	Delegation *Delegation
 	Strategy   *strategy.Snapshot
+	// ControlsSeq is the sequence number of the last controls_changed.
+	ControlsSeq int64
 
 	userText  func(messageID string) string
 	turns     map[string]*Turn
@@ -133,7 +135,7 @@ func (t *Turn) Rebuild() (goal string, ok bool) { return t.rebuild, t.rebuilt }
 func (t *Turn) Running() bool { return t.Status == event.TurnRunning }
 
 // Item is one entry of a turn's timeline: *Message, *ToolCall, *TurnError,
-// *TurnResumed or *Question.
+// *TurnResumed, *Question or *Checks.
 type Item interface{ item() }
 
 // Message is an assistant message: streamed text until its final markdown
@@ -309,6 +311,10 @@ func (c *Conversation) apply(rec event.Record) ([]Change, error) {
 		q := &Question{Key: rec.Seq, ID: e.QuestionID, Text: e.Question, Options: e.Options, FreeText: e.FreeText, Mode: t.Mode, Model: t.Model}
 		t.Items = append(t.Items, q)
 		return []Change{ItemAdded{Turn: t, Item: q}}, nil
+	case *event.RequirementsChecked:
+		return c.requirementsChecked(rec, e), nil
+	case *event.ControlsChanged:
+		return c.controlsChanged(rec, e), nil
 	case *event.ConversationRenamed:
 		c.Title = e.Title
 		return []Change{TitleChanged{}}, nil

@@ -149,6 +149,8 @@ func (a *aguiStream) record(r *event.Record, e event.Event) error {
 		return a.custom("conversation_renamed", map[string]any{"title": e.Title})
 	case *event.ControlsChanged:
 		return a.custom("controls_changed", e)
+	case *event.RequirementsChecked:
+		return a.custom("requirements_checked", e)
 	case *event.GraphSnapshot:
 		var snap any
 		if err := json.Unmarshal(e.Snapshot, &snap); err != nil {

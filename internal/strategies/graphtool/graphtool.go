@@ -178,7 +178,7 @@ func ExecutorTools(b Binding) ([]tool.Tool, error) {
 		t.listSteps(), t.validateStrategy(), t.getResultCount(), t.enrichStep(), t.undoLastChange(), t.renameStrategy(),
 	}
 	if b.Lists != nil && b.Scorer != nil {
-		out = append(out, t.createListStep(), t.saveGeneList(), t.scoreControls(), t.traceGene())
+		out = append(out, t.createListStep(), t.saveGeneList(), t.setControls(), t.scoreControls(), t.traceGene())
 	}
 	return out, nil
 }

@@ -3,6 +3,8 @@ package graphtool
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -21,6 +23,13 @@ type Lists interface {
 	FromGenes(ctx context.Context, userID, siteID, name string, ids []string) (store.GeneList, error)
 	Controls(ctx context.Context, userID, conversationID string) (store.Controls, error)
 	Resolve(ctx context.Context, siteID string, ids []string) (*catalog.GeneResolution, error)
+	ControlSetter
+}
+
+// ControlSetter saves genes the researcher named as a list and makes it
+// one side of the conversation's controls (*genelist.Service).
+type ControlSetter interface {
+	KnownAsControls(ctx context.Context, userID, siteID, conversationID, name string, ids []string, negatives bool) (store.Controls, store.GeneList, error)
 }
 
 // Scorer reads a strategy's genes against lists (*strategies.Service).
@@ -225,4 +234,65 @@ func (t *tools) doTraceGene(ctx context.Context, a TraceArgs) (*strategies.GeneT
 		return nil, t.fail(op, err)
 	}
 	return tr, nil
+}
+
+// ControlsArgs are the arguments of set_controls.
+type ControlsArgs struct {
+	Genes     []string `json:"genes" jsonschema:"the gene ids the researcher named (current or previous ids)"`
+	Negatives bool     `json:"negatives,omitempty" jsonschema:"true: genes the strategy should NOT find (negative controls); default: positive controls"`
+	Name      string   `json:"name,omitempty" jsonschema:"a name for the list the genes are saved as (default: Known genes: <ids>)"`
+}
+
+// ControlsSet is set_controls' result: the list the genes were saved as
+// (with the ids mapped from previous ones and those unknown) and the
+// conversation's controls now.
+type ControlsSet struct {
+	ListID    string              `json:"listId"`
+	Name      string              `json:"name"`
+	Genes     []string            `json:"genes"`
+	Mapped    []catalog.IDMapping `json:"mapped"`
+	Unknown   []string            `json:"unknown"`
+	Positives string              `json:"positives,omitempty"`
+	Negatives string              `json:"negatives,omitempty"`
+}
+
+// SetControlsDoc describes set_controls to a model.
+const SetControlsDoc = "Make genes the researcher named the conversation's positive controls (genes the strategy should find; negatives: true for genes it should not), " +
+	"saved as one of their gene lists: use it when a request names known genes (\"make sure PF3D7_0100100 is in it\", \"test this against my controls: PF3D7_…\"). " +
+	"Previous ids are mapped to current ones and unknown ids listed: say both. The other side of the controls is kept. It never changes the strategy; " +
+	"a build's requirement check and score_controls then report the controls found and lost."
+
+func (t *tools) setControls() tool.Tool {
+	return tool.NewTool("set_controls", SetControlsDoc, func(ctx context.Context, a ControlsArgs) (*ControlsSet, error) {
+		return SetControls(ctx, t.s.b.Lists, t.s.b.UserID, t.s.b.Site, t.s.b.ConversationID, a)
+	}, tool.WithSchema(func(s *jsonschema.Schema) {
+		s.Properties["genes"].MinItems = ptr(1)
+	}))
+}
+
+// SetControls is set_controls over lists for one conversation: the tool
+// of every role that offers it.
+func SetControls(ctx context.Context, lists ControlSetter, userID, site, conversationID string, a ControlsArgs) (*ControlsSet, error) {
+	name := a.Name
+	if name == "" {
+		name = "Known genes: " + strings.Join(a.Genes, ", ")
+		if r := []rune(name); len(r) > genelist.MaxNameLength {
+			name = string(r[:genelist.MaxNameLength-1]) + "…"
+		}
+	}
+	c, l, err := lists.KnownAsControls(ctx, userID, site, conversationID, name, a.Genes, a.Negatives)
+	if ie, ok := errors.AsType[*genelist.InputError](err); ok {
+		return nil, &tool.ToolError{Code: tool.CodeValidation, Message: ie.Message, Err: err}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("graph: set controls: %w", err)
+	}
+	out := &ControlsSet{ListID: l.ID, Name: l.Name, Genes: l.Genes, Mapped: l.Mapped, Unknown: l.Unknown}
+	if c.Positives != nil {
+		out.Positives = c.Positives.Name
+	}
+	if c.Negatives != nil {
+		out.Negatives = c.Negatives.Name
+	}
+	return out, nil
 }
