@@ -107,6 +107,8 @@ func conversationCases(t *testing.T) []conversationCase {
 			data.GO(repair), "I remove step"},
 		{"remove a search by its name", []string{"DNA repair genes on chromosome 14 excluding tRNA genes", "delete the tRNA search"},
 			eval.Intersect(data.GO(repair), data.On(chr14)), "I remove step"},
+		{"take the exclusion back without naming it", []string{"DNA repair genes on chromosome 14", "now exclude tRNA genes", "take that exclusion out again"},
+			eval.Intersect(data.GO(repair), data.On(chr14)), "I remove step"},
 		{"drop a condition", []string{"DNA repair genes on chromosome 14", "drop the chromosome restriction"},
 			data.GO(repair), "I drop the chromosome steps"},
 		{"replace a kind of step", []string{"translation genes on chromosome 3", "swap the GO term for proteolysis"},
