@@ -16,10 +16,7 @@ func answerTurn(t *turn, cl english.Classification) response {
 	a := newAsks(t)
 	switch cl.Intent {
 	case english.IntentConfirm:
-		return say(intro + "\n\n" + english.Quote(strings.TrimSpace(t.user)) +
-			" agrees to a plan and gives me nothing to search for. To build the plan I saved, click **Build this plan**; to change it, " +
-			"say how, for example \"now also exclude chromosome 5\"; to plan something else, describe the genes, " +
-			"for example \"tRNA genes on chromosome 5\".")
+		return confirmAnswer(a)
 	case english.IntentDecline:
 		return say(intro + "\n\nI read that as a no: nothing was built or changed. Say what to change, or describe other genes to plan.")
 	case english.IntentGeneQuestion:
@@ -36,6 +33,32 @@ func answerTurn(t *turn, cl english.Classification) response {
 		return say(intro + "\n\nI read that as a request for " + cl.Unsupported + ", which Strategist does not do, so nothing was built or changed. " + capabilities)
 	}
 	return say(intro + "\n\nI read that as a message that is not about genes, so nothing was built. " + capabilities)
+}
+
+// confirmAnswer builds the plan the researcher agreed to: the saved draft
+// is handed to the executor, confirmed by their message, so the build
+// starts when the turn ends. With no draft, or one already built, it says
+// so and builds nothing.
+func confirmAnswer(a *asks) response {
+	read := intro + "\n\n" + english.Quote(strings.TrimSpace(a.t.user)) + " agrees to build the plan."
+	if !a.t.has("request_executor_build") {
+		return say(read + " This role cannot start a build; click **Build this plan** on the plan to build it.")
+	}
+	d := a.get(newCall("request_executor_build", map[string]any{"confirmed": true}))
+	if d == nil {
+		return response{calls: a.calls}
+	}
+	var br struct {
+		Status string `json:"status"`
+	}
+	switch {
+	case !d.decode(&br):
+		return say(read + " There is no plan to build yet (" + d.msg + "): describe the genes you want, for example \"tRNA genes on chromosome 5\".")
+	case br.Status == "already_built":
+		return say(read + " It is built already: the strategy beside the chat is its result, and nothing new was started. " +
+			"To change it, say how, for example \"now also exclude chromosome 5\".")
+	}
+	return say(read + " The build starts now: the steps appear beside the chat as they are made, each with its count.")
 }
 
 // capabilities says what Strategist does instead.
