@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -65,6 +66,14 @@ func TestLiveListsControlsAndImports(t *testing.T) {
 		!slices.Equal(live.Mapped, []catalog.IDMapping{{From: "PFA0005w", To: "PF3D7_0100100"}}) || !slices.Equal(live.Unknown, []string{"PF3D7_9999999"}) {
 		t.Errorf("the list resolved live = %s %d genes, mapped %v, unknown %v; offline %d genes, mapped %v, unknown %v",
 			live.SiteID, live.Size, live.Mapped, live.Unknown, offl.Size, offl.Mapped, offl.Unknown)
+	}
+
+	// The command line resolves on the live site too.
+	var cli strings.Builder
+	if err := run(t.Context(), []string{"lists", "add", "--name", "from the CLI", "--site", "plasmodb-live", "--url", a.URL, "--token", a.Token},
+		strings.NewReader("PFA0005w\nPF3D7_9999999\n"), &cli, io.Discard, envMap(nil)); err != nil ||
+		!strings.Contains(cli.String(), "1 genes") || !strings.Contains(cli.String(), "mapped\tPFA0005w → PF3D7_0100100") || !strings.Contains(cli.String(), "unknown\tPF3D7_9999999") {
+		t.Errorf("strategist lists add --site plasmodb-live = %v, printed:\n%s", err, cli.String())
 	}
 
 	// By hand: the list starts a live conversation's strategy.
