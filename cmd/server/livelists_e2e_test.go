@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -200,6 +201,23 @@ func TestLiveListsControlsAndImports(t *testing.T) {
 		t.Errorf("the account holds %d strategies after the import by link, %d before: the copy was kept", n, strategies)
 	}
 
+	// The page's form does the same in a browser signed in as her.
+	page := newLive(eve)
+	cookie, csrf := signIn(t, a, "eve@example.org", "correct horse battery")
+	if st, body := pageRequest(t, a, "GET", "/conversations/"+page, nil, cookie); st != http.StatusOK || !strings.Contains(body, `data-testid="import-veupathdb"`) {
+		t.Errorf("the live conversation's page = %d without the import form", st)
+	}
+	if st, _ := pageRequest(t, a, "POST", "/conversations/"+page+"/strategy/import", url.Values{"csrf_token": {csrf}, "from": {link}}, cookie); st != http.StatusSeeOther {
+		t.Errorf("the import form = %d, want 303 back to the conversation", st)
+	}
+	var viaPage snapshot
+	if st := eve.call("GET", "/api/v1/conversations/"+page+"/strategy", nil, &viaPage); st != http.StatusOK || viaPage.count(viaPage.RootStepID) != snap.count(snap.RootStepID) {
+		t.Errorf("after the page's import: %d, root count %d, want %d", st, viaPage.count(viaPage.RootStepID), snap.count(snap.RootStepID))
+	}
+	if st, body := pageRequest(t, a, "POST", "/conversations/"+page+"/strategy/import", url.Values{"csrf_token": {csrf}, "from": {"https://toxodb.org/toxo/app/workspace/strategies/import/" + account.Signature}}, cookie); st != http.StatusUnprocessableEntity || !strings.Contains(body, "toxodb.org") {
+		t.Errorf("the import form with another site's link = %d, want 422 naming it", st)
+	}
+
 	// Refusals say why.
 	for _, tt := range []struct {
 		name   string
@@ -224,6 +242,56 @@ func TestLiveListsControlsAndImports(t *testing.T) {
 	if v := fake.Violations(); len(v) != 0 {
 		t.Errorf("client behaviour the live site punishes: %v", v)
 	}
+}
+
+// signIn signs a browser in with the sign-in form and returns its session
+// cookie and CSRF token.
+func signIn(t *testing.T, a *testApp, email, password string) (*http.Cookie, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", a.URL+"/signin", strings.NewReader(url.Values{"email": {email}, "password": {password}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	resp, err := noRedirects.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	for _, c := range resp.Cookies() {
+		if c.Name == "strategist_session" {
+			sess, err := a.app.accounts.SessionFor(context.Background(), c.Value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c, sess.CSRFToken
+		}
+	}
+	t.Fatalf("sign-in = %d without a session cookie", resp.StatusCode)
+	return nil, ""
+}
+
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+// pageRequest sends a page request (a form when form is set) with a
+// browser's session cookie and returns the status and body.
+func pageRequest(t *testing.T, a *testApp, method, path string, form url.Values, cookie *http.Cookie) (int, string) {
+	t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, _ := http.NewRequest(method, a.URL+path, body)
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	req.AddCookie(cookie)
+	resp, err := noRedirects.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(raw)
 }
 
 // buildOnLive plans a request in a new conversation, accepts the plan and

@@ -353,6 +353,36 @@ func (s *Server) importStrategyWDK(c echo.Context) error {
 	return c.JSON(http.StatusOK, res.Snapshot)
 }
 
+// importStrategyForm is the strategy panel's "Open a strategy from
+// VEuPathDB" form on a live conversation: a strategy id of the
+// researcher's account, or a share link, imported as POST …/strategy/wdk
+// imports it; the page redraws from the import's graph_snapshot.
+func (s *Server) importStrategyForm(c echo.Context) error {
+	ctx := c.Request().Context()
+	conv, err := s.cfg.Store.Conversation(ctx, userID(c), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	from := strings.TrimSpace(c.FormValue("from"))
+	if from == "" {
+		return validationError("give a strategy id of your VEuPathDB account or a shared strategy's link", map[string]string{"from": "required"})
+	}
+	var req importRequest
+	if id, err := strconv.ParseInt(from, 10, 64); err == nil && id > 0 {
+		req.StrategyID = &id
+	} else {
+		req.ShareURL = from
+	}
+	w, err := s.readLiveStrategy(ctx, conv, req)
+	if err != nil {
+		return err
+	}
+	if _, err := s.cfg.StrategyLists.ImportWDK(ctx, userID(c), conv.ID, w); err != nil {
+		return strategyError(err)
+	}
+	return afterForm(c, http.StatusOK, conversationURL(c))
+}
+
 // readLiveStrategy reads the strategy an import names on the
 // conversation's live site.
 func (s *Server) readLiveStrategy(ctx context.Context, conv store.Conversation, req importRequest) (*strategy.WDKStrategy, error) {
