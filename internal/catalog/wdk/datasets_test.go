@@ -62,6 +62,12 @@ func TestListStepsGoUpAsDatasets(t *testing.T) {
 		}
 	}
 
+	// The site takes a dataset id there, never the ids themselves: a step
+	// sent with them as they are is refused.
+	if _, err := c.CreateStep(bg, "plasmodb", NewStep{SearchName: GeneIDsSearch, SearchConfig: SearchConfig{Parameters: map[string]string{"ds_gene_ids": ids}}}); !errors.As(err, new(*catalog.ValidationError)) {
+		t.Errorf("CreateStep(ids in place of a dataset) error = %v, want the site's ValidationError", err)
+	}
+
 	// A value naming no identifier is refused before anything is sent.
 	var ve *catalog.ValidationError
 	if _, err := c.Answer(bg, "plasmodb", geneIDs(`[]`), catalog.Page{}); !errors.As(err, &ve) || len(ve.ByKey["ds_gene_ids"]) == 0 {
