@@ -45,7 +45,7 @@ func (c *Catalog) LookupGenes(ctx context.Context, site, query string, limit int
 
 	l := geneLookup{d: c.data, seen: map[int32]bool{}}
 	var unmatched []string
-	for _, item := range splitIDs(query) {
+	for _, item := range catalog.DatasetIDs(query) {
 		if !l.byIdentifier(item) && looksLikeID(item) {
 			unmatched = append(unmatched, item)
 		}
