@@ -66,6 +66,10 @@ func (i Intent) String() string {
 	return "unknown"
 }
 
+// UnsupportedGeneSets is what a request to save the result as a gene set
+// asks for: the page saves lists (Save as list), the chat does not.
+const UnsupportedGeneSets = "saving results as gene sets"
+
 // Classification is a message's intent and what it is about.
 type Classification struct {
 	Intent Intent
@@ -105,7 +109,7 @@ var (
 		{regexp.MustCompile(`(?i)\be-?mail\b`), "sending results by email"},
 		{regexp.MustCompile(`(?i)\b(this|the|attached) (image|picture|photo|document|pdf|file|spreadsheet|table)\b|\b(upload(ed)?|attach(ed|ment)?)\b`), "reading attachments or uploaded files"},
 		{regexp.MustCompile(`(?i)\b(pca|principal components?|component separates|variance|differential(ly)? expression|differentially expressed|deseq2?|\bstudy\b.*\b(open|compare|samples)|open the .*study)\b`), "studies and sample analyses (PCA, differential expression)"},
-		{regexp.MustCompile(`(?i)\b(gene set|gene list)\b.*\b(save|name|call)|\b(save|store|keep)\b.*\b(as|in) (a |my )?(gene set|gene list|basket|favou?rites)\b|\bsave (these|this|the genes|the result)`), "saving results as gene sets"},
+		{regexp.MustCompile(`(?i)\b(gene set|gene list)\b.*\b(save|name|call)|\b(save|store|keep)\b.*\b(as|in) (a |my )?(gene set|gene list|basket|favou?rites)\b|\bsave (these|this|the genes|the result)`), UnsupportedGeneSets},
 		{regexp.MustCompile(`(?i)\b(optimi[sz]e|parameter sweep)\b`), "optimising search parameters"},
 		{regexp.MustCompile(`(?i)\b(compare|comparison of) the .*\bversions?\b`), "comparing versions of a search"},
 		{regexp.MustCompile(`(?i)\bclear(_strategy| the (current |whole )?strategy)\b`), "clearing a strategy (start a new conversation instead)"},

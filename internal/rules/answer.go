@@ -30,6 +30,11 @@ func answerTurn(t *turn, cl english.Classification) response {
 	case english.IntentCapability:
 		return say(intro + "\n\n" + capabilities)
 	case english.IntentUnsupported:
+		if cl.Unsupported == english.UnsupportedGeneSets {
+			return say(intro + "\n\nI read that as a request to save genes as a list. I do not save lists from the chat, so nothing was built or changed: " +
+				"open a step's results and use **Save list** there (the list is yours across conversations, can start or join a strategy, and can be the conversation's controls); " +
+				"**Upload a gene list** on the same panel takes pasted ids or a file.")
+		}
 		return say(intro + "\n\nI read that as a request for " + cl.Unsupported + ", which Strategist does not do, so nothing was built or changed. " + capabilities)
 	}
 	return say(intro + "\n\nI read that as a message that is not about genes, so nothing was built. " + capabilities)

@@ -26,6 +26,7 @@ func TestAnswersBuildNothing(t *testing.T) {
 		{"a question about searches", "Which searches find genes by GO term?", []string{"question about searches", "GenesByGoTerm"}},
 		{"a confirmation with no plan", "Yes, go ahead and build it.", []string{"no plan to build yet"}},
 		{"a decline", "not yet, thanks", []string{"nothing was built or changed"}},
+		{"a gene set", "Save these genes as a gene set called invasion", []string{"save genes as a list", "Save list", "nothing was built or changed"}},
 		{"memory", "Please remember that I prefer results as tables", []string{"remembering preferences", "does not do", "What I can do"}},
 		{"off-topic", "What is a good recipe for banana bread?", []string{"not about genes"}},
 		{"keys pressed", "asdf qwerty", []string{"not about genes"}},
