@@ -94,8 +94,12 @@ func geneAnswer(a *asks, ids []string) response {
 			GeneType    string   `json:"geneType"`
 			Chromosome  string   `json:"chromosome"`
 			PreviousIDs []string `json:"previousIds"`
-			MatchedOn   string   `json:"matchedOn"`
-			Matched     string   `json:"matched"`
+			Processes   []struct {
+				Term    string `json:"term"`
+				Display string `json:"display"`
+			} `json:"goProcesses"`
+			MatchedOn string `json:"matchedOn"`
+			Matched   string `json:"matched"`
 		} `json:"genes"`
 		Unmatched []string `json:"unmatched"`
 	}
@@ -122,6 +126,13 @@ func geneAnswer(a *asks, ids []string) response {
 		b.WriteString(".")
 		if len(g.PreviousIDs) > 0 {
 			fmt.Fprintf(&b, " Previous ids: %s.", strings.Join(g.PreviousIDs, ", "))
+		}
+		if len(g.Processes) > 0 {
+			ps := make([]string, len(g.Processes))
+			for i, p := range g.Processes {
+				ps[i] = p.Display + " (" + p.Term + ")"
+			}
+			fmt.Fprintf(&b, " GO processes, the most specific first: %s.", strings.Join(ps, "; "))
 		}
 		fmt.Fprintf(&b, " Its page on PlasmoDB: %s", geneLink(g.GeneID))
 	}

@@ -2,6 +2,7 @@ package rules_test
 
 import (
 	"encoding/json"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -49,6 +50,29 @@ func TestAnswersBuildNothing(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestGeneAnswerNamesItsProcesses: the answer to a gene question names GO
+// processes, each one whose gene set in the raw files holds the gene.
+func TestGeneAnswerNamesItsProcesses(t *testing.T) {
+	data := loadData(t)
+	gene := "PF3D7_0930300"
+	w := newWorld(t)
+	r := w.turn(t, "plan", "What does "+gene+" do?")
+	_, after, ok := strings.Cut(r.end.Text, "GO processes, the most specific first:")
+	if !ok {
+		t.Fatalf("the answer names no GO processes:\n%s", r.end.Text)
+	}
+	after, _, _ = strings.Cut(after, "\n")
+	ids := regexp.MustCompile(`GO:\d{7}`).FindAllString(after, -1)
+	if len(ids) == 0 {
+		t.Fatalf("no GO ids among the processes: %s", after)
+	}
+	for _, id := range ids {
+		if !data.GO(id)[gene] {
+			t.Errorf("%s is named, but its gene set in the raw files lacks %s", id, gene)
+		}
 	}
 }
 

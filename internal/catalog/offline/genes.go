@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"strategist/internal/catalog"
+	"strategist/internal/catalog/enrich"
 )
 
 // Bounds of LookupGenes.
@@ -60,10 +61,31 @@ func (c *Catalog) LookupGenes(ctx context.Context, site, query string, limit int
 		g := c.data.genes[f.gene]
 		out.Genes = append(out.Genes, catalog.GeneMatch{
 			GeneID: g.ID, Symbol: g.Symbol, Product: g.Product, GeneType: g.Type, Chromosome: g.Chromosome,
-			PreviousIDs: slices.Clone(g.PreviousIDs), MatchedOn: f.on, Matched: f.matched,
+			PreviousIDs: slices.Clone(g.PreviousIDs), Processes: c.data.processes(f.gene, geneProcesses), MatchedOn: f.on, Matched: f.matched,
 		})
 	}
 	return out, nil
+}
+
+// geneProcesses is how many GO processes a gene look-up names per gene.
+const geneProcesses = 5
+
+// processes returns up to n GO biological processes annotated to a gene,
+// the most specific first: the smallest gene sets (a gene's set also
+// counts the genes of the terms beneath it), ties in the file's order.
+func (d *Data) processes(gene int32, n int) []catalog.Term {
+	var in []enrich.Annotation
+	for _, a := range d.goBP {
+		if _, ok := slices.BinarySearch(a.Genes, gene); ok {
+			in = append(in, a)
+		}
+	}
+	slices.SortStableFunc(in, func(a, b enrich.Annotation) int { return len(a.Genes) - len(b.Genes) })
+	out := make([]catalog.Term, 0, min(n, len(in)))
+	for _, a := range in[:min(n, len(in))] {
+		out = append(out, catalog.Term{Term: a.ID, Display: a.Name})
+	}
+	return out
 }
 
 // geneLookup collects matches in rank order, each gene once.
