@@ -72,18 +72,27 @@ const geneProcesses = 5
 
 // processes returns up to n GO biological processes annotated to a gene,
 // the most specific first: the smallest gene sets (a gene's set also
-// counts the genes of the terms beneath it), ties in the file's order.
+// counts the genes of the terms beneath it), ties in the file's order;
+// obsolete terms and GO's secondary ids are left out.
 func (d *Data) processes(gene int32, n int) []catalog.Term {
 	var in []enrich.Annotation
 	for _, a := range d.goBP {
+		if st := d.goTerms[a.ID].Status; st != "" && st != "current" {
+			continue // obsolete, or a secondary id of a term listed too
+		}
 		if _, ok := slices.BinarySearch(a.Genes, gene); ok {
 			in = append(in, a)
 		}
 	}
 	slices.SortStableFunc(in, func(a, b enrich.Annotation) int { return len(a.Genes) - len(b.Genes) })
-	out := make([]catalog.Term, 0, min(n, len(in)))
-	for _, a := range in[:min(n, len(in))] {
-		out = append(out, catalog.Term{Term: a.ID, Display: a.Name})
+	var out []catalog.Term
+	for _, a := range in {
+		if len(out) == n {
+			break
+		}
+		if !slices.ContainsFunc(out, func(t catalog.Term) bool { return t.Display == a.Name }) {
+			out = append(out, catalog.Term{Term: a.ID, Display: a.Name})
+		}
 	}
 	return out
 }
