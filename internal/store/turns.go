@@ -239,17 +239,29 @@ WITH t AS (
     RETURNING conversation_id)
 UPDATE conversations SET updated_at = now() WHERE id IN (SELECT conversation_id FROM t)`
 
+// lockTurnConversationSQL locks the conversation of turn $1 as a turn's
+// start does, before the end touches the turn's row. A start (an accept of
+// the turn's handoff) locks the conversation first and then meets the
+// turn's row in the running-turn index, where it waits for the end's
+// transaction: an end that held the row while it waited for the
+// conversation would deadlock with it.
+const lockTurnConversationSQL = `
+SELECT 1 FROM conversations WHERE id = (SELECT conversation_id FROM turns WHERE id = $1) FOR NO KEY UPDATE`
+
 // EndTurnTx records a turn's end and appends its last events in one
 // transaction, so the row and the stream agree. A turn that is no longer
 // running (recovered as interrupted meanwhile) is ErrNotFound. It takes
 // two round trips (pipelineTx): whether the turn was still running is
 // known only from the update's result, and then its events must not stay.
+// It locks the turn's conversation before the turn, in the order a start
+// does (lockTurnConversationSQL).
 func (db *DB) EndTurnTx(ctx context.Context, et EndTurn) ([]EventRow, error) {
 	var (
 		ended  bool
 		events *queuedAppend
 	)
 	queue := func(b *pgx.Batch) error {
+		b.Queue(lockTurnConversationSQL, et.TurnID)
 		b.Queue(endTurnSQL, et.TurnID, et.Status, et.Error, et.Usage).Exec(func(tag pgconn.CommandTag) error {
 			ended = tag.RowsAffected() > 0
 			return nil
