@@ -48,6 +48,57 @@ type turn struct {
 	mu       sync.Mutex
 	subUsage llm.Usage // tokens spent outside the main run: sub-agents, summaries
 	handoff  string    // id of a handoff requested in this turn
+	build    build     // what the turn's delegations built
+}
+
+// build is what a turn's delegations built, from their events: a turn that
+// delegated and built no task or combine (every one failed, was skipped or
+// cancelled) did not build, whatever its model answered afterwards.
+type build struct {
+	delegated bool
+	built     bool
+	// makes holds the delegation/node keys of tasks and combines: the
+	// nodes that make a step (a step node reuses one).
+	makes map[string]bool
+	// cause is the first error a making node ended with.
+	cause string
+}
+
+func (b *build) note(ev event.Event) {
+	switch e := ev.(type) {
+	case *event.SubagentPlan:
+		b.delegated = true
+		if b.makes == nil {
+			b.makes = map[string]bool{}
+		}
+		for _, n := range e.Nodes {
+			if n.Kind != "step" {
+				b.makes[e.DelegationID+"/"+n.ID] = true
+			}
+		}
+	case *event.SubagentTaskEnd:
+		if !b.makes[e.DelegationID+"/"+e.NodeID] {
+			return
+		}
+		if e.Status == event.NodeDone {
+			b.built = true
+		} else if b.cause == "" && e.Error != "" {
+			b.cause = e.NodeID + ": " + e.Error
+		}
+	}
+}
+
+// failed says why a turn whose agent completed did not build, "" when it
+// did or never delegated.
+func (b *build) failed() string {
+	if !b.delegated || b.built {
+		return ""
+	}
+	msg := "the build made no step: no task of its plan was built"
+	if b.cause != "" {
+		msg += " (" + b.cause + ")"
+	}
+	return msg
 }
 
 // appendTimeout bounds writing an event; appends use a context that is not
@@ -99,6 +150,10 @@ func (s *Service) note(t *turn, evs []event.Event) {
 			t.mu.Lock()
 			t.handoff = e.HandoffID
 			t.mu.Unlock()
+		case *event.SubagentPlan, *event.SubagentTaskEnd:
+			t.mu.Lock()
+			t.build.note(e)
+			t.mu.Unlock()
 		}
 		event.SetTurn(ev, t.id)
 	}
@@ -135,6 +190,16 @@ func (s *Service) runTurn(ctx context.Context, t *turn) (handedBack bool) {
 		return true
 	}
 	status, msg := outcome(ctx, end, runErr)
+	if status == event.TurnCompleted {
+		t.mu.Lock()
+		why := t.build.failed()
+		t.mu.Unlock()
+		if why != "" {
+			// Its model answered, but the build built nothing: the turn
+			// is no completed build.
+			status, msg = event.TurnFailed, why
+		}
+	}
 	if msg != "" && status == event.TurnFailed {
 		code, retryable := "TURN_FAILED", false
 		if errors.Is(runErr, errEngine) || end.Reason == agent.StopEngineError {
