@@ -1,12 +1,14 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -129,28 +131,33 @@ func (db *DB) StartTurnTx(ctx context.Context, st StartTurn) (StartedTurn, error
 		accepted, started, full bool
 		events                  *queuedAppend
 	)
-	b := &pgx.Batch{}
-	if st.MaxRunning > 0 {
-		b.Queue(lockUserSQL, st.UserID)
-	}
-	b.Queue(startTurnSQL, st.ConversationID, st.UserID, st.Mode, st.Model, st.TurnID, st.AcceptHandoff, st.MaxRunning).QueryRow(func(row pgx.Row) error {
-		return row.Scan(&site, &accepted, &started, &full)
-	})
-	m := st.Message
-	b.Queue(insertMessageSQL, m.ID, st.ConversationID, st.TurnID, m.Role, m.Content, nullableJSON(m.Data))
-	// The turn's job, and the notification that wakes the job queue's
-	// fetchers in every process when the start commits: the job, not this
-	// process, starts the turn.
-	if err := queueTurnJob(b, st); err != nil {
-		return StartedTurn{}, translate("start turn", err)
-	}
-	if len(st.Events) > 0 {
-		var err error
-		if events, err = queueAppendEvents(b, st.Origin, st.Events); err != nil {
-			return StartedTurn{}, translate("start turn", err)
+	// A start that found no connection is tried again (retry); one that
+	// reached the database is not, as it may have committed.
+	err := db.retry(ctx, func() error {
+		site, accepted, started, full, events = nil, false, false, false, nil
+		b := &pgx.Batch{}
+		if st.MaxRunning > 0 {
+			b.Queue(lockUserSQL, st.UserID)
 		}
-	}
-	err := db.pool.SendBatch(ctx, b).Close()
+		b.Queue(startTurnSQL, st.ConversationID, st.UserID, st.Mode, st.Model, st.TurnID, st.AcceptHandoff, st.MaxRunning).QueryRow(func(row pgx.Row) error {
+			return row.Scan(&site, &accepted, &started, &full)
+		})
+		m := st.Message
+		b.Queue(insertMessageSQL, m.ID, st.ConversationID, st.TurnID, m.Role, m.Content, nullableJSON(m.Data))
+		// The turn's job, and the notification that wakes the job
+		// queue's fetchers in every process when the start commits: the
+		// job, not this process, starts the turn.
+		if err := queueTurnJob(b, st); err != nil {
+			return err
+		}
+		if len(st.Events) > 0 {
+			var err error
+			if events, err = queueAppendEvents(b, st.Origin, st.Events); err != nil {
+				return err
+			}
+		}
+		return ambiguous(db.pool.SendBatch(ctx, b).Close())
+	})
 	switch {
 	case err == nil && started && site != nil:
 	case site == nil && (err == nil || isForeignKeyViolation(err)):
@@ -197,26 +204,40 @@ func nullableJSON(d json.RawMessage) any {
 	return d
 }
 
-func insertMessage(ctx context.Context, tx pgx.Tx, conversationID, turnID string, m NewMessage) (string, error) {
-	var id string
-	err := tx.QueryRow(ctx, insertMessageSQL, m.ID, conversationID, nullable(turnID), m.Role, m.Content, nullableJSON(m.Data)).Scan(&id)
-	return id, err
-}
-
 // AddMessages stores a turn's assistant, tool and summary messages in order.
+// Each message gets its id before the first try (its own, or a new one), so
+// that a try after one whose commit went unanswered writes nothing twice:
+// the messages are inserted only where their ids are not.
 func (db *DB) AddMessages(ctx context.Context, conversationID, turnID string, msgs []NewMessage) error {
 	if len(msgs) == 0 {
 		return nil
 	}
-	return db.tx(ctx, "add messages", func(tx pgx.Tx) error {
-		for _, m := range msgs {
-			if _, err := insertMessage(ctx, tx, conversationID, turnID, m); err != nil {
-				return err
+	ids := make([]string, len(msgs))
+	for i, m := range msgs {
+		ids[i] = cmp.Or(m.ID, uuid.NewString())
+	}
+	return translate("add messages", db.retry(ctx, func() error {
+		err := db.txOnce(ctx, func(tx pgx.Tx) error {
+			for i, m := range msgs {
+				if _, err := tx.Exec(ctx, insertMessageOnceSQL, ids[i], conversationID, nullable(turnID), m.Role, m.Content, nullableJSON(m.Data)); err != nil {
+					return err
+				}
 			}
+			return nil
+		})
+		var amb *ambiguousError
+		if errors.As(err, &amb) {
+			return amb.err // idempotent: tried again
 		}
-		return nil
-	})
+		return err
+	}))
 }
+
+// insertMessageOnceSQL inserts a message unless one with its id exists.
+const insertMessageOnceSQL = `
+INSERT INTO messages (id, conversation_id, turn_id, role, content, data)
+VALUES ($1, $2, $3, $4, $5, $6)
+ON CONFLICT (id) DO NOTHING`
 
 // EndTurn is what EndTurnTx writes.
 type EndTurn struct {
@@ -297,8 +318,7 @@ WHERE t.id = $1 AND t.conversation_id = $2 AND c.user_id = $3`
 
 // Turn returns one of the user's turns.
 func (db *DB) Turn(ctx context.Context, userID, conversationID, turnID string) (Turn, error) {
-	rows, _ := db.pool.Query(ctx, turnSQL, turnID, conversationID, userID)
-	t, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Turn])
+	t, err := collectOne(ctx, db, pgx.RowToStructByName[Turn], turnSQL, turnID, conversationID, userID)
 	return t, translate("turn", err)
 }
 
@@ -311,8 +331,7 @@ WHERE t.id = $1 AND c.user_id = $2`
 // protocol names a task by its turn id); another user's turn is
 // ErrNotFound.
 func (db *DB) UserTurn(ctx context.Context, userID, turnID string) (Turn, error) {
-	rows, _ := db.pool.Query(ctx, userTurnSQL, turnID, userID)
-	t, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Turn])
+	t, err := collectOne(ctx, db, pgx.RowToStructByName[Turn], userTurnSQL, turnID, userID)
 	return t, translate("turn", err)
 }
 
@@ -324,8 +343,7 @@ ORDER BY t.started_at, t.id`
 
 // Turns lists a conversation's turns, oldest first.
 func (db *DB) Turns(ctx context.Context, userID, conversationID string) ([]Turn, error) {
-	rows, _ := db.pool.Query(ctx, turnsSQL, conversationID, userID)
-	ts, err := pgx.CollectRows(rows, pgx.RowToStructByName[Turn])
+	ts, err := collect(ctx, db, pgx.RowToStructByName[Turn], turnsSQL, conversationID, userID)
 	return ts, translate("turns", err)
 }
 
@@ -351,8 +369,7 @@ ORDER BY t.started_at`
 // OrphanTurns lists running turns that no process runs and no job will
 // start again.
 func (db *DB) OrphanTurns(ctx context.Context) ([]OrphanTurn, error) {
-	rows, _ := db.pool.Query(ctx, orphanTurnsSQL)
-	ts, err := pgx.CollectRows(rows, pgx.RowToStructByName[OrphanTurn])
+	ts, err := collect(ctx, db, pgx.RowToStructByName[OrphanTurn], orphanTurnsSQL)
 	return ts, translate("orphan turns", err)
 }
 
@@ -363,7 +380,6 @@ FROM events WHERE turn_id = $1 ORDER BY seq`
 // TurnEvents returns every event of a turn in order (for recovering a turn
 // whose process died; not owner-filtered: only the orchestrator calls it).
 func (db *DB) TurnEvents(ctx context.Context, turnID string) ([]EventRow, error) {
-	rows, _ := db.pool.Query(ctx, turnEventsSQL, turnID)
-	es, err := pgx.CollectRows(rows, scanEventRow)
+	es, err := collect(ctx, db, scanEventRow, turnEventsSQL, turnID)
 	return es, translate("turn events", err)
 }
