@@ -127,6 +127,10 @@ type Config struct {
 	Metrics *telemetry.Metrics
 	// Workers is how many turns the process runs at once (default 100).
 	Workers int
+	// RetryFor bounds how long a turn's end is written again while the
+	// database is unavailable (default 30 s, as the event log's); past it
+	// the turn is handed back, to end once the database answers.
+	RetryFor time.Duration
 	// The per-user turn budget (budget.go): TurnRate starts a second with
 	// bursts of TurnBurst (defaults DefaultTurnRate, DefaultTurnBurst), and
 	// at most MaxRunning turns running at once (default DefaultMaxRunning).
@@ -180,6 +184,9 @@ func New(cfg Config) (*Service, error) {
 	}
 	if cfg.SweepEvery == 0 {
 		cfg.SweepEvery = 5 * time.Second
+	}
+	if cfg.RetryFor == 0 {
+		cfg.RetryFor = 30 * time.Second
 	}
 	if cfg.TurnRate == 0 {
 		cfg.TurnRate = DefaultTurnRate

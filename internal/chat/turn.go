@@ -166,11 +166,12 @@ func (s *Service) runTurn(ctx context.Context, t *turn) (handedBack bool) {
 	log := telemetry.Logger(ctx, s.log.With(slog.String("turn_id", t.id), slog.String("conversation_id", t.convID)))
 	emit := s.emit(t)
 	end, runErr := s.runAgent(ctx, t, emit, s.queue(t))
-	if errors.Is(runErr, eventlog.ErrUnavailable) {
-		// The database stayed away past the log's bound: what the turn
-		// did since is not recorded, and ending it would need the
-		// database too. It is handed back and resumed from what was
-		// recorded, here or elsewhere, once the database is back.
+	if errors.Is(runErr, eventlog.ErrUnavailable) || store.Unavailable(runErr) {
+		// The database stayed away past the log's or the store's bound:
+		// what the turn did since is not recorded (its events, or its
+		// messages), and ending it would need the database too. It is
+		// handed back and resumed from what was recorded, here or
+		// elsewhere, once the database is back.
 		log.Warn("handing the turn back: the database was unavailable", slog.Any("error", runErr))
 		handBackSpan(t)
 		return true
@@ -219,7 +220,13 @@ func (s *Service) runTurn(ctx context.Context, t *turn) (handedBack bool) {
 		log.Warn("writing the turn's last events", slog.Any("error", err))
 	}
 	cancel()
-	s.endTurn(t, status, msg, usage, log)
+	if !s.endTurn(t, status, msg, usage, log) {
+		// The end is not recorded and the database is still away: the
+		// turn is handed back rather than left running with its job
+		// done, and its next run ends it.
+		handBackSpan(t)
+		return true
+	}
 	s.cfg.Metrics.TurnEnded(ctx, string(t.mode), string(status), time.Since(t.start))
 	endSpan(ctx, t, status, msg, end, usage)
 	return false
@@ -405,15 +412,19 @@ func outcome(ctx context.Context, end agent.RunEnd, runErr error) (event.TurnSta
 	return event.TurnFailed, "the turn ended for an unknown reason"
 }
 
-// endTurn commits the turn's status with its turn_end event, retrying a
-// few times: a turn must not stay "running" because of a database blip.
-func (s *Service) endTurn(t *turn, status event.TurnStatus, msg string, usage llm.Usage, log *slog.Logger) {
+// endTurn commits the turn's status with its turn_end event, and reports
+// whether it is recorded (here, or by another process that ended the turn
+// first). A database that is unavailable is waited for, with backoff, for
+// up to RetryFor: a turn must not stay "running" because of a database
+// blip. Past that, or for another failure after five tries, the turn is
+// not recorded as ended, and the caller hands it back.
+func (s *Service) endTurn(t *turn, status event.TurnStatus, msg string, usage llm.Usage, log *slog.Logger) bool {
 	end := &event.TurnEnd{Base: event.Base{TurnID: t.id}, Status: status, Error: msg,
 		DurationMs: time.Since(t.start).Milliseconds(), Usage: usage}
 	ne, err := eventlog.EncodeRow(t.convID, end)
 	if err != nil {
 		log.Error("encoding turn_end", slog.Any("error", err))
-		return
+		return true // nothing could record it; its next run would fail alike
 	}
 	usageJSON, _ := json.Marshal(usage)
 	et := store.EndTurn{TurnID: t.id, Status: status, Error: msg, Usage: usageJSON, Events: []store.NewEvent{ne}, Origin: s.cfg.Origin}
@@ -423,23 +434,31 @@ func (s *Service) endTurn(t *turn, status event.TurnStatus, msg string, usage ll
 		// their ends go in the same transaction, before turn_end.
 		et.Events = append(s.closing(t, log), ne)
 	}
-	for attempt := range 5 {
+	since, wait, failures := time.Now(), 100*time.Millisecond, 0
+	for {
 		ctx, cancel := context.WithTimeout(trace.ContextWithSpan(context.Background(), t.span), appendTimeout)
 		rows, err := s.cfg.Store.EndTurnTx(ctx, et)
 		cancel()
 		if err == nil {
 			s.cfg.Publisher.Publish(records(rows)...)
 			log.Info("turn ended", slog.String("status", string(status)), slog.Int("total_tokens", usage.TotalTokens))
-			return
+			return true
 		}
 		if errors.Is(err, store.ErrNotFound) {
 			log.Warn("the turn was no longer running when it ended here: another process had ended it")
-			return
+			return true
 		}
-		log.Warn("ending turn", slog.Int("attempt", attempt+1), slog.Any("error", err))
-		time.Sleep(time.Duration(attempt+1) * 200 * time.Millisecond)
+		if !store.Unavailable(err) {
+			failures++
+		}
+		if failures >= 5 || time.Since(since)+wait > s.cfg.RetryFor {
+			log.Error("could not record the end of the turn; handing it back, to be ended by its next run", slog.Any("error", err))
+			return false
+		}
+		log.Warn("ending turn", slog.Any("error", err))
+		time.Sleep(wait)
+		wait = min(2*wait, 2*time.Second)
 	}
-	log.Error("could not record the end of the turn; it will be resumed when this process stops")
 }
 
 // closing returns the events that close what t's recorded events left
