@@ -171,7 +171,14 @@ func (s *Service) runTurn(ctx context.Context, t *turn) (handedBack bool) {
 		// what the turn did since is not recorded (its events, or its
 		// messages), and ending it would need the database too. It is
 		// handed back and resumed from what was recorded, here or
-		// elsewhere, once the database is back.
+		// elsewhere, once the database is back. What the turn queued
+		// is written, or given up by the log (its RetryFor), first: the
+		// next run must find nothing of this one arriving after it.
+		sctx, cancel := context.WithTimeout(context.Background(), s.cfg.RetryFor+appendTimeout)
+		defer cancel()
+		if err := t.log.Sync(sctx); err != nil {
+			log.Warn("writing a handed-back turn's last events", slog.Any("error", err))
+		}
 		log.Warn("handing the turn back: the database was unavailable", slog.Any("error", runErr))
 		handBackSpan(t)
 		return true
