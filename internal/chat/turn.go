@@ -25,6 +25,7 @@ import (
 // function updates under mu (tools emit from several goroutines).
 type turn struct {
 	id            string
+	owner         string // the owner name this process claimed the turn under
 	userID        string
 	convID        string
 	siteID        string // set by the start, from the conversation row
@@ -434,7 +435,7 @@ func (s *Service) endTurn(t *turn, status event.TurnStatus, msg string, usage ll
 		return true // nothing could record it; its next run would fail alike
 	}
 	usageJSON, _ := json.Marshal(usage)
-	et := store.EndTurn{TurnID: t.id, Status: status, Error: msg, Usage: usageJSON, Events: []store.NewEvent{ne}, Origin: s.cfg.Origin}
+	et := store.EndTurn{TurnID: t.id, Owner: t.owner, Status: status, Error: msg, Usage: usageJSON, Events: []store.NewEvent{ne}, Origin: s.cfg.Origin}
 	if status != event.TurnCompleted {
 		// A turn that failed or was cancelled may have left calls and
 		// nodes open (its log failed, or its tools were cut short):
@@ -452,7 +453,7 @@ func (s *Service) endTurn(t *turn, status event.TurnStatus, msg string, usage ll
 			return true
 		}
 		if errors.Is(err, store.ErrNotFound) {
-			log.Warn("the turn was no longer running when it ended here: another process had ended it")
+			log.Warn("the turn was no longer this process's to end: another process ended it, or runs it since this one was taken for dead")
 			return true
 		}
 		if !store.Unavailable(err) {

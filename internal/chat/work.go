@@ -33,7 +33,7 @@ func (s *Service) work(ctx context.Context, job store.TurnJob) error {
 	s.mu.Unlock()
 	tctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	t := &turn{id: job.TurnID, userID: job.UserID, userMessageID: job.UserMessageID, cancel: cancel, run: 1}
+	t := &turn{id: job.TurnID, owner: owner, userID: job.UserID, userMessageID: job.UserMessageID, cancel: cancel, run: 1}
 	// Registered before the claim, so a cancel that arrives while it
 	// claims is not lost: the claim reads a cancel made before it, the
 	// notification reaches this entry after it.

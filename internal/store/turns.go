@@ -242,6 +242,12 @@ ON CONFLICT (id) DO NOTHING`
 // EndTurn is what EndTurnTx writes.
 type EndTurn struct {
 	TurnID string
+	// Owner, when set, is the process ending the turn: the end is written
+	// only while the turn is still its own, so a process that lost the
+	// turn to another (taken for dead while it ran) cannot end the run
+	// that took it over. Recovery, ending the turns of dead processes,
+	// names none.
+	Owner  string
 	Status TurnStatus
 	Error  string
 	Usage  json.RawMessage
@@ -252,11 +258,12 @@ type EndTurn struct {
 
 // endTurnSQL ends a running turn and marks its conversation as updated
 // (the conversation list's order): no row is updated when the turn was no
-// longer running.
+// longer running, or no longer owned by the process ending it ($5, when
+// set).
 const endTurnSQL = `
 WITH t AS (
     UPDATE turns SET status = $2, error = $3, usage = $4, ended_at = now()
-    WHERE id = $1 AND status = 'running'
+    WHERE id = $1 AND status = 'running' AND ($5 = '' OR owner = $5)
     RETURNING conversation_id)
 UPDATE conversations SET updated_at = now() WHERE id IN (SELECT conversation_id FROM t)`
 
@@ -271,7 +278,8 @@ SELECT 1 FROM conversations WHERE id = (SELECT conversation_id FROM turns WHERE 
 
 // EndTurnTx records a turn's end and appends its last events in one
 // transaction, so the row and the stream agree. A turn that is no longer
-// running (recovered as interrupted meanwhile) is ErrNotFound. It takes
+// running (recovered as interrupted meanwhile), or no longer et.Owner's, is
+// ErrNotFound. It takes
 // two round trips (pipelineTx): whether the turn was still running is
 // known only from the update's result, and then its events must not stay.
 // It locks the turn's conversation before the turn, in the order a start
@@ -283,7 +291,7 @@ func (db *DB) EndTurnTx(ctx context.Context, et EndTurn) ([]EventRow, error) {
 	)
 	queue := func(b *pgx.Batch) error {
 		b.Queue(lockTurnConversationSQL, et.TurnID)
-		b.Queue(endTurnSQL, et.TurnID, et.Status, et.Error, et.Usage).Exec(func(tag pgconn.CommandTag) error {
+		b.Queue(endTurnSQL, et.TurnID, et.Status, et.Error, et.Usage, et.Owner).Exec(func(tag pgconn.CommandTag) error {
 			ended = tag.RowsAffected() > 0
 			return nil
 		})

@@ -106,3 +106,62 @@ func TestEndTurnBesideAnAccept(t *testing.T) {
 		t.Errorf("plan turn = %+v, %v; want completed", tr, err)
 	}
 }
+
+// TestEndTurnIsTheOwners: a process ends a turn only while it owns it. One
+// that lost the turn to another (its session was taken for dead, and the
+// turn resumed elsewhere) and ends it late writes nothing: the turn runs on
+// in its new owner, who ends it. Recovery, which names no owner, ends a
+// turn whoever had it.
+func TestEndTurnIsTheOwners(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	db, err := store.New(pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ada := mustUser(t, db, "ada@example.org")
+	conv, err := db.CreateConversation(ctx, ada.ID, "plasmodb", "Kinases", "offline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := func(owner string) string {
+		t.Helper()
+		id := uuid.NewString()
+		if _, err := db.StartTurnTx(ctx, store.StartTurn{UserID: ada.ID, ConversationID: conv.ID, TurnID: id, Mode: "plan",
+			Model: "offline", Origin: "test", Message: store.NewMessage{ID: uuid.NewString(), Role: "user", Content: "kinases"}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pool.Exec(ctx, `UPDATE turns SET owner = $2 WHERE id = $1`, id, owner); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	end := func(turnID, owner string) error {
+		_, err := db.EndTurnTx(ctx, store.EndTurn{TurnID: turnID, Owner: owner, Status: "completed", Usage: []byte(`{}`), Origin: "test",
+			Events: []store.NewEvent{{ConversationID: conv.ID, TurnID: turnID, Type: "turn_end", Payload: []byte(`{"status":"completed"}`)}}})
+		return err
+	}
+	events := func() int {
+		es, err := db.EventsAfter(ctx, ada.ID, conv.ID, 0, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(es)
+	}
+
+	taken := start("2@2") // taken from 1@1, which still thinks it runs it
+	if err := end(taken, "1@1"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the former owner's end = %v, want ErrNotFound", err)
+	}
+	if tr, err := db.Turn(ctx, ada.ID, conv.ID, taken); err != nil || tr.Status != "running" || events() != 0 {
+		t.Errorf("after the former owner's end: turn %+v, %v, %d events; want running, none", tr, err, events())
+	}
+	if err := end(taken, "2@2"); err != nil {
+		t.Errorf("the owner's end = %v", err)
+	}
+	orphan := start("3@3")
+	if err := end(orphan, ""); err != nil {
+		t.Errorf("recovery's end = %v", err)
+	}
+}
