@@ -150,7 +150,10 @@ type Service struct {
 	// ownerErr is why the owner session is lost (OwnerLost), nil while
 	// it is held.
 	ownerErr error
-	running  map[string]*turn
+	// queueUp is set once the turn queue works jobs (Run), cleared when
+	// Run ends.
+	queueUp bool
+	running map[string]*turn
 	// spans are the root spans of turns started here whose job has not
 	// yet been taken (trace.go).
 	spans map[string]keptSpan
@@ -271,7 +274,11 @@ func (s *Service) Run(ctx context.Context, owner string) error {
 	queueDone := make(chan error, 1)
 	go func() {
 		queueDone <- s.cfg.Store.RunTurnQueue(ctx, store.TurnQueueConfig{Owner: owner, Workers: s.cfg.Workers,
-			Logger: s.cfg.Logger, Work: s.work})
+			Logger: s.cfg.Logger, Work: s.work, Started: func() {
+				s.mu.Lock()
+				s.queueUp = true
+				s.mu.Unlock()
+			}})
 	}()
 	s.recoverOrphans(ctx)
 	s.approveUndecided(ctx)
@@ -291,7 +298,7 @@ func (s *Service) Run(ctx context.Context, owner string) error {
 		}
 	}
 	s.mu.Lock()
-	s.base = nil
+	s.base, s.queueUp = nil, false
 	s.mu.Unlock()
 	if queueDone != nil {
 		queueErr = <-queueDone

@@ -139,6 +139,9 @@ type TurnQueueConfig struct {
 	Logger      *slog.Logger
 	// Work runs one turn; ErrHandBack hands it to another process.
 	Work func(ctx context.Context, job TurnJob) error
+	// Started, when set, is called once the queue works jobs: the process
+	// can run turns from then on.
+	Started func()
 }
 
 // RunTurnQueue works turn jobs until ctx ends, then cancels the turns it runs
@@ -178,6 +181,9 @@ func (db *DB) RunTurnQueue(ctx context.Context, cfg TurnQueueConfig) error {
 	// be handed back while the database is still there.
 	if err := client.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("store: turn queue: start: %w", err)
+	}
+	if cfg.Started != nil {
+		cfg.Started()
 	}
 	<-ctx.Done()
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.StopTimeout)
