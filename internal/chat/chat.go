@@ -127,6 +127,10 @@ type Config struct {
 	Metrics *telemetry.Metrics
 	// Workers is how many turns the process runs at once (default 100).
 	Workers int
+	// RetryFor bounds how long a turn's end is written again while the
+	// database is unavailable (default 30 s, as the event log's); past it
+	// the turn is handed back, to end once the database answers.
+	RetryFor time.Duration
 	// The per-user turn budget (budget.go): TurnRate starts a second with
 	// bursts of TurnBurst (defaults DefaultTurnRate, DefaultTurnBurst), and
 	// at most MaxRunning turns running at once (default DefaultMaxRunning).
@@ -146,7 +150,10 @@ type Service struct {
 	// ownerErr is why the owner session is lost (OwnerLost), nil while
 	// it is held.
 	ownerErr error
-	running  map[string]*turn
+	// queueUp is set once the turn queue works jobs (Run), cleared when
+	// Run ends.
+	queueUp bool
+	running map[string]*turn
 	// spans are the root spans of turns started here whose job has not
 	// yet been taken (trace.go).
 	spans map[string]keptSpan
@@ -180,6 +187,9 @@ func New(cfg Config) (*Service, error) {
 	}
 	if cfg.SweepEvery == 0 {
 		cfg.SweepEvery = 5 * time.Second
+	}
+	if cfg.RetryFor == 0 {
+		cfg.RetryFor = 30 * time.Second
 	}
 	if cfg.TurnRate == 0 {
 		cfg.TurnRate = DefaultTurnRate
@@ -264,7 +274,11 @@ func (s *Service) Run(ctx context.Context, owner string) error {
 	queueDone := make(chan error, 1)
 	go func() {
 		queueDone <- s.cfg.Store.RunTurnQueue(ctx, store.TurnQueueConfig{Owner: owner, Workers: s.cfg.Workers,
-			Logger: s.cfg.Logger, Work: s.work})
+			Logger: s.cfg.Logger, Work: s.work, Started: func() {
+				s.mu.Lock()
+				s.queueUp = true
+				s.mu.Unlock()
+			}})
 	}()
 	s.recoverOrphans(ctx)
 	s.approveUndecided(ctx)
@@ -284,7 +298,7 @@ func (s *Service) Run(ctx context.Context, owner string) error {
 		}
 	}
 	s.mu.Lock()
-	s.base = nil
+	s.base, s.queueUp = nil, false
 	s.mu.Unlock()
 	if queueDone != nil {
 		queueErr = <-queueDone

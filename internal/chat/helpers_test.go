@@ -146,6 +146,8 @@ type options struct {
 	log bool
 	// budget, when set, changes the per-user turn budget.
 	budget func(*chat.Config)
+	// retryFor is chat.Config.RetryFor (default its default).
+	retryFor time.Duration
 }
 
 func (o options) logger(t *testing.T) *slog.Logger {
@@ -190,7 +192,7 @@ func (w *world) start(o options) *process {
 	}
 	cfg := chat.Config{Store: st, Log: log, Publisher: broker, Models: models{o.engine},
 		Planner: o.planner, Executor: o.executor, Origin: origin, AutoApprove: o.autoApprove,
-		SweepEvery: cmp.Or(o.sweepEvery, time.Hour), Logger: o.logger(w.t)}
+		SweepEvery: cmp.Or(o.sweepEvery, time.Hour), Logger: o.logger(w.t), RetryFor: o.retryFor}
 	if o.budget != nil {
 		o.budget(&cfg)
 	}

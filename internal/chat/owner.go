@@ -18,20 +18,27 @@ import (
 // are handed back, as on a stop, before another process may rescue them.
 var errOwnerLost = errors.New("this process lost its owner session")
 
-// Ready reports whether this process runs turns: Run serves and the owner
-// session is held (OwnerHeld since the last OwnerLost). A replica that is
-// not ready answers /readyz 503, so that a balancer sends it no turn.
+// Ready reports whether this process runs turns: Run serves, its turn
+// queue works jobs, and the owner session is held (OwnerHeld since the
+// last OwnerLost). A replica that is not ready answers /readyz 503, so that
+// a balancer sends it no turn.
 func (s *Service) Ready() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
 	case s.base == nil:
 		return ErrNotServing
+	case !s.queueUp:
+		return errQueueNotUp
 	case s.ownerErr != nil:
 		return fmt.Errorf("chat: no owner session: %w", s.ownerErr)
 	}
 	return nil
 }
+
+// errQueueNotUp: Run serves, but its turn queue has not started working
+// jobs yet (its start waits for the database).
+var errQueueNotUp = errors.New("chat: the turn queue is not running yet")
 
 // OwnerHeld records that the owner session is held again after a loss.
 func (s *Service) OwnerHeld() {

@@ -11,6 +11,7 @@ import (
 	"strategist/internal/agent"
 	"strategist/internal/chat"
 	"strategist/internal/event"
+	"strategist/internal/store"
 	"strategist/internal/tool"
 )
 
@@ -93,5 +94,42 @@ func TestReadyFollowsTheOwnerSession(t *testing.T) {
 	p.stop()
 	if err := p.Ready(); !errors.Is(err, chat.ErrNotServing) {
 		t.Errorf("Ready() once stopped = %v, want ErrNotServing", err)
+	}
+}
+
+// slowQueue holds the turn queue back until open is closed, as a queue
+// whose start waits for a connection does.
+type slowQueue struct {
+	chat.Store
+	called, open chan struct{}
+}
+
+func (s *slowQueue) RunTurnQueue(ctx context.Context, cfg store.TurnQueueConfig) error {
+	close(s.called)
+	select {
+	case <-s.open:
+	case <-ctx.Done():
+		return nil
+	}
+	return s.Store.RunTurnQueue(ctx, cfg)
+}
+
+// TestReadyWaitsForTheQueue: a process serving with its owner session is
+// not ready until its turn queue runs: before, no turn it accepts would
+// start.
+func TestReadyWaitsForTheQueue(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	sq := &slowQueue{called: make(chan struct{}), open: make(chan struct{})}
+	p := w.start(options{engine: engine(t, `{"roles":{}}`), store: func(s chat.Store) chat.Store { sq.Store = s; return sq }})
+	<-sq.called // Run serves
+	if err := p.Ready(); err == nil {
+		t.Error("Ready() = nil with the turn queue not running")
+	}
+	close(sq.open)
+	for deadline := time.Now().Add(10 * time.Second); p.Ready() != nil; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("Ready() = %v 10 s after the queue could start", p.Ready())
+		}
 	}
 }

@@ -25,6 +25,7 @@ import (
 // function updates under mu (tools emit from several goroutines).
 type turn struct {
 	id            string
+	owner         string // the owner name this process claimed the turn under
 	userID        string
 	convID        string
 	siteID        string // set by the start, from the conversation row
@@ -51,6 +52,57 @@ type turn struct {
 	// confirmed says the researcher's message agreed to build the
 	// handoff: it is accepted at the turn's end without a click.
 	confirmed bool
+	build     build // what the turn's delegations built
+}
+
+// build is what a turn's delegations built, from their events: a turn that
+// delegated and built no task or combine (every one failed, was skipped or
+// cancelled) did not build, whatever its model answered afterwards.
+type build struct {
+	delegated bool
+	built     bool
+	// makes holds the delegation/node keys of tasks and combines: the
+	// nodes that make a step (a step node reuses one).
+	makes map[string]bool
+	// cause is the first error a making node ended with.
+	cause string
+}
+
+func (b *build) note(ev event.Event) {
+	switch e := ev.(type) {
+	case *event.SubagentPlan:
+		b.delegated = true
+		if b.makes == nil {
+			b.makes = map[string]bool{}
+		}
+		for _, n := range e.Nodes {
+			if n.Kind != "step" {
+				b.makes[e.DelegationID+"/"+n.ID] = true
+			}
+		}
+	case *event.SubagentTaskEnd:
+		if !b.makes[e.DelegationID+"/"+e.NodeID] {
+			return
+		}
+		if e.Status == event.NodeDone {
+			b.built = true
+		} else if b.cause == "" && e.Error != "" {
+			b.cause = e.NodeID + ": " + e.Error
+		}
+	}
+}
+
+// failed says why a turn whose agent completed did not build, "" when it
+// did or never delegated.
+func (b *build) failed() string {
+	if !b.delegated || b.built {
+		return ""
+	}
+	msg := "the build made no step: no task of its plan was built"
+	if b.cause != "" {
+		msg += " (" + b.cause + ")"
+	}
+	return msg
 }
 
 // appendTimeout bounds writing an event; appends use a context that is not
@@ -102,6 +154,10 @@ func (s *Service) note(t *turn, evs []event.Event) {
 			t.mu.Lock()
 			t.handoff, t.confirmed = e.HandoffID, e.Confirmed
 			t.mu.Unlock()
+		case *event.SubagentPlan, *event.SubagentTaskEnd:
+			t.mu.Lock()
+			t.build.note(e)
+			t.mu.Unlock()
 		}
 		event.SetTurn(ev, t.id)
 	}
@@ -114,11 +170,19 @@ func (s *Service) runTurn(ctx context.Context, t *turn) (handedBack bool) {
 	log := telemetry.Logger(ctx, s.log.With(slog.String("turn_id", t.id), slog.String("conversation_id", t.convID)))
 	emit := s.emit(t)
 	end, runErr := s.runAgent(ctx, t, emit, s.queue(t))
-	if errors.Is(runErr, eventlog.ErrUnavailable) {
-		// The database stayed away past the log's bound: what the turn
-		// did since is not recorded, and ending it would need the
-		// database too. It is handed back and resumed from what was
-		// recorded, here or elsewhere, once the database is back.
+	if errors.Is(runErr, eventlog.ErrUnavailable) || store.Unavailable(runErr) {
+		// The database stayed away past the log's or the store's bound:
+		// what the turn did since is not recorded (its events, or its
+		// messages), and ending it would need the database too. It is
+		// handed back and resumed from what was recorded, here or
+		// elsewhere, once the database is back. What the turn queued
+		// is written, or given up by the log (its RetryFor), first: the
+		// next run must find nothing of this one arriving after it.
+		sctx, cancel := context.WithTimeout(context.Background(), s.cfg.RetryFor+appendTimeout)
+		defer cancel()
+		if err := t.log.Sync(sctx); err != nil {
+			log.Warn("writing a handed-back turn's last events", slog.Any("error", err))
+		}
 		log.Warn("handing the turn back: the database was unavailable", slog.Any("error", runErr))
 		handBackSpan(t)
 		return true
@@ -138,6 +202,16 @@ func (s *Service) runTurn(ctx context.Context, t *turn) (handedBack bool) {
 		return true
 	}
 	status, msg := outcome(ctx, end, runErr)
+	if status == event.TurnCompleted {
+		t.mu.Lock()
+		why := t.build.failed()
+		t.mu.Unlock()
+		if why != "" {
+			// Its model answered, but the build built nothing: the turn
+			// is no completed build.
+			status, msg = event.TurnFailed, why
+		}
+	}
 	if msg != "" && status == event.TurnFailed {
 		code, retryable := "TURN_FAILED", false
 		if errors.Is(runErr, errEngine) || end.Reason == agent.StopEngineError {
@@ -157,7 +231,13 @@ func (s *Service) runTurn(ctx context.Context, t *turn) (handedBack bool) {
 		log.Warn("writing the turn's last events", slog.Any("error", err))
 	}
 	cancel()
-	s.endTurn(t, status, msg, usage, log)
+	if !s.endTurn(t, status, msg, usage, log) {
+		// The end is not recorded and the database is still away: the
+		// turn is handed back rather than left running with its job
+		// done, and its next run ends it.
+		handBackSpan(t)
+		return true
+	}
 	s.cfg.Metrics.TurnEnded(ctx, string(t.mode), string(status), time.Since(t.start))
 	endSpan(ctx, t, status, msg, end, usage)
 	return false
@@ -343,41 +423,53 @@ func outcome(ctx context.Context, end agent.RunEnd, runErr error) (event.TurnSta
 	return event.TurnFailed, "the turn ended for an unknown reason"
 }
 
-// endTurn commits the turn's status with its turn_end event, retrying a
-// few times: a turn must not stay "running" because of a database blip.
-func (s *Service) endTurn(t *turn, status event.TurnStatus, msg string, usage llm.Usage, log *slog.Logger) {
+// endTurn commits the turn's status with its turn_end event, and reports
+// whether it is recorded (here, or by another process that ended the turn
+// first). A database that is unavailable is waited for, with backoff, for
+// up to RetryFor: a turn must not stay "running" because of a database
+// blip. Past that, or for another failure after five tries, the turn is
+// not recorded as ended, and the caller hands it back.
+func (s *Service) endTurn(t *turn, status event.TurnStatus, msg string, usage llm.Usage, log *slog.Logger) bool {
 	end := &event.TurnEnd{Base: event.Base{TurnID: t.id}, Status: status, Error: msg,
 		DurationMs: time.Since(t.start).Milliseconds(), Usage: usage}
 	ne, err := eventlog.EncodeRow(t.convID, end)
 	if err != nil {
 		log.Error("encoding turn_end", slog.Any("error", err))
-		return
+		return true // nothing could record it; its next run would fail alike
 	}
 	usageJSON, _ := json.Marshal(usage)
-	et := store.EndTurn{TurnID: t.id, Status: status, Error: msg, Usage: usageJSON, Events: []store.NewEvent{ne}, Origin: s.cfg.Origin}
+	et := store.EndTurn{TurnID: t.id, Owner: t.owner, Status: status, Error: msg, Usage: usageJSON, Events: []store.NewEvent{ne}, Origin: s.cfg.Origin}
 	if status != event.TurnCompleted {
 		// A turn that failed or was cancelled may have left calls and
 		// nodes open (its log failed, or its tools were cut short):
 		// their ends go in the same transaction, before turn_end.
 		et.Events = append(s.closing(t, log), ne)
 	}
-	for attempt := range 5 {
+	since, wait, failures := time.Now(), 100*time.Millisecond, 0
+	for {
 		ctx, cancel := context.WithTimeout(trace.ContextWithSpan(context.Background(), t.span), appendTimeout)
 		rows, err := s.cfg.Store.EndTurnTx(ctx, et)
 		cancel()
 		if err == nil {
 			s.cfg.Publisher.Publish(records(rows)...)
 			log.Info("turn ended", slog.String("status", string(status)), slog.Int("total_tokens", usage.TotalTokens))
-			return
+			return true
 		}
 		if errors.Is(err, store.ErrNotFound) {
-			log.Warn("the turn was no longer running when it ended here: another process had ended it")
-			return
+			log.Warn("the turn was no longer this process's to end: another process ended it, or runs it since this one was taken for dead")
+			return true
 		}
-		log.Warn("ending turn", slog.Int("attempt", attempt+1), slog.Any("error", err))
-		time.Sleep(time.Duration(attempt+1) * 200 * time.Millisecond)
+		if !store.Unavailable(err) {
+			failures++
+		}
+		if failures >= 5 || time.Since(since)+wait > s.cfg.RetryFor {
+			log.Error("could not record the end of the turn; handing it back, to be ended by its next run", slog.Any("error", err))
+			return false
+		}
+		log.Warn("ending turn", slog.Any("error", err))
+		time.Sleep(wait)
+		wait = min(2*wait, 2*time.Second)
 	}
-	log.Error("could not record the end of the turn; it will be resumed when this process stops")
 }
 
 // closing returns the events that close what t's recorded events left

@@ -33,7 +33,7 @@ func (s *Service) work(ctx context.Context, job store.TurnJob) error {
 	s.mu.Unlock()
 	tctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	t := &turn{id: job.TurnID, userID: job.UserID, userMessageID: job.UserMessageID, cancel: cancel, run: 1}
+	t := &turn{id: job.TurnID, owner: owner, userID: job.UserID, userMessageID: job.UserMessageID, cancel: cancel, run: 1}
 	// Registered before the claim, so a cancel that arrives while it
 	// claims is not lost: the claim reads a cancel made before it, the
 	// notification reaches this entry after it.
@@ -78,7 +78,9 @@ func (s *Service) work(ctx context.Context, job store.TurnJob) error {
 			if err := s.emit(t)(ctx, &event.Error{Code: "TURN_FAILED", Message: msg}); err != nil {
 				log.Warn("appending the error event", slog.Any("error", err))
 			}
-			s.endTurn(t, event.TurnFailed, msg, llm.Usage{}, log)
+			if !s.endTurn(t, event.TurnFailed, msg, llm.Usage{}, log) {
+				return s.handBack(t.id, owner, store.ErrHandBack)
+			}
 			endSpan(tctx, t, event.TurnFailed, msg, agent.RunEnd{}, llm.Usage{})
 			return nil
 		}
@@ -156,16 +158,16 @@ func (s *Service) runGuarded(ctx context.Context, t *turn, log *slog.Logger) (ha
 			return
 		}
 		log.ErrorContext(ctx, "turn panicked", slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
-		s.failPanicked(ctx, t, log)
-		handedBack = false
+		handedBack = !s.failPanicked(ctx, t, log)
 	}()
 	return s.runTurn(ctx, t)
 }
 
 // failPanicked ends a turn whose code panicked: its queued events are
 // written, the calls and tasks it left open end INTERRUPTED, an error
-// event says what happened, and turn_end closes it failed.
-func (s *Service) failPanicked(ctx context.Context, t *turn, log *slog.Logger) {
+// event says what happened, and turn_end closes it failed. It reports
+// whether the end is recorded (endTurn).
+func (s *Service) failPanicked(ctx context.Context, t *turn, log *slog.Logger) bool {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), appendTimeout)
 	defer cancel()
 	if err := t.log.Sync(wctx); err != nil {
@@ -187,7 +189,10 @@ func (s *Service) failPanicked(ctx context.Context, t *turn, log *slog.Logger) {
 	t.mu.Lock()
 	usage := t.subUsage
 	t.mu.Unlock()
-	s.endTurn(t, event.TurnFailed, panicMessage, usage, log)
+	if !s.endTurn(t, event.TurnFailed, panicMessage, usage, log) {
+		return false
+	}
 	s.cfg.Metrics.TurnEnded(ctx, string(t.mode), string(event.TurnFailed), time.Since(t.start))
 	endSpan(ctx, t, event.TurnFailed, panicMessage, agent.RunEnd{}, usage)
+	return true
 }

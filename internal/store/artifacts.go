@@ -113,8 +113,7 @@ WHERE a.conversation_id = $1 AND c.user_id = $2 ORDER BY a.created_at, a.id`
 
 // Artifacts lists a conversation's artifacts (latest versions), oldest first.
 func (db *DB) Artifacts(ctx context.Context, userID, conversationID string) ([]Artifact, error) {
-	rows, _ := db.pool.Query(ctx, artifactsSQL, conversationID, userID)
-	as, err := pgx.CollectRows(rows, pgx.RowToStructByName[Artifact])
+	as, err := collect(ctx, db, pgx.RowToStructByName[Artifact], artifactsSQL, conversationID, userID)
 	return as, translate("artifacts", err)
 }
 
@@ -124,8 +123,7 @@ WHERE a.id = $1 AND a.conversation_id = $2 AND c.user_id = $3`
 
 // Artifact returns one artifact of the user's conversation.
 func (db *DB) Artifact(ctx context.Context, userID, conversationID, id string) (Artifact, error) {
-	rows, _ := db.pool.Query(ctx, artifactSQL, id, conversationID, userID)
-	a, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Artifact])
+	a, err := collectOne(ctx, db, pgx.RowToStructByName[Artifact], artifactSQL, id, conversationID, userID)
 	return a, translate("artifact", err)
 }
 
@@ -188,8 +186,7 @@ WHERE h.id = $1 AND h.conversation_id = $2 AND c.user_id = $3`
 
 // Handoff returns one handoff of the user's conversation.
 func (db *DB) Handoff(ctx context.Context, userID, conversationID, id string) (Handoff, error) {
-	rows, _ := db.pool.Query(ctx, handoffSQL, id, conversationID, userID)
-	h, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Handoff])
+	h, err := collectOne(ctx, db, pgx.RowToStructByName[Handoff], handoffSQL, id, conversationID, userID)
 	return h, translate("handoff", err)
 }
 
@@ -199,8 +196,7 @@ WHERE h.conversation_id = $1 AND c.user_id = $2 ORDER BY h.created_at, h.id`
 
 // Handoffs lists a conversation's handoffs, oldest first.
 func (db *DB) Handoffs(ctx context.Context, userID, conversationID string) ([]Handoff, error) {
-	rows, _ := db.pool.Query(ctx, handoffsSQL, conversationID, userID)
-	hs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Handoff])
+	hs, err := collect(ctx, db, pgx.RowToStructByName[Handoff], handoffsSQL, conversationID, userID)
 	return hs, translate("handoffs", err)
 }
 
@@ -230,7 +226,6 @@ ORDER BY t.ended_at`
 // accepted yet: the plan turn ended, and the process that ran it stopped or
 // failed before it accepted the plan.
 func (db *DB) UndecidedHandoffs(ctx context.Context) ([]UndecidedHandoff, error) {
-	rows, _ := db.pool.Query(ctx, undecidedHandoffsSQL)
-	hs, err := pgx.CollectRows(rows, pgx.RowToStructByName[UndecidedHandoff])
+	hs, err := collect(ctx, db, pgx.RowToStructByName[UndecidedHandoff], undecidedHandoffsSQL)
 	return hs, translate("undecided handoffs", err)
 }

@@ -72,8 +72,7 @@ WHERE user_id = $1 ORDER BY updated_at DESC, id LIMIT $2`
 
 // Conversations lists a user's conversations, most recently active first.
 func (db *DB) Conversations(ctx context.Context, userID string, limit int) ([]Conversation, error) {
-	rows, _ := db.pool.Query(ctx, listConversationsSQL, userID, limit)
-	cs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Conversation])
+	cs, err := collect(ctx, db, pgx.RowToStructByName[Conversation], listConversationsSQL, userID, limit)
 	return cs, translate("list conversations", err)
 }
 
@@ -82,8 +81,7 @@ const conversationSQL = `SELECT ` + conversationColumns + ` FROM conversations W
 // Conversation returns one of the user's conversations; another user's is
 // ErrNotFound.
 func (db *DB) Conversation(ctx context.Context, userID, id string) (Conversation, error) {
-	rows, _ := db.pool.Query(ctx, conversationSQL, id, userID)
-	c, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Conversation])
+	c, err := collectOne(ctx, db, pgx.RowToStructByName[Conversation], conversationSQL, id, userID)
 	return c, translate("conversation", err)
 }
 
@@ -174,8 +172,7 @@ ORDER BY m.ord`
 
 // Messages returns a conversation's messages in order.
 func (db *DB) Messages(ctx context.Context, userID, conversationID string) ([]Message, error) {
-	rows, _ := db.pool.Query(ctx, messagesSQL, conversationID, userID)
-	ms, err := pgx.CollectRows(rows, pgx.RowToStructByName[Message])
+	ms, err := collect(ctx, db, pgx.RowToStructByName[Message], messagesSQL, conversationID, userID)
 	return ms, translate("messages", err)
 }
 

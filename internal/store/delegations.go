@@ -316,16 +316,20 @@ type PreviousNode struct {
 // on top of its own result. A failed one does not: the executor may
 // delegate the same plan again on purpose. None is an empty map.
 func (db *DB) PreviousNodes(ctx context.Context, userID, turnID string, plan json.RawMessage) (map[string]PreviousNode, error) {
-	rows, err := db.pool.Query(ctx, previousNodesSQL, turnID, userID, plan)
-	if err != nil {
-		return nil, translate("previous nodes", err)
-	}
-	out := map[string]PreviousNode{}
-	var node string
-	var n PreviousNode
-	_, err = pgx.ForEachRow(rows, []any{&node, &n.Status, &n.Attempt, &n.RootStepID}, func() error {
-		out[node] = n
-		return nil
+	var out map[string]PreviousNode
+	err := db.retry(ctx, func() error {
+		out = map[string]PreviousNode{}
+		rows, err := db.pool.Query(ctx, previousNodesSQL, turnID, userID, plan)
+		if err != nil {
+			return err
+		}
+		var node string
+		var n PreviousNode
+		_, err = pgx.ForEachRow(rows, []any{&node, &n.Status, &n.Attempt, &n.RootStepID}, func() error {
+			out[node] = n
+			return nil
+		})
+		return err
 	})
 	return out, translate("previous nodes", err)
 }

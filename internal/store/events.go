@@ -337,8 +337,7 @@ ORDER BY seq`
 // order. It does not check an owner: it serves the fan-out of events
 // between server processes, never a user's request.
 func (db *DB) EventsRange(ctx context.Context, conversationID string, from, to int64) ([]EventRow, error) {
-	rows, _ := db.pool.Query(ctx, eventsRangeSQL, conversationID, from, to)
-	rs, err := pgx.CollectRows(rows, scanEventRow)
+	rs, err := collect(ctx, db, scanEventRow, eventsRangeSQL, conversationID, from, to)
 	return rs, translate("events range", err)
 }
 
@@ -355,8 +354,7 @@ func (db *DB) LatestEvents(ctx context.Context, conversationIDs []string) ([]Eve
 	if len(conversationIDs) == 0 {
 		return nil, nil
 	}
-	rows, _ := db.pool.Query(ctx, latestEventsSQL, conversationIDs)
-	rs, err := pgx.CollectRows(rows, scanEventRow)
+	rs, err := collect(ctx, db, scanEventRow, latestEventsSQL, conversationIDs)
 	return rs, translate("latest events", err)
 }
 
@@ -366,6 +364,6 @@ const lastEventSeqSQL = `SELECT last_event_seq FROM conversations WHERE id = $1 
 // event (0 before the first). Another user's conversation is ErrNotFound.
 func (db *DB) LastEventSeq(ctx context.Context, userID, conversationID string) (int64, error) {
 	var seq int64
-	err := db.pool.QueryRow(ctx, lastEventSeqSQL, conversationID, userID).Scan(&seq)
+	err := db.retry(ctx, func() error { return db.pool.QueryRow(ctx, lastEventSeqSQL, conversationID, userID).Scan(&seq) })
 	return seq, translate("last event seq", err)
 }

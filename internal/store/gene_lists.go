@@ -72,8 +72,7 @@ ORDER BY l.created_at DESC, l.id`
 
 // GeneLists lists the user's gene lists, newest first.
 func (db *DB) GeneLists(ctx context.Context, userID string) ([]GeneListSummary, error) {
-	rows, _ := db.pool.Query(ctx, geneListsSQL, userID)
-	ls, err := pgx.CollectRows(rows, pgx.RowToStructByName[GeneListSummary])
+	ls, err := collect(ctx, db, pgx.RowToStructByName[GeneListSummary], geneListsSQL, userID)
 	return ls, translate("gene lists", err)
 }
 
@@ -82,8 +81,7 @@ const geneListSQL = `SELECT ` + geneListColumns + ` FROM gene_lists l WHERE l.id
 // GeneList returns one of the user's lists with its genes; another user's
 // (or a malformed id) is ErrNotFound.
 func (db *DB) GeneList(ctx context.Context, userID, id string) (GeneList, error) {
-	rows, _ := db.pool.Query(ctx, geneListSQL, id, userID)
-	l, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[GeneList])
+	l, err := collectOne(ctx, db, pgx.RowToStructByName[GeneList], geneListSQL, id, userID)
 	return l, translate("gene list", err)
 }
 

@@ -139,6 +139,9 @@ type TurnQueueConfig struct {
 	Logger      *slog.Logger
 	// Work runs one turn; ErrHandBack hands it to another process.
 	Work func(ctx context.Context, job TurnJob) error
+	// Started, when set, is called once the queue works jobs: the process
+	// can run turns from then on.
+	Started func()
 }
 
 // RunTurnQueue works turn jobs until ctx ends, then cancels the turns it runs
@@ -178,6 +181,9 @@ func (db *DB) RunTurnQueue(ctx context.Context, cfg TurnQueueConfig) error {
 	// be handed back while the database is still there.
 	if err := client.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("store: turn queue: start: %w", err)
+	}
+	if cfg.Started != nil {
+		cfg.Started()
 	}
 	<-ctx.Done()
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.StopTimeout)
@@ -264,11 +270,20 @@ FROM (SELECT 1) one LEFT JOIN turns t ON t.id = $1`
 // (or was deleted) is ErrNotFound; one a live process runs is ErrBusy; an
 // owner without its session and lease (OwnerSession) is ErrOwnerLost.
 func (db *DB) ClaimTurn(ctx context.Context, turnID, owner string) (Claim, error) {
-	rows, _ := db.pool.Query(ctx, claimTurnSQL, turnID, owner)
-	c, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Claim])
+	var c Claim
+	err := db.retry(ctx, func() error {
+		rows, _ := db.pool.Query(ctx, claimTurnSQL, turnID, owner)
+		var err error
+		c, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Claim])
+		// A claim that may have committed is not made again: the
+		// second would read this owner as the turn's previous one.
+		return ambiguous(err)
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		var running, busy, live bool
-		if err := db.pool.QueryRow(ctx, claimRefusedSQL, turnID, owner).Scan(&running, &busy, &live); err != nil {
+		if err := db.retry(ctx, func() error {
+			return db.pool.QueryRow(ctx, claimRefusedSQL, turnID, owner).Scan(&running, &busy, &live)
+		}); err != nil {
 			return Claim{}, translate("claim turn", err)
 		}
 		switch {
@@ -287,8 +302,10 @@ const releaseTurnSQL = `UPDATE turns SET owner = '` + OwnerReleased + `' WHERE i
 // ReleaseTurn gives up owner's claim on a running turn, so the process that
 // takes its job next may run it.
 func (db *DB) ReleaseTurn(ctx context.Context, turnID, owner string) error {
-	_, err := db.pool.Exec(ctx, releaseTurnSQL, turnID, owner)
-	return translate("release turn", err)
+	return translate("release turn", db.retry(ctx, func() error {
+		_, err := db.pool.Exec(ctx, releaseTurnSQL, turnID, owner)
+		return err
+	}))
 }
 
 // requestCancelSQL notifies the process running a turn on $2, and marks a
@@ -306,8 +323,10 @@ SELECT pg_notify($2, id::text) FROM t`
 // process running it hears it on channel, and a turn no process runs now
 // ends cancelled when one claims it.
 func (db *DB) RequestCancel(ctx context.Context, channel, turnID string) error {
-	_, err := db.pool.Exec(ctx, requestCancelSQL, turnID, channel)
-	return translate("request cancel", err)
+	return translate("request cancel", db.retry(ctx, func() error {
+		_, err := db.pool.Exec(ctx, requestCancelSQL, turnID, channel)
+		return err
+	}))
 }
 
 // rescueTurnsSQL makes available again the turn jobs running under a River
@@ -330,7 +349,7 @@ const notifyTurnJobsSQL = `SELECT pg_notify(current_schema() || '.river_insert',
 // many it rescued.
 func (db *DB) RescueTurns(ctx context.Context) (int, error) {
 	var n int
-	if err := db.pool.QueryRow(ctx, rescueTurnsSQL).Scan(&n); err != nil {
+	if err := db.retry(ctx, func() error { return db.pool.QueryRow(ctx, rescueTurnsSQL).Scan(&n) }); err != nil {
 		return 0, translate("rescue turns", err)
 	}
 	if n > 0 {

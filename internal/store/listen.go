@@ -102,6 +102,9 @@ func (db *DB) listenOnce(ctx context.Context, channels []string, handle func(cha
 // Notify sends a notification on channel; it is delivered when the
 // statement commits (at once, outside a transaction).
 func (db *DB) Notify(ctx context.Context, channel, payload string) error {
-	_, err := db.pool.Exec(ctx, "SELECT pg_notify($1, $2)", channel, payload)
+	err := db.retry(ctx, func() error {
+		_, err := db.pool.Exec(ctx, "SELECT pg_notify($1, $2)", channel, payload)
+		return err
+	})
 	return translate("notify", err)
 }

@@ -114,8 +114,7 @@ const prefixedConversationColumns = `c.id, c.user_id, c.site_id, c.title, c.titl
 // each of these texts. A query of no searchable words
 // (blank, or only words like "the") matches nothing.
 func (db *DB) SearchConversations(ctx context.Context, userID, query string, limit int) ([]ConversationHit, error) {
-	rows, _ := db.pool.Query(ctx, searchConversationsSQL, userID, webSearchQuery(query), limit)
-	hits, err := pgx.CollectRows(rows, pgx.RowToStructByName[ConversationHit])
+	hits, err := collect(ctx, db, pgx.RowToStructByName[ConversationHit], searchConversationsSQL, userID, webSearchQuery(query), limit)
 	return hits, translate("search conversations", err)
 }
 

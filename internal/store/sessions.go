@@ -39,8 +39,7 @@ SELECT user_id, csrf_token, expires_at FROM s`
 // SessionByHash returns a live session; an expired or unknown one is
 // ErrNotFound.
 func (db *DB) SessionByHash(ctx context.Context, hash []byte, now time.Time) (Session, error) {
-	rows, _ := db.pool.Query(ctx, sessionSQL, hash, now)
-	s, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Session])
+	s, err := collectOne(ctx, db, pgx.RowToStructByName[Session], sessionSQL, hash, now)
 	return s, translate("session", err)
 }
 

@@ -55,8 +55,7 @@ ORDER BY s.created_at, s.id`
 // Shares lists the share links of the user's conversation, revoked ones
 // included, oldest first; another user's conversation has none.
 func (db *DB) Shares(ctx context.Context, userID, conversationID string) ([]Share, error) {
-	rows, _ := db.pool.Query(ctx, sharesSQL, conversationID, userID)
-	shs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Share])
+	shs, err := collect(ctx, db, pgx.RowToStructByName[Share], sharesSQL, conversationID, userID)
 	return shs, translate("shares", err)
 }
 
@@ -98,7 +97,6 @@ type SharedConversation struct {
 // or not (the caller tells a revoked link from an unknown one); an unknown
 // hash is ErrNotFound.
 func (db *DB) ShareByTokenHash(ctx context.Context, tokenHash []byte) (SharedConversation, error) {
-	rows, _ := db.pool.Query(ctx, shareByTokenSQL, tokenHash)
-	sh, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[SharedConversation])
+	sh, err := collectOne(ctx, db, pgx.RowToStructByName[SharedConversation], shareByTokenSQL, tokenHash)
 	return sh, translate("share by token", err)
 }

@@ -35,14 +35,22 @@ var ErrInvalidText = errors.New("store: text must be UTF-8 without NUL character
 // concurrent use.
 type DB struct {
 	pool *pgxpool.Pool
+	// retryFor bounds how long a method tries again while the database is
+	// unavailable (retry.go).
+	retryFor time.Duration
 }
 
-// New returns a store over pool.
-func New(pool *pgxpool.Pool) (*DB, error) {
+// New returns a store over pool; of opts, only those about the store
+// itself (WithRetryFor) apply, the pool being made.
+func New(pool *pgxpool.Pool, opts ...Option) (*DB, error) {
 	if pool == nil {
 		return nil, errors.New("store: nil pool")
 	}
-	return &DB{pool: pool}, nil
+	o := options{pool: pool.Config(), retryFor: DefaultRetryFor}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return &DB{pool: pool, retryFor: o.retryFor}, nil
 }
 
 // Pool returns the underlying pool, for health checks and LISTEN.
@@ -52,12 +60,24 @@ func (db *DB) Pool() *pgxpool.Pool { return db.pool }
 func (db *DB) Ping(ctx context.Context) error { return db.pool.Ping(ctx) }
 
 // tx runs fn in one transaction, committing when it returns nil, and
-// translates the error.
+// translates the error. A transaction that fails because the database is
+// unavailable is run again (retry), fn with it, unless its COMMIT was sent:
+// that one may have committed.
 func (db *DB) tx(ctx context.Context, op string, fn func(pgx.Tx) error) error {
-	if err := pgx.BeginFunc(ctx, db.pool, fn); err != nil {
-		return translate(op, err)
+	return translate(op, db.retry(ctx, func() error { return db.txOnce(ctx, fn) }))
+}
+
+// txOnce is one try of tx.
+func (db *DB) txOnce(ctx context.Context, fn func(pgx.Tx) error) error {
+	tx, err := db.pool.Begin(ctx)
+	if err != nil {
+		return err
 	}
-	return nil
+	defer tx.Rollback(ctx) //nolint:errcheck // a no-op after the commit; a failed one closes the connection
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return ambiguous(tx.Commit(ctx))
 }
 
 // pipelineTx runs a transaction in two round trips: BEGIN and every
@@ -71,9 +91,15 @@ func (db *DB) tx(ctx context.Context, op string, fn func(pgx.Tx) error) error {
 // ownership check explains a later statement's failure. The error is
 // translated.
 func (db *DB) pipelineTx(ctx context.Context, op string, queue func(b *pgx.Batch) error, check func(error) error) error {
+	return translate(op, db.retry(ctx, func() error { return db.pipelineTxOnce(ctx, queue, check) }))
+}
+
+// pipelineTxOnce is one try of pipelineTx: a failure before its COMMIT
+// left nothing, and the transaction may run again.
+func (db *DB) pipelineTxOnce(ctx context.Context, queue func(b *pgx.Batch) error, check func(error) error) error {
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
-		return translate(op, err)
+		return err
 	}
 	// A connection released inside a transaction (a failure below) is
 	// closed by the pool, never reused.
@@ -81,19 +107,17 @@ func (db *DB) pipelineTx(ctx context.Context, op string, queue func(b *pgx.Batch
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
 	if err := queue(b); err != nil {
-		return translate(op, err)
+		return err
 	}
 	err = check(conn.SendBatch(ctx, b).Close())
 	if err != nil {
 		// A failed ROLLBACK leaves the connection outside the idle
 		// state, and the pool closes it on release.
 		_, _ = conn.Exec(ctx, "ROLLBACK")
-		return translate(op, err)
+		return err
 	}
-	if _, err := conn.Exec(ctx, "COMMIT"); err != nil {
-		return translate(op, err)
-	}
-	return nil
+	_, err = conn.Exec(ctx, "COMMIT")
+	return ambiguous(err)
 }
 
 // translate maps pgx errors onto the store's sentinels, once, at the store
@@ -122,16 +146,28 @@ func translate(op string, err error) error {
 	return fmt.Errorf("store: %s: %w", op, err)
 }
 
-// Option adjusts how Open connects.
-type Option func(*pgxpool.Config)
+// Option adjusts how Open connects and how the store behaves.
+type Option func(*options)
+
+// options are what Options set.
+type options struct {
+	pool     *pgxpool.Config
+	retryFor time.Duration
+}
+
+// WithRetryFor bounds how long a store method tries again while the
+// database is unavailable (default DefaultRetryFor; 0: never).
+func WithRetryFor(d time.Duration) Option {
+	return func(o *options) { o.retryFor = d }
+}
 
 // WithTracing records a span for each query, batch, connection and pool
 // wait made inside a recording span (a traced turn or request), through
 // tp; outside one it records nothing. Statements are recorded without
 // their arguments. Without this option the pool has no tracer at all.
 func WithTracing(tp trace.TracerProvider) Option {
-	return func(c *pgxpool.Config) {
-		c.ConnConfig.Tracer = otelpgx.NewTracer(otelpgx.WithTracerProvider(tp),
+	return func(o *options) {
+		o.pool.ConnConfig.Tracer = otelpgx.NewTracer(otelpgx.WithTracerProvider(tp),
 			otelpgx.WithMeterProvider(noop.NewMeterProvider()))
 	}
 }
@@ -139,7 +175,7 @@ func WithTracing(tp trace.TracerProvider) Option {
 // WithMaxConns bounds the pool at n connections (over DATABASE_URL's
 // pool_max_conns). A query waits for a connection while all are taken.
 func WithMaxConns(n int) Option {
-	return func(c *pgxpool.Config) { c.MaxConns = int32(min(n, 1<<20)) }
+	return func(o *options) { o.pool.MaxConns = int32(min(n, 1<<20)) }
 }
 
 // Open connects to the database at url, checks that it answers, and applies
@@ -150,8 +186,9 @@ func Open(ctx context.Context, url string, fsys fs.FS, opts ...Option) (*DB, err
 	if err != nil {
 		return nil, fmt.Errorf("store: open: %w", err)
 	}
-	for _, o := range opts {
-		o(cfg)
+	o := options{pool: cfg, retryFor: DefaultRetryFor}
+	for _, opt := range opts {
+		opt(&o)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -167,12 +204,7 @@ func Open(ctx context.Context, url string, fsys fs.FS, opts ...Option) (*DB, err
 		pool.Close()
 		return nil, err
 	}
-	db, err := New(pool)
-	if err != nil {
-		pool.Close()
-		return nil, err
-	}
-	return db, nil
+	return &DB{pool: pool, retryFor: o.retryFor}, nil
 }
 
 // Close closes the pool.

@@ -186,8 +186,7 @@ func ownedStrategy(ctx context.Context, q pgx.Tx, userID, strategyID string) (St
 // Strategy returns one of the user's strategies; another user's is
 // ErrNotFound.
 func (db *DB) Strategy(ctx context.Context, userID, strategyID string) (Strategy, error) {
-	rows, _ := db.pool.Query(ctx, ownedStrategySQL, strategyID, userID)
-	s, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Strategy])
+	s, err := collectOne(ctx, db, pgx.RowToStructByName[Strategy], ownedStrategySQL, strategyID, userID)
 	return s, translate("strategy", err)
 }
 
@@ -199,8 +198,7 @@ WHERE c.id = $1 AND c.user_id = $2`
 // ConversationStrategy returns the strategy linked to a user's
 // conversation; ErrNotFound when it has none yet (or is not the user's).
 func (db *DB) ConversationStrategy(ctx context.Context, userID, conversationID string) (Strategy, error) {
-	rows, _ := db.pool.Query(ctx, conversationStrategySQL, conversationID, userID)
-	s, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Strategy])
+	s, err := collectOne(ctx, db, pgx.RowToStructByName[Strategy], conversationStrategySQL, conversationID, userID)
 	return s, translate("conversation strategy", err)
 }
 
@@ -271,8 +269,7 @@ ORDER BY v.version`
 // graphs. Every strategy has version 0, so an empty list means the strategy
 // is not the user's: ErrNotFound.
 func (db *DB) StrategyVersions(ctx context.Context, userID, strategyID string) ([]StrategyVersion, error) {
-	rows, _ := db.pool.Query(ctx, strategyVersionsSQL, strategyID, userID)
-	vs, err := pgx.CollectRows(rows, pgx.RowToStructByNameLax[StrategyVersion])
+	vs, err := collect(ctx, db, pgx.RowToStructByNameLax[StrategyVersion], strategyVersionsSQL, strategyID, userID)
 	if err == nil && len(vs) == 0 {
 		err = ErrNotFound
 	}
@@ -288,8 +285,7 @@ WHERE v.strategy_id = $1 AND c.user_id = $2 AND v.version = $3`
 
 // StrategyVersion returns one version of a user's strategy with its graph.
 func (db *DB) StrategyVersion(ctx context.Context, userID, strategyID string, version int) (StrategyVersion, error) {
-	rows, _ := db.pool.Query(ctx, strategyVersionSQL, strategyID, userID, version)
-	v, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[StrategyVersion])
+	v, err := collectOne(ctx, db, pgx.RowToStructByName[StrategyVersion], strategyVersionSQL, strategyID, userID, version)
 	return v, translate("strategy version", err)
 }
 
@@ -307,7 +303,6 @@ LIMIT $4`
 // graphs. The list is empty when there are none, or when the strategy is
 // not the user's.
 func (db *DB) RecentStrategyVersions(ctx context.Context, userID, strategyID string, before, limit int) ([]StrategyVersion, error) {
-	rows, _ := db.pool.Query(ctx, recentStrategyVersionsSQL, strategyID, userID, before, limit)
-	vs, err := pgx.CollectRows(rows, pgx.RowToStructByName[StrategyVersion])
+	vs, err := collect(ctx, db, pgx.RowToStructByName[StrategyVersion], recentStrategyVersionsSQL, strategyID, userID, before, limit)
 	return vs, translate("recent strategy versions", err)
 }

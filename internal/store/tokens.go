@@ -48,7 +48,7 @@ SELECT user_id FROM t`
 // records its use (to the minute).
 func (db *DB) UserIDByTokenHash(ctx context.Context, hash []byte) (string, error) {
 	var id string
-	err := db.pool.QueryRow(ctx, userByTokenSQL, hash).Scan(&id)
+	err := db.retry(ctx, func() error { return db.pool.QueryRow(ctx, userByTokenSQL, hash).Scan(&id) })
 	return id, translate("user by token", err)
 }
 
@@ -58,8 +58,7 @@ FROM api_tokens WHERE user_id = $1 ORDER BY created_at`
 
 // APITokens lists a user's tokens, revoked ones included.
 func (db *DB) APITokens(ctx context.Context, userID string) ([]APIToken, error) {
-	rows, _ := db.pool.Query(ctx, listTokensSQL, userID)
-	ts, err := pgx.CollectRows(rows, pgx.RowToStructByName[APIToken])
+	ts, err := collect(ctx, db, pgx.RowToStructByName[APIToken], listTokensSQL, userID)
 	return ts, translate("list api tokens", err)
 }
 

@@ -1,12 +1,14 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -129,28 +131,33 @@ func (db *DB) StartTurnTx(ctx context.Context, st StartTurn) (StartedTurn, error
 		accepted, started, full bool
 		events                  *queuedAppend
 	)
-	b := &pgx.Batch{}
-	if st.MaxRunning > 0 {
-		b.Queue(lockUserSQL, st.UserID)
-	}
-	b.Queue(startTurnSQL, st.ConversationID, st.UserID, st.Mode, st.Model, st.TurnID, st.AcceptHandoff, st.MaxRunning).QueryRow(func(row pgx.Row) error {
-		return row.Scan(&site, &accepted, &started, &full)
-	})
-	m := st.Message
-	b.Queue(insertMessageSQL, m.ID, st.ConversationID, st.TurnID, m.Role, m.Content, nullableJSON(m.Data))
-	// The turn's job, and the notification that wakes the job queue's
-	// fetchers in every process when the start commits: the job, not this
-	// process, starts the turn.
-	if err := queueTurnJob(b, st); err != nil {
-		return StartedTurn{}, translate("start turn", err)
-	}
-	if len(st.Events) > 0 {
-		var err error
-		if events, err = queueAppendEvents(b, st.Origin, st.Events); err != nil {
-			return StartedTurn{}, translate("start turn", err)
+	// A start that found no connection is tried again (retry); one that
+	// reached the database is not, as it may have committed.
+	err := db.retry(ctx, func() error {
+		site, accepted, started, full, events = nil, false, false, false, nil
+		b := &pgx.Batch{}
+		if st.MaxRunning > 0 {
+			b.Queue(lockUserSQL, st.UserID)
 		}
-	}
-	err := db.pool.SendBatch(ctx, b).Close()
+		b.Queue(startTurnSQL, st.ConversationID, st.UserID, st.Mode, st.Model, st.TurnID, st.AcceptHandoff, st.MaxRunning).QueryRow(func(row pgx.Row) error {
+			return row.Scan(&site, &accepted, &started, &full)
+		})
+		m := st.Message
+		b.Queue(insertMessageSQL, m.ID, st.ConversationID, st.TurnID, m.Role, m.Content, nullableJSON(m.Data))
+		// The turn's job, and the notification that wakes the job
+		// queue's fetchers in every process when the start commits: the
+		// job, not this process, starts the turn.
+		if err := queueTurnJob(b, st); err != nil {
+			return err
+		}
+		if len(st.Events) > 0 {
+			var err error
+			if events, err = queueAppendEvents(b, st.Origin, st.Events); err != nil {
+				return err
+			}
+		}
+		return ambiguous(db.pool.SendBatch(ctx, b).Close())
+	})
 	switch {
 	case err == nil && started && site != nil:
 	case site == nil && (err == nil || isForeignKeyViolation(err)):
@@ -197,30 +204,50 @@ func nullableJSON(d json.RawMessage) any {
 	return d
 }
 
-func insertMessage(ctx context.Context, tx pgx.Tx, conversationID, turnID string, m NewMessage) (string, error) {
-	var id string
-	err := tx.QueryRow(ctx, insertMessageSQL, m.ID, conversationID, nullable(turnID), m.Role, m.Content, nullableJSON(m.Data)).Scan(&id)
-	return id, err
-}
-
 // AddMessages stores a turn's assistant, tool and summary messages in order.
+// Each message gets its id before the first try (its own, or a new one), so
+// that a try after one whose commit went unanswered writes nothing twice:
+// the messages are inserted only where their ids are not.
 func (db *DB) AddMessages(ctx context.Context, conversationID, turnID string, msgs []NewMessage) error {
 	if len(msgs) == 0 {
 		return nil
 	}
-	return db.tx(ctx, "add messages", func(tx pgx.Tx) error {
-		for _, m := range msgs {
-			if _, err := insertMessage(ctx, tx, conversationID, turnID, m); err != nil {
-				return err
+	ids := make([]string, len(msgs))
+	for i, m := range msgs {
+		ids[i] = cmp.Or(m.ID, uuid.NewString())
+	}
+	return translate("add messages", db.retry(ctx, func() error {
+		err := db.txOnce(ctx, func(tx pgx.Tx) error {
+			for i, m := range msgs {
+				if _, err := tx.Exec(ctx, insertMessageOnceSQL, ids[i], conversationID, nullable(turnID), m.Role, m.Content, nullableJSON(m.Data)); err != nil {
+					return err
+				}
 			}
+			return nil
+		})
+		var amb *ambiguousError
+		if errors.As(err, &amb) {
+			return amb.err // idempotent: tried again
 		}
-		return nil
-	})
+		return err
+	}))
 }
+
+// insertMessageOnceSQL inserts a message unless one with its id exists.
+const insertMessageOnceSQL = `
+INSERT INTO messages (id, conversation_id, turn_id, role, content, data)
+VALUES ($1, $2, $3, $4, $5, $6)
+ON CONFLICT (id) DO NOTHING`
 
 // EndTurn is what EndTurnTx writes.
 type EndTurn struct {
 	TurnID string
+	// Owner, when set, is the process ending the turn: the end is written
+	// only while the turn is still its own, so a process that lost the
+	// turn to another (taken for dead while it ran) cannot end the run
+	// that took it over. Recovery, ending the turns of dead processes,
+	// names none.
+	Owner  string
 	Status TurnStatus
 	Error  string
 	Usage  json.RawMessage
@@ -231,26 +258,40 @@ type EndTurn struct {
 
 // endTurnSQL ends a running turn and marks its conversation as updated
 // (the conversation list's order): no row is updated when the turn was no
-// longer running.
+// longer running, or no longer owned by the process ending it ($5, when
+// set).
 const endTurnSQL = `
 WITH t AS (
     UPDATE turns SET status = $2, error = $3, usage = $4, ended_at = now()
-    WHERE id = $1 AND status = 'running'
+    WHERE id = $1 AND status = 'running' AND ($5 = '' OR owner = $5)
     RETURNING conversation_id)
 UPDATE conversations SET updated_at = now() WHERE id IN (SELECT conversation_id FROM t)`
 
+// lockTurnConversationSQL locks the conversation of turn $1 as a turn's
+// start does, before the end touches the turn's row. A start (an accept of
+// the turn's handoff) locks the conversation first and then meets the
+// turn's row in the running-turn index, where it waits for the end's
+// transaction: an end that held the row while it waited for the
+// conversation would deadlock with it.
+const lockTurnConversationSQL = `
+SELECT 1 FROM conversations WHERE id = (SELECT conversation_id FROM turns WHERE id = $1) FOR NO KEY UPDATE`
+
 // EndTurnTx records a turn's end and appends its last events in one
 // transaction, so the row and the stream agree. A turn that is no longer
-// running (recovered as interrupted meanwhile) is ErrNotFound. It takes
+// running (recovered as interrupted meanwhile), or no longer et.Owner's, is
+// ErrNotFound. It takes
 // two round trips (pipelineTx): whether the turn was still running is
 // known only from the update's result, and then its events must not stay.
+// It locks the turn's conversation before the turn, in the order a start
+// does (lockTurnConversationSQL).
 func (db *DB) EndTurnTx(ctx context.Context, et EndTurn) ([]EventRow, error) {
 	var (
 		ended  bool
 		events *queuedAppend
 	)
 	queue := func(b *pgx.Batch) error {
-		b.Queue(endTurnSQL, et.TurnID, et.Status, et.Error, et.Usage).Exec(func(tag pgconn.CommandTag) error {
+		b.Queue(lockTurnConversationSQL, et.TurnID)
+		b.Queue(endTurnSQL, et.TurnID, et.Status, et.Error, et.Usage, et.Owner).Exec(func(tag pgconn.CommandTag) error {
 			ended = tag.RowsAffected() > 0
 			return nil
 		})
@@ -285,8 +326,7 @@ WHERE t.id = $1 AND t.conversation_id = $2 AND c.user_id = $3`
 
 // Turn returns one of the user's turns.
 func (db *DB) Turn(ctx context.Context, userID, conversationID, turnID string) (Turn, error) {
-	rows, _ := db.pool.Query(ctx, turnSQL, turnID, conversationID, userID)
-	t, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Turn])
+	t, err := collectOne(ctx, db, pgx.RowToStructByName[Turn], turnSQL, turnID, conversationID, userID)
 	return t, translate("turn", err)
 }
 
@@ -299,8 +339,7 @@ WHERE t.id = $1 AND c.user_id = $2`
 // protocol names a task by its turn id); another user's turn is
 // ErrNotFound.
 func (db *DB) UserTurn(ctx context.Context, userID, turnID string) (Turn, error) {
-	rows, _ := db.pool.Query(ctx, userTurnSQL, turnID, userID)
-	t, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Turn])
+	t, err := collectOne(ctx, db, pgx.RowToStructByName[Turn], userTurnSQL, turnID, userID)
 	return t, translate("turn", err)
 }
 
@@ -312,8 +351,7 @@ ORDER BY t.started_at, t.id`
 
 // Turns lists a conversation's turns, oldest first.
 func (db *DB) Turns(ctx context.Context, userID, conversationID string) ([]Turn, error) {
-	rows, _ := db.pool.Query(ctx, turnsSQL, conversationID, userID)
-	ts, err := pgx.CollectRows(rows, pgx.RowToStructByName[Turn])
+	ts, err := collect(ctx, db, pgx.RowToStructByName[Turn], turnsSQL, conversationID, userID)
 	return ts, translate("turns", err)
 }
 
@@ -339,8 +377,7 @@ ORDER BY t.started_at`
 // OrphanTurns lists running turns that no process runs and no job will
 // start again.
 func (db *DB) OrphanTurns(ctx context.Context) ([]OrphanTurn, error) {
-	rows, _ := db.pool.Query(ctx, orphanTurnsSQL)
-	ts, err := pgx.CollectRows(rows, pgx.RowToStructByName[OrphanTurn])
+	ts, err := collect(ctx, db, pgx.RowToStructByName[OrphanTurn], orphanTurnsSQL)
 	return ts, translate("orphan turns", err)
 }
 
@@ -351,7 +388,6 @@ FROM events WHERE turn_id = $1 ORDER BY seq`
 // TurnEvents returns every event of a turn in order (for recovering a turn
 // whose process died; not owner-filtered: only the orchestrator calls it).
 func (db *DB) TurnEvents(ctx context.Context, turnID string) ([]EventRow, error) {
-	rows, _ := db.pool.Query(ctx, turnEventsSQL, turnID)
-	es, err := pgx.CollectRows(rows, scanEventRow)
+	es, err := collect(ctx, db, scanEventRow, turnEventsSQL, turnID)
 	return es, translate("turn events", err)
 }

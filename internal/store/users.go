@@ -35,8 +35,7 @@ const userByEmailSQL = `SELECT id, email, password_hash, created_at FROM users W
 
 // UserByEmail finds an account by its (lower-case) email.
 func (db *DB) UserByEmail(ctx context.Context, email string) (User, error) {
-	rows, _ := db.pool.Query(ctx, userByEmailSQL, email)
-	u, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[User])
+	u, err := collectOne(ctx, db, pgx.RowToStructByName[User], userByEmailSQL, email)
 	return u, translate("user by email", err)
 }
 
@@ -44,8 +43,7 @@ const userByIDSQL = `SELECT id, email, password_hash, created_at FROM users WHER
 
 // UserByID finds an account by id.
 func (db *DB) UserByID(ctx context.Context, id string) (User, error) {
-	rows, _ := db.pool.Query(ctx, userByIDSQL, id)
-	u, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[User])
+	u, err := collectOne(ctx, db, pgx.RowToStructByName[User], userByIDSQL, id)
 	return u, translate("user by id", err)
 }
 

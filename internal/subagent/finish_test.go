@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -278,5 +279,48 @@ func TestServiceGraph(t *testing.T) {
 	other := ServiceGraph{Service: svc, UserID: "user-2", ConversationID: "conv-1"}
 	if _, err := other.Snapshot(t.Context()); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("another user's Snapshot = %v, want ErrNotFound", err)
+	}
+}
+
+// TestRunStoppedByTheDatabase: a delegation whose rows the database could
+// not take (away past the store's bound) did not fail as a plan: it is
+// recorded interrupted, so that its turn's next run carries its finished
+// nodes (store.PreviousNodes) instead of running the plan again on top of
+// them; and one its turn stopped first (handed back, or cancelled) is
+// cancelled, whatever failed to be written after.
+func TestRunStoppedByTheDatabase(t *testing.T) {
+	unavailable := fmt.Errorf("store: update delegation nodes: %w", io.ErrUnexpectedEOF)
+	for _, tc := range []struct {
+		name   string
+		cancel bool
+		want   store.DelegationStatus
+	}{
+		{"the database went away", false, store.DelegationInterrupted},
+		{"the turn stopped, then the database went away", true, DelegationCancelled},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				engine := script(t,
+					reply("n1", 10, createCall("GenesByText")), reply("n1", 10, finishCall("s1")),
+					reply("n2", 600_000, createCall("GenesByLocation")),
+				)
+				h := newHarness(t, engine, Config{})
+				h.store.failAfter, h.store.failure = 2, unavailable // n1's end is not written
+				ctx := t.Context()
+				if tc.cancel {
+					h.store.failAfter = 3 // n1's end is, n2's cancellation is not
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithTimeout(ctx, time.Second)
+					defer cancel()
+				}
+				res, err := h.sched.Run(ctx, h.delegation(t, twoTasks))
+				if err == nil {
+					t.Error("Run did not say the rows were not written")
+				}
+				if res == nil || res.Status != tc.want || h.store.status != tc.want {
+					t.Errorf("result %+v, stored %q; want %q", res, h.store.status, tc.want)
+				}
+			})
+		})
 	}
 }

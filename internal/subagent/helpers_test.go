@@ -1,6 +1,7 @@
 package subagent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -275,6 +276,7 @@ type fakeStore struct {
 	nodes     map[string]store.DelegationNodeUpdate
 	updates   int
 	failAfter int
+	failure   error // what a failing write returns (default a plain error)
 	status    store.DelegationStatus
 	usage     json.RawMessage
 	// previous is what PreviousNodes returns: the turn's previous run.
@@ -297,7 +299,7 @@ func (s *fakeStore) UpdateDelegationNodes(_ context.Context, _, _ string, us []s
 	// one moment into one write, and how many share a batch depends on
 	// timing.
 	if s.failAfter > 0 && s.updates+len(us) > s.failAfter {
-		return errors.New("database unavailable")
+		return cmp.Or(s.failure, errors.New("database unavailable"))
 	}
 	s.updates += len(us)
 	for _, u := range us {

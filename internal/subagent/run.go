@@ -14,6 +14,7 @@ import (
 	"strategist/internal/event"
 	"strategist/internal/llm"
 	"strategist/internal/plan"
+	"strategist/internal/store"
 	"strategist/internal/strategy"
 	"strategist/internal/telemetry"
 )
@@ -53,6 +54,7 @@ type run struct {
 	s        *Scheduler
 	d        Delegation
 	id       string
+	parent   context.Context // the caller's: its end stops the run
 	ctx      context.Context // cancelled by the caller, or by a write failure
 	cancel   context.CancelCauseFunc
 	release  context.CancelFunc // of the overall deadline
@@ -120,7 +122,7 @@ var errOutOfTime = errors.New("the delegation ran out of time")
 func newRun(ctx context.Context, s *Scheduler, d Delegation, id string, reused map[string]string, planKey string) *run {
 	dctx, release := context.WithTimeoutCause(ctx, s.cfg.MaxDuration, errOutOfTime)
 	rctx, cancel := context.WithCancelCause(dctx)
-	r := &run{s: s, d: d, id: id, ctx: rctx, cancel: cancel, release: release, writeCtx: context.WithoutCancel(ctx),
+	r := &run{s: s, d: d, id: id, parent: ctx, ctx: rctx, cancel: cancel, release: release, writeCtx: context.WithoutCancel(ctx),
 		log: telemetry.Logger(ctx, s.log.With("delegation_id", id, "turn_id", d.TurnID)), start: time.Now(),
 		index: make(map[string]int, len(d.Plan.Nodes)), results: make(chan workerResult),
 		rows: newRowWriter(), events: newEventPump(), reused: reused, planKey: planKey}
@@ -442,8 +444,16 @@ func (r *run) finish() (*Result, error) {
 	switch {
 	case root.status == StatusDone:
 		res.Status, res.RootStepID = DelegationCompleted, root.root
-	case failErr == nil && r.ctx.Err() != nil && !errors.Is(context.Cause(r.ctx), errOutOfTime):
+	case r.parent.Err() != nil || failErr == nil && r.ctx.Err() != nil && !errors.Is(context.Cause(r.ctx), errOutOfTime):
+		// The caller stopped it (a cancel, or its turn handed back),
+		// whatever could not be written after: a resumed run of the turn
+		// carries what it finished.
 		res.Status = DelegationCancelled
+	case store.Unavailable(failErr):
+		// Its events or rows could not be written because the database
+		// was away: the plan did not fail, and the turn's next run
+		// carries what it finished, as after a crash.
+		res.Status = DelegationInterrupted
 	default:
 		res.Status = DelegationFailed
 	}

@@ -159,6 +159,9 @@ const (
 	DelegationCompleted = store.DelegationCompleted
 	DelegationFailed    = store.DelegationFailed
 	DelegationCancelled = store.DelegationCancelled
+	// DelegationInterrupted: the database could not take its events or
+	// rows; its turn's next run carries what it finished.
+	DelegationInterrupted = store.DelegationInterrupted
 )
 
 // Result is how a delegation ended: the status of every node, the root
@@ -166,7 +169,8 @@ const (
 // It is also what the delegate tool reports to the executor's model.
 type Result struct {
 	DelegationID string `json:"delegationId"`
-	// Status is completed (every node done), failed or cancelled.
+	// Status is completed (every node done), failed, cancelled, or
+	// interrupted (the database could not take its writes).
 	Status store.DelegationStatus `json:"status"`
 	// RootStepID is the root node's step, set when Status is completed.
 	RootStepID strategy.StepID `json:"rootStepId,omitempty"`

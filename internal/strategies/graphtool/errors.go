@@ -17,6 +17,16 @@ import (
 // exist for this user.
 const CodeNotFound = "NOT_FOUND"
 
+// CodeUnavailable is the code of a change or read the database could not
+// take (store.Unavailable, past the store's retries): the same call may
+// succeed in a moment. It is the catalog tools' code for a catalog that
+// cannot answer now.
+const CodeUnavailable = catalogtool.CodeUnavailable
+
+// unavailableMessage is what the model and the researcher read of it,
+// instead of the driver's text.
+const unavailableMessage = "the database was unavailable; the same call can be made again in a moment"
+
 // fail turns an error of op into what the model sees. A strategy refusal
 // keeps its typed code (strategy.Code), names the offending step (and what
 // consumes it) and lists the roots the caller may use; parameter problems
@@ -43,6 +53,9 @@ func (t *tools) fail(op string, err error) error {
 	if errors.Is(err, store.ErrNotFound) {
 		return &tool.ToolError{Code: CodeNotFound, Err: err,
 			Message: "this conversation or its strategy no longer exists"}
+	}
+	if store.Unavailable(err) {
+		return &tool.ToolError{Code: CodeUnavailable, Message: unavailableMessage, Err: err}
 	}
 	if te, ok := errors.AsType[*tool.ToolError](catalogtool.ToolError(op, err)); ok {
 		return te
