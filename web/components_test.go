@@ -844,7 +844,7 @@ func TestExportNeedsOneRoot(t *testing.T) {
 		t.Errorf("export with two roots is %s, want a disabled button, not a link", goquery.NodeName(btn))
 	}
 	why := tid(panel, "export-wdk-why").Text()
-	if !strings.Contains(why, "has 2 (s1, s2)") || !strings.Contains(why, "Combine") || btn.AttrOr("aria-describedby", "") != "export-wdk-why" {
+	if !strings.Contains(why, "has 2: “DNA repair — 60 genes”, “chromosome 5 — 700 genes”.") || !strings.Contains(why, "Combine") || btn.AttrOr("aria-describedby", "") != "export-wdk-why" {
 		t.Errorf("the reason reads %q", why)
 	}
 	// And the researcher can do it here: combine the two, or delete one.

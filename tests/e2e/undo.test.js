@@ -30,6 +30,11 @@ for (const [name, viewport] of Object.entries(sizes)) {
     const { page, problems } = await b.openAs(alice, viewport);
     await page.goto(`/conversations/${conv.id}`);
     await waitConnected(page);
+    // The follow-up's task that reused the build's result is named by
+    // that result's name (its id is shown apart, as every node's step is).
+    const labels = await page.$$eval('[data-testid="node"] .node-label', (els) => els.map((el) => el.textContent.trim()));
+    assert.ok(labels.includes(built.steps.find((s) => s.id === built.rootStepId).displayName), labels.join(' | '));
+    for (const l of labels) assert.doesNotMatch(l, /\bs\d+\b/, `a task is named "${l}"`);
     const undo = byTestId(page, 'undo-button');
     assert.match(await undo.innerText(), /exclude chromosome 5/, 'Undo names the turn it reverts');
     // The history offers the strategy before the follow-up, with its count.
