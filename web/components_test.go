@@ -561,8 +561,19 @@ func TestStrategyGraph(t *testing.T) {
 	if got := steps.Eq(1).AttrOr("hx-get", ""); got != "/conversations/c1/strategy/steps/s1/results" {
 		t.Errorf("step opens %q", got)
 	}
-	if _, dis := tid(panel, "undo-button").Attr("disabled"); dis {
-		t.Error("undo disabled at version 3")
+	// The turn that made version 3 still runs: Undo waits for it (the
+	// page's script enables it at the turn's end, data-idle-only); once it
+	// ended, Undo is offered.
+	if _, dis := tid(panel, "undo-button").Attr("disabled"); !dis || tid(panel, "undo-button").AttrOr("data-idle-only", "no") == "no" {
+		t.Error("undo enabled while the turn that changed the strategy runs")
+	}
+	ended := page(t,
+		&event.TurnStart{Base: b("t1"), Mode: "execute"},
+		&event.GraphSnapshot{Base: b("t1"), StrategyID: "s", Version: 3, Snapshot: json.RawMessage(snap)},
+		&event.TurnEnd{Base: b("t1"), Status: "completed"},
+	)
+	if _, dis := tid(ended.Selection, "undo-button").Attr("disabled"); dis {
+		t.Error("undo disabled at version 3 after the turn ended")
 	}
 	if got := tid(panel, "export-wdk").AttrOr("href", ""); got != "/api/v1/conversations/c1/strategy/wdk" {
 		t.Errorf("export href = %q", got)

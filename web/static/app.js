@@ -382,6 +382,9 @@
   }
   function syncComposer() {
     var running = composerRunning();
+    // Undo, Redo and the history's versions wait for a running turn: going
+    // back under it would leave its half-built strategy on screen.
+    document.querySelectorAll('[data-idle-only]').forEach(function (b) { b.disabled = running; });
     if (awaiting && chat.querySelector('[data-turn-id="' + CSS.escape(awaiting) + '"]')) awaiting = '';
     fields.disabled = awaiting !== '';
     if (running) {
