@@ -683,15 +683,15 @@ func TestResultsCounts(t *testing.T) {
 func TestResults(t *testing.T) {
 	v := web.ResultsView{ConversationID: "c1", StepID: "s1", StepName: "DNA replication", Offset: 0, Limit: 2,
 		Answer: &catalog.Answer{Count: 3, Provenance: catalog.Provenance{Source: "PlasmoDB export", Year: 2017, Offline: true}, Records: []catalog.Record{
-			{GeneID: "PF3D7_0100100", Product: "VAR protein erythrocyte membrane protein 1", GeneType: "protein coding"},
-			{GeneID: "PF3D7_0100200", Product: "RIF protein", GeneType: "protein coding"},
+			{GeneID: "PF3D7_0100100", Product: "VAR protein erythrocyte membrane protein 1", GeneType: "protein coding", Chromosome: "Pf3D7_01_v3"},
+			{GeneID: "PF3D7_0100200", GeneName: "RIF", Product: "RIF protein", GeneType: "protein coding", Chromosome: "Pf3D7_01_v3"},
 		}}}
 	doc := query(t, web.Results(v))
 	var rows []string
 	tid(doc.Selection, "result-row").Each(func(_ int, r *goquery.Selection) {
 		rows = append(rows, strings.Join(texts(r.Find("td")), " | "))
 	})
-	if diff := cmp.Diff([]string{"PF3D7_0100100 | VAR protein erythrocyte membrane protein 1 | protein coding", "PF3D7_0100200 | RIF protein | protein coding"}, rows); diff != "" {
+	if diff := cmp.Diff([]string{"PF3D7_0100100 |  | VAR protein erythrocyte membrane protein 1 | protein coding | Pf3D7_01_v3", "PF3D7_0100200 | RIF | RIF protein | protein coding | Pf3D7_01_v3"}, rows); diff != "" {
 		t.Errorf("rows (-want +got):\n%s", diff)
 	}
 	if _, dis := tid(doc.Selection, "results-prev").Attr("disabled"); !dis {
@@ -701,8 +701,35 @@ func TestResults(t *testing.T) {
 	if _, dis := next.Attr("disabled"); dis {
 		t.Error("next disabled with more genes")
 	}
-	if got := next.AttrOr("hx-get", ""); got != "/conversations/c1/strategy/steps/s1/results?offset=2&limit=2" {
+	if got := next.AttrOr("hx-get", ""); got != "/conversations/c1/strategy/steps/s1/results?limit=2&offset=2" {
 		t.Errorf("next = %q", got)
+	}
+	// Every column sorts; none is sorted yet.
+	heads := doc.Find("th")
+	if diff := cmp.Diff([]string{"none", "none", "none", "none", "none"}, attrs(heads, "aria-sort")); diff != "" {
+		t.Errorf("aria-sort (-want +got):\n%s", diff)
+	}
+	if got := tid(doc.Selection, "sort-product").AttrOr("hx-get", ""); got != "/conversations/c1/strategy/steps/s1/results?limit=2&sort=product" {
+		t.Errorf("sort by product = %q", got)
+	}
+	// Sorted by product and filtered: the header says so, its next click
+	// sorts from the end, and the pager keeps both.
+	v.GeneQuery, v.Matched = web.GeneQuery{Filter: "protein", Sort: "product"}, 3
+	doc = query(t, web.Results(v))
+	if got := doc.Find(`th[data-column="product"]`).AttrOr("aria-sort", ""); got != "ascending" {
+		t.Errorf("product column aria-sort = %q", got)
+	}
+	if got := tid(doc.Selection, "sort-product").AttrOr("hx-get", ""); got != "/conversations/c1/strategy/steps/s1/results?dir=desc&limit=2&q=protein&sort=product" {
+		t.Errorf("sort by product again = %q", got)
+	}
+	if got := tid(doc.Selection, "results-next").AttrOr("hx-get", ""); got != "/conversations/c1/strategy/steps/s1/results?limit=2&offset=2&q=protein&sort=product" {
+		t.Errorf("next = %q", got)
+	}
+	if got := strings.Join(strings.Fields(tid(doc.Selection, "results-count").Text()), " "); got != "1–2 of 3 genes matching “protein” (of 3 genes) · PlasmoDB export, 2017" {
+		t.Errorf("count line = %q", got)
+	}
+	if got := tid(doc.Selection, "results-filter").AttrOr("value", ""); got != "protein" {
+		t.Errorf("filter box holds %q", got)
 	}
 	v.Error, v.Answer = "not evaluable offline", nil
 	if got := query(t, web.Results(v)).Find("[role=alert]").Text(); got != "not evaluable offline" {

@@ -166,7 +166,7 @@ func (s *Server) stepParamsForm(c echo.Context) error {
 		return strategyError(err)
 	}
 	if isHTMX(c) {
-		return s.renderResults(c, res.Snapshot, stepID, 0, resultsPageSize)
+		return s.renderResults(c, res.Snapshot, stepID, web.GeneQuery{}, 0, web.DefaultPageSize)
 	}
 	return afterForm(c, http.StatusOK, conversationURL(c))
 }
