@@ -23,6 +23,8 @@ type Narrator struct {
 	// wrote is set once anything was written: later paragraphs start
 	// with a blank line.
 	wrote bool
+	// question is the question the turn asked, told when it ends.
+	question *event.QuestionAsked
 }
 
 // NewNarrator is a narrator for one request; autoBuild words the plan line
@@ -73,6 +75,11 @@ func (n *Narrator) Text(e event.Event) string {
 		return n.line("Plan ready: " + e.Goal + ". Reply **build** to build it.")
 	case *event.HandoffAccepted:
 		return n.line("Building the plan.")
+	case *event.QuestionAsked:
+		// The question closes the turn's answer: the planner says it in
+		// its own words first.
+		n.question = e
+		return ""
 	case *event.SubagentPlan:
 		tasks := 0
 		for _, node := range e.Nodes {
@@ -99,6 +106,12 @@ func (n *Narrator) Text(e event.Event) string {
 	case *event.Error:
 		return n.line("Error " + e.Code + ": " + e.Message)
 	case *event.TurnEnd:
+		if q := n.question; q != nil {
+			n.question = nil
+			if e.Status == event.TurnCompleted {
+				return n.line(strings.ReplaceAll(q.Summary(), "\n", "\n> "))
+			}
+		}
 		if e.Status != event.TurnCompleted {
 			msg := "The turn ended " + string(e.Status)
 			if e.Error != "" {
