@@ -111,3 +111,22 @@ func (h *Host) decide(conv, handoffID, turnID string) {
 		}
 	}
 }
+
+// Asking is a turn that ends with a question, as the offline planner asks
+// when a phrase maps to no search: the planner's words, then two readings
+// of "kinases", each with what it builds and its count, and free text
+// welcome. The events are new at each call (Play sets their turn).
+func Asking() (*event.QuestionAsked, []event.Event) {
+	go57, text66 := 57, 66
+	q := &event.QuestionAsked{QuestionID: uuid.NewString(), Question: "I could not map \"kinases\" to a search. Which did you mean?", FreeText: true,
+		Options: []event.QuestionOption{
+			{Label: "protein phosphorylation (GO:0006468)", Message: "genes annotated with GO:0006468", Builds: "GenesByGoTerm (go_typeahead=GO:0006468)", Count: &go57},
+			{Label: "genes whose annotation mentions \"kinase\"", Message: "text search for kinases", Builds: "GenesByText (text_expression=kinase)", Count: &text66, Approximate: true},
+		}}
+	return q, []event.Event{
+		&event.TurnStart{Mode: event.ModePlan, Message: "kinases"},
+		q,
+		&event.AssistantMessage{MessageID: uuid.NewString(), Content: "I could not map \"kinases\" to a search."},
+		&event.TurnEnd{Status: event.TurnCompleted},
+	}
+}
