@@ -14,9 +14,9 @@ func (o QuestionOption) Detail() string {
 	var s string
 	switch {
 	case o.Count != nil && o.Approximate:
-		s = fmt.Sprintf("≈ %d genes (approximate: a text search)", *o.Count)
+		s = "≈ " + Genes(*o.Count) + " (approximate: a text search)"
 	case o.Count != nil:
-		s = fmt.Sprintf("%d genes", *o.Count)
+		s = Genes(*o.Count)
 	case o.CountNote != "":
 		s = "no count: " + o.CountNote
 	}
@@ -41,12 +41,30 @@ func (q *QuestionAsked) Summary() string {
 		}
 		lines = append(lines, line)
 	}
+	return strings.Join(append(lines, q.ReplyHint()), "\n")
+}
+
+// ReplyHint says how to answer the question in a chat.
+func (q *QuestionAsked) ReplyHint() string {
 	if q.FreeText {
-		lines = append(lines, "Reply with an option's number, or say in your own words what you meant.")
-	} else {
-		lines = append(lines, "Reply with an option's number.")
+		return "Reply with an option's number, or say in your own words what you meant."
 	}
-	return strings.Join(lines, "\n")
+	return "Reply with an option's number."
+}
+
+// Numbered says whether text already puts the question with its options
+// numbered as Summary does ("1. <label>"), as the offline planner's
+// answer does: a chat then needs only the reply hint.
+func (q *QuestionAsked) Numbered(text string) bool {
+	if !strings.Contains(text, q.Question) {
+		return false
+	}
+	for i, o := range q.Options {
+		if !strings.Contains(text, fmt.Sprintf("%d. %s", i+1, o.Label)) {
+			return false
+		}
+	}
+	return true
 }
 
 // optionNumberRE is a reply that names an option by its number: "2",

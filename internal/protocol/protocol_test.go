@@ -150,6 +150,14 @@ func TestNarratorQuestion(t *testing.T) {
 	if b.String() != want {
 		t.Errorf("narrated\n%s\nwant\n%s", b.String(), want)
 	}
+	// Words that number the options already get only how to reply.
+	n = protocol.NewNarrator(false)
+	n.Text(q)
+	n.Text(&event.AssistantDelta{MessageID: "m2", Delta: "Which kinases did you mean?\n\n1. protein phosphorylation (GO:0006468): 57 genes.\n"})
+	n.Text(&event.AssistantDelta{MessageID: "m2", Delta: "2. genes whose annotation mentions kinase: ≈ 66 genes."})
+	if got := n.Text(&event.TurnEnd{Status: event.TurnCompleted}); got != "\n\n> Reply with an option's number, or say in your own words what you meant." {
+		t.Errorf("after numbered words the question narrated %q", got)
+	}
 	n = protocol.NewNarrator(false)
 	n.Text(q)
 	if got := n.Text(&event.TurnEnd{Status: event.TurnCancelled}); got != "> The turn ended cancelled" {
