@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -34,8 +35,9 @@ type askedQuestion struct {
 // in the conversation plans the first reading. Over A2A (the a2a-go
 // client) the task ends input-required with the question as its status
 // message's data; replying with an option's message in that context plans
-// it, a task waiting with its plan. Each conversation's stream keeps its
-// invariants.
+// it, a task waiting with its plan. Over AG-UI the run ends with an
+// input_required interrupt, and resuming it with an option's number plans
+// that reading. Each conversation's stream keeps its invariants.
 func TestProtocolsAskBack(t *testing.T) {
 	t.Parallel()
 	a := startApp(t, appOptions{})
@@ -121,4 +123,32 @@ func TestProtocolsAskBack(t *testing.T) {
 		t.Errorf("the answer's task ended %+v, want its plan waiting", st)
 	}
 	eventtest.Check(t, a.collect(task.ContextID, 0, 10*time.Second, untilTurnEnds(2)))
+
+	// AG-UI: the run ends with an input_required interrupt; resuming it
+	// with {"option": 1} plans that reading, the run ending with the
+	// plan's interrupt.
+	thread := newThreadID(t)
+	status, run := aguiRun(t, a, a.Token, map[string]any{"threadId": thread, "runId": "ask-1",
+		"messages": []any{map[string]any{"id": "u1", "role": "user", "content": "kinases"}}})
+	if status != http.StatusOK {
+		t.Fatalf("the asking run: %d", status)
+	}
+	checkAGUIRun(t, run, thread, "ask-1")
+	outcome, _ := run[len(run)-1]["outcome"].(map[string]any)
+	interrupts, _ := outcome["interrupts"].([]any)
+	if outcome["type"] != "interrupt" || len(interrupts) != 1 || interrupts[0].(map[string]any)["reason"] != "input_required" {
+		t.Fatalf("the asking run ends %v", run[len(run)-1])
+	}
+	status, run = aguiRun(t, a, a.Token, map[string]any{"threadId": thread, "runId": "ask-2",
+		"resume": []any{map[string]any{"interruptId": interrupts[0].(map[string]any)["id"], "status": "resolved", "payload": map[string]any{"option": 1}}}})
+	if status != http.StatusOK {
+		t.Fatalf("the answering run: %d", status)
+	}
+	checkAGUIRun(t, run, thread, "ask-2")
+	outcome, _ = run[len(run)-1]["outcome"].(map[string]any)
+	interrupts, _ = outcome["interrupts"].([]any)
+	if outcome["type"] != "interrupt" || len(interrupts) != 1 || interrupts[0].(map[string]any)["reason"] != "plan_approval" {
+		t.Errorf("the answering run ends %v, want the plan's interrupt", run[len(run)-1])
+	}
+	eventtest.Check(t, a.collect(thread, 0, 10*time.Second, untilTurnEnds(2)))
 }
