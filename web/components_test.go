@@ -561,8 +561,19 @@ func TestStrategyGraph(t *testing.T) {
 	if got := steps.Eq(1).AttrOr("hx-get", ""); got != "/conversations/c1/strategy/steps/s1/results" {
 		t.Errorf("step opens %q", got)
 	}
-	if _, dis := tid(panel, "undo-button").Attr("disabled"); dis {
-		t.Error("undo disabled at version 3")
+	// The turn that made version 3 still runs: Undo waits for it (the
+	// page's script enables it at the turn's end, data-idle-only); once it
+	// ended, Undo is offered.
+	if _, dis := tid(panel, "undo-button").Attr("disabled"); !dis || tid(panel, "undo-button").AttrOr("data-idle-only", "no") == "no" {
+		t.Error("undo enabled while the turn that changed the strategy runs")
+	}
+	ended := page(t,
+		&event.TurnStart{Base: b("t1"), Mode: "execute"},
+		&event.GraphSnapshot{Base: b("t1"), StrategyID: "s", Version: 3, Snapshot: json.RawMessage(snap)},
+		&event.TurnEnd{Base: b("t1"), Status: "completed"},
+	)
+	if _, dis := tid(ended.Selection, "undo-button").Attr("disabled"); dis {
+		t.Error("undo disabled at version 3 after the turn ended")
 	}
 	if got := tid(panel, "export-wdk").AttrOr("href", ""); got != "/api/v1/conversations/c1/strategy/wdk" {
 		t.Errorf("export href = %q", got)
@@ -672,15 +683,15 @@ func TestResultsCounts(t *testing.T) {
 func TestResults(t *testing.T) {
 	v := web.ResultsView{ConversationID: "c1", StepID: "s1", StepName: "DNA replication", Offset: 0, Limit: 2,
 		Answer: &catalog.Answer{Count: 3, Provenance: catalog.Provenance{Source: "PlasmoDB export", Year: 2017, Offline: true}, Records: []catalog.Record{
-			{GeneID: "PF3D7_0100100", Product: "VAR protein erythrocyte membrane protein 1", GeneType: "protein coding"},
-			{GeneID: "PF3D7_0100200", Product: "RIF protein", GeneType: "protein coding"},
+			{GeneID: "PF3D7_0100100", Product: "VAR protein erythrocyte membrane protein 1", GeneType: "protein coding", Chromosome: "Pf3D7_01_v3"},
+			{GeneID: "PF3D7_0100200", GeneName: "RIF", Product: "RIF protein", GeneType: "protein coding", Chromosome: "Pf3D7_01_v3"},
 		}}}
 	doc := query(t, web.Results(v))
 	var rows []string
 	tid(doc.Selection, "result-row").Each(func(_ int, r *goquery.Selection) {
 		rows = append(rows, strings.Join(texts(r.Find("td")), " | "))
 	})
-	if diff := cmp.Diff([]string{"PF3D7_0100100 | VAR protein erythrocyte membrane protein 1 | protein coding", "PF3D7_0100200 | RIF protein | protein coding"}, rows); diff != "" {
+	if diff := cmp.Diff([]string{"PF3D7_0100100 |  | VAR protein erythrocyte membrane protein 1 | protein coding | Pf3D7_01_v3", "PF3D7_0100200 | RIF | RIF protein | protein coding | Pf3D7_01_v3"}, rows); diff != "" {
 		t.Errorf("rows (-want +got):\n%s", diff)
 	}
 	if _, dis := tid(doc.Selection, "results-prev").Attr("disabled"); !dis {
@@ -690,8 +701,35 @@ func TestResults(t *testing.T) {
 	if _, dis := next.Attr("disabled"); dis {
 		t.Error("next disabled with more genes")
 	}
-	if got := next.AttrOr("hx-get", ""); got != "/conversations/c1/strategy/steps/s1/results?offset=2&limit=2" {
+	if got := next.AttrOr("hx-get", ""); got != "/conversations/c1/strategy/steps/s1/results?limit=2&offset=2" {
 		t.Errorf("next = %q", got)
+	}
+	// Every column sorts; none is sorted yet.
+	heads := doc.Find("th")
+	if diff := cmp.Diff([]string{"none", "none", "none", "none", "none"}, attrs(heads, "aria-sort")); diff != "" {
+		t.Errorf("aria-sort (-want +got):\n%s", diff)
+	}
+	if got := tid(doc.Selection, "sort-product").AttrOr("hx-get", ""); got != "/conversations/c1/strategy/steps/s1/results?limit=2&sort=product" {
+		t.Errorf("sort by product = %q", got)
+	}
+	// Sorted by product and filtered: the header says so, its next click
+	// sorts from the end, and the pager keeps both.
+	v.GeneQuery, v.Matched = web.GeneQuery{Filter: "protein", Sort: "product"}, 3
+	doc = query(t, web.Results(v))
+	if got := doc.Find(`th[data-column="product"]`).AttrOr("aria-sort", ""); got != "ascending" {
+		t.Errorf("product column aria-sort = %q", got)
+	}
+	if got := tid(doc.Selection, "sort-product").AttrOr("hx-get", ""); got != "/conversations/c1/strategy/steps/s1/results?dir=desc&limit=2&q=protein&sort=product" {
+		t.Errorf("sort by product again = %q", got)
+	}
+	if got := tid(doc.Selection, "results-next").AttrOr("hx-get", ""); got != "/conversations/c1/strategy/steps/s1/results?limit=2&offset=2&q=protein&sort=product" {
+		t.Errorf("next = %q", got)
+	}
+	if got := strings.Join(strings.Fields(tid(doc.Selection, "results-count").Text()), " "); got != "1–2 of 3 genes matching “protein” (of 3 genes) · PlasmoDB export, 2017" {
+		t.Errorf("count line = %q", got)
+	}
+	if got := tid(doc.Selection, "results-filter").AttrOr("value", ""); got != "protein" {
+		t.Errorf("filter box holds %q", got)
 	}
 	v.Error, v.Answer = "not evaluable offline", nil
 	if got := query(t, web.Results(v)).Find("[role=alert]").Text(); got != "not evaluable offline" {
@@ -844,7 +882,7 @@ func TestExportNeedsOneRoot(t *testing.T) {
 		t.Errorf("export with two roots is %s, want a disabled button, not a link", goquery.NodeName(btn))
 	}
 	why := tid(panel, "export-wdk-why").Text()
-	if !strings.Contains(why, "has 2 (s1, s2)") || !strings.Contains(why, "Combine") || btn.AttrOr("aria-describedby", "") != "export-wdk-why" {
+	if !strings.Contains(why, "has 2: “DNA repair — 60 genes”, “chromosome 5 — 700 genes”.") || !strings.Contains(why, "Combine") || btn.AttrOr("aria-describedby", "") != "export-wdk-why" {
 		t.Errorf("the reason reads %q", why)
 	}
 	// And the researcher can do it here: combine the two, or delete one.

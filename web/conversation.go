@@ -83,6 +83,15 @@ func (p *ConversationPage) StreamURL() string {
 
 func (p *ConversationPage) base() string { return "/conversations/" + p.Conv.ID }
 
+// turnRunning reports whether a turn of the conversation is running: its
+// Undo, Redo and history wait for it (the page's script enables them when
+// the turn ends), since going back under a turn that is still changing the
+// strategy would leave a half-built one.
+func (p *ConversationPage) turnRunning() bool {
+	_, running := p.Conv.Running()
+	return running
+}
+
 // maxShownJSON bounds the JSON shown in one tool-call card; results are
 // bounded when recorded, but a page of many calls should stay light.
 const maxShownJSON = 8 << 10

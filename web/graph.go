@@ -393,21 +393,44 @@ func delegationSummaryText(d *view.Delegation) string {
 }
 
 // exportBlocked says why a strategy without exactly one result step cannot
-// be exported to VEuPathDB, and what to do.
-func exportBlocked(roots []strategy.StepID) string {
-	ids := make([]string, len(roots))
-	for i, r := range roots {
-		ids[i] = string(r)
+// be exported to VEuPathDB, and what to do; it names the results as the
+// researcher sees them, never by their ids.
+func exportBlocked(s *strategy.Snapshot) string {
+	names := make([]string, len(s.Roots))
+	for i, r := range s.Roots {
+		names[i] = "“" + rootLabel(s, r) + "”"
 	}
-	return fmt.Sprintf("Export for VEuPathDB needs one result step; this strategy has %d (%s). Combine them into one first.",
-		len(roots), strings.Join(ids, ", "))
+	return fmt.Sprintf("Export for VEuPathDB needs one result step; this strategy has %d: %s. Combine them into one first.",
+		len(s.Roots), strings.Join(names, ", "))
 }
 
 // rootLabel names a result step in the strategy panel's edit controls: its
-// id and display name.
+// display name and count, never its id. Results of the same name are told
+// apart by their place among the results.
 func rootLabel(s *strategy.Snapshot, id strategy.StepID) string {
-	if st, ok := s.Step(id); ok && st.DisplayName != "" {
-		return string(id) + " · " + clip(st.DisplayName, 40)
+	label := func(id strategy.StepID) string {
+		st, ok := s.Step(id)
+		if !ok {
+			return "a removed step"
+		}
+		name := clip(stepName(st), 60)
+		if st.CountStatus == strategy.CountOK && st.Count != nil {
+			name += " — " + stepCountText(st)
+		}
+		return name
 	}
-	return string(id)
+	own := label(id)
+	same, place := 0, 0
+	for _, r := range s.Roots {
+		if label(r) == own {
+			same++
+			if r == id {
+				place = same
+			}
+		}
+	}
+	if same > 1 {
+		own += fmt.Sprintf(" (result %d of %d so named)", place, same)
+	}
+	return own
 }

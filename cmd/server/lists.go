@@ -19,8 +19,11 @@ const listsUsage = `usage: strategist lists <command> [--url URL] [--token T] [a
 Your gene lists on the server (STRATEGIST_URL, STRATEGIST_TOKEN):
 
   lists                              list them: id, name, size, mapped and unknown ids
-  lists add --name N [FILE]          upload FILE (or standard input): ids in any separator,
-                                     a header row ignored, CSV/TSV read by their id column;
+  lists add --name N [--site S] [FILE]
+                                     upload FILE (or standard input): ids in any separator,
+                                     a header row ignored, CSV/TSV read by their id column,
+                                     resolved on site S (default the offline plasmodb; a live
+                                     site such as plasmodb-live needs your VEuPathDB key);
                                      prints mapped and unknown ids
   lists show <list-id>               the list's genes, one a line
   lists rename <list-id> <name>      rename it
@@ -39,6 +42,7 @@ func listsCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Wri
 	baseURL := fs.String("url", getenv("STRATEGIST_URL"), "")
 	token := fs.String("token", getenv("STRATEGIST_TOKEN"), "")
 	name := fs.String("name", "", "")
+	site := fs.String("site", "", "")
 	positives := fs.String("positives", "", "")
 	negatives := fs.String("negatives", "", "")
 	var pos []string
@@ -91,7 +95,11 @@ func listsCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Wri
 			Unknown  []string
 			Mapped   []struct{ From, To string }
 		}
-		if err := c.do(ctx, http.MethodPost, "/api/v1/gene-lists", map[string]string{"name": *name, "text": text}, &l); err != nil {
+		body := map[string]string{"name": *name, "text": text}
+		if *site != "" {
+			body["siteId"] = *site
+		}
+		if err := c.do(ctx, http.MethodPost, "/api/v1/gene-lists", body, &l); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "%s\t%s\t%d genes\n", l.ID, l.Name, l.Size)

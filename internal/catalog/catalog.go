@@ -322,6 +322,10 @@ type GeneMatch struct {
 	GeneType    string   `json:"geneType,omitempty"`
 	Chromosome  string   `json:"chromosome,omitempty"`
 	PreviousIDs []string `json:"previousIds,omitempty"`
+	// Processes are GO biological processes the gene is annotated to, the
+	// most specific (smallest gene set) first and at most a few, where the
+	// catalog holds annotations (the offline snapshot does).
+	Processes []Term `json:"goProcesses,omitempty"`
 	// MatchedOn is the field that matched: one of the MatchedOn constants.
 	MatchedOn string `json:"matchedOn"`
 	// Matched is the part of the query that matched.

@@ -258,7 +258,8 @@ func TestCancelQueuedTurn(t *testing.T) {
 // a handoff_requested event.
 func handoffPlanner(w *world, draftID string) role {
 	type args struct {
-		Goal string `json:"goal" jsonschema:"what to build"`
+		Goal      string `json:"goal" jsonschema:"what to build"`
+		Confirmed bool   `json:"confirmed,omitempty" jsonschema:"the researcher agreed"`
 	}
 	type result struct {
 		HandoffID string `json:"handoffId"`
@@ -271,7 +272,7 @@ func handoffPlanner(w *world, draftID string) role {
 				if err != nil {
 					return nil, err
 				}
-				if err := env.Emit(ctx, &event.HandoffRequested{HandoffID: h.ID, Goal: a.Goal, ArtifactID: draftID, Plan: plan}); err != nil {
+				if err := env.Emit(ctx, &event.HandoffRequested{HandoffID: h.ID, Goal: a.Goal, ArtifactID: draftID, Plan: plan, Confirmed: a.Confirmed}); err != nil {
 					return nil, err
 				}
 				return &result{HandoffID: h.ID}, nil
@@ -407,6 +408,29 @@ func TestAutoApprove(t *testing.T) {
 	if got := turnEvents(recs, planTurn); got[len(got)-1] != "turn_end" {
 		t.Errorf("plan turn events = %v", got)
 	}
+}
+
+// TestConfirmedHandoffBuilds: without AutoApprove, a handoff requested as
+// confirmed by the researcher's own message ("yes, go ahead") is accepted
+// when its turn ends, and the build runs; an unconfirmed one waits
+// (TestAcceptHandoff).
+func TestConfirmedHandoffBuilds(t *testing.T) {
+	t.Parallel()
+	e := engine(t, strings.Replace(handoffScript, `"goal":"Protein kinases on chromosome 7"`, `"goal":"Protein kinases on chromosome 7","confirmed":true`, 1))
+	w := newWorld(t)
+	p := w.start(options{engine: e, planner: handoffPlanner(w, w.artifacts())})
+
+	w.mustStart(p, w.convID, "Yes, go ahead and build it.")
+	var execTurn string
+	for _, r := range w.waitFor(w.convID, "handoff_accepted") {
+		if r.Type == "handoff_accepted" {
+			execTurn = r.TurnID
+		}
+	}
+	if tr := w.waitEnd(w.convID, execTurn); tr.Status != event.TurnCompleted || tr.Mode != chat.ModeExecute {
+		t.Errorf("confirmed build = %s %s (%s)", tr.Mode, tr.Status, tr.Error)
+	}
+	w.checkLog(w.convID)
 }
 
 // TestResumeTurnOfDeadProcess: a turn whose process died mid-delegation (its

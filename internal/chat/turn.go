@@ -49,7 +49,10 @@ type turn struct {
 	mu       sync.Mutex
 	subUsage llm.Usage // tokens spent outside the main run: sub-agents, summaries
 	handoff  string    // id of a handoff requested in this turn
-	build    build     // what the turn's delegations built
+	// confirmed says the researcher's message agreed to build the
+	// handoff: it is accepted at the turn's end without a click.
+	confirmed bool
+	build     build // what the turn's delegations built
 }
 
 // build is what a turn's delegations built, from their events: a turn that
@@ -149,7 +152,7 @@ func (s *Service) note(t *turn, evs []event.Event) {
 			}
 		case *event.HandoffRequested:
 			t.mu.Lock()
-			t.handoff = e.HandoffID
+			t.handoff, t.confirmed = e.HandoffID, e.Confirmed
 			t.mu.Unlock()
 		case *event.SubagentPlan, *event.SubagentTaskEnd:
 			t.mu.Lock()
@@ -489,15 +492,17 @@ func (s *Service) closing(t *turn, log *slog.Logger) []store.NewEvent {
 	return out
 }
 
-// afterTurn accepts a handoff the planner requested, when configured to. The
+// afterTurn accepts a handoff the planner requested, when configured to
+// or when the researcher's message of the turn agreed to build it. The
 // acceptance is not kept in memory only: a process that stops, dies or
 // fails here leaves a pending handoff of a completed plan turn, which the
-// sweep of any process accepts (approveUndecided).
+// sweep of any process accepts when the server auto-approves
+// (approveUndecided); a confirmed one stays for the researcher's click.
 func (s *Service) afterTurn(t *turn) {
 	t.mu.Lock()
-	handoff := t.handoff
+	handoff, confirmed := t.handoff, t.confirmed
 	t.mu.Unlock()
-	if handoff == "" || !s.cfg.AutoApprove {
+	if handoff == "" || !s.cfg.AutoApprove && !confirmed {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), appendTimeout)

@@ -1,6 +1,9 @@
 package english
 
-import "slices"
+import (
+	"regexp"
+	"slices"
+)
 
 // FollowUp is how a message refines the strategy a conversation has.
 type FollowUp int
@@ -42,7 +45,37 @@ func (f FollowUp) String() string {
 
 // leadIns are words that open a follow-up without saying anything:
 // "now", "ok, also", "and then".
-var leadIns = WordSet("now ok okay also and then please so well but can could you i we want would like to actually hmm")
+var leadIns = WordSet("now ok okay also and then please so well but can could you i we want would like to actually hmm same")
+
+// correctionLeads open a message that corrects the one before: "sorry, I
+// meant …", "oops, I wanted …", "no, …".
+var correctionLeads = [][]string{{"sorry"}, {"oops"}, {"i", "meant"}, {"i", "wanted"}, {"i", "mean"}, {"meant"}, {"wanted"},
+	{"what", "i", "meant", "was"}, {"what", "i", "wanted", "was"}}
+
+// correctionAt returns how many leading words say the message corrects the
+// one before (with a "no" only when a comma follows it), or 0.
+func correctionAt(w []token) int {
+	n := 0
+	for {
+		k := 0
+		for _, lead := range correctionLeads {
+			if hasWords(w[n:], lead) {
+				k = len(lead)
+				break
+			}
+		}
+		if k == 0 && n+1 < len(w) && w[n].low == "no" && !w[n].quoted && w[n+1].comma {
+			k = 1
+		}
+		if k == 0 {
+			return n
+		}
+		n += k
+		for n < len(w) && !w[n].quoted && (w[n].comma || leadIns[w[n].low]) {
+			n++
+		}
+	}
+}
 
 // undoWords are the words a request to undo is made of.
 var undoWords = WordSet("undo revert go back that it this the last change step previous version please take one")
@@ -69,6 +102,22 @@ func followUpOf(toks []token) (FollowUp, []token, []token) {
 	}
 	if n := startOverAt(w); n > 0 {
 		return FollowStartOver, trimJoiners(w[n:]), nil
+	}
+	// "Sorry, I meant DNA replication": what the last request named is
+	// replaced ("…, instead of DNA repair" names it).
+	if n := correctionAt(w); n > 0 && n < len(w) {
+		rest := w[n:]
+		if f, part, replaced := followUpOf(rest); f != FollowNone {
+			return f, part, replaced
+		}
+		// A whole request corrects the whole strategy; one clause, the
+		// clause of its kind.
+		for i := range rest {
+			if _, ok := connectiveAt(rest, i); ok {
+				return FollowStartOver, trimJoiners(rest), nil
+			}
+		}
+		return FollowReplace, trimJoiners(stripLeads(rest)), nil
 	}
 	if f, rest, replaced, ok := replacement(w); ok {
 		return f, trimReference(rest), trimReference(replaced)
@@ -160,8 +209,16 @@ func narrowingLead(w []token) []token {
 
 var narrowingWords = WordSet("only just keep retain leave show me give the ones one those these them genes gene which that are is lie lies sit sits")
 
+// undoBeforeRE asks to return to the strategy before a change: "revert to
+// before the exclusion", "go back to the version before chromosome 5 was
+// removed", "roll back to how it was before".
+var undoBeforeRE = regexp.MustCompile(`(?i)^(?:please\s+)?(?:revert|go\s+back|get\s+back|return|roll\s+back|restore|back)\s+(?:it\s+|that\s+|this\s+)?(?:to\s+)?(?:the\s+(?:version|strategy|state|result)\s+|how\s+it\s+was\s+|what\s+(?:it|we)\s+had\s+)?before\b`)
+
 // isUndo reports whether the words only ask to undo.
 func isUndo(w []token) bool {
+	if undoBeforeRE.MatchString(join(w)) {
+		return true
+	}
 	hasVerb := false
 	for i, t := range w {
 		switch {

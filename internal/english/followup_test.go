@@ -37,6 +37,17 @@ func TestFollowUps(t *testing.T) {
 		{"start over: tRNA genes on chromosome 5", FollowStartOver, "INTERSECT(term:tRNA, location:5)", "<nil>", "INTERSECT(term:tRNA, location:5)"},
 		{"DNA repair genes excluding chromosome 5", FollowNone, "<nil>", "<nil>", "MINUS(term:DNA repair, location:5)"},
 		{"genes involved in translation", FollowNone, "<nil>", "<nil>", "term:translation"},
+		// A correction of the message before replaces what it named.
+		{"sorry, I meant protein folding", FollowReplace, "term:protein folding", "<nil>", "term:protein folding"},
+		{"oops, I wanted chromosome 9 instead of chromosome 4", FollowReplace, "location:9", "location:4", "location:9"},
+		{"no, I meant chromosome 11", FollowReplace, "location:11", "<nil>", "location:11"},
+		{"sorry, tRNA genes but not on chromosome 2", FollowStartOver, "MINUS(term:tRNA, location:2)", "<nil>", "MINUS(term:tRNA, location:2)"},
+		{"no genes on chromosome 5", FollowNone, "<nil>", "<nil>", "INTERSECT(term:no, location:5)"},
+		// A return to the strategy before a change.
+		{"revert to before the exclusion", FollowUndo, "<nil>", "<nil>", "<nil>"},
+		{"go back to the version before chromosome 3 was removed", FollowUndo, "<nil>", "<nil>", "<nil>"},
+		{"roll back to how it was before", FollowUndo, "<nil>", "<nil>", "<nil>"},
+		{"same, but also exclude chromosome 6", FollowExclude, "location:6", "<nil>", "MINUS(taxon, location:6)"},
 	}
 	for _, tt := range tests {
 		p := Parse(tt.in)

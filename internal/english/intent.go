@@ -66,6 +66,10 @@ func (i Intent) String() string {
 	return "unknown"
 }
 
+// UnsupportedGeneSets is what a request to save the result as a gene set
+// asks for: the page saves lists (Save as list), the chat does not.
+const UnsupportedGeneSets = "saving results as gene sets"
+
 // Classification is a message's intent and what it is about.
 type Classification struct {
 	Intent Intent
@@ -93,7 +97,7 @@ var (
 	searchAskRE   = regexp.MustCompile(`(?i)^\s*(which|what)\s+(searches|search|kinds? of search(es)?)\b`)
 	capabilityRE  = regexp.MustCompile(`(?i)^\s*(what can you do|what do you do|what are you|who are you|help|how do(es)? (this|it|strategist) work|how do i use (this|it|strategist))\s*[?.!]*\s*$`)
 	// strategyAskRE asks about the result or the conversation so far.
-	strategyAskRE = regexp.MustCompile(`(?i)\b(how many genes (is|are) (that|this|it|there now|left)|how many (are )?(left|remain)|why did you (choose|pick|use)|why (this|that) search|what did you (offer|build|do|plan|choose)|what (is|was) (the|my) (count|result)|how many genes each step|which step (drops|removes|loses)|analy[sz]e (my|the|this) (current )?strategy|diagnose (my|the|this)|summari[sz]e (this|the|my)|give me a .*summary|what does (the|my|this) strategy)\b`)
+	strategyAskRE = regexp.MustCompile(`(?i)\b(how many genes (is|are) (that|this|it|there now|left)|how many (are )?(left|remain)|why did you (choose|pick|use)|why (this|that) search|what did you (offer|build|do|plan|choose)|what (is|was) (the|my) (count|result)|how many genes each step|which step (drops|removes|loses)|analy[sz]e (my|the|this) (current )?strategy|diagnose (my|the|this)|summari[sz]e (this|the|my)|give me a .*summary|what does (the|my|this) strategy|(how many|counts?|numbers?|sizes?)\b.*\b(each|every|per) (step|search)|(each|every) (step|search)\b.*\b(returns?|gives?|finds?|have|has|counts?)|walk me through (the|my|this) (strategy|steps|result)|explain (the|my|this) (strategy|steps|result))\b`)
 
 	// unsupportedREs name requests Strategist does not fulfil, and what
 	// they ask for.
@@ -105,7 +109,7 @@ var (
 		{regexp.MustCompile(`(?i)\be-?mail\b`), "sending results by email"},
 		{regexp.MustCompile(`(?i)\b(this|the|attached) (image|picture|photo|document|pdf|file|spreadsheet|table)\b|\b(upload(ed)?|attach(ed|ment)?)\b`), "reading attachments or uploaded files"},
 		{regexp.MustCompile(`(?i)\b(pca|principal components?|component separates|variance|differential(ly)? expression|differentially expressed|deseq2?|\bstudy\b.*\b(open|compare|samples)|open the .*study)\b`), "studies and sample analyses (PCA, differential expression)"},
-		{regexp.MustCompile(`(?i)\b(gene set|gene list)\b.*\b(save|name|call)|\b(save|store|keep)\b.*\b(as|in) (a |my )?(gene set|gene list|basket|favou?rites)\b|\bsave (these|this|the genes|the result)`), "saving results as gene sets"},
+		{regexp.MustCompile(`(?i)\b(gene set|gene list)\b.*\b(save|name|call)|\b(save|store|keep)\b.*\b(as|in) (a |my )?(gene set|gene list|basket|favou?rites)\b|\bsave (these|this|the genes|the result)`), UnsupportedGeneSets},
 		{regexp.MustCompile(`(?i)\b(optimi[sz]e|parameter sweep)\b`), "optimising search parameters"},
 		{regexp.MustCompile(`(?i)\b(compare|comparison of) the .*\bversions?\b`), "comparing versions of a search"},
 		{regexp.MustCompile(`(?i)\bclear(_strategy| the (current |whole )?strategy)\b`), "clearing a strategy (start a new conversation instead)"},

@@ -30,6 +30,8 @@ func TestClassify(t *testing.T) {
 			"how many genes is that?", "why did you choose that search?", "What did you offer me?",
 			"Summarize this conversation so far", "Analyze my current strategy.", "Diagnose my current strategy.",
 			"Thanks. Can you tell me how many genes each step returns?", "what was the count?",
+			"how many genes does each step have?", "what are the counts per step?", "walk me through the strategy",
+			"what does every step find?", "explain my strategy",
 		},
 		IntentCapability: {"What can you do?", "help", "who are you?", "How does this work?"},
 		IntentUnsupported: {

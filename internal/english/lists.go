@@ -275,7 +275,9 @@ func describeList(nodes []*Node) string {
 // elide completes a clause that leans on the one before it: a bare number
 // after a chromosome is another chromosome ("chromosome 5 or 7"), and a
 // single word after a longer phrase may share its first words ("DNA
-// replication or repair" also tries "DNA repair").
+// replication or repair" also tries "DNA repair"), and a single word
+// before a longer phrase may share its last words ("transfer or
+// ribosomal RNA" also tries "transfer RNA").
 func elide(prev, c *Clause) {
 	if prev == nil {
 		return
@@ -285,6 +287,17 @@ func elide(prev, c *Clause) {
 		c.Kind, c.Location, c.Variants = KindLocation, strconv.Itoa(n), nil
 		c.Notes = append(c.Notes, "I read "+Quote(c.Text)+" as chromosome "+c.Location+", like the chromosome before it")
 		return
+	}
+	// "transfer or ribosomal RNA genes": a single word before a longer
+	// phrase may share its last words ("transfer RNA genes").
+	if c.Kind == KindTerm && prev.Kind == KindTerm && !strings.Contains(prev.Text, " ") && !prev.Literal {
+		if cw := strings.Fields(c.Text); len(cw) >= 2 {
+			for _, v := range termVariants(prev.Text + " " + strings.Join(cw[1:], " ")) {
+				if !slices.Contains(prev.Variants, v) {
+					prev.Variants = append(prev.Variants, v)
+				}
+			}
+		}
 	}
 	if c.Kind == KindTerm && prev.Kind == KindTerm && !strings.Contains(c.Text, " ") {
 		pw := strings.Fields(prev.Text)

@@ -185,6 +185,10 @@ var evidenceKinds = map[string]string{
 	"computed": "Computed", "computational": "Computed", "computationally": "Computed", "predicted": "Computed", "electronic": "Computed",
 }
 
+// evidenceLeads are the words that lead into an evidence qualifier:
+// "supported by curated evidence", "based on computed annotations".
+var evidenceLeads = WordSet("with having by only from on based supported backed")
+
 // takeEvidence removes a GO evidence qualifier ("with curated GO
 // evidence", "based on computational annotations") from the words and
 // returns the kind it names.
@@ -205,9 +209,11 @@ func takeEvidence(toks []token) ([]token, string) {
 			continue
 		}
 		start := i
-		for start > 0 && (toks[start-1].low == "with" || toks[start-1].low == "having" || toks[start-1].low == "by" ||
-			toks[start-1].low == "only" || toks[start-1].low == "from" || toks[start-1].low == "on" || toks[start-1].low == "based") {
+		for start > 0 && evidenceLeads[toks[start-1].low] {
 			start--
+		}
+		if end+1 < len(toks) && toks[end+1].low == "only" {
+			end++ // "… curated evidence only"
 		}
 		return append(slices.Clip(toks[:start]), toks[end+1:]...), kind
 	}
@@ -431,7 +437,7 @@ func splitQualifier(toks []token, p *Parsed) *Node {
 
 // setWords name a set of genes without saying more: "genes", "any gene",
 // "those".
-var setWords = WordSet("genes gene any all those the ones every")
+var setWords = WordSet("genes gene any all those the ones every anything everything whatever")
 
 // ownsLocation reports whether the words before a location end in a new
 // item of a list that only names genes or says where they lie ("… or

@@ -84,6 +84,7 @@ func TestParseVariantsAndNotes(t *testing.T) {
 		note     string // a substring of the clause's or the parse's notes
 	}{
 		{"ellipsis shares the words before", "DNA replication or repair", 1, []string{"repair", "DNA repair"}, ""},
+		{"one word before a longer phrase", "DNA or RNA binding", 0, []string{"DNA", "DNA binding"}, ""},
 		// GO's own synonyms are the catalog's to find: no table of them here.
 		{"an everyday name as written", "glycolysis", 0, []string{"glycolysis"}, ""},
 		{"a host cell is GO's host", "erythrocyte invasion genes", 0, []string{"erythrocyte invasion", "host invasion"}, ""},

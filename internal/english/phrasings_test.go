@@ -32,6 +32,10 @@ func TestResearcherPhrasings(t *testing.T) {
 		{"tRNA genes or ones residing on chromosome 4", "UNION(term:tRNA, location:4)"},
 		// A list with no verb of its own before the location is qualified.
 		{"kinases or proteases located on chromosome 3", "INTERSECT(UNION(term:kinases, term:proteases), location:3)"},
+		// Exclusions in other words, and a set named by "anything".
+		{"protein folding genes, then get rid of the ones on chromosome 4", "MINUS(term:protein folding, location:4)"},
+		{"kinases, taking away whatever is on chromosome 2", "MINUS(term:kinases, location:2)"},
+		{"DNA repair genes with computed evidence only", "term:DNA repair"},
 		// A question's frame around the genes is not a term.
 		{"How many tRNA genes does the parasite have?", "term:tRNA"},
 		{"How many snoRNA genes does P. falciparum 3D7 have on chromosome 5?", "INTERSECT(term:snoRNA, location:5)"},

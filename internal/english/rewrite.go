@@ -91,9 +91,10 @@ func regionsSpelled(text string) string {
 }
 
 // contextRE reads a context phrase before a request, up to its colon or
-// comma: the database or release the researcher works with, what the
-// genes are for, or a lead-in that announces the request.
-var contextRE = regexp.MustCompile(`(?i)^\s*(?:(?:using|with|on|in|from|for)\s+(?:the\s+)?(?:plasmodb|veupathdb|plasmo\s*db)(?:\s+(?:release|version|build|v\.?)\s*[\d.]+)?|(?:for|in)\s+(?:my|our|a|the)\s+(?:thesis|dissertation|paper|project|lab|study|research|analysis|review|grant|class|course|report|talk|poster|manuscript)|(?:one|two|three|a\s+couple\s+of)\s+things|quick\s+question|a\s+question)\s*[,:;.]\s*`)
+// comma: the database, release or genome the researcher works with ("in
+// the 3D7 reference genome"), what the genes are for ("for a grant
+// report"), or a lead-in that announces the request.
+var contextRE = regexp.MustCompile(`(?i)^\s*(?:(?:using|with|on|in|from|for)\s+(?:the\s+)?(?:plasmodb|veupathdb|plasmo\s*db)(?:\s+(?:release|version|build|v\.?)\s*[\d.]+)?|(?:in|on|using|from|within)\s+(?:the\s+)?(?:(?:p\.?|plasmodium|falciparum|pf|3d7|pf3d7|reference|current|latest|official|annotated|published)\s+)+(?:genome|assembly|annotation|genome\s+annotation)|(?:for|in)\s+(?:my|our|a|an|the)\s+(?:[\w'-]+\s+){0,2}(?:thesis|dissertation|paper|project|lab|study|research|analysis|review|grant|class|course|report|talk|poster|manuscript|proposal|meeting|presentation|seminar|lecture|assignment|experiment|screen|collaborator|collaboration|supervisor|figure|slides?|notebook|pipeline|journal\s+club)|(?:one|two|three|a\s+couple\s+of)\s+things|quick\s+question|a\s+question)\s*[,:;.]\s*`)
 
 // withoutContext takes context phrases off the start of a request: "using
 // PlasmoDB release 68, DNA repair genes" asks for DNA repair genes.

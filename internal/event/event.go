@@ -132,6 +132,10 @@ type HandoffRequested struct {
 	Goal       string          `json:"goal"`
 	ArtifactID string          `json:"artifactId"`
 	Plan       json.RawMessage `json:"plan"`
+	// Confirmed says the researcher's own message of this turn agreed to
+	// build ("yes, go ahead"): the server accepts the handoff when the
+	// turn ends, as if they had clicked Build.
+	Confirmed bool `json:"confirmed,omitempty"`
 }
 
 // HandoffAccepted says the build was approved and which turn runs it.

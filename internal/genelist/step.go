@@ -11,9 +11,10 @@ import (
 )
 
 // ListSearch is WDK's gene-ids search, which a list runs as in a strategy.
-// Offline its ds_gene_ids holds the ids themselves and is evaluated
-// exactly; on a live site it takes a dataset id, which Strategist does not
-// upload yet.
+// Its ds_gene_ids holds the list's ids themselves, on every site: offline
+// they are evaluated exactly; on a live site the WDK client uploads them as
+// a dataset of the researcher's account when it sends the step, and the
+// site answers them.
 const ListSearch = "GeneByLocusTag"
 
 // Step is the search step that stands for list l in a strategy: the gene

@@ -26,6 +26,7 @@ type Store interface {
 	Artifacts(ctx context.Context, userID, conversationID string) ([]store.Artifact, error)
 	Artifact(ctx context.Context, userID, conversationID, id string) (store.Artifact, error)
 	CreateHandoff(ctx context.Context, userID, conversationID, artifactID, turnID, goal string, plan json.RawMessage) (store.Handoff, error)
+	Handoffs(ctx context.Context, userID, conversationID string) ([]store.Handoff, error)
 	AutoTitleConversation(ctx context.Context, userID, id, title string) (store.Conversation, bool, error)
 }
 

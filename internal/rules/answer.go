@@ -16,10 +16,7 @@ func answerTurn(t *turn, cl english.Classification) response {
 	a := newAsks(t)
 	switch cl.Intent {
 	case english.IntentConfirm:
-		return say(intro + "\n\n" + english.Quote(strings.TrimSpace(t.user)) +
-			" agrees to a plan and gives me nothing to search for. To build the plan I saved, click **Build this plan**; to change it, " +
-			"say how, for example \"now also exclude chromosome 5\"; to plan something else, describe the genes, " +
-			"for example \"tRNA genes on chromosome 5\".")
+		return confirmAnswer(a)
 	case english.IntentDecline:
 		return say(intro + "\n\nI read that as a no: nothing was built or changed. Say what to change, or describe other genes to plan.")
 	case english.IntentGeneQuestion:
@@ -33,9 +30,40 @@ func answerTurn(t *turn, cl english.Classification) response {
 	case english.IntentCapability:
 		return say(intro + "\n\n" + capabilities)
 	case english.IntentUnsupported:
+		if cl.Unsupported == english.UnsupportedGeneSets {
+			return say(intro + "\n\nI read that as a request to save genes as a list. I do not save lists from the chat, so nothing was built or changed: " +
+				"open a step's results and use **Save list** there (the list is yours across conversations, can start or join a strategy, and can be the conversation's controls); " +
+				"**Upload a gene list** on the same panel takes pasted ids or a file.")
+		}
 		return say(intro + "\n\nI read that as a request for " + cl.Unsupported + ", which Strategist does not do, so nothing was built or changed. " + capabilities)
 	}
 	return say(intro + "\n\nI read that as a message that is not about genes, so nothing was built. " + capabilities)
+}
+
+// confirmAnswer builds the plan the researcher agreed to: the saved draft
+// is handed to the executor, confirmed by their message, so the build
+// starts when the turn ends. With no draft, or one already built, it says
+// so and builds nothing.
+func confirmAnswer(a *asks) response {
+	read := intro + "\n\n" + english.Quote(strings.TrimSpace(a.t.user)) + " agrees to build the plan."
+	if !a.t.has("request_executor_build") {
+		return say(read + " This role cannot start a build; click **Build this plan** on the plan to build it.")
+	}
+	d := a.get(newCall("request_executor_build", map[string]any{"confirmed": true}))
+	if d == nil {
+		return response{calls: a.calls}
+	}
+	var br struct {
+		Status string `json:"status"`
+	}
+	switch {
+	case !d.decode(&br):
+		return say(read + " There is no plan to build yet (" + d.msg + "): describe the genes you want, for example \"tRNA genes on chromosome 5\".")
+	case br.Status == "already_built":
+		return say(read + " It is built already: the strategy beside the chat is its result, and nothing new was started. " +
+			"To change it, say how, for example \"now also exclude chromosome 5\".")
+	}
+	return say(read + " The build starts now: the steps appear beside the chat as they are made, each with its count.")
 }
 
 // capabilities says what Strategist does instead.
@@ -66,8 +94,12 @@ func geneAnswer(a *asks, ids []string) response {
 			GeneType    string   `json:"geneType"`
 			Chromosome  string   `json:"chromosome"`
 			PreviousIDs []string `json:"previousIds"`
-			MatchedOn   string   `json:"matchedOn"`
-			Matched     string   `json:"matched"`
+			Processes   []struct {
+				Term    string `json:"term"`
+				Display string `json:"display"`
+			} `json:"goProcesses"`
+			MatchedOn string `json:"matchedOn"`
+			Matched   string `json:"matched"`
 		} `json:"genes"`
 		Unmatched []string `json:"unmatched"`
 	}
@@ -94,6 +126,13 @@ func geneAnswer(a *asks, ids []string) response {
 		b.WriteString(".")
 		if len(g.PreviousIDs) > 0 {
 			fmt.Fprintf(&b, " Previous ids: %s.", strings.Join(g.PreviousIDs, ", "))
+		}
+		if len(g.Processes) > 0 {
+			ps := make([]string, len(g.Processes))
+			for i, p := range g.Processes {
+				ps[i] = p.Display + " (" + p.Term + ")"
+			}
+			fmt.Fprintf(&b, " GO processes, the most specific first: %s.", strings.Join(ps, "; "))
 		}
 		fmt.Fprintf(&b, " Its page on PlasmoDB: %s", geneLink(g.GeneID))
 	}

@@ -2,6 +2,7 @@ package rules_test
 
 import (
 	"encoding/json"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,8 +25,9 @@ func TestAnswersBuildNothing(t *testing.T) {
 		{"a GO id question", "what does GO:0006281 mean?", []string{"question about a GO term", "'DNA repair'", "GO defines it: The process of restoring DNA"}},
 		{"a GO name question", "What is karyokinesis in GO terms?", []string{"GO:0000280", "'nuclear division'", "GO lists 'karyokinesis' as a synonym"}},
 		{"a question about searches", "Which searches find genes by GO term?", []string{"question about searches", "GenesByGoTerm"}},
-		{"a confirmation with no plan", "Yes, go ahead and build it.", []string{"Build this plan"}},
+		{"a confirmation with no plan", "Yes, go ahead and build it.", []string{"no plan to build yet"}},
 		{"a decline", "not yet, thanks", []string{"nothing was built or changed"}},
+		{"a gene set", "Save these genes as a gene set called invasion", []string{"save genes as a list", "Save list", "nothing was built or changed"}},
 		{"memory", "Please remember that I prefer results as tables", []string{"remembering preferences", "does not do", "What I can do"}},
 		{"off-topic", "What is a good recipe for banana bread?", []string{"not about genes"}},
 		{"keys pressed", "asdf qwerty", []string{"not about genes"}},
@@ -48,6 +50,65 @@ func TestAnswersBuildNothing(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestGeneAnswerNamesItsProcesses: the answer to a gene question names GO
+// processes, each one whose gene set in the raw files holds the gene.
+func TestGeneAnswerNamesItsProcesses(t *testing.T) {
+	data := loadData(t)
+	gene := "PF3D7_0930300"
+	w := newWorld(t)
+	r := w.turn(t, "plan", "What does "+gene+" do?")
+	_, after, ok := strings.Cut(r.end.Text, "GO processes, the most specific first:")
+	if !ok {
+		t.Fatalf("the answer names no GO processes:\n%s", r.end.Text)
+	}
+	after, _, _ = strings.Cut(after, "\n")
+	ids := regexp.MustCompile(`GO:\d{7}`).FindAllString(after, -1)
+	if len(ids) == 0 {
+		t.Fatalf("no GO ids among the processes: %s", after)
+	}
+	for _, id := range ids {
+		if !data.GO(id)[gene] {
+			t.Errorf("%s is named, but its gene set in the raw files lacks %s", id, gene)
+		}
+	}
+}
+
+// TestConfirmationBuilds: a yes to a proposed plan hands that plan to the
+// executor confirmed (the server accepts it when the turn ends), without
+// planning again; a yes once it is built starts nothing.
+func TestConfirmationBuilds(t *testing.T) {
+	data := loadData(t)
+	w := newWorld(t)
+	plan := w.turn(t, "plan", "DNA repair genes")
+	proposed := find[*event.HandoffRequested](plan.emitted)
+	if len(proposed) != 1 || proposed[0].Confirmed {
+		t.Fatalf("the plan turn requested %d handoffs (want one, unconfirmed):\n%s", len(proposed), plan.end.Text)
+	}
+	yes := w.turn(t, "plan", "Yes, go ahead and build it.")
+	confirmed := find[*event.HandoffRequested](yes.emitted)
+	if len(confirmed) != 1 || !confirmed[0].Confirmed {
+		t.Fatalf("the yes requested %d handoffs (want one, confirmed):\n%s", len(confirmed), yes.end.Text)
+	}
+	if n := len(find[*event.ArtifactSaved](yes.emitted)); n != 0 {
+		t.Errorf("the yes saved %d artifacts; it plans nothing again", n)
+	}
+	if string(confirmed[0].Plan) != string(proposed[0].Plan) {
+		t.Errorf("the yes built another plan:\n%s\nwant\n%s", confirmed[0].Plan, proposed[0].Plan)
+	}
+	if !strings.Contains(yes.end.Text, "build starts now") {
+		t.Errorf("the answer does not say the build starts:\n%s", yes.end.Text)
+	}
+	build := w.turnAccepting(t, "execute", buildMessage(t, confirmed[0]), confirmed[0].HandoffID)
+	checkOneRoot(t, build, data.GO("GO:0006281"))
+	again := w.turn(t, "plan", "ok, build it")
+	if n := len(find[*event.HandoffRequested](again.emitted)); n != 0 {
+		t.Errorf("a yes after the build requested %d handoffs:\n%s", n, again.end.Text)
+	}
+	if !strings.Contains(again.end.Text, "built already") {
+		t.Errorf("the answer does not say the plan is built:\n%s", again.end.Text)
 	}
 }
 

@@ -37,6 +37,39 @@ func TestConversations(t *testing.T) {
 	}
 }
 
+// TestDraftEdits: in plan mode, a change to a plan not built yet edits
+// that plan (the previous request's tree) instead of planning the change
+// alone; the build then has the edited tree.
+func TestDraftEdits(t *testing.T) {
+	data := loadData(t)
+	repair, chr14, chr13 := data.GO("GO:0006281"), data.On("Pf3D7_14_v3"), data.On("Pf3D7_13_v3")
+	for _, tt := range []struct {
+		name     string
+		messages []string
+		want     eval.Set
+	}{
+		{"exclude", []string{"DNA repair or DNA replication genes on chromosome 14", "Same, but also exclude tRNA genes"},
+			eval.Minus(eval.Intersect(eval.Union(repair, data.GO("GO:0006260")), chr14), data.OfType("tRNA encoding"))},
+		{"replace", []string{"DNA repair genes on chromosome 14", "use chromosome 13 instead"}, eval.Intersect(repair, chr13)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t)
+			var plan run
+			for _, msg := range tt.messages {
+				plan = w.turn(t, "plan", msg)
+			}
+			handoffs := find[*event.HandoffRequested](plan.emitted)
+			if len(handoffs) != 1 {
+				t.Fatalf("the edit planned nothing:\n%s", plan.end.Text)
+			}
+			if !strings.Contains(plan.end.Text, "changes the plan drafted for your previous request") {
+				t.Errorf("the answer does not say it edits the draft:\n%s", plan.end.Text)
+			}
+			checkOneRoot(t, w.turn(t, "execute", buildMessage(t, handoffs[0])), tt.want)
+		})
+	}
+}
+
 // TestConversationsInExecuteMode: after the first build the page's
 // composer is in execute mode, and a follow-up typed there edits the
 // strategy just as it does through a plan: one root, the same count.
@@ -107,6 +140,12 @@ func conversationCases(t *testing.T) []conversationCase {
 			data.GO(repair), "I remove step"},
 		{"remove a search by its name", []string{"DNA repair genes on chromosome 14 excluding tRNA genes", "delete the tRNA search"},
 			eval.Intersect(data.GO(repair), data.On(chr14)), "I remove step"},
+		{"take the exclusion back without naming it", []string{"DNA repair genes on chromosome 14", "now exclude tRNA genes", "take that exclusion out again"},
+			eval.Intersect(data.GO(repair), data.On(chr14)), "I remove step"},
+		{"a correction replaces what it names", []string{"DNA repair genes on chromosome 14", "sorry, I meant DNA replication"},
+			eval.Intersect(data.GO(replication), data.On(chr14)), "I replace step"},
+		{"return to before a change", []string{"DNA repair genes", "exclude chromosome 5", "revert to before the exclusion"},
+			data.GO(repair), "going back"},
 		{"drop a condition", []string{"DNA repair genes on chromosome 14", "drop the chromosome restriction"},
 			data.GO(repair), "I drop the chromosome steps"},
 		{"replace a kind of step", []string{"translation genes on chromosome 3", "swap the GO term for proteolysis"},

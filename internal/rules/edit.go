@@ -20,6 +20,9 @@ var removeByNameRE = regexp.MustCompile(`(?i)^\s*(?:(?:now|ok|okay|please|and|th
 // word of the name (a word may be a prefix of at least five letters:
 // "domain" names "domains"). It says why when none or several match.
 func (o *strategyOverview) removedStep(user string) (target, why string, ok bool) {
+	if m := removeOperatorRE.FindStringSubmatch(user); m != nil {
+		return o.removedOperand(strings.ToLower(m[1]))
+	}
 	m := removeByNameRE.FindStringSubmatch(user)
 	if m == nil {
 		return "", "", false
@@ -33,6 +36,31 @@ func (o *strategyOverview) removedStep(user string) (target, why string, ok bool
 		return "", fmt.Sprintf("no step of the strategy is named %s (its searches are %s); nothing was changed", english.Quote(m[1]), names(leaves)), true
 	}
 	return "", fmt.Sprintf("%d steps match %s (%s): say which to remove; nothing was changed", len(hits), english.Quote(m[1]), names(hits)), true
+}
+
+// removeOperatorRE reads a request to take back an exclusion or a
+// restriction without naming its step: "take that exclusion out again",
+// "drop the restriction", "remove the last filter".
+var removeOperatorRE = regexp.MustCompile(`(?i)^\s*(?:(?:now|ok|okay|please|and|then|also|actually|sorry),?\s+)*(?:remove|delete|drop|lose|undo|take\s+out|take|get\s+rid\s+of)\s+(?:the|that|this|my)\s+(?:last\s+|latest\s+|new\s+)?(exclusion|restriction|filter)\s*(?:out|away|off)?(?:\s+again)?\s*[.!]*\s*$`)
+
+// removedOperand finds what the strategy's outermost exclusion (MINUS) or
+// restriction (INTERSECT; a filter is either) takes away or keeps: the
+// step to remove so that the combine gives its left input again.
+func (o *strategyOverview) removedOperand(kind string) (target, why string, ok bool) {
+	want := map[string][]string{"exclusion": {"MINUS"}, "restriction": {"INTERSECT"}, "filter": {"MINUS", "INTERSECT"}}[kind]
+	queue := []string{o.RootStepID}
+	for len(queue) > 0 {
+		s, found := o.step(queue[0])
+		queue = queue[1:]
+		if !found || len(s.Inputs) != 2 {
+			continue
+		}
+		if slices.Contains(want, s.Operator) {
+			return s.Inputs[1], "", true
+		}
+		queue = append(queue, s.Inputs...)
+	}
+	return "", fmt.Sprintf("the strategy has no %s to take out; nothing was changed", kind), true
 }
 
 // stepsNamed returns the strategy's searches whose name, search or values

@@ -491,3 +491,68 @@ func (o *strategyOverview) without(id, family string) *english.Node {
 	}
 	return &english.Node{Op: english.Op(s.Operator), Left: l, Right: r}
 }
+
+// draftFollowUp reads a change made in plan mode before anything is built
+// ("DNA repair genes on chromosome 14", then "same, but also exclude
+// chromosome 13") as an edit of the plan the previous request drafted: its
+// tree joined with the new part, or with the replaced clause swapped. It
+// reports false when the previous message was no search request or the
+// replaced clause is not one clause of it.
+func draftFollowUp(p *english.Parsed, previous string) (string, bool) {
+	if previous == "" || p.Part == nil || english.Classify(previous).Intent != english.IntentSearch {
+		return "", false
+	}
+	prev := english.Parse(previous)
+	if prev.Root == nil || prev.Follow != english.FollowNone || prev.Organism != p.Organism && p.Organism != "" {
+		return "", false
+	}
+	ops := map[english.FollowUp]english.Op{english.FollowExclude: english.OpMinus, english.FollowRestrict: english.OpIntersect, english.FollowAdd: english.OpUnion}
+	note := "this changes the plan drafted for your previous request (" + prev.Root.Describe() + ")"
+	if op, ok := ops[p.Follow]; ok {
+		p.Root, p.Follow = &english.Node{Op: op, Left: prev.Root, Right: p.Part}, english.FollowNone
+		p.Organism, p.Evidence = prev.Organism, prev.Evidence
+		return note, true
+	}
+	if p.Follow != english.FollowReplace || p.Part.Clause == nil {
+		return "", false
+	}
+	var hits []*english.Clause
+	for _, c := range prev.Root.Leaves() {
+		if p.Replaced != nil && p.Replaced.Clause != nil {
+			if sameClause(c, p.Replaced.Clause) {
+				hits = append(hits, c)
+			}
+		} else if c.Kind == p.Part.Clause.Kind {
+			hits = append(hits, c)
+		}
+	}
+	if len(hits) != 1 {
+		return "", false
+	}
+	p.Root, p.Follow = swapClause(prev.Root, hits[0], p.Part), english.FollowNone
+	p.Organism, p.Evidence = prev.Organism, prev.Evidence
+	return note, true
+}
+
+// sameClause reports whether two clauses name the same thing: the same
+// place, or the same words.
+func sameClause(a, b *english.Clause) bool {
+	if a.Kind != b.Kind {
+		return false
+	}
+	if a.Kind == english.KindLocation {
+		return a.Location == b.Location
+	}
+	return english.Normalize(a.Text) == english.Normalize(b.Text)
+}
+
+// swapClause is the tree with one leaf replaced by part.
+func swapClause(n *english.Node, leaf *english.Clause, part *english.Node) *english.Node {
+	if n.Clause != nil {
+		if n.Clause == leaf {
+			return part
+		}
+		return n
+	}
+	return &english.Node{Op: n.Op, Left: swapClause(n.Left, leaf, part), Right: swapClause(n.Right, leaf, part)}
+}

@@ -157,10 +157,17 @@ func (r run) failedCalls() []string {
 // over the offline engine, the events its tools emit collected.
 func (w *world) turn(t testing.TB, mode, user string) run {
 	t.Helper()
+	return w.turnAccepting(t, mode, user, "")
+}
+
+// turnAccepting is turn, its start accepting a pending handoff (none when
+// handoff is empty), as the orchestrator's start of a build does.
+func (w *world) turnAccepting(t testing.TB, mode, user, handoff string) run {
+	t.Helper()
 	ctx := t.Context()
 	turnID := uuid.NewString()
 	if _, err := w.db.StartTurnTx(ctx, store.StartTurn{UserID: w.userID, ConversationID: w.convID, TurnID: turnID,
-		Mode: store.Mode(mode), Model: "offline", Message: store.NewMessage{Role: "user", Content: user}}); err != nil {
+		Mode: store.Mode(mode), Model: "offline", Message: store.NewMessage{Role: "user", Content: user}, AcceptHandoff: handoff}); err != nil {
 		t.Fatal(err)
 	}
 	env := agent.Env{UserID: w.userID, ConversationID: w.convID, TurnID: turnID, SiteID: catoffline.SiteID,

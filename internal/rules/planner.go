@@ -52,6 +52,9 @@ func planTurn(t *turn) response {
 			"to search it, describe the genes, for example \"tRNA genes on chromosome 5\".")
 	}
 	var followNote string
+	if cur == nil && p.Follow != english.FollowNone {
+		followNote, _ = draftFollowUp(&p, t.previous)
+	}
 	if cur != nil {
 		var refusal string
 		if followNote, refusal = applyFollowUp(&p, cur, t.user, t.previous); refusal != "" {

@@ -45,8 +45,12 @@ func genomeMeant(user, location string) bool {
 		}
 		// "on chromosome 14 or the mitochondrion": the preposition of a
 		// list of places is each place's.
+		// "…, and apicoplast proteins" names proteins, not a place.
 		inList := false
 		for _, pm := range placed {
+			if m[8] >= 0 {
+				break
+			}
 			if pm[2] == m[4] {
 				inList = true
 			}
@@ -60,8 +64,8 @@ func genomeMeant(user, location string) bool {
 
 // placedRE finds an organelle at the end of a list of places after "on"
 // or "from": "on chromosome 14 or the mitochondrion", "from chromosomes
-// 1, 2 and the apicoplast".
-var placedRE = regexp.MustCompile(`(?i)\b(?:on|from)\s+(?:(?:the\s+)?(?:chromosomes?\s+|chr\s*)?(?:\d{1,2}|[ivx]+|api|mit)(?:\s+genomes?)?\s*(?:,\s*(?:or\s+|and\s+)?|or\s+|and\s+|and/or\s+))+(?:the\s+)?(apicoplast|mitochondri\w*|plastid)`)
+// 1, 2 and the apicoplast", "on the apicoplast and the mitochondrion".
+var placedRE = regexp.MustCompile(`(?i)\b(?:on|from)\s+(?:(?:the\s+)?(?:chromosomes?\s+|chr\s*)?(?:\d{1,2}|[ivx]+|api|mit|apicoplast|mitochondri\w*|plastid)(?:\s+genomes?)?\s*(?:,\s*(?:or\s+|and\s+)?|or\s+|and\s+|and/or\s+))+(?:the\s+)?(apicoplast|mitochondri\w*|plastid)`)
 
 // otherReading is the first organelle the request names without saying
 // its genome is meant, whose other reading (its annotation) has a leaf.

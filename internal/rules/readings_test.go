@@ -16,6 +16,7 @@ func TestGenomeMeant(t *testing.T) {
 		{"tRNA genes on the API", "apicoplast", true},
 		{"translation genes but not on chromosome 14 or the mitochondrion", "mitochondrion", true},
 		{"rRNA genes from chromosomes 1, 2 and the apicoplast", "apicoplast", true},
+		{"protein coding genes on the apicoplast and the mitochondrion", "mitochondrion", true},
 		{"apicoplast genes", "apicoplast", false},
 		{"tRNA genes excluding the apicoplast", "apicoplast", false},
 		{"translation genes located in the mitochondrion", "mitochondrion", false},

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -17,6 +18,7 @@ import (
 	"strategist/internal/eventlog"
 	"strategist/internal/sites"
 	"strategist/internal/store"
+	"strategist/internal/strategies"
 	"strategist/internal/strategy"
 	"strategist/web"
 	"strategist/web/view"
@@ -229,35 +231,30 @@ func (s *Server) storedUserText(ctx context.Context, uid, conversationID string)
 	}
 }
 
-// resultsPageSize is how many genes one page of a step's results shows.
-const resultsPageSize = 20
-
 // stepResultsPage is GET /conversations/{id}/strategy/steps/{stepId}/results:
-// one page of a step's genes, as the fragment htmx puts into the strategy
-// panel, or as a page of its own for a plain browser. A step whose genes
-// cannot be listed (not evaluable offline) shows why instead.
+// one page of a step's genes (filtered by q, sorted by sort and dir, a
+// page of offset and limit, "all" for every row), as the fragment htmx puts
+// into the strategy panel, or as a page of its own for a plain browser. A
+// step whose genes cannot be listed (not evaluable offline) shows why
+// instead.
 func (s *Server) stepResultsPage(c echo.Context) error {
-	limit, err := queryInt(c, "limit", resultsPageSize, 1, 200)
+	q, offset, limit, err := web.ParseGeneTable(c.QueryParams())
 	if err != nil {
-		return err
-	}
-	offset, err := queryInt(c, "offset", 0, 0, 1_000_000)
-	if err != nil {
-		return err
+		return badRequest(err.Error())
 	}
 	snap, err := s.conversationStrategy(c)
 	if err != nil {
 		return err
 	}
-	return s.renderResults(c, snap, strategy.StepID(c.Param("stepId")), offset, limit)
+	return s.renderResults(c, snap, strategy.StepID(c.Param("stepId")), q, offset, limit)
 }
 
 // renderResults draws one page of a step's genes of snap, with its rename
 // form and parameter editor: the fragment htmx puts into the strategy
 // panel, or a page of its own for a plain browser.
-func (s *Server) renderResults(c echo.Context, snap strategy.Snapshot, stepID strategy.StepID, offset, limit int) error {
+func (s *Server) renderResults(c echo.Context, snap strategy.Snapshot, stepID strategy.StepID, q web.GeneQuery, offset, limit int) error {
 	v := web.ResultsView{ConversationID: c.Param("id"), StepID: string(stepID), StepName: string(stepID), Offset: offset, Limit: limit,
-		Editable: true, CSRFToken: currentIdentity(c).csrf, Version: snap.Version}
+		GeneQuery: q, Editable: true, CSRFToken: currentIdentity(c).csrf, Version: snap.Version}
 	if page, name := sites.GenePages(snap.SiteID); page != nil {
 		v.GenePage = page
 		v.GenePageLabel = "Open the gene on " + name + " (its current release)"
@@ -273,7 +270,13 @@ func (s *Server) renderResults(c echo.Context, snap strategy.Snapshot, stepID st
 	if search := s.stepSearch(c, snap, st); search != nil {
 		v.Params = web.ParamFields(search, st.Parameters)
 	}
-	ans, err := s.cfg.Strategies.StepResults(c.Request().Context(), userID(c), snap.StrategyID, stepID, catalog.Page{Offset: offset, Limit: limit})
+	ans, matched, whole, err := s.geneTable(c, snap, stepID, q, offset, limit)
+	v.Matched = matched
+	if !whole && q.ReadsAll(limit) {
+		v.GeneQuery, v.Limit = web.GeneQuery{}, cmp.Or(limit, web.DefaultPageSize)
+		v.TableNote = fmt.Sprintf("This step has more than %d genes, too many to filter, sort or show at once here: "+
+			"they are paged in the site's order. Download them to sort or filter.", web.MaxTableGenes)
+	}
 	switch ne, ok := errors.AsType[*catalog.NotEvaluableError](err); {
 	case ok:
 		v.NotEvaluable, v.NotEvaluableReason = true, ne.Reason
@@ -297,6 +300,46 @@ func (s *Server) renderResults(c echo.Context, snap strategy.Snapshot, stepID st
 		return s.render(c, http.StatusOK, web.Results(v))
 	}
 	return s.render(c, http.StatusOK, web.ResultsPage(s.page(c, "Genes of "+v.StepName), v))
+}
+
+// geneTable reads the page of a step's genes the table shows: one page of
+// the catalog's when the table is neither filtered nor sorted, else all of
+// the step's genes (as a download reads them, up to web.MaxTableGenes),
+// filtered, sorted and cut to the page; matched counts what the filter
+// kept. A step too large to read whole is paged in the catalog's order
+// (whole is false).
+func (s *Server) geneTable(c echo.Context, snap strategy.Snapshot, stepID strategy.StepID, q web.GeneQuery, offset, limit int) (ans *catalog.Answer, matched int, whole bool, err error) {
+	ctx := c.Request().Context()
+	onePage := func(limit int) (*catalog.Answer, int, bool, error) {
+		ans, err := s.cfg.Strategies.StepResults(ctx, userID(c), snap.StrategyID, stepID, catalog.Page{Offset: offset, Limit: limit})
+		if err != nil {
+			return nil, 0, false, err
+		}
+		return ans, ans.Count, false, nil
+	}
+	if !q.ReadsAll(limit) {
+		return onePage(limit)
+	}
+	page := catalog.Page{Limit: strategies.MaxPageSize}
+	if ans, err = s.cfg.Strategies.StepResults(ctx, userID(c), snap.StrategyID, stepID, page); err != nil {
+		return nil, 0, false, err
+	}
+	if ans.Count > web.MaxTableGenes {
+		return onePage(cmp.Or(limit, web.DefaultPageSize))
+	}
+	all := ans.Records
+	for len(ans.Records) == page.Limit && len(all) < ans.Count {
+		page.Offset += len(ans.Records)
+		next, err := s.cfg.Strategies.StepResults(ctx, userID(c), snap.StrategyID, stepID, page)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		all = append(all, next.Records...)
+		ans.Records = next.Records
+	}
+	out := *ans
+	out.Records, matched = q.Apply(all, offset, limit)
+	return &out, matched, true, nil
 }
 
 // stepSearch is the catalog's description of the search a search or

@@ -14,6 +14,7 @@ import (
 	"strategist/internal/catalog"
 	"strategist/internal/executor"
 	"strategist/internal/genelist"
+	"strategist/internal/sites"
 	"strategist/internal/store"
 	"strategist/internal/strategies"
 	"strategist/internal/strategy"
@@ -316,22 +317,107 @@ func (s *Server) strategyControls(c echo.Context) error {
 		"controls": viewControls(ctl), "steps": rep.Steps})
 }
 
-// importStrategyWDK is POST …/strategy/wdk: the JSON GET …/strategy/wdk
-// gives becomes the conversation's strategy, as its next version.
+// importRequest is POST …/strategy/wdk: a strategy in WDK's JSON (what
+// GET …/strategy/wdk gives), or, on a live site, a strategy of the
+// researcher's VEuPathDB account by its id or one shared by its link.
+type importRequest struct {
+	strategy.WDKStrategy
+	StrategyID *int64 `json:"strategyId"`
+	ShareURL   string `json:"shareUrl"`
+}
+
+// importStrategyWDK is POST …/strategy/wdk: the strategy becomes the
+// conversation's strategy, as its next version. One read from the live
+// site's account or through a share link is imported the same way as the
+// JSON, after it is read (its list steps holding the genes they find).
 func (s *Server) importStrategyWDK(c echo.Context) error {
 	ctx := c.Request().Context()
-	if _, err := s.cfg.Store.Conversation(ctx, userID(c), c.Param("id")); err != nil {
+	conv, err := s.cfg.Store.Conversation(ctx, userID(c), c.Param("id"))
+	if err != nil {
 		return err
 	}
-	var w strategy.WDKStrategy
-	if err := decodeJSON(c, &w); err != nil {
+	var req importRequest
+	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	res, err := s.cfg.StrategyLists.ImportWDK(ctx, userID(c), c.Param("id"), &w)
+	w := &req.WDKStrategy
+	if req.StrategyID != nil || req.ShareURL != "" {
+		if w, err = s.readLiveStrategy(ctx, conv, req); err != nil {
+			return err
+		}
+	}
+	res, err := s.cfg.StrategyLists.ImportWDK(ctx, userID(c), conv.ID, w)
 	if err != nil {
 		return strategyError(err)
 	}
 	return c.JSON(http.StatusOK, res.Snapshot)
+}
+
+// importStrategyForm is the strategy panel's "Open a strategy from
+// VEuPathDB" form on a live conversation: a strategy id of the
+// researcher's account, or a share link, imported as POST …/strategy/wdk
+// imports it; the page redraws from the import's graph_snapshot.
+func (s *Server) importStrategyForm(c echo.Context) error {
+	ctx := c.Request().Context()
+	conv, err := s.cfg.Store.Conversation(ctx, userID(c), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	from := strings.TrimSpace(c.FormValue("from"))
+	if from == "" {
+		return validationError("give a strategy id of your VEuPathDB account or a shared strategy's link", map[string]string{"from": "required"})
+	}
+	var req importRequest
+	if id, err := strconv.ParseInt(from, 10, 64); err == nil && id > 0 {
+		req.StrategyID = &id
+	} else {
+		req.ShareURL = from
+	}
+	w, err := s.readLiveStrategy(ctx, conv, req)
+	if err != nil {
+		return err
+	}
+	if _, err := s.cfg.StrategyLists.ImportWDK(ctx, userID(c), conv.ID, w); err != nil {
+		return strategyError(err)
+	}
+	return afterForm(c, http.StatusOK, conversationURL(c))
+}
+
+// readLiveStrategy reads the strategy an import names on the
+// conversation's live site.
+func (s *Server) readLiveStrategy(ctx context.Context, conv store.Conversation, req importRequest) (*strategy.WDKStrategy, error) {
+	if req.StrategyID != nil && req.ShareURL != "" || req.StepTree.StepID != "" || len(req.Steps) > 0 {
+		return nil, validationError("give one strategy: its WDK JSON, a strategyId of your VEuPathDB account, or a shareUrl",
+			map[string]string{"strategyId": "one of three", "shareUrl": "one of three"})
+	}
+	if s.cfg.Saver == nil {
+		return nil, &APIError{Status: http.StatusConflict, Code: "NOT_LIVE", Message: sites.ErrNotLive.Error()}
+	}
+	var w *strategy.WDKStrategy
+	var err error
+	what := "the shared strategy"
+	if req.StrategyID != nil {
+		what = fmt.Sprintf("strategy %d of your VEuPathDB account", *req.StrategyID)
+		w, err = s.cfg.Saver.ImportStrategy(ctx, conv.SiteID, *req.StrategyID)
+	} else {
+		w, err = s.cfg.Saver.ImportShared(ctx, conv.SiteID, req.ShareURL)
+	}
+	refused := func(detail string, cause error) error {
+		return strategyError(&strategy.StepError{Kind: strategy.ErrInvalidImport, Op: "import strategy", Detail: detail, Cause: cause})
+	}
+	switch ve, invalid := errors.AsType[*catalog.ValidationError](err); {
+	case err == nil:
+		return w, nil
+	case invalid:
+		return nil, refused("the site refused "+what, ve)
+	case errors.Is(err, sites.ErrNotLive):
+		return nil, &APIError{Status: http.StatusConflict, Code: "NOT_LIVE", Message: "strategies are read from a VEuPathDB account on a live site only; this conversation is about the offline snapshot (" + conv.SiteID + "): import the strategy's WDK JSON instead", Err: err}
+	case errors.Is(err, sites.ErrShareLink):
+		return nil, validationError(err.Error(), map[string]string{"shareUrl": "not a share link of this site"})
+	case errors.Is(err, catalog.ErrNotFound):
+		return nil, refused(conv.SiteID+" has no "+what, nil)
+	}
+	return nil, strategyError(err)
 }
 
 // listStepRequest is POST …/strategy/list-step: one of the researcher's

@@ -75,7 +75,7 @@ func (s *Server) acceptHandoffForm(c echo.Context) error {
 
 // undoStrategyForm is the strategy panel's Undo button.
 func (s *Server) undoStrategyForm(c echo.Context) error {
-	snap, err := s.conversationStrategy(c)
+	snap, err := s.strategyToRewind(c)
 	if err != nil {
 		return err
 	}
@@ -92,7 +92,7 @@ func (s *Server) restoreStrategyForm(c echo.Context) error {
 	if err != nil {
 		return badRequest("version must be a version number of this strategy")
 	}
-	snap, err := s.conversationStrategy(c)
+	snap, err := s.strategyToRewind(c)
 	if err != nil {
 		return err
 	}
@@ -166,7 +166,7 @@ func (s *Server) stepParamsForm(c echo.Context) error {
 		return strategyError(err)
 	}
 	if isHTMX(c) {
-		return s.renderResults(c, res.Snapshot, stepID, 0, resultsPageSize)
+		return s.renderResults(c, res.Snapshot, stepID, web.GeneQuery{}, 0, web.DefaultPageSize)
 	}
 	return afterForm(c, http.StatusOK, conversationURL(c))
 }
@@ -188,7 +188,7 @@ func paramProblems(search *catalog.Search, ve *catalog.ValidationError) string {
 
 // redoStrategyForm is the strategy panel's Redo button.
 func (s *Server) redoStrategyForm(c echo.Context) error {
-	snap, err := s.conversationStrategy(c)
+	snap, err := s.strategyToRewind(c)
 	if err != nil {
 		return err
 	}

@@ -482,8 +482,24 @@ func TestStepResultsPage(t *testing.T) {
 	if got := testid(d, "download-tsv").AttrOr("href", ""); got != "/api/v1/conversations/"+conv.ID+"/strategy/steps/s1/results?format=tsv" {
 		t.Errorf("TSV download link = %q", got)
 	}
-	if got := testid(d, "results-next").AttrOr("hx-get", ""); got != "/conversations/"+conv.ID+"/strategy/steps/s1/results?offset=2&limit=2" {
+	if got := testid(d, "results-next").AttrOr("hx-get", ""); got != "/conversations/"+conv.ID+"/strategy/steps/s1/results?limit=2&offset=2" {
 		t.Errorf("next = %q", got)
+	}
+	// Sorted from the end and filtered, over all of the step's genes (the
+	// catalog pages them in its own order).
+	rowIDs := func(d *goquery.Document) []string {
+		return testid(d, "result-row").Map(func(_ int, r *goquery.Selection) string { return r.Find("code").Text() })
+	}
+	d = doc(t, get(ada, base+"s1/results?sort=id&dir=desc&limit=2", true))
+	if diff := cmp.Diff([]string{"PF3D7_0100102", "PF3D7_0100101"}, rowIDs(d)); diff != "" {
+		t.Errorf("sorted by id, last first (-want +got):\n%s", diff)
+	}
+	d = doc(t, get(ada, base+"s1/results?q=pf3d7_0100100+coding", true))
+	if diff := cmp.Diff([]string{"PF3D7_0100100"}, rowIDs(d)); diff != "" || !strings.Contains(testid(d, "results-count").Text(), "1 gene matching") {
+		t.Errorf("filtered (-want +got):\n%s count line %q", diff, testid(d, "results-count").Text())
+	}
+	if r := get(ada, base+"s1/results?sort=weight", true); r.status != http.StatusBadRequest {
+		t.Errorf("sorted by an unknown column = %d", r.status)
 	}
 	r = get(ada, base+"s1/results?offset=2&limit=2", false)
 	if d := doc(t, r); r.status != 200 || testid(d, "result-row").Length() != 1 || d.Find("header.top").Length() != 1 {

@@ -109,6 +109,7 @@ func (s *Server) routes() error {
 		page(http.MethodPost, "/conversations/:id/strategy/steps/:stepId/gene-list", s.saveStepGenesForm)
 		page(http.MethodPost, "/conversations/:id/controls", s.setControlsForm)
 		page(http.MethodPost, "/conversations/:id/gene-lists", s.uploadGeneListForm)
+		page(http.MethodPost, "/conversations/:id/strategy/import", s.importStrategyForm)
 	}
 	page(http.MethodGet, "/settings", s.settingsPage)
 	page(http.MethodPost, "/settings/veupathdb", s.saveKeyForm)

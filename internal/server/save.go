@@ -13,9 +13,12 @@ import (
 )
 
 // StrategySaver saves a built strategy into the researcher's account on a
-// live site (*sites.Registry).
+// live site, and reads strategies from it: one of the account's by its id,
+// one shared by its link (*sites.Registry).
 type StrategySaver interface {
 	SaveStrategy(ctx context.Context, site string, ws *strategy.WDKStrategy) (*sites.Saved, error)
+	ImportStrategy(ctx context.Context, site string, strategyID int64) (*strategy.WDKStrategy, error)
+	ImportShared(ctx context.Context, site, link string) (*strategy.WDKStrategy, error)
 }
 
 // saveStrategy exports the conversation's strategy and saves it on the

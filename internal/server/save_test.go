@@ -43,6 +43,16 @@ func (r *recordingSaver) SaveStrategy(_ context.Context, site string, ws *strate
 	return &sites.Saved{Site: site, StrategyID: 9, URL: "https://plasmodb.org/plasmo/app/workspace/strategies/9"}, nil
 }
 
+// ImportStrategy and ImportShared read nothing: the end-to-end tests read
+// strategies from the WDK fake.
+func (r *recordingSaver) ImportStrategy(context.Context, string, int64) (*strategy.WDKStrategy, error) {
+	return nil, sites.ErrNotLive
+}
+
+func (r *recordingSaver) ImportShared(context.Context, string, string) (*strategy.WDKStrategy, error) {
+	return nil, sites.ErrNotLive
+}
+
 func TestSaveToVEuPathDB(t *testing.T) {
 	saver := &recordingSaver{}
 	e := newLiveEnv(t, true, 5*time.Second, func(c *server.Config) {

@@ -122,7 +122,8 @@ type Config struct {
 	Sites Sites
 	// Keys stores researchers' VEuPathDB API keys (nil: not offered).
 	Keys VEuPathDBKeys
-	// Saver saves built strategies to live sites (nil: not offered).
+	// Saver saves built strategies to live sites and reads them from there
+	// (nil: not offered).
 	Saver      StrategySaver
 	Chat       Chat
 	Streamer   Streamer

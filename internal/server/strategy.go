@@ -50,6 +50,30 @@ func (s *Server) conversationAndStrategy(c echo.Context) (store.Conversation, st
 	return conv, snap, err
 }
 
+// strategyToRewind is the conversation's strategy for Undo, Redo and the
+// history, refused while a turn of the conversation runs: that turn is
+// still changing the strategy, so going back under it would leave its
+// half-built steps on screen and put its next change on an older version.
+// The page disables these controls while a turn runs; this answers the
+// click that raced the turn's start, and API clients.
+func (s *Server) strategyToRewind(c echo.Context) (strategy.Snapshot, error) {
+	snap, err := s.conversationStrategy(c)
+	if err != nil {
+		return strategy.Snapshot{}, err
+	}
+	turns, err := s.cfg.Store.Turns(c.Request().Context(), userID(c), c.Param("id"))
+	if err != nil {
+		return strategy.Snapshot{}, err
+	}
+	for _, t := range turns {
+		if t.Status == store.TurnRunning {
+			return strategy.Snapshot{}, &APIError{Status: http.StatusConflict, Code: "TURN_RUNNING",
+				Message: "a turn is still changing this strategy; wait for it to end or stop it, then go back"}
+		}
+	}
+	return snap, nil
+}
+
 func (s *Server) getStrategy(c echo.Context) error {
 	snap, err := s.conversationStrategy(c)
 	if err != nil {
@@ -74,7 +98,7 @@ func (s *Server) strategyVersions(c echo.Context) error {
 }
 
 func (s *Server) undoStrategy(c echo.Context) error {
-	snap, err := s.conversationStrategy(c)
+	snap, err := s.strategyToRewind(c)
 	if err != nil {
 		return err
 	}
@@ -169,7 +193,7 @@ func (s *Server) updateStep(c echo.Context) error {
 }
 
 func (s *Server) redoStrategy(c echo.Context) error {
-	snap, err := s.conversationStrategy(c)
+	snap, err := s.strategyToRewind(c)
 	if err != nil {
 		return err
 	}

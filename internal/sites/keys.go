@@ -268,5 +268,5 @@ func NewLive(cfg LiveConfig) (*Registry, error) {
 	for _, s := range wdkSites {
 		apps[s.ID] = strings.TrimSuffix(strings.TrimRight(s.BaseURL, "/"), "/service")
 	}
-	return New(context.Background(), Config{Offline: cfg.Offline, Live: live, Timeout: timeout, Keys: cfg.Keys, LiveOff: cfg.Keys.Off(), AppURLs: apps})
+	return New(context.Background(), Config{Offline: cfg.Offline, Live: live, Timeout: timeout, Keys: cfg.Keys, LiveOff: cfg.Keys.Off(), AppURLs: apps, Logger: cfg.Logger})
 }

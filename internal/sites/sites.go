@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -52,8 +53,10 @@ type Config struct {
 	// secret key configured).
 	LiveOff string
 	// AppURLs are the live sites' web addresses by id (where a saved
-	// strategy opens).
+	// strategy opens, what a share link points at).
 	AppURLs map[string]string
+	// Logger receives what the registry cannot return (nil: none).
+	Logger *slog.Logger
 }
 
 // Registry routes catalog calls by site. It is safe for concurrent use.
@@ -73,6 +76,9 @@ func New(ctx context.Context, cfg Config) (*Registry, error) {
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	r := &Registry{cfg: cfg, offline: map[string]bool{}, live: map[string]bool{}, names: map[string]string{}}
 	off, err := cfg.Offline.Sites(ctx)
@@ -105,6 +111,11 @@ func New(ctx context.Context, cfg Config) (*Registry, error) {
 // context (bounded for a live site) and its span, when the caller's is
 // traced. The caller ends the call with done.
 func (r *Registry) route(ctx context.Context, site, op string) (catalog.Catalog, *call, error) {
+	return r.routeFor(ctx, site, op, r.cfg.Timeout)
+}
+
+// routeFor is route with a live call bounded by limit instead.
+func (r *Registry) routeFor(ctx context.Context, site, op string, limit time.Duration) (catalog.Catalog, *call, error) {
 	c := &call{r: r, ctx: ctx, cctx: ctx, site: site, cancel: func() {}}
 	var cat catalog.Catalog
 	switch {
@@ -122,7 +133,7 @@ func (r *Registry) route(ctx context.Context, site, op string) (catalog.Catalog,
 			attribute.String("strategist.catalog.operation", op))
 	}
 	if r.live[site] {
-		c.cctx, c.cancel = context.WithTimeoutCause(withTokenMemo(c.cctx), r.cfg.Timeout, &TimeoutError{Site: site, After: r.cfg.Timeout})
+		c.cctx, c.cancel = context.WithTimeoutCause(withTokenMemo(c.cctx), limit, &TimeoutError{Site: site, After: limit})
 	}
 	return cat, c, nil
 }
@@ -334,22 +345,27 @@ func (r *Registry) LookupGenes(ctx context.Context, site, query string, limit in
 	return out, c.done(err)
 }
 
-// geneResolver is the offline catalog's resolution of gene lists.
+// geneResolver is a catalog's resolution of gene lists (both catalogs:
+// the offline snapshot's id tables, the live site's gene ids search).
 type geneResolver interface {
 	ResolveGenes(ctx context.Context, site string, ids []string) (*catalog.GeneResolution, error)
 }
 
+// resolveCalls is how many live calls' worth of time resolving a list may
+// take: a list with previous ids is looked up again in parts.
+const resolveCalls = 3
+
 // ResolveGenes routes the resolution of a researcher's gene list to the
-// site's catalog, when it offers one; a live site does not yet
-// (catalog.ErrUnavailable, saying so).
+// site's catalog, when it offers one (catalog.ErrUnavailable otherwise). On
+// a live site it is bounded by resolveCalls times the registry's timeout.
 func (r *Registry) ResolveGenes(ctx context.Context, site string, ids []string) (*catalog.GeneResolution, error) {
-	cat, c, err := r.route(ctx, site, "resolve_genes")
+	cat, c, err := r.routeFor(ctx, site, "resolve_genes", resolveCalls*r.cfg.Timeout)
 	if err != nil {
 		return nil, err
 	}
 	gr, ok := cat.(geneResolver)
 	if !ok {
-		return nil, c.done(fmt.Errorf("gene lists cannot be resolved against the live site %s yet; use the offline PlasmoDB site: %w", site, catalog.ErrUnavailable))
+		return nil, c.done(fmt.Errorf("gene lists cannot be resolved against site %s: %w", site, catalog.ErrUnavailable))
 	}
 	out, err := gr.ResolveGenes(c.cctx, site, ids)
 	return out, c.done(err)

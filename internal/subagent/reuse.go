@@ -1,6 +1,7 @@
 package subagent
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -60,7 +61,9 @@ func checkSteps(ctx context.Context, d *Delegation) (map[string]string, error) {
 			continue
 		}
 		s, _ := snap.Step(n.StepID) // CheckSteps found it
-		labelled.Nodes[i].Label = plan.Clip(fmt.Sprintf("step %s: %s", s.ID, s.DisplayName), 80)
+		// The node's name is the step's (its id is shown beside it, as every
+		// node's step is), so that names built on it carry no step id.
+		labelled.Nodes[i].Label = plan.Clip(cmp.Or(s.DisplayName, n.Label), 80)
 		summaries[n.ID] = reusedSummary(s)
 	}
 	d.Plan = &labelled

@@ -185,7 +185,7 @@ func TestReuseRootStep(t *testing.T) {
 		!strings.Contains(n1.Summary, fmt.Sprintf("reused step s3 %q: %d genes", "Replication or repair", *s3.Count)) {
 		t.Errorf("step node = %+v", n1)
 	}
-	if n1.Label != "step s3: Replication or repair" {
+	if n1.Label != "Replication or repair" {
 		t.Errorf("step node label = %q", n1.Label)
 	}
 	snap := w.snapshot(t)

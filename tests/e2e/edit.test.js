@@ -36,7 +36,16 @@ for (const [name, viewport] of Object.entries(sizes)) {
     const exportButton = byTestId(page, 'export-wdk');
     assert.equal(await exportButton.evaluate((el) => el.tagName), 'BUTTON');
     assert.ok(await exportButton.isDisabled());
-    assert.match(await byTestId(page, 'export-wdk-why').innerText(), new RegExp(`has 2 \\(${[...conv.roots].sort().join(', ')}\\)`));
+    // Results are named as the page shows them, never by step id: in the
+    // reason and in the combine form's choices.
+    const before = await api.strategy(conv.id);
+    const named = (id) => before.steps.find((s) => s.id === id).displayName;
+    const why = await byTestId(page, 'export-wdk-why').innerText();
+    assert.match(why, /has 2: /);
+    for (const id of conv.roots) assert.ok(why.includes(`“${named(id)} — `), `the reason names ${named(id)}: ${why}`);
+    const choices = await page.$$eval('[data-testid="combine-roots"] select:not([name="operator"]) option', (os) => os.map((o) => o.textContent.trim()));
+    assert.equal(choices.length, 4);
+    for (const c of choices) assert.doesNotMatch(c, /\bs\d+\b/, `a result is offered as "${c}"`);
 
     // Combine by keyboard: the controls are reachable and show focus.
     const form = byTestId(page, 'combine-roots');
@@ -59,6 +68,11 @@ for (const [name, viewport] of Object.entries(sizes)) {
     assert.equal(root.count, 89, 'the researcher rebuilt the acceptance result');
     const roots = (await graphState(page)).filter((s) => s.root);
     assert.equal(roots.length, 1);
+    // The researcher's combine is named from its inputs' names, as the
+    // build's was, not by their ids.
+    for (const id of conv.roots) assert.ok(root.displayName.includes(named(id)), `the result "${root.displayName}" names its input "${named(id)}"`);
+    assert.doesNotMatch(root.displayName, /\bs\d+\b/);
+    assert.ok(roots[0].text.includes(root.displayName), `the result box reads "${roots[0].text}"`);
 
     // Open a step's results by keyboard, then rename it there.
     await page.locator(`[data-testid="graph-step"][data-step-id="${conv.roots[0]}"]`).focus();

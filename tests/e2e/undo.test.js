@@ -30,6 +30,11 @@ for (const [name, viewport] of Object.entries(sizes)) {
     const { page, problems } = await b.openAs(alice, viewport);
     await page.goto(`/conversations/${conv.id}`);
     await waitConnected(page);
+    // The follow-up's task that reused the build's result is named by
+    // that result's name (its id is shown apart, as every node's step is).
+    const labels = await page.$$eval('[data-testid="node"] .node-label', (els) => els.map((el) => el.textContent.trim()));
+    assert.ok(labels.includes(built.steps.find((s) => s.id === built.rootStepId).displayName), labels.join(' | '));
+    for (const l of labels) assert.doesNotMatch(l, /\bs\d+\b/, `a task is named "${l}"`);
     const undo = byTestId(page, 'undo-button');
     assert.match(await undo.innerText(), /exclude chromosome 5/, 'Undo names the turn it reverts');
     // The history offers the strategy before the follow-up, with its count.
@@ -62,6 +67,35 @@ for (const [name, viewport] of Object.entries(sizes)) {
     await byTestId(page, 'strategy-history').locator('summary').click();
     await byTestId(page, 'history-item').filter({ hasText: 'Latest' }).locator('button').click();
     await page.waitForFunction((n) => document.querySelector('[data-testid="strategy-root-count"]')?.textContent.trim() === `${n} genes`, followedRoot.count);
+
+    // While a turn is changing the strategy, Undo and the history wait for
+    // it (no click goes back under a build half done); stopped, one Undo
+    // takes the stopped turn's step away. Desktop only: the scripted
+    // model's answers are used once per server.
+    if (name === 'desktop') {
+      const latest = await api.strategy(conv.id);
+      await api.startTurn(conv.id, 'add the tRNA genes', 'execute', 'scripted:e2e_undo_running.json');
+      await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="graph-step"]')].some((g) => g.textContent.includes('tRNA genes')));
+      await page.locator('#stop-form[data-running="true"]').waitFor();
+      assert.ok(await byTestId(page, 'undo-button').isDisabled(), 'Undo waits for the running turn');
+      await byTestId(page, 'strategy-history').locator('summary').click();
+      const restores = byTestId(page, 'restore-version');
+      assert.ok((await restores.count()) > 0);
+      for (const r of await restores.all()) assert.ok(await r.isDisabled(), `"${await r.innerText()}" waits for the running turn`);
+      const refused = await api.call('POST', `/conversations/${conv.id}/strategy/undo`, undefined, { okStatuses: [409] });
+      assert.equal(refused.body.error.code, 'TURN_RUNNING');
+      await page.locator('body').press('Escape');
+      await api.waitIdle(conv.id);
+      await page.waitForFunction(() => {
+        const u = document.querySelector('[data-testid="undo-button"]');
+        return u && !u.disabled && u.textContent.includes('tRNA');
+      });
+      await byTestId(page, 'undo-button').click();
+      await page.waitForFunction(() => ![...document.querySelectorAll('[data-testid="graph-step"]')].some((g) => g.textContent.includes('tRNA genes')));
+      const back = await api.strategy(conv.id);
+      assert.deepEqual(back.steps.map((s) => s.id).sort(), latest.steps.map((s) => s.id).sort(), 'the strategy before the stopped turn');
+      assert.equal(back.rootStepId, latest.rootStepId);
+    }
     assert.deepEqual(problems.pageErrors, []);
   });
 }

@@ -382,6 +382,9 @@
   }
   function syncComposer() {
     var running = composerRunning();
+    // Undo, Redo and the history's versions wait for a running turn: going
+    // back under it would leave its half-built strategy on screen.
+    document.querySelectorAll('[data-idle-only]').forEach(function (b) { b.disabled = running; });
     if (awaiting && chat.querySelector('[data-turn-id="' + CSS.escape(awaiting) + '"]')) awaiting = '';
     fields.disabled = awaiting !== '';
     if (running) {
@@ -471,6 +474,35 @@
     if (g) g.scrollIntoView({ block: 'nearest' });
   });
   live.addEventListener('htmx:sseMessage', function () { if (chosenStep) markStep(); });
+  // A results table redrawn alone (filtered, sorted, paged): its controls'
+  // hidden sort fields and the panel's address follow it, so the next
+  // filter keeps the sort and a new strategy version redraws the same view.
+  // "Wide table" gives the results most of the width on a desktop, and
+  // gives it back; the choice outlives the panel's redraws.
+  function syncWide() {
+    var grid = document.querySelector('.convo-grid');
+    var on = !!grid && grid.classList.contains('results-wide');
+    document.querySelectorAll('[data-results-wide]').forEach(function (b) { b.setAttribute('aria-pressed', on ? 'true' : 'false'); });
+  }
+  document.addEventListener('click', function (e) {
+    var b = e.target.closest && e.target.closest('[data-results-wide]');
+    var grid = document.querySelector('.convo-grid');
+    if (!b || !grid) return;
+    grid.classList.toggle('results-wide');
+    syncWide();
+    var t = document.querySelector('.results-box .results-genes');
+    if (t) t.scrollIntoView({ block: 'nearest' });
+  });
+  document.addEventListener('htmx:afterSettle', function () {
+    syncWide();
+    var t = document.querySelector('.results-box .results-genes');
+    var box = t && t.closest('.results-box');
+    if (!box) return;
+    box.setAttribute('data-url', t.getAttribute('data-url'));
+    var sort = box.querySelector('[data-table-sort]'), dir = box.querySelector('[data-table-dir]');
+    if (sort) sort.value = t.getAttribute('data-sort') || '';
+    if (dir) dir.value = t.getAttribute('data-dir') || '';
+  });
 
   // The results panel follows the strategy: when the graph moves to
   // another version (an edit, an undo, the agents' work), the open step's

@@ -299,7 +299,7 @@ func (c *Conversation) apply(rec event.Record) ([]Change, error) {
 	case *event.TurnEnd:
 		t := c.turnOf(rec, e.TurnID)
 		t.Status, t.Error, t.DurationMs, t.Usage = e.Status, e.Error, e.DurationMs, e.Usage
-		return []Change{TurnUpdated{Turn: t}, ComposerChanged{}}, nil
+		return c.withStrategy([]Change{TurnUpdated{Turn: t}, ComposerChanged{}}), nil
 	case *event.ArtifactSaved:
 		return c.artifactSaved(rec, e), nil
 	case *event.HandoffRequested:
@@ -338,6 +338,16 @@ func (c *Conversation) apply(rec event.Record) ([]Change, error) {
 	return nil, nil
 }
 
+// withStrategy adds a redraw of the strategy panel to a turn's start or
+// end when there is a strategy: its Undo, Redo and history wait while a
+// turn runs.
+func (c *Conversation) withStrategy(changes []Change) []Change {
+	if c.Strategy == nil {
+		return changes
+	}
+	return append(changes, StrategyChanged{})
+}
+
 func (c *Conversation) turnStart(rec event.Record, e *event.TurnStart) []Change {
 	t := &Turn{
 		Key: rec.Seq, ID: e.TurnID, Mode: e.Mode, Model: e.Model, HandoffID: e.HandoffID,
@@ -358,7 +368,7 @@ func (c *Conversation) turnStart(rec event.Record, e *event.TurnStart) []Change 
 	if e.Model != "" {
 		c.Model = e.Model
 	}
-	changes := []Change{TurnAdded{Turn: t}, ComposerChanged{}}
+	changes := c.withStrategy([]Change{TurnAdded{Turn: t}, ComposerChanged{}})
 	if old, ok := c.turns[e.ReplacesTurnID]; ok && old != t && old.ReplacedBy == "" {
 		old.ReplacedBy = t.ID
 		changes = append(changes, TurnFolded{Turn: old})

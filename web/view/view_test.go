@@ -127,7 +127,7 @@ func TestChanges(t *testing.T) {
 		nil, // a handoff the log never requested
 		{"ItemReplaced"},
 		{"TurnUpdated"},
-		{"TurnUpdated", "ComposerChanged"},
+		{"TurnUpdated", "ComposerChanged", "StrategyChanged"}, // Undo waited for the turn
 		nil, // usage after the end
 	}
 	c := view.New(view.Start{ID: "c1"})

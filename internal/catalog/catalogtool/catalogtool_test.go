@@ -358,6 +358,12 @@ func TestLookupGenes(t *testing.T) {
 	res := got.(*catalogtool.GenesResult)
 	want := []catalog.GeneMatch{{GeneID: "PF3D7_1133400", Symbol: "AMA1", Product: "apical membrane antigen 1",
 		GeneType: "protein coding", Chromosome: "Pf3D7_11_v3", PreviousIDs: []string{"PF11_0344"},
+		// Its most specific processes: the smallest current gene sets that
+		// hold it, one per name.
+		Processes: []catalog.Term{{Term: "GO:0044409", Display: "entry into host"}, {Term: "GO:0040011", Display: "locomotion"},
+			{Term: "GO:0051701", Display: "biological process involved in interaction with host"},
+			{Term: "GO:0044403", Display: "biological process involved in symbiotic interaction"},
+			{Term: "GO:0044419", Display: "biological process involved in interspecies interaction between organisms"}},
 		MatchedOn: catalog.MatchedSymbol, Matched: "AMA1"}}
 	if diff := cmp.Diff(want, res.Genes); diff != "" {
 		t.Errorf("lookup AMA1 (-want +got):\n%s", diff)

@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"strategist/internal/catalog"
+	"strategist/internal/catalog/enrich"
 )
 
 // Bounds of LookupGenes.
@@ -45,7 +46,7 @@ func (c *Catalog) LookupGenes(ctx context.Context, site, query string, limit int
 
 	l := geneLookup{d: c.data, seen: map[int32]bool{}}
 	var unmatched []string
-	for _, item := range splitIDs(query) {
+	for _, item := range catalog.DatasetIDs(query) {
 		if !l.byIdentifier(item) && looksLikeID(item) {
 			unmatched = append(unmatched, item)
 		}
@@ -60,10 +61,40 @@ func (c *Catalog) LookupGenes(ctx context.Context, site, query string, limit int
 		g := c.data.genes[f.gene]
 		out.Genes = append(out.Genes, catalog.GeneMatch{
 			GeneID: g.ID, Symbol: g.Symbol, Product: g.Product, GeneType: g.Type, Chromosome: g.Chromosome,
-			PreviousIDs: slices.Clone(g.PreviousIDs), MatchedOn: f.on, Matched: f.matched,
+			PreviousIDs: slices.Clone(g.PreviousIDs), Processes: c.data.processes(f.gene, geneProcesses), MatchedOn: f.on, Matched: f.matched,
 		})
 	}
 	return out, nil
+}
+
+// geneProcesses is how many GO processes a gene look-up names per gene.
+const geneProcesses = 5
+
+// processes returns up to n GO biological processes annotated to a gene,
+// the most specific first: the smallest gene sets (a gene's set also
+// counts the genes of the terms beneath it), ties in the file's order;
+// obsolete terms and GO's secondary ids are left out.
+func (d *Data) processes(gene int32, n int) []catalog.Term {
+	var in []enrich.Annotation
+	for _, a := range d.goBP {
+		if st := d.goTerms[a.ID].Status; st != "" && st != "current" {
+			continue // obsolete, or a secondary id of a term listed too
+		}
+		if _, ok := slices.BinarySearch(a.Genes, gene); ok {
+			in = append(in, a)
+		}
+	}
+	slices.SortStableFunc(in, func(a, b enrich.Annotation) int { return len(a.Genes) - len(b.Genes) })
+	var out []catalog.Term
+	for _, a := range in {
+		if len(out) == n {
+			break
+		}
+		if !slices.ContainsFunc(out, func(t catalog.Term) bool { return t.Display == a.Name }) {
+			out = append(out, catalog.Term{Term: a.ID, Display: a.Name})
+		}
+	}
+	return out
 }
 
 // geneLookup collects matches in rank order, each gene once.

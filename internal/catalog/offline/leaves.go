@@ -1,7 +1,6 @@
 package offline
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -65,9 +64,8 @@ func requireOrganism(search, param, value string) error {
 // id list itself: a JSON-array string, or ids separated by newlines, commas,
 // semicolons or spaces.
 func (c *Catalog) byIDs(search, value string) ([]int32, error) {
-	ids := splitIDs(value)
-	allDigits := len(ids) == 1 && strings.Trim(ids[0], "0123456789") == ""
-	if allDigits {
+	ids := catalog.DatasetIDs(value)
+	if len(ids) == 1 && catalog.IsDatasetID(ids[0]) {
 		return nil, &catalog.NotEvaluableError{Search: search, Reason: fmt.Sprintf(
 			"ds_gene_ids %q looks like a dataset id of the live site; offline, give the gene ids themselves", ids[0])}
 	}
@@ -94,19 +92,6 @@ func (c *Catalog) byIDs(search, value string) ([]int32, error) {
 	}
 	slices.Sort(out)
 	return out, nil
-}
-
-func splitIDs(value string) []string {
-	s := strings.TrimSpace(value)
-	if strings.HasPrefix(s, "[") {
-		var ids []string
-		if err := json.Unmarshal([]byte(s), &ids); err == nil {
-			return slices.DeleteFunc(ids, func(id string) bool { return strings.TrimSpace(id) == "" })
-		}
-	}
-	return strings.FieldsFunc(s, func(r rune) bool {
-		return r == ',' || r == ';' || r == ' ' || r == '\t' || r == '\n' || r == '\r'
-	})
 }
 
 func (c *Catalog) byGO(s *step) ([]int32, error) {

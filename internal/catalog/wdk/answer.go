@@ -105,6 +105,9 @@ func (c *Client) prepare(ctx context.Context, site string, q *catalog.Query, dep
 			params[name] = expandLeaves(d, p, v)
 		}
 	}
+	if params, err = c.withDatasets(ctx, site, d, params); err != nil {
+		return nil, err
+	}
 	n.params = params
 	return n, nil
 }

@@ -36,7 +36,7 @@ func TestCatalogListing(t *testing.T) {
 			t.Errorf("%s: Evaluable %v RecordType %q", s.Name, s.Evaluable, s.RecordType)
 		}
 	}
-	want := []string{"GenesByGoTerm:leaf", "GenesByMolecularWeight:leaf", "GenesByOrthologs:transform", "GenesByTaxon:leaf", "GenesByText:leaf"}
+	want := []string{"GeneByLocusTag:leaf", "GenesByGoTerm:leaf", "GenesByMolecularWeight:leaf", "GenesByOrthologs:transform", "GenesByTaxon:leaf", "GenesByText:leaf"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("Searches() mismatch (-want +got), the internal boolean must be left out:\n%s", diff)
 	}
@@ -45,8 +45,8 @@ func TestCatalogListing(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Searches(all record types) error = %v (a failing record type is skipped)", err)
 	}
-	if len(all) != 6 || !strings.Contains(c.logs.String(), "jbrowse-gene") {
-		t.Errorf("Searches(all) = %d searches, want 6 and a logged skip of jbrowse-gene", len(all))
+	if len(all) != 7 || !strings.Contains(c.logs.String(), "jbrowse-gene") {
+		t.Errorf("Searches(all) = %d searches, want 7 and a logged skip of jbrowse-gene", len(all))
 	}
 	if _, err := c.Searches(bg, "nosuchdb", "transcript"); !errors.Is(err, catalog.ErrNotFound) {
 		t.Errorf("Searches(unknown site) error = %v, want ErrNotFound", err)

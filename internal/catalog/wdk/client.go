@@ -101,6 +101,7 @@ type Client struct {
 	retry      retryPolicy
 	tempPrefix string
 	users      *userIDs
+	datasets   *datasetIDs
 	cache      *caches
 	docs       *docStore // nil without a DocCache
 }
@@ -137,6 +138,7 @@ func New(cfg Config) (*Client, error) {
 		},
 		tempPrefix: cfg.TempStrategyPrefix,
 		users:      &userIDs{m: map[[32]byte]int64{}},
+		datasets:   &datasetIDs{},
 	}
 	memTTL := or(cfg.CacheTTL, 15*time.Minute)
 	if cfg.DocCache != nil {

@@ -197,14 +197,14 @@ func TestCatalogEndpoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list) != 6 {
-		t.Fatalf("SearchList() = %d searches, want 6", len(list))
+	if len(list) != 7 {
+		t.Fatalf("SearchList() = %d searches, want 7", len(list))
 	}
 	kinds := map[string]catalog.SearchKind{}
 	for _, s := range list {
 		kinds[s.Name] = s.Kind()
 	}
-	wantKinds := map[string]catalog.SearchKind{"GenesByTaxon": catalog.KindLeaf, "GenesByGoTerm": catalog.KindLeaf,
+	wantKinds := map[string]catalog.SearchKind{"GeneByLocusTag": catalog.KindLeaf, "GenesByTaxon": catalog.KindLeaf, "GenesByGoTerm": catalog.KindLeaf,
 		"GenesByText": catalog.KindLeaf, "GenesByMolecularWeight": catalog.KindLeaf, "GenesByOrthologs": catalog.KindTransform,
 		"boolean_question_TranscriptRecordClasses_TranscriptRecordClass": catalog.KindCombine}
 	if diff := cmp.Diff(wantKinds, kinds); diff != "" {

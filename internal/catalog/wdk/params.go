@@ -46,6 +46,12 @@ func (c *Client) fill(ctx context.Context, site string, d *SearchDetails, given 
 		omitted = append(omitted, p.Name)
 	}
 	if validate || omitsDependent(d, given, omitted) {
+		// WDK checks a dataset parameter's value as a dataset of the
+		// user's: the identifiers go up as one first.
+		sent, err := c.withDatasets(ctx, site, d, sent)
+		if err != nil {
+			return nil, err
+		}
 		rd, err := c.ReviseSearch(ctx, site, d.RecordType, d.Name, sent)
 		if err != nil {
 			return nil, err

@@ -55,7 +55,11 @@ func (c *Client) BuildStrategy(ctx context.Context, siteID string, s NewStrategy
 	g.SetLimit(cap(site.sem))
 	for _, n := range all {
 		g.Go(func() error {
-			id, err := c.CreateStep(gctx, siteID, n.plan.Step)
+			step, err := c.stepWithDatasets(gctx, siteID, n.plan.Step)
+			if err != nil {
+				return err
+			}
+			id, err := c.CreateStep(gctx, siteID, step)
 			n.id = id
 			return err
 		})
@@ -71,6 +75,22 @@ func (c *Client) BuildStrategy(ctx context.Context, siteID string, s NewStrategy
 		return 0, StepTree{}, err
 	}
 	return id, s.StepTree, nil
+}
+
+// stepWithDatasets is a step body whose input-dataset values that hold
+// identifiers (a saved strategy's list steps) are uploaded as datasets;
+// the plan is not modified.
+func (c *Client) stepWithDatasets(ctx context.Context, siteID string, s NewStep) (NewStep, error) {
+	d, err := c.details(ctx, siteID, "", s.SearchName)
+	if err != nil {
+		return s, opErr(siteID, "create step "+s.SearchName, err)
+	}
+	params, err := c.withDatasets(ctx, siteID, d, s.SearchConfig.Parameters)
+	if err != nil {
+		return s, opErr(siteID, "create step "+s.SearchName, err)
+	}
+	s.SearchConfig.Parameters = params
+	return s, nil
 }
 
 // tree wires a step's inputs in its search's input-step order.

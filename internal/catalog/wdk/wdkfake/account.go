@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -35,6 +36,10 @@ func (f *Fake) userRoute(w http.ResponseWriter, r *http.Request, parts []string,
 		f.stepRoute(w, r, parts[2:], body, st)
 	case parts[0] == "strategies" && len(parts) == 1 && r.Method == http.MethodPost:
 		f.createStrategy(w, body, user)
+	case parts[0] == "strategies" && len(parts) == 1 && r.Method == http.MethodGet:
+		f.listStrategies(w, user)
+	case parts[0] == "datasets" && len(parts) == 1 && r.Method == http.MethodPost:
+		f.createDataset(w, body, user)
 	case parts[0] == "strategies" && len(parts) >= 2:
 		id, _ := strconv.ParseInt(parts[1], 10, 64)
 		s, ok := f.strategies[id]
@@ -103,6 +108,10 @@ func (f *Fake) createStep(w http.ResponseWriter, body []byte, user User) {
 			return
 		case p.Type == "multi-pick-vocabulary" && !strings.HasPrefix(v, "["):
 			f.violate("multi-pick %s=%q sent as a bare string (the site splits it on commas)", p.Name, v)
+		case p.Type == "input-dataset":
+			if msg := f.datasetProblem(v, user.ID); msg != "" {
+				byKey[p.Name] = append(byKey[p.Name], msg)
+			}
 		default:
 			if msg := checkFakeValue(p, v); msg != "" {
 				byKey[p.Name] = append(byKey[p.Name], msg)
@@ -207,8 +216,8 @@ func (f *Fake) stepRoute(w http.ResponseWriter, r *http.Request, parts []string,
 
 type stepTree struct {
 	StepID         int64     `json:"stepId"`
-	PrimaryInput   *stepTree `json:"primaryInput"`
-	SecondaryInput *stepTree `json:"secondaryInput"`
+	PrimaryInput   *stepTree `json:"primaryInput,omitempty"`
+	SecondaryInput *stepTree `json:"secondaryInput,omitempty"`
 }
 
 // wire checks a step tree and points each step's input-step parameters at
@@ -251,6 +260,10 @@ func (f *Fake) createStrategy(w http.ResponseWriter, body []byte, user User) {
 		writeError(w, "Malformed JSON", http.StatusBadRequest)
 		return
 	}
+	if _, ok := raw["sourceStrategySignature"]; ok {
+		f.copyStrategy(w, raw, user)
+		return
+	}
 	for _, k := range []string{"name", "isSaved", "isPublic", "stepTree"} {
 		if _, ok := raw[k]; !ok {
 			writeError(w, "JSON schema validation failed: missing required key "+k, http.StatusBadRequest)
@@ -282,8 +295,28 @@ func (f *Fake) createStrategy(w http.ResponseWriter, body []byte, user User) {
 		writeError(w, msg, status)
 		return
 	}
-	f.strategies[id] = &strategy{id: id, owner: user.ID, name: name, tree: raw["stepTree"], root: tree.StepID}
+	f.strategies[id] = &strategy{id: id, owner: user.ID, name: name, tree: raw["stepTree"], root: tree.StepID, signature: signature(user.ID, id)}
 	writeJSON(w, http.StatusOK, map[string]any{"id": id})
+}
+
+// listStrategies answers GET /users/{id}/strategies: the user's strategies
+// as WDK lists them, without their steps (holding f.mu).
+func (f *Fake) listStrategies(w http.ResponseWriter, user User) {
+	out := []map[string]any{}
+	for _, id := range slices.Sorted(maps.Keys(f.strategies)) {
+		s := f.strategies[id]
+		if s.owner != user.ID || s.deleted {
+			continue
+		}
+		m := map[string]any{"strategyId": s.id, "name": s.name, "rootStepId": s.root, "recordClassName": "transcript",
+			"signature": s.signature, "isSaved": false, "isPublic": false, "isValid": true, "isDeleted": false,
+			"author": "Ada Lovelace", "createdTime": fakeTime, "lastModified": fakeTime, "lastViewed": fakeTime}
+		if a, err := f.evalStep(context.Background(), s.root, 0, 0); err == nil {
+			m["estimatedSize"] = a.genes
+		}
+		out = append(out, m)
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (f *Fake) strategyRoute(w http.ResponseWriter, r *http.Request, parts []string, body []byte, s *strategy) {
@@ -296,7 +329,7 @@ func (f *Fake) strategyRoute(w http.ResponseWriter, r *http.Request, parts []str
 			}
 		}
 		m := map[string]any{"strategyId": s.id, "name": s.name, "rootStepId": s.root, "recordClassName": "transcript",
-			"signature": "sig" + strconv.FormatInt(s.id, 10), "isSaved": false, "isPublic": false, "isValid": true,
+			"signature": s.signature, "isSaved": false, "isPublic": false, "isValid": true,
 			"isDeleted": false, "isExample": false, "author": "Ada Lovelace", "organization": "Analytical Engines",
 			"releaseVersion": "68", "createdTime": fakeTime, "lastModified": fakeTime, "lastViewed": fakeTime,
 			"stepTree": s.tree, "steps": steps, "leafAndTransformStepCount": len(steps)}

@@ -12,7 +12,7 @@ import (
 
 // The fake site's catalog: record types, searches, validation of values.
 
-func (f *Fake) recordTypes(w http.ResponseWriter, r *http.Request, parts []string, body []byte) {
+func (f *Fake) recordTypes(w http.ResponseWriter, r *http.Request, parts []string, body []byte, user User) {
 	switch {
 	case len(parts) == 0 && r.Method == http.MethodGet:
 		expanded := r.URL.Query().Get("format") == "expanded"
@@ -67,11 +67,11 @@ func (f *Fake) recordTypes(w http.ResponseWriter, r *http.Request, parts []strin
 		case len(parts) == 3 && r.Method == http.MethodGet:
 			writeRaw(w, http.StatusOK, `{"searchData":`+sd+`,"validation":{"level":"DISPLAYABLE","isValid":true}}`)
 		case len(parts) == 3 && r.Method == http.MethodPost:
-			f.revise(w, name, sd, body)
+			f.revise(w, name, sd, body, user)
 		case len(parts) == 4 && parts[3] == "refreshed-dependent-params" && r.Method == http.MethodPost:
 			f.refreshed(w, name, body)
 		case len(parts) == 5 && parts[3] == "reports" && parts[4] == "standard" && r.Method == http.MethodPost:
-			f.searchReport(w, r, name, body)
+			f.searchReport(w, r, name, body, user)
 		default:
 			writeError(w, "Not found", http.StatusNotFound)
 		}
@@ -89,7 +89,7 @@ func orEmptyRaw(l []json.RawMessage) []json.RawMessage {
 
 // revise answers POST search with contextParamValues: 422 for an unknown
 // name, else the details with the values' validity at level SEMANTIC.
-func (f *Fake) revise(w http.ResponseWriter, name, sd string, body []byte) {
+func (f *Fake) revise(w http.ResponseWriter, name, sd string, body []byte, user User) {
 	var req struct {
 		ContextParamValues map[string]string `json:"contextParamValues"`
 	}
@@ -111,7 +111,7 @@ func (f *Fake) revise(w http.ResponseWriter, name, sd string, body []byte) {
 		if !ok {
 			continue
 		}
-		if msg := checkFakeValue(p, v); msg != "" {
+		if msg := f.checkValue(p, v, user); msg != "" {
 			byKey[p.Name] = append(byKey[p.Name], msg)
 		}
 	}
@@ -125,6 +125,18 @@ func (f *Fake) revise(w http.ResponseWriter, name, sd string, body []byte) {
 	}
 	vb, _ := json.Marshal(val)
 	writeRaw(w, http.StatusOK, `{"searchData":`+sd+`,"validation":`+string(vb)+`}`)
+}
+
+// checkValue applies WDK's value rules for one parameter of a request
+// outside the user's account (which holds f.mu already): an input-dataset
+// value must be one of the user's datasets.
+func (f *Fake) checkValue(p param, v string, user User) string {
+	if p.Type == "input-dataset" {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.datasetProblem(v, user.ID)
+	}
+	return checkFakeValue(p, v)
 }
 
 // checkFakeValue applies WDK's value rules for one parameter.

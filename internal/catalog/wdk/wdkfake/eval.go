@@ -25,7 +25,7 @@ func (f *Fake) stepQuery(id int64) (*catalog.Query, error) {
 	}
 	names := f.src.inputParams(st.search)
 	q := &catalog.Query{Search: st.search, Params: map[string]string{}, Weight: st.weight}
-	for k, v := range st.params {
+	for k, v := range f.withDatasetIDs(st.search, st.params) {
 		if !slices.Contains(names, k) {
 			q.Params[k] = v
 		}
@@ -60,7 +60,7 @@ func (s *source) recordTypeOf(search string) string {
 	return ""
 }
 
-func (f *Fake) searchReport(w http.ResponseWriter, r *http.Request, name string, body []byte) {
+func (f *Fake) searchReport(w http.ResponseWriter, r *http.Request, name string, body []byte, user User) {
 	var req struct {
 		SearchConfig struct {
 			Parameters map[string]string `json:"parameters"`
@@ -84,7 +84,7 @@ func (f *Fake) searchReport(w http.ResponseWriter, r *http.Request, name string,
 			}
 			continue
 		}
-		if msg := checkFakeValue(p, v); msg != "" {
+		if msg := f.checkValue(p, v, user); msg != "" {
 			byKey[p.Name] = []string{msg}
 		}
 	}
@@ -92,7 +92,10 @@ func (f *Fake) searchReport(w http.ResponseWriter, r *http.Request, name string,
 		write422(w, nil, byKey)
 		return
 	}
-	f.writeReport(w, r, &catalog.Query{Search: name, Params: req.SearchConfig.Parameters, Weight: req.SearchConfig.WDKWeight}, body)
+	f.mu.Lock()
+	params := f.withDatasetIDs(name, req.SearchConfig.Parameters)
+	f.mu.Unlock()
+	f.writeReport(w, r, &catalog.Query{Search: name, Params: params, Weight: req.SearchConfig.WDKWeight}, body)
 }
 
 // writeReport answers a standard report: one record per transcript, genes
@@ -156,6 +159,9 @@ type fixtureGene struct {
 	Type        string `json:"type"`
 	Location    string `json:"location"`
 	Transcripts int    `json:"transcripts"`
+	// Previous are the gene's retired ids, which the gene ids search
+	// also finds it by.
+	Previous []string `json:"previous"`
 }
 
 // fixtureEval answers over the fixture genes (fixtures/genes.json) and
@@ -288,6 +294,16 @@ func (e *fixtureEval) leaf(search string, params map[string]string, weight int) 
 				}
 			}
 		}
+	case "GeneByLocusTag":
+		// The site matches ids in any case against gene, transcript and
+		// previous ids; what matches nothing is left out.
+		for _, id := range catalog.DatasetIDs(params["ds_gene_ids"]) {
+			for i := range e.genes {
+				if e.names(i, id) {
+					res[i] = weight
+				}
+			}
+		}
 	case "GenesByText":
 		for i, g := range e.genes {
 			if strings.Contains(strings.ToLower(g.Product), strings.ToLower(params["text_expression"])) {
@@ -298,6 +314,21 @@ func (e *fixtureEval) leaf(search string, params map[string]string, weight int) 
 		return nil, fmt.Errorf("fake cannot evaluate %s", search)
 	}
 	return res, nil
+}
+
+// names reports whether id names gene i: its id, one of its transcripts'
+// or a previous id, in any case.
+func (e *fixtureEval) names(i int, id string) bool {
+	g := e.genes[i]
+	if strings.EqualFold(g.ID, id) || slices.ContainsFunc(g.Previous, func(p string) bool { return strings.EqualFold(p, id) }) {
+		return true
+	}
+	for t := 1; t <= g.Transcripts; t++ {
+		if strings.EqualFold(fmt.Sprintf("%s.%d", g.ID, t), id) {
+			return true
+		}
+	}
+	return false
 }
 
 // catalogEval answers through a catalog (the offline snapshot in the fake

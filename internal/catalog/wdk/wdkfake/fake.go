@@ -14,8 +14,9 @@
 // VEuPathDB: its counts are those of its source, not of the live site.
 //
 // Beyond WDK it has control endpoints under /__fake/ (revoke or add an API
-// key while it runs) and a page at /app/workspace/strategies/{id} standing
-// in for the site's strategy workspace. It records requests and the client
+// key while it runs) and pages at /app/workspace/strategies/{id} and
+// /app/workspace/strategies/import/{signature} standing in for the site's
+// strategy workspace and a shared strategy's link. It records requests and the client
 // behaviour a live site would punish (Violations).
 package wdkfake
 
@@ -75,8 +76,10 @@ type Fake struct {
 	keys       map[string]User
 	nextStep   int64
 	nextStrat  int64
+	nextData   int64
 	steps      map[int64]*step
 	strategies map[int64]*strategy
+	datasets   map[int64]*dataset
 	requests   []Request
 	violations []string
 	injected   map[string][]Response // "METHOD path" -> responses served first
@@ -102,12 +105,13 @@ type step struct {
 }
 
 type strategy struct {
-	id      int64
-	owner   int64
-	name    string
-	tree    json.RawMessage
-	root    int64
-	deleted bool
+	id        int64
+	owner     int64
+	name      string
+	tree      json.RawMessage
+	root      int64
+	signature string // what a share link names it by
+	deleted   bool
 }
 
 // Request is one request the fake received.
@@ -155,8 +159,10 @@ func New(cfg Config) (*Fake, error) {
 		keys:       keys,
 		nextStep:   100,
 		nextStrat:  200,
+		nextData:   5000,
 		steps:      map[int64]*step{},
 		strategies: map[int64]*strategy{},
+		datasets:   map[int64]*dataset{},
 		injected:   map[string][]Response{},
 		hidden:     map[string]bool{},
 		revokeAt:   map[string]string{},
@@ -171,6 +177,7 @@ func (f *Fake) Handler(prefix string) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle(prefix+"/service/", http.StripPrefix(prefix+"/service", f))
 	mux.HandleFunc("GET "+prefix+"/app/workspace/strategies/{id}", f.workspace)
+	mux.HandleFunc("GET "+prefix+"/app/workspace/strategies/import/{signature}", f.sharedPage)
 	mux.HandleFunc("POST /__fake/revoke", f.controlRevoke)
 	mux.HandleFunc("POST /__fake/keys", f.controlAddKey)
 	mux.HandleFunc("GET /__fake/healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -358,7 +365,7 @@ func (f *Fake) route(w http.ResponseWriter, r *http.Request, path string, body [
 			"properties":  map[string]string{"firstName": "Ada", "lastName": "Lovelace"},
 			"preferences": map[string]any{"global": map[string]string{}, "project": map[string]string{}}})
 	case parts[0] == "record-types":
-		f.recordTypes(w, r, parts[1:], body)
+		f.recordTypes(w, r, parts[1:], body, user)
 	case parts[0] == "users" && len(parts) >= 3:
 		if parts[1] == "current" {
 			f.mu.Lock()
@@ -430,6 +437,21 @@ func (f *Fake) workspace(w http.ResponseWriter, r *http.Request) {
 		"<span data-testid=\"wdk-strategy-size\">%s</span> genes.</p>"+
 		"<p>This is Strategist's WDK fake, a test double, not VEuPathDB.</p>",
 		s.id, html.EscapeString(s.name), s.id, s.owner, size)
+}
+
+// sharedPage stands for the page a shared strategy's link opens on the
+// site (/app/workspace/strategies/import/{signature}), which copies it into
+// the visitor's account there: here it names the strategy and its owner.
+func (f *Fake) sharedPage(w http.ResponseWriter, r *http.Request) {
+	s, ok := f.StrategyBySignature(r.PathValue("signature"))
+	if !ok {
+		http.Error(w, "Strategy not found", http.StatusNotFound)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	fmt.Fprintf(w, "<!doctype html><title>Shared strategy</title><h1 data-testid=\"wdk-strategy-name\">%s</h1>"+
+		"<p>A strategy shared by user %d. This is Strategist's WDK fake, a test double, not VEuPathDB.</p>",
+		html.EscapeString(s.Name), s.Owner)
 }
 
 func writeRaw(w http.ResponseWriter, status int, s string) {

@@ -69,6 +69,8 @@ type StrategyState struct {
 	ID, Owner int64
 	Name      string
 	Root      int64
+	// Signature is what a share link names the strategy by.
+	Signature string
 	// StepTree is the tree as posted ({stepId, primaryInput, secondaryInput}).
 	StepTree json.RawMessage
 }
@@ -81,7 +83,7 @@ func (f *Fake) Strategy(id int64) (StrategyState, bool) {
 	if !ok || s.deleted {
 		return StrategyState{}, false
 	}
-	return StrategyState{ID: s.id, Owner: s.owner, Name: s.name, Root: s.root, StepTree: append(json.RawMessage(nil), s.tree...)}, true
+	return StrategyState{ID: s.id, Owner: s.owner, Name: s.name, Root: s.root, Signature: s.signature, StepTree: append(json.RawMessage(nil), s.tree...)}, true
 }
 
 // StrategyCount returns how many strategies exist and are not deleted.
