@@ -11,7 +11,7 @@ GO_TEST_FLAGS ?= -race -shuffle=on -timeout 20m
 # The first run builds it (a few minutes); later runs use the build cache.
 GOLANGCI_LINT := go tool -modfile=tools/golangci-lint.mod golangci-lint
 
-.PHONY: run build test test-go test-fuzz test-e2e bench check lint generate data eval clean help
+.PHONY: run build test test-go test-fuzz test-e2e bench reliability check lint generate data eval clean help
 
 ## run: build, find or start PostgreSQL, and serve on http://127.0.0.1:8080
 run: build
@@ -68,6 +68,11 @@ bench:
 	    go test -run '^$$' -bench 'Append' ./internal/eventlog/ && \
 	    go test -run '^$$' -bench 'ConversationPage' -benchmem ./web/ ; } 2>&1 | tee bench.out | grep -E '^(Benchmark|ok|FAIL|---)' ; \
 	  go run ./tools/benchtable < bench.out
+
+## reliability: the reliability harness's short run (a few minutes): three replicas on a PostgreSQL of its own, a build struck by each fault (kill, deploy, database restart and stall, owner session ended)
+reliability:
+	@source scripts/data-dir.sh && find_data_dir && \
+	  STRATEGIST_RELIABILITY=1 go test -count=1 -run '^TestReliabilityShortRun$$' -v -timeout 20m ./cmd/server/
 
 ## generate: regenerate templ components
 generate:

@@ -12,6 +12,10 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // cluster is a throwaway Postgres cluster in a temporary directory.
@@ -19,11 +23,15 @@ type cluster struct {
 	dir    string
 	bindir string
 	url    string
+	opts   string // the server's options (pg_ctl -o)
 	cred   *syscall.Credential
 }
 
-// startCluster runs initdb and pg_ctl start on a free port.
-func startCluster(ctx context.Context) (*cluster, error) {
+// startCluster runs initdb and pg_ctl start on a free port. Unless durable,
+// the server does not flush its writes (fsync, synchronous_commit and full
+// page writes off): fast, and a crash of the server may lose what it
+// committed last, which the tests sharing it never cause.
+func startCluster(ctx context.Context, durable bool) (*cluster, error) {
 	bindir, err := findBindir()
 	if err != nil {
 		return nil, err
@@ -55,7 +63,11 @@ func startCluster(ctx context.Context) (*cluster, error) {
 	if out, err := c.run(ctx, "initdb", "-D", data, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8"); err != nil {
 		return nil, fmt.Errorf("initdb: %w: %s", err, out)
 	}
-	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off", port, dir)
+	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1", port, dir)
+	if !durable {
+		opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+	}
+	c.opts = opts
 	if out, err := c.run(ctx, "pg_ctl", "-D", data, "-l", filepath.Join(dir, "log"), "-o", opts, "-w", "start"); err != nil {
 		return nil, fmt.Errorf("pg_ctl start: %w: %s", err, out)
 	}
@@ -104,4 +116,122 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Cluster is a PostgreSQL server of one test's own, started from the
+// machine's server binaries in a temporary directory, which the test can
+// treat as an operator or a failure would: restart it, pause every one of
+// its processes (a stall: connections open, nothing answers) and let them
+// go on. It is stopped and removed when the test ends. Only the
+// reliability runs use it; the other tests share the package's server. It
+// keeps what it committed across a crash (an immediate shutdown), as a
+// production server does.
+type Cluster struct {
+	c    *cluster
+	opts string
+	url  string
+}
+
+// NewCluster starts a cluster with a database named strategist (empty: a
+// server migrates it as it starts) and returns it. Without server
+// binaries the test fails.
+func NewCluster(tb testing.TB) *Cluster {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c, err := startCluster(ctx, true)
+	if err != nil {
+		if c != nil && c.dir != "" {
+			_ = os.RemoveAll(c.dir)
+		}
+		tb.Fatalf("pgtest: cluster: %v", err)
+	}
+	cl := &Cluster{c: c, opts: c.opts, url: withDatabase(c.url, "strategist")}
+	tb.Cleanup(func() {
+		cl.signal(syscall.SIGCONT)
+		c.stop()
+	})
+	conn, err := pgx.Connect(ctx, c.url)
+	if err != nil {
+		tb.Fatalf("pgtest: cluster: connect: %v", err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE DATABASE strategist"); err != nil {
+		tb.Fatalf("pgtest: cluster: create database: %v", err)
+	}
+	return cl
+}
+
+// URL is the strategist database's connection URL.
+func (cl *Cluster) URL() string { return cl.url }
+
+// Restart stops the server with pg_ctl's shutdown mode ("fast": sessions
+// terminated, a clean shutdown; "immediate": every process quits at once,
+// as in a crash) and starts it again, waiting until it takes connections.
+func (cl *Cluster) Restart(tb testing.TB, mode string) {
+	tb.Helper()
+	data := filepath.Join(cl.c.dir, "data")
+	if out, err := cl.c.run(context.Background(), "pg_ctl", "-D", data, "-m", mode, "-w", "stop"); err != nil {
+		tb.Fatalf("pgtest: cluster: pg_ctl stop -m %s: %v: %s", mode, err, out)
+	}
+	if out, err := cl.c.run(context.Background(), "pg_ctl", "-D", data, "-l", filepath.Join(cl.c.dir, "log"), "-o", cl.opts, "-w", "start"); err != nil {
+		tb.Fatalf("pgtest: cluster: pg_ctl start: %v: %s", err, out)
+	}
+}
+
+// Pause stops every process of the server (SIGSTOP): its connections stay
+// open and nothing answers, as when its machine stalls, until Continue.
+func (cl *Cluster) Pause(tb testing.TB) {
+	tb.Helper()
+	if err := cl.signal(syscall.SIGSTOP); err != nil {
+		tb.Fatalf("pgtest: cluster: pause: %v", err)
+	}
+}
+
+// Continue lets the processes Pause stopped go on (SIGCONT).
+func (cl *Cluster) Continue(tb testing.TB) {
+	tb.Helper()
+	if err := cl.signal(syscall.SIGCONT); err != nil {
+		tb.Fatalf("pgtest: cluster: continue: %v", err)
+	}
+}
+
+// signal sends sig to the postmaster and to each of its children, by
+// process id.
+func (cl *Cluster) signal(sig syscall.Signal) error {
+	pidFile, err := os.ReadFile(filepath.Join(cl.c.dir, "data", "postmaster.pid"))
+	if err != nil {
+		return err
+	}
+	postmaster, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(pidFile), "\n", 2)[0]))
+	if err != nil {
+		return fmt.Errorf("postmaster.pid: %w", err)
+	}
+	pids := []int{postmaster}
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, st := range stats {
+		b, err := os.ReadFile(st)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: the command may hold spaces, so the
+		// fields are read after its closing parenthesis.
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) > 1 && f[1] == strconv.Itoa(postmaster) {
+			if pid, err := strconv.Atoi(strings.Fields(s)[0]); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+			return fmt.Errorf("signal %d: %w", pid, err)
+		}
+	}
+	return nil
 }

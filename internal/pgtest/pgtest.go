@@ -214,7 +214,7 @@ func findServer(ctx context.Context) (string, error) {
 		}
 		return u, nil
 	}
-	c, err := startCluster(ctx)
+	c, err := startCluster(ctx, false)
 	if err != nil {
 		tried = append(tried, "throwaway cluster: "+err.Error())
 		return "", errors.New(strings.Join(tried, "; "))

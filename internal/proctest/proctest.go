@@ -179,6 +179,23 @@ func (p *Proc) Kill() {
 	p.t.Logf("server killed: %v", <-p.done)
 }
 
+// Terminate stops the process as a deploy does (SIGTERM) and waits for it
+// to exit, for up to a minute; then it is killed.
+func (p *Proc) Terminate() {
+	if p.cmd.ProcessState != nil {
+		return
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-p.done:
+		p.t.Logf("server stopped: %v", err)
+	case <-time.After(time.Minute):
+		p.t.Errorf("server still running a minute after SIGTERM; killing it")
+		_ = p.cmd.Process.Signal(syscall.SIGKILL)
+		p.t.Logf("server killed: %v", <-p.done)
+	}
+}
+
 // Logs collects a server's output; safe for concurrent writes.
 type Logs struct {
 	mu  sync.Mutex
