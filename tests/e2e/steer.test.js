@@ -156,6 +156,7 @@ for (const [name, viewport] of Object.entries(sizes)) {
     assert.equal(await byTestId(page, 'build-plan-button').count(), 0);
     const steps = await graphState(page);
     assert.equal(steps.find((s) => s.root)?.count, 89);
+    assert.equal(await byTestId(page, 'building').isVisible(), false, 'nothing is left to build');
     // When the build ends, the result's count, Undo and Export are on
     // screen (desktop: in the right column's view, not scrolled away to
     // the sub-agents).
@@ -290,8 +291,17 @@ for (const [name, viewport] of Object.entries(sizes)) {
     await waitIdle(page, api, id);
     await byTestId(page, 'chat-build-plan-button').click();
 
-    // The build's sub-agents hang: Stop shows where Send was.
+    // The build's sub-agents hang: the strategy panel lists the steps
+    // still to build with their state, and Stop shows where Send was.
     await page.locator('[data-testid="node"][data-status="running"]').first().waitFor({ timeout: 20_000 });
+    await page.locator('[data-testid="strategy"] [data-testid="building-node"][data-status="running"]').first().waitFor();
+    const building = await page.$$eval('[data-testid="building-node"]', (els) => els.map((el) => el.dataset.status));
+    assert.equal(building.length, 5, `the plan's five nodes are to build: ${building}`);
+    assert.ok(building.includes('queued'), `the combines wait: ${building}`);
+    if (name === 'desktop') {
+      assert.ok(await inPanels(byTestId(page, 'building')), 'the steps to build are on screen beside the chat');
+      await screenshot(page, 'delegation-building');
+    }
     const stop = byTestId(page, 'stop-button');
     assert.equal(await stop.isVisible(), true);
     if (name === 'desktop') {
