@@ -29,11 +29,7 @@ type override func(real handler, args json.RawMessage) (any, *agent.ToolFailure)
 // or maxRounds pass. It returns the calls made, by name, and the text.
 func simulate(t *testing.T, role, user string, overrides map[string]override, maxRounds int) ([]string, string) {
 	t.Helper()
-	cat, err := catoffline.Open(dataDir(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := catalogtool.New(catalogtool.Config{Catalog: cat, Site: catoffline.SiteID})
+	set, err := catalogtool.New(catalogtool.Config{Catalog: geneCatalog(t), Site: catoffline.SiteID})
 	if err != nil {
 		t.Fatal(err)
 	}
