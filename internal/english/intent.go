@@ -149,6 +149,11 @@ func Classify(msg string) Classification {
 		return Classification{Intent: IntentStrategyQuestion}
 	}
 	if howManyRE.MatchString(text) {
+		if !hasContent(tokenize(text)) {
+			// "How many genes now?", "how many are there in total?": the
+			// count of what the conversation has.
+			return Classification{Intent: IntentStrategyQuestion}
+		}
 		return Classification{Intent: IntentSearch} // a count is a search
 	}
 	if searchAskRE.MatchString(text) {

@@ -32,6 +32,7 @@ func TestClassify(t *testing.T) {
 			"Thanks. Can you tell me how many genes each step returns?", "what was the count?",
 			"how many genes does each step have?", "what are the counts per step?", "walk me through the strategy",
 			"what does every step find?", "explain my strategy",
+			"how many genes now?", "How many are there in total?", "how many genes do we have?",
 		},
 		IntentCapability: {"What can you do?", "help", "who are you?", "How does this work?"},
 		IntentUnsupported: {

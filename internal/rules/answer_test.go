@@ -118,7 +118,7 @@ func TestConfirmationBuilds(t *testing.T) {
 func TestQuestionsAfterABuild(t *testing.T) {
 	data := loadData(t)
 	want := len(data.GO("GO:0006281"))
-	for _, msg := range []string{"how many genes is that?", "not yet", "Save these as a gene set", "Summarize this conversation so far"} {
+	for _, msg := range []string{"how many genes is that?", "how many genes now?", "not yet", "Save these as a gene set", "Summarize this conversation so far"} {
 		t.Run(msg, func(t *testing.T) {
 			w := newWorld(t)
 			plan := w.turn(t, "plan", "DNA repair genes")
