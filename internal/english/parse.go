@@ -79,7 +79,10 @@ func parseTokens(toks []token, p *Parsed, all []token) *Node {
 		n := parseSegment(seg, p)
 		switch {
 		case i == 0 && n == nil:
-			if all == nil || !hasContent(all) && p.Organism == "" && !mentionsGenes(seg) {
+			// "genes not on chromosome 5" takes genes from all of them;
+			// "show me the genes" alone names none ("all genes", "how
+			// many genes", an organism's genes do).
+			if all == nil || !hasContent(all) && p.Organism == "" && (!mentionsGenes(seg) || len(segs) == 1 && !asksAll(seg)) {
 				if len(segs) == 1 {
 					return nil
 				}
@@ -218,6 +221,22 @@ func takeEvidence(toks []token) ([]token, string) {
 		return append(slices.Clip(toks[:start]), toks[end+1:]...), kind
 	}
 	return toks, ""
+}
+
+// asksAll reports whether words with nothing else in them ask for every
+// gene: "all genes", "every gene", "the whole genome", "how many genes".
+func asksAll(toks []token) bool {
+	for i, t := range toks {
+		switch t.low {
+		case "all", "every", "everything", "whole", "entire", "total", "complete":
+			return true
+		case "many":
+			if i > 0 && toks[i-1].low == "how" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // taxonNode is "all genes" of the organism: the whole request, or the base
