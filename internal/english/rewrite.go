@@ -60,6 +60,9 @@ func withoutHeading(text string) (string, []string) {
 	if _, ok := GeneTypeName(join(strip(rest))); ok {
 		return text, nil // "snoRNA genes: …" is a kind of gene
 	}
+	if l := rest[len(rest)-1].low; l == "genes" || l == "gene" {
+		return text, nil // "DNA repair genes: …" names a criterion
+	}
 	words := strip(rest)
 	if len(words) == 0 {
 		return text, nil
