@@ -265,7 +265,30 @@ func splitLoose(toks []token) (segs [][]token, joins []connective) {
 		i += len(c.words) - 1
 		start = i + 1
 	}
-	return append(segs, trimJoiners(toks[start:])), joins
+	segs = append(segs, trimJoiners(toks[start:]))
+	carryQualifiers(segs, joins)
+	return segs, joins
+}
+
+// carryQualifiers gives back to the request what follows the place an
+// exclusion names: in "genes outside chromosome 14 involved in
+// proteolysis" the exclusion is chromosome 14, and "involved in
+// proteolysis" qualifies the genes.
+func carryQualifiers(segs [][]token, joins []connective) {
+	for i := 1; i < len(segs); i++ {
+		if joins[i-1].op != OpMinus {
+			continue
+		}
+		seg := segs[i]
+		for k := len(seg) - 1; k > 0; k-- {
+			if seg[k].quoted || !qualifierLeads[seg[k].low] || slices.ContainsFunc(seg[:k], isJoin) || locationClause(strip(seg[:k])) == nil {
+				continue
+			}
+			segs[0] = append(slices.Clip(segs[0]), seg[k:]...)
+			segs[i] = seg[:k]
+			break
+		}
+	}
 }
 
 // joiners are the words that only lead from one part of a request to the

@@ -367,7 +367,7 @@ func connectiveAt(toks []token, i int) (connective, bool) {
 // taken off the ends of a clause, never out of its middle. Read-only.
 var fillers = WordSet(`find show me list get give return retrieve search look looking for i i'm im we want
 		need would like to please can could you which what who whose that those these them they all any every
-		everything anything whatever same doing each the a an some genes gene ones one ids id identifiers is are be were was being
+		everything anything whatever same each the a an some genes gene ones one ids id identifiers is are be were was being
 		involved involvement participating participate participates playing play role roles part
 		related relating associated annotated annotation annotations as with having have has
 		functioning function functions located lying found sitting situated positioned placed on in from of within at

@@ -181,10 +181,11 @@ func TestPlannerAdapts(t *testing.T) {
 	}
 }
 
-// TestConfirmationIsNotARequest: "yes, build it" is not searched for.
+// TestConfirmationIsNotARequest: "yes, build it" is not searched for: it
+// hands the plan already drafted to the executor, and nothing else.
 func TestConfirmationIsNotARequest(t *testing.T) {
 	calls, text := simulate(t, rules.RolePlanner, "yes, build it", nil, 2)
-	if len(calls) != 0 || !strings.Contains(text, "Build this plan") {
+	if !slices.Equal(calls, []string{"request_executor_build"}) {
 		t.Errorf("calls %v, answer:\n%s", calls, text)
 	}
 }
