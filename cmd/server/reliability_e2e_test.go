@@ -34,7 +34,7 @@ const reliabilityRequest = "DNA repair or DNA replication genes not on chromosom
 // TestReliabilityShortRun is the reliability harness's short run: three
 // replicas on a PostgreSQL of the test's own, one build (a plan the
 // server accepts itself, then its delegation) per fault, each fault struck
-// at a moment of the build: a replica killed (SIGKILL) or stopped as a
+// at a moment of the build (the plan's end, the build's start, a combine): a replica killed (SIGKILL) or stopped as a
 // deploy stops it (SIGTERM), the database restarted (fast and immediate),
 // stalled for 15 s (every server process stopped), every replica's session
 // terminated, every connection the server allows taken for 5 s, and the
@@ -75,7 +75,9 @@ func TestReliabilityShortRun(t *testing.T) {
 		name string
 		hit  func(recs []event.Record) bool
 	}
-	planEnded := at{"between the plan's end and its approval", func(recs []event.Record) bool { return len(find(recs, "turn_end")) > 0 }}
+	// The plan's end: its approval is in the same transaction
+	// (store.EndTurn.Then), so the build has just started.
+	planEnded := at{"at the plan's end", func(recs []event.Record) bool { return len(find(recs, "turn_end")) > 0 }}
 	buildStarted := at{"before the first step", func(recs []event.Record) bool { return len(find(recs, "handoff_accepted")) > 0 }}
 	inCombine := at{"during a combine", func(recs []event.Record) bool {
 		for _, r := range find(recs, "graph_snapshot") {
