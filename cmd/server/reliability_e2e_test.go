@@ -34,10 +34,11 @@ const reliabilityRequest = "DNA repair or DNA replication genes not on chromosom
 // TestReliabilityShortRun is the reliability harness's short run: three
 // replicas on a PostgreSQL of the test's own, one build (a plan the
 // server accepts itself, then its delegation) per fault, each fault struck
-// at a moment of the build: a replica killed (SIGKILL) or stopped as a
+// at a moment of the build (the plan's end, the build's start, a combine): a replica killed (SIGKILL) or stopped as a
 // deploy stops it (SIGTERM), the database restarted (fast and immediate),
-// stalled for 15 s (every server process stopped), and the running
-// replica's owner session terminated. Every build must end completed with
+// stalled for 15 s (every server process stopped), every replica's session
+// terminated, every connection the server allows taken for 5 s, and the
+// running replica's owner session terminated. Every build must end completed with
 // its root's 89 genes, every turn once, each run after the one before it
 // (one run at a time), with a transcript that keeps every invariant. It
 // logs, per fault, the runs of the build's turns and how long the build
@@ -74,7 +75,9 @@ func TestReliabilityShortRun(t *testing.T) {
 		name string
 		hit  func(recs []event.Record) bool
 	}
-	planEnded := at{"between the plan's end and its approval", func(recs []event.Record) bool { return len(find(recs, "turn_end")) > 0 }}
+	// The plan's end: its approval is in the same transaction
+	// (store.EndTurn.Then), so the build has just started.
+	planEnded := at{"at the plan's end", func(recs []event.Record) bool { return len(find(recs, "turn_end")) > 0 }}
 	buildStarted := at{"before the first step", func(recs []event.Record) bool { return len(find(recs, "handoff_accepted")) > 0 }}
 	inCombine := at{"during a combine", func(recs []event.Record) bool {
 		for _, r := range find(recs, "graph_snapshot") {
@@ -101,6 +104,37 @@ func TestReliabilityShortRun(t *testing.T) {
 			cl.Pause(t)
 			time.Sleep(15 * time.Second)
 			cl.Continue(t)
+		}},
+		{"every session terminated", inCombine, func(int) {
+			if _, err := pool.Exec(context.Background(), `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+				WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name LIKE 'strategist-%'`); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"connections starved 5 s", inCombine, func(int) {
+			// Every connection the server allows is taken, and held: no
+			// replica opens another (they sign in as a superuser, as the
+			// test does, so the reserved ones are taken too).
+			var free int
+			if err := pool.QueryRow(context.Background(), `SELECT current_setting('max_connections')::int - count(*)
+				FROM pg_stat_activity WHERE backend_type = 'client backend'`).Scan(&free); err != nil {
+				t.Fatal(err)
+			}
+			hog := pgtest.Connect(t, withAppName(dbURL, "hog")+fmt.Sprintf("&pool_max_conns=%d", free))
+			held := make([]func(), 0, free)
+			for range free {
+				c, err := hog.Acquire(context.Background())
+				if err != nil {
+					break
+				}
+				held = append(held, c.Release)
+			}
+			t.Logf("connections starved: %d held, every one the server had left", len(held))
+			time.Sleep(5 * time.Second)
+			for _, release := range held {
+				release()
+			}
+			hog.Close()
 		}},
 		{"owner session terminated", inCombine, func(r int) {
 			if _, err := pool.Exec(context.Background(), `SELECT pg_terminate_backend(pid) FROM pg_stat_activity

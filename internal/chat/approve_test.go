@@ -3,6 +3,7 @@ package chat_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -16,11 +17,19 @@ import (
 	"strategist/internal/tool"
 )
 
-// failingAccept fails the first start that accepts a handoff, as a query
-// cut by a database blip does.
+// failingAccept refuses the build the plan turn's end starts, and fails
+// the first start after it that accepts a handoff, as a query cut by a
+// database blip does.
 type failingAccept struct {
 	chat.Store
-	failed atomic.Bool
+	refused, failed atomic.Bool
+}
+
+func (s *failingAccept) EndTurnTx(ctx context.Context, et store.EndTurn) ([]store.EventRow, error) {
+	if et.Then != nil && s.refused.CompareAndSwap(false, true) {
+		return nil, fmt.Errorf("%w (conn closed)", store.ErrStartRefused)
+	}
+	return s.Store.EndTurnTx(ctx, et)
 }
 
 func (s *failingAccept) StartTurnTx(ctx context.Context, st store.StartTurn) (store.StartedTurn, error) {
@@ -31,9 +40,10 @@ func (s *failingAccept) StartTurnTx(ctx context.Context, st store.StartTurn) (st
 }
 
 // TestAutoApproveIsDurable: the auto-approval of a plan is not lost when
-// the accept after the plan turn's end fails (or its process stops or dies
-// there): the pending handoff of the completed plan turn is accepted by the
-// next sweep, and the build runs once.
+// its build cannot start with the plan turn's end and the accept after the
+// end fails (or its process stops or dies there): the pending handoff of
+// the completed plan turn is accepted by the next sweep, and the build runs
+// once.
 func TestAutoApproveIsDurable(t *testing.T) {
 	t.Parallel()
 	e := engine(t, handoffScript)
@@ -44,8 +54,8 @@ func TestAutoApproveIsDurable(t *testing.T) {
 
 	planTurn := w.mustStart(p, w.convID, "Find kinases on chromosome 7")
 	recs := w.waitFor(w.convID, "handoff_accepted")
-	if !fa.failed.Load() {
-		t.Fatal("the first accept did not fail")
+	if !fa.refused.Load() || !fa.failed.Load() {
+		t.Fatal("the accepts did not fail")
 	}
 	var accepted []string
 	for _, r := range recs {
@@ -67,6 +77,77 @@ func TestAutoApproveIsDurable(t *testing.T) {
 		t.Errorf("%d handoff_accepted events, want 1", n)
 	}
 	if got := turnEvents(recs, planTurn); got[len(got)-1] != "turn_end" {
+		t.Errorf("plan turn events = %v", got)
+	}
+}
+
+// watchedEnds records how the server accepts plans: the ends that start a
+// build, the starts that accept a handoff, and whether the plan's handoff
+// was accepted the moment its turn's end returned.
+type watchedEnds struct {
+	chat.Store
+	db                 *store.DB
+	userID, convID     string
+	withBuild, accepts atomic.Int32
+	acceptedAtTheEnd   atomic.Bool
+}
+
+func (s *watchedEnds) EndTurnTx(ctx context.Context, et store.EndTurn) ([]store.EventRow, error) {
+	rows, err := s.Store.EndTurnTx(ctx, et)
+	if err == nil && et.Then != nil {
+		s.withBuild.Add(1)
+		h, herr := s.db.Handoff(ctx, s.userID, s.convID, et.Then.AcceptHandoff)
+		s.acceptedAtTheEnd.Store(herr == nil && h.Status == store.HandoffAccepted)
+	}
+	return rows, err
+}
+
+func (s *watchedEnds) StartTurnTx(ctx context.Context, st store.StartTurn) (store.StartedTurn, error) {
+	if st.AcceptHandoff != "" {
+		s.accepts.Add(1)
+	}
+	return s.Store.StartTurnTx(ctx, st)
+}
+
+// TestAutoApproveWithTheEnd: a plan the server accepts itself is accepted
+// in its turn's end: the end that completes the plan turn accepts the
+// handoff and starts the build in one transaction, so no process that
+// stops or dies after the plan's end leaves it unbuilt; the build's first
+// events follow the plan's turn_end, and it runs once.
+func TestAutoApproveWithTheEnd(t *testing.T) {
+	t.Parallel()
+	e := engine(t, handoffScript)
+	w := newWorld(t)
+	we := &watchedEnds{db: w.db, userID: w.userID, convID: w.convID}
+	p := w.start(options{engine: e, planner: handoffPlanner(w, w.artifacts()), autoApprove: true,
+		store: func(s chat.Store) chat.Store { we.Store = s; return we }})
+	planTurn := w.mustStart(p, w.convID, "Find kinases on chromosome 7")
+	recs := w.waitFor(w.convID, "handoff_accepted")
+	if n := we.withBuild.Load(); n != 1 || !we.acceptedAtTheEnd.Load() {
+		t.Errorf("ends that started the build: %d, handoff accepted with the end: %v; want 1, true", n, we.acceptedAtTheEnd.Load())
+	}
+	if n := we.accepts.Load(); n != 0 {
+		t.Errorf("%d accepts after the end, want none", n)
+	}
+	var order []string
+	for _, r := range recs {
+		if r.Type == "turn_end" || r.Type == "turn_start" || r.Type == "handoff_accepted" {
+			order = append(order, r.Type)
+		}
+	}
+	if want := []string{"turn_start", "turn_end", "turn_start", "handoff_accepted"}; !slices.Equal(order, want) {
+		t.Errorf("turn events = %v, want %v", order, want)
+	}
+	var build string
+	for _, r := range recs {
+		if r.Type == "handoff_accepted" {
+			build = r.TurnID
+		}
+	}
+	if tr := w.waitEnd(w.convID, build); tr.Status != event.TurnCompleted || tr.Mode != chat.ModeExecute {
+		t.Errorf("build = %s %s (%s)", tr.Mode, tr.Status, tr.Error)
+	}
+	if got := turnEvents(w.checkLog(w.convID), planTurn); got[len(got)-1] != "turn_end" {
 		t.Errorf("plan turn events = %v", got)
 	}
 }

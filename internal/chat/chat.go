@@ -441,13 +441,8 @@ func (s *Service) begin(ctx context.Context, t *turn, st store.StartTurn, spend 
 			t.span.End()
 		}
 	}()
-	st.Origin = s.cfg.Origin
-	for _, ev := range first {
-		ne, err := eventlog.EncodeRow(t.convID, ev)
-		if err != nil {
-			return err
-		}
-		st.Events = append(st.Events, ne)
+	if err := s.encodeStart(t, &st, first); err != nil {
+		return err
 	}
 	started, err := s.cfg.Store.StartTurnTx(ctx, st)
 	if errors.Is(err, store.ErrConflict) {
@@ -472,6 +467,20 @@ func (s *Service) begin(ctx context.Context, t *turn, st store.StartTurn, spend 
 		s.keepSpan(t.id, t.span)
 	}
 	s.cfg.Publisher.Publish(records(started.Events)...)
+	return nil
+}
+
+// encodeStart puts a turn's first events on its start, as this process's.
+func (s *Service) encodeStart(t *turn, st *store.StartTurn, first []event.Event) error {
+	st.Origin = s.cfg.Origin
+	st.Events = st.Events[:0]
+	for _, ev := range first {
+		ne, err := eventlog.EncodeRow(t.convID, ev)
+		if err != nil {
+			return err
+		}
+		st.Events = append(st.Events, ne)
+	}
 	return nil
 }
 

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/trace"
 
 	"strategist/internal/agent"
 	"strategist/internal/event"
@@ -26,20 +28,42 @@ func (s *Service) AcceptHandoff(ctx context.Context, userID, conversationID, han
 // acceptHandoff is AcceptHandoff; spend says whether the build turn spends
 // the researcher's turn budget (not when the server accepts by itself).
 func (s *Service) acceptHandoff(ctx context.Context, userID, conversationID, handoffID string, spend bool) (string, error) {
-	h, err := s.cfg.Store.Handoff(ctx, userID, conversationID, handoffID)
+	b, err := s.prepareBuild(ctx, userID, conversationID, handoffID)
 	if err != nil {
 		return "", err
 	}
+	if err := s.begin(ctx, b.t, b.st, spend, b.first...); err != nil {
+		return "", err
+	}
+	return b.t.id, nil
+}
+
+// buildStart is the start of a build turn that accepts a handoff, made
+// before it is committed: by begin, or with the plan turn's end
+// (autoBuild).
+type buildStart struct {
+	t     *turn
+	st    store.StartTurn
+	first []event.Event
+}
+
+// prepareBuild reads a pending handoff and what its build turn starts
+// with: the build message of its goal, plan and the planning artifacts.
+func (s *Service) prepareBuild(ctx context.Context, userID, conversationID, handoffID string) (*buildStart, error) {
+	h, err := s.cfg.Store.Handoff(ctx, userID, conversationID, handoffID)
+	if err != nil {
+		return nil, err
+	}
 	if h.Status != store.HandoffPending {
-		return "", ErrHandoffDecided
+		return nil, ErrHandoffDecided
 	}
 	conv, err := s.cfg.Store.Conversation(ctx, userID, conversationID)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	arts, err := s.cfg.Store.Artifacts(ctx, userID, conversationID)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	bc := plan.BuildContext{HandoffID: h.ID, Goal: h.Goal, Plan: h.Plan, Artifacts: []plan.ArtifactSummary{}}
 	for _, a := range arts {
@@ -56,11 +80,11 @@ func (s *Service) acceptHandoff(ctx context.Context, userID, conversationID, han
 	}
 	content, data, err := plan.WriteBuildMessage(bc)
 	if err != nil {
-		return "", fmt.Errorf("chat: %w", err)
+		return nil, fmt.Errorf("chat: %w", err)
 	}
 	model, err := s.pickModel("", conv.Model)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	t := &turn{id: uuid.NewString(), userID: userID, convID: conv.ID, mode: ModeExecute, model: model,
 		userMessageID: uuid.NewString(), start: time.Now()}
@@ -70,11 +94,36 @@ func (s *Service) acceptHandoff(ctx context.Context, userID, conversationID, han
 			Content: content, Data: data},
 		AcceptHandoff: h.ID,
 	}
-	err = s.begin(ctx, t, st, spend,
+	return &buildStart{t: t, st: st, first: []event.Event{
 		&event.TurnStart{Base: event.Base{TurnID: t.id}, Mode: ModeExecute, Model: model, UserMessageID: t.userMessageID, Message: st.Message.Content, HandoffID: h.ID},
-		&event.HandoffAccepted{Base: event.Base{TurnID: t.id}, HandoffID: h.ID, ExecuteTurnID: t.id})
-	if err != nil {
-		return "", err
+		&event.HandoffAccepted{Base: event.Base{TurnID: t.id}, HandoffID: h.ID, ExecuteTurnID: t.id},
+	}}, nil
+}
+
+// autoBuild prepares, for a plan turn that completed with a handoff
+// requested, the start of its build, when the server accepts plans itself
+// or the researcher's message of the turn agreed to build it (afterTurn):
+// it is committed with the plan turn's end (store.EndTurn.Then), so that
+// no moment has the plan ended and its build not started, whatever happens
+// to this process then. nil when there is none to start, or it cannot be
+// prepared (afterTurn and the sweep try again).
+func (s *Service) autoBuild(t *turn, log *slog.Logger) *buildStart {
+	t.mu.Lock()
+	handoff, confirmed := t.handoff, t.confirmed
+	t.mu.Unlock()
+	if handoff == "" || t.mode != ModePlan || !s.cfg.AutoApprove && !confirmed {
+		return nil
 	}
-	return t.id, nil
+	ctx, cancel := context.WithTimeout(context.Background(), appendTimeout)
+	defer cancel()
+	b, err := s.prepareBuild(ctx, t.userID, t.convID, handoff)
+	if err == nil {
+		ctx = s.startSpan(trace.ContextWithSpan(ctx, t.span), b.t, b.first)
+		err = s.encodeStart(b.t, &b.st, b.first)
+	}
+	if err != nil {
+		log.Warn("preparing the build of the plan; it is accepted after the turn's end instead", slog.String("handoff_id", handoff), slog.Any("error", err))
+		return nil
+	}
+	return b
 }

@@ -231,7 +231,11 @@ func (s *Service) runTurn(ctx context.Context, t *turn) (handedBack bool) {
 		log.Warn("writing the turn's last events", slog.Any("error", err))
 	}
 	cancel()
-	if !s.endTurn(t, status, msg, usage, log) {
+	var build *buildStart
+	if status == event.TurnCompleted {
+		build = s.autoBuild(t, log)
+	}
+	if !s.endTurnWith(t, status, msg, usage, log, build) {
 		// The end is not recorded and the database is still away: the
 		// turn is handed back rather than left running with its job
 		// done, and its next run ends it.
@@ -430,6 +434,19 @@ func outcome(ctx context.Context, end agent.RunEnd, runErr error) (event.TurnSta
 // blip. Past that, or for another failure after five tries, the turn is
 // not recorded as ended, and the caller hands it back.
 func (s *Service) endTurn(t *turn, status event.TurnStatus, msg string, usage llm.Usage, log *slog.Logger) bool {
+	return s.endTurnWith(t, status, msg, usage, log, nil)
+}
+
+// endTurnWith is endTurn, starting build in the same transaction when it
+// is set (autoBuild); a build that cannot start there is left to afterTurn
+// and the sweep, and the end is written alone.
+func (s *Service) endTurnWith(t *turn, status event.TurnStatus, msg string, usage llm.Usage, log *slog.Logger, build *buildStart) bool {
+	built := false
+	defer func() {
+		if build != nil && !built {
+			build.t.span.End() // its start was not written
+		}
+	}()
 	end := &event.TurnEnd{Base: event.Base{TurnID: t.id}, Status: status, Error: msg,
 		DurationMs: time.Since(t.start).Milliseconds(), Usage: usage}
 	ne, err := eventlog.EncodeRow(t.convID, end)
@@ -445,6 +462,9 @@ func (s *Service) endTurn(t *turn, status event.TurnStatus, msg string, usage ll
 		// their ends go in the same transaction, before turn_end.
 		et.Events = append(s.closing(t, log), ne)
 	}
+	if build != nil {
+		et.Then = &build.st
+	}
 	since, wait, failures := time.Now(), 100*time.Millisecond, 0
 	for {
 		ctx, cancel := context.WithTimeout(trace.ContextWithSpan(context.Background(), t.span), appendTimeout)
@@ -453,7 +473,24 @@ func (s *Service) endTurn(t *turn, status event.TurnStatus, msg string, usage ll
 		if err == nil {
 			s.cfg.Publisher.Publish(records(rows)...)
 			log.Info("turn ended", slog.String("status", string(status)), slog.Int("total_tokens", usage.TotalTokens))
+			if build != nil {
+				built = true
+				log.Info("auto-approved the plan: its build started with the turn's end", slog.String("build_turn_id", build.t.id))
+				t.mu.Lock()
+				t.handoff = "" // accepted
+				t.mu.Unlock()
+				if build.t.span.IsRecording() {
+					s.keepSpan(build.t.id, build.t.span)
+				}
+			}
 			return true
+		}
+		if build != nil && errors.Is(err, store.ErrStartRefused) {
+			log.Warn("the plan's build could not start with the turn's end; ending the turn alone", slog.Any("error", err))
+			telemetry.Fail(build.t.span, err)
+			build.t.span.End()
+			build, et.Then = nil, nil
+			continue
 		}
 		if errors.Is(err, store.ErrNotFound) {
 			log.Warn("the turn was no longer this process's to end: another process ended it, or runs it since this one was taken for dead")
@@ -493,8 +530,9 @@ func (s *Service) closing(t *turn, log *slog.Logger) []store.NewEvent {
 }
 
 // afterTurn accepts a handoff the planner requested, when configured to
-// or when the researcher's message of the turn agreed to build it. The
-// acceptance is not kept in memory only: a process that stops, dies or
+// or when the researcher's message of the turn agreed to build it, if the
+// turn's end did not (autoBuild: the build starts in the end's own
+// transaction when it can). The acceptance is not kept in memory only: a process that stops, dies or
 // fails here leaves a pending handoff of a completed plan turn, which the
 // sweep of any process accepts when the server auto-approves
 // (approveUndecided); a confirmed one stays for the researcher's click.

@@ -148,9 +148,7 @@ func NewCluster(tb testing.TB) *Cluster {
 	}
 	cl := &Cluster{c: c, opts: c.opts, url: withDatabase(c.url, "strategist")}
 	tb.Cleanup(func() {
-		// A cluster a test left paused is let go on so that it can stop;
-		// one that is not paused has nothing to resume.
-		_ = cl.signal(syscall.SIGCONT)
+		_ = cl.signal(syscall.SIGCONT) // a paused server must stop; one already gone is no matter
 		c.stop()
 	})
 	conn, err := pgx.Connect(ctx, c.url)

@@ -126,59 +126,88 @@ func (db *DB) StartTurnTx(ctx context.Context, st StartTurn) (StartedTurn, error
 	if st.TurnID == "" {
 		return StartedTurn{}, fmt.Errorf("store: start turn: no turn id")
 	}
-	var (
-		site                    *string
-		accepted, started, full bool
-		events                  *queuedAppend
-	)
+	var q *queuedStart
 	// A start that found no connection is tried again (retry); one that
 	// reached the database is not, as it may have committed.
 	err := db.retry(ctx, func() error {
-		site, accepted, started, full, events = nil, false, false, false, nil
 		b := &pgx.Batch{}
-		if st.MaxRunning > 0 {
-			b.Queue(lockUserSQL, st.UserID)
-		}
-		b.Queue(startTurnSQL, st.ConversationID, st.UserID, st.Mode, st.Model, st.TurnID, st.AcceptHandoff, st.MaxRunning).QueryRow(func(row pgx.Row) error {
-			return row.Scan(&site, &accepted, &started, &full)
-		})
-		m := st.Message
-		b.Queue(insertMessageSQL, m.ID, st.ConversationID, st.TurnID, m.Role, m.Content, nullableJSON(m.Data))
-		// The turn's job, and the notification that wakes the job
-		// queue's fetchers in every process when the start commits: the
-		// job, not this process, starts the turn.
-		if err := queueTurnJob(b, st); err != nil {
+		var err error
+		if q, err = queueStartTurn(b, st); err != nil {
 			return err
-		}
-		if len(st.Events) > 0 {
-			var err error
-			if events, err = queueAppendEvents(b, st.Origin, st.Events); err != nil {
-				return err
-			}
 		}
 		return ambiguous(db.pool.SendBatch(ctx, b).Close())
 	})
-	switch {
-	case err == nil && started && site != nil:
-	case site == nil && (err == nil || isForeignKeyViolation(err)):
-		// Not this user's conversation: the message's foreign key
-		// failed, and nothing was written.
-		return StartedTurn{}, translate("start turn", ErrNotFound)
-	case full && (err == nil || isForeignKeyViolation(err)):
-		// The user's running turns are at the cap: nothing was written.
-		return StartedTurn{}, fmt.Errorf("store: start turn: %w", ErrTooManyTurns)
-	case st.AcceptHandoff != "" && !accepted && (err == nil || isForeignKeyViolation(err)):
-		return StartedTurn{}, translate("start turn", ErrNotFound)
-	case err == nil:
-		return StartedTurn{}, fmt.Errorf("store: start turn: no turn was inserted")
-	default:
+	if err := q.outcome(st, err); err != nil {
 		return StartedTurn{}, translate("start turn", err)
 	}
-	out := StartedTurn{SiteID: *site}
-	if events != nil {
-		out.Events = events.out
+	return q.result(), nil
+}
+
+// queuedStart is a turn's start queued on a pgx.Batch: what its checks
+// found once the batch has run.
+type queuedStart struct {
+	site                    *string
+	accepted, started, full bool
+	events                  *queuedAppend
+}
+
+// queueStartTurn queues the statements of a turn's start on b (StartTurnTx).
+func queueStartTurn(b *pgx.Batch, st StartTurn) (*queuedStart, error) {
+	q := &queuedStart{}
+	if st.MaxRunning > 0 {
+		b.Queue(lockUserSQL, st.UserID)
 	}
-	return out, nil
+	b.Queue(startTurnSQL, st.ConversationID, st.UserID, st.Mode, st.Model, st.TurnID, st.AcceptHandoff, st.MaxRunning).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&q.site, &q.accepted, &q.started, &q.full)
+	})
+	m := st.Message
+	b.Queue(insertMessageSQL, m.ID, st.ConversationID, st.TurnID, m.Role, m.Content, nullableJSON(m.Data))
+	// The turn's job, and the notification that wakes the job queue's
+	// fetchers in every process when the start commits: the job, not this
+	// process, starts the turn.
+	if err := queueTurnJob(b, st); err != nil {
+		return nil, err
+	}
+	if len(st.Events) > 0 {
+		var err error
+		if q.events, err = queueAppendEvents(b, st.Origin, st.Events); err != nil {
+			return nil, err
+		}
+	}
+	return q, nil
+}
+
+// outcome says why a start whose batch ended with err (nil: every
+// statement ran) did not start its turn, nil when it did.
+func (q *queuedStart) outcome(st StartTurn, err error) error {
+	refused := err == nil || isForeignKeyViolation(err)
+	switch {
+	case q == nil:
+		return err
+	case err == nil && q.started && q.site != nil:
+		return nil
+	case q.site == nil && refused:
+		// Not this user's conversation: the message's foreign key
+		// failed, and nothing was written.
+		return ErrNotFound
+	case q.full && refused:
+		// The user's running turns are at the cap: nothing was written.
+		return ErrTooManyTurns
+	case st.AcceptHandoff != "" && !q.accepted && refused:
+		return ErrNotFound
+	case err == nil:
+		return errors.New("no turn was inserted")
+	}
+	return err
+}
+
+// result is what a start that succeeded committed.
+func (q *queuedStart) result() StartedTurn {
+	out := StartedTurn{SiteID: *q.site}
+	if q.events != nil {
+		out.Events = q.events.out
+	}
+	return out
 }
 
 // isForeignKeyViolation reports whether err is PostgreSQL's
@@ -254,7 +283,17 @@ type EndTurn struct {
 	// Events are appended in the same transaction: turn_end last.
 	Events []NewEvent
 	Origin string
+	// Then, when set, is a turn to start in the same transaction, after
+	// the end (its Events after turn_end): the build of the plan whose
+	// handoff the server accepts itself. A start refused (the handoff no
+	// longer pending, say) fails the end with ErrStartRefused, and
+	// nothing is written.
+	Then *StartTurn
 }
+
+// ErrStartRefused: the turn EndTurn.Then names could not start; the end
+// was not written either, and may be written alone.
+var ErrStartRefused = errors.New("store: the turn to start after the end was refused")
 
 // endTurnSQL ends a running turn and marks its conversation as updated
 // (the conversation list's order): no row is updated when the turn was no
@@ -288,35 +327,58 @@ func (db *DB) EndTurnTx(ctx context.Context, et EndTurn) ([]EventRow, error) {
 	var (
 		ended  bool
 		events *queuedAppend
+		then   *queuedStart
 	)
 	queue := func(b *pgx.Batch) error {
+		ended, events, then = false, nil, nil
 		b.Queue(lockTurnConversationSQL, et.TurnID)
 		b.Queue(endTurnSQL, et.TurnID, et.Status, et.Error, et.Usage, et.Owner).Exec(func(tag pgconn.CommandTag) error {
 			ended = tag.RowsAffected() > 0
 			return nil
 		})
-		if len(et.Events) == 0 {
-			return nil
+		if len(et.Events) > 0 {
+			var err error
+			if events, err = queueAppendEvents(b, et.Origin, et.Events); err != nil {
+				return err
+			}
 		}
-		var err error
-		events, err = queueAppendEvents(b, et.Origin, et.Events)
-		return err
+		if et.Then != nil {
+			if et.Then.MaxRunning > 0 {
+				// Its lock on the user would come after the
+				// conversation's, against a start's order.
+				return errors.New("a turn started with an end spends no budget")
+			}
+			var err error
+			if then, err = queueStartTurn(b, *et.Then); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	check := func(err error) error {
 		// A turn no longer running, or whose conversation was deleted with
 		// it (its last events then have nowhere to go), is not found.
-		if !ended && (err == nil || seqNotAllocated(err)) {
+		if !ended && (err == nil || seqNotAllocated(err) || then != nil && isForeignKeyViolation(err)) {
 			return ErrNotFound
+		}
+		if then != nil {
+			if refused := then.outcome(*et.Then, err); refused != nil && refused != err {
+				return fmt.Errorf("%w (%v)", ErrStartRefused, refused)
+			}
 		}
 		return err
 	}
 	if err := db.pipelineTx(ctx, "end turn", queue, check); err != nil {
 		return nil, err
 	}
-	if events == nil {
-		return nil, nil
+	var out []EventRow
+	if events != nil {
+		out = events.out
 	}
-	return events.out, nil
+	if then != nil {
+		out = append(out, then.result().Events...)
+	}
+	return out, nil
 }
 
 const turnSQL = `

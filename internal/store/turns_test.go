@@ -3,6 +3,8 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -163,5 +165,92 @@ func TestEndTurnIsTheOwners(t *testing.T) {
 	orphan := start("3@3")
 	if err := end(orphan, ""); err != nil {
 		t.Errorf("recovery's end = %v", err)
+	}
+}
+
+// TestEndTurnStartsItsBuild: a plan turn's end can start, in the same
+// transaction, the build of the plan it asked for (the server's own
+// acceptance): the plan ends, the handoff is accepted and the build turn
+// runs, its first events after the plan's turn_end, or, when the handoff
+// is no longer pending, nothing is written and the end alone can be.
+func TestEndTurnStartsItsBuild(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	db, err := store.New(pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ada := mustUser(t, db, "ada@example.org")
+	draft := func(conv string) string {
+		a, err := db.SaveArtifact(ctx, store.SaveArtifact{UserID: ada.ID, ConversationID: conv, Kind: "delegation_draft", Title: "plan", Body: []byte(`{}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.ID
+	}
+	plan := func() (conv, turn, handoff string) {
+		t.Helper()
+		c, err := db.CreateConversation(ctx, ada.ID, "plasmodb", "Kinases", "offline")
+		if err != nil {
+			t.Fatal(err)
+		}
+		turn = uuid.NewString()
+		if _, err := db.StartTurnTx(ctx, store.StartTurn{UserID: ada.ID, ConversationID: c.ID, TurnID: turn, Mode: "plan",
+			Model: "offline", Origin: "test", Message: store.NewMessage{ID: uuid.NewString(), Role: "user", Content: "kinases"}}); err != nil {
+			t.Fatal(err)
+		}
+		h, err := db.CreateHandoff(ctx, ada.ID, c.ID, draft(c.ID), turn, "kinases", []byte(`{}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.ID, turn, h.ID
+	}
+	end := func(conv, turn, handoff string) (string, []store.EventRow, error) {
+		build := uuid.NewString()
+		rows, err := db.EndTurnTx(ctx, store.EndTurn{TurnID: turn, Status: "completed", Usage: []byte(`{}`), Origin: "test",
+			Events: []store.NewEvent{{ConversationID: conv, TurnID: turn, Type: "turn_end", Payload: []byte(`{"status":"completed"}`)}},
+			Then: &store.StartTurn{UserID: ada.ID, ConversationID: conv, TurnID: build, Mode: "execute", Model: "offline", Origin: "test",
+				AcceptHandoff: handoff, Message: store.NewMessage{ID: uuid.NewString(), Role: "user", Content: "build it"},
+				Events: []store.NewEvent{{ConversationID: conv, TurnID: build, Type: "turn_start", Payload: []byte(`{}`)},
+					{ConversationID: conv, TurnID: build, Type: "handoff_accepted", Payload: []byte(`{}`)}}}})
+		return build, rows, err
+	}
+
+	conv, turn, handoff := plan()
+	build, rows, err := end(conv, turn, handoff)
+	if err != nil {
+		t.Fatalf("EndTurnTx with its build: %v", err)
+	}
+	var got []string
+	for _, r := range rows {
+		got = append(got, fmt.Sprintf("%d %s", r.Seq, r.Type))
+	}
+	if want := []string{"1 turn_end", "2 turn_start", "3 handoff_accepted"}; !slices.Equal(got, want) {
+		t.Errorf("rows = %v, want %v", got, want)
+	}
+	if h, err := db.Handoff(ctx, ada.ID, conv, handoff); err != nil || h.Status != "accepted" || h.ExecuteTurnID == nil || *h.ExecuteTurnID != build {
+		t.Errorf("handoff = %+v, %v; want accepted by the build", h, err)
+	}
+	if tr, err := db.Turn(ctx, ada.ID, conv, build); err != nil || tr.Status != "running" {
+		t.Errorf("build turn = %+v, %v; want running", tr, err)
+	}
+	var jobs int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE args->>'turnId' = $1`, build).Scan(&jobs); err != nil || jobs != 1 {
+		t.Errorf("build jobs = %d, %v; want 1", jobs, err)
+	}
+
+	conv, turn, handoff = plan()
+	if _, err := db.CreateHandoff(ctx, ada.ID, conv, draft(conv), turn, "kinases again", []byte(`{}`)); err != nil { // supersedes it
+		t.Fatal(err)
+	}
+	if _, _, err := end(conv, turn, handoff); !errors.Is(err, store.ErrStartRefused) || errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("EndTurnTx starting a build of a superseded plan = %v, want ErrStartRefused only", err)
+	}
+	if tr, err := db.Turn(ctx, ada.ID, conv, turn); err != nil || tr.Status != "running" {
+		t.Errorf("plan turn after the refused end = %+v, %v; want still running", tr, err)
+	}
+	if _, err := db.EndTurnTx(ctx, store.EndTurn{TurnID: turn, Status: "completed", Usage: []byte(`{}`)}); err != nil {
+		t.Errorf("the end alone after = %v", err)
 	}
 }
