@@ -320,6 +320,8 @@ func TestFoldedTurns(t *testing.T) {
 		&event.ToolCallEnd{Base: b("11111111-1111-4111-8111-111111111111"), CallID: "k1", Name: "search_for_searches", OK: true, DurationMs: 10},
 		&event.ToolCallStart{Base: b("11111111-1111-4111-8111-111111111111"), CallID: "k2", Name: "get_search_parameters"},
 		&event.ToolCallEnd{Base: b("11111111-1111-4111-8111-111111111111"), CallID: "k2", Name: "get_search_parameters", OK: false, DurationMs: 10},
+		&event.GraphSnapshot{Base: b("11111111-1111-4111-8111-111111111111"), StrategyID: "s", Version: 1, Snapshot: json.RawMessage(`{"strategyId":"s","version":1,"rootStepId":"s1","roots":["s1"],"steps":[
+			{"id":"s1","kind":"search","searchName":"GenesByGoTerm","displayName":"DNA repair","inputs":[],"count":60,"countStatus":"ok"}]}`)},
 		&event.AssistantMessage{Base: b("11111111-1111-4111-8111-111111111111"), MessageID: "m1", Content: "Found some."},
 		&event.TurnEnd{Base: b("11111111-1111-4111-8111-111111111111"), Status: "completed", DurationMs: 2500},
 		&event.TurnStart{Base: b("t2"), Mode: "plan", Message: long},
@@ -350,7 +352,7 @@ func TestFoldedTurns(t *testing.T) {
 	if got := btn.AttrOr("data-load", ""); got != "/conversations/c1/turns/11111111-1111-4111-8111-111111111111" {
 		t.Errorf("the turn loads from %q", got)
 	}
-	if got := texts(btn.Children()); !cmp.Equal(got, []string{"DNA repair genes", "2 tool calls (1 failed) · Done in 2.5 s"}) {
+	if got := texts(btn.Children()); !cmp.Equal(got, []string{"DNA repair genes", "2 tool calls (1 failed) · result 60 genes · Done in 2.5 s"}) {
 		t.Errorf("summary line = %q", got)
 	}
 	second := texts(tid(tid(s, "folded-turn").Eq(1), "turn-summary").Children())

@@ -251,6 +251,13 @@ func turnFacts(t *view.Turn) string {
 	if failed > 0 {
 		b.WriteString(" (" + strconv.Itoa(failed) + " failed)")
 	}
+	if t.StrategyChanges > 0 {
+		if t.Result != nil {
+			b.WriteString(" · result " + stepCountText(*t.Result))
+		} else {
+			b.WriteString(" · no one result yet")
+		}
+	}
 	b.WriteString(" · ")
 	b.WriteString(turnStatusText(t))
 	return b.String()
