@@ -320,6 +320,8 @@ func TestFoldedTurns(t *testing.T) {
 		&event.ToolCallEnd{Base: b("11111111-1111-4111-8111-111111111111"), CallID: "k1", Name: "search_for_searches", OK: true, DurationMs: 10},
 		&event.ToolCallStart{Base: b("11111111-1111-4111-8111-111111111111"), CallID: "k2", Name: "get_search_parameters"},
 		&event.ToolCallEnd{Base: b("11111111-1111-4111-8111-111111111111"), CallID: "k2", Name: "get_search_parameters", OK: false, DurationMs: 10},
+		&event.GraphSnapshot{Base: b("11111111-1111-4111-8111-111111111111"), StrategyID: "s", Version: 1, Snapshot: json.RawMessage(`{"strategyId":"s","version":1,"rootStepId":"s1","roots":["s1"],"steps":[
+			{"id":"s1","kind":"search","searchName":"GenesByGoTerm","displayName":"DNA repair","inputs":[],"count":60,"countStatus":"ok"}]}`)},
 		&event.AssistantMessage{Base: b("11111111-1111-4111-8111-111111111111"), MessageID: "m1", Content: "Found some."},
 		&event.TurnEnd{Base: b("11111111-1111-4111-8111-111111111111"), Status: "completed", DurationMs: 2500},
 		&event.TurnStart{Base: b("t2"), Mode: "plan", Message: long},
@@ -350,7 +352,7 @@ func TestFoldedTurns(t *testing.T) {
 	if got := btn.AttrOr("data-load", ""); got != "/conversations/c1/turns/11111111-1111-4111-8111-111111111111" {
 		t.Errorf("the turn loads from %q", got)
 	}
-	if got := texts(btn.Children()); !cmp.Equal(got, []string{"DNA repair genes", "2 tool calls (1 failed) · Done in 2.5 s"}) {
+	if got := texts(btn.Children()); !cmp.Equal(got, []string{"DNA repair genes", "2 tool calls (1 failed) · result 60 genes · Done in 2.5 s"}) {
 		t.Errorf("summary line = %q", got)
 	}
 	second := texts(tid(tid(s, "folded-turn").Eq(1), "turn-summary").Children())
@@ -378,7 +380,8 @@ func TestArtifactsPanel(t *testing.T) {
 			buttons: 1, handoffAttr: []string{"pending"}},
 		{name: "superseded and pending", evs: []event.Event{draft(1), &event.HandoffRequested{Base: b("t1"), HandoffID: "h1", ArtifactID: "a2"}, draft(2),
 			&event.HandoffRequested{Base: b("t1"), HandoffID: "h2", ArtifactID: "a2"}},
-			buttons: 1, statuses: []string{"superseded"}, handoffAttr: []string{"pending", "superseded"}},
+			// The superseded request was for the plan's first version: counted, not drawn under the second.
+			buttons: 1, handoffAttr: []string{"pending"}},
 		{name: "accepted", evs: []event.Event{draft(1), &event.HandoffRequested{Base: b("t1"), HandoffID: "h1", ArtifactID: "a2"},
 			&event.TurnEnd{Base: b("t1"), Status: "completed"}, &event.TurnStart{Base: b("t2"), Mode: "execute", HandoffID: "h1"},
 			&event.HandoffAccepted{Base: b("t2"), HandoffID: "h1", ExecuteTurnID: "t2"}},
@@ -846,13 +849,14 @@ func TestFoldedArtifacts(t *testing.T) {
 	if older.Find("strong").Length() != 0 {
 		t.Error("the older artifacts' list carries their notes")
 	}
-	// The draft: h3 pending, h2 the newest superseded, h1 counted.
+	// The draft: h3 pending under the plan as it reads now; h2 and h1 asked
+	// for earlier versions of it, and are only counted.
 	d := tid(panel, "artifact").First()
-	if diff := cmp.Diff([]string{"h3", "h2"}, attrs(tid(d, "handoff"), "data-handoff-id")); diff != "" {
+	if diff := cmp.Diff([]string{"h3"}, attrs(tid(d, "handoff"), "data-handoff-id")); diff != "" {
 		t.Errorf("handoffs drawn (-want +got):\n%s", diff)
 	}
-	if got := tid(d, "handoffs-superseded"); got.AttrOr("data-count", "") != "1" || !strings.Contains(got.Text(), "1 earlier plan was superseded") {
-		t.Errorf("superseded count = %q %q", got.AttrOr("data-count", ""), got.Text())
+	if got := tid(d, "handoffs-earlier"); got.AttrOr("data-count", "") != "2" || strings.TrimSpace(got.Text()) != "2 earlier versions of this plan were superseded." {
+		t.Errorf("earlier versions = %q %q", got.AttrOr("data-count", ""), got.Text())
 	}
 
 	// While its plan waits, x stays open though it is not among the latest.

@@ -251,6 +251,13 @@ func turnFacts(t *view.Turn) string {
 	if failed > 0 {
 		b.WriteString(" (" + strconv.Itoa(failed) + " failed)")
 	}
+	if t.StrategyChanges > 0 {
+		if t.Result != nil {
+			b.WriteString(" · result " + stepCountText(*t.Result))
+		} else {
+			b.WriteString(" · no one result yet")
+		}
+	}
 	b.WriteString(" · ")
 	b.WriteString(turnStatusText(t))
 	return b.String()
@@ -268,29 +275,48 @@ func artifactKindName(k event.ArtifactKind) string {
 	return string(k)
 }
 
-// handoffsShown picks an artifact's handoffs (newest first) to draw: all
-// but the superseded ones after the newest superseded, which are only
-// counted. A plan revised a hundred times says so in one line.
-func handoffsShown(hs []*view.Handoff) (shown []*view.Handoff, older int) {
-	seen := false
-	for _, h := range hs {
-		if h.Status == view.HandoffSuperseded {
-			if seen {
-				older++
-				continue
-			}
-			seen = true
-		}
-		shown = append(shown, h)
+// handoffsShown picks an artifact's handoffs (newest first) to draw: the
+// newest alone, which belongs to the plan as it reads now (Build this
+// plan, or what became of it). The earlier ones asked to build earlier
+// versions of the plan; drawn under the current one, "Approved" or
+// "Superseded" would speak of a plan no longer shown, so they are only
+// counted, by what became of them, on one line (earlierText).
+func handoffsShown(hs []*view.Handoff) (shown []*view.Handoff, earlier []*view.Handoff) {
+	if len(hs) == 0 {
+		return nil, nil
 	}
-	return shown, older
+	return hs[:1], hs[1:]
 }
 
-func supersededText(n int) string {
-	if n == 1 {
-		return "1 earlier plan was superseded too."
+// earlierText is the line under a plan that counts its earlier versions'
+// build requests: "1 earlier version of this plan was built; 2 were
+// superseded."
+func earlierText(hs []*view.Handoff) string {
+	built, superseded := 0, 0
+	for _, h := range hs {
+		if h.Status == view.HandoffAccepted {
+			built++
+		} else {
+			superseded++
+		}
 	}
-	return strconv.Itoa(n) + " earlier plans were superseded too."
+	versions := func(n int) string {
+		if n == 1 {
+			return "1 earlier version of this plan was"
+		}
+		return strconv.Itoa(n) + " earlier versions of this plan were"
+	}
+	switch {
+	case superseded == 0:
+		return versions(built) + " built."
+	case built == 0:
+		return versions(superseded) + " superseded."
+	}
+	were := " were superseded."
+	if superseded == 1 {
+		were = " was superseded."
+	}
+	return versions(built) + " built; " + strconv.Itoa(superseded) + were
 }
 
 // foldedArtifacts counts the artifacts the plan panel keeps behind its

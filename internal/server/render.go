@@ -7,6 +7,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"strategist/internal/account"
 	"strategist/web"
 )
 
@@ -22,6 +23,16 @@ func (s *Server) renderErrorPage(c echo.Context, ae *APIError) error {
 	// timeout middleware cancels it as soon as the handler returns, before
 	// this runs, and templ renders nothing under a cancelled context.
 	c.SetRequest(c.Request().WithContext(context.WithoutCancel(c.Request().Context())))
+	// A browser's request refused before the auth middleware ran (a path
+	// that does not decode, an unknown route) still shows who is signed in:
+	// the header is the way back, and a page that looks signed out is
+	// wrong. Only a session cookie counts here (never dev mode's implicit
+	// user, whose refusals include requests from a host it does not serve).
+	if ck, err := c.Cookie(sessionCookie); err == nil && ck.Value != "" && currentIdentity(c).userID == "" {
+		if sess, err := s.cfg.Accounts.SessionFor(c.Request().Context(), ck.Value); err == nil {
+			s.setIdentity(c, identity{userID: sess.UserID, csrf: sess.CSRFToken, viaSession: true, cred: account.CredentialKey(ck.Value)})
+		}
+	}
 	msg := ae.Message
 	if ae.Status == http.StatusNotFound {
 		msg = "This page does not exist, or it belongs to someone else."

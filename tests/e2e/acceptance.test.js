@@ -127,6 +127,17 @@ test('plan, build and read the acceptance strategy by clicking (offline engine)'
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="result-row"]').length > 0);
   assert.ok((await resultIds(table)).every((g) => seen.has(g)));
 
+  // A follow-up planned: the plan panel's plan now reads the follow-up,
+  // under it Build this plan alone; the approval of the build above was
+  // of the plan's earlier version, and is only counted.
+  await send(page, 'now also exclude chromosome 5', { mode: 'plan', model: 'offline' });
+  await waitIdle(page, api, id);
+  const revised = byTestId(page, 'artifact').filter({ has: page.locator('[data-testid="build-plan-button"]') });
+  await revised.waitFor();
+  assert.equal(await byTestId(revised, 'handoff').count(), 1, 'one build request under the plan as it reads now');
+  assert.equal(await byTestId(revised, 'handoff-status').count(), 0, 'no "Approved" under a plan not approved');
+  assert.equal((await byTestId(revised, 'handoffs-earlier').innerText()).trim(), '1 earlier version of this plan was built.');
+
   assert.deepEqual(problems.pageErrors, []);
   assert.deepEqual(problems.dialogs, []);
 });

@@ -32,6 +32,8 @@ test('an unknown conversation id gets the same 404 page, a malformed one a 400 p
     const res = await page.goto(`/conversations/${id}`);
     assert.equal(res.status(), status, id);
     await byTestId(page, 'error-page').waitFor();
+    // The page keeps its header: who is signed in, and the way out.
+    assert.equal((await byTestId(page, 'user-email').innerText()).trim(), bob.email, `the ${status} page for ${id} says who is signed in`);
   }
 });
 

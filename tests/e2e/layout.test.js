@@ -11,8 +11,11 @@ let built; // a conversation with a planned and built strategy
 before(async () => {
   const api = new Api(env().alice);
   const conv = await buildAcceptance(api, 'Layout check');
-  // A third turn folds the first into its summary line.
+  // Two more turns fold the first two (the plan and the build) into their
+  // summary lines.
   await api.startTurn(conv.id, 'thanks', 'plan', 'offline');
+  await api.waitIdle(conv.id);
+  await api.startTurn(conv.id, 'thanks again', 'plan', 'offline');
   built = await api.waitIdle(conv.id);
   assert.ok(built.strategy?.rootStepId, 'the strategy was built');
 });
@@ -83,8 +86,11 @@ test('a folded turn opens and closes from the keyboard, and a tool card loads it
   const { page, problems } = await b.openAs(env().alice);
   await page.goto(`/conversations/${built.id}`);
   await waitConnected(page);
-  const folded = byTestId(page, 'folded-turn');
-  assert.equal(await folded.count(), 1, 'the first of three turns is folded');
+  const folds = byTestId(page, 'folded-turn');
+  assert.equal(await folds.count(), 2, 'the first two of four turns are folded');
+  // The build's line says what it came to.
+  assert.match(await byTestId(folds.nth(1), 'turn-summary').innerText(), /tool calls · result 89 genes · Done in/);
+  const folded = folds.first();
   const summary = byTestId(folded, 'turn-summary');
   assert.equal(await summary.getAttribute('aria-expanded'), 'false');
   assert.match(await summary.innerText(), /DNA replication[\s\S]*tool calls[\s\S]*Done in/);

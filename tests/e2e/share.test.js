@@ -89,6 +89,18 @@ for (const [name, viewport] of Object.entries(sizes)) {
     assert.match(md, /^# Quokka replication genes/m);
     assert.ok(md.includes(`(count ${rootCount})`), `the Markdown has the root count ${rootCount}`);
     assert.ok(md.includes('DNA replication'), 'the Markdown has the request');
+    // Picking an item closed the menu; opened again, Esc closes it (focus
+    // back on its toggle), and so does a click on Share.
+    const menu = byTestId(page, 'export-menu');
+    assert.equal(await menu.evaluate((d) => d.open), false, 'the menu closed when an item was picked');
+    await byTestId(page, 'export-toggle').click();
+    await byTestId(page, 'export-markdown').focus();
+    await page.keyboard.press('Escape');
+    assert.equal(await menu.evaluate((d) => d.open), false, 'Esc closes the menu');
+    assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'export-toggle');
+    await byTestId(page, 'export-toggle').click();
+    await byTestId(page, 'share-toggle').click();
+    assert.equal(await menu.evaluate((d) => d.open), false, 'opening Share closes the Export menu');
     assert.deepEqual(problems.pageErrors, []);
   });
 
@@ -105,6 +117,7 @@ for (const [name, viewport] of Object.entries(sizes)) {
     const field = byTestId(page, 'share-url');
     await field.waitFor();
     const link = await field.inputValue();
+    assert.equal(await byTestId(page, 'share-public').isChecked(), true, 'the box stays ticked as the public link just made');
     assert.match(link, /\/shared\/shr_[A-Za-z0-9_-]{43}$/);
     assert.deepEqual(await horizontalOverflow(page), []);
     if (name === 'desktop') await screenshot(page, 'share-link');

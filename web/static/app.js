@@ -38,6 +38,24 @@
     if (f) f.setAttribute('data-connection', '');
   });
 
+  // A menu (details.menu: Export) closes when the researcher clicks
+  // anywhere else (Share, say) or picks one of its items, and on Esc with
+  // focus in it, focus going back to its toggle (that Esc stops no turn).
+  document.addEventListener('click', function (e) {
+    document.querySelectorAll('details.menu[open]').forEach(function (m) {
+      var inside = m.contains(e.target);
+      if (!inside || (e.target.closest && e.target.closest('.menu-items a, .menu-items button'))) m.open = false;
+    });
+  });
+  document.addEventListener('keydown', function (e) {
+    if (e.key !== 'Escape' || e.defaultPrevented) return;
+    var m = e.target.closest && e.target.closest('details.menu[open]');
+    if (!m) return;
+    e.preventDefault();
+    m.open = false;
+    m.querySelector('summary').focus();
+  });
+
   // Downloads (results, enrichment, exports) are fetched here rather than
   // left to the browser, which drops a refused or broken download without a
   // word: the file is saved only when all of it arrived, and otherwise the

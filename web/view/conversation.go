@@ -113,6 +113,10 @@ type Turn struct {
 	// (its graph snapshots after the strategy's creation): editing or
 	// regenerating it keeps them, and the page says so.
 	StrategyChanges int
+	// Result is the strategy's result step as the turn's last change left
+	// it (nil when the turn changed nothing, or left no one tree): a folded
+	// turn's line says what it came to.
+	Result *strategy.Step
 
 	// Status is "running" until turn_end, then the turn's end status.
 	Status     event.TurnStatus
@@ -484,6 +488,7 @@ func (c *Conversation) graphSnapshot(e *event.GraphSnapshot) ([]Change, error) {
 	// count matches what Undo names for the turn.
 	if t, ok := c.turns[e.TurnID]; ok && e.TurnID != "" && e.Version > 0 {
 		t.StrategyChanges++
+		t.Result = st.root
 	}
 	if len(e.Change) > 0 {
 		var ch strategy.Change
