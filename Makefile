@@ -11,7 +11,7 @@ GO_TEST_FLAGS ?= -race -shuffle=on -timeout 20m
 # The first run builds it (a few minutes); later runs use the build cache.
 GOLANGCI_LINT := go tool -modfile=tools/golangci-lint.mod golangci-lint
 
-.PHONY: run build test test-go test-fuzz test-e2e bench reliability check lint generate data eval clean help
+.PHONY: run build test test-go test-fuzz test-e2e bench bench-browser reliability check lint generate data eval clean help
 
 ## run: build, find or start PostgreSQL, and serve on http://127.0.0.1:8080
 run: build
@@ -69,6 +69,10 @@ bench:
 	    go test -run '^$$' -bench 'ConversationPage' -benchmem ./web/ ; } 2>&1 | tee bench.out | grep -E '^(Benchmark|ok|FAIL|---)' ; \
 	  go run ./tools/benchtable < bench.out
 
+## bench-browser: the page's latency in headless Chromium (Enter to own message and first assistant text, Build to root count) beside floors from the same run, BENCH_RUNS runs (default 15)
+bench-browser:
+	@scripts/e2e.sh --test-name-pattern='^latency' measure.bench.js
+
 ## reliability: the reliability harness's short run (a few minutes): three replicas on a PostgreSQL of its own, a build struck by each fault (kill, deploy, database restart and stall, owner session ended)
 reliability:
 	@source scripts/data-dir.sh && find_data_dir && \
@@ -93,4 +97,4 @@ clean:
 ## help: list the targets
 help:
 	@sed -n 's/^## \([^:]*\): \(.*\)/\1\t\2/p' $(MAKEFILE_LIST) | \
-	  awk -F'\t' '{ printf "  %-10s %s\n", $$1, $$2 }'
+	  awk -F'\t' '{ printf "  %-13s %s\n", $$1, $$2 }'

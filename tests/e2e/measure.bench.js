@@ -1,10 +1,13 @@
 // Browser measurements of Strategist's pages (not run by make test-e2e: run
-// `scripts/e2e.sh measure.bench.js`): time to the first streamed token on
-// screen, bytes of HTML+JS+CSS per page load, and a 200-message conversation.
-// Results are printed and written to test-results/measurements.json.
+// `scripts/e2e.sh measure.bench.js`): the latency of Enter and Build beside
+// their floors (alone: make bench-browser), time to the first streamed token
+// from page load, bytes of HTML+JS+CSS per page load, and a 200-message
+// conversation. Results are printed and written to
+// test-results/measurements.json (the latency alone also to latency.json).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile, mkdir } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { env, useBrowser, byTestId, Api, viewports } from './lib/harness.js';
 import { acceptanceRequest, waitConnected, waitIdle } from './lib/conversation.js';
@@ -56,35 +59,197 @@ const armTimers = () => {
   );
 };
 
-test('time from Enter to the first streamed token on screen (offline engine)', async () => {
+// armWatch records, in the page, performance.now() of what a researcher
+// waits for after Enter in the composer or a click on Build this plan
+// (window.__w.start): their own new message (echo), the first text of an
+// assistant message that had none when armed (text), a new tool-call card
+// (tool), and the strategy's root step showing rootCount (root). Each is
+// recorded twice: when it is in the page (page), and when it is on screen
+// (view: inside the viewport and every scrolling box around it, and the
+// topmost element at that point, so not hidden under something else).
+// Mutations, scrolls and animation frames all look again.
+const armWatch = ({ rootCount = null, until }) => {
+  window.__w?.stop();
+  const q = (sel) => [...document.querySelectorAll(sel)];
+  const texts = '[data-testid="message"][data-role="assistant"] [data-testid="message-text"]';
+  const users = '[data-testid="message"][data-role="user"]';
+  const had = { text: new Set(q(texts).filter((el) => el.textContent.trim() !== '')), echo: new Set(q(users)), tool: new Set(q('[data-testid="tool-call"]').map((el) => el.id)) };
+  const find = {
+    echo: () => q(users).find((el) => !had.echo.has(el)),
+    text: () => q(texts).find((el) => !had.text.has(el) && el.textContent.trim() !== ''),
+    tool: () => q('[data-testid="tool-call"]').find((el) => !had.tool.has(el.id)),
+    root: () => (rootCount === null ? null : q(`[data-testid="graph-step"][data-root="true"][data-count="${rootCount}"] [data-testid="graph-step-count"]`)[0]),
+  };
+  const onScreen = (el) => {
+    let r = el.getBoundingClientRect();
+    let box = { l: Math.max(r.left, 0), t: Math.max(r.top, 0), r: Math.min(r.right, innerWidth), b: Math.min(r.bottom, innerHeight) };
+    for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+      const s = getComputedStyle(p);
+      if (!['auto', 'scroll', 'hidden', 'clip'].includes(s.overflowY) && !['auto', 'scroll', 'hidden', 'clip'].includes(s.overflowX)) continue;
+      r = p.getBoundingClientRect();
+      box = { l: Math.max(box.l, r.left), t: Math.max(box.t, r.top), r: Math.min(box.r, r.right), b: Math.min(box.b, r.bottom) };
+    }
+    if (box.r - box.l < 1 || box.b - box.t < 1) return false;
+    const hit = document.elementFromPoint((box.l + box.r) / 2, (box.t + box.b) / 2);
+    const owner = el.closest('[data-testid="graph-step"]') || el;
+    return !!hit && (owner.contains(hit) || hit === owner);
+  };
+  const obs = new MutationObserver(() => look());
+  let raf = 0;
+  const input = document.querySelector('[data-testid="message-input"]');
+  const onKey = (e) => e.key === 'Enter' && started();
+  const onClick = (e) => e.target.closest?.('[data-testid$="build-plan-button"]') && started();
+  const w = (window.__w = {
+    start: null,
+    page: {},
+    view: {},
+    stop() {
+      obs.disconnect();
+      cancelAnimationFrame(raf);
+      document.removeEventListener('scroll', look, { capture: true });
+      input?.removeEventListener('keydown', onKey, { capture: true });
+      document.removeEventListener('click', onClick, { capture: true });
+    },
+  });
+  function look() {
+    const now = performance.now();
+    for (const [name, f] of Object.entries(find)) {
+      if (w.view[name] !== undefined) continue;
+      const el = f();
+      if (!el) continue;
+      if (w.page[name] === undefined) w.page[name] = now;
+      if (onScreen(el)) w.view[name] = now;
+    }
+    if (until.every((n) => w.view[n] !== undefined)) w.stop();
+  }
+  function started() {
+    if (w.start === null) w.start = performance.now();
+  }
+  obs.observe(document.body, { childList: true, subtree: true, characterData: true, attributes: true });
+  document.addEventListener('scroll', look, { capture: true, passive: true });
+  const frame = () => {
+    look();
+    raf = requestAnimationFrame(frame);
+  };
+  raf = requestAnimationFrame(frame);
+  input?.addEventListener('keydown', onKey, { capture: true });
+  document.addEventListener('click', onClick, { capture: true });
+};
+
+// watched waits until the page saw names in view (or timeoutMs passed) and
+// returns each one's milliseconds from the start, in the page and on screen.
+async function watched(page, names, timeoutMs = 30_000) {
+  await page.waitForFunction((names) => window.__w.start !== null && names.every((n) => window.__w.view[n] !== undefined), names, { timeout: timeoutMs });
+  return page.evaluate(() => {
+    const { start, page, view } = window.__w;
+    const since = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, v - start]));
+    return { page: since(page), view: since(view) };
+  });
+}
+
+// floors measures, from the page, what the figures below cannot be faster
+// than in the same moment: a GET of /healthz (a round trip through the
+// server's middleware and nothing else), and a rename of the conversation
+// through the JSON API (one short transaction appending one event) until
+// its new title is drawn by the live stream (the event's delivery and one
+// htmx swap). The own message after Enter is the second of these with the
+// turn's start in place of the rename.
+async function floors(page, id, i) {
+  return page.evaluate(
+    async ({ id, i }) => {
+      const t0 = performance.now();
+      await (await fetch('/healthz', { cache: 'no-store' })).text();
+      const get = performance.now() - t0;
+      const title = `latency floor ${i} ${Math.random().toString(36).slice(2, 8)}`;
+      const shown = new Promise((resolve) => {
+        const h = () => document.getElementById('conversation-title');
+        const obs = new MutationObserver(() => {
+          if (h()?.textContent === title) {
+            obs.disconnect();
+            resolve(performance.now());
+          }
+        });
+        obs.observe(document.body, { childList: true, subtree: true, characterData: true });
+      });
+      const t1 = performance.now();
+      const res = await fetch(`/api/v1/conversations/${id}`, {
+        method: 'PATCH',
+        headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': document.querySelector('meta[name="csrf-token"]')?.content || '' },
+        body: JSON.stringify({ title }),
+      });
+      if (!res.ok) throw new Error(`rename: ${res.status}`);
+      const write = performance.now() - t1;
+      const drawn = (await shown) - t1;
+      return { get, write, drawn };
+    },
+    { id, i },
+  );
+}
+
+// The latency figures of issue 29 (make bench-browser, not part of make
+// test): Enter to the researcher's own message and to the first assistant
+// text on screen, for a short reply and for the acceptance request (whose
+// planner calls catalog tools first), then Build this plan on that same page
+// to the root's count (89) on screen; beside the floors above, and the
+// server's share measured on the JSON event stream without a browser.
+// BENCH_RUNS (default 15) runs after two that warm the caches.
+test('latency: Enter and Build to what the researcher waits for, beside their floors (offline engine)', async () => {
   const { alice } = env();
   const api = new Api(alice);
-  const { page } = await b.openAs(alice);
-  const samples = { acceptanceRequest: { echo: [], tool: [], first: [] }, shortQuestion: { echo: [], tool: [], first: [] } };
-  for (let i = 0; i < 12; i++) {
-    const conv = await api.createConversation(`first token ${i}`);
+  const runs = Number(process.env.BENCH_RUNS || 15);
+  const warm = 2;
+  const { page } = await b.openAs(alice, { width: 1440, height: 900 });
+  const s = {};
+  const add = (k, v) => v !== undefined && (s[k] ||= []).push(v);
+  const load = [os.loadavg()[0]];
+  for (let i = 0; i < warm + runs; i++) {
+    const keep = i >= warm;
+    const conv = await api.createConversation(`latency ${i}`);
     await page.goto(`/conversations/${conv.id}`);
     await waitConnected(page);
-    await page.evaluate(armTimers);
-    await byTestId(page, 'message-input').fill(i % 2 ? acceptanceRequest : 'thanks');
-    await byTestId(page, 'message-input').press('Enter');
-    await page.waitForFunction(() => window.__firstToken !== null && window.__echo !== null, null, { timeout: 20_000 });
-    const t = await page.evaluate(() => ({ sent: window.__sent, echo: window.__echo, tool: window.__firstTool, first: window.__firstToken }));
-    if (i >= 2) {
-      // the first two warm the caches
-      const kind = i % 2 ? 'acceptanceRequest' : 'shortQuestion';
-      samples[kind].first.push(t.first - t.sent);
-      samples[kind].echo.push(t.echo - t.sent);
-      if (t.tool !== null) samples[kind].tool.push(t.tool - t.sent);
+    const f = await floors(page, conv.id, i);
+    for (const kind of ['short', 'acceptance']) {
+      await page.evaluate(armWatch, { until: ['echo', 'text'] });
+      await byTestId(page, 'message-input').fill(kind === 'short' ? 'thanks' : acceptanceRequest);
+      await byTestId(page, 'message-input').press('Enter');
+      const t = await watched(page, ['echo', 'text']);
+      await waitIdle(page, api, conv.id);
+      if (!keep) continue;
+      add(`${kind} Enter → own message in view`, t.view.echo);
+      add(`${kind} Enter → first assistant text in page`, t.page.text);
+      add(`${kind} Enter → first assistant text in view`, t.view.text);
+      add(`${kind} Enter → first tool card in page`, t.page.tool);
     }
+    await page.evaluate(armWatch, { rootCount: 89, until: ['root'] });
+    const build = page.locator('[data-testid="chat-build-plan-button"]').last();
+    await build.click();
+    const t = await watched(page, ['root'], 60_000);
     await waitIdle(page, api, conv.id);
+    const api0 = await firstDeltaViaAPI(api, (await api.createConversation(`latency api ${i}`)).id, acceptanceRequest);
+    if (!keep) continue;
+    add('Build → root count in page', t.page.root);
+    add('Build → root count in view', t.view.root);
+    add('floor: GET /healthz', f.get);
+    add('floor: rename write', f.write);
+    add('floor: rename → title drawn', f.drawn);
+    add('server: POST → turn_start (acceptance, JSON stream)', api0.turnStartMs);
+    add('server: POST → first assistant_delta (acceptance, JSON stream)', api0.firstDeltaMs);
+    load.push(os.loadavg()[0]);
   }
-  results.enterTo = Object.fromEntries(
-    Object.entries(samples).map(([k, v]) => [
-      k,
-      { userMessageMs: stats(v.echo), firstToolCardMs: v.tool.length ? stats(v.tool) : null, firstTokenMs: stats(v.first) },
-    ]),
-  );
+  results.latency = {
+    runs,
+    viewport: '1440x900',
+    loadAverage1m: { start: load[0], end: load.at(-1), max: Math.max(...load) },
+    ms: Object.fromEntries(Object.entries(s).map(([k, v]) => [k, stats(v)])),
+  };
+  const width = Math.max(...Object.keys(s).map((k) => k.length));
+  console.log(`latency over ${runs} runs, load average ${load[0].toFixed(2)} → ${load.at(-1).toFixed(2)} (1 min)`);
+  console.log(`${'figure'.padEnd(width)}  median     p90     min     max`);
+  for (const [k, v] of Object.entries(results.latency.ms)) {
+    console.log(`${k.padEnd(width)}  ${[v.median, v.p90, v.min, v.max].map((x) => String(x).padStart(6)).join('  ')}`);
+  }
+  await mkdir(env().results, { recursive: true });
+  await writeFile(path.join(env().results, 'latency.json'), JSON.stringify(results.latency, null, 2) + '\n');
 });
 
 test('time from page load to the first streamed token, a turn starting as the page loads', async () => {
