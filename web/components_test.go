@@ -1036,3 +1036,43 @@ func TestRetryReplacesTheFailedTurn(t *testing.T) {
 		t.Error("Build again replaces a turn")
 	}
 }
+
+// TestBuilding: while a delegation's turn runs, the strategy panel lists
+// under the graph the steps still to build with their sub-agents' state; a
+// node whose step is made leaves the list (its box is in the graph), and
+// the list is gone once the turn ended.
+func TestBuilding(t *testing.T) {
+	snap := `{"strategyId":"s","version":1,"name":"Strategy","rootStepId":"s1","roots":["s1"],"steps":[
+		{"id":"s1","kind":"search","searchName":"GenesByGoTerm","displayName":"DNA repair","inputs":[],"count":60,"countStatus":"ok"}]}`
+	evs := []event.Event{
+		&event.TurnStart{Base: b("t1"), Mode: "execute"},
+		&event.SubagentPlan{Base: b("t1"), DelegationID: "d1", Goal: "g", Nodes: []event.PlanNode{
+			{ID: "n1", Kind: "task", Label: "DNA repair"}, {ID: "n2", Kind: "task", Label: "chromosome 14"},
+			{ID: "n3", Kind: "combine", Label: "DNA repair excluding chromosome 14", Operator: "MINUS", DependsOn: []string{"n1", "n2"}}}},
+		&event.SubagentTaskStart{Base: b("t1"), DelegationID: "d1", NodeID: "n1", Attempt: 1},
+		&event.SubagentTaskStart{Base: b("t1"), DelegationID: "d1", NodeID: "n2", Attempt: 1},
+		&event.GraphSnapshot{Base: b("t1"), StrategyID: "s", Version: 1, Snapshot: json.RawMessage(snap)},
+		&event.SubagentTaskEnd{Base: b("t1"), DelegationID: "d1", NodeID: "n1", Status: event.NodeDone, Attempt: 1, RootStepID: "s1"},
+	}
+	doc := page(t, evs...)
+	list := tid(tid(doc.Selection, "strategy"), "building")
+	if _, hidden := list.Attr("hidden"); hidden {
+		t.Fatal("the steps still to build are hidden while the build runs")
+	}
+	if diff := cmp.Diff([]string{"n2", "n3"}, attrs(tid(list, "building-node"), "data-node-id")); diff != "" {
+		t.Errorf("still to build (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"running", "queued"}, attrs(tid(list, "building-node"), "data-status")); diff != "" {
+		t.Errorf("their states (-want +got):\n%s", diff)
+	}
+	if got := tid(list, "building-summary").Text(); got != "Still to build: 2 steps, 1 running" {
+		t.Errorf("summary = %q", got)
+	}
+	if href := tid(list, "building-node").First().Find("a").AttrOr("href", ""); !strings.HasPrefix(href, "#dlg-") || doc.Find(href).Length() != 1 {
+		t.Errorf("a node links to %q, not to its sub-agent", href)
+	}
+	doc = page(t, append(evs, &event.TurnEnd{Base: b("t1"), Status: "completed"})...)
+	if _, hidden := tid(doc.Selection, "building").Attr("hidden"); !hidden || tid(doc.Selection, "building-node").Length() != 0 {
+		t.Error("the list stays after the turn ended")
+	}
+}

@@ -391,8 +391,6 @@ func recoveryText(t *view.Turn) string {
 	return "Failed."
 }
 
-// turnModel is the model to send a turn's message again with: the turn's,
-// else the picker's.
 // questionModel is the model an answer to a question is sent to: the
 // asking turn's.
 func questionModel(p *ConversationPage, q *view.Question) string {
@@ -402,27 +400,8 @@ func questionModel(p *ConversationPage, q *view.Question) string {
 	return p.Model
 }
 
-// optionDetail says what an option builds and its count: "GenesByGoTerm
-// (…): 57 genes", "≈ 66 genes (approximate)", or why it has no count.
-func optionDetail(o event.QuestionOption) string {
-	var s string
-	switch {
-	case o.Count != nil && o.Approximate:
-		s = fmt.Sprintf("≈ %d genes (approximate: a text search)", *o.Count)
-	case o.Count != nil:
-		s = fmt.Sprintf("%d genes", *o.Count)
-	case o.CountNote != "":
-		s = "no count: " + o.CountNote
-	}
-	if o.Builds != "" {
-		if s != "" {
-			s = "; " + s
-		}
-		s = o.Builds + s
-	}
-	return s
-}
-
+// turnModel is the model to send a turn's message again with: the turn's,
+// else the picker's.
 func turnModel(p *ConversationPage, t *view.Turn) string {
 	if t.Model != "" {
 		return t.Model

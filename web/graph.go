@@ -434,3 +434,19 @@ func rootLabel(s *strategy.Snapshot, id strategy.StepID) string {
 	}
 	return own
 }
+
+// buildingSummary heads the list of steps still to be made: how many, and
+// how many of them run now.
+func buildingSummary(nodes []*view.Node) string {
+	running := 0
+	for _, n := range nodes {
+		if n.Active() {
+			running++
+		}
+	}
+	out := "Still to build: " + plural(len(nodes), "step")
+	if running > 0 {
+		out += fmt.Sprintf(", %d running", running)
+	}
+	return out
+}

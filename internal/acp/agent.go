@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"iter"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -197,15 +199,21 @@ func promptText(blocks []ContentBlock) string {
 	return strings.TrimSpace(strings.Join(parts, "\n"))
 }
 
-// Permission options of the handoff.
+// Permission options of the handoff, and of a question: each reading is
+// option-<n>, and answering in words of one's own is optionOwnWords.
 const (
-	optionBuild = "build"
-	optionKeep  = "keep-planning"
+	optionBuild    = "build"
+	optionKeep     = "keep-planning"
+	optionPrefix   = "option-"
+	optionOwnWords = "own-words"
 )
 
 // prompt runs a prompt: a plan turn started with the message, its events
 // sent as session updates, and, when the plan asks to be built, the
-// editor's permission asked; granted, the build turn is followed too.
+// editor's permission asked; granted, the build turn is followed too. A
+// turn that ends with a question asks the editor to choose a reading, as a
+// permission whose options are the question's: the chosen option's
+// message starts the next turn, followed in the same prompt.
 func (a *Agent) prompt(ctx context.Context, req PromptRequest) (*PromptResponse, error) {
 	s := a.session(req.SessionID)
 	if s == nil {
@@ -237,7 +245,10 @@ func (a *Agent) prompt(ctx context.Context, req PromptRequest) (*PromptResponse,
 		return a.stop(StopCancelled), nil
 	}
 	m := newMapper()
-	var handoff *event.HandoffRequested
+	var (
+		handoff  *event.HandoffRequested
+		question *event.QuestionAsked
+	)
 	for rec, err := range a.Backend.Events(ctx, s.id, after) {
 		if err != nil {
 			if ctx.Err() != nil {
@@ -261,6 +272,8 @@ func (a *Agent) prompt(ctx context.Context, req PromptRequest) (*PromptResponse,
 		switch e := e.(type) {
 		case *event.HandoffRequested:
 			handoff = e
+		case *event.QuestionAsked:
+			question = e
 		case *event.TurnEnd:
 			if s.isCancelled() || e.Status == event.TurnCancelled {
 				return a.stop(StopCancelled), nil
@@ -272,16 +285,26 @@ func (a *Agent) prompt(ctx context.Context, req PromptRequest) (*PromptResponse,
 				}
 				return nil, &Error{Code: CodeInternalError, Message: msg}
 			}
-			if handoff == nil {
+			var next string
+			switch {
+			case handoff != nil:
+				build, stop, err := a.askToBuild(ctx, s, handoff)
+				if err != nil || stop != "" {
+					return a.stop(stop), err
+				}
+				next = build
+			case question != nil:
+				answer, stop, err := a.askQuestion(ctx, s, question)
+				if err != nil || stop != "" {
+					return a.stop(stop), err
+				}
+				next = answer
+			default:
 				a.closing(ctx, s, turnID)
 				return a.stop(StopEndTurn), nil
 			}
-			build, stop, err := a.askToBuild(ctx, s, handoff)
-			if err != nil || stop != "" {
-				return a.stop(stop), err
-			}
-			handoff = nil
-			turnID = build
+			handoff, question = nil, nil
+			turnID = next
 			if a.setTurn(ctx, s, turnID) {
 				return a.stop(StopCancelled), nil
 			}
@@ -373,4 +396,58 @@ func (a *Agent) askToBuild(ctx context.Context, s *session, h *event.HandoffRequ
 	}
 	a.update(s, SessionUpdate{SessionUpdate: UpdateToolCallEdit, ToolCall: ToolCall{ToolCallID: call.ToolCallID, Status: ToolInProgress}})
 	return build, "", nil
+}
+
+// questionCallID is the tool call that stands for a question.
+func questionCallID(questionID string) string { return "question-" + questionID }
+
+// askQuestion asks the editor which reading the researcher means, as a
+// permission whose options are the question's (each allow_once, named
+// with what it builds and its count) and answering in words of their own
+// (reject_once). A reading chosen, its message starts the next turn
+// through the server, as a prompt would, and that turn is returned; words
+// of their own end the prompt, the question waiting for the next one; the
+// editor's cancel ends it cancelled.
+func (a *Agent) askQuestion(ctx context.Context, s *session, q *event.QuestionAsked) (string, StopReason, error) {
+	call := SessionUpdate{ToolCall: ToolCall{ToolCallID: questionCallID(q.QuestionID), ToolTitle: q.Question, Kind: "other", Status: ToolPending}}
+	opts := make([]PermissionOption, 0, len(q.Options)+1)
+	for i, o := range q.Options {
+		name := fmt.Sprintf("%d. %s", i+1, o.Label)
+		if d := o.Detail(); d != "" {
+			name += " — " + d
+		}
+		opts = append(opts, PermissionOption{OptionID: optionPrefix + strconv.Itoa(i+1), Name: name, Kind: "allow_once"})
+	}
+	own := "Not now"
+	if q.FreeText {
+		own = "Answer in my own words"
+	}
+	opts = append(opts, PermissionOption{OptionID: optionOwnWords, Name: own, Kind: "reject_once"})
+	var res RequestPermissionResponse
+	err := a.conn.Call(ctx, MethodRequestPermission, RequestPermissionRequest{SessionID: s.id, ToolCall: call, Options: opts}, &res)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", "", ctx.Err()
+		}
+		return "", "", &Error{Code: CodeInternalError, Message: "asking the question: " + err.Error()}
+	}
+	if res.Outcome.Outcome == "cancelled" || s.isCancelled() {
+		return "", StopCancelled, nil
+	}
+	n, _ := strconv.Atoi(strings.TrimPrefix(res.Outcome.OptionID, optionPrefix))
+	if !strings.HasPrefix(res.Outcome.OptionID, optionPrefix) || n < 1 || n > len(q.Options) {
+		c := textBlock("The question waits: say in your next prompt what you meant.")
+		a.update(s, SessionUpdate{SessionUpdate: UpdateToolCallEdit, ToolCall: ToolCall{ToolCallID: call.ToolCallID, Status: ToolCompleted,
+			Content: []ToolCallContent{{Type: "content", Content: c}}}})
+		return "", StopEndTurn, nil
+	}
+	chosen := q.Options[n-1]
+	turnID, err := a.Backend.StartTurn(ctx, s.id, chosen.Message)
+	if err != nil {
+		return "", "", rpcError(err)
+	}
+	c := textBlock("Answered: " + chosen.Message)
+	a.update(s, SessionUpdate{SessionUpdate: UpdateToolCallEdit, ToolCall: ToolCall{ToolCallID: call.ToolCallID, Status: ToolCompleted,
+		Content: []ToolCallContent{{Type: "content", Content: c}}}})
+	return turnID, "", nil
 }

@@ -552,3 +552,87 @@ func TestSessionUpdateJSON(t *testing.T) {
 		}
 	}
 }
+
+// askingTurn ends with a question of two readings, free text welcome.
+func askingTurn() (*event.QuestionAsked, []event.Event) {
+	n57, n66 := 57, 66
+	q := &event.QuestionAsked{QuestionID: "q1", Question: "Which kinases did you mean?", FreeText: true, Options: []event.QuestionOption{
+		{Label: "protein phosphorylation (GO:0006468)", Message: "genes annotated with GO:0006468", Builds: "GenesByGoTerm", Count: &n57},
+		{Label: "genes whose annotation mentions kinase", Message: "text search for kinases", Builds: "GenesByText", Count: &n66, Approximate: true},
+	}}
+	return q, []event.Event{
+		&event.TurnStart{Mode: event.ModePlan, Message: "kinases"},
+		q,
+		&event.AssistantMessage{MessageID: "m1", Content: "I could not map kinases."},
+		&event.TurnEnd{Status: event.TurnCompleted},
+	}
+}
+
+// TestQuestionIsAskedAsAPermission: a question the turn ended with is a
+// pending tool call while it is asked, then a permission whose options
+// are its readings (each with what it builds and its count) and the
+// researcher's own words; choosing a reading sends its message as the
+// next turn, followed in the same prompt to its end.
+func TestQuestionIsAskedAsAPermission(t *testing.T) {
+	q, asking := askingTurn()
+	answered := []event.Event{&event.AssistantMessage{MessageID: "m2", Content: "A text search, then."}, &event.TurnEnd{Status: event.TurnCompleted}}
+	b := newFakeBackend(asking, answered)
+	c := startAgent(t, b)
+	c.answer = selected("option-2")
+	id := c.open()
+	var res PromptResponse
+	c.mustCall(MethodSessionPrompt, prompt(id, "kinases"), &res)
+	if res.StopReason != StopEndTurn {
+		t.Fatalf("stopReason %q", res.StopReason)
+	}
+	if len(b.started) != 2 || b.started[0] != "kinases" || b.started[1] != q.Options[1].Message {
+		t.Fatalf("started %q, want the question's turn then the second reading's message", b.started)
+	}
+	want := "tool_call:question-q1:pending agent_message_chunk tool_call_update:question-q1:completed agent_message_chunk agent_message_chunk"
+	if got := kinds(c.updates); got != want {
+		t.Fatalf("updates\n got %s\nwant %s", got, want)
+	}
+	if u := c.updates[0]; u["title"] != q.Question || u["rawInput"].(map[string]any)["questionId"] != "q1" {
+		t.Errorf("the question's tool call: %v", u)
+	}
+	var ask struct {
+		ToolCall map[string]any `json:"toolCall"`
+		Options  []PermissionOption
+	}
+	if len(c.asked) != 1 {
+		t.Fatalf("asked %d times", len(c.asked))
+	}
+	if err := json.Unmarshal(c.asked[0], &ask); err != nil {
+		t.Fatal(err)
+	}
+	if ask.ToolCall["toolCallId"] != "question-q1" || len(ask.Options) != 3 || ask.Options[0].OptionID != "option-1" || ask.Options[0].Kind != "allow_once" ||
+		ask.Options[0].Name != "1. protein phosphorylation (GO:0006468) — GenesByGoTerm; 57 genes" || ask.Options[2].Kind != "reject_once" {
+		t.Errorf("permission request: %s", c.asked[0])
+	}
+	if last := c.updates[len(c.updates)-1]["content"].(map[string]any)["text"].(string); !strings.Contains(last, "89 genes") {
+		t.Errorf("the answer's turn does not end with the root count: %q", last)
+	}
+}
+
+// TestQuestionAnsweredInOwnWords: declining the readings ends the prompt,
+// the question waiting; the next prompt is the answer, in the
+// researcher's own words.
+func TestQuestionAnsweredInOwnWords(t *testing.T) {
+	_, asking := askingTurn()
+	b := newFakeBackend(asking, []event.Event{&event.TurnEnd{Status: event.TurnCompleted}})
+	c := startAgent(t, b)
+	c.answer = selected(optionOwnWords)
+	id := c.open()
+	var res PromptResponse
+	c.mustCall(MethodSessionPrompt, prompt(id, "kinases"), &res)
+	if res.StopReason != StopEndTurn || len(b.started) != 1 {
+		t.Fatalf("stopReason %q, started %q", res.StopReason, b.started)
+	}
+	if last := c.updates[len(c.updates)-1]; last["toolCallId"] != "question-q1" || last["status"] != "completed" {
+		t.Fatalf("the question's tool call at the end: %v", last)
+	}
+	c.mustCall(MethodSessionPrompt, prompt(id, "serine/threonine kinases"), &res)
+	if len(b.started) != 2 || b.started[1] != "serine/threonine kinases" {
+		t.Errorf("started %q", b.started)
+	}
+}

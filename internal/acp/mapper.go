@@ -53,6 +53,12 @@ func (m *mapper) updates(e event.Event) []SessionUpdate {
 		return []SessionUpdate{{SessionUpdate: UpdateToolCall, ToolCall: ToolCall{ToolCallID: handoffCallID(e.HandoffID),
 			ToolTitle: "Build the plan: " + e.Goal, Kind: "switch_mode", Status: ToolPending, RawInput: input,
 			Content: []ToolCallContent{{Type: "content", Content: c}}}}}
+	case *event.QuestionAsked:
+		c := textBlock(e.Summary())
+		input, _ := json.Marshal(map[string]any{"questionId": e.QuestionID, "question": e.Question, "options": e.Options, "freeText": e.FreeText})
+		return []SessionUpdate{{SessionUpdate: UpdateToolCall, ToolCall: ToolCall{ToolCallID: questionCallID(e.QuestionID),
+			ToolTitle: e.Question, Kind: "other", Status: ToolPending, RawInput: input,
+			Content: []ToolCallContent{{Type: "content", Content: c}}}}}
 	case *event.HandoffAccepted:
 		m.handoff = handoffCallID(e.HandoffID)
 		return nil // the permission's answer already said so

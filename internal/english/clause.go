@@ -50,9 +50,14 @@ func parseClause(words []token) *Node {
 			return &Node{Op: OpIntersect, Left: h, Right: &Node{Clause: loc}}
 		}
 	}
+	// "proteins involved in Y", "gene products that take part in Y": the
+	// words name the genes of Y, as "genes involved in Y" does.
+	if len(w) > 2 && !w[0].quoted && (w[0].low == "proteins" || w[0].low == "products") && qualifierLeads[w[1].low] {
+		return parseClause(w[1:])
+	}
 	// "X genes that/involved in/with Y": X qualifies Y.
 	for i := 1; i+1 < len(w); i++ {
-		if w[i].low != "genes" || !fillers[w[i+1].low] {
+		if w[i].low != "genes" && w[i].low != "proteins" || !fillers[w[i+1].low] {
 			continue
 		}
 		head, tail := strip(w[:i]), strip(w[i+1:])
@@ -70,6 +75,10 @@ func parseClause(words []token) *Node {
 	}
 	return &Node{Clause: &Clause{Text: text, Kind: KindTerm, Variants: termVariants(text)}}
 }
+
+// qualifierLeads open what a set of genes or proteins is qualified by:
+// "proteins involved in …", "proteins that …".
+var qualifierLeads = WordSet("involved that which participating participate with taking acting functioning playing having whose implicated engaged required needed")
 
 // literalRE reads a term the researcher asks to find in the annotation
 // text as written: "text search for kinases", "full-text search for

@@ -37,6 +37,9 @@ const (
 	IntentUnsupported
 	// IntentOffTopic is not about genes.
 	IntentOffTopic
+	// IntentThanks acknowledges ("thanks", "great, perfect"): nothing to
+	// plan, build or agree to.
+	IntentThanks
 )
 
 // String names an intent for plans and logs.
@@ -62,6 +65,8 @@ func (i Intent) String() string {
 		return "unsupported request"
 	case IntentOffTopic:
 		return "off-topic"
+	case IntentThanks:
+		return "acknowledgement"
 	}
 	return "unknown"
 }
@@ -81,6 +86,9 @@ type Classification struct {
 	// Unsupported names, for IntentUnsupported, what Strategist does not
 	// do ("remembering preferences between conversations").
 	Unsupported string
+	// OnThePage, for an unsupported request the page fulfils (a download,
+	// an export), says where.
+	OnThePage string
 }
 
 var (
@@ -88,6 +96,12 @@ var (
 	declineWords = WordSet("no nope not yet never mind nevermind cancel don't dont do it that this thanks thank you please for now stop wait hold on leave build anything")
 	// declineCues are words only a decline holds.
 	declineCues = WordSet("no nope not never nevermind cancel don't dont stop wait hold")
+	// confirmCues are the words a confirmation needs: "thanks" or "great"
+	// alone agree to nothing.
+	confirmCues = WordSet("yes yeah yep ok okay sure ahead proceed continue build do run let's lets")
+	// buildCues make a short reply agree to build even among thanks.
+	buildCues   = WordSet("build run do proceed ahead")
+	thanksWords = WordSet("thanks thank you thx cheers great perfect nice cool awesome excellent wonderful good lovely brilliant that's thats it is looks very much so a lot lots")
 
 	geneAskRE     = regexp.MustCompile(`(?i)\b(what\s+(does|do|is|are)|what's|tell me (about|more about)|describe|explain|function of|role of|what do you know about|information on|info on)\b`)
 	goAskRE       = regexp.MustCompile(`(?i)\b(what\s+(does|is|are)|what's|tell me about|describe|explain|define|definition|meaning|mean|means)\b`)
@@ -97,7 +111,8 @@ var (
 	searchAskRE   = regexp.MustCompile(`(?i)^\s*(which|what)\s+(searches|search|kinds? of search(es)?)\b`)
 	capabilityRE  = regexp.MustCompile(`(?i)^\s*(what can you do|what do you do|what are you|who are you|help|how do(es)? (this|it|strategist) work|how do i use (this|it|strategist))\s*[?.!]*\s*$`)
 	// strategyAskRE asks about the result or the conversation so far.
-	strategyAskRE = regexp.MustCompile(`(?i)\b(how many genes (is|are) (that|this|it|there now|left)|how many (are )?(left|remain)|why did you (choose|pick|use)|why (this|that) search|what did you (offer|build|do|plan|choose)|what (is|was) (the|my) (count|result)|how many genes each step|which step (drops|removes|loses)|analy[sz]e (my|the|this) (current )?strategy|diagnose (my|the|this)|summari[sz]e (this|the|my)|give me a .*summary|what does (the|my|this) strategy|(how many|counts?|numbers?|sizes?)\b.*\b(each|every|per) (step|search)|(each|every) (step|search)\b.*\b(returns?|gives?|finds?|have|has|counts?)|walk me through (the|my|this) (strategy|steps|result)|explain (the|my|this) (strategy|steps|result))\b`)
+	strategyAskRE = regexp.MustCompile(`(?i)\b(how many genes (is|are) (that|this|it|there now|left)|how many (are )?(left|remain)|why did you (choose|pick|use)|why (this|that) search|what did you (offer|build|do|plan|choose)|what (is|was) (the|my) (count|result)|how many genes each step|which step (drops|removes|loses)|analy[sz]e (my|the|this) (current )?strategy|diagnose (my|the|this)|summari[sz]e (this|the|my)|give me a .*summary|what does (the|my|this) strategy|(how many|counts?|numbers?|sizes?)\b.*\b(each|every|per) (step|search)|(each|every) (step|search)\b.*\b(returns?|gives?|finds?|have|has|counts?)|walk me through (the|my|this) (strategy|steps|result)|explain (the|my|this) (strategy|steps|result)|what (is|are|was|were) the (first|second|third|fourth|fifth|last|final|root|top|\d+(st|nd|rd|th)) steps?|what (are|were) (the|its|my) steps)\b` +
+		`|^\s*(please\s+)?(show|list|give|display|see)\s+(me\s+)?(all\s+)?(of\s+)?(the|these|those|them|my|our)\s*(genes|results?|steps|list|ids)?\s*(now|please|again)?\s*[.?!]*\s*$`)
 
 	// unsupportedREs name requests Strategist does not fulfil, and what
 	// they ask for.
@@ -116,6 +131,22 @@ var (
 		{regexp.MustCompile(`(?i)\b(vectorbase|toxodb|cryptodb|fungidb|tritrypdb|giardiadb|amoebadb|hostdb|microsporidiadb|piroplasmadb)\b`), "another VEuPathDB site's data (this conversation is on PlasmoDB)"},
 	}
 
+	// onThePageREs name requests the page fulfils and the chat does not,
+	// and where on the page they are.
+	onThePageREs = []struct {
+		re          *regexp.Regexp
+		what, where string
+	}{
+		{regexp.MustCompile(`(?i)\bdownload\b|\bas an? (csv|tsv|excel|spreadsheet|table)\b`), "downloading genes",
+			"open a step's results (click its box) and use **Download all … genes**: TSV, CSV or JSON, every gene of the step"},
+		{regexp.MustCompile(`(?i)\bexport (it|this|that|them|these|the strategy|my strategy)\b|\b(save|send|push|export|upload)\s+(it|this|that|the strategy|my strategy)?\s*(in|to|into) (veupathdb|plasmodb)\b`), "exporting the strategy to VEuPathDB",
+			"**Export for VEuPathDB** under the strategy gives the strategy as WDK JSON, which VEuPathDB imports; on a live site **Save to VEuPathDB** saves it into your account"},
+		{regexp.MustCompile(`(?i)\bshare (it|this|that|the strategy|the conversation|my strategy|with)\b|\bshareable link\b`), "sharing the conversation",
+			"**Share** at the top of the conversation makes a read-only link to it"},
+		{regexp.MustCompile(`(?i)^\s*((now|please|great|ok|okay|and|then|also),?\s+)*(rename|retitle)\s+(it|this|the strategy|the conversation|my strategy)\b`), "renaming the conversation",
+			"click the conversation's title to rename it; a step is renamed on its results"},
+	}
+
 	// offTopicRE holds words of requests that are not about genes.
 	offTopicRE = regexp.MustCompile(`(?i)\b(weather|recipe|banana bread|haiku|poem|joke|song|lyrics|movie|football|soccer|stock price|horoscope|capital of)\b`)
 	// bioRE holds words that make a message about genes whatever else it says.
@@ -131,11 +162,19 @@ func Classify(msg string) Classification {
 	if text == "" {
 		return Classification{Intent: IntentOffTopic}
 	}
-	if onlyWords(low, confirmWords) && !hasAny(low, declineCues) {
+	if onlyWords(low, confirmWords) && !hasAny(low, declineCues) && hasAny(low, confirmCues) && !(onlyWords(low, thanksWords) && !hasAny(low, buildCues)) {
 		return Classification{Intent: IntentConfirm}
+	}
+	if onlyWords(low, thanksWords) {
+		return Classification{Intent: IntentThanks}
 	}
 	if onlyWords(low, declineWords) && hasAny(low, declineCues) {
 		return Classification{Intent: IntentDecline}
+	}
+	for _, u := range onThePageREs {
+		if u.re.MatchString(text) {
+			return Classification{Intent: IntentUnsupported, Unsupported: u.what, OnThePage: u.where}
+		}
 	}
 	for _, u := range unsupportedREs {
 		if u.re.MatchString(text) {
@@ -149,6 +188,11 @@ func Classify(msg string) Classification {
 		return Classification{Intent: IntentStrategyQuestion}
 	}
 	if howManyRE.MatchString(text) {
+		if !hasContent(tokenize(text)) {
+			// "How many genes now?", "how many are there in total?": the
+			// count of what the conversation has.
+			return Classification{Intent: IntentStrategyQuestion}
+		}
 		return Classification{Intent: IntentSearch} // a count is a search
 	}
 	if searchAskRE.MatchString(text) {

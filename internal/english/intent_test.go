@@ -17,7 +17,8 @@ func TestClassify(t *testing.T) {
 			// Controls are a follow-up the planner reads, not a refusal.
 			"Test this strategy against my controls.", "genes in my list 'kinase screen' that are on chromosome 5",
 		},
-		IntentConfirm: {"yes", "Yes, go ahead and build it.", "ok, build it", "sure, go ahead", "build it please", "yes please", "do it", "go ahead"},
+		IntentConfirm: {"yes", "Yes, go ahead and build it.", "ok, build it", "sure, go ahead", "build it please", "yes please", "do it", "go ahead",
+			"ok", "great, build it", "sounds good, do it"},
 		IntentDecline: {"no", "not yet", "not yet, thanks", "no, never mind", "cancel", "don't build it", "nope", "wait"},
 		IntentGeneQuestion: {
 			"What does PF3D7_0708400 do?", "Tell me about PF3D7_0904400", "what is PF3D7_1406700?",
@@ -32,8 +33,11 @@ func TestClassify(t *testing.T) {
 			"Thanks. Can you tell me how many genes each step returns?", "what was the count?",
 			"how many genes does each step have?", "what are the counts per step?", "walk me through the strategy",
 			"what does every step find?", "explain my strategy",
+			"how many genes now?", "How many are there in total?", "how many genes do we have?",
+			"show me the genes", "list them", "what is the second step?", "what are the steps?",
 		},
 		IntentCapability: {"What can you do?", "help", "who are you?", "How does this work?"},
+		IntentThanks:     {"thanks!", "thank you very much", "great, perfect", "cool", "that's great, thanks"},
 		IntentUnsupported: {
 			"Please remember that I prefer tables", "Please remember for future sessions that I prefer the Su et al. dataset",
 			"Which dataset do I prefer for gametocyte expression?", "Email me the gene list", "Which genes are in this image?",
@@ -44,6 +48,8 @@ func TestClassify(t *testing.T) {
 			"Clear the current strategy by calling clear_strategy with confirm=true.",
 			"Use the VectorBase blood-fed versus sugar-fed microarray experiment to find the matching Plasmodium falciparum genes.",
 			"Take the gene list I uploaded and keep the genes with a signal peptide",
+			"download these as a CSV", "export it to VEuPathDB", "share this with my PI", "now rename it to tRNA chr5",
+			"Can I get this as a spreadsheet table?",
 		},
 		IntentOffTopic: {"What's the weather in Lisbon tomorrow?", "asdf qwerty", "Write me a haiku about mosquitoes",
 			"What is a good recipe for banana bread?", "", "tell me a joke"},

@@ -79,7 +79,10 @@ func parseTokens(toks []token, p *Parsed, all []token) *Node {
 		n := parseSegment(seg, p)
 		switch {
 		case i == 0 && n == nil:
-			if all == nil || !hasContent(all) && p.Organism == "" && !mentionsGenes(seg) {
+			// "genes not on chromosome 5" takes genes from all of them;
+			// "show me the genes" alone names none ("all genes", "how
+			// many genes", an organism's genes do).
+			if all == nil || !hasContent(all) && p.Organism == "" && (!mentionsGenes(seg) || len(segs) == 1 && !asksAll(seg)) {
 				if len(segs) == 1 {
 					return nil
 				}
@@ -220,6 +223,22 @@ func takeEvidence(toks []token) ([]token, string) {
 	return toks, ""
 }
 
+// asksAll reports whether words with nothing else in them ask for every
+// gene: "all genes", "every gene", "the whole genome", "how many genes".
+func asksAll(toks []token) bool {
+	for i, t := range toks {
+		switch t.low {
+		case "all", "every", "everything", "whole", "entire", "total", "complete":
+			return true
+		case "many":
+			if i > 0 && toks[i-1].low == "how" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // taxonNode is "all genes" of the organism: the whole request, or the base
 // an exclusion takes genes from.
 func taxonNode(p *Parsed, excluding bool) *Node {
@@ -246,7 +265,30 @@ func splitLoose(toks []token) (segs [][]token, joins []connective) {
 		i += len(c.words) - 1
 		start = i + 1
 	}
-	return append(segs, trimJoiners(toks[start:])), joins
+	segs = append(segs, trimJoiners(toks[start:]))
+	carryQualifiers(segs, joins)
+	return segs, joins
+}
+
+// carryQualifiers gives back to the request what follows the place an
+// exclusion names: in "genes outside chromosome 14 involved in
+// proteolysis" the exclusion is chromosome 14, and "involved in
+// proteolysis" qualifies the genes.
+func carryQualifiers(segs [][]token, joins []connective) {
+	for i := 1; i < len(segs); i++ {
+		if joins[i-1].op != OpMinus {
+			continue
+		}
+		seg := segs[i]
+		for k := len(seg) - 1; k > 0; k-- {
+			if seg[k].quoted || !qualifierLeads[seg[k].low] || slices.ContainsFunc(seg[:k], isJoin) || locationClause(strip(seg[:k])) == nil {
+				continue
+			}
+			segs[0] = append(slices.Clip(segs[0]), seg[k:]...)
+			segs[i] = seg[:k]
+			break
+		}
+	}
 }
 
 // joiners are the words that only lead from one part of a request to the

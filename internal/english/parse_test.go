@@ -1,6 +1,7 @@
 package english
 
 import (
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -133,6 +134,27 @@ func TestWords(t *testing.T) {
 		if got := Distance(tt.a, tt.b); got != tt.want {
 			t.Errorf("Distance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
 		}
+	}
+	// Near is Distance asked "within k?": the same count whenever it is
+	// within k, and no for the rest, on words alike and far apart.
+	rng := rand.New(rand.NewPCG(1, 2))
+	word := func() string {
+		w := make([]rune, rng.IntN(12))
+		for i := range w {
+			w[i] = []rune("abcé")[rng.IntN(4)]
+		}
+		return string(w)
+	}
+	for range 20000 {
+		a, b, k := word(), word(), rng.IntN(4)
+		d := Distance(a, b)
+		if got, ok := Near(a, b, k); ok != (d <= k) || ok && got != d {
+			t.Fatalf("Near(%q, %q, %d) = %d, %v; Distance is %d", a, b, k, got, ok, d)
+		}
+	}
+	long := strings.Repeat("ribonucleoprotein complex ", 4)
+	if d, ok := Near(long, long[1:], 1); !ok || d != 1 || Distance(long, long[1:]) != 1 {
+		t.Errorf("Near of names longer than a row's buffer = %d, %v", d, ok)
 	}
 	for in, want := range map[string]string{"kinases": "kinase", "processes": "process", "snoRNAs": "snoRNA", "activities": "activity", "gas": "gas", "virus": "virus"} {
 		if got := Singular(in); got != want {

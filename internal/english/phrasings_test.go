@@ -32,6 +32,13 @@ func TestResearcherPhrasings(t *testing.T) {
 		{"tRNA genes or ones residing on chromosome 4", "UNION(term:tRNA, location:4)"},
 		// A list with no verb of its own before the location is qualified.
 		{"kinases or proteases located on chromosome 3", "INTERSECT(UNION(term:kinases, term:proteases), location:3)"},
+		// What follows an excluded place qualifies the genes, not the place.
+		{"genes not on chromosome 9 involved in DNA replication", "MINUS(term:DNA replication, location:9)"},
+		{"genes outside chromosome 2 that are involved in protein folding", "MINUS(term:protein folding, location:2)"},
+		// Proteins qualified by a process name that process's genes.
+		{"proteins involved in protein folding on chromosome 6", "INTERSECT(term:protein folding, location:6)"},
+		{"proteins that take part in translation", "term:translation"},
+		{"What proportion of genes on chromosome 9 are tRNAs?", "INTERSECT(location:9, term:tRNAs)"},
 		// Exclusions in other words, and a set named by "anything".
 		{"protein folding genes, then get rid of the ones on chromosome 4", "MINUS(term:protein folding, location:4)"},
 		{"kinases, taking away whatever is on chromosome 2", "MINUS(term:kinases, location:2)"},

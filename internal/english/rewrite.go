@@ -35,10 +35,20 @@ var headingRE = regexp.MustCompile(`^([^:]{3,}?):\s+(.+)$`)
 // colon as a name for the genes the list describes, not as a criterion of
 // its own: the criteria are the list (of three parts or more), and an
 // organism the heading names still applies. A heading that is a location
-// ("On the apicoplast: …") qualifies what follows, and is kept.
+// ("On the apicoplast: …") qualifies what follows, and is kept, as is a
+// heading that names a kind of gene or is followed by places only ("tRNA
+// genes: chromosomes 1, 2, 3 and 4").
 func withoutHeading(text string) (string, []string) {
 	m := headingRE.FindStringSubmatch(text)
-	if m == nil || strings.Count(m[2], ",") < 2 {
+	if m == nil {
+		return text, nil
+	}
+	// "tRNA genes: chromosomes 1, 2, 3 and 4": places after the colon say
+	// where the heading's genes lie; they describe no genes themselves.
+	if hasContent(tokenize(m[1])) && locationList(strip(tokenize(m[2])), &Parsed{}) != nil {
+		return m[1] + " on " + m[2], nil
+	}
+	if strings.Count(m[2], ",") < 2 {
 		return text, nil
 	}
 	head := tokenize(m[1])
@@ -46,6 +56,12 @@ func withoutHeading(text string) (string, []string) {
 	scratch := Parsed{}
 	if locationList(rest, &scratch) != nil || !hasContent(rest) {
 		return text, nil
+	}
+	if _, ok := GeneTypeName(join(strip(rest))); ok {
+		return text, nil // "snoRNA genes: …" is a kind of gene
+	}
+	if l := rest[len(rest)-1].low; l == "genes" || l == "gene" {
+		return text, nil // "DNA repair genes: …" names a criterion
 	}
 	words := strip(rest)
 	if len(words) == 0 {

@@ -38,6 +38,10 @@ func TestParseRewrites(t *testing.T) {
 		{"a heading names a list", "Vaccine candidates: DNA repair or DNA replication genes, tRNA or rRNA genes, and genes on chromosome 5",
 			"INTERSECT(INTERSECT(UNION(term:DNA repair, term:DNA replication), UNION(term:tRNA, term:rRNA)), location:5)",
 			"as a name for the genes the list after the colon describes"},
+		{"places after a heading say where its genes lie", "rRNA genes: chromosomes 2, 4 or 6",
+			"INTERSECT(term:rRNA, UNION(UNION(location:2, location:4), location:6))", ""},
+		{"a heading of genes is a criterion", "DNA repair genes: protein coding, on chromosome 5, not on the apicoplast",
+			"MINUS(INTERSECT(INTERSECT(term:DNA repair, term:protein coding), location:5), location:apicoplast)", ""},
 		{"a location heading qualifies", "On the apicoplast: tRNA genes", "INTERSECT(term:tRNA, location:apicoplast)", ""},
 	}
 	for _, tt := range tests {

@@ -3,23 +3,57 @@ package english
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
-// distance is the optimal-string-alignment edit distance between a and b
+// Distance is the optimal-string-alignment edit distance between a and b
 // (insertions, deletions, substitutions and swaps of neighbours each cost
 // one), over runes. A swap counts once because swapped letters ("tRAN" for
 // "tRNA") are the commonest typo.
 func Distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	// Three rows: the one before the previous is needed for swaps.
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
+	return distance([]rune(a), []rune(b), -1)
+}
+
+// Near reports whether a and b are at most k edits apart (Distance's
+// edits), and how many when they are: the question every reader of a typo
+// asks ("is this within TypoTolerance of that name?"), answered without
+// comparing letter by letter what cannot be within k. Strings whose lengths
+// differ by more than k never are, and the count stops once no alignment
+// can come back within k. It matters when a phrase is held against a
+// vocabulary of thousands of names.
+func Near(a, b string, k int) (int, bool) {
+	if k < 0 {
+		return 0, false
+	}
+	if n, m := utf8.RuneCountInString(a), utf8.RuneCountInString(b); n-m > k || m-n > k {
+		return 0, false
+	}
+	d := distance([]rune(a), []rune(b), k)
+	return d, d <= k
+}
+
+// distance is Distance over runes. With k >= 0 it may stop early, once two
+// consecutive rows of the table are all beyond k (no later cell can come
+// back within k), and return a count above k that is not the distance.
+func distance(ra, rb []rune, k int) int {
+	// Three rows: the one before the previous is needed for swaps. Short
+	// names, the usual case, fit in buf and allocate nothing.
+	var buf [3 * 64]int
+	var rows []int
+	if n := len(rb) + 1; 3*n <= len(buf) {
+		rows = buf[:3*n]
+	} else {
+		rows = make([]int, 3*n)
+	}
+	n := len(rb) + 1
+	prev2, prev, cur := rows[:n], rows[n:2*n], rows[2*n:]
 	for j := range prev {
 		prev[j] = j
 	}
+	prevMin := 0
 	for i := 1; i <= len(ra); i++ {
 		cur[0] = i
+		rowMin := i
 		for j := 1; j <= len(rb); j++ {
 			cost := 1
 			if ra[i-1] == rb[j-1] {
@@ -29,7 +63,12 @@ func Distance(a, b string) int {
 			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
 				cur[j] = min(cur[j], prev2[j-2]+1)
 			}
+			rowMin = min(rowMin, cur[j])
 		}
+		if k >= 0 && rowMin > k && prevMin > k {
+			return rowMin
+		}
+		prevMin = rowMin
 		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(rb)]

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
@@ -57,6 +58,42 @@ func DataDir(tb testing.TB) string {
 		Missing(tb, err)
 	}
 	return dir
+}
+
+// Shared returns a function that gives each test load's value for the gene
+// data directory (Find's), loading it once per test binary, when a test
+// first asks. It is for what tests only read: the offline catalog, the
+// evaluation set's reader of the raw files. Loading them costs a test
+// binary built with -race a fraction of a second each time, which a
+// package whose every test builds its own world pays a hundred times.
+// Without the data each test that asks ends as DataDir ends it; when load
+// fails, each fails.
+//
+//	var geneCatalog = offlinetest.Shared(offline.Open)
+//	cat := geneCatalog(t)
+func Shared[T any](load func(dir string) (T, error)) func(testing.TB) T {
+	var (
+		once    sync.Once
+		v       T
+		missing error
+		err     error
+	)
+	return func(tb testing.TB) T {
+		tb.Helper()
+		once.Do(func() {
+			var dir string
+			if dir, missing = Find(); missing == nil {
+				v, err = load(dir)
+			}
+		})
+		if missing != nil {
+			Missing(tb, missing)
+		}
+		if err != nil {
+			tb.Fatalf("offlinetest: loading the gene data: %v", err)
+		}
+		return v
+	}
 }
 
 // Missing ends a test that needs the gene data and has none, for helpers

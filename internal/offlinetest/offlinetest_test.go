@@ -67,3 +67,33 @@ func TestFindMissing(t *testing.T) {
 		t.Errorf("Find() without data = %v, want an error saying to run make data", err)
 	}
 }
+
+func TestSharedLoadsOnce(t *testing.T) {
+	dir := filepath.Join(tree(t, true), "data")
+	t.Setenv(EnvDataDir, dir)
+	loads := 0
+	get := Shared(func(d string) (string, error) { loads++; return "loaded from " + d, nil })
+	for range 3 {
+		if got := get(t); got != "loaded from "+dir {
+			t.Errorf("Shared()(t) = %q, want the value loaded from %s", got, dir)
+		}
+	}
+	if loads != 1 {
+		t.Errorf("loaded %d times, want once", loads)
+	}
+}
+
+func TestSharedWithoutData(t *testing.T) {
+	t.Setenv(EnvDataDir, t.TempDir())
+	t.Setenv("CI", "")
+	loads := 0
+	get := Shared(func(string) (int, error) { loads++; return 1, nil })
+	reached := false
+	t.Run("needs the data", func(t *testing.T) {
+		get(t)
+		reached = true
+	})
+	if reached || loads != 0 {
+		t.Errorf("without the data: test went on = %v, loads = %d; want it skipped before loading", reached, loads)
+	}
+}

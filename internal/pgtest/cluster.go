@@ -148,7 +148,9 @@ func NewCluster(tb testing.TB) *Cluster {
 	}
 	cl := &Cluster{c: c, opts: c.opts, url: withDatabase(c.url, "strategist")}
 	tb.Cleanup(func() {
-		_ = cl.signal(syscall.SIGCONT) // a paused server must stop; one already gone is no matter
+		// A cluster a test left paused is let go on so that it can stop;
+		// one that is not paused has nothing to resume.
+		_ = cl.signal(syscall.SIGCONT)
 		c.stop()
 	})
 	conn, err := pgx.Connect(ctx, c.url)

@@ -1,10 +1,13 @@
 // Package pgtest gives Strategist's tests a real PostgreSQL: every test gets a
-// fresh database cloned from a template that the migrations prepared once.
+// fresh database cloned from a template that the migrations prepared once
+// (New, NewURL), or, when its rows are its own, shares one with the other
+// tests of its binary (Shared).
 //
 // The server is DATABASE_URL when set, else a Postgres on 127.0.0.1:5432,
 // else a throwaway cluster started from the Postgres binaries on the machine
 // (initdb/pg_ctl, as the postgres user when run as root). Packages that use
-// pgtest wrap their TestMain with Main so a throwaway cluster is stopped:
+// pgtest wrap their TestMain with Main so that the shared database is
+// dropped and a throwaway cluster stopped:
 //
 //	func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
 //
@@ -49,17 +52,34 @@ var server struct {
 
 var dbCounter atomic.Int64
 
+// shared is the database the tests of one binary share (Shared), made on
+// first use and dropped by Main's Run.
+var shared struct {
+	once sync.Once
+	name string
+	pool *pgxpool.Pool
+	err  error
+}
+
 // TestingM is what goleak.VerifyTestMain and os.Exit-style TestMains run.
 type TestingM interface{ Run() int }
 
 type mainWrapper struct{ m *testing.M }
 
-// Main wraps m so that a throwaway cluster started by this package is
-// stopped after the tests ran.
+// Main wraps m so that, after the tests ran, the shared database (Shared)
+// is dropped and a throwaway cluster started by this package is stopped.
 func Main(m *testing.M) TestingM { return mainWrapper{m} }
 
 func (w mainWrapper) Run() int {
 	code := w.m.Run()
+	if shared.pool != nil {
+		shared.pool.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		if err := dropDatabase(ctx, server.adminURL, shared.name); err != nil {
+			fmt.Fprintf(os.Stderr, "pgtest: %v\n", err)
+		}
+		cancel()
+	}
 	if server.cluster != nil {
 		server.cluster.stop()
 	}
@@ -111,43 +131,52 @@ func AdminExec(t testing.TB, sql string, args ...any) {
 // test opens its own pool (a server started as in production).
 func NewURL(t testing.TB) string {
 	t.Helper()
-	server.once.Do(setup)
-	if server.err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("pgtest: no database (CI=true makes this a failure): %v", server.err)
-		}
-		t.Skipf("pgtest: no database: %v", server.err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	name := fmt.Sprintf("strategist_test_%d_%d_%d", os.Getpid(), time.Now().UnixNano()%1e9, dbCounter.Add(1))
-	admin, err := pgx.Connect(ctx, server.adminURL)
+	needServer(t)
+	name, err := cloneTemplate()
 	if err != nil {
-		t.Fatalf("pgtest: connect admin: %v", err)
-	}
-	defer admin.Close(ctx)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE "+server.template); err != nil {
-		t.Fatalf("pgtest: create database: %v", err)
+		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		admin, err := pgx.Connect(ctx, server.adminURL)
-		if err != nil {
-			t.Errorf("pgtest: drop: connect: %v", err)
-			return
-		}
-		defer admin.Close(ctx)
-		if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-			t.Errorf("pgtest: drop %s: %v", name, err)
+		if err := dropDatabase(ctx, server.adminURL, name); err != nil {
+			t.Error(err)
 		}
 	})
 	return withDatabase(server.adminURL, name)
 }
 
-// AdminURL returns the URL of the test server's maintenance database, for
-// tests that manage databases themselves (migration tests).
-func AdminURL(t testing.TB) string {
+// Shared returns a pool on the one migrated database that every test of
+// the binary shares, made when a test first asks and dropped by Main after
+// the tests ran. It is for tests that write only rows of their own (their
+// own user, their own conversation) and read back only those: they share
+// the database as researchers share the server, and skip the cost of a
+// fresh one (copying the template is half a second or more on a busy
+// machine, more than many such tests take). A test that changes the schema
+// or the server, counts rows across users, or needs empty tables takes
+// New. The pool is Main's to close.
+func Shared(t testing.TB) *pgxpool.Pool {
+	t.Helper()
+	needServer(t)
+	shared.once.Do(func() {
+		if shared.name, shared.err = cloneTemplate(); shared.err != nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if shared.pool, shared.err = pgxpool.New(ctx, withDatabase(server.adminURL, shared.name)); shared.err != nil {
+			shared.err = fmt.Errorf("pgtest: connect shared database: %w", shared.err)
+		}
+	})
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared.pool
+}
+
+// needServer sets the server up once and ends the test without one:
+// skipped, or failed when CI=true.
+func needServer(t testing.TB) {
 	t.Helper()
 	server.once.Do(setup)
 	if server.err != nil {
@@ -156,6 +185,43 @@ func AdminURL(t testing.TB) string {
 		}
 		t.Skipf("pgtest: no database: %v", server.err)
 	}
+}
+
+// cloneTemplate creates a database from the migrated template and returns
+// its name.
+func cloneTemplate() (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	name := fmt.Sprintf("strategist_test_%d_%d_%d", os.Getpid(), time.Now().UnixNano()%1e9, dbCounter.Add(1))
+	admin, err := pgx.Connect(ctx, server.adminURL)
+	if err != nil {
+		return "", fmt.Errorf("pgtest: connect admin: %w", err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE "+server.template); err != nil {
+		return "", fmt.Errorf("pgtest: create database: %w", err)
+	}
+	return name, nil
+}
+
+// dropDatabase drops the database name, ending its sessions.
+func dropDatabase(ctx context.Context, adminURL, name string) error {
+	admin, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		return fmt.Errorf("pgtest: drop: connect: %w", err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+		return fmt.Errorf("pgtest: drop %s: %w", name, err)
+	}
+	return nil
+}
+
+// AdminURL returns the URL of the test server's maintenance database, for
+// tests that manage databases themselves (migration tests).
+func AdminURL(t testing.TB) string {
+	t.Helper()
+	needServer(t)
 	return server.adminURL
 }
 

@@ -23,6 +23,10 @@ type Narrator struct {
 	// wrote is set once anything was written: later paragraphs start
 	// with a blank line.
 	wrote bool
+	// question is the question the turn asked, told when it ends;
+	// said is the assistant's text since it was asked.
+	question *event.QuestionAsked
+	said     strings.Builder
 }
 
 // NewNarrator is a narrator for one request; autoBuild words the plan line
@@ -35,6 +39,7 @@ func NewNarrator(autoBuild bool) *Narrator {
 func (n *Narrator) Text(e event.Event) string {
 	switch e := e.(type) {
 	case *event.AssistantDelta:
+		n.said.WriteString(e.Delta)
 		if !n.streamed[e.MessageID] {
 			n.streamed[e.MessageID] = true
 			return n.Para(e.Delta)
@@ -44,6 +49,7 @@ func (n *Narrator) Text(e event.Event) string {
 		if n.streamed[e.MessageID] || strings.TrimSpace(e.Content) == "" {
 			return ""
 		}
+		n.said.WriteString(e.Content)
 		return n.Para(e.Content)
 	case *event.ToolCallEnd:
 		// A call that worked shows in what the assistant says next, but
@@ -73,6 +79,12 @@ func (n *Narrator) Text(e event.Event) string {
 		return n.line("Plan ready: " + e.Goal + ". Reply **build** to build it.")
 	case *event.HandoffAccepted:
 		return n.line("Building the plan.")
+	case *event.QuestionAsked:
+		// The question closes the turn's answer: the planner says it in
+		// its own words first.
+		n.question = e
+		n.said.Reset()
+		return ""
 	case *event.SubagentPlan:
 		tasks := 0
 		for _, node := range e.Nodes {
@@ -99,6 +111,17 @@ func (n *Narrator) Text(e event.Event) string {
 	case *event.Error:
 		return n.line("Error " + e.Code + ": " + e.Message)
 	case *event.TurnEnd:
+		if q := n.question; q != nil {
+			n.question = nil
+			switch {
+			case e.Status != event.TurnCompleted:
+			case q.Numbered(n.said.String()):
+				// The planner's words number the options already.
+				return n.line(q.ReplyHint())
+			default:
+				return n.line(strings.ReplaceAll(q.Summary(), "\n", "\n> "))
+			}
+		}
 		if e.Status != event.TurnCompleted {
 			msg := "The turn ended " + string(e.Status)
 			if e.Error != "" {

@@ -60,7 +60,9 @@ type Message struct {
 	UserID       string
 	Conversation store.Conversation
 	// Text is the researcher's text; an approval word (IsApproval)
-	// accepts the pending plan if there is one.
+	// accepts the pending plan if there is one, and an option's number
+	// answers the question waiting with that option's message
+	// (event.QuestionAsked.Answer).
 	Text string
 	// Accept, when set, is the id of the pending plan to accept instead
 	// of starting a turn (Text is then unused).
@@ -90,5 +92,8 @@ type Outcome struct {
 	// PendingHandoff is the plan waiting for approval, when the last turn
 	// asked for a build that was not accepted.
 	PendingHandoff string
-	Usage          llm.Usage
+	// Question is the question the last turn ended with, waiting for the
+	// researcher's answer (their next message).
+	Question *event.QuestionAsked
+	Usage    llm.Usage
 }

@@ -126,3 +126,41 @@ func TestUsableSite(t *testing.T) {
 		t.Errorf("plasmodb from the registry = %v", err)
 	}
 }
+
+// TestNarratorQuestion: a question the turn ended with closes the answer,
+// after the planner's own words: the question, its options numbered with
+// what each builds and its count, and how to reply. A turn that did not
+// complete leaves it out.
+func TestNarratorQuestion(t *testing.T) {
+	n57, n66 := 57, 66
+	q := &event.QuestionAsked{QuestionID: "q1", Question: "Which kinases did you mean?", FreeText: true, Options: []event.QuestionOption{
+		{Label: "protein phosphorylation (GO:0006468)", Message: "genes in GO:0006468", Builds: "GenesByGoTerm", Count: &n57},
+		{Label: "genes whose annotation mentions kinase", Message: "text search for kinases", Builds: "GenesByText", Count: &n66, Approximate: true},
+	}}
+	n := protocol.NewNarrator(false)
+	var b strings.Builder
+	for _, e := range []event.Event{q, &event.AssistantMessage{MessageID: "m1", Content: "I could not map kinases."}, &event.TurnEnd{Status: event.TurnCompleted}} {
+		b.WriteString(n.Text(e))
+	}
+	want := "I could not map kinases.\n\n" +
+		"> Question: Which kinases did you mean?\n" +
+		"> 1. protein phosphorylation (GO:0006468) — GenesByGoTerm; 57 genes\n" +
+		"> 2. genes whose annotation mentions kinase — GenesByText; ≈ 66 genes (approximate: a text search)\n" +
+		"> Reply with an option's number, or say in your own words what you meant."
+	if b.String() != want {
+		t.Errorf("narrated\n%s\nwant\n%s", b.String(), want)
+	}
+	// Words that number the options already get only how to reply.
+	n = protocol.NewNarrator(false)
+	n.Text(q)
+	n.Text(&event.AssistantDelta{MessageID: "m2", Delta: "Which kinases did you mean?\n\n1. protein phosphorylation (GO:0006468): 57 genes.\n"})
+	n.Text(&event.AssistantDelta{MessageID: "m2", Delta: "2. genes whose annotation mentions kinase: ≈ 66 genes."})
+	if got := n.Text(&event.TurnEnd{Status: event.TurnCompleted}); got != "\n\n> Reply with an option's number, or say in your own words what you meant." {
+		t.Errorf("after numbered words the question narrated %q", got)
+	}
+	n = protocol.NewNarrator(false)
+	n.Text(q)
+	if got := n.Text(&event.TurnEnd{Status: event.TurnCancelled}); got != "> The turn ended cancelled" {
+		t.Errorf("a cancelled turn's question narrated %q", got)
+	}
+}

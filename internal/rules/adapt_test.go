@@ -29,11 +29,7 @@ type override func(real handler, args json.RawMessage) (any, *agent.ToolFailure)
 // or maxRounds pass. It returns the calls made, by name, and the text.
 func simulate(t *testing.T, role, user string, overrides map[string]override, maxRounds int) ([]string, string) {
 	t.Helper()
-	cat, err := catoffline.Open(dataDir(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := catalogtool.New(catalogtool.Config{Catalog: cat, Site: catoffline.SiteID})
+	set, err := catalogtool.New(catalogtool.Config{Catalog: geneCatalog(t), Site: catoffline.SiteID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,10 +181,11 @@ func TestPlannerAdapts(t *testing.T) {
 	}
 }
 
-// TestConfirmationIsNotARequest: "yes, build it" is not searched for.
+// TestConfirmationIsNotARequest: "yes, build it" is not searched for: it
+// hands the plan already drafted to the executor, and nothing else.
 func TestConfirmationIsNotARequest(t *testing.T) {
 	calls, text := simulate(t, rules.RolePlanner, "yes, build it", nil, 2)
-	if len(calls) != 0 || !strings.Contains(text, "Build this plan") {
+	if !slices.Equal(calls, []string{"request_executor_build"}) {
 		t.Errorf("calls %v, answer:\n%s", calls, text)
 	}
 }

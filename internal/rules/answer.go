@@ -27,9 +27,14 @@ func answerTurn(t *turn, cl english.Classification) response {
 		return searchesAnswer(a, cl.Subject)
 	case english.IntentStrategyQuestion:
 		return strategyAnswer(a)
+	case english.IntentThanks:
+		return say(intro + "\n\nGlad to help. Nothing was built or changed; say what to change, or describe other genes to plan.")
 	case english.IntentCapability:
 		return say(intro + "\n\n" + capabilities)
 	case english.IntentUnsupported:
+		if cl.OnThePage != "" {
+			return say(intro + "\n\nI read that as a request for " + cl.Unsupported + ". I do not do that from the chat, so nothing was built or changed: " + cl.OnThePage + ".")
+		}
 		if cl.Unsupported == english.UnsupportedGeneSets {
 			return say(intro + "\n\nI read that as a request to save genes as a list. I do not save lists from the chat, so nothing was built or changed: " +
 				"open a step's results and use **Save list** there (the list is yours across conversations, can start or join a strategy, and can be the conversation's controls); " +

@@ -28,6 +28,8 @@ func TestAnswersBuildNothing(t *testing.T) {
 		{"a confirmation with no plan", "Yes, go ahead and build it.", []string{"no plan to build yet"}},
 		{"a decline", "not yet, thanks", []string{"nothing was built or changed"}},
 		{"a gene set", "Save these genes as a gene set called invasion", []string{"save genes as a list", "Save list", "nothing was built or changed"}},
+		{"a download", "download these as a CSV", []string{"downloading genes", "Download all", "nothing was built or changed"}},
+		{"show the genes with no strategy", "show me the genes", []string{"has none yet"}},
 		{"memory", "Please remember that I prefer results as tables", []string{"remembering preferences", "does not do", "What I can do"}},
 		{"off-topic", "What is a good recipe for banana bread?", []string{"not about genes"}},
 		{"keys pressed", "asdf qwerty", []string{"not about genes"}},
@@ -87,6 +89,9 @@ func TestConfirmationBuilds(t *testing.T) {
 	if len(proposed) != 1 || proposed[0].Confirmed {
 		t.Fatalf("the plan turn requested %d handoffs (want one, unconfirmed):\n%s", len(proposed), plan.end.Text)
 	}
+	if thanks := w.turn(t, "plan", "thanks!"); len(find[*event.HandoffRequested](thanks.emitted)) != 0 {
+		t.Errorf("a thanks asked for a build:\n%s", thanks.end.Text)
+	}
 	yes := w.turn(t, "plan", "Yes, go ahead and build it.")
 	confirmed := find[*event.HandoffRequested](yes.emitted)
 	if len(confirmed) != 1 || !confirmed[0].Confirmed {
@@ -118,7 +123,7 @@ func TestConfirmationBuilds(t *testing.T) {
 func TestQuestionsAfterABuild(t *testing.T) {
 	data := loadData(t)
 	want := len(data.GO("GO:0006281"))
-	for _, msg := range []string{"how many genes is that?", "not yet", "Save these as a gene set", "Summarize this conversation so far"} {
+	for _, msg := range []string{"how many genes is that?", "how many genes now?", "not yet", "Save these as a gene set", "Summarize this conversation so far"} {
 		t.Run(msg, func(t *testing.T) {
 			w := newWorld(t)
 			plan := w.turn(t, "plan", "DNA repair genes")

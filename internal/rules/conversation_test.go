@@ -51,6 +51,7 @@ func TestDraftEdits(t *testing.T) {
 		{"exclude", []string{"DNA repair or DNA replication genes on chromosome 14", "Same, but also exclude tRNA genes"},
 			eval.Minus(eval.Intersect(eval.Union(repair, data.GO("GO:0006260")), chr14), data.OfType("tRNA encoding"))},
 		{"replace", []string{"DNA repair genes on chromosome 14", "use chromosome 13 instead"}, eval.Intersect(repair, chr13)},
+		{"take the exclusion back", []string{"DNA repair genes on chromosome 14 excluding tRNA genes", "take that exclusion out again"}, eval.Intersect(repair, chr14)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld(t)
@@ -62,7 +63,7 @@ func TestDraftEdits(t *testing.T) {
 			if len(handoffs) != 1 {
 				t.Fatalf("the edit planned nothing:\n%s", plan.end.Text)
 			}
-			if !strings.Contains(plan.end.Text, "changes the plan drafted for your previous request") {
+			if !strings.Contains(plan.end.Text, "plan drafted for your previous request") {
 				t.Errorf("the answer does not say it edits the draft:\n%s", plan.end.Text)
 			}
 			checkOneRoot(t, w.turn(t, "execute", buildMessage(t, handoffs[0])), tt.want)

@@ -534,6 +534,44 @@ func draftFollowUp(p *english.Parsed, previous string) (string, bool) {
 	return note, true
 }
 
+// draftWithout reads "take that exclusion out again" in plan mode, before
+// anything is built, as the previous request's tree without its outermost
+// exclusion (MINUS) or restriction (INTERSECT): that operator's left side.
+func draftWithout(p *english.Parsed, previous, kind string) (string, bool) {
+	if previous == "" || english.Classify(previous).Intent != english.IntentSearch {
+		return "", false
+	}
+	prev := english.Parse(previous)
+	if prev.Root == nil || prev.Follow != english.FollowNone {
+		return "", false
+	}
+	want := map[string][]english.Op{"exclusion": {english.OpMinus}, "restriction": {english.OpIntersect}, "filter": {english.OpMinus, english.OpIntersect}}[kind]
+	drop := outermost(prev.Root, want)
+	if drop == nil {
+		return "", false
+	}
+	*p = prev
+	p.Root = withoutNode(prev.Root, drop)
+	return "this takes the " + kind + " (" + drop.Right.Describe() + ") out of the plan drafted for your previous request", true
+}
+
+// outermost is the operator node of one of ops nearest the root, nil when
+// the tree has none.
+func outermost(n *english.Node, ops []english.Op) *english.Node {
+	queue := []*english.Node{n}
+	for len(queue) > 0 {
+		n, queue = queue[0], queue[1:]
+		if n == nil || n.Clause != nil {
+			continue
+		}
+		if slices.Contains(ops, n.Op) {
+			return n
+		}
+		queue = append(queue, n.Left, n.Right)
+	}
+	return nil
+}
+
 // sameClause reports whether two clauses name the same thing: the same
 // place, or the same words.
 func sameClause(a, b *english.Clause) bool {

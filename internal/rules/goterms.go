@@ -118,7 +118,7 @@ func (rv *resolver) goFuzzy(c *english.Clause) ([]wireTerm, int, []string) {
 				if n == "" || strings.HasPrefix(ph, n) {
 					continue
 				}
-				if dd := english.Distance(ph, n); dd <= english.TypoTolerance(len(ph)) && (d < 0 || dd < d) {
+				if dd, ok := english.Near(ph, n, english.TypoTolerance(len(ph))); ok && (d < 0 || dd < d) {
 					d = dd
 				}
 			}
@@ -243,5 +243,9 @@ func wordNear(a, b string) bool {
 		return true
 	}
 	n := len([]rune(a))
-	return n >= 5 && english.Distance(a, b) <= english.TypoTolerance(n)
+	if n < 5 {
+		return false
+	}
+	_, ok := english.Near(a, b, english.TypoTolerance(n))
+	return ok
 }

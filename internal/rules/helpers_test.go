@@ -31,16 +31,21 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
 
-// dataDir is the gene data (offlinetest.DataDir). Without it the test is
-// skipped, except under CI=true.
-func dataDir(tb testing.TB) string {
-	tb.Helper()
-	return offlinetest.DataDir(tb)
-}
+// geneCatalog is the offline catalog over the gene data, loaded once for
+// every test (it is only read: its result cache is safe to share).
+// Without the data the test is skipped, except under CI=true.
+var geneCatalog = offlinetest.Shared(catoffline.Open)
 
-// world is the application graph the roles need, on a fresh database:
-// the real store, offline catalog, strategy service, scheduler, planner
-// and executor, and one researcher's conversation.
+// loadData reads the raw export files with the evaluation set's reader,
+// kept separate from the catalog's loader so expected counts are computed
+// independently; once for every test.
+var loadData = offlinetest.Shared(eval.Load)
+
+// world is the application graph the roles need: the real store, offline
+// catalog, strategy service, scheduler, planner and executor, and one
+// researcher's conversation. Worlds share the test binary's database
+// (pgtest.Shared) as researchers share a server: each has its own user and
+// conversation, and everything the roles read is theirs.
 type world struct {
 	db         *store.DB
 	strategies *strategies.Service
@@ -61,12 +66,8 @@ type world struct {
 
 func newWorld(t testing.TB) *world {
 	t.Helper()
-	dir := dataDir(t)
-	cat, err := catoffline.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := store.New(pgtest.New(t))
+	cat := geneCatalog(t)
+	db, err := store.New(pgtest.Shared(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,18 +278,6 @@ func rootCount(t *testing.T, evs []event.Event) (strategy.Snapshot, *strategy.St
 	}
 	t.Fatalf("snapshot has no root step: %+v", s)
 	return s, nil
-}
-
-// loadData reads the raw export files with the evaluation set's reader,
-// kept separate from the catalog's loader so expected counts are computed
-// independently.
-func loadData(t *testing.T) *eval.Data {
-	t.Helper()
-	d, err := eval.Load(dataDir(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
 }
 
 var _ catalog.Catalog = (*catoffline.Catalog)(nil)

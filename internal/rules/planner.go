@@ -24,7 +24,17 @@ func planTurn(t *turn) response {
 	if pending || !read {
 		return response{calls: a.calls}
 	}
-	if cur == nil && removeByNameRE.MatchString(t.user) {
+	var followNote string
+	if cur == nil {
+		if m := removeOperatorRE.FindStringSubmatch(t.user); m != nil {
+			note, ok := draftWithout(&p, t.previous, strings.ToLower(m[1]))
+			if !ok {
+				return say(intro + "\n\nI read that as taking back the " + strings.ToLower(m[1]) + ", but there is no strategy or plan with one to change. " + capabilities)
+			}
+			followNote = note
+		}
+	}
+	if cur == nil && followNote == "" && removeByNameRE.MatchString(t.user) {
 		return say(intro + "\n\nI read that as removing a step, but this conversation has no strategy yet, so there is nothing to remove. " + capabilities)
 	}
 	if p.Follow == english.FollowUndo {
@@ -51,8 +61,7 @@ func planTurn(t *turn) response {
 			"no strategy for this change to refine and nothing was built. The catalog has Plasmodium falciparum 3D7 only; " +
 			"to search it, describe the genes, for example \"tRNA genes on chromosome 5\".")
 	}
-	var followNote string
-	if cur == nil && p.Follow != english.FollowNone {
+	if cur == nil && followNote == "" && p.Follow != english.FollowNone {
 		followNote, _ = draftFollowUp(&p, t.previous)
 	}
 	if cur != nil {

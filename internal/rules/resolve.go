@@ -295,7 +295,7 @@ func (rv *resolver) geneTypeFuzzy(c *english.Clause) (string, bool) {
 		d := -1
 		for _, f := range geneTypeForms(t.Term) {
 			for _, ph := range clausePhrases(c) {
-				if dd := english.Distance(ph, f); dd <= english.TypoTolerance(len(f)) && (d < 0 || dd < d) {
+				if dd, ok := english.Near(ph, f, english.TypoTolerance(len(f))); ok && (d < 0 || dd < d) {
 					d = dd
 				}
 			}

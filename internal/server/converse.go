@@ -68,6 +68,8 @@ func (s *Server) converse(ctx context.Context, req protocol.Message, onRecord fu
 				switch e := e.(type) {
 				case *event.HandoffRequested:
 					out.PendingHandoff = e.HandoffID
+				case *event.QuestionAsked:
+					out.Question = e
 				case *event.TurnEnd:
 					out.Status, out.Error, out.Usage = e.Status, e.Error, out.Usage.Add(e.Usage)
 					if out.Status != event.TurnCompleted || !req.AutoBuild || out.PendingHandoff == "" {
@@ -82,7 +84,7 @@ func (s *Server) converse(ctx context.Context, req protocol.Message, onRecord fu
 					if err != nil {
 						return out, err
 					}
-					out.PendingHandoff = ""
+					out.PendingHandoff, out.Question = "", nil
 					turnID = next
 					out.TurnIDs = append(out.TurnIDs, turnID)
 				}
@@ -109,7 +111,9 @@ func (s *Server) discardConversation(ctx context.Context, userID, conversationID
 
 // startOrAccept accepts the plan req.Accept names, or the conversation's
 // pending plan when the message is an approval word and a plan waits, and
-// otherwise starts a plan turn.
+// otherwise starts a plan turn. A message that is an option's number,
+// while a question waits, sends that option's message instead: a chat
+// client shows the options numbered.
 func (s *Server) startOrAccept(ctx context.Context, req protocol.Message) (string, error) {
 	if req.Accept != "" {
 		return s.cfg.Chat.AcceptHandoff(ctx, req.UserID, req.Conversation.ID, req.Accept)
@@ -121,7 +125,48 @@ func (s *Server) startOrAccept(ctx context.Context, req protocol.Message) (strin
 			return s.cfg.Chat.AcceptHandoff(ctx, req.UserID, req.Conversation.ID, h.ID)
 		}
 	}
+	if _, ok := event.OptionNumber(req.Text); ok {
+		q, err := s.pendingQuestion(ctx, req.UserID, req.Conversation.ID)
+		if err != nil {
+			return "", err
+		}
+		if q != nil {
+			req.Text = q.Answer(req.Text)
+		}
+	}
 	return s.cfg.Chat.StartTurn(ctx, chat.TurnRequest{UserID: req.UserID, ConversationID: req.Conversation.ID, Message: req.Text, Mode: chat.ModePlan})
+}
+
+// questionAskedType is question_asked's name in the log.
+var questionAskedType = event.Name(&event.QuestionAsked{})
+
+// pendingQuestion is the question waiting for the researcher (nil for
+// none): the one the conversation's latest turn ended with, when that turn
+// completed. Their next message answers it.
+func (s *Server) pendingQuestion(ctx context.Context, userID, conversationID string) (*event.QuestionAsked, error) {
+	turns, err := s.cfg.Store.Turns(ctx, userID, conversationID)
+	if err != nil || len(turns) == 0 {
+		return nil, err
+	}
+	last := turns[len(turns)-1]
+	if last.Status != store.TurnCompleted {
+		return nil, nil
+	}
+	rows, err := s.cfg.Store.TurnEvents(ctx, last.ID)
+	if err != nil {
+		return nil, err
+	}
+	for i := len(rows) - 1; i >= 0; i-- {
+		if rows[i].Type != questionAskedType {
+			continue
+		}
+		e, err := eventlog.FromRow(rows[i]).Decode()
+		if err != nil {
+			return nil, fmt.Errorf("server: decode %s: %w", rows[i].Type, err)
+		}
+		return e.(*event.QuestionAsked), nil
+	}
+	return nil, nil
 }
 
 // pendingHandoff returns the conversation's newest plan waiting for

@@ -74,6 +74,13 @@ func (h *Host) PendingHandoff(ctx context.Context, userID, conversationID string
 	return h.s.pendingHandoff(ctx, userID, conversationID)
 }
 
+// PendingQuestion is the question waiting for the researcher's answer
+// (nil for none): the one the conversation's latest turn ended with, when
+// that turn completed.
+func (h *Host) PendingQuestion(ctx context.Context, userID, conversationID string) (*event.QuestionAsked, error) {
+	return h.s.pendingQuestion(ctx, userID, conversationID)
+}
+
 // Strategy is the conversation's strategy (an error when nothing is built
 // yet).
 func (h *Host) Strategy(ctx context.Context, userID, conversationID string) (strategy.Snapshot, error) {

@@ -60,6 +60,9 @@ type Store interface {
 	// EventsAfter reads a page of the log; the conversation page is drawn
 	// from it (store.DB.EventsAfter).
 	EventsAfter(ctx context.Context, userID, conversationID string, after int64, limit int) ([]store.EventRow, error)
+	// TurnEvents reads one turn's events (not owner-filtered: the turn
+	// comes from the user's own, Turns or UserTurn).
+	TurnEvents(ctx context.Context, turnID string) ([]store.EventRow, error)
 	// Share links (store.DB.CreateShare and the rest): the store keeps
 	// only their tokens' hashes.
 	CreateShare(ctx context.Context, userID, conversationID string, tokenHash []byte, public bool) (store.Share, error)

@@ -25,6 +25,7 @@ for (const [name, viewport] of Object.entries(viewports)) {
   test(`the sign-in page fits and tabs in order (${name})`, async () => {
     const { page } = await b.open(viewport);
     await page.goto('/signin');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'email', 'the cursor starts in the email field');
     assert.deepEqual(await horizontalOverflow(page), []);
     const order = await tabOrder(page, 12);
     const texts = order.map((f) => f.tag + ':' + f.text);

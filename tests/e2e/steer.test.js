@@ -156,6 +156,7 @@ for (const [name, viewport] of Object.entries(sizes)) {
     assert.equal(await byTestId(page, 'build-plan-button').count(), 0);
     const steps = await graphState(page);
     assert.equal(steps.find((s) => s.root)?.count, 89);
+    assert.equal(await byTestId(page, 'building').isVisible(), false, 'nothing is left to build');
     // When the build ends, the result's count, Undo and Export are on
     // screen (desktop: in the right column's view, not scrolled away to
     // the sub-agents).
@@ -283,20 +284,46 @@ for (const [name, viewport] of Object.entries(sizes)) {
     const api = new Api(alice);
     const { page, problems } = await b.openAs(alice, viewport);
     const id = await newConversation(page);
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'message-input', 'a new conversation starts in the message box');
     const recovery = byTestId(page, 'recovery');
     assert.equal(await recovery.isVisible(), false, 'nothing to retry in a new conversation');
     await send(page, acceptanceRequest, { mode: 'plan', model: 'scripted:e2e_steer.json' });
     await waitIdle(page, api, id);
     await byTestId(page, 'chat-build-plan-button').click();
 
-    // The build's sub-agents hang: Stop shows where Send was.
+    // The build's sub-agents hang: the strategy panel lists the steps
+    // still to build with their state, and Stop shows where Send was.
     await page.locator('[data-testid="node"][data-status="running"]').first().waitFor({ timeout: 20_000 });
+    await page.locator('[data-testid="strategy"] [data-testid="building-node"][data-status="running"]').first().waitFor();
+    const building = await page.$$eval('[data-testid="building-node"]', (els) => els.map((el) => el.dataset.status));
+    assert.equal(building.length, 5, `the plan's five nodes are to build: ${building}`);
+    assert.ok(building.includes('queued'), `the combines wait: ${building}`);
+    if (name === 'desktop') {
+      assert.ok(await inPanels(byTestId(page, 'building')), 'the steps to build are on screen beside the chat');
+      await screenshot(page, 'delegation-building');
+    }
     const stop = byTestId(page, 'stop-button');
     assert.equal(await stop.isVisible(), true);
-    const [s, t] = [await stop.boundingBox(), await byTestId(page, 'send-button').boundingBox()];
-    const overlap = Math.min(s.x + s.width, t.x + t.width) - Math.max(s.x, t.x) > 0 &&
-      Math.min(s.y + s.height, t.y + t.height) - Math.max(s.y, t.y) > 0;
-    assert.ok(overlap, `Stop is where Send was (stop ${JSON.stringify(s)}, send ${JSON.stringify(t)})`);
+    if (name === 'desktop') {
+      const [s, t] = [await stop.boundingBox(), await byTestId(page, 'send-button').boundingBox()];
+      const overlap = Math.min(s.x + s.width, t.x + t.width) - Math.max(s.x, t.x) > 0 &&
+        Math.min(s.y + s.height, t.y + t.height) - Math.max(s.y, t.y) > 0;
+      assert.ok(overlap, `Stop is where Send was (stop ${JSON.stringify(s)}, send ${JSON.stringify(t)})`);
+    } else {
+      // A phone: the status and Stop float at the foot of the screen,
+      // at the top of the chat and down by the sub-agents alike.
+      const onScreen = () => stop.evaluate((el) => {
+        const r = el.getBoundingClientRect();
+        return r.top >= 0 && r.bottom <= document.documentElement.clientHeight && r.height > 0;
+      });
+      for (const where of ['top', 'subagents']) {
+        if (where === 'top') await page.evaluate(() => window.scrollTo(0, 0));
+        else await byTestId(page, 'subagents').scrollIntoViewIfNeeded();
+        assert.ok(await onScreen(), `Stop is on screen with the page at ${where}`);
+      }
+      assert.match(await byTestId(page, 'run-status').innerText(), /Building the strategy/);
+      await screenshot(page, 'phone-building');
+    }
     assert.equal(await byTestId(page, 'send-button').evaluate((el) => getComputedStyle(el).visibility), 'hidden');
     assert.equal(await recovery.isVisible(), false);
 

@@ -424,6 +424,10 @@
     if (!e.detail.successful && !fields.disabled) input.focus();
   });
   syncComposer();
+  // A new conversation (no turn yet) starts with the cursor in the message
+  // box: the researcher came to type. (The page's markup carries no
+  // autofocus, so that it stays the same as the stream redraws it.)
+  if (!chat.querySelector('[data-turn-id]') && !fields.disabled) input.focus();
   // Esc stops the running turn, wherever focus is.
   document.addEventListener('keydown', function (e) {
     if (e.key !== 'Escape' || e.defaultPrevented || e.isComposing) return;
@@ -571,6 +575,12 @@
       if (!a || a === document.body || !a.closest('.composer, .recovery, .stop-form') || a.disabled) {
         answer.focus({ preventScroll: true });
       }
+    } else {
+      // No answer (a turn stopped before it said anything): focus goes
+      // back to the message box rather than to nowhere (the Stop button
+      // that had it is gone).
+      var f = document.activeElement;
+      if (!f || f === document.body || f.closest('.stop-form') || f.disabled) input.focus({ preventScroll: true });
     }
     announcer.textContent = said;
   }

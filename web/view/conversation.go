@@ -339,10 +339,11 @@ func (c *Conversation) apply(rec event.Record) ([]Change, error) {
 }
 
 // withStrategy adds a redraw of the strategy panel to a turn's start or
-// end when there is a strategy: its Undo, Redo and history wait while a
-// turn runs.
+// end when there is a strategy or a delegation: its Undo, Redo and history
+// wait while a turn runs, and the steps still to build are listed only
+// while the delegation's turn runs.
 func (c *Conversation) withStrategy(changes []Change) []Change {
-	if c.Strategy == nil {
+	if c.Strategy == nil && c.Delegation == nil {
 		return changes
 	}
 	return append(changes, StrategyChanged{})

@@ -48,6 +48,28 @@ type Node struct {
 	calls      map[string]*ToolCall
 }
 
+// Building lists the nodes of the latest delegation whose steps are not in
+// the strategy yet, while the turn that runs it runs: the strategy panel
+// shows them under the graph, with their state, so the researcher watches
+// the strategy grow where it is drawn. Nil once the turn ended (what was
+// built is in the graph, what failed in the sub-agent panel and the chat).
+func (c *Conversation) Building() []*Node {
+	d := c.Delegation
+	if d == nil {
+		return nil
+	}
+	if t, ok := c.turns[d.TurnID]; !ok || !t.Running() {
+		return nil
+	}
+	var out []*Node
+	for _, n := range d.Nodes {
+		if n.RootStepID == "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // Counts returns how many nodes are in each status.
 func (d *Delegation) Counts() map[event.NodeStatus]int {
 	m := map[event.NodeStatus]int{}

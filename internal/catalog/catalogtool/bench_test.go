@@ -54,3 +54,9 @@ func BenchmarkLookupGenesByID(b *testing.B) {
 func BenchmarkLookupGenesByProduct(b *testing.B) {
 	benchTool(b, "lookup_genes", `{"query":"apical membrane antigen"}`)
 }
+
+// A vocabulary query that matches no term: the nearest spellings are
+// looked for across the whole vocabulary.
+func BenchmarkGetSearchParametersVocabularyTypo(b *testing.B) {
+	benchTool(b, "get_search_parameters", `{"record_type":"transcript","search_name":"GenesByGoTerm","vocabulary_query":"DNA repiar"}`)
+}

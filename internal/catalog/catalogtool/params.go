@@ -171,7 +171,7 @@ func nearNames(name string, searches []catalog.SearchSummary) []string {
 	limit := max(2, len(want)/4)
 	var found []near
 	for _, s := range searches {
-		if d := english.Distance(want, strings.ToLower(s.Name)); d <= limit {
+		if d, ok := english.Near(want, strings.ToLower(s.Name), limit); ok {
 			found = append(found, near{s.Name, d})
 		}
 	}
@@ -325,7 +325,7 @@ const maxTermSuggestions = 5
 // maxTermSuggestions: the whole query against the whole name ("DNA
 // repiar" is one swap from "DNA repair"), else each word of the query
 // against a word of the name; or a whole synonym within a typo of the
-// query (the suggestion carries it). Edits are counted by english.Distance, where
+// query (the suggestion carries it). Edits are counted by english.Near, where
 // a swap of neighbours is one; how many a word may have grows with its
 // length (english.TypoTolerance), so short words must be exact.
 func nearTerms(vocab []catalog.Term, query string) []catalog.Term {
@@ -337,16 +337,21 @@ func nearTerms(vocab []catalog.Term, query string) []catalog.Term {
 		dist, rank int
 	}
 	var found []near
+	tol := english.TypoTolerance(utf8.RuneCountInString(q))
 	for _, t := range vocab {
 		name := strings.ToLower(termName(t))
-		if d := min(english.Distance(q, name), english.Distance(q, strings.ToLower(t.Term))); d <= english.TypoTolerance(utf8.RuneCountInString(q)) {
+		d, ok := english.Near(q, name, tol)
+		if dt, okt := english.Near(q, strings.ToLower(t.Term), tol); okt && (!ok || dt < d) {
+			d, ok = dt, true
+		}
+		if ok {
 			t.Synonyms = nil
 			found = append(found, near{t: t, dist: d})
 			continue
 		}
 		// A typo of one of GO's synonyms ("apoptosys" for "apoptosis")
 		// suggests its term, carrying the synonym.
-		if i, d := nearestSynonym(q, t.Synonyms); i >= 0 {
+		if i, d := nearestSynonym(q, tol, t.Synonyms); i >= 0 {
 			t.Synonyms = []string{t.Synonyms[i]}
 			found = append(found, near{t: t, dist: d})
 			continue
@@ -366,12 +371,12 @@ func nearTerms(vocab []catalog.Term, query string) []catalog.Term {
 	return out
 }
 
-// nearestSynonym returns the synonym within a typo of q, nearest first,
-// and its distance; -1 when none is.
-func nearestSynonym(q string, synonyms []string) (int, int) {
+// nearestSynonym returns the synonym within tol edits of q (a typo of
+// it), nearest first, and its distance; -1 when none is.
+func nearestSynonym(q string, tol int, synonyms []string) (int, int) {
 	best, dist := -1, 0
 	for i, s := range synonyms {
-		if d := english.Distance(q, strings.ToLower(s)); d <= english.TypoTolerance(utf8.RuneCountInString(q)) && (best < 0 || d < dist) {
+		if d, ok := english.Near(q, strings.ToLower(s), tol); ok && (best < 0 || d < dist) {
 			best, dist = i, d
 		}
 	}
@@ -388,7 +393,7 @@ func wordsNear(want, have []string) (int, bool) {
 	for _, w := range want {
 		best := -1
 		for _, h := range have {
-			if d := english.Distance(w, h); d <= english.TypoTolerance(utf8.RuneCountInString(w)) && (best < 0 || d < best) {
+			if d, ok := english.Near(w, h, english.TypoTolerance(utf8.RuneCountInString(w))); ok && (best < 0 || d < best) {
 				best = d
 			}
 		}

@@ -9,7 +9,9 @@
 // (taskId = turn id). Each message starts a plan turn through the shared
 // runner (the host's Converse); a plan waiting for approval leaves its task
 // input-required, and the message "build" (or "approve") in that context
-// accepts it, which is a new task: the build turn. Tasks are read from
+// accepts it, which is a new task: the build turn. A question the planner
+// asked leaves its task input-required too, with the question and its
+// options in the status message; the reply in that context answers it. Tasks are read from
 // Strategist's own rows and event log, never from an A2A task store, so
 // GetTask and ListTasks answer after a restart and on any replica, and
 // another user's task is not found.
@@ -69,6 +71,10 @@ type Host interface {
 	// Messages and Handoffs are a conversation's messages and plans.
 	Messages(ctx context.Context, userID, conversationID string) ([]store.Message, error)
 	Handoffs(ctx context.Context, userID, conversationID string) ([]store.Handoff, error)
+	// PendingQuestion is the question waiting for the researcher's
+	// answer (nil for none): the one the conversation's latest turn ended
+	// with, when that turn completed.
+	PendingQuestion(ctx context.Context, userID, conversationID string) (*event.QuestionAsked, error)
 	// CancelTurn cancels a running turn, as Cancel on the page does; the
 	// orchestrator's refusals come back as *protocol.APIError.
 	CancelTurn(ctx context.Context, userID, conversationID, turnID string) error
@@ -216,7 +222,9 @@ func (p *Protocol) agentCard(base string) *a2a.AgentCard {
 		Skills: []a2a.AgentSkill{
 			{ID: "plan-strategy", Name: "Plan a strategy",
 				Description: "Plans a VEuPathDB search strategy for a research question: which searches, parameters and set " +
-					"operations. The task ends input-required with the plan as an artifact; reply \"build\" to build it.",
+					"operations. The task ends input-required with the plan as an artifact; reply \"build\" to build it. When a phrase " +
+					"could mean several things, the task ends input-required with a question and its options instead; reply with an " +
+					"option's number or message, or in words of your own.",
 				Tags:     []string{"veupathdb", "search strategy", "genes", "planning"},
 				Examples: []string{"Find P. falciparum genes involved in DNA replication or DNA repair, excluding genes on chromosome 14"}},
 			{ID: "build-strategy", Name: "Build a strategy",

@@ -255,3 +255,63 @@ func TestRefusals(t *testing.T) {
 		t.Errorf("sent %+v, want the refused message marked Created", sent)
 	}
 }
+
+// TestQuestionTask: a turn that ends with a question streams its task to
+// input-required, the status message carrying the question with its
+// options numbered (text) and as data (each option's message, what it
+// builds, its count); the reply "1" in that context is a new task that
+// continues the conversation with the first option's message, and the
+// asking task is then completed, its question answered.
+func TestQuestionTask(t *testing.T) {
+	t.Parallel()
+	e := newHarness(t)
+	ctx := t.Context()
+	q, asking := protocoltest.Asking()
+	e.host.Run = e.host.Play(asking...)
+	var last *a2a.TaskStatusUpdateEvent
+	for ev, err := range e.client.SendStreamingMessage(ctx, &a2a.SendMessageRequest{Message: text("kinases")}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u, ok := ev.(*a2a.TaskStatusUpdateEvent); ok {
+			last = u
+		}
+	}
+	if last == nil || last.Status.State != a2a.TaskStateInputRequired || len(last.Status.Message.Parts) != 2 {
+		t.Fatalf("final status %#v", last)
+	}
+	parts := last.Status.Message.Parts
+	if got := parts[0].Text(); !strings.HasPrefix(got, "Question: "+q.Question+"\n1. protein phosphorylation") || !strings.Contains(got, "\n2. genes whose annotation") {
+		t.Errorf("status text %q", got)
+	}
+	d, ok := parts[1].Data().(map[string]any)
+	opts, _ := d["options"].([]any)
+	if !ok || d["questionId"] != q.QuestionID || d["freeText"] != true || len(opts) != 2 {
+		t.Fatalf("status data %#v", parts[1].Data())
+	}
+	if o, _ := opts[1].(map[string]any); o["message"] != q.Options[1].Message || o["count"] != float64(66) || o["approximate"] != true {
+		t.Errorf("second option %#v", opts[1])
+	}
+	asked, err := e.client.GetTask(ctx, &a2a.GetTaskRequest{ID: last.TaskID})
+	if err != nil || asked.Status.State != a2a.TaskStateInputRequired {
+		t.Fatalf("GetTask of the asking task: %v %+v", err, asked)
+	}
+
+	e.host.Run = e.host.Play(&event.AssistantMessage{MessageID: "m2", Content: "Planned GO:0006468."}, &event.TurnEnd{Status: event.TurnCompleted})
+	reply := text("1")
+	reply.ContextID = last.ContextID
+	res, err := e.client.SendMessage(ctx, &a2a.SendMessageRequest{Message: reply})
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, ok := res.(*a2a.Task)
+	if !ok || next.ID == last.TaskID || next.ContextID != last.ContextID || next.Status.State != a2a.TaskStateCompleted {
+		t.Fatalf("the answer's task %#v", res)
+	}
+	if h := next.History; len(h) == 0 || h[0].Parts[0].Text() != q.Options[0].Message {
+		t.Errorf("the answer's history %+v, want the first option's message first", h)
+	}
+	if asked, err = e.client.GetTask(ctx, &a2a.GetTaskRequest{ID: last.TaskID}); err != nil || asked.Status.State != a2a.TaskStateCompleted {
+		t.Errorf("the answered question's task: %v %+v", err, asked)
+	}
+}

@@ -28,10 +28,30 @@ func (p *Protocol) taskMeta(conversationID string) map[string]any {
 type taskView struct {
 	history   *int
 	artifacts bool
+	// questions, when set, keeps the conversations' waiting questions
+	// read for a list of tasks (nil values: none waits).
+	questions map[string]*event.QuestionAsked
+}
+
+// pendingQuestion is the question waiting in the conversation, read once
+// per list of tasks.
+func (p *Protocol) pendingQuestion(ctx context.Context, userID, conversationID string, view taskView) (*event.QuestionAsked, error) {
+	if q, ok := view.questions[conversationID]; ok {
+		return q, nil
+	}
+	q, err := p.host.PendingQuestion(ctx, userID, conversationID)
+	if err != nil {
+		return nil, a2aError(err)
+	}
+	if view.questions != nil {
+		view.questions[conversationID] = q
+	}
+	return q, nil
 }
 
 // task reads a turn as an A2A task from Strategist's rows: its state
-// from the turn's status and its conversation's handoffs, its history from
+// from the turn's status, its conversation's handoffs and the question
+// waiting there, its history from
 // the turn's messages, and its artifacts: the answer, the plan it asked to
 // build, and for a completed build the strategy and its WDK export.
 func (p *Protocol) task(ctx context.Context, userID string, t store.Turn, view taskView) (*a2a.Task, error) {
@@ -90,10 +110,26 @@ func (p *Protocol) task(ctx context.Context, userID string, t store.Turn, view t
 		task.Status.State = a2a.TaskStateWorking
 	case store.TurnCompleted:
 		task.Status.State = a2a.TaskStateCompleted
-		if requested != nil && requested.Status == store.HandoffPending {
+		var asked *event.QuestionAsked
+		if requested == nil && t.Mode == store.ModePlan {
+			q, err := p.pendingQuestion(ctx, userID, t.ConversationID, view)
+			if err != nil {
+				return nil, err
+			}
+			if q != nil && q.TurnID == t.ID {
+				asked = q
+			}
+		}
+		switch {
+		case requested != nil && requested.Status == store.HandoffPending:
 			task.Status.State = a2a.TaskStateInputRequired
 			task.Status.Message = agentMessage(info, "Plan ready: "+requested.Goal+". Reply \"build\" in this context to build it.")
-		} else {
+		case asked != nil:
+			task.Status.State = a2a.TaskStateInputRequired
+			task.Status.Message = a2a.NewMessageForTask(a2a.MessageRoleAgent, info, a2a.NewTextPart(asked.Summary()),
+				a2a.NewDataPart(map[string]any{"questionId": asked.QuestionID, "question": asked.Question,
+					"options": jsonArray(asked.Options), "freeText": asked.FreeText}))
+		default:
 			summary, _ := p.host.RootSummary(ctx, userID, t.ConversationID)
 			task.Status.Message = agentMessage(info, summary)
 		}
@@ -170,6 +206,18 @@ func jsonObject(v any) map[string]any {
 	return m
 }
 
+// jsonArray turns a slice into its JSON array form (within a data part's
+// content).
+func jsonArray(v any) []any {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	var a []any
+	_ = json.Unmarshal(raw, &a)
+	return a
+}
+
 // GetTask reads one of the caller's tasks.
 func (h *handler) GetTask(ctx context.Context, req *a2a.GetTaskRequest) (*a2a.Task, error) {
 	t, err := h.userTurn(ctx, req.ID)
@@ -224,11 +272,12 @@ func (h *handler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (*a2
 		offset = n
 	}
 	var tasks []*a2a.Task
+	questions := map[string]*event.QuestionAsked{}
 	for _, t := range turns {
 		if req.StatusTimestampAfter != nil && !t.StartedAt.After(*req.StatusTimestampAfter) && (t.EndedAt == nil || !t.EndedAt.After(*req.StatusTimestampAfter)) {
 			continue
 		}
-		task, err := h.p.task(ctx, userID, t, taskView{history: req.HistoryLength, artifacts: req.IncludeArtifacts})
+		task, err := h.p.task(ctx, userID, t, taskView{history: req.HistoryLength, artifacts: req.IncludeArtifacts, questions: questions})
 		if err != nil {
 			return nil, err
 		}

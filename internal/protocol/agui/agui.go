@@ -10,7 +10,11 @@
 // the last message, a user message, starts a plan turn; a plan waiting for
 // approval ends the run with an interrupt outcome whose interrupt id is
 // the plan's handoff id, and the next run resumes it (resume entry status
-// "resolved" builds the plan; "cancelled" leaves it unbuilt). The state is
+// "resolved" builds the plan; "cancelled" leaves it unbuilt). A question
+// the planner asked ends the run with an input_required interrupt whose id
+// is the question's; resolved with the payload {option: n} or {text}, the
+// next run sends that option's message (or the text) as the researcher's
+// next message. The state is
 // the conversation's strategy: a STATE_SNAPSHOT after RUN_STARTED, then a
 // STATE_DELTA (JSON Patch) for each change. Errors before the stream
 // starts are the API's JSON error body.
@@ -20,6 +24,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -58,6 +63,10 @@ type Host interface {
 	// PendingHandoff is the conversation's newest plan waiting for
 	// approval.
 	PendingHandoff(ctx context.Context, userID, conversationID string) (store.Handoff, bool, error)
+	// PendingQuestion is the question waiting for the researcher's
+	// answer (nil for none): the one the conversation's latest turn ended
+	// with, when that turn completed.
+	PendingQuestion(ctx context.Context, userID, conversationID string) (*event.QuestionAsked, error)
 	// Strategy is the conversation's strategy (an error when nothing is
 	// built yet).
 	Strategy(ctx context.Context, userID, conversationID string) (strategy.Snapshot, error)
@@ -120,6 +129,10 @@ const aguiVersion = "1.0"
 // approval leaves.
 const aguiReasonPlan = "plan_approval"
 
+// aguiReasonQuestion is the reason of the interrupt a question leaves:
+// AG-UI's own for an agent that needs input, with a response schema.
+const aguiReasonQuestion = "input_required"
+
 // aguiInput is AG-UI's RunAgentInput, as far as Strategist reads it: the
 // client's state and tools are not read (the strategy is the server's, and
 // Strategist's agents call only their own tools).
@@ -136,10 +149,12 @@ type aguiInput struct {
 	Resume         []aguiResume    `json:"resume"`
 }
 
-// aguiResume answers one interrupt of an earlier run.
+// aguiResume answers one interrupt of an earlier run; Payload is the
+// answer to a question.
 type aguiResume struct {
-	InterruptID string `json:"interruptId"`
-	Status      string `json:"status"`
+	InterruptID string          `json:"interruptId"`
+	Status      string          `json:"status"`
+	Payload     json.RawMessage `json:"payload"`
 }
 
 // aguiProps are the forwardedProps Strategist reads.
@@ -200,18 +215,43 @@ func (p *Protocol) run(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		i := slices.IndexFunc(in.Resume, func(r aguiResume) bool { return ok && strings.EqualFold(r.InterruptID, h.ID) })
-		if i < 0 {
-			return &protocol.APIError{Status: http.StatusConflict, Code: "HANDOFF_DECIDED",
-				Message: "no plan of this thread waits under the interrupts resumed: it was built or replaced; start a run without resume"}
+		q, err := p.host.PendingQuestion(ctx, user, conv.ID)
+		if err != nil {
+			return err
 		}
-		switch in.Resume[i].Status {
-		case "resolved":
-			req.Accept = h.ID
-		case "cancelled":
-			// The plan stays unbuilt; a new user message plans again.
+		i := slices.IndexFunc(in.Resume, func(r aguiResume) bool { return ok && strings.EqualFold(r.InterruptID, h.ID) })
+		j := slices.IndexFunc(in.Resume, func(r aguiResume) bool { return q != nil && strings.EqualFold(r.InterruptID, q.QuestionID) })
+		switch {
+		case i >= 0:
+			switch in.Resume[i].Status {
+			case "resolved":
+				req.Accept = h.ID
+			case "cancelled":
+				// The plan stays unbuilt; a new user message plans again.
+			default:
+				return protocol.BadRequest("resume status must be resolved or cancelled")
+			}
+		case j >= 0:
+			switch in.Resume[j].Status {
+			case "resolved":
+				answer, err := questionAnswer(q, in.Resume[j].Payload)
+				if err != nil {
+					return err
+				}
+				if answer != "" {
+					message, req.Text = answer, answer
+				} else if message == "" {
+					return protocol.BadRequest(`resume the question with the payload {"option": n} or {"text": "..."}, or a user message`)
+				}
+			case "cancelled":
+				// The question stays unanswered; a new user message is
+				// the researcher's next word.
+			default:
+				return protocol.BadRequest("resume status must be resolved or cancelled")
+			}
 		default:
-			return protocol.BadRequest("resume status must be resolved or cancelled")
+			return &protocol.APIError{Status: http.StatusConflict, Code: "HANDOFF_DECIDED",
+				Message: "no plan or question of this thread waits under the interrupts resumed: it was built, answered or replaced; start a run without resume"}
 		}
 	}
 	if req.Accept == "" && message == "" && len(in.Resume) == 0 {
@@ -257,6 +297,35 @@ func (p *Protocol) run(c echo.Context) error {
 	}
 	st.finish(sctx, out)
 	return nil
+}
+
+// questionAnswer is the message a question's resume payload answers with:
+// {"option": n} is the n-th option's message, {"text": "..."} (or a bare
+// string) the researcher's own words; "" for no payload.
+func questionAnswer(q *event.QuestionAsked, payload json.RawMessage) (string, error) {
+	if len(payload) == 0 || string(payload) == "null" {
+		return "", nil
+	}
+	var answer struct {
+		Option *int    `json:"option"`
+		Text   *string `json:"text"`
+	}
+	if err := json.Unmarshal(payload, &answer.Text); err != nil {
+		answer.Text = nil
+		if err := json.Unmarshal(payload, &answer); err != nil {
+			return "", protocol.BadRequest(`a question's resume payload is {"option": n} or {"text": "..."}: ` + protocol.DescribeJSONError(err))
+		}
+	}
+	switch {
+	case answer.Option != nil:
+		if n := *answer.Option; n < 1 || n > len(q.Options) {
+			return "", protocol.BadRequest(fmt.Sprintf("the question has options 1 to %d, not %d", len(q.Options), n))
+		}
+		return q.Options[*answer.Option-1].Message, nil
+	case answer.Text != nil && strings.TrimSpace(*answer.Text) != "":
+		return strings.TrimSpace(*answer.Text), nil
+	}
+	return "", protocol.BadRequest(`a question's resume payload is {"option": n} or {"text": "..."}`)
 }
 
 // thread finds the conversation a thread id names, or starts one under

@@ -41,10 +41,15 @@ type aguiEvent struct {
 	Outcome   struct {
 		Type       string
 		Interrupts []struct {
-			ID     string
-			Reason string
+			ID             string
+			Reason         string
+			Message        string
+			ResponseSchema map[string]any `json:"responseSchema"`
+			Metadata       map[string]any
 		}
 	}
+	Name   string
+	Value  map[string]any
 	Result map[string]any
 	Code   string
 }
@@ -202,5 +207,75 @@ func TestRunRefusals(t *testing.T) {
 	}
 	if _, err := h.Conversation(t.Context(), "", fresh); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("the refused thread: %v, want it gone", err)
+	}
+}
+
+// TestQuestionInterruptsAndResumes: a question the turn ended with is a
+// CUSTOM strategist.question_asked as it is asked, and ends the run with
+// an input_required interrupt under the question's id: its message the
+// question with the options numbered, its response schema the payload
+// that answers. Resuming it with {"option": n} sends that option's
+// message as the researcher's next message, {"text"} their own words; an
+// option the question lacks is a 400, and the answered question a 409.
+func TestQuestionInterruptsAndResumes(t *testing.T) {
+	t.Parallel()
+	h, srv, user := serve(t)
+	q, asking := protocoltest.Asking()
+	h.Run = h.Play(asking...)
+	thread := uuid.NewString()
+	_, events := run(t, srv, `{"threadId":"`+thread+`","runId":"r1","messages":[{"role":"user","content":"kinases"}]}`)
+	var custom *aguiEvent
+	for i := range events {
+		if events[i].Type == "CUSTOM" && events[i].Name == "strategist.question_asked" {
+			custom = &events[i]
+		}
+	}
+	if custom == nil || custom.Value["questionId"] != q.QuestionID || len(custom.Value["options"].([]any)) != 2 {
+		t.Errorf("no question_asked event carrying the question: %s", types(events))
+	}
+	last := events[len(events)-1]
+	if last.Type != "RUN_FINISHED" || last.Outcome.Type != "interrupt" || len(last.Outcome.Interrupts) != 1 {
+		t.Fatalf("asking run ended %+v", last)
+	}
+	in := last.Outcome.Interrupts[0]
+	props, _ := in.ResponseSchema["properties"].(map[string]any)
+	option, _ := props["option"].(map[string]any)
+	if in.ID != q.QuestionID || in.Reason != "input_required" || !strings.HasPrefix(in.Message, "Question: "+q.Question+"\n1. ") ||
+		option["maximum"] != float64(2) || props["text"] == nil || in.Metadata["strategist/question"] == nil {
+		t.Errorf("interrupt %+v", in)
+	}
+
+	h.Run = h.Play(&event.AssistantMessage{MessageID: "m2", Content: "A text search, then."}, &event.TurnEnd{Status: event.TurnCompleted})
+	if r, _ := run(t, srv, `{"threadId":"`+thread+`","runId":"r2","resume":[{"interruptId":"`+q.QuestionID+`","status":"resolved","payload":{"option":3}}]}`); r.Status != http.StatusBadRequest {
+		t.Errorf("resuming with an option the question lacks = %d %s, want 400", r.Status, r.Body)
+	}
+	_, events = run(t, srv, `{"threadId":"`+thread+`","runId":"r3","resume":[{"interruptId":"`+q.QuestionID+`","status":"resolved","payload":{"option":2}}]}`)
+	if last := events[len(events)-1]; last.Type != "RUN_FINISHED" || last.Outcome.Type != "success" {
+		t.Fatalf("answered run = %q, ended %+v", types(events), last)
+	}
+	if sent := h.Sent(); len(sent) != 2 || sent[1].Text != q.Options[1].Message || sent[1].Accept != "" {
+		t.Errorf("the answer sent %+v, want the second option's message", sent)
+	}
+	if r, _ := run(t, srv, `{"threadId":"`+thread+`","runId":"r4","resume":[{"interruptId":"`+q.QuestionID+`","status":"resolved","payload":{"option":1}}]}`); r.Status != http.StatusConflict {
+		t.Errorf("resuming an answered question = %d %s, want 409", r.Status, r.Body)
+	}
+
+	q, asking = protocoltest.Asking()
+	h.Run = h.Play(asking...)
+	run(t, srv, `{"threadId":"`+thread+`","runId":"r5","messages":[{"role":"user","content":"kinases again"}]}`)
+	h.Run = h.Play(&event.TurnEnd{Status: event.TurnCompleted})
+	run(t, srv, `{"threadId":"`+thread+`","runId":"r6","resume":[{"interruptId":"`+q.QuestionID+`","status":"resolved","payload":{"text":" serine/threonine kinases "}}]}`)
+	msgs, err := h.Messages(t.Context(), user, thread)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var said []string
+	for _, m := range msgs {
+		if m.Role == event.RoleUser {
+			said = append(said, m.Content)
+		}
+	}
+	if want := []string{"kinases", q.Options[1].Message, "kinases again", "serine/threonine kinases"}; strings.Join(said, "|") != strings.Join(want, "|") {
+		t.Errorf("the researcher said %q, want %q", said, want)
 	}
 }

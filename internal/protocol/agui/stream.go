@@ -43,6 +43,27 @@ type aguiStream struct {
 	plan *event.HandoffRequested
 }
 
+// questionValue is a question as AG-UI carries it (a CUSTOM event's
+// value, an interrupt's metadata).
+func questionValue(q *event.QuestionAsked) map[string]any {
+	return map[string]any{"questionId": q.QuestionID, "question": q.Question, "options": q.Options, "freeText": q.FreeText}
+}
+
+// questionInterrupt is the interrupt a question leaves: its message the
+// question with its options numbered, its response schema the payload
+// that answers it ({option: n}, or {text} when words of the researcher's
+// own are welcome).
+func questionInterrupt(q *event.QuestionAsked) map[string]any {
+	props := map[string]any{"option": map[string]any{"type": "integer", "minimum": 1, "maximum": len(q.Options),
+		"description": "the number of the option chosen: its message is sent as the researcher's next message"}}
+	if q.FreeText {
+		props["text"] = map[string]any{"type": "string", "minLength": 1, "description": "the answer in the researcher's own words"}
+	}
+	return map[string]any{"id": q.QuestionID, "reason": aguiReasonQuestion, "message": q.Summary(),
+		"responseSchema": map[string]any{"type": "object", "properties": props, "minProperties": 1, "maxProperties": 1, "additionalProperties": false},
+		"metadata":       map[string]any{"strategist/question": questionValue(q)}}
+}
+
 // send writes one event of type typ with fields.
 func (a *aguiStream) send(typ string, fields map[string]any) error {
 	fields["type"] = typ
@@ -143,6 +164,8 @@ func (a *aguiStream) record(r *event.Record, e event.Event) error {
 	case *event.HandoffRequested:
 		a.plan = e
 		return a.custom("handoff_requested", map[string]any{"handoffId": e.HandoffID, "goal": e.Goal, "plan": e.Plan})
+	case *event.QuestionAsked:
+		return a.custom("question_asked", questionValue(e))
 	case *event.HandoffAccepted:
 		return a.custom("handoff_accepted", map[string]any{"handoffId": e.HandoffID, "executeTurnId": e.ExecuteTurnID})
 	case *event.ConversationRenamed:
@@ -268,7 +291,7 @@ func (a *aguiStream) closeAll() error {
 }
 
 // finish ends the run as its last turn ended: an interrupt for a plan
-// waiting for approval, a success with the strategy's summary, a
+// waiting for approval or a question waiting for an answer, a success with the strategy's summary, a
 // cancellation, or RUN_ERROR.
 func (a *aguiStream) finish(ctx context.Context, out protocol.Outcome) {
 	if a.closeAll() != nil {
@@ -287,6 +310,8 @@ func (a *aguiStream) finish(ctx context.Context, out protocol.Outcome) {
 			in["metadata"] = map[string]any{"strategist/goal": p.Goal, "strategist/plan": p.Plan}
 		}
 		end["outcome"] = map[string]any{"type": "interrupt", "interrupts": []any{in}}
+	case out.Status == event.TurnCompleted && out.Question != nil:
+		end["outcome"] = map[string]any{"type": "interrupt", "interrupts": []any{questionInterrupt(out.Question)}}
 	case out.Status == event.TurnCompleted:
 		summary, root := a.p.host.RootSummary(ctx, account.UserID(a.c.Request().Context()), a.conv.ID)
 		result := map[string]any{"conversationId": a.conv.ID, "conversationUrl": a.p.host.ConversationURL(a.conv.ID), "summary": summary}

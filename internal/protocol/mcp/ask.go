@@ -60,7 +60,10 @@ func (p *Protocol) askTool() tool.Tool {
 	return tool.NewTool("ask_strategist",
 		"Ask Strategist's planner in words (\"DNA repair genes, excluding chromosome 14\", or a follow-up such as \"now only those with a signal peptide\"): "+
 			"it plans the strategy with the catalog, and builds it with sub-agents when build is true (or when the message is \"build\" and a plan waits). "+
-			"Returns the answer, the root step's count and the conversation's page; the turn runs on the server, its page shows it live.",
+			"Returns the answer, the root step's count and the conversation's page; the turn runs on the server, its page shows it live. "+
+			"When Strategist cannot tell what a phrase means it asks back instead of planning: the result's question has 2 to 4 options, "+
+			"each a reading with what it would build and its count; answer by calling again in the same conversation with one option's message "+
+			"(or its number), or in the researcher's own words.",
 		p.ask)
 }
 
@@ -77,11 +80,24 @@ type askResult struct {
 	Status         event.TurnStatus `json:"status"`
 	Error          string           `json:"error,omitempty"`
 	// PlanWaiting is true when a plan waits for "build".
-	PlanWaiting bool   `json:"planWaiting"`
-	Answer      string `json:"answer"`
-	Summary     string `json:"summary"`
-	RootStepID  string `json:"rootStepId,omitempty"`
-	RootCount   *int   `json:"rootCount,omitempty"`
+	PlanWaiting bool `json:"planWaiting"`
+	// Question is the question the turn ended with, waiting for the
+	// answer: the next message of the conversation.
+	Question   *askQuestion `json:"question,omitempty"`
+	Answer     string       `json:"answer"`
+	Summary    string       `json:"summary"`
+	RootStepID string       `json:"rootStepId,omitempty"`
+	RootCount  *int         `json:"rootCount,omitempty"`
+}
+
+// askQuestion is a question the planner asked the researcher: each option
+// is a reading, with the message that answers with it, what it would build
+// and its count; freeText welcomes an answer in words of their own.
+type askQuestion struct {
+	QuestionID string                 `json:"questionId"`
+	Question   string                 `json:"question"`
+	Options    []event.QuestionOption `json:"options"`
+	FreeText   bool                   `json:"freeText"`
 }
 
 type progressKey struct{}
@@ -142,6 +158,9 @@ func (p *Protocol) ask(ctx context.Context, args askArgs) (*askResult, error) {
 		PlanWaiting: out.PendingHandoff != "", Answer: answer.String(), Summary: summary}
 	if root != nil {
 		res.RootStepID, res.RootCount = string(root.ID), root.Count
+	}
+	if q := out.Question; q != nil && out.Status == event.TurnCompleted && out.PendingHandoff == "" {
+		res.Question = &askQuestion{QuestionID: q.QuestionID, Question: q.Question, Options: q.Options, FreeText: q.FreeText}
 	}
 	return res, nil
 }

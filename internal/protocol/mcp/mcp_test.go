@@ -205,3 +205,54 @@ func TestAskStrategistRefusedOrPanicking(t *testing.T) {
 		t.Errorf("list_sites after the panic = %+v %q", a.Error, a.Text())
 	}
 }
+
+// TestAskStrategistAsks: a turn that ends with a question answers with
+// the question, its options (each a reading with its message, what it
+// builds and its count) and free text, and the answer text closes with
+// them numbered; calling again in the conversation with an option's
+// number continues it with that option's message.
+func TestAskStrategistAsks(t *testing.T) {
+	t.Parallel()
+	e := newHarness(t, nil)
+	q, asking := protocoltest.Asking()
+	e.host.Run = e.host.Play(asking...)
+	a := e.callMCP("ask_strategist", map[string]any{"message": "kinases"})
+	if a.Result == nil || a.Result.IsError {
+		t.Fatalf("ask_strategist = %+v %q", a.Error, a.Text())
+	}
+	type result struct {
+		ConversationID, Status, Answer string
+		PlanWaiting                    bool
+		Question                       *struct {
+			QuestionID, Question string
+			FreeText             bool
+			Options              []event.QuestionOption
+		}
+	}
+	var res result
+	if err := json.Unmarshal([]byte(a.Text()), &res); err != nil {
+		t.Fatalf("answer %q: %v", a.Text(), err)
+	}
+	if res.Question == nil || res.Question.QuestionID != q.QuestionID || res.Question.Question != q.Question || !res.Question.FreeText ||
+		len(res.Question.Options) != 2 || res.Question.Options[1].Message != q.Options[1].Message || *res.Question.Options[0].Count != 57 ||
+		!res.Question.Options[1].Approximate || res.Status != "completed" || res.PlanWaiting {
+		t.Fatalf("result = %s", a.Text())
+	}
+	if !strings.Contains(res.Answer, "> Question: "+q.Question+"\n> 1. protein phosphorylation (GO:0006468)") || !strings.Contains(res.Answer, "\n> 2. ") {
+		t.Errorf("the answer does not close with the numbered question:\n%s", res.Answer)
+	}
+
+	e.host.Run = e.host.Play(&event.AssistantMessage{MessageID: "m2", Content: "A text search, then."}, &event.TurnEnd{Status: event.TurnCompleted})
+	a = e.callMCP("ask_strategist", map[string]any{"message": "2", "conversationId": res.ConversationID})
+	var next result
+	if err := json.Unmarshal([]byte(a.Text()), &next); err != nil || next.ConversationID != res.ConversationID || next.Question != nil || next.Answer != "A text search, then." {
+		t.Fatalf("the answer's result = %s (%v)", a.Text(), err)
+	}
+	msgs, err := e.host.Messages(t.Context(), e.user, res.ConversationID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := msgs[len(msgs)-2]; last.Role != event.RoleUser || last.Content != q.Options[1].Message {
+		t.Errorf("the researcher's answer was kept as %+v, want the second option's message %q", last, q.Options[1].Message)
+	}
+}

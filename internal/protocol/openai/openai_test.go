@@ -233,3 +233,56 @@ func TestCompletionErrors(t *testing.T) {
 		t.Errorf("refused turn sent %+v, want one message marked Created (the host discards its conversation)", sent)
 	}
 }
+
+// TestCompletionAsks: a turn that ends with a question closes its answer
+// with the question and its options numbered, before the closing line;
+// the client's reply with an option's number continues the conversation
+// the answer links to with that option's message, and words of the
+// researcher's own go as written.
+func TestCompletionAsks(t *testing.T) {
+	t.Parallel()
+	h, srv, user := serve(t)
+	q, asking := protocoltest.Asking()
+	h.Run = h.Play(asking...)
+	r := protocoltest.Do(t, srv, http.MethodPost, openai.CompletionsPath, `{"model":"strategist-auto","messages":[{"role":"user","content":"kinases"}]}`)
+	var res struct {
+		Choices []struct{ Message struct{ Content string } }
+	}
+	if err := json.Unmarshal(r.Body, &res); err != nil || r.Status != http.StatusOK || len(res.Choices) != 1 {
+		t.Fatalf("completion = %d %s (%v)", r.Status, r.Body, err)
+	}
+	conv := r.Header.Get(openai.HeaderConversation)
+	answer := res.Choices[0].Message.Content
+	want := "I could not map \"kinases\" to a search.\n\n" +
+		"> Question: " + q.Question + "\n" +
+		"> 1. protein phosphorylation (GO:0006468) — GenesByGoTerm (go_typeahead=GO:0006468); 57 genes\n" +
+		"> 2. genes whose annotation mentions \"kinase\" — GenesByText (text_expression=kinase); ≈ 66 genes (approximate: a text search)\n" +
+		"> Reply with an option's number, or say in your own words what you meant.\n\n" +
+		protocoltest.NoStrategy + " Conversation: " + protocoltest.PublicURL + "/conversations/" + conv
+	if answer != want {
+		t.Errorf("answer\n%s\nwant\n%s", answer, want)
+	}
+
+	h.Run = h.Play(aTurn...)
+	history, err := json.Marshal(map[string]any{"model": "strategist", "messages": []map[string]string{
+		{"role": "user", "content": "kinases"}, {"role": "assistant", "content": answer}, {"role": "user", "content": "1"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := protocoltest.Do(t, srv, http.MethodPost, openai.CompletionsPath, string(history)); r.Status != http.StatusOK || r.Header.Get(openai.HeaderConversation) != conv {
+		t.Fatalf("the answer = %d %s in conversation %s, want %s", r.Status, r.Body, r.Header.Get(openai.HeaderConversation), conv)
+	}
+	msgs, err := h.Messages(t.Context(), user, conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var said []string
+	for _, m := range msgs {
+		if m.Role == event.RoleUser {
+			said = append(said, m.Content)
+		}
+	}
+	if len(said) != 2 || said[1] != q.Options[0].Message {
+		t.Errorf("the researcher said %q, want the first option's message %q second", said, q.Options[0].Message)
+	}
+}

@@ -63,6 +63,7 @@ type Host struct {
 	turns      map[string]store.Turn
 	messages   map[string][]store.Message
 	handoffs   map[string][]store.Handoff
+	questions  map[string]*event.QuestionAsked // by turn
 	strategies map[string]strategy.Snapshot
 	wdk        map[string]*strategy.WDKStrategy
 	sent       []protocol.Message
@@ -79,7 +80,7 @@ func New(t testing.TB) *Host {
 		t.Fatal(err)
 	}
 	return &Host{Cat: cat, convs: map[string]store.Conversation{}, turns: map[string]store.Turn{},
-		messages: map[string][]store.Message{}, handoffs: map[string][]store.Handoff{},
+		messages: map[string][]store.Message{}, handoffs: map[string][]store.Handoff{}, questions: map[string]*event.QuestionAsked{},
 		strategies: map[string]strategy.Snapshot{}, wdk: map[string]*strategy.WDKStrategy{}}
 }
 
@@ -243,6 +244,31 @@ func (h *Host) PendingHandoff(ctx context.Context, userID, conversationID string
 		}
 	}
 	return best, found, nil
+}
+
+// PendingQuestion is the question the conversation's latest turn ended
+// with, when that turn completed (nil for none).
+func (h *Host) PendingQuestion(_ context.Context, userID, conversationID string) (*event.QuestionAsked, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.owned(userID, conversationID) {
+		return nil, store.ErrNotFound
+	}
+	return h.pendingQuestion(conversationID), nil
+}
+
+// pendingQuestion is PendingQuestion; h.mu is held.
+func (h *Host) pendingQuestion(conv string) *event.QuestionAsked {
+	var last *store.Turn
+	for _, t := range h.turns {
+		if t.ConversationID == conv && (last == nil || t.StartedAt.After(last.StartedAt)) {
+			last = &t
+		}
+	}
+	if last == nil || last.Status != store.TurnCompleted {
+		return nil
+	}
+	return h.questions[last.ID]
 }
 
 // CancelTurn records the turn and marks it cancelled (or answers

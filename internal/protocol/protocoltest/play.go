@@ -14,7 +14,8 @@ import (
 // Play answers each message as a scripted orchestrator: it starts a turn
 // (or follows the running one Message.Follow names, or accepts the plan
 // Message.Accept names, or the pending plan when the text is an approval
-// word, as an execute turn), keeps the user's message, and
+// word, as an execute turn), keeps the user's message (an option's
+// number, while a question waits, as that option's message), and
 // plays events to the caller as records of that turn, in order, keeping
 // what the store would (assistant messages, plans, the turn's end). A
 // callback that stops the play leaves the turn running, as a turn runs on
@@ -26,6 +27,7 @@ func (h *Host) Play(events ...event.Event) ConverseFunc {
 		h.mu.Lock()
 		if turnID == "" {
 			turnID = uuid.NewString()
+			asked := h.pendingQuestion(conv)
 			accept := m.Accept
 			if accept == "" && protocol.IsApproval(m.Text) {
 				accept = h.pending(conv)
@@ -37,8 +39,12 @@ func (h *Host) Play(events ...event.Event) ConverseFunc {
 			}
 			h.turns[turnID] = store.Turn{ID: turnID, ConversationID: conv, Mode: mode, Status: store.TurnRunning, StartedAt: time.Now()}
 			if accept == "" {
+				text := m.Text
+				if asked != nil {
+					text = asked.Answer(text)
+				}
 				h.messages[conv] = append(h.messages[conv], store.Message{ID: uuid.NewString(), TurnID: &turnID, Role: event.RoleUser,
-					Content: m.Text, CreatedAt: time.Now()})
+					Content: text, CreatedAt: time.Now()})
 			}
 		}
 		seq := m.Conversation.LastEventSeq
@@ -73,6 +79,9 @@ func (h *Host) keep(conv, turnID string, e event.Event, out *protocol.Outcome) {
 		h.handoffs[conv] = append(h.handoffs[conv], store.Handoff{ID: e.HandoffID, ConversationID: conv, RequestedTurnID: &turnID,
 			Goal: e.Goal, Plan: e.Plan, Status: store.HandoffPending, CreatedAt: time.Now()})
 		out.PendingHandoff = e.HandoffID
+	case *event.QuestionAsked:
+		h.questions[turnID] = e
+		out.Question = e
 	case *event.TurnEnd:
 		t := h.turns[turnID]
 		now := time.Now()
@@ -100,5 +109,24 @@ func (h *Host) decide(conv, handoffID, turnID string) {
 		if hd := &h.handoffs[conv][i]; hd.ID == handoffID {
 			hd.Status, hd.ExecuteTurnID = store.HandoffAccepted, &turnID
 		}
+	}
+}
+
+// Asking is a turn that ends with a question, as the offline planner asks
+// when a phrase maps to no search: the planner's words, then two readings
+// of "kinases", each with what it builds and its count, and free text
+// welcome. The events are new at each call (Play sets their turn).
+func Asking() (*event.QuestionAsked, []event.Event) {
+	go57, text66 := 57, 66
+	q := &event.QuestionAsked{QuestionID: uuid.NewString(), Question: "I could not map \"kinases\" to a search. Which did you mean?", FreeText: true,
+		Options: []event.QuestionOption{
+			{Label: "protein phosphorylation (GO:0006468)", Message: "genes annotated with GO:0006468", Builds: "GenesByGoTerm (go_typeahead=GO:0006468)", Count: &go57},
+			{Label: "genes whose annotation mentions \"kinase\"", Message: "text search for kinases", Builds: "GenesByText (text_expression=kinase)", Count: &text66, Approximate: true},
+		}}
+	return q, []event.Event{
+		&event.TurnStart{Mode: event.ModePlan, Message: "kinases"},
+		q,
+		&event.AssistantMessage{MessageID: uuid.NewString(), Content: "I could not map \"kinases\" to a search."},
+		&event.TurnEnd{Status: event.TurnCompleted},
 	}
 }
