@@ -32,6 +32,7 @@ func TestResearcherPhrasings(t *testing.T) {
 		{"tRNA genes or ones residing on chromosome 4", "UNION(term:tRNA, location:4)"},
 		// A list with no verb of its own before the location is qualified.
 		{"kinases or proteases located on chromosome 3", "INTERSECT(UNION(term:kinases, term:proteases), location:3)"},
+		{"genes on chromosome 6 without a protein folding function", "MINUS(location:6, term:protein folding)"},
 		// What follows an excluded place qualifies the genes, not the place.
 		{"genes not on chromosome 9 involved in DNA replication", "MINUS(term:DNA replication, location:9)"},
 		{"genes outside chromosome 2 that are involved in protein folding", "MINUS(term:protein folding, location:2)"},

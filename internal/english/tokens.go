@@ -385,7 +385,7 @@ var fillers = WordSet(`find show me list get give return retrieve search look lo
 var trailingFillers = WordSet(`genes gene ones please only too also ids id identifiers there here as well
 	of in on the a an that which are is with for but then now and so those me us thanks thank you much
 	if possible my our analysis thesis paper project study research work plasmodb veupathdb database db lot
-	found located situated lie lies lying sit sits sitting reside resides residing encoded parasite parasites anyway anyhow regardless`)
+	found located situated lie lies lying sit sits sitting reside resides residing encoded parasite parasites anyway anyhow regardless function functions role roles`)
 
 func WordSet(words string) map[string]bool {
 	m := map[string]bool{}
