@@ -37,6 +37,10 @@ const (
 	IntentUnsupported
 	// IntentOffTopic is not about genes.
 	IntentOffTopic
+	// IntentGeneTrace asks where the strategy keeps or loses a gene
+	// ("which step drops PF3D7_1405400?", "is PF3D7_0930300 in the
+	// result?"); Subject is the gene id.
+	IntentGeneTrace
 	// IntentThanks acknowledges ("thanks", "great, perfect"): nothing to
 	// plan, build or agree to.
 	IntentThanks
@@ -65,6 +69,8 @@ func (i Intent) String() string {
 		return "unsupported request"
 	case IntentOffTopic:
 		return "off-topic"
+	case IntentGeneTrace:
+		return "question about a gene in the strategy"
 	case IntentThanks:
 		return "acknowledgement"
 	}
@@ -131,6 +137,12 @@ var (
 		{regexp.MustCompile(`(?i)\b(vectorbase|toxodb|cryptodb|fungidb|tritrypdb|giardiadb|amoebadb|hostdb|microsporidiadb|piroplasmadb)\b`), "another VEuPathDB site's data (this conversation is on PlasmoDB)"},
 	}
 
+	// traceAskRE asks where the strategy keeps or loses a gene.
+	traceAskRE = regexp.MustCompile(`(?i)\b(which|what) (step|search|filter|part)s? (drops?|removes?|loses?|lost|excludes?|filters? out|kills?|threw out|throws out)\b` +
+		`|\b(is|are|was)\b.*\b(in|part of|still in|kept in|among) (the|my|this|our) (result|results|strategy|genes|list)\b` +
+		`|\b(does|do|did) (the|my|this|our) (result|strategy|list) (still )?(include|contain|have|keep|find)\b` +
+		`|\bwhere (did|do|does|was|is) .*\b(lose|lost|drop|dropped|go|removed)\b|\bwhy (is|was|did) .*\b(missing|not in|dropped|lost|gone|removed)\b|\btrace\b`)
+
 	// onThePageREs name requests the page fulfils and the chat does not,
 	// and where on the page they are.
 	onThePageREs = []struct {
@@ -183,6 +195,9 @@ func Classify(msg string) Classification {
 	}
 	if capabilityRE.MatchString(text) {
 		return Classification{Intent: IntentCapability}
+	}
+	if ids := geneIDsIn(text); len(ids) == 1 && traceAskRE.MatchString(text) {
+		return Classification{Intent: IntentGeneTrace, Subject: ids[0]}
 	}
 	if strategyAskRE.MatchString(text) {
 		return Classification{Intent: IntentStrategyQuestion}

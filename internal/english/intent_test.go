@@ -37,7 +37,9 @@ func TestClassify(t *testing.T) {
 			"show me the genes", "list them", "what is the second step?", "what are the steps?",
 		},
 		IntentCapability: {"What can you do?", "help", "who are you?", "How does this work?"},
-		IntentThanks:     {"thanks!", "thank you very much", "great, perfect", "cool", "that's great, thanks"},
+		IntentGeneTrace: {"which step drops PF3D7_1405400?", "Is PF3D7_0930300 in the result?", "does the strategy include PF3D7_1133400?",
+			"where did I lose PF3D7_1405400", "why is PF3D7_0930300 missing?", "trace PF3D7_1133400 through the strategy"},
+		IntentThanks: {"thanks!", "thank you very much", "great, perfect", "cool", "that's great, thanks"},
 		IntentUnsupported: {
 			"Please remember that I prefer tables", "Please remember for future sessions that I prefer the Su et al. dataset",
 			"Which dataset do I prefer for gametocyte expression?", "Email me the gene list", "Which genes are in this image?",

@@ -27,6 +27,8 @@ func answerTurn(t *turn, cl english.Classification) response {
 		return searchesAnswer(a, cl.Subject)
 	case english.IntentStrategyQuestion:
 		return strategyAnswer(a)
+	case english.IntentGeneTrace:
+		return traceAnswer(a, cl.Subject)
 	case english.IntentThanks:
 		return say(intro + "\n\nGlad to help. Nothing was built or changed; say what to change, or describe other genes to plan.")
 	case english.IntentCapability:
@@ -69,6 +71,87 @@ func confirmAnswer(a *asks) response {
 			"To change it, say how, for example \"now also exclude chromosome 5\".")
 	}
 	return say(read + " The build starts now: the steps appear beside the chat as they are made, each with its count.")
+}
+
+// traceAnswer follows a gene through the strategy (trace_gene): in the
+// result or not, and the steps that lose it, each with its name. Without
+// the tool (plan mode) it says where the question is answered.
+func traceAnswer(a *asks, gene string) response {
+	read := intro + "\n\nI read that as a question about where the strategy keeps or loses " + gene + ", so I change nothing."
+	if !a.t.has("trace_gene") {
+		return say(read + " I follow a gene through the steps in execute mode (the message box after a build): ask there, for example \"which step drops " + gene + "?\".")
+	}
+	cur, pending := current(a)
+	if pending {
+		return response{calls: a.calls}
+	}
+	if cur == nil {
+		return say(read + " This conversation has no strategy yet.")
+	}
+	d := a.get(newCall("trace_gene", map[string]string{"gene": gene}))
+	if d == nil {
+		return response{calls: a.calls}
+	}
+	var tr struct {
+		Gene  string `json:"gene"`
+		Steps []struct {
+			StepID string `json:"stepId"`
+			Found  *bool  `json:"found"`
+		} `json:"steps"`
+		LostAt []string `json:"lostAt"`
+	}
+	if !d.decode(&tr) {
+		return say(read + " I could not follow it: " + d.msg + ".")
+	}
+	name := func(id string) string {
+		s, _ := cur.step(id)
+		return id + " (" + orUnknown(s.DisplayName, s.SearchName) + ")"
+	}
+	var b strings.Builder
+	b.WriteString(read + "\n\n")
+	inRoot := false
+	for _, s := range tr.Steps {
+		if s.StepID == cur.RootStepID && s.Found != nil && *s.Found {
+			inRoot = true
+		}
+	}
+	if inRoot {
+		fmt.Fprintf(&b, "**%s is in the result** (step %s).", tr.Gene, name(cur.RootStepID))
+	} else {
+		fmt.Fprintf(&b, "**%s is not in the result.**", tr.Gene)
+	}
+	if len(tr.LostAt) > 0 {
+		lost := make([]string, len(tr.LostAt))
+		for i, id := range tr.LostAt {
+			lost[i] = name(id)
+		}
+		fmt.Fprintf(&b, " It is lost at %s: %s.", plural2(len(lost), "this step", "these steps"), strings.Join(lost, "; "))
+	}
+	var has, lacks []string
+	for _, s := range tr.Steps {
+		switch {
+		case s.Found == nil:
+		case *s.Found:
+			has = append(has, s.StepID)
+		default:
+			lacks = append(lacks, s.StepID)
+		}
+	}
+	if len(has) > 0 {
+		fmt.Fprintf(&b, "\n\nSteps that have it: %s.", strings.Join(has, ", "))
+	}
+	if len(lacks) > 0 {
+		fmt.Fprintf(&b, " Steps that do not: %s.", strings.Join(lacks, ", "))
+	}
+	return say(b.String())
+}
+
+// plural2 picks the singular or plural phrase for n.
+func plural2(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // capabilities says what Strategist does instead.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"strategist/internal/agent"
+	"strategist/internal/eval"
 	"strategist/internal/event"
 )
 
@@ -74,6 +75,41 @@ func TestGeneAnswerNamesItsProcesses(t *testing.T) {
 	for _, id := range ids {
 		if !data.GO(id)[gene] {
 			t.Errorf("%s is named, but its gene set in the raw files lacks %s", id, gene)
+		}
+	}
+}
+
+// TestExecuteModeAnswers: after a build the composer is in execute mode;
+// a question, a thanks or a count typed there is answered without a
+// build, and "which step drops …" follows the gene through the steps.
+func TestExecuteModeAnswers(t *testing.T) {
+	data := loadData(t)
+	w := newWorld(t)
+	plan := w.turn(t, "plan", "DNA repair genes not on chromosome 14")
+	handoffs := find[*event.HandoffRequested](plan.emitted)
+	if len(handoffs) != 1 {
+		t.Fatalf("no plan:\n%s", plan.end.Text)
+	}
+	build := w.turn(t, "execute", buildMessage(t, handoffs[0]))
+	want := eval.Minus(data.GO("GO:0006281"), data.On("Pf3D7_14_v3"))
+	checkOneRoot(t, build, want)
+	const lost = "PF3D7_1405400" // a DNA repair gene on chromosome 14
+	if !data.GO("GO:0006281")[lost] || !data.On("Pf3D7_14_v3")[lost] {
+		t.Fatalf("%s is not a DNA repair gene on chromosome 14 in the raw files", lost)
+	}
+	for _, tt := range []struct{ msg, says string }{
+		{"thanks!", "Nothing was built or changed"},
+		{"What does PF3D7_1133400 do?", "question about a gene"},
+		{"how many genes now?", strconv.Itoa(len(want)) + " genes"},
+		{"which step drops " + lost + "?", "is not in the result"},
+		{"which step drops " + lost + "?", "It is lost at this step: s3"},
+	} {
+		r := w.turn(t, "execute", tt.msg)
+		if n := len(find[*event.GraphSnapshot](r.emitted)); n != 0 {
+			t.Errorf("%q changed the strategy %d times:\n%s", tt.msg, n, r.end.Text)
+		}
+		if !strings.Contains(r.end.Text, tt.says) {
+			t.Errorf("%q: the answer does not say %q:\n%s", tt.msg, tt.says, r.end.Text)
 		}
 	}
 }

@@ -28,6 +28,12 @@ func executeTurn(t *turn) response {
 	if bc, tree, ok := parseBuildContext(t.user); ok {
 		return buildApproved(a, bc, tree)
 	}
+	// A question, a thanks or a request the page fulfils is answered as in
+	// plan mode: typed after a build (the composer is then in execute
+	// mode), it must not become a search that replaces the strategy.
+	if cl := english.Classify(t.user); cl.Intent != english.IntentSearch {
+		return answerTurn(t, cl)
+	}
 	p, read := readRequest(a, t.user)
 	if !read {
 		return response{calls: a.calls}
