@@ -118,7 +118,9 @@ func (s *Service) autoBuild(t *turn, log *slog.Logger) *buildStart {
 	defer cancel()
 	b, err := s.prepareBuild(ctx, t.userID, t.convID, handoff)
 	if err == nil {
-		ctx = s.startSpan(trace.ContextWithSpan(ctx, t.span), b.t, b.first)
+		// The build turn keeps its span (b.t.span); the context it returns
+		// would serve only this preparation, which ends here.
+		_ = s.startSpan(trace.ContextWithSpan(ctx, t.span), b.t, b.first)
 		err = s.encodeStart(b.t, &b.st, b.first)
 	}
 	if err != nil {
