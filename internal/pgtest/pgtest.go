@@ -71,7 +71,12 @@ type mainWrapper struct{ m *testing.M }
 func Main(m *testing.M) TestingM { return mainWrapper{m} }
 
 func (w mainWrapper) Run() int {
+	startSupply()
 	code := w.m.Run()
+	if err := stopSupply(); err != nil {
+		fmt.Fprintf(os.Stderr, "pgtest: %v\n", err)
+		code = max(code, 1)
+	}
 	if shared.pool != nil {
 		shared.pool.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -126,20 +131,18 @@ func AdminExec(t testing.TB, sql string, args ...any) {
 	}
 }
 
-// NewURL creates a fresh, migrated database and returns its connection URL;
-// the database is dropped when the test ends. Use it when the code under
+// NewURL returns the connection URL of a fresh, migrated database, dropped
+// once the test has ended (under Main, behind it: see supply). Use it when the code under
 // test opens its own pool (a server started as in production).
 func NewURL(t testing.TB) string {
 	t.Helper()
 	needServer(t)
-	name, err := cloneTemplate()
+	name, err := takeClone()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := dropDatabase(ctx, server.adminURL, name); err != nil {
+		if err := release(name); err != nil {
 			t.Error(err)
 		}
 	})

@@ -9,12 +9,13 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// TestMain checks, after the tests ran, that Main dropped the shared
-// database.
+// TestMain checks, after the tests ran, that Main dropped every database
+// this process made: the tests', those made ahead for tests that never
+// came, and the shared one.
 func TestMain(m *testing.M) {
 	code := Main(m).Run()
-	if code == 0 && shared.name != "" {
-		if err := checkDropped(shared.name); err != nil {
+	if code == 0 && server.err == nil {
+		if err := checkDropped(fmt.Sprintf("strategist_test_%d_%%", os.Getpid())); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			code = 1
 		}
@@ -22,21 +23,42 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func checkDropped(name string) error {
+func checkDropped(pattern string) error {
 	ctx := context.Background()
 	admin, err := pgx.Connect(ctx, server.adminURL)
 	if err != nil {
 		return err
 	}
 	defer admin.Close(ctx)
-	var left bool
-	if err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&left); err != nil {
+	var left []string
+	if err := admin.QueryRow(ctx, "SELECT coalesce(array_agg(datname), '{}') FROM pg_database WHERE datname LIKE $1", pattern).Scan(&left); err != nil {
 		return err
 	}
-	if left {
-		return fmt.Errorf("pgtest: the shared database %s is still there after Main", name)
+	if len(left) > 0 {
+		return fmt.Errorf("pgtest: databases still there after Main: %v", left)
 	}
 	return nil
+}
+
+// TestNewURLFresh: every test's database is a clone nobody else has
+// touched, whether it was made ahead (from the second on) or when asked.
+func TestNewURLFresh(t *testing.T) {
+	seen := map[string]bool{}
+	for i := range 4 {
+		pool := Connect(t, NewURL(t))
+		var name string
+		var users int
+		if err := pool.QueryRow(t.Context(), "SELECT current_database(), (SELECT count(*) FROM users)").Scan(&name, &users); err != nil {
+			t.Fatal(err)
+		}
+		if seen[name] || users != 0 {
+			t.Fatalf("database %d: %s (seen before: %v) has %d users, want a fresh one", i, name, seen[name], users)
+		}
+		seen[name] = true
+		if _, err := pool.Exec(t.Context(), "INSERT INTO users (email, password_hash) VALUES ($1, '')", fmt.Sprintf("u%d@example.org", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // TestShared: every test of the binary gets the same pool, on a migrated

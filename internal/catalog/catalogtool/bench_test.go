@@ -12,8 +12,8 @@ import (
 // benchTool runs one tool through Tool.Call (schema validation, decoding,
 // handler) as the loop does, without the model.
 func benchTool(b *testing.B, name, args string) {
-	c, err := loadData()
-	if err != nil || c == nil || c.DataErr() != nil {
+	c := loadData(b)
+	if c.DataErr() != nil {
 		b.Skip("gene data not found; run `make data`")
 	}
 	set, err := catalogtool.New(catalogtool.Config{Catalog: c, Site: "plasmodb"})

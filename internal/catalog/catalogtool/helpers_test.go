@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"sync"
 	"testing"
 
 	"strategist/internal/catalog/catalogtool"
@@ -13,27 +12,15 @@ import (
 	"strategist/internal/tool"
 )
 
-// loadData reads the gene data once per test binary: loading takes
-// seconds and the catalog is read-only.
-var loadData = sync.OnceValues(func() (*offline.Catalog, error) {
-	dir, err := offlinetest.Find()
-	if err != nil {
-		return nil, err
-	}
-	return offline.Open(dir)
-})
+// loadData opens the offline catalog over the gene data once per test
+// binary: loading takes seconds under -race and the catalog is read-only.
+var loadData = offlinetest.Shared(offline.Open)
 
 // dataCatalog is the offline catalog with its gene data; without the data
 // the test is skipped, except under CI=true where it fails.
 func dataCatalog(t *testing.T) *offline.Catalog {
 	t.Helper()
-	if _, err := offlinetest.Find(); err != nil {
-		offlinetest.Missing(t, err)
-	}
-	c, err := loadData()
-	if err != nil {
-		t.Fatalf("load offline catalog: %v", err)
-	}
+	c := loadData(t)
 	if err := c.DataErr(); err != nil {
 		offlinetest.Missing(t, err)
 	}

@@ -22,27 +22,15 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.Main(m)) }
 
-// loadCatalog reads the gene data once per test binary: loading takes
-// seconds and the catalog is read-only.
-var loadCatalog = sync.OnceValues(func() (*offline.Catalog, error) {
-	dir, err := offlinetest.Find()
-	if err != nil {
-		return nil, err
-	}
-	return offline.Open(dir)
-})
+// loadCatalog opens the offline catalog over the gene data once per test
+// binary: loading takes seconds under -race and the catalog is read-only.
+var loadCatalog = offlinetest.Shared(offline.Open)
 
 // dataCatalog is the offline catalog with its gene data; without the data
 // the test is skipped, except under CI=true where it fails.
 func dataCatalog(t testing.TB) *offline.Catalog {
 	t.Helper()
-	if _, err := offlinetest.Find(); err != nil {
-		offlinetest.Missing(t, err)
-	}
-	c, err := loadCatalog()
-	if err != nil {
-		t.Fatalf("load offline catalog: %v", err)
-	}
+	c := loadCatalog(t)
 	if err := c.DataErr(); err != nil {
 		offlinetest.Missing(t, err)
 	}
