@@ -307,14 +307,35 @@
   live.addEventListener('htmx:sseClose', function () { setState('closed', 'Disconnected'); });
 
   var chat = document.getElementById('chat');
+  // The chat follows what streams in while the researcher is at its end
+  // (stick), and it is scrolled once a frame (follow), not after every
+  // message. Whether it sticks is read at the first message after a frame,
+  // when the browser has just laid the page out, so reading it costs
+  // nothing: measuring the chat before and after each swap made the browser
+  // lay the whole page out twice a message, and a build's eighty messages
+  // queued up behind that.
   var stick = true;
+  var followFrame = 0, toStrategy = false;
   live.addEventListener('htmx:sseBeforeMessage', function (e) {
     var id = Number(e.detail.lastEventId);
     if (id && id <= lastSeq) { e.preventDefault(); return; }
     if (id) lastSeq = id;
+    if (followFrame) return;
     chat = document.getElementById('chat');
     stick = chat.scrollHeight - chat.scrollTop - chat.clientHeight < 80;
   });
+  function follow() {
+    if (followFrame) return;
+    followFrame = requestAnimationFrame(function () {
+      followFrame = 0;
+      chat = document.getElementById('chat');
+      if (stick) chat.scrollTop = chat.scrollHeight;
+      if (toStrategy) {
+        toStrategy = false;
+        document.getElementById('strategy').scrollIntoView({ block: 'start' });
+      }
+    });
+  }
   var wide = window.matchMedia('(min-width: 900px)');
   // The tab's title follows the conversation's heading (a rename, or the
   // title following the strategy's root step).
@@ -332,14 +353,12 @@
     syncComposer();
     turnEnded();
     chat = document.getElementById('chat');
-    if (stick) chat.scrollTop = chat.scrollHeight;
     // A new delegation: bring the strategy panel into view (desktop, where
     // the panels scroll on their own), so the graph, its result count, Undo
     // and Export are watched as the build grows them; the sub-agents
     // follow below it.
-    if (wide.matches && e.detail.data.indexOf('id="subagents"') >= 0) {
-      document.getElementById('strategy').scrollIntoView({ block: 'start' });
-    }
+    if (wide.matches && e.detail.data.indexOf('id="subagents"') >= 0) toStrategy = true;
+    follow();
   });
   document.addEventListener('htmx:afterSwap', function (e) {
     if (e.detail.target && e.detail.target.id === 'results') e.detail.target.scrollIntoView({ block: 'nearest' });
@@ -390,7 +409,9 @@
   var wait = document.getElementById('composer-wait');
   var queued = false;
   function say(msg) {
-    if (!wait) return;
+    // Said again on every message of a running turn: the same words are
+    // left alone rather than drawn again.
+    if (!wait || (wait.textContent === msg && wait.hidden === (msg === ''))) return;
     wait.textContent = msg;
     wait.hidden = msg === '';
   }
@@ -402,9 +423,9 @@
     var running = composerRunning();
     // Undo, Redo and the history's versions wait for a running turn: going
     // back under it would leave its half-built strategy on screen.
-    document.querySelectorAll('[data-idle-only]').forEach(function (b) { b.disabled = running; });
+    document.querySelectorAll('[data-idle-only]').forEach(function (b) { if (b.disabled !== running) b.disabled = running; });
     if (awaiting && chat.querySelector('[data-turn-id="' + CSS.escape(awaiting) + '"]')) awaiting = '';
-    fields.disabled = awaiting !== '';
+    if (fields.disabled !== (awaiting !== '')) fields.disabled = awaiting !== '';
     if (running) {
       if (!queued) say('A turn is running: Enter queues your message, and it is sent when the turn ends.');
       return;
