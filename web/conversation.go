@@ -11,6 +11,7 @@ import (
 
 	"strategist/internal/event"
 	"strategist/internal/llm"
+	"strategist/internal/strategy"
 	"strategist/web/view"
 )
 
@@ -30,6 +31,10 @@ type ConversationPage struct {
 	// ReadOnly draws the page for a share link: no forms, nothing that
 	// loads more from the owner's conversation.
 	ReadOnly bool
+	// Overlaps are the strategy's combines' inputs compared gene by gene
+	// (strategies.Service.Overlaps), for the strategy the page shows; a
+	// combine without one shows none.
+	Overlaps map[strategy.StepID]strategy.Overlap
 }
 
 // Markdown is an assistant's text as HTML, its mentions of the strategy's

@@ -41,6 +41,11 @@ type graphNode struct {
 	// Name is the step's name wrapped to the box (at most nameLines
 	// lines).
 	Name []string
+	// Overlap is a combine's inputs compared gene by gene, when their
+	// genes could be read (the offline snapshot); Noop says that the
+	// combine changes nothing of its left input ("removes nothing").
+	Overlap *strategy.Overlap
+	Noop    string
 }
 
 // The step names wrap: at most nameLines lines of nameWidth characters,
@@ -51,11 +56,65 @@ const (
 	lineH     = 18
 )
 
-// NameY is where the name's line i is drawn; DetailY and CountY the rows
-// below it.
+// NameY is where the name's line i is drawn; DetailY, CountY, OverlapY
+// and NoopY the rows below it.
 func (n graphNode) NameY(i int) int { return n.Y + 19 + i*lineH }
 func (n graphNode) DetailY() int    { return n.NameY(len(n.Name)) }
 func (n graphNode) CountY() int     { return n.NameY(len(n.Name) + 1) }
+func (n graphNode) OverlapY() int   { return n.NameY(len(n.Name) + 2) }
+func (n graphNode) NoopY() int {
+	if n.Overlap != nil {
+		return n.NameY(len(n.Name) + 3)
+	}
+	return n.OverlapY()
+}
+
+// extraLines is how many rows the overlap and the no-op note add to a box.
+func (n graphNode) extraLines() int {
+	lines := 0
+	if n.Overlap != nil {
+		lines++
+	}
+	if n.Noop != "" {
+		lines++
+	}
+	return lines
+}
+
+// OverlapText is the overlap row: "both 19 · left only 89 · right only
+// 280", VEuPathDB's three regions of a combine.
+func (n graphNode) OverlapText() string {
+	o := n.Overlap
+	return "both " + strconv.Itoa(o.Both) + " · left only " + strconv.Itoa(o.LeftOnly) + " · right only " + strconv.Itoa(o.RightOnly)
+}
+
+// noopText says that a combine leaves its left input as it is, read from
+// exact counts: a MINUS whose count is its left input's removes nothing,
+// an INTERSECT equal to its left input keeps all of it, a UNION equal to
+// it adds nothing. Approximate or unknown counts say nothing.
+func noopText(st strategy.Step, steps map[strategy.StepID]strategy.Step) string {
+	if st.Kind != strategy.KindCombine || len(st.Inputs) != 2 {
+		return ""
+	}
+	left, ok := steps[st.Inputs[0]]
+	if !ok || !exactCount(st) || !exactCount(left) || *st.Count != *left.Count {
+		return ""
+	}
+	switch st.Operator {
+	case strategy.Minus:
+		return "removes nothing: no left gene is in the right"
+	case strategy.Intersect:
+		return "keeps all: every left gene is in the right"
+	case strategy.Union:
+		return "adds nothing: every right gene is in the left"
+	}
+	return ""
+}
+
+// exactCount reports whether a step's count is known and exact.
+func exactCount(st strategy.Step) bool {
+	return st.CountStatus == strategy.CountOK && st.Count != nil && !stepApproximate(st)
+}
 
 // nameLine is line i of a wrapped name, with the space it was broken at,
 // so that the name reads whole as text.
@@ -116,8 +175,8 @@ func (e graphEdge) Points() string {
 // layoutGraph places the steps of a snapshot: pre-order from each root,
 // inputs in order (primary first), indented one level below the step they
 // feed. Steps no root reaches (a graph mid-change) are drawn as roots of
-// their own.
-func layoutGraph(s *strategy.Snapshot) graphLayout {
+// their own. A combine in overlaps shows its inputs' overlap.
+func layoutGraph(s *strategy.Snapshot, overlaps map[strategy.StepID]strategy.Overlap) graphLayout {
 	steps := make(map[strategy.StepID]strategy.Step, len(s.Steps))
 	consumed := map[strategy.StepID]bool{}
 	for _, st := range s.Steps {
@@ -147,7 +206,11 @@ func layoutGraph(s *strategy.Snapshot) graphLayout {
 		seen[id] = true
 		maxDepth = max(maxDepth, depth)
 		name := wrapName(stepName(st), nameWidth, nameLines)
-		n := graphNode{Step: st, X: pad + depth*indent, Y: y, H: boxH + (len(name)-1)*lineH, Name: name, Root: id == s.RootStepID}
+		n := graphNode{Step: st, X: pad + depth*indent, Y: y, Name: name, Root: id == s.RootStepID, Noop: noopText(st, steps)}
+		if o, ok := overlaps[id]; ok {
+			n.Overlap = &o
+		}
+		n.H = boxH + (len(name)-1+n.extraLines())*lineH
 		y += n.H + rowH - boxH
 		l.Nodes = append(l.Nodes, n)
 		for _, in := range st.Inputs {
@@ -323,6 +386,12 @@ func (n graphNode) Label() string {
 	b.WriteString(" " + detail + " " + string(n.Step.ID) + " " + stepCountText(n.Step))
 	for _, m := range n.Marks() {
 		b.WriteString(" · " + m)
+	}
+	if n.Overlap != nil {
+		b.WriteString(" " + n.OverlapText())
+	}
+	if n.Noop != "" {
+		b.WriteString(" " + n.Noop)
 	}
 	b.WriteString(".")
 	if full := stepName(n.Step); strings.Join(n.Name, " ") != full {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"strategist/internal/catalog"
 	"strategist/internal/strategy"
 )
 
@@ -49,7 +50,7 @@ func TestGraphLayoutWrapsNames(t *testing.T) {
 			{ID: "s3", Kind: strategy.KindCombine, Operator: strategy.Union, Inputs: []strategy.StepID{"s1", "s2"}},
 		},
 	}
-	l := layoutGraph(s)
+	l := layoutGraph(s, nil)
 	if len(l.Nodes) != 3 {
 		t.Fatalf("%d nodes", len(l.Nodes))
 	}
@@ -64,5 +65,34 @@ func TestGraphLayoutWrapsNames(t *testing.T) {
 	last := l.Nodes[len(l.Nodes)-1]
 	if l.Height < last.Y+last.H {
 		t.Errorf("height %d cuts the last box (ends at %d)", l.Height, last.Y+last.H)
+	}
+}
+
+// A combine whose exact count is its left input's says it changes nothing,
+// in the words of its operator; an approximate or different count says
+// nothing.
+func TestNoopText(t *testing.T) {
+	n := func(v int) *int { return &v }
+	left := strategy.Step{ID: "s1", Kind: strategy.KindSearch, CountStatus: strategy.CountOK, Count: n(60)}
+	steps := map[strategy.StepID]strategy.Step{"s1": left}
+	combine := func(op strategy.Operator, count int) strategy.Step {
+		return strategy.Step{ID: "s3", Kind: strategy.KindCombine, Operator: op, Inputs: []strategy.StepID{"s1", "s2"}, CountStatus: strategy.CountOK, Count: n(count)}
+	}
+	approx := combine(strategy.Minus, 60)
+	approx.CountProvenance = &catalog.Provenance{Approximate: true}
+	tests := []struct {
+		name string
+		st   strategy.Step
+		want string
+	}{
+		{"minus removes nothing", combine(strategy.Minus, 60), "removes nothing: no left gene is in the right"},
+		{"intersect keeps all", combine(strategy.Intersect, 60), "keeps all: every left gene is in the right"},
+		{"minus that removes", combine(strategy.Minus, 41), ""},
+		{"approximate", approx, ""},
+	}
+	for _, tt := range tests {
+		if got := noopText(tt.st, steps); got != tt.want {
+			t.Errorf("%s: noopText = %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }

@@ -43,7 +43,18 @@ func (s *Server) conversationPage(c echo.Context) error {
 	// The page is a snapshot at N; a page restored from a cache would
 	// resume from a stale N and show events twice.
 	c.Response().Header().Set("Cache-Control", "no-store")
-	return s.render(c, http.StatusOK, web.ConversationView(s.page(c, conv.Title), s.conversationView(c, proj)))
+	p := s.conversationView(c, proj)
+	p.Overlaps = s.overlaps(ctx, proj)
+	return s.render(c, http.StatusOK, web.ConversationView(s.page(c, conv.Title), p))
+}
+
+// overlaps are the combines' overlaps of the strategy the projection
+// shows (none without one).
+func (s *Server) overlaps(ctx context.Context, proj *view.Conversation) map[strategy.StepID]strategy.Overlap {
+	if proj.Strategy == nil {
+		return nil
+	}
+	return s.cfg.Strategies.Overlaps(ctx, *proj.Strategy)
 }
 
 // turnPage is GET /conversations/{id}/turns/{turnId}: one turn drawn

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -45,7 +46,11 @@ func (s *Server) streamPage(c echo.Context) error {
 	return s.serveStream(ctx, c, proj.Seq, "page stream", func(w io.Writer, p *eventlog.Published) error {
 		buf.Reset()
 		page.Now = time.Now()
-		if err := renderChanges(ctx, &buf, page, s.apply(proj, p.Record)); err != nil {
+		changes := s.apply(proj, p.Record)
+		if slices.ContainsFunc(changes, func(ch view.Change) bool { _, ok := ch.(view.StrategyChanged); return ok }) {
+			page.Overlaps = s.overlaps(ctx, proj)
+		}
+		if err := renderChanges(ctx, &buf, page, changes); err != nil {
 			return err
 		}
 		_, err := io.WriteString(w, sseFrame(p.Seq, buf.String()))

@@ -102,6 +102,10 @@ type Strategies interface {
 	StepResults(ctx context.Context, userID, strategyID string, stepID strategy.StepID, page catalog.Page) (*catalog.Answer, error)
 	WDK(ctx context.Context, userID, strategyID string) (*strategy.WDKStrategy, error)
 	StepEnrichment(ctx context.Context, userID, strategyID string, stepID strategy.StepID, cutoff float64) (*enrich.Result, error)
+	// Overlaps compares each combine's inputs gene by gene where their
+	// genes can be read (the offline snapshot), for a snapshot the caller
+	// read as the conversation's owner or through its share link.
+	Overlaps(ctx context.Context, snap strategy.Snapshot) map[strategy.StepID]strategy.Overlap
 }
 
 // Sites reports the sites' states for a user (*sites.Registry).

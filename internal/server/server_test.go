@@ -106,6 +106,10 @@ func (noStrategies) StepEnrichment(context.Context, string, string, strategy.Ste
 	return nil, store.ErrNotFound
 }
 
+func (noStrategies) Overlaps(context.Context, strategy.Snapshot) map[strategy.StepID]strategy.Overlap {
+	return nil
+}
+
 type fixedModels struct{}
 
 func (fixedModels) Models() llm.ModelList {

@@ -91,21 +91,7 @@ func (s *Service) stepGenes(ctx context.Context, g *strategy.Graph, id strategy.
 	if err != nil {
 		return nil, err
 	}
-	genes := map[string]bool{}
-	page := catalog.Page{Limit: MaxPageSize}
-	for {
-		ans, err := s.cat.Answer(ctx, g.SiteID, q, page)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range ans.Records {
-			genes[r.GeneID] = true
-		}
-		page.Offset += len(ans.Records)
-		if len(ans.Records) == 0 || page.Offset >= ans.Count {
-			return genes, nil
-		}
-	}
+	return strategy.Genes(ctx, s.cat, g.SiteID, q)
 }
 
 // ratio is n/d, or nil when d is zero.

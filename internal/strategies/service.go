@@ -75,7 +75,7 @@ type Config struct {
 // together with its change record, then reported through OnChange; there
 // is no other write path, so every graph_snapshot comes from here. It is
 // safe for concurrent use: it holds no mutable state of its own besides
-// the Counter's cache.
+// the Counter's cache and the versions' overlaps (overlapCache).
 type Service struct {
 	store        Store
 	cat          strategy.Catalog
@@ -84,6 +84,7 @@ type Service struct {
 	report       *reporter
 	events       EventLog
 	log          *slog.Logger
+	overlaps     overlapCache
 }
 
 // NewService checks cfg and returns a Service.
