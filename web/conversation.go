@@ -31,6 +31,9 @@ type ConversationPage struct {
 	// ReadOnly draws the page for a share link: no forms, nothing that
 	// loads more from the owner's conversation.
 	ReadOnly bool
+	// ShareToken is the share link's token a read-only page is drawn for:
+	// its steps' genes download through the link.
+	ShareToken string
 	// Overlaps are the strategy's combines' inputs compared gene by gene
 	// (strategies.Service.Overlaps), for the strategy the page shows; a
 	// combine without one shows none.

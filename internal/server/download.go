@@ -28,25 +28,10 @@ func downloadRow(r catalog.Record) []string {
 
 // downloadStepResults writes all of a step's genes as TSV, CSV or JSON, or
 // only their ids, one a line (format ids: what the results panel's Copy
-// gene ids puts on the clipboard),
-// a page of the catalog at a time (never all rows in memory), with the
-// answer's provenance: a "# " line above the header for TSV and CSV, a
-// field for JSON. Errors before the first page are ordinary JSON errors; a
-// page that fails later ends the file with an error line (TSV, CSV) or
-// leaves the JSON unterminated, and is logged.
+// gene ids puts on the clipboard), through writeStepGenes.
 func (s *Server) downloadStepResults(c echo.Context, format string) error {
-	var contentType string
-	switch format {
-	case "tsv":
-		contentType = "text/tab-separated-values; charset=utf-8"
-	case "csv":
-		contentType = "text/csv; charset=utf-8"
-	case "json":
-		contentType = echo.MIMEApplicationJSON
-	case "ids":
-		contentType = "text/plain; charset=utf-8"
-	default:
-		return badRequest(`format must be "tsv", "csv", "json" or "ids"`)
+	if _, err := downloadType(format); err != nil {
+		return err
 	}
 	conv, snap, err := s.conversationAndStrategy(c)
 	if err != nil {
@@ -54,10 +39,47 @@ func (s *Server) downloadStepResults(c echo.Context, format string) error {
 	}
 	ctx := c.Request().Context()
 	stepID := strategy.StepID(c.Param("stepId"))
-	page := catalog.Page{Limit: strategies.MaxPageSize}
-	ans, err := s.cfg.Strategies.StepResults(ctx, userID(c), snap.StrategyID, stepID, page)
+	return s.writeStepGenes(c, format, conv.ID, stepID, func(page catalog.Page) (*catalog.Answer, error) {
+		ans, err := s.cfg.Strategies.StepResults(ctx, userID(c), snap.StrategyID, stepID, page)
+		if err != nil {
+			return nil, strategyError(err)
+		}
+		return ans, nil
+	})
+}
+
+// downloadType is a download format's content type.
+func downloadType(format string) (string, error) {
+	switch format {
+	case "tsv":
+		return "text/tab-separated-values; charset=utf-8", nil
+	case "csv":
+		return "text/csv; charset=utf-8", nil
+	case "json":
+		return echo.MIMEApplicationJSON, nil
+	case "ids":
+		return "text/plain; charset=utf-8", nil
+	}
+	return "", badRequest(`format must be "tsv", "csv", "json" or "ids"`)
+}
+
+// writeStepGenes writes all of a step's genes in format, read by results
+// a page of the catalog at a time (never all rows in memory), with the
+// answer's provenance: a "# " line above the header for TSV and CSV, a
+// field for JSON. Errors before the first page are ordinary JSON errors; a
+// page that fails later ends the file with an error line (TSV, CSV) or
+// leaves the JSON unterminated, and is logged. The file is named after the
+// conversation (its id's first characters) and the step.
+func (s *Server) writeStepGenes(c echo.Context, format, conversationID string, stepID strategy.StepID, results func(catalog.Page) (*catalog.Answer, error)) error {
+	contentType, err := downloadType(format)
 	if err != nil {
-		return strategyError(err)
+		return err
+	}
+	ctx := c.Request().Context()
+	page := catalog.Page{Limit: strategies.MaxPageSize}
+	ans, err := results(page)
+	if err != nil {
+		return err
 	}
 	h := c.Response().Header()
 	h.Set(echo.HeaderContentType, contentType)
@@ -65,7 +87,7 @@ func (s *Server) downloadStepResults(c echo.Context, format string) error {
 	if format == "ids" {
 		ext = "txt"
 	}
-	h.Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="strategist-%s-%s.%s"`, conv.ID[:8], stepID, ext))
+	h.Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="strategist-%s-%s.%s"`, conversationID[:min(8, len(conversationID))], stepID, ext))
 	h.Set("Cache-Control", "no-store")
 	c.Response().WriteHeader(http.StatusOK)
 	w := newGeneWriter(c.Response(), format, stepID, ans)
@@ -78,7 +100,7 @@ func (s *Server) downloadStepResults(c echo.Context, format string) error {
 		if len(ans.Records) < page.Limit || page.Offset >= ans.Count {
 			break
 		}
-		if ans, err = s.cfg.Strategies.StepResults(ctx, userID(c), snap.StrategyID, stepID, page); err != nil {
+		if ans, err = results(page); err != nil {
 			s.log.WarnContext(ctx, "downloading a step's genes", slog.String("step", string(stepID)), slog.Any("error", err))
 			w.fail(err)
 			return nil

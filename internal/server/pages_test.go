@@ -145,6 +145,13 @@ type pageEnv struct {
 // whose stream replays the database.
 func newPageEnv(t testing.TB) *pageEnv {
 	t.Helper()
+	return newPageEnvOn(t, nil)
+}
+
+// newPageEnvOn is newPageEnv over a catalog (nil: the offline catalog
+// without gene data, which lists searches but answers none).
+func newPageEnvOn(t testing.TB, cat *offline.Catalog) *pageEnv {
+	t.Helper()
 	db, err := store.New(pgtest.New(t))
 	if err != nil {
 		t.Fatal(err)
@@ -154,9 +161,10 @@ func newPageEnv(t testing.TB) *pageEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := offline.New(offline.Config{})
-	if err != nil {
-		t.Fatal(err)
+	if cat == nil {
+		if cat, err = offline.New(offline.Config{}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	fc, fs := &fakeChat{db: db}, &fakeStrategies{}
 	reg := prometheus.NewRegistry()

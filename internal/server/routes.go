@@ -69,6 +69,7 @@ func (s *Server) routes() error {
 	// A share link's page decides itself whom it answers: anyone for a
 	// public link, any signed-in account otherwise.
 	e.GET("/shared/:token", s.sharedPage)
+	e.GET("/shared/:token/steps/:stepId/genes", s.sharedStepGenes)
 
 	e.GET("/signin", s.signInPage)
 	e.POST("/signin", s.signIn)

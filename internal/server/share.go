@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"time"
@@ -9,8 +10,11 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"strategist/internal/account"
+	"strategist/internal/catalog"
 	"strategist/internal/store"
+	"strategist/internal/strategy"
 	"strategist/web"
+	"strategist/web/view"
 )
 
 type createShareRequest struct {
@@ -169,45 +173,109 @@ func (s *Server) renderSharePanel(c echo.Context, status int, made *web.ShareLin
 // link 410. The page sends no Referer, so the token in its address does
 // not leave for the sites it links to.
 func (s *Server) sharedPage(c echo.Context) error {
+	sh, proj, err := s.openShare(c)
+	if err != nil {
+		return signInFirst(c, err)
+	}
+	p := &web.ConversationPage{Conv: proj, Now: time.Now(), MD: s.md, ReadOnly: true, ShareToken: c.Param("token")}
+	p.Overlaps = s.overlaps(c.Request().Context(), proj)
+	info := web.SharedInfo{SharedAt: sh.CreatedAt, Public: sh.Public}
+	return s.render(c, http.StatusOK, web.SharedView(s.page(c, proj.Title+" (shared)"), p, info))
+}
+
+// sharedStepGenes is GET /shared/{token}/steps/{stepId}/genes?format=tsv
+// (or csv, json, ids): all genes of a step of the strategy as the link
+// shows it (the snapshot at the link's event, not the owner's later
+// versions), written as the owner's own download is. Whoever may open the
+// link may download its genes; nobody else.
+func (s *Server) sharedStepGenes(c echo.Context) error {
+	format := c.QueryParam("format")
+	if _, err := downloadType(format); err != nil {
+		return err
+	}
+	sh, proj, err := s.openShare(c)
+	if err != nil {
+		return signInFirst(c, err)
+	}
+	snap := proj.Strategy
+	stepID := strategy.StepID(c.Param("stepId"))
+	if snap == nil {
+		return notFound("step")
+	}
+	if _, ok := snap.Step(stepID); !ok {
+		return notFound("step")
+	}
+	g := &strategy.Graph{Name: snap.Name, SiteID: snap.SiteID, RecordType: snap.RecordType, Steps: snap.Steps}
+	q, err := g.Query(stepID)
+	if err != nil {
+		return strategyError(err)
+	}
+	ctx := c.Request().Context()
+	return s.writeStepGenes(c, format, sh.ConversationID, stepID, func(page catalog.Page) (*catalog.Answer, error) {
+		ans, err := s.cfg.Catalog.Answer(ctx, snap.SiteID, q, page)
+		if ne, ok := errors.AsType[*catalog.NotEvaluableError](err); ok {
+			return nil, strategyError(fmt.Errorf("shared step %s: %w: %w", stepID, strategy.ErrNotEvaluable, ne))
+		}
+		if ve, ok := errors.AsType[*catalog.ValidationError](err); ok {
+			return nil, validationError("the parameters of step "+string(stepID)+" are not valid", map[string]any{"byKey": ve.ByKey, "general": ve.General})
+		}
+		return ans, err
+	})
+}
+
+// errSignInFirst is openShare's answer to a visitor without a session at a
+// link that is not public: the sign-in page, then back (signInFirst).
+var errSignInFirst = errors.New("server: the share link needs a signed-in account")
+
+// signInFirst sends a visitor who must sign in to the sign-in page, back
+// to the link afterwards; any other error is returned as it is.
+func signInFirst(c echo.Context, err error) error {
+	if errors.Is(err, errSignInFirst) {
+		return c.Redirect(http.StatusSeeOther, "/signin?next="+url.QueryEscape(c.Request().URL.RequestURI()))
+	}
+	return err
+}
+
+// openShare resolves the request's share link to the conversation as it
+// was when the link was made (its log up to the link's event), for
+// whoever may open it: anyone for a public link; a signed-in account
+// otherwise (else the sign-in page, then back). An unknown token is 404, a
+// revoked link 410. It sets the headers every answer of a link carries.
+func (s *Server) openShare(c echo.Context) (store.SharedConversation, *view.Conversation, error) {
 	h := c.Response().Header()
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Robots-Tag", "noindex, nofollow")
 	hash, ok := account.ShareTokenHash(c.Param("token"))
 	if !ok {
-		return notFound("share link")
+		return store.SharedConversation{}, nil, notFound("share link")
 	}
 	ctx := c.Request().Context()
 	sh, err := s.cfg.Store.ShareByTokenHash(ctx, hash)
 	if errors.Is(err, store.ErrNotFound) {
-		return notFound("share link")
+		return sh, nil, notFound("share link")
 	}
 	if err != nil {
-		return err
+		return sh, nil, err
 	}
 	if sh.RevokedAt != nil {
-		return &APIError{Status: http.StatusGone, Code: CodeGone, Message: "This link was revoked by the person who shared it."}
+		return sh, nil, &APIError{Status: http.StatusGone, Code: CodeGone, Message: "This link was revoked by the person who shared it."}
 	}
 	id, signedIn, err := s.authenticate(c)
 	if err != nil {
-		return err
+		return sh, nil, err
 	}
 	if signedIn {
 		s.setIdentity(c, id)
 	} else if !sh.Public {
-		return c.Redirect(http.StatusSeeOther, "/signin?next="+url.QueryEscape(c.Request().URL.RequestURI()))
+		return sh, nil, errSignInFirst
 	}
 	conv, err := s.cfg.Store.Conversation(ctx, sh.OwnerID, sh.ConversationID)
 	if err != nil {
-		return err
+		return sh, nil, err
 	}
 	// The title it had then: a later rename is not part of what was shared.
 	conv.Title = sh.Title
 	proj, err := s.project(ctx, sh.OwnerID, conv, sh.EventSeq)
-	if err != nil {
-		return err
-	}
-	p := &web.ConversationPage{Conv: proj, Now: time.Now(), MD: s.md, ReadOnly: true}
-	info := web.SharedInfo{SharedAt: sh.CreatedAt, Public: sh.Public}
-	return s.render(c, http.StatusOK, web.SharedView(s.page(c, conv.Title+" (shared)"), p, info))
+	return sh, proj, err
 }

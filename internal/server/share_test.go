@@ -3,13 +3,16 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
 	"strategist/internal/catalog"
+	"strategist/internal/catalog/offline"
 	"strategist/internal/event"
+	"strategist/internal/offlinetest"
 	"strategist/internal/store"
 	"strategist/internal/strategy"
 )
@@ -24,7 +27,7 @@ func builtConversation(t *testing.T, e *pageEnv, b browser) store.Conversation {
 	prov := &catalog.Provenance{Source: "PlasmoDB export (offline snapshot)", Release: "68", Offline: true}
 	snap := strategy.Snapshot{StrategyID: "77777777-7777-7777-7777-777777777777", Version: 2, Name: "Kinases", RecordType: "transcript",
 		SiteID: "plasmodb", RootStepID: "s2", Roots: []strategy.StepID{"s2"}, Steps: []strategy.Step{
-			{ID: "s1", Kind: strategy.KindSearch, SearchName: "GenesByText", DisplayName: "Text: kinase", Parameters: map[string]string{"text_expression": "kinase"},
+			{ID: "s1", Kind: strategy.KindSearch, SearchName: "GenesByText", DisplayName: "Text: kinase", Parameters: map[string]string{"text_expression": "kinase", "text_search_organism": `["Plasmodium falciparum 3D7"]`},
 				Inputs: []strategy.StepID{}, Count: &inputCount, CountStatus: strategy.CountOK, CountProvenance: prov},
 			{ID: "s2", Kind: strategy.KindTransform, SearchName: "GenesByOrthologs", DisplayName: "Rhoptry orthologs", Parameters: map[string]string{},
 				Inputs: []strategy.StepID{"s1"}, Count: &count, CountStatus: strategy.CountOK, CountProvenance: prov},
@@ -410,5 +413,97 @@ func TestShareForm(t *testing.T) {
 	}
 	if r := e.page(u.Path, nil); r.status != http.StatusGone {
 		t.Errorf("the revoked link = %d, want 410", r.status)
+	}
+}
+
+// TestSharedStepGenes: the shared page offers each counted step's genes
+// through its link, read from the strategy as it was shared; whoever may
+// open the link may download them, nobody else, and a revoked link
+// downloads nothing.
+func TestSharedStepGenes(t *testing.T) {
+	t.Parallel()
+	cat, err := offline.Open(offlinetest.DataDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newPageEnvOn(t, cat)
+	ada := e.signIn("ada@example.org")
+	eve := e.signIn("eve@example.org")
+	conv := builtConversation(t, e, ada)
+	share := func(public bool) (id, path string) {
+		req, _ := http.NewRequest("POST", e.srv.URL+"/api/v1/conversations/"+conv.ID+"/share", strings.NewReader(fmt.Sprintf(`{"public":%t}`, public)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		req.Header.Set("X-CSRF-Token", ada.csrf)
+		req.AddCookie(ada.cookie)
+		r := e.send(req)
+		var sh struct{ ID, URL string }
+		if err := json.Unmarshal(r.body, &sh); err != nil || r.status != http.StatusCreated {
+			t.Fatalf("share = %d %s", r.status, r.body)
+		}
+		u, _ := url.Parse(sh.URL)
+		return sh.ID, u.Path
+	}
+	pubID, pub := share(true)
+	_, priv := share(false)
+
+	// The page links each step's genes through the link, in TSV and CSV.
+	d := doc(t, e.page(pub, nil))
+	links := testid(d, "shared-download-tsv")
+	if links.Length() != 2 {
+		t.Fatalf("%d TSV links, want one per counted step", links.Length())
+	}
+	tsv, _ := links.First().Attr("href")
+	if want := pub + "/steps/s1/genes?format=tsv"; tsv != want {
+		t.Errorf("TSV link = %q, want %q", tsv, want)
+	}
+
+	// Without a session: the text search's genes, every one, as TSV.
+	r := e.page(tsv, nil)
+	if r.status != http.StatusOK || !strings.HasPrefix(r.header.Get("Content-Type"), "text/tab-separated-values") {
+		t.Fatalf("public TSV = %d %q %.200s", r.status, r.header.Get("Content-Type"), r.body)
+	}
+	lines := strings.Split(strings.TrimSpace(string(r.body)), "\n")
+	var n int
+	if _, err := fmt.Sscanf(lines[0], "# %d genes of step s1", &n); err != nil || n == 0 {
+		t.Fatalf("first line %q: %v", lines[0], err)
+	}
+	if got := len(lines) - 2; got != n || !strings.HasPrefix(lines[2], "PF3D7_") {
+		t.Errorf("%d gene rows (first %q), want the %d the header says", got, lines[2], n)
+	}
+	if r := e.page(pub+"/steps/s1/genes?format=csv", nil); r.status != http.StatusOK || !strings.Contains(string(r.body), "gene_id,product") {
+		t.Errorf("public CSV = %d %.200s", r.status, r.body)
+	}
+
+	// The private link's genes: sign in first, then any account.
+	if r := e.page(priv+"/steps/s1/genes?format=tsv", nil); r.status != http.StatusSeeOther {
+		t.Errorf("private link's genes without a session = %d, want 303", r.status)
+	}
+	if r := e.page(priv+"/steps/s1/genes?format=tsv", eve.cookie); r.status != http.StatusOK {
+		t.Errorf("private link's genes for Eve = %d", r.status)
+	}
+	for _, bad := range []struct {
+		path string
+		want int
+	}{
+		{pub + "/steps/s9/genes?format=tsv", http.StatusNotFound},
+		{pub + "/steps/s1/genes?format=xls", http.StatusBadRequest},
+		{"/shared/shr_" + strings.Repeat("A", 43) + "/steps/s1/genes?format=tsv", http.StatusNotFound},
+	} {
+		if r := e.page(bad.path, nil); r.status != bad.want {
+			t.Errorf("%s = %d, want %d", bad.path, r.status, bad.want)
+		}
+	}
+
+	// Revoked, the link downloads nothing.
+	req, _ := http.NewRequest("DELETE", e.srv.URL+"/api/v1/conversations/"+conv.ID+"/share/"+pubID, nil)
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	req.Header.Set("X-CSRF-Token", ada.csrf)
+	req.AddCookie(ada.cookie)
+	if r := e.send(req); r.status != http.StatusNoContent {
+		t.Fatalf("revoke = %d", r.status)
+	}
+	if r := e.page(tsv, nil); r.status != http.StatusGone || strings.Contains(string(r.body), "PF3D7_") {
+		t.Errorf("revoked link's genes = %d, want 410 and none", r.status)
 	}
 }

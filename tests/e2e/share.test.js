@@ -71,6 +71,19 @@ for (const [name, viewport] of Object.entries(sizes)) {
     const { page, problems } = await b.openAs(env().alice, viewport);
     await page.goto(`/conversations/${built.id}`);
     await waitConnected(page);
+    if (name === 'desktop') {
+      // The combine boxes show VEuPathDB's overlap of their inputs: the
+      // root keeps the 89 of the union's 108 genes not among chromosome
+      // 14's 802; the union's inputs (57 and 60 genes) share 9.
+      const overlaps = await page.$$eval('[data-testid="graph-step"] [data-testid="graph-step-overlap"]', (els) =>
+        els.map((el) => [el.closest('[data-testid="graph-step"]').dataset.count, el.textContent.trim()]));
+      assert.deepEqual(overlaps.sort(), [
+        ['108', 'both 9 · left only 48 · right only 51'],
+        ['89', 'both 19 · left only 89 · right only 783'],
+      ]);
+      const box = await byTestId(page, 'graph-step-overlap').first().boundingBox();
+      assert.ok(box && box.y < 900 && box.width > 0, `the overlap is drawn in view at 1440×900: ${JSON.stringify(box)}`);
+    }
     const order = await tabOrder(page, 200);
     for (const id of ['export-toggle', 'share-toggle']) {
       assert.ok(reached(order, id), `${id} is reachable by Tab: ${order.map((f) => f.testid || f.tag).join(' ')}`);
@@ -136,6 +149,17 @@ for (const [name, viewport] of Object.entries(sizes)) {
     assert.ok(steps.some((s) => s.root === 'true' && Number(s.count) === rootCount), `the shared graph shows the root count: ${JSON.stringify(steps)}`);
     assert.match(await byTestId(visitor.page, 'strategy-root-count').innerText(), new RegExp(String(rootCount)));
     assert.equal(await visitor.page.locator('a[href^="/conversations/"]').count(), 0, 'no link into the owner\'s conversations');
+    // No tool names; each step's genes download through the link.
+    const text = await visitor.page.locator('body').innerText();
+    for (const tool of ['search_for_searches', 'request_executor_build', 'delegate_strategy_subtasks']) {
+      assert.ok(!text.includes(tool), `the shared page names no tool (${tool})`);
+    }
+    assert.equal(await byTestId(visitor.page, 'shared-download-tsv').count(), 5, 'a TSV download for each of the five steps');
+    const rootRow = visitor.page.locator(`[data-testid="shared-steps"] tr[data-step-id="${built.strategy.rootStepId}"]`);
+    const [tsv] = await Promise.all([visitor.page.waitForEvent('download'), byTestId(rootRow, 'shared-download-tsv').click()]);
+    const rows = (await readFile(await tsv.path(), 'utf8')).trim().split('\n');
+    assert.match(rows[0], new RegExp(`^# ${rootCount} genes of step`));
+    assert.equal(rows.length - 2, rootCount, 'the root\'s genes, every one');
     assert.deepEqual(await horizontalOverflow(visitor.page), []);
     await screenshot(visitor.page, name === 'phone' ? 'phone-shared' : 'shared-conversation');
     if (name === 'phone') {
