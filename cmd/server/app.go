@@ -57,15 +57,16 @@ type app struct {
 	metricsAddr string
 }
 
-// buildApp wires every part. It starts no goroutine: run does. obs holds
-// the metrics every part records and, when tracing is on, the tracer
-// provider turns and requests start their traces on.
-func buildApp(cfg *config.Config, db *store.DB, log *slog.Logger, obs *observability) (*app, error) {
+// buildApp wires every part over the offline catalog off (newCatalog). It
+// starts no goroutine: run does. obs holds the metrics every part records
+// and, when tracing is on, the tracer provider turns and requests start
+// their traces on.
+func buildApp(cfg *config.Config, db *store.DB, off *offline.Catalog, log *slog.Logger, obs *observability) (*app, error) {
 	accounts, err := account.New(account.Config{Store: db, SessionTTL: cfg.SessionTTL})
 	if err != nil {
 		return nil, err
 	}
-	cat, keys, err := newSites(cfg, db, log)
+	cat, keys, err := newSites(cfg, db, off, log)
 	if err != nil {
 		return nil, err
 	}

@@ -10,22 +10,10 @@ import (
 
 	"strategist/internal/catalog"
 	"strategist/internal/catalog/offline"
-	"strategist/internal/offlinetest"
 )
 
-// catalogTestData opens the offline catalog over the gene data
-// (offlinetest.DataDir); skipped without data unless CI=true.
-func catalogTestData(t *testing.T) *offline.Catalog {
-	t.Helper()
-	c, err := offline.Open(offlinetest.DataDir(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 func TestRunCatalog(t *testing.T) {
-	cat := catalogTestData(t)
+	cat := geneCatalog(t)
 	const org = `organism=["Plasmodium falciparum 3D7"]`
 	tests := []struct {
 		name    string

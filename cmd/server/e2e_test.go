@@ -16,6 +16,7 @@ import (
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
+	"strategist/internal/catalog/offline"
 	"strategist/internal/config"
 	"strategist/internal/event"
 	"strategist/internal/event/eventtest"
@@ -36,6 +37,11 @@ func dataDir(t testing.TB) string {
 	t.Helper()
 	return offlinetest.DataDir(t)
 }
+
+// geneCatalog is the offline catalog over the gene data, opened once for
+// every app the tests start (newCatalog opens it per process; it is only
+// read, and its result cache is safe to share).
+var geneCatalog = offlinetest.Shared(offline.Open)
 
 // testApp is a running Strategist (the real application graph) on :0.
 type testApp struct {
@@ -104,7 +110,7 @@ func startApp(t testing.TB, opts appOptions) *testApp {
 		t.Fatal(err)
 	}
 	cfg.Listening(ln.Addr().String())
-	a, err := buildApp(cfg, db, log, obs)
+	a, err := buildApp(cfg, db, geneCatalog(t), log, obs)
 	if err != nil {
 		cancel()
 		db.Close()

@@ -31,7 +31,7 @@ func TestEvaluationSet(t *testing.T) {
 		// A run starts a few hundred turns as one user.
 		"STRATEGIST_TURN_RATE": "1000", "STRATEGIST_REQUEST_RATE": "100000",
 	}})
-	data := loadGeneData(t, dataDir(t))
+	data := loadGeneData(t)
 	client := &eval.Client{BaseURL: app.URL, Token: app.Token}
 	for _, set := range []struct {
 		name        string
@@ -88,7 +88,7 @@ func TestEvalCommandErrors(t *testing.T) {
 func TestEvaluationListCases(t *testing.T) {
 	t.Parallel()
 	app := startApp(t, appOptions{})
-	data := loadGeneData(t, dataDir(t))
+	data := loadGeneData(t)
 	all, err := eval.LoadCases(filepath.Join("..", "..", "internal", "eval", "testdata", "development.jsonl"))
 	if err != nil {
 		t.Fatal(err)

@@ -19,11 +19,7 @@ import (
 // saved into the account with a link to the fake's workspace page; then
 // the key is revoked in the middle of a build.
 func TestLiveConversationAgainstTheFake(t *testing.T) {
-	off, err := offline.Open(dataDir(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fake, err := wdkfake.New(wdkfake.Config{Catalog: off, Site: offline.SiteID, Keys: map[string]wdkfake.User{"key-of-ada": {ID: 77}}})
+	fake, err := wdkfake.New(wdkfake.Config{Catalog: geneCatalog(t), Site: offline.SiteID, Keys: map[string]wdkfake.User{"key-of-ada": {ID: 77}}})
 	if err != nil {
 		t.Fatal(err)
 	}

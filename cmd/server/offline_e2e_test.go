@@ -35,7 +35,7 @@ const acceptanceRequest = "Find P. falciparum genes involved in DNA replication 
 func TestOfflineAcceptance(t *testing.T) {
 	t.Parallel()
 	srv := startOffline(t)
-	data := loadGeneData(t, srv.dataDir)
+	data := loadGeneData(t)
 	first := srv.scenario(t, acceptanceRequest)
 	eventtest.Check(t, first.all())
 
@@ -220,7 +220,7 @@ func TestOfflineAcceptance(t *testing.T) {
 func TestOfflineRequests(t *testing.T) {
 	t.Parallel()
 	srv := startOffline(t)
-	d := loadGeneData(t, srv.dataDir)
+	d := loadGeneData(t)
 	tests := []struct {
 		request, tree string
 		want          eval.Set
@@ -277,7 +277,7 @@ type offlineServer struct {
 
 func startOffline(t *testing.T) *offlineServer {
 	t.Helper()
-	dir := geneDataDir(t)
+	dir := dataDir(t)
 	cfg, err := config.Load(nil, envMap(map[string]string{"DATABASE_URL": pgtest.NewURL(t), "STRATEGIST_ADDR": "127.0.0.1:0",
 		"STRATEGIST_AUTH": "dev", "STRATEGIST_DATA_DIR": dir}), io.Discard)
 	if err != nil {
@@ -653,22 +653,10 @@ func stepNames(t *testing.T, recs []event.Record) map[string]string {
 	return names
 }
 
-func geneDataDir(t *testing.T) string {
-	t.Helper()
-	return offlinetest.DataDir(t)
-}
-
 // loadGeneData reads the raw export files with the evaluation set's reader,
 // kept apart from the catalog under test so expected counts are computed
-// independently.
-func loadGeneData(t *testing.T, dir string) *eval.Data {
-	t.Helper()
-	d, err := eval.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
+// independently; once for every test.
+var loadGeneData = offlinetest.Shared(eval.Load)
 
 // download reads all of a step's genes in format and returns their ids.
 func (s *offlineServer) download(t *testing.T, conv, step, format string) map[string]bool {
@@ -731,7 +719,7 @@ func (s *offlineServer) download(t *testing.T, conv, step, format string) map[st
 func TestOfflinePlanFromANamedList(t *testing.T) {
 	t.Parallel()
 	srv := startOffline(t)
-	d := loadGeneData(t, srv.dataDir)
+	d := loadGeneData(t)
 	chr5 := d.On("Pf3D7_05_v3")
 	var genes []string
 	on5, other := 0, 0

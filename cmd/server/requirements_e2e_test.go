@@ -118,7 +118,7 @@ func lastAnswer(t *testing.T, recs []event.Record) string {
 func TestOfflineRequirementNotEvaluable(t *testing.T) {
 	t.Parallel()
 	srv := startOffline(t)
-	data := loadGeneData(t, srv.dataDir)
+	data := loadGeneData(t)
 	run := srv.scenario(t, "Find genes with a signal peptide on chromosome 5")
 	eventtest.Check(t, run.all())
 	rc := requirementsChecked(t, run.exec)
@@ -154,7 +154,7 @@ func TestOfflineRequirementNotEvaluable(t *testing.T) {
 func TestOfflineKnownGenesAsControls(t *testing.T) {
 	t.Parallel()
 	srv := startOffline(t)
-	data := loadGeneData(t, srv.dataDir)
+	data := loadGeneData(t)
 	replication := data.GO("GO:0006260")
 	// PFA0005w is PF3D7_0100100's previous id, not a DNA replication gene;
 	// PF3D7_0108600 is one.

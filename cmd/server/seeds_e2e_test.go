@@ -22,7 +22,7 @@ import (
 func TestSeedControlSets(t *testing.T) {
 	t.Parallel()
 	srv := startOffline(t)
-	data := loadGeneData(t, srv.dataDir)
+	data := loadGeneData(t)
 	seeds, err := eval.LoadSeedSets(srv.dataDir)
 	if errors.Is(err, eval.ErrNoData) {
 		offlinetest.Missing(t, err)

@@ -58,8 +58,12 @@ func serveOn(ctx context.Context, cfg *config.Config, ln net.Listener, stderr io
 		return err
 	}
 	defer db.Close()
+	off, err := newCatalog(cfg, log)
+	if err != nil {
+		return err
+	}
 	cfg.Listening(ln.Addr().String())
-	a, err := buildApp(cfg, db, log, obs)
+	a, err := buildApp(cfg, db, off, log, obs)
 	if err != nil {
 		return err
 	}

@@ -5,9 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"strategist/internal/catalog/offline"
 	"strategist/internal/config"
-	"strategist/internal/offlinetest"
 )
 
 func TestCatalogRoutesWithoutData(t *testing.T) {
@@ -55,10 +53,7 @@ func TestCatalogRoutesWithoutData(t *testing.T) {
 // data: GO:0006412 translation is 286 genes in the 2017 snapshot.
 func TestCatalogCountWithData(t *testing.T) {
 	t.Parallel()
-	cat, err := offline.Open(offlinetest.DataDir(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := geneCatalog(t)
 	e := newEnvWith(t, config.AuthLocal, cat)
 	_, token := e.user("ada@example.org")
 	r := e.do("POST", "/api/v1/catalog/plasmodb/searches/GenesByGoTerm/count", token,

@@ -10,9 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"strategist/internal/catalog/offline"
 	"strategist/internal/config"
-	"strategist/internal/offlinetest"
 	"strategist/internal/server"
 	"strategist/internal/store"
 	"strategist/internal/strategies"
@@ -25,15 +23,13 @@ import (
 // code, Undo takes an edit back.
 func TestResearcherEdits(t *testing.T) {
 	t.Parallel()
-	cat, err := offline.Open(offlinetest.DataDir(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := geneCatalog(t)
 	if cat.DataErr() != nil {
 		t.Skipf("gene data: %v", cat.DataErr())
 	}
 	var svc *strategies.Service
 	e := newEnvWith(t, config.AuthLocal, cat, func(cfg *server.Config) {
+		var err error
 		svc, err = strategies.NewService(strategies.Config{Store: cfg.Store.(*store.DB), Catalog: cat})
 		if err != nil {
 			t.Fatal(err)
@@ -136,15 +132,13 @@ func TestResearcherEdits(t *testing.T) {
 // an unchanged form or another user's step changes nothing.
 func TestStepParamsForm(t *testing.T) {
 	t.Parallel()
-	cat, err := offline.Open(offlinetest.DataDir(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := geneCatalog(t)
 	if cat.DataErr() != nil {
 		t.Skipf("gene data: %v", cat.DataErr())
 	}
 	var svc *strategies.Service
 	e := &pageEnv{env: newEnvWith(t, config.AuthLocal, cat, func(cfg *server.Config) {
+		var err error
 		svc, err = strategies.NewService(strategies.Config{Store: cfg.Store.(*store.DB), Catalog: cat})
 		if err != nil {
 			t.Fatal(err)
@@ -226,15 +220,13 @@ func TestStepParamsForm(t *testing.T) {
 // is refused.
 func TestDevModeHandEditing(t *testing.T) {
 	t.Parallel()
-	cat, err := offline.Open(offlinetest.DataDir(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := geneCatalog(t)
 	if cat.DataErr() != nil {
 		t.Skipf("gene data: %v", cat.DataErr())
 	}
 	var svc *strategies.Service
 	e := newEnvWith(t, config.AuthDev, cat, func(cfg *server.Config) {
+		var err error
 		svc, err = strategies.NewService(strategies.Config{Store: cfg.Store.(*store.DB), Catalog: cat})
 		if err != nil {
 			t.Fatal(err)

@@ -9,9 +9,7 @@ import (
 
 	"strategist/internal/catalog"
 	"strategist/internal/catalog/enrich"
-	"strategist/internal/catalog/offline"
 	"strategist/internal/config"
-	"strategist/internal/offlinetest"
 	"strategist/internal/server"
 	"strategist/internal/store"
 	"strategist/internal/strategies"
@@ -29,10 +27,7 @@ type withoutEnrichment struct{ catalog.Catalog }
 // catalog cannot enrich.
 func enrichmentEnv(t *testing.T, plain bool) (e *env, ada, eve, conv string, root strategy.StepID) {
 	t.Helper()
-	cat, err := offline.Open(offlinetest.DataDir(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := geneCatalog(t)
 	if cat.DataErr() != nil {
 		t.Skipf("gene data: %v", cat.DataErr())
 	}
@@ -42,6 +37,7 @@ func enrichmentEnv(t *testing.T, plain bool) (e *env, ada, eve, conv string, roo
 		svcCat = withoutEnrichment{cat}
 	}
 	e = newEnvWith(t, config.AuthLocal, cat, func(cfg *server.Config) {
+		var err error
 		svc, err = strategies.NewService(strategies.Config{Store: cfg.Store.(*store.DB), Catalog: svcCat})
 		if err != nil {
 			t.Fatal(err)

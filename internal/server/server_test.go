@@ -24,6 +24,7 @@ import (
 	"strategist/internal/config"
 	"strategist/internal/eventlog"
 	"strategist/internal/llm"
+	"strategist/internal/offlinetest"
 	"strategist/internal/pgtest"
 	"strategist/internal/server"
 	"strategist/internal/store"
@@ -115,6 +116,11 @@ type fixedModels struct{}
 func (fixedModels) Models() llm.ModelList {
 	return llm.ModelList{Models: []llm.ModelInfo{{ID: "offline", Default: true}}, Default: "offline"}
 }
+
+// geneCatalog is the offline catalog over the gene data, opened once for
+// every test that needs the data (it is only read); skipped without the
+// data, except under CI=true.
+var geneCatalog = offlinetest.Shared(offline.Open)
 
 func newEnv(t testing.TB, auth config.AuthMode) *env {
 	t.Helper()
