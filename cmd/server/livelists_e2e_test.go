@@ -36,7 +36,7 @@ func TestLiveListsControlsAndImports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data := loadGeneData(t, dir)
+	data := loadGeneData(t)
 	fake, err := wdkfake.New(wdkfake.Config{Catalog: off, Site: offline.SiteID, Keys: map[string]wdkfake.User{
 		"key-of-ada": {ID: 77}, "key-of-eve": {ID: 88}}})
 	if err != nil {
