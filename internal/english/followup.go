@@ -212,7 +212,11 @@ var narrowingWords = WordSet("only just keep retain leave show me give the ones 
 // undoBeforeRE asks to return to the strategy before a change: "revert to
 // before the exclusion", "go back to the version before chromosome 5 was
 // removed", "roll back to how it was before".
-var undoBeforeRE = regexp.MustCompile(`(?i)^(?:please\s+)?(?:revert|go\s+back|get\s+back|return|roll\s+back|restore|back)\s+(?:it\s+|that\s+|this\s+)?(?:to\s+)?(?:the\s+(?:version|strategy|state|result)\s+|how\s+it\s+was\s+|what\s+(?:it|we)\s+had\s+)?before\b`)
+var undoBeforeRE = regexp.MustCompile(`(?i)^(?:please\s+)?(?:revert|go\s+back|get\s+back|return|roll\s+back|restore|back)\s+(?:it\s+|that\s+|this\s+)?(?:to\s+)?(?:the\s+(?:version|strategy|state|result)\s+|how\s+it\s+was\s+|what\s+(?:it|we)\s+had\s+)?before\b` +
+	// "restore the previous version", "bring back the last strategy".
+	`|^(?:please\s+)?(?:restore|bring\s+back|go\s+back\s+to|return\s+to|revert\s+to|roll\s+back\s+to)\s+(?:the\s+|my\s+)?(?:previous|last|earlier|prior|old|former)\s+(?:version|strategy|one|result|state)\b` +
+	// "get rid of that", "scrap that change": the last change, named by a pronoun alone.
+	`|^(?:(?:hmm|no|nah|actually|ok|okay|please)[\s,]+)*(?:get\s+rid\s+of|scrap|drop|remove|delete|take\s+back|cancel)\s+(?:that|it|this)(?:\s+(?:change|last\s+change|step|edit))?(?:\s+again)?\s*$`)
 
 // isUndo reports whether the words only ask to undo.
 func isUndo(w []token) bool {
@@ -292,7 +296,7 @@ func replacement(w []token) (FollowUp, []token, []token, bool) {
 			return FollowReplace, trimJoiners(w[len(lead):]), nil, true
 		}
 	}
-	for _, lead := range [][]string{{"replace"}, {"swap"}, {"change"}, {"substitute"}} {
+	for _, lead := range [][]string{{"replace"}, {"swap"}, {"change"}, {"substitute"}, {"switch"}, {"set"}} {
 		if !hasWords(w, lead) {
 			continue
 		}

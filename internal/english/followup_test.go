@@ -47,6 +47,9 @@ func TestFollowUps(t *testing.T) {
 		{"revert to before the exclusion", FollowUndo, "<nil>", "<nil>", "<nil>"},
 		{"go back to the version before chromosome 3 was removed", FollowUndo, "<nil>", "<nil>", "<nil>"},
 		{"roll back to how it was before", FollowUndo, "<nil>", "<nil>", "<nil>"},
+		{"bring back the last strategy", FollowUndo, "<nil>", "<nil>", "<nil>"},
+		{"no, scrap that", FollowUndo, "<nil>", "<nil>", "<nil>"},
+		{"narrow them down to chromosome 6", FollowRestrict, "location:6", "<nil>", "location:6"},
 		{"same, but also exclude chromosome 6", FollowExclude, "location:6", "<nil>", "MINUS(taxon, location:6)"},
 	}
 	for _, tt := range tests {
