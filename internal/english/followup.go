@@ -94,6 +94,10 @@ func followUpOf(toks []token) (FollowUp, []token, []token) {
 	if isUndo(w) {
 		return FollowUndo, nil, nil
 	}
+	// "chromosome 13 has to go as well", "the tRNA genes must go".
+	if n := goesAt(w); n > 0 {
+		return FollowExclude, trimJoiners(trimReference(w[:n])), nil
+	}
 	if asksControls(w) {
 		return FollowControls, nil, nil
 	}
@@ -377,6 +381,38 @@ func hasWords(w []token, words []string) bool {
 		}
 	}
 	return true
+}
+
+// goesPhrases end a message that takes its part away: "… has to go",
+// "… must be removed too".
+var goesPhrases = [][]string{{"has", "to", "go"}, {"have", "to", "go"}, {"must", "go"}, {"should", "go"}, {"needs", "to", "go"},
+	{"need", "to", "go"}, {"can", "go"}, {"has", "to", "be", "removed"}, {"must", "be", "removed"}, {"should", "be", "removed"},
+	{"has", "to", "be", "excluded"}, {"must", "be", "excluded"}, {"should", "be", "excluded"}, {"is", "out"}, {"are", "out"}}
+
+// goesAt returns where a goes-phrase starts when it ends the message
+// (before "as well", "too", "also"), or 0.
+func goesAt(w []token) int {
+	end := len(w)
+	for end > 0 && !w[end-1].quoted && (w[end-1].low == "too" || w[end-1].low == "also" || w[end-1].low == "well" || w[end-1].low == "as" || w[end-1].comma) {
+		end--
+	}
+	for _, ph := range goesPhrases {
+		if k := end - len(ph); k > 0 && hasWords(w[k:end], ph) {
+			return k
+		}
+	}
+	return 0
+}
+
+// AlsoAdds reports whether a message opens with a word that adds to what
+// the conversation has ("and also the rRNA genes on chromosome 5",
+// "plus the snoRNAs", "additionally …").
+func AlsoAdds(text string) bool {
+	w := tokenize(text)
+	for len(w) > 0 && (w[0].comma || w[0].low == "and" || w[0].low == "now" || w[0].low == "ok" || w[0].low == "okay") {
+		w = w[1:]
+	}
+	return len(w) > 1 && !w[0].quoted && (w[0].low == "also" || w[0].low == "plus" || w[0].low == "additionally")
 }
 
 // Repeats reports whether a message asks to do again what the one before

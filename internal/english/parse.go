@@ -65,6 +65,11 @@ func Parse(text string) Parsed {
 	if p.Follow == FollowReplace {
 		p.Root = p.Part
 	}
+	if p.Follow == FollowExclude && p.Part != nil && (p.Root == nil || p.Root.Op != OpMinus) {
+		// "chromosome 13 has to go": with nothing to refine, what is left
+		// of every gene.
+		p.Root = &Node{Op: OpMinus, Left: taxonNode(&p, true), Right: p.Part}
+	}
 	return p
 }
 
