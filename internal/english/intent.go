@@ -109,8 +109,8 @@ var (
 	buildCues   = WordSet("build run do proceed ahead")
 	thanksWords = WordSet("thanks thank you thx cheers great perfect nice cool awesome excellent wonderful good lovely brilliant that's thats it is looks very much so a lot lots")
 
-	geneAskRE     = regexp.MustCompile(`(?i)\b(what\s+(does|do|is|are)|what's|tell me (about|more about)|describe|explain|function of|role of|what do you know about|information on|info on)\b`)
-	goAskRE       = regexp.MustCompile(`(?i)\b(what\s+(does|is|are)|what's|tell me about|describe|explain|define|definition|meaning|mean|means)\b`)
+	geneAskRE     = regexp.MustCompile(`(?i)\b(what\s+(does|do|is|are)|what's|whats|tell me (about|more about)|describe|explain|function of|role of|what do you know about|information on|info on|(which|what) gene is|look\s*up|what (protein|product) (does|do)?\b.*\b(makes?|encodes?)|is that now)\b`)
+	goAskRE       = regexp.MustCompile(`(?i)\b(what\s+(does|is|are)|what's|whats|tell me about|describe|explain|define|definition|meaning|mean|means|what (process|term|function) is (that|this|it))\b`)
 	searchWordsRE = regexp.MustCompile(`(?i)\b(genes|find|list|show|give|get|build|search for|strategy for|excluding|except|minus|not on|on chromosome|intersect|union|combined?)\b`)
 	goIDInRE      = regexp.MustCompile(`(?i)\bGO:\d{7}\b`)
 	howManyRE     = regexp.MustCompile(`(?i)\bhow many\b`)
