@@ -111,6 +111,13 @@ func followUpOf(toks []token) (FollowUp, []token, []token) {
 	// replaced ("…, instead of DNA repair" names it).
 	if n := correctionAt(w); n > 0 && n < len(w) {
 		rest := w[n:]
+		// "oops — chromosome 8, not 3": the first names what replaces the
+		// second.
+		for i := 1; i+1 < len(rest); i++ {
+			if rest[i].low == "not" && !rest[i].quoted && rest[i-1].comma && !(rest[i+1].low == "on" || rest[i+1].low == "in") {
+				return FollowReplace, trimJoiners(stripLeads(rest[:i])), trimJoiners(rest[i+1:])
+			}
+		}
 		if f, part, replaced := followUpOf(rest); f != FollowNone {
 			return f, part, replaced
 		}

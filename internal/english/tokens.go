@@ -69,6 +69,11 @@ func splitWords(s string) []token {
 			f = f[:len(f)-1]
 			trail++
 		}
+		if strings.Trim(f, "-‐‑–—") == "" && f != "" {
+			// A dash standing alone ("protein folding — not proteolysis")
+			// separates as a comma does.
+			f, trail = "", trail+1
+		}
 		if f != "" {
 			out = append(out, token{text: f, low: strings.ToLower(f)})
 		}
