@@ -206,7 +206,9 @@ func TestDeleteDuringDelegation(t *testing.T) {
 	for line := range strings.Lines(a.logs.String()) {
 		// Requests for the deleted conversation answer 404 (logged as
 		// warnings); anything else means work went on after the deletion.
-		if !strings.Contains(line, "msg=request ") {
+		// A readiness probe answered while the queue was still starting
+		// is logged too, and is no work of the conversation.
+		if !strings.Contains(line, "msg=request ") && !strings.Contains(line, `msg="not ready"`) {
 			t.Errorf("the deletion left work running or failing: %s", line)
 		}
 	}

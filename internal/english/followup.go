@@ -313,6 +313,9 @@ func replacement(w []token) (FollowUp, []token, []token, bool) {
 		}
 		rest := w[len(lead):]
 		for i, t := range rest {
+			if i == 0 && t.low == "to" && (lead[0] == "switch" || lead[0] == "set") {
+				break // "switch to X instead" names no replaced part
+			}
 			if t.low == "with" || t.low == "for" || t.low == "to" || t.low == "by" {
 				return FollowReplace, trimJoiners(rest[i+1:]), trimJoiners(rest[:i]), true
 			}

@@ -48,6 +48,7 @@ func TestFollowUps(t *testing.T) {
 		{"go back to the version before chromosome 3 was removed", FollowUndo, "<nil>", "<nil>", "<nil>"},
 		{"roll back to how it was before", FollowUndo, "<nil>", "<nil>", "<nil>"},
 		{"bring back the last strategy", FollowUndo, "<nil>", "<nil>", "<nil>"},
+		{"switch to DNA recombination instead", FollowReplace, "term:DNA recombination", "<nil>", "term:DNA recombination"},
 		{"oops, chromosome 8, not 3", FollowReplace, "location:8", "location:3", "location:8"},
 		{"sorry — protein folding, not proteolysis", FollowReplace, "term:protein folding", "term:proteolysis", "term:protein folding"},
 		{"chromosome 2 must go too", FollowExclude, "location:2", "<nil>", "MINUS(taxon, location:2)"},
