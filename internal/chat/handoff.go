@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -128,4 +129,29 @@ func (s *Service) autoBuild(t *turn, log *slog.Logger) *buildStart {
 		return nil
 	}
 	return b
+}
+
+// afterTurn accepts a handoff the planner requested, when configured to
+// or when the researcher's message of the turn agreed to build it, if the
+// turn's end did not (autoBuild: the build starts in the end's own
+// transaction when it can). The acceptance is not kept in memory only: a process that stops, dies or
+// fails here leaves a pending handoff of a completed plan turn, which the
+// sweep of any process accepts when the server auto-approves
+// (approveUndecided); a confirmed one stays for the researcher's click.
+func (s *Service) afterTurn(t *turn) {
+	t.mu.Lock()
+	handoff, confirmed := t.handoff, t.confirmed
+	t.mu.Unlock()
+	if handoff == "" || !s.cfg.AutoApprove && !confirmed {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), appendTimeout)
+	defer cancel()
+	_, err := s.acceptHandoff(ctx, t.userID, t.convID, handoff, false)
+	switch {
+	case errors.Is(err, ErrNotServing):
+		s.log.Info("auto-approving the handoff is left to the next sweep: this process is stopping", slog.String("handoff_id", handoff))
+	case err != nil:
+		s.log.Warn("auto-approving the handoff; the next sweep tries again", slog.String("handoff_id", handoff), slog.Any("error", err))
+	}
 }

@@ -55,56 +55,6 @@ type turn struct {
 	build     build // what the turn's delegations built
 }
 
-// build is what a turn's delegations built, from their events: a turn that
-// delegated and built no task or combine (every one failed, was skipped or
-// cancelled) did not build, whatever its model answered afterwards.
-type build struct {
-	delegated bool
-	built     bool
-	// makes holds the delegation/node keys of tasks and combines: the
-	// nodes that make a step (a step node reuses one).
-	makes map[string]bool
-	// cause is the first error a making node ended with.
-	cause string
-}
-
-func (b *build) note(ev event.Event) {
-	switch e := ev.(type) {
-	case *event.SubagentPlan:
-		b.delegated = true
-		if b.makes == nil {
-			b.makes = map[string]bool{}
-		}
-		for _, n := range e.Nodes {
-			if n.Kind != "step" {
-				b.makes[e.DelegationID+"/"+n.ID] = true
-			}
-		}
-	case *event.SubagentTaskEnd:
-		if !b.makes[e.DelegationID+"/"+e.NodeID] {
-			return
-		}
-		if e.Status == event.NodeDone {
-			b.built = true
-		} else if b.cause == "" && e.Error != "" {
-			b.cause = e.NodeID + ": " + e.Error
-		}
-	}
-}
-
-// failed says why a turn whose agent completed did not build, "" when it
-// did or never delegated.
-func (b *build) failed() string {
-	if !b.delegated || b.built {
-		return ""
-	}
-	msg := "the build made no step: no task of its plan was built"
-	if b.cause != "" {
-		msg += " (" + b.cause + ")"
-	}
-	return msg
-}
-
 // appendTimeout bounds writing an event; appends use a context that is not
 // cancelled with the turn, so a cancelled turn still records how it ended.
 const appendTimeout = 10 * time.Second
@@ -527,31 +477,6 @@ func (s *Service) closing(t *turn, log *slog.Logger) []store.NewEvent {
 		}
 	}
 	return out
-}
-
-// afterTurn accepts a handoff the planner requested, when configured to
-// or when the researcher's message of the turn agreed to build it, if the
-// turn's end did not (autoBuild: the build starts in the end's own
-// transaction when it can). The acceptance is not kept in memory only: a process that stops, dies or
-// fails here leaves a pending handoff of a completed plan turn, which the
-// sweep of any process accepts when the server auto-approves
-// (approveUndecided); a confirmed one stays for the researcher's click.
-func (s *Service) afterTurn(t *turn) {
-	t.mu.Lock()
-	handoff, confirmed := t.handoff, t.confirmed
-	t.mu.Unlock()
-	if handoff == "" || !s.cfg.AutoApprove && !confirmed {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), appendTimeout)
-	defer cancel()
-	_, err := s.acceptHandoff(ctx, t.userID, t.convID, handoff, false)
-	switch {
-	case errors.Is(err, ErrNotServing):
-		s.log.Info("auto-approving the handoff is left to the next sweep: this process is stopping", slog.String("handoff_id", handoff))
-	case err != nil:
-		s.log.Warn("auto-approving the handoff; the next sweep tries again", slog.String("handoff_id", handoff), slog.Any("error", err))
-	}
 }
 
 func toStored(ms []store.Message) []agent.StoredMessage {

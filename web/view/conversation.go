@@ -464,48 +464,5 @@ func endCall(tc *ToolCall, ok bool, result json.RawMessage, terr *event.ToolErro
 	}
 }
 
-func (c *Conversation) graphSnapshot(e *event.GraphSnapshot) ([]Change, error) {
-	var snap strategy.Snapshot
-	if err := json.Unmarshal(e.Snapshot, &snap); err != nil {
-		return nil, fmt.Errorf("view: graph snapshot %s v%d: %w", e.StrategyID, e.Version, err)
-	}
-	if snap.StrategyID == "" {
-		snap.StrategyID = e.StrategyID
-	}
-	if c.Strategy == nil || c.Strategy.StrategyID != snap.StrategyID {
-		c.versions = map[int]strategy.Change{}
-		c.states = map[int]versionState{}
-	}
-	c.Strategy = &snap
-	st := versionState{steps: len(snap.Steps)}
-	if snap.RootStepID != "" {
-		if root, ok := snap.Step(snap.RootStepID); ok {
-			st.root = &root
-		}
-	}
-	c.states[snap.Version] = st
-	// The strategy's creation (version 0, empty) is no change to it: the
-	// count matches what Undo names for the turn.
-	if t, ok := c.turns[e.TurnID]; ok && e.TurnID != "" && e.Version > 0 {
-		t.StrategyChanges++
-		t.Result = st.root
-	}
-	if len(e.Change) > 0 {
-		var ch strategy.Change
-		if json.Unmarshal(e.Change, &ch) == nil {
-			c.versions[e.Version] = ch
-		}
-	}
-	return []Change{StrategyChanged{}}, nil
-}
-
-func clipText(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}
-
 // DOMID returns a page element id made of a prefix and a key.
 func DOMID(prefix string, key int64) string { return prefix + strconv.FormatInt(key, 10) }

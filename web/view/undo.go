@@ -1,9 +1,12 @@
 package view
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
+	"strategist/internal/event"
 	"strategist/internal/plan"
 	"strategist/internal/strategy"
 )
@@ -179,4 +182,49 @@ func (c *Conversation) History() []Checkpoint {
 type versionState struct {
 	root  *strategy.Step
 	steps int
+}
+
+// graphSnapshot records a strategy version: the snapshot on the page, and
+// what Undo and the history name it by.
+func (c *Conversation) graphSnapshot(e *event.GraphSnapshot) ([]Change, error) {
+	var snap strategy.Snapshot
+	if err := json.Unmarshal(e.Snapshot, &snap); err != nil {
+		return nil, fmt.Errorf("view: graph snapshot %s v%d: %w", e.StrategyID, e.Version, err)
+	}
+	if snap.StrategyID == "" {
+		snap.StrategyID = e.StrategyID
+	}
+	if c.Strategy == nil || c.Strategy.StrategyID != snap.StrategyID {
+		c.versions = map[int]strategy.Change{}
+		c.states = map[int]versionState{}
+	}
+	c.Strategy = &snap
+	st := versionState{steps: len(snap.Steps)}
+	if snap.RootStepID != "" {
+		if root, ok := snap.Step(snap.RootStepID); ok {
+			st.root = &root
+		}
+	}
+	c.states[snap.Version] = st
+	// The strategy's creation (version 0, empty) is no change to it: the
+	// count matches what Undo names for the turn.
+	if t, ok := c.turns[e.TurnID]; ok && e.TurnID != "" && e.Version > 0 {
+		t.StrategyChanges++
+		t.Result = st.root
+	}
+	if len(e.Change) > 0 {
+		var ch strategy.Change
+		if json.Unmarshal(e.Change, &ch) == nil {
+			c.versions[e.Version] = ch
+		}
+	}
+	return []Change{StrategyChanged{}}, nil
+}
+
+func clipText(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }
