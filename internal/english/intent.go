@@ -105,8 +105,6 @@ var (
 	// confirmCues are the words a confirmation needs: "thanks" or "great"
 	// alone agree to nothing.
 	confirmCues = WordSet("yes yeah yep ok okay sure ahead proceed continue build do run let's lets")
-	// buildCues make a short reply agree to build even among thanks.
-	buildCues   = WordSet("build run do proceed ahead")
 	thanksWords = WordSet("thanks thank you thx cheers great perfect nice cool awesome excellent wonderful good lovely brilliant that's thats it is looks very much so a lot lots")
 
 	geneAskRE     = regexp.MustCompile(`(?i)\b(what\s+(does|do|is|are)|what's|whats|tell me (about|more about)|describe|explain|function of|role of|what do you know about|information on|info on|(which|what) gene is|look\s*up|what (protein|product) (does|do)?\b.*\b(makes?|encodes?)|is that now)\b`)
@@ -174,7 +172,7 @@ func Classify(msg string) Classification {
 	if text == "" {
 		return Classification{Intent: IntentOffTopic}
 	}
-	if onlyWords(low, confirmWords) && !hasAny(low, declineCues) && hasAny(low, confirmCues) && !(onlyWords(low, thanksWords) && !hasAny(low, buildCues)) {
+	if onlyWords(low, confirmWords) && !hasAny(low, declineCues) && hasAny(low, confirmCues) {
 		return Classification{Intent: IntentConfirm}
 	}
 	if onlyWords(low, thanksWords) {

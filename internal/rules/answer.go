@@ -125,7 +125,11 @@ func traceAnswer(a *asks, gene string) response {
 		for i, id := range tr.LostAt {
 			lost[i] = name(id)
 		}
-		fmt.Fprintf(&b, " It is lost at %s: %s.", plural2(len(lost), "this step", "these steps"), strings.Join(lost, "; "))
+		where := "this step"
+		if len(lost) > 1 {
+			where = "these steps"
+		}
+		fmt.Fprintf(&b, " It is lost at %s: %s.", where, strings.Join(lost, "; "))
 	}
 	var has, lacks []string
 	for _, s := range tr.Steps {
@@ -144,14 +148,6 @@ func traceAnswer(a *asks, gene string) response {
 		fmt.Fprintf(&b, " Steps that do not: %s.", strings.Join(lacks, ", "))
 	}
 	return say(b.String())
-}
-
-// plural2 picks the singular or plural phrase for n.
-func plural2(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // capabilities says what Strategist does instead.
