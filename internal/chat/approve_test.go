@@ -90,14 +90,18 @@ type watchedEnds struct {
 	userID, convID     string
 	withBuild, accepts atomic.Int32
 	acceptedAtTheEnd   atomic.Bool
+	checked            chan struct{} // closed once the build's end was read back
 }
 
 func (s *watchedEnds) EndTurnTx(ctx context.Context, et store.EndTurn) ([]store.EventRow, error) {
 	rows, err := s.Store.EndTurnTx(ctx, et)
 	if err == nil && et.Then != nil {
-		s.withBuild.Add(1)
+		if s.withBuild.Add(1) > 1 {
+			return rows, err
+		}
 		h, herr := s.db.Handoff(ctx, s.userID, s.convID, et.Then.AcceptHandoff)
 		s.acceptedAtTheEnd.Store(herr == nil && h.Status == store.HandoffAccepted)
+		close(s.checked)
 	}
 	return rows, err
 }
@@ -118,11 +122,16 @@ func TestAutoApproveWithTheEnd(t *testing.T) {
 	t.Parallel()
 	e := engine(t, handoffScript)
 	w := newWorld(t)
-	we := &watchedEnds{db: w.db, userID: w.userID, convID: w.convID}
+	we := &watchedEnds{db: w.db, userID: w.userID, convID: w.convID, checked: make(chan struct{})}
 	p := w.start(options{engine: e, planner: handoffPlanner(w, w.artifacts()), autoApprove: true,
 		store: func(s chat.Store) chat.Store { we.Store = s; return we }})
 	planTurn := w.mustStart(p, w.convID, "Find kinases on chromosome 7")
 	recs := w.waitFor(w.convID, "handoff_accepted")
+	select { // the event is out before the wrapper has read the handoff back
+	case <-we.checked:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no end started the build")
+	}
 	if n := we.withBuild.Load(); n != 1 || !we.acceptedAtTheEnd.Load() {
 		t.Errorf("ends that started the build: %d, handoff accepted with the end: %v; want 1, true", n, we.acceptedAtTheEnd.Load())
 	}

@@ -50,7 +50,11 @@ func (h *Host) Play(events ...event.Event) ConverseFunc {
 		seq := m.Conversation.LastEventSeq
 		h.mu.Unlock()
 		out := protocol.Outcome{TurnIDs: []string{turnID}}
-		for _, e := range events {
+		for _, shared := range events {
+			e, err := copyEvent(shared) // tests share the played events between turns
+			if err != nil {
+				return out, err
+			}
 			event.SetTurn(e, turnID)
 			seq++
 			h.keep(conv, turnID, e, &out)
@@ -60,6 +64,15 @@ func (h *Host) Play(events ...event.Event) ConverseFunc {
 		}
 		return out, nil
 	}
+}
+
+// copyEvent is a copy of e that setting its turn leaves e alone.
+func copyEvent(e event.Event) (event.Event, error) {
+	name, payload, err := event.Encode(e)
+	if err != nil {
+		return nil, err
+	}
+	return event.Decode(name, payload)
 }
 
 // keep records what the store keeps of a played event.
