@@ -60,6 +60,30 @@ func TestResearcherPhrasings(t *testing.T) {
 		{"using PlasmoDB release 68, DNA repair genes", "term:DNA repair"},
 		{"Two things: DNA repair genes on chromosome 5", "INTERSECT(term:DNA repair, location:5)"},
 		{"For my thesis: translation genes", "term:translation"},
+		// A first part about the work or the data, whatever its words.
+		{"For chapter two of my dissertation, the proteolysis genes", "term:proteolysis"},
+		{"My supervisor asked for a figure — translation genes on chromosome 3, please", "INTERSECT(term:translation, location:3)"},
+		{"Based on the 2019 annotation export, tRNA genes", "term:tRNA"},
+		{"As a quick sanity check: rRNA genes", "term:rRNA"},
+		// A first part that names anything else is read.
+		{"For DNA repair genes, only chromosome 4", "INTERSECT(term:DNA repair, location:4)"},
+		// An exclusion or restriction stated first, or in a sentence of
+		// its own, qualifies the whole request.
+		{"Chromosome 2 excluded, list the proteolysis genes", "MINUS(term:proteolysis, location:2)"},
+		{"Skip chromosome 6 — I'm after the translation genes", "MINUS(term:translation, location:6)"},
+		{"Anything except chromosome 3: tRNA genes", "MINUS(term:tRNA, location:3)"},
+		{"Leaving out chromosomes 1, 2 and 3, give me the proteolysis genes", "MINUS(term:proteolysis, UNION(UNION(location:1, location:2), location:3))"},
+		{"Confining it to chromosome 9; which genes do translation?", "INTERSECT(term:translation, location:9)"},
+		{"I want the DNA repair genes. Drop chromosome 14, please.", "MINUS(term:DNA repair, location:14)"},
+		{"tRNA genes, with one caveat: nothing from the apicoplast", "MINUS(term:tRNA, location:apicoplast)"},
+		// A union in words.
+		{"the union of proteolysis genes and tRNA genes", "UNION(term:proteolysis, term:tRNA)"},
+		{"Merge the translation genes with the rRNA genes into a single list", "UNION(term:translation, term:rRNA)"},
+		{"genes of the organellar genomes", "UNION(location:apicoplast, location:mitochondrion)"},
+		{"nucleus-encoded tRNA genes", "MINUS(term:tRNA, UNION(location:apicoplast, location:mitochondrion))"},
+		{"how many tRNA genes does chromosome 7 carry?", "INTERSECT(term:tRNA, location:7)"},
+		{"search the descriptions for rhoptry", "term:rhoptry"},
+		{"genes for gene silencing", "term:gene silencing"},
 		// A location list is one unit.
 		{"tRNA genes on chromosome 5 or 6", "INTERSECT(term:tRNA, UNION(location:5, location:6))"},
 		{"protein phosphorylation genes on chromosomes 5 and 6", "INTERSECT(term:protein phosphorylation, UNION(location:5, location:6))"},

@@ -2,7 +2,6 @@ package english
 
 import (
 	"regexp"
-	"slices"
 	"strings"
 )
 
@@ -16,8 +15,13 @@ import (
 func rewritten(text string) (string, []string) {
 	text = withoutContextSentences(text)
 	text = withoutContext(text)
+	text = withoutContextSegment(text)
+	text = trailingQualifiers(text)
 	text = withoutTrailingContext(text)
 	text = regionsSpelled(text)
+	text = organellesSpelled(text)
+	text = unionSpelled(text)
+	text = descriptionSearch(text)
 	text = rangesSpelled(text)
 	text = postfixExclusions(text)
 	text = possessionAsked(text)
@@ -180,13 +184,19 @@ func splitSentences(text string) []string {
 }
 
 // postfixRE reads an exclusion written after what it takes away: "…,
-// chromosome 1 through 3 excluded", "…, the apicoplast left out".
+// chromosome 1 through 3 excluded", "…, the apicoplast left out", or
+// first: "Chromosome 13 excluded, …".
 var postfixRE = regexp.MustCompile(`(?i)([,;:]\s*)([^,;:.?!]+?)\s+(?:excluded|removed|omitted|left\s+out|taken\s+out|not\s+included)\b`)
+
+// leadingPostfixRE reads such an exclusion opening the request, up to
+// the separator after it: "Chromosome 13 excluded, …".
+var leadingPostfixRE = regexp.MustCompile(`(?i)^\s*([^,;:.?!—–]+?)\s+(?:excluded|removed|omitted|left\s+out|taken\s+out|not\s+included|aside)\s*([,;:—–])`)
 
 // postfixExclusions writes an exclusion written after what it takes away
 // as the grammar reads one: "…, chromosome 3 excluded" is "…, excluding
 // chromosome 3".
 func postfixExclusions(text string) string {
+	text = leadingPostfixRE.ReplaceAllString(text, "excluding $1$2")
 	return postfixRE.ReplaceAllString(text, "${1}excluding $2")
 }
 
@@ -198,59 +208,81 @@ var possessionRE = regexp.MustCompile(`(?i)\b(?:does|do)\s+(?:(the\s+)?(?:parasi
 // possessionAsked drops the frame of "How many tRNA genes does 3D7 have?",
 // keeping an organism it names: "How many tRNA genes 3D7?".
 func possessionAsked(text string) string {
+	text = chromosomeHasRE.ReplaceAllString(text, "on chromosome $1")
 	return possessionRE.ReplaceAllString(text, "$2")
 }
 
-// leadingQualifierRE reads an exclusion or a restriction placed before
-// the request it qualifies, up to the comma, colon, semicolon or full
-// stop that ends it: "Without chromosome 7, which genes …", "Apart from
-// the apicoplast: rRNA genes", "Leave out chromosome 3; tRNA genes",
-// "Only chromosome 5: tRNA genes". Its words are the connectives that can
-// open a request (leadingConnectives).
-var leadingQualifierRE = func() *regexp.Regexp {
-	var alts []string
-	for _, c := range leadingConnectives() {
-		alts = append(alts, strings.Join(c.words, `\s+`))
-	}
-	return regexp.MustCompile(`(?is)^\s*(` + strings.Join(alts, "|") + `)\s+([^,:;.]+?)\s*[,:;.]\s*(.+?)\s*[.?!]*\s*$`)
-}()
+// chromosomeHasRE reads a chromosome as the subject of such a question:
+// "How many snoRNA genes does chromosome 13 have?" asks for the snoRNA
+// genes on chromosome 13.
+var chromosomeHasRE = regexp.MustCompile(`(?i)\b(?:does|do)\s+(?:the\s+)?(?:chromosome|chr)\s*(\d{1,2})\s+(?:have|has|contain|carry|encode|hold|harbou?r|bear)\b`)
 
-// leadingConnectives are the loose connectives that can open a request,
-// longest first: every exclusion and restriction but those that need a
-// subject before them ("but not", "are not", "and not") and the bare
-// "not".
-func leadingConnectives() []connective {
-	var out []connective
-	for _, c := range connectives {
-		first := c.words[0]
-		if !c.loose || first == "but" || first == "and" || first == "are" || first == "is" || first == "aren't" || first == "isn't" ||
-			len(c.words) == 1 && first == "not" {
-			continue
-		}
-		out = append(out, c)
-	}
-	slices.SortStableFunc(out, func(a, b connective) int {
-		return len(strings.Join(b.words, " ")) - len(strings.Join(a.words, " "))
-	})
-	return out
-}
+// unionRE reads a union asked for in words rather than with "or": "the
+// union of A and B", "combine A with B into one list", "merge A and B".
+var unionRE = regexp.MustCompile(`(?i)^\s*(?:(?:please|can\s+you|could\s+you|i\s+want|i'd\s+like|give\s+me|show\s+me|get\s+me|list|find|show|get|give)\s+)*` +
+	`(?:(?:the\s+)?union\s+of|(?:combine|merge|pool|join|unite)\s+)\s*(.+?)\s*[.!?]*\s*$`)
 
-// qualifierLast moves an exclusion or restriction placed first to the end
-// of the request, where the grammar reads it as qualifying the whole
-// request: "Without chromosome 7, DNA repair genes" is "DNA repair genes,
-// excluding chromosome 7", not every gene minus DNA repair genes on
-// chromosome 7; "Only chromosome 5: tRNA genes" is "tRNA genes, limited
-// to chromosome 5". The request after the separator must hold words of
-// its own.
-func qualifierLast(text string) string {
-	m := leadingQualifierRE.FindStringSubmatch(text)
-	if m == nil || !hasContent(tokenize(m[3])) {
+// unionEndRE reads the words that say the parts become one list: "into
+// one list", "in a single set", "together".
+var unionEndRE = regexp.MustCompile(`(?i)\s+(?:(?:into|in|as)\s+(?:one|a\s+single|a|the\s+same)\s+(?:list|set|result|strategy|table)|together)\s*$`)
+
+// unionSpelled writes a union asked for in words with "or": "the union of
+// chromosome segregation genes and DNA replication genes" is
+// "chromosome segregation genes or DNA replication genes". The parts are
+// split where a part ends with "genes" (so "and" inside a GO name stays),
+// else at the first "and" or "with". A union of "it" or "that" is a
+// follow-up's, not this.
+func unionSpelled(text string) string {
+	m := unionRE.FindStringSubmatch(text)
+	if m == nil {
 		return text
 	}
-	words := strings.Fields(strings.ToLower(m[1]))
-	c, ok := connectiveAt(tokenize(strings.Join(words, " ")), 0)
-	if ok && c.op == OpIntersect {
-		return m[3] + ", limited to " + m[2]
+	body := unionEndRE.ReplaceAllString(m[1], "")
+	first := strings.ToLower(strings.Fields(body + " x")[0])
+	if first == "it" || first == "that" || first == "this" || first == "them" || first == "those" || first == "these" {
+		return text
 	}
-	return m[3] + ", excluding " + m[2]
+	lower := strings.ToLower(body)
+	for _, sep := range []string{" genes and ", " genes with ", " ones and ", " ones with ", " and ", " with "} {
+		if i := strings.Index(lower, sep); i > 0 {
+			left := body[:i]
+			if w := strings.Fields(sep)[0]; w == "genes" || w == "ones" {
+				left += " " + w
+			}
+			return left + " or " + body[i+len(sep):]
+		}
+	}
+	return text
+}
+
+// organellesRE reads the two organelle genomes named together: "both
+// organelle genomes", "the organellar genomes", "the two organelle
+// genomes".
+var organellesRE = regexp.MustCompile(`(?i)\b(?:both(?:\s+of\s+the)?|the\s+two|the|two)?\s*organell(?:e|ar)[\s-]+(?:genomes|dnas|chromosomes)\b`)
+
+// nuclearRE reads genes the nucleus encodes: "nuclear-encoded rRNA
+// genes", "nucleus-encoded".
+var nuclearRE = regexp.MustCompile(`(?i)\bnucle(?:ar|us)[\s-]+encoded\s+`)
+
+// organellesSpelled names the organelle genomes one by one, as the
+// grammar reads places: "excluding both organelle genomes" is "excluding
+// the apicoplast and mitochondrion genomes", and "nuclear-encoded rRNA
+// genes" the rRNA genes of neither.
+func organellesSpelled(text string) string {
+	text = organellesRE.ReplaceAllString(text, "the apicoplast and mitochondrion genomes")
+	if loc := nuclearRE.FindStringIndex(text); loc != nil {
+		text = strings.TrimRight(text[:loc[0]]+text[loc[1]:], ".?! ") + ", excluding the apicoplast and mitochondrion genomes"
+	}
+	return text
+}
+
+// descriptionSearchRE reads a search of the genes' descriptions asked for
+// in words: "search the product descriptions for ABC transporter",
+// "look in the annotations for …".
+var descriptionSearchRE = regexp.MustCompile(`(?i)\b(?:search|look|check)\s+(?:in\s+|through\s+)?(?:the\s+)?(?:genes'?\s+)?(?:product\s+descriptions?|descriptions?|annotations?|gene\s+names?|product\s+names?)\s+(?:for|with|containing|mentioning)\s+`)
+
+// descriptionSearch writes such a search as a text search: "text search
+// for ABC transporter".
+func descriptionSearch(text string) string {
+	return descriptionSearchRE.ReplaceAllString(text, "text search for ")
 }

@@ -285,6 +285,10 @@ var connectives = []connective{
 	{words: []string{"outside", "of"}, op: OpMinus, loose: true},
 	{words: []string{"outside"}, op: OpMinus, loose: true},
 	{words: []string{"subtract"}, op: OpMinus, loose: true},
+	{words: []string{"nothing", "from"}, op: OpMinus, loose: true},
+	{words: []string{"nothing", "on"}, op: OpMinus, loose: true},
+	{words: []string{"none", "from"}, op: OpMinus, loose: true},
+	{words: []string{"none", "on"}, op: OpMinus, loose: true},
 	{words: []string{"keep", "only"}, op: OpIntersect, loose: true},
 	{words: []string{"keep", "just"}, op: OpIntersect, loose: true},
 	{words: []string{"just", "keep"}, op: OpIntersect, loose: true},
@@ -309,6 +313,13 @@ var connectives = []connective{
 	{words: []string{"but", "only"}, op: OpIntersect, loose: true},
 	{words: []string{"restricted", "to"}, op: OpIntersect, loose: true},
 	{words: []string{"restrict", "to"}, op: OpIntersect, loose: true},
+	{words: []string{"restricting", "to"}, op: OpIntersect, loose: true},
+	{words: []string{"restricting", "it", "to"}, op: OpIntersect, loose: true},
+	{words: []string{"limiting", "it", "to"}, op: OpIntersect, loose: true},
+	{words: []string{"confining", "it", "to"}, op: OpIntersect, loose: true},
+	{words: []string{"limiting", "to"}, op: OpIntersect, loose: true},
+	{words: []string{"confined", "to"}, op: OpIntersect, loose: true},
+	{words: []string{"confining", "to"}, op: OpIntersect, loose: true},
 	{words: []string{"limited", "to"}, op: OpIntersect, loose: true},
 	{words: []string{"limit", "to"}, op: OpIntersect, loose: true},
 	{words: []string{"narrowed", "to"}, op: OpIntersect, loose: true},
@@ -388,13 +399,13 @@ var fillers = WordSet(`find show me list get give return retrieve search look lo
 		extract select choose mapped mapping assigned known thought predicted putative
 		trying try tried possible it curious idea appreciate bring wondering wonder hoping hope able mind kind
 		thank you much cheers lot my our your analysis analyses thesis paper project study studies research
-		work experiment lab plasmodb veupathdb database db site parasite parasites anyway anyhow regardless`)
+		work experiment lab plasmodb veupathdb database db site parasite parasites anyway anyhow regardless though however after`)
 
 // trailingFillers are the fillers also taken off a clause's end. Read-only.
 var trailingFillers = WordSet(`genes gene ones please only too also ids id identifiers there here as well
 	of in on the a an that which are is with for but then now and so those me us thanks thank you much
 	if possible my our analysis thesis paper project study research work plasmodb veupathdb database db lot
-	found located situated lie lies lying sit sits sitting reside resides residing encoded parasite parasites anyway anyhow regardless function functions role roles`)
+	found located situated lie lies lying sit sits sitting reside resides residing encoded parasite parasites anyway anyhow regardless function functions role roles though however`)
 
 func WordSet(words string) map[string]bool {
 	m := map[string]bool{}
@@ -406,13 +417,33 @@ func WordSet(words string) map[string]bool {
 
 // strip takes filler words off both ends of a clause.
 func strip(words []token) []token {
-	for len(words) > 0 && !words[0].quoted && (fillers[words[0].low] || words[0].comma) {
+	for len(words) > 0 && !words[0].quoted && (fillers[words[0].low] || words[0].comma) && !geneCompound(words) {
 		words = words[1:]
 	}
 	for len(words) > 0 && !words[len(words)-1].quoted && (trailingFillers[words[len(words)-1].low] || words[len(words)-1].comma) {
 		words = words[:len(words)-1]
 	}
 	return words
+}
+
+// geneCompound reports whether words start with "gene" naming a process
+// of genes ("gene regulation", "gene silencing", "gene expression"): a
+// lower-case word of content after the singular "gene" is part of the
+// name, so "gene" is kept.
+func geneCompound(words []token) bool {
+	if len(words) < 2 || words[0].low != "gene" || words[0].text != "gene" {
+		return false
+	}
+	next := words[1]
+	if next.quoted || next.comma || fillers[next.low] || connectiveWords[next.low] || next.text != next.low || isLocationWord(next.low) {
+		return false
+	}
+	for _, r := range next.low {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 // hasContent reports whether any word of the request is not a filler.

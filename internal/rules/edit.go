@@ -23,19 +23,41 @@ func (o *strategyOverview) removedStep(user string) (target, why string, ok bool
 	if m := removeOperatorRE.FindStringSubmatch(user); m != nil {
 		return o.removedOperand(strings.ToLower(m[1]))
 	}
-	m := removeByNameRE.FindStringSubmatch(user)
-	if m == nil {
+	name, ok := removedName(user)
+	if !ok {
 		return "", "", false
 	}
 	leaves := o.leafSteps(o.RootStepID)
-	hits := o.stepsNamed(m[1])
+	hits := o.stepsNamed(name)
 	switch len(hits) {
 	case 1:
 		return hits[0].StepID, "", true
 	case 0:
-		return "", fmt.Sprintf("no step of the strategy is named %s (its searches are %s); nothing was changed", english.Quote(m[1]), names(leaves)), true
+		return "", fmt.Sprintf("no step of the strategy is named %s (its searches are %s); nothing was changed", english.Quote(name), names(leaves)), true
 	}
-	return "", fmt.Sprintf("%d steps match %s (%s): say which to remove; nothing was changed", len(hits), english.Quote(m[1]), names(hits)), true
+	return "", fmt.Sprintf("%d steps match %s (%s): say which to remove; nothing was changed", len(hits), english.Quote(name), names(hits)), true
+}
+
+// namedThenRemovedRE reads the same request with the step named first:
+// "the mitochondrial genome part — drop it", "that chromosome 4 step:
+// remove it, please".
+var namedThenRemovedRE = regexp.MustCompile(`(?i)^\s*(?:(?:now|ok|okay|and|then|also|actually),?\s+)*(?:the|that|this)\s+(.+?)\s+(?:step|search|restriction|exclusion|filter|requirement|criterion|condition|part|bit|branch)s?\s*[—–:,;-]?\s*(?:please\s+)?(?:remove|delete|drop|lose|ditch|scrap|cut|take\s+out|get\s+rid\s+of)\s+(?:it|that|this|them)(?:\s+out)?(?:,?\s+please)?\s*[.!]*\s*$`)
+
+// isRemoval reports whether a message asks to delete a step by name.
+func isRemoval(user string) bool {
+	_, ok := removedName(user)
+	return ok
+}
+
+// removedName is the name of the step a remove-by-name request names.
+func removedName(user string) (string, bool) {
+	if m := removeByNameRE.FindStringSubmatch(user); m != nil {
+		return m[1], true
+	}
+	if m := namedThenRemovedRE.FindStringSubmatch(user); m != nil {
+		return m[1], true
+	}
+	return "", false
 }
 
 // removeOperatorRE reads a request to take back an exclusion or a

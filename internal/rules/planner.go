@@ -34,7 +34,7 @@ func planTurn(t *turn) response {
 			followNote = note
 		}
 	}
-	if cur == nil && followNote == "" && removeByNameRE.MatchString(t.user) {
+	if cur == nil && followNote == "" && isRemoval(t.user) {
 		return say(intro + "\n\nI read that as removing a step, but this conversation has no strategy yet, so there is nothing to remove. " + capabilities)
 	}
 	if p.Follow == english.FollowUndo {

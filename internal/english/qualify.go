@@ -1,0 +1,204 @@
+package english
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// breakAt finds where the first part of a message ends: at a comma,
+// colon, semicolon, dash or full stop that separates two parts. A comma
+// before a number continues a list ("chromosomes 7, 8 and 9"), a full
+// stop ends a part only before a capital letter or at the end ("P.
+// falciparum" is one name), and a colon or comma inside an id or a
+// number ("GO:0006281", "100,000") separates nothing. It returns the
+// separator's start and the index after it and its spaces, or -1.
+func breakAt(s string) (int, int) {
+	after := func(i int) string { return strings.TrimLeft(s[i:], " ") }
+	for i, r := range s {
+		n := i + len(string(r))
+		switch r {
+		case ',', ';', ':':
+			rest := after(n)
+			if rest == s[n:] && r != ';' {
+				continue // "GO:0006281", "100,000"
+			}
+			if r == ',' && (startsWithDigit(rest) || startsWithDigit(strings.TrimPrefix(strings.TrimPrefix(rest, "and "), "or "))) {
+				continue
+			}
+			return i, len(s) - len(rest)
+		case '—', '–':
+			return i, len(s) - len(after(n))
+		case '-':
+			if i > 0 && s[i-1] == ' ' && n < len(s) && s[n] == ' ' {
+				return i, len(s) - len(after(n))
+			}
+		case '.':
+			rest := after(n)
+			if rest == "" || rest != s[n:] && unicode.IsUpper([]rune(rest)[0]) {
+				return i, len(s) - len(rest)
+			}
+		}
+	}
+	return -1, -1
+}
+
+func startsWithDigit(s string) bool { return s != "" && s[0] >= '0' && s[0] <= '9' }
+
+// leadingConnectiveRE reads a connective that opens a request, after an
+// optional "everything" ("Everything except chromosome 14: …").
+var leadingConnectiveRE = func() *regexp.Regexp {
+	var alts []string
+	for _, c := range leadingConnectives() {
+		alts = append(alts, strings.Join(c.words, `\s+`))
+	}
+	return regexp.MustCompile(`(?is)^\s*(?:(?:everything|anything|all\s+genes|all|any\s+genes?)\s+)?(` + strings.Join(alts, "|") + `)\s+(.+)$`)
+}()
+
+// leadingConnectives are the loose connectives that can open a request,
+// longest first: every exclusion and restriction but those that need a
+// subject before them ("but not", "are not", "and not") and the bare
+// "not".
+func leadingConnectives() []connective {
+	var out []connective
+	for _, c := range connectives {
+		first := c.words[0]
+		if !c.loose || first == "but" || first == "and" || first == "are" || first == "is" || first == "aren't" || first == "isn't" ||
+			len(c.words) == 1 && first == "not" {
+			continue
+		}
+		out = append(out, c)
+	}
+	slices.SortStableFunc(out, func(a, b connective) int {
+		return len(strings.Join(b.words, " ")) - len(strings.Join(a.words, " "))
+	})
+	return out
+}
+
+// qualifierLast moves an exclusion or restriction placed first to the end
+// of the request, where the grammar reads it as qualifying the whole
+// request: "Without chromosome 7, DNA repair genes" is "DNA repair genes,
+// excluding chromosome 7", not every gene minus DNA repair genes on
+// chromosome 7; "Only chromosome 5: tRNA genes" is "tRNA genes, limited
+// to chromosome 5"; "Skip chromosome 12 — I want …" and "Excluding
+// chromosomes 7, 8 and 9, list …" the same. The request after the
+// separator must hold words of its own.
+func qualifierLast(text string) string {
+	m := leadingConnectiveRE.FindStringSubmatch(text)
+	if m == nil {
+		return text
+	}
+	end, next := breakAt(m[2])
+	if end <= 0 {
+		return text
+	}
+	object, rest := strings.TrimSpace(m[2][:end]), strings.TrimRight(strings.TrimSpace(m[2][next:]), ".?! ")
+	if object == "" || !hasContent(tokenize(rest)) {
+		return text
+	}
+	return rest + qualifierOf(m[1]) + object
+}
+
+// qualifierOf is how a connective is written at the end of a request:
+// ", limited to " for a restriction, ", excluding " for an exclusion.
+func qualifierOf(conn string) string {
+	c, ok := connectiveAt(tokenize(strings.Join(strings.Fields(strings.ToLower(conn)), " ")), 0)
+	if ok && c.op == OpIntersect {
+		return ", limited to "
+	}
+	return ", excluding "
+}
+
+// trailingWordsRE reads the words a qualifier sentence may end with: "…,
+// though.", "…, please!", "… as well."
+var trailingWordsRE = regexp.MustCompile(`(?i)[,\s]*(?:\b(?:though|however|please|thanks|too|as\s+well|if\s+possible)\b)?[\s.!?]*$`)
+
+// trailingQualifiers joins a sentence after the request that is only an
+// exclusion or a restriction to the request it qualifies: "I need the
+// protein maturation genes. Leave out chromosome 9, though." is "I need
+// the protein maturation genes, excluding chromosome 9". A condition
+// announced ("— one condition: nothing from chromosome 12") is written as
+// the qualifier it announces.
+func trailingQualifiers(text string) string {
+	text = conditionRE.ReplaceAllString(text, ", ")
+	sentences := splitSentences(text)
+	if len(sentences) < 2 {
+		return text
+	}
+	out := strings.TrimRight(sentences[0], ".!? ")
+	for _, s := range sentences[1:] {
+		m := leadingConnectiveRE.FindStringSubmatch(s)
+		if m == nil {
+			return text
+		}
+		object := trailingWordsRE.ReplaceAllString(m[2], "")
+		if _, next := breakAt(object); next > 0 || !hasContent(tokenize(object)) {
+			return text
+		}
+		out += qualifierOf(m[1]) + object
+	}
+	return out
+}
+
+// conditionRE reads a condition announced before it is stated: "— one
+// condition: …", ", with one caveat: …".
+var conditionRE = regexp.MustCompile(`(?i)\s*[,;:—–-]?\s*(?:with\s+|but\s+|and\s+)?(?:one|a|just\s+one|only\s+one|a\s+single|single)\s+(?:condition|caveat|constraint|requirement|restriction|catch|twist|exception|thing)\s*[:,—–-]\s*`)
+
+// contextWords are the words a part of a message that is about the
+// research, not the genes, is made of: the work it is for ("for the
+// methods section of my thesis", "as a first pass for a drug-target
+// project", "my PI wants a table for a grant renewal") and the data it
+// uses ("according to PlasmoDB release 33", "using the 3D7 reference
+// annotation (2017 export)"). Read-only.
+var contextWords = WordSet(`according using based per going
+	release version build export exports annotation annotations reference current latest newest official genome assembly
+	data dataset snapshot 3d7 pf3d7
+	methods method section chapter introduction intro discussion results supplement supplementary appendix table tables
+	figure figures slide slides deck grant renewal proposal application review reviewer reviewers article paper papers
+	manuscript preprint thesis dissertation project projects first second third quick preliminary pilot initial rough
+	pass sanity check drug-target drug target vaccine screen screening study analysis report talk poster presentation
+	seminar lecture class course homework assignment meeting group lab team pi supervisor advisor adviser boss
+	collaborator collaborators colleague colleagues student students committee wants wanted asked asks needs needed
+	writing write wrote preparing prepare prepping working drafting draft putting together compiling planning
+	i'm i've i'd we're we've two three four five six seven eight nine ten`)
+
+// dataWords are the context words after which a number is a release or
+// a year, not a chromosome. Read-only.
+var dataWords = WordSet(`release version build export exports annotation annotations snapshot`)
+
+// withoutContextSegment drops a first part of a message that says what
+// the research is for or which data it uses, up to the separator after
+// it, when every word of it is such a word (or a filler) and the rest is
+// a request: "For the methods section of my thesis, list the protein
+// processing genes" asks for the protein processing genes. A part that
+// names anything else is kept and read.
+func withoutContextSegment(text string) string {
+	end, next := breakAt(text)
+	if end <= 0 || leadingConnectiveRE.MatchString(text[:end]) {
+		return text
+	}
+	words := tokenize(text[:end])
+	cue, data := false, false
+	for _, w := range words {
+		if dataWords[w.low] {
+			data = true
+		}
+	}
+	for _, w := range words {
+		switch {
+		case w.comma:
+		case contextWords[w.low]:
+			cue = true
+		case isNumeric(w.low) && (data || len(w.low) == 4):
+		case fillers[w.low] && w.low != "genes" && w.low != "gene":
+		default:
+			return text
+		}
+	}
+	rest := text[next:]
+	if !cue || !hasContent(tokenize(rest)) {
+		return text
+	}
+	return rest
+}
