@@ -177,6 +177,10 @@ func conversationCases(t *testing.T) []conversationCase {
 			eval.Union(data.GO(repair), data.On(chr5)), ""},
 		{"undo", []string{"DNA repair genes", "exclude chromosome 5", "undo that"},
 			data.GO(repair), "going back"},
+		{"a change made instead of one undone", []string{"DNA repair genes", "restrict to chromosome 5", "undo that", "restrict to chromosome 14 instead"},
+			eval.Intersect(data.GO(repair), data.On(chr14)), "reused"},
+		{"a step named before it is dropped", []string{"DNA repair genes or genes on chromosome 5", "the chromosome 5 part — drop it"},
+			data.GO(repair), "I remove step"},
 		{"a new request replaces the strategy", []string{"DNA repair genes", "tRNA genes on chromosome 5"},
 			eval.Intersect(data.OfType("tRNA encoding"), data.On(chr5)), "replaces the current strategy"},
 	}

@@ -220,3 +220,23 @@ func (o *strategyOverview) editedParameter(user string) (target string, part *en
 		Text: fmt.Sprintf("%s with %s", orUnknown(h.s.DisplayName, h.s.SearchName), paramList(params))}
 	return h.s.StepID, &english.Node{Clause: c}, "", true
 }
+
+// insteadRE reads the "instead" that ends a message.
+var insteadRE = regexp.MustCompile(`(?i)[,\s]+instead(?:\s+of\s+(?:that|this|it))?\s*[.!]*\s*$`)
+
+// madeInstead reads a message that ends with "instead" as the change it
+// names without that word, when that is an exclusion, a restriction or an
+// addition: there is no step for it to replace, so "instead" is of a
+// change undone or not made.
+func madeInstead(user string) (english.Parsed, string, bool) {
+	rest := insteadRE.ReplaceAllString(user, "")
+	if rest == user {
+		return english.Parsed{}, "", false
+	}
+	q := english.Parse(rest)
+	switch q.Follow {
+	case english.FollowExclude, english.FollowRestrict, english.FollowAdd:
+		return q, rest, q.Part != nil
+	}
+	return english.Parsed{}, "", false
+}

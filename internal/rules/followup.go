@@ -157,6 +157,10 @@ func applyFollowUp(p *english.Parsed, o *strategyOverview, user, previous string
 		}
 		target, why := o.replaced(p)
 		if target == "" {
+			if q, rest, ok := madeInstead(user); ok && p.Replaced == nil {
+				*p = q // "restrict to chromosome 10 instead" after an undo
+				return applyFollowUp(p, o, rest, previous)
+			}
 			return "", why
 		}
 		p.Root = o.rebuild(o.RootStepID, target, p.Part)
