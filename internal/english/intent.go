@@ -115,7 +115,7 @@ var (
 	searchAskRE   = regexp.MustCompile(`(?i)^\s*(which|what)\s+(searches|search|kinds? of search(es)?)\b`)
 	capabilityRE  = regexp.MustCompile(`(?i)^\s*(what can you do|what do you do|what are you|who are you|help|how do(es)? (this|it|strategist) work|how do i use (this|it|strategist))\s*[?.!]*\s*$`)
 	// strategyAskRE asks about the result or the conversation so far.
-	strategyAskRE = regexp.MustCompile(`(?i)\b(how many genes (is|are) (that|this|it|there now|left)|how many (are )?(left|remain)|why did you (choose|pick|use)|why (this|that) search|what did you (offer|build|do|plan|choose)|what (is|was) (the|my) (count|result)|how many genes each step|which step (drops|removes|loses)|analy[sz]e (my|the|this) (current )?strategy|diagnose (my|the|this)|summari[sz]e (this|the|my)|give me a .*summary|what does (the|my|this) strategy|(how many|counts?|numbers?|sizes?)\b.*\b(each|every|per) (step|search)|(each|every) (step|search)\b.*\b(returns?|gives?|finds?|have|has|counts?)|walk me through (the|my|this) (strategy|steps|result)|explain (the|my|this) (strategy|steps|result)|what (is|are|was|were) the (first|second|third|fourth|fifth|last|final|root|top|\d+(st|nd|rd|th)) steps?|what (are|were) (the|its|my) steps)\b` +
+	strategyAskRE = regexp.MustCompile(`(?i)\b(how many genes (is|are) (that|this|it|there now|left)|how many (are )?(left|remain)|why did you (choose|pick|use)|(which|what) (go term|term|search|gene type|step)s? did you (choose|pick|use|select)|why (this|that) search|what did you (offer|build|do|plan|choose)|what (is|was) (the|my) (count|result)|how many genes each step|which step (drops|removes|loses)|analy[sz]e (my|the|this) (current )?strategy|diagnose (my|the|this)|summari[sz]e (this|the|my)|give me a .*summary|what does (the|my|this) strategy|(how many|counts?|numbers?|sizes?)\b.*\b(each|every|per) (step|search)|(each|every) (step|search)\b.*\b(returns?|gives?|finds?|have|has|counts?)|walk me through (the|my|this) (strategy|steps|result)|explain (the|my|this) (strategy|steps|result)|what (is|are|was|were) the (first|second|third|fourth|fifth|last|final|root|top|\d+(st|nd|rd|th)) steps?|what (are|were) (the|its|my) steps)\b` +
 		`|^\s*(please\s+)?(show|list|give|display|see)\s+(me\s+)?(all\s+)?(of\s+)?(the|these|those|them|my|our)\s*(genes|results?|steps|list|ids)?\s*(now|please|again)?\s*[.?!]*\s*$`)
 
 	// unsupportedREs name requests Strategist does not fulfil, and what
@@ -215,6 +215,9 @@ func Classify(msg string) Classification {
 	if len(ids) > 0 && geneAskRE.MatchString(text) && !searchWordsRE.MatchString(text) {
 		return Classification{Intent: IntentGeneQuestion, Subject: strings.Join(ids, " ")}
 	}
+	if symbol, ok := symbolQuestion(text); ok {
+		return Classification{Intent: IntentGeneQuestion, Subject: symbol}
+	}
 	if id := goIDInRE.FindString(text); id != "" && goAskRE.MatchString(text) && !searchWordsRE.MatchString(text) {
 		return Classification{Intent: IntentGOQuestion, Subject: strings.ToUpper(id[:2]) + id[2:]}
 	}
@@ -269,12 +272,24 @@ func geneIDsIn(text string) []string {
 }
 
 // goPhraseQuestionRE reads "what is X in GO terms", "what does the GO term
-// X mean", "define X".
-var goPhraseQuestionRE = regexp.MustCompile(`(?i)^\s*(?:what\s+(?:is|are|does)|what's|define|explain)\s+(?:the\s+)?(?:go\s+term\s+)?(.+?)\s*(?:in\s+go(?:\s+terms)?|mean|means|in\s+the\s+gene\s+ontology)\s*\??\s*$`)
+// X mean (in the Gene Ontology)", "define X".
+var goPhraseQuestionRE = regexp.MustCompile(`(?i)^\s*(?:what\s+(?:is|are|does)|what's|define|explain)\s+(?:the\s+)?(?:go\s+term\s+)?(.+?)\s*` +
+	`(?:(?:mean|means|stand\s+for|refer\s+to)(?:\s+in\s+(?:the\s+)?(?:go|gene\s+ontology)(?:\s+terms)?)?|in\s+(?:the\s+)?(?:go|gene\s+ontology)(?:\s+terms)?)\s*\??\s*$`)
+
+// goDefinitionRE reads a question for a term's definition: "what's the GO
+// definition of organelle fission?", "how does GO define X?", "GO
+// definition for X".
+var goDefinitionRE = regexp.MustCompile(`(?i)^\s*(?:(?:what\s+is|what's|whats|give\s+me|show\s+me|tell\s+me)\s+)?(?:the\s+)?(?:go|gene\s+ontology)(?:'s)?\s+definition\s+(?:of|for)\s+(.+?)\s*[?.!]*\s*$` +
+	`|^\s*how\s+(?:does|do)\s+(?:the\s+)?(?:go|gene\s+ontology)\s+define\s+(.+?)\s*[?.!]*\s*$`)
 
 // goPhraseQuestion reads a question about a GO term by name.
 func goPhraseQuestion(text string) (string, bool) {
 	m := goPhraseQuestionRE.FindStringSubmatch(text)
+	if m == nil {
+		if d := goDefinitionRE.FindStringSubmatch(text); d != nil {
+			m = []string{d[0], d[1] + d[2]}
+		}
+	}
 	if m == nil {
 		return "", false
 	}
@@ -324,4 +339,32 @@ func gibberish(s string) bool {
 		}
 	}
 	return true
+}
+
+// symbolQuestionRE reads a question about a gene by its symbol: "Which
+// gene is AP2-G?", "what does the MSP1 gene do?".
+var symbolQuestionRE = regexp.MustCompile(`(?i)^\s*(?:(?:which|what)\s+gene\s+(?:is|encodes)\s+(?:called\s+|named\s+)?(\S+?)` +
+	`|(?:what\s+(?:is|does)|tell\s+me\s+about|describe)\s+(?:the\s+)?(\S+?)\s+gene(?:\s+do)?)\s*[?.!]*\s*$`)
+
+// symbolQuestion reads such a question when the word asked about is
+// written as a symbol is (a capital letter with a digit or a hyphen, or
+// capitals only: "AP2-G", "MSP1", "KAHRP"), not an ordinary word.
+func symbolQuestion(text string) (string, bool) {
+	m := symbolQuestionRE.FindStringSubmatch(text)
+	if m == nil {
+		return "", false
+	}
+	w := strings.Trim(m[1]+m[2], `"'`)
+	upper, digitOrHyphen, lower := false, false, false
+	for _, r := range w {
+		switch {
+		case r >= 'A' && r <= 'Z':
+			upper = true
+		case r >= '0' && r <= '9', r == '-':
+			digitOrHyphen = true
+		case r >= 'a' && r <= 'z':
+			lower = true
+		}
+	}
+	return w, len(w) >= 2 && upper && (digitOrHyphen || !lower)
 }

@@ -24,12 +24,15 @@ func TestClassify(t *testing.T) {
 			"What does PF3D7_0708400 do?", "Tell me about PF3D7_0904400", "what is PF3D7_1406700?",
 			"describe PF3D7_0930300", "What's the function of PF3D7_1133400?", "what do you know about PFI1475w",
 			"whats PF3D7_0930300", "PFI1475w: which gene is that now?", "Look up the old id PFA0005w", "what protein does PF3D7_1133400 make?",
+			// By symbol.
+			"Which gene is CSP?", "what does the AMA1 gene do?", "tell me about the Pfs25 gene",
 		},
 		IntentGOQuestion: {"What is GO:0006281?", "what does GO:0006281 mean?", "define GO:0006412", "What is DNA repair in GO terms?",
-			"what does the GO term translation mean?", "Explain GO:0006260", "GO:0006260 — what process is that?"},
+			"what does the GO term translation mean?", "Explain GO:0006260", "GO:0006260 — what process is that?",
+			"What does glycolysis mean in the Gene Ontology?", "what is the GO definition of proteolysis", "How does GO define translation?"},
 		IntentSearchQuestion: {"Which searches find genes by GO term?", "What searches are there for gene types?", "which search finds genes by location?"},
 		IntentStrategyQuestion: {
-			"how many genes is that?", "why did you choose that search?", "What did you offer me?",
+			"how many genes is that?", "why did you choose that search?", "What did you offer me?", "which term did you use, and why?",
 			"Summarize this conversation so far", "Analyze my current strategy.", "Diagnose my current strategy.",
 			"Thanks. Can you tell me how many genes each step returns?", "what was the count?",
 			"how many genes does each step have?", "what are the counts per step?", "walk me through the strategy",
