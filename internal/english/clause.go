@@ -43,7 +43,7 @@ func parseClause(words []token) *Node {
 		}
 		loc := locationClause(strip(w[k:]))
 		head := strip(w[:k])
-		if loc == nil || len(head) == 0 {
+		if loc == nil || len(head) == 0 || towardsOrganelle(w, k, loc) {
 			continue
 		}
 		if h := parseClause(head); h != nil {
@@ -74,6 +74,27 @@ func parseClause(words []token) *Node {
 		return &Node{Clause: &Clause{Text: m[1], Kind: KindTerm, Variants: termVariants(m[1]), Literal: true}}
 	}
 	return &Node{Clause: &Clause{Text: text, Kind: KindTerm, Variants: termVariants(text)}}
+}
+
+// towardsOrganelle reports whether the organelle a clause ends with is
+// where a process goes, not where genes lie: "protein targeting to
+// mitochondrion", "transport into the apicoplast" name a process.
+func towardsOrganelle(w []token, k int, loc *Clause) bool {
+	if loc.Location != "apicoplast" && loc.Location != "mitochondrion" {
+		return false
+	}
+	j := k
+	for j < len(w) && fillers[w[j].low] {
+		j++
+	}
+	for j > 0 && (w[j-1].low == "the" || w[j-1].low == "a") {
+		j--
+	}
+	if j == 0 {
+		return false
+	}
+	before := w[j-1].low
+	return before == "to" || before == "into" || before == "towards" || before == "toward" || before == "across"
 }
 
 // qualifierLeads open what a set of genes or proteins is qualified by:

@@ -76,6 +76,17 @@ func TestResearcherPhrasings(t *testing.T) {
 		{"Confining it to chromosome 9; which genes do translation?", "INTERSECT(term:translation, location:9)"},
 		{"I want the DNA repair genes. Drop chromosome 14, please.", "MINUS(term:DNA repair, location:14)"},
 		{"tRNA genes, with one caveat: nothing from the apicoplast", "MINUS(term:tRNA, location:apicoplast)"},
+		{"Not interested in chromosome 2. Show me rRNA genes.", "MINUS(term:rRNA, location:2)"},
+		{"proteolysis genes, but leave chromosomes 8 and 9 out", "MINUS(term:proteolysis, UNION(location:8, location:9))"},
+		{"tRNA genes lying anywhere but chromosome 4", "MINUS(term:tRNA, location:4)"},
+		// A list of places written first, or without spaces.
+		{"chromosomes 2 and 3 rRNA genes", "INTERSECT(term:rRNA, UNION(location:2, location:3))"},
+		{"even-numbered chromosomes 2, 4 and 6: their tRNA genes", "INTERSECT(term:tRNA, UNION(UNION(location:2, location:4), location:6))"},
+		{"tRNA genes on chromosomes 3,4,5", "INTERSECT(term:tRNA, UNION(UNION(location:3, location:4), location:5))"},
+		{"Pf genes for translation", "term:translation"},
+		// An organelle a process goes to is part of the process's name.
+		{"protein import into the mitochondrion genes", "term:protein import into the mitochondrion"},
+		{"tRNA genes of the mitochondrion", "INTERSECT(term:tRNA, location:mitochondrion)"},
 		// A union in words.
 		{"the union of proteolysis genes and tRNA genes", "UNION(term:proteolysis, term:tRNA)"},
 		{"Merge the translation genes with the rRNA genes into a single list", "UNION(term:translation, term:rRNA)"},
@@ -131,7 +142,7 @@ func TestResearcherPhrasings(t *testing.T) {
 		{"all the genes on chromosome 14 apart from tRNAs", "MINUS(location:14, term:tRNAs)"},
 		{"translation genes with the exception of chromosome 3", "MINUS(term:translation, location:3)"},
 		{"translation genes barring chromosome 3", "MINUS(term:translation, location:3)"},
-		{"genes on chromosome 11 or 12 that are involved in proteolysis", "INTERSECT(UNION(location:11, location:12), term:proteolysis)"},
+		{"genes on chromosome 11 or 12 that are involved in proteolysis", "INTERSECT(term:proteolysis, UNION(location:11, location:12))"},
 		{"tRNA and rRNA genes on chromosomes 3 and 4", "INTERSECT(UNION(term:tRNA, term:rRNA), UNION(location:3, location:4))"},
 		{"genes on chromosome 8 involved in DNA repair or DNA replication", "INTERSECT(location:8, UNION(term:DNA repair, term:DNA replication))"},
 		{"rRNA genes on the apicoplast and mitochondrial genomes", "INTERSECT(term:rRNA, UNION(location:apicoplast, location:mitochondrion))"},

@@ -19,10 +19,13 @@ func rewritten(text string) (string, []string) {
 	text = trailingQualifiers(text)
 	text = withoutTrailingContext(text)
 	text = regionsSpelled(text)
+	text = listsSpaced(text)
+	text = separatedOut(text)
 	text = organellesSpelled(text)
 	text = unionSpelled(text)
 	text = descriptionSearch(text)
 	text = rangesSpelled(text)
+	text = placesLast(text)
 	text = postfixExclusions(text)
 	text = possessionAsked(text)
 	text = qualifierLast(text)
@@ -285,4 +288,55 @@ var descriptionSearchRE = regexp.MustCompile(`(?i)\b(?:search|look|check)\s+(?:i
 // for ABC transporter".
 func descriptionSearch(text string) string {
 	return descriptionSearchRE.ReplaceAllString(text, "text search for ")
+}
+
+// packedListRE reads a list of chromosome numbers written without spaces:
+// "chromosomes 1,2,3 and 4" (never a number with a thousands comma,
+// whose groups have three digits).
+var packedListRE = regexp.MustCompile(`\b\d{1,2}(?:,\d{1,2}\b)+`)
+
+// listsSpaced writes such a list with spaces: "1, 2, 3".
+func listsSpaced(text string) string {
+	return packedListRE.ReplaceAllStringFunc(text, func(s string) string { return strings.ReplaceAll(s, ",", ", ") })
+}
+
+// separatedOutRE reads an exclusion whose verb is split by its object:
+// "leave chromosomes 3 and 4 out", "take the apicoplast out".
+var separatedOutRE = regexp.MustCompile(`(?i)\b(leave|leaving|take|taking|filter|filtering|throw|throwing|keep|keeping)\s+((?:the\s+)?(?:chromosomes?|chr|apicoplast|mitochondri\w*|organelle|ones|those|genes)\b[^,;.?!]*?)\s+out\b`)
+
+// separatedOut writes it as the connective the grammar reads: "leave out
+// chromosomes 3 and 4".
+func separatedOut(text string) string {
+	return separatedOutRE.ReplaceAllStringFunc(text, func(s string) string {
+		m := separatedOutRE.FindStringSubmatch(s)
+		verb := strings.ToLower(m[1])
+		if verb == "keep" || verb == "keeping" {
+			verb = map[string]string{"keep": "leave", "keeping": "leaving"}[verb]
+		}
+		return verb + " out " + m[2]
+	})
+}
+
+// placesFirstRE reads a list of chromosomes that opens a request, before
+// what is asked of them: "chromosomes 5 and 6 tRNA genes", "genes on
+// chromosomes 1, 2, 3 and 4 that are tRNA genes".
+var placesFirstRE = regexp.MustCompile(`(?i)^\s*(?:(?:all\s+)?(?:the\s+)?genes\s+(?:on|from|in)\s+)?(?:the\s+)?(?:(?:odd|even)(?:-numbered)?\s+)?(?:chromosomes?|chrs?)\s+` +
+	`(\d{1,2}(?:\s*,\s*\d{1,2})*\s*,?\s*(?:and|or|&|through|to)\s*\d{1,2})\b\s*[,:]?\s+(.+)$`)
+
+// placesLast puts such a list after what is asked of it, where the
+// grammar reads a list of places: "tRNA genes on chromosomes 5 and 6". A
+// list followed by a connective ("… or tRNA genes") is left as written.
+func placesLast(text string) string {
+	m := placesFirstRE.FindStringSubmatch(text)
+	if m == nil {
+		return text
+	}
+	rest := tokenize(m[2])
+	if len(rest) == 0 || !hasContent(rest) {
+		return text
+	}
+	if _, ok := connectiveAt(rest, 0); ok || locationPrepositions[rest[0].low] {
+		return text
+	}
+	return strings.TrimRight(m[2], ".?! ") + " on chromosomes " + m[1]
 }

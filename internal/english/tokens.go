@@ -106,6 +106,9 @@ func takeOrganism(toks []token) ([]token, string) {
 		for _, w := range toks[i : i+n] {
 			words = append(words, w.text)
 		}
+		if n == 1 && toks[i].text == "Pf" {
+			words = []string{"P. falciparum"}
+		}
 		if i+n < len(toks) && toks[i+n].low == "strain" {
 			n++
 		}
@@ -187,6 +190,8 @@ func organismAt(toks []token, i int) int {
 		return 1
 	case hosts[t.low] && (next(1) == "genes" || next(1) == "gene"):
 		return 1
+	case t.text == "Pf" && (next(1) == "genes" || next(1) == "gene" || next(1) == "proteins"):
+		return 1 // "Pf genes": the usual shorthand for P. falciparum
 	case t.low == "malaria" && (next(1) == "parasite" || next(1) == "parasites"):
 		return 2
 	}
@@ -286,6 +291,11 @@ var connectives = []connective{
 	{words: []string{"outside"}, op: OpMinus, loose: true},
 	{words: []string{"subtract"}, op: OpMinus, loose: true},
 	{words: []string{"nothing", "from"}, op: OpMinus, loose: true},
+	{words: []string{"not", "interested", "in"}, op: OpMinus, loose: true},
+	{words: []string{"anywhere", "but"}, op: OpMinus, loose: true},
+	{words: []string{"anywhere", "except"}, op: OpMinus, loose: true},
+	{words: []string{"everywhere", "but"}, op: OpMinus, loose: true},
+	{words: []string{"everywhere", "except"}, op: OpMinus, loose: true},
 	{words: []string{"nothing", "on"}, op: OpMinus, loose: true},
 	{words: []string{"none", "from"}, op: OpMinus, loose: true},
 	{words: []string{"none", "on"}, op: OpMinus, loose: true},
@@ -399,7 +409,7 @@ var fillers = WordSet(`find show me list get give return retrieve search look lo
 		extract select choose mapped mapping assigned known thought predicted putative
 		trying try tried possible it curious idea appreciate bring wondering wonder hoping hope able mind kind
 		thank you much cheers lot my our your analysis analyses thesis paper project study studies research
-		work experiment lab plasmodb veupathdb database db site parasite parasites anyway anyhow regardless though however after`)
+		work experiment lab plasmodb veupathdb database db site parasite parasites anyway anyhow regardless though however after their its`)
 
 // trailingFillers are the fillers also taken off a clause's end. Read-only.
 var trailingFillers = WordSet(`genes gene ones please only too also ids id identifiers there here as well
