@@ -436,26 +436,6 @@ func strip(words []token) []token {
 	return words
 }
 
-// geneCompound reports whether words start with "gene" naming a process
-// of genes ("gene regulation", "gene silencing", "gene expression"): a
-// lower-case word of content after the singular "gene" is part of the
-// name, so "gene" is kept.
-func geneCompound(words []token) bool {
-	if len(words) < 2 || words[0].low != "gene" || words[0].text != "gene" {
-		return false
-	}
-	next := words[1]
-	if next.quoted || next.comma || fillers[next.low] || connectiveWords[next.low] || next.text != next.low || isLocationWord(next.low) {
-		return false
-	}
-	for _, r := range next.low {
-		if r < 'a' || r > 'z' {
-			return false
-		}
-	}
-	return true
-}
-
 // hasContent reports whether any word of the request is not a filler.
 func hasContent(toks []token) bool {
 	for _, t := range toks {

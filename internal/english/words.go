@@ -283,3 +283,23 @@ func ContentWords(phrase string) []string {
 	}
 	return out
 }
+
+// geneCompound reports whether words start with "gene" naming a process
+// of genes ("gene regulation", "gene silencing", "gene expression"): a
+// lower-case word of content after the singular "gene" is part of the
+// name, so "gene" is kept.
+func geneCompound(words []token) bool {
+	if len(words) < 2 || words[0].low != "gene" || words[0].text != "gene" {
+		return false
+	}
+	next := words[1]
+	if next.quoted || next.comma || fillers[next.low] || connectiveWords[next.low] || next.text != next.low || isLocationWord(next.low) {
+		return false
+	}
+	for _, r := range next.low {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	return true
+}
