@@ -42,9 +42,11 @@ func (b *build) note(ev event.Event) {
 }
 
 // failed says why a turn whose agent completed did not build, "" when it
-// did or never delegated.
+// did, never delegated, or delegated a plan that makes nothing (its root
+// is a step the strategy has: going back to it, or keeping it when a
+// step above it is removed).
 func (b *build) failed() string {
-	if !b.delegated || b.built {
+	if !b.delegated || b.built || len(b.makes) == 0 {
 		return ""
 	}
 	msg := "the build made no step: no task of its plan was built"

@@ -114,7 +114,8 @@ func followUpOf(toks []token) (FollowUp, []token, []token) {
 		// "oops — chromosome 8, not 3": the first names what replaces the
 		// second.
 		for i := 1; i+1 < len(rest); i++ {
-			if rest[i].low == "not" && !rest[i].quoted && rest[i-1].comma && !(rest[i+1].low == "on" || rest[i+1].low == "in") {
+			if rest[i].low == "not" && !rest[i].quoted && (rest[i-1].comma || isNumeric(rest[i+1].low) || isLocationWord(rest[i+1].low)) &&
+				!(rest[i+1].low == "on" || rest[i+1].low == "in") {
 				return FollowReplace, trimJoiners(stripLeads(rest[:i])), trimJoiners(rest[i+1:])
 			}
 		}
@@ -133,7 +134,10 @@ func followUpOf(toks []token) (FollowUp, []token, []token) {
 	if f, rest, replaced, ok := replacement(w); ok {
 		return f, trimReference(rest), trimReference(replaced)
 	}
-	if n := resultFrame(w); n > 0 {
+	if n := resultFrame(w); n > 0 || len(w) > 2 && (w[0].low == "which" || w[0].low == "what") && resultFrame(w[1:]) > 0 {
+		if n == 0 {
+			n = 1 + resultFrame(w[1:]) // "which of them are on chromosome 2?"
+		}
 		rest := w[n:]
 		for len(rest) > 0 && !rest[0].quoted && (rest[0].comma || leadIns[rest[0].low]) {
 			rest = rest[1:]
@@ -144,6 +148,9 @@ func followUpOf(toks []token) (FollowUp, []token, []token) {
 		if rest = trimJoiners(narrowingLead(rest)); len(rest) > 0 {
 			return FollowRestrict, rest, nil
 		}
+	}
+	if n := narrowedTo(w); n > 0 {
+		return FollowRestrict, trimJoiners(w[n:]), nil
 	}
 	if (w[0].low == "keep" || w[0].low == "retain") && !w[0].quoted && len(w) > 1 {
 		return FollowRestrict, trimJoiners(trimReference(narrowingLead(w[1:]))), nil
@@ -171,7 +178,8 @@ func followUpOf(toks []token) (FollowUp, []token, []token) {
 	}
 	for _, lead := range [][]string{{"add"}, {"adding"}, {"include"}, {"including"}, {"plus"}, {"as", "well", "as"}, {"what", "about"},
 		{"combine", "that", "with"}, {"combine", "it", "with"}, {"combine", "this", "with"}, {"combine", "with"}, {"merge", "that", "with"},
-		{"merge", "it", "with"}, {"merge", "with"}, {"union", "with"}, {"join", "with"}} {
+		{"merge", "it", "with"}, {"merge", "with"}, {"union", "with"}, {"join", "with"}, {"merge", "in"}, {"mix", "in"}, {"throw", "in"},
+		{"bring", "in"}, {"fold", "in"}} {
 		if hasWords(w, lead) {
 			return FollowAdd, trimJoiners(trimReference(w[len(lead):])), nil
 		}
@@ -227,7 +235,9 @@ var undoBeforeRE = regexp.MustCompile(`(?i)^(?:please\s+)?(?:revert|go\s+back|ge
 	// "restore the previous version", "bring back the last strategy".
 	`|^(?:please\s+)?(?:restore|bring\s+back|go\s+back\s+to|return\s+to|revert\s+to|roll\s+back\s+to)\s+(?:the\s+|my\s+)?(?:previous|last|earlier|prior|old|former)\s+(?:version|strategy|one|result|state)\b` +
 	// "get rid of that", "scrap that change": the last change, named by a pronoun alone.
-	`|^(?:(?:hmm|no|nah|actually|ok|okay|please)[\s,]+)*(?:get\s+rid\s+of|scrap|drop|remove|delete|take\s+back|cancel)\s+(?:that|it|this)(?:\s+(?:change|last\s+change|step|edit))?(?:\s+again)?\s*$`)
+	`|^(?:(?:hmm|no|nah|actually|ok|okay|please)[\s,]+)*(?:get\s+rid\s+of|scrap|drop|remove|delete|take\s+back|cancel)\s+(?:that|it|this)(?:\s+(?:change|last\s+change|step|edit))?(?:\s+again)?\s*$` +
+	// "take that back", "undo the last change".
+	`|^(?:(?:hmm|no|nah|actually|ok|okay|please)[\s,]+)*(?:take\s+(?:that|it|this)\s+back|undo\s+(?:the|my)\s+(?:last|latest)\s+(?:change|edit|step))\s*$`)
 
 // isUndo reports whether the words only ask to undo.
 func isUndo(w []token) bool {
@@ -419,10 +429,13 @@ func goesAt(w []token) int {
 // "plus the snoRNAs", "additionally …").
 func AlsoAdds(text string) bool {
 	w := tokenize(text)
+	and := false
 	for len(w) > 0 && (w[0].comma || w[0].low == "and" || w[0].low == "now" || w[0].low == "ok" || w[0].low == "okay") {
+		and = and || w[0].low == "and"
 		w = w[1:]
 	}
-	return len(w) > 1 && !w[0].quoted && (w[0].low == "also" || w[0].low == "plus" || w[0].low == "additionally")
+	// "and the rRNA ones too": more of the same kind of request, added.
+	return len(w) > 1 && !w[0].quoted && (w[0].low == "also" || w[0].low == "plus" || w[0].low == "additionally" || and && Repeats(text))
 }
 
 // Repeats reports whether a message asks to do again what the one before
@@ -436,4 +449,35 @@ func Repeats(text string) bool {
 	last := w[len(w)-1].low
 	return last == "too" || hasWords(w[max(0, len(w)-2):], []string{"as", "well"}) || hasWords(w, []string{"same", "for"}) ||
 		hasWords(w, []string{"likewise"}) || hasWords(w, []string{"and", "also"})
+}
+
+// narrowedTo returns how many leading words ask to narrow the result to
+// what follows ("limit the result to", "restrict them to", "intersect
+// that with", "narrow the list down to"), or 0.
+func narrowedTo(w []token) int {
+	if len(w) < 3 || w[0].quoted {
+		return 0
+	}
+	var end string
+	switch w[0].low {
+	case "limit", "restrict", "confine", "narrow", "reduce", "cut":
+		end = "to"
+	case "intersect", "overlap", "cross":
+		end = "with"
+	default:
+		return 0
+	}
+	for i := 1; i < len(w) && i <= 4; i++ {
+		switch {
+		case w[i].low == end:
+			if i+1 < len(w) {
+				return i + 1
+			}
+			return 0
+		case !referenceWords[w[i].low] && w[i].low != "the" && w[i].low != "down" && w[i].low != "result" && w[i].low != "results" &&
+			w[i].low != "list" && w[i].low != "strategy" && w[i].low != "set" && w[i].low != "genes" && w[i].low != "my":
+			return 0
+		}
+	}
+	return 0
 }

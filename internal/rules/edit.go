@@ -13,7 +13,7 @@ import (
 // the transmembrane-domain step", "drop the chromosome 14 search", "delete
 // the DNA repair restriction". It deletes that step; it never adds an
 // exclusion of it.
-var removeByNameRE = regexp.MustCompile(`(?i)^\s*(?:(?:now|ok|okay|please|and|then|also),?\s+)*(?:remove|delete|drop|take out|get rid of)\s+(?:the|that|this)\s+(.+?)\s+(?:step|search|restriction|exclusion|filter|requirement|criterion|condition|part)s?\s*(?:[:,.;!].*)?$`)
+var removeByNameRE = regexp.MustCompile(`(?i)^\s*(?:(?:now|ok|okay|please|and|then|also),?\s+)*(?:remove|delete|drop|take out|get rid of)\s+(?:the|that|this)\s+(.+?)\s+(?:step|search|restriction|exclusion|filter|requirement|criterion|condition|part|one|bit|branch|piece)s?\s*(?:[:,.;!].*)?$`)
 
 // removedStep finds the step a remove-by-name request names among the
 // strategy's searches: the one whose name, search or values hold every
@@ -24,11 +24,21 @@ func (o *strategyOverview) removedStep(user string) (target, why string, ok bool
 		return o.removedOperand(strings.ToLower(m[1]))
 	}
 	name, ok := removedName(user)
+	back := false
 	if !ok {
-		return "", "", false
+		if name, back = putBack(user); !back {
+			return "", "", false
+		}
 	}
 	leaves := o.leafSteps(o.RootStepID)
 	hits := o.stepsNamed(name)
+	if back {
+		// "put chromosome 3 back": the step an exclusion takes away.
+		hits = slices.DeleteFunc(hits, func(s stepSummary) bool { return !o.excluded(s.StepID) })
+		if len(hits) == 0 {
+			return "", fmt.Sprintf("no exclusion of the strategy takes away %s (its searches are %s); nothing was changed", english.Quote(name), names(leaves)), true
+		}
+	}
 	switch len(hits) {
 	case 1:
 		return hits[0].StepID, "", true
@@ -46,7 +56,8 @@ var namedThenRemovedRE = regexp.MustCompile(`(?i)^\s*(?:(?:now|ok|okay|and|then|
 // isRemoval reports whether a message asks to delete a step by name.
 func isRemoval(user string) bool {
 	_, ok := removedName(user)
-	return ok
+	_, back := putBack(user)
+	return ok || back
 }
 
 // removedName is the name of the step a remove-by-name request names.
@@ -239,4 +250,29 @@ func madeInstead(user string) (english.Parsed, string, bool) {
 		return q, rest, q.Part != nil
 	}
 	return english.Parsed{}, "", false
+}
+
+// putBackRE reads a request to take back an exclusion by naming what it
+// took away: "put chromosome 3 back", "bring back the apicoplast genes",
+// "include chromosome 13 again".
+var putBackRE = regexp.MustCompile(`(?i)^\s*(?:(?:now|ok|okay|please|and|actually|hmm|then),?\s+)*(?:(?:put|bring|add|let)\s+(?:the\s+)?(.+?)\s+back(?:\s+in)?|(?:bring\s+back|re-?include|restore)\s+(?:the\s+)?(.+?)|include\s+(?:the\s+)?(.+?)\s+again)(?:\s+again)?(?:,?\s+please)?\s*[.!]*\s*$`)
+
+// putBack is the name of what a put-back request returns.
+func putBack(user string) (string, bool) {
+	m := putBackRE.FindStringSubmatch(user)
+	if m == nil {
+		return "", false
+	}
+	return strings.TrimSpace(m[1] + m[2] + m[3]), true
+}
+
+// excluded reports whether a step is what an exclusion (MINUS) of the
+// strategy takes away.
+func (o *strategyOverview) excluded(id string) bool {
+	for _, s := range o.Steps {
+		if s.Operator == "MINUS" && len(s.Inputs) == 2 && s.Inputs[1] == id {
+			return true
+		}
+	}
+	return false
 }

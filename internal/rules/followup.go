@@ -340,7 +340,7 @@ func mapValues(m map[string]string) []string {
 func undoPlan(o *strategyOverview) (*plan.TreeNode, string) {
 	prev := o.Previous
 	if prev == nil || prev.RootStepID == "" {
-		return nil, "there is nothing to undo: the strategy has had no other result"
+		return nil, "there is no earlier strategy to go back to (before this strategy's first build there was none); Undo on the strategy panel takes that build back, or describe the genes you want instead"
 	}
 	if prev.RootStillExists {
 		return &plan.TreeNode{Type: plan.KindStep, StepID: strategy.StepID(prev.RootStepID)}, ""

@@ -67,7 +67,12 @@ func (s *Service) Previous(ctx context.Context, userID, strategyID string) (stra
 	// First the version Undo would restore, so that "undo that" and the
 	// Undo button take back the same turn; after an undo, "undo that"
 	// takes the undo back (the newest complete version below).
+	// Past that version, only versions older than it: the half-built
+	// states of the last turn's build are never a strategy to go back to
+	// (before a conversation's first build there is none).
+	newest := rec.Version
 	if target, _ := strategy.UndoTarget(changes, rec.Version, ""); target >= 0 && !changes[rec.Version].Restores() {
+		newest = target
 		for i, v := range vs {
 			if v.Version == target {
 				if snap, ok := found(i); ok {
@@ -76,7 +81,10 @@ func (s *Service) Previous(ctx context.Context, userID, strategyID string) (stra
 			}
 		}
 	}
-	for i := range vs {
+	for i, v := range vs {
+		if v.Version > newest {
+			continue
+		}
 		if snap, ok := found(i); ok {
 			return snap, true, nil
 		}

@@ -79,3 +79,20 @@ func TestServicePreviousIsUndosTurn(t *testing.T) {
 		t.Errorf("previous = v%d root %s (%v), want v1 root s1 (before turn B), not v3 inside it", snap.Version, snap.RootStepID, ok)
 	}
 }
+
+// TestServicePreviousNotInsideTheFirstBuild: after a conversation's first
+// build there is nothing to go back to; the half-built states inside that
+// build (one search of two) are not a strategy "undo that" returns to.
+func TestServicePreviousNotInsideTheFirstBuild(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newServiceFixture(t)
+	for _, m := range []strategy.Mutation{translation, trna, strategy.Combine{Left: "s1", Right: "s2", Operator: strategy.Intersect}} {
+		if _, err := f.svc.Apply(event.WithTurn(ctx, "A"), f.owner, f.strategy, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if snap, ok, err := f.svc.Previous(ctx, f.owner, f.strategy); err != nil || ok {
+		t.Errorf("previous after the first build = v%d root %s (%v, %v), want none", snap.Version, snap.RootStepID, ok, err)
+	}
+}
