@@ -1,6 +1,7 @@
 package english
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -128,7 +129,9 @@ func leadingLocation(w []token) *Node {
 	return nil
 }
 
-var goIDRE = regexp.MustCompile(`(?i)^GO:?(\d{7})$`)
+// goIDRE reads a GO id, its leading zeros left out too when the colon
+// is written ("GO:6511" is GO:0006511).
+var goIDRE = regexp.MustCompile(`(?i)^GO:?(\d{7})$|^GO:(\d{4,6})$`)
 
 // goIDClause reads GO ids ("GO:0006260"); other words beside them are
 // noted as not used.
@@ -136,7 +139,7 @@ func goIDClause(w []token) *Clause {
 	var ids, rest []string
 	for _, t := range w {
 		if m := goIDRE.FindStringSubmatch(t.text); m != nil {
-			ids = append(ids, "GO:"+m[1])
+			ids = append(ids, "GO:"+fmt.Sprintf("%07s", m[1]+m[2]))
 		} else if !t.comma && !connectiveWords[t.low] && !fillers[t.low] {
 			rest = append(rest, t.text)
 		}
@@ -352,7 +355,15 @@ func termVariants(text string) []string {
 	for _, suffix := range []string{" process", " pathway"} {
 		if base, ok := strings.CutSuffix(strings.ToLower(sg), suffix); ok && base != "" {
 			add(sg[:len(base)])
+			if suffix == " pathway" {
+				add(sg[:len(base)] + " process") // "glycolytic pathway": GO's "glycolytic process"
+			}
 		}
+	}
+	// An adjective alone names the process GO calls "… process":
+	// "glycolytic genes" are those of the glycolytic process.
+	if low := strings.ToLower(sg); !strings.Contains(low, " ") && (strings.HasSuffix(low, "ic") || strings.HasSuffix(low, "tive")) {
+		add(sg + " process")
 	}
 	return out[:min(len(out), maxVariants)]
 }

@@ -98,14 +98,14 @@ type Classification struct {
 }
 
 var (
-	confirmWords = WordSet("yes yeah yep ok okay sure go ahead proceed continue thanks thank you build do it please that this plan and now fine great sounds good let's lets run")
+	confirmWords = WordSet("yes yeah yep ok okay sure go ahead proceed continue thanks thank you build do it please that this plan and now fine great sounds good let's lets run looks perfect")
 	declineWords = WordSet("no nope not yet never mind nevermind cancel don't dont do it that this thanks thank you please for now stop wait hold on leave build anything")
 	// declineCues are words only a decline holds.
 	declineCues = WordSet("no nope not never nevermind cancel don't dont stop wait hold")
 	// confirmCues are the words a confirmation needs: "thanks" or "great"
 	// alone agree to nothing.
 	confirmCues = WordSet("yes yeah yep ok okay sure ahead proceed continue build do run let's lets")
-	thanksWords = WordSet("thanks thank you thx cheers great perfect nice cool awesome excellent wonderful good lovely brilliant that's thats it is looks very much so a lot lots")
+	thanksWords = WordSet("thanks thank you thx cheers great perfect nice cool awesome excellent wonderful good lovely brilliant that that's thats it is looks very much so a lot lots all done for now bye goodbye i'm im we're ok okay")
 
 	geneAskRE     = regexp.MustCompile(`(?i)\b(what\s+(does|do|is|are)|what's|whats|tell me (about|more about)|describe|explain|function of|role of|what do you know about|information on|info on|(which|what) gene is|look\s*up|what (protein|product) (does|do)?\b.*\b(makes?|encodes?)|is that now)\b`)
 	goAskRE       = regexp.MustCompile(`(?i)\b(what\s+(does|is|are)|what's|whats|tell me about|describe|explain|define|definition|meaning|mean|means|what (process|term|function) is (that|this|it))\b`)
@@ -344,7 +344,7 @@ func gibberish(s string) bool {
 // symbolQuestionRE reads a question about a gene by its symbol: "Which
 // gene is AP2-G?", "what does the MSP1 gene do?".
 var symbolQuestionRE = regexp.MustCompile(`(?i)^\s*(?:(?:which|what)\s+gene\s+(?:is|encodes)\s+(?:called\s+|named\s+)?(\S+?)` +
-	`|(?:what\s+(?:is|does)|tell\s+me\s+about|describe)\s+(?:the\s+)?(\S+?)\s+gene(?:\s+do)?)\s*[?.!]*\s*$`)
+	`|(?:what\s+(?:is|does)|tell\s+me\s+about|describe)\s+(?:the\s+)?(\S+?)\s+gene(?:\s+do)?|what\s+is\s+(\S+?))\s*[?.!]*\s*$`)
 
 // symbolQuestion reads such a question when the word asked about is
 // written as a symbol is (a capital letter with a digit or a hyphen, or
@@ -354,7 +354,7 @@ func symbolQuestion(text string) (string, bool) {
 	if m == nil {
 		return "", false
 	}
-	w := strings.Trim(m[1]+m[2], `"'`)
+	w := strings.Trim(m[1]+m[2]+m[3], `"'`)
 	upper, digitOrHyphen, lower := false, false, false
 	for _, r := range w {
 		switch {
@@ -365,6 +365,11 @@ func symbolQuestion(text string) (string, bool) {
 		case r >= 'a' && r <= 'z':
 			lower = true
 		}
+	}
+	if m[3] != "" {
+		// "what is kelch13?": one word of letters and digits, as symbols
+		// are written and words are not.
+		return w, len(w) >= 3 && (lower || upper) && digitOrHyphen && !goIDInRE.MatchString(w) && !isNumeric(w)
 	}
 	return w, len(w) >= 2 && upper && (digitOrHyphen || !lower)
 }

@@ -18,14 +18,14 @@ func TestClassify(t *testing.T) {
 			"Test this strategy against my controls.", "genes in my list 'kinase screen' that are on chromosome 5",
 		},
 		IntentConfirm: {"yes", "Yes, go ahead and build it.", "ok, build it", "sure, go ahead", "build it please", "yes please", "do it", "go ahead",
-			"ok", "great, build it", "sounds good, do it"},
+			"ok", "great, build it", "sounds good, do it", "Looks good, build it"},
 		IntentDecline: {"no", "not yet", "not yet, thanks", "no, never mind", "cancel", "don't build it", "nope", "wait"},
 		IntentGeneQuestion: {
 			"What does PF3D7_0708400 do?", "Tell me about PF3D7_0904400", "what is PF3D7_1406700?",
 			"describe PF3D7_0930300", "What's the function of PF3D7_1133400?", "what do you know about PFI1475w",
 			"whats PF3D7_0930300", "PFI1475w: which gene is that now?", "Look up the old id PFA0005w", "what protein does PF3D7_1133400 make?",
 			// By symbol.
-			"Which gene is CSP?", "what does the AMA1 gene do?", "tell me about the Pfs25 gene",
+			"Which gene is CSP?", "what does the AMA1 gene do?", "tell me about the Pfs25 gene", "what is kelch13?",
 		},
 		IntentGOQuestion: {"What is GO:0006281?", "what does GO:0006281 mean?", "define GO:0006412", "What is DNA repair in GO terms?",
 			"what does the GO term translation mean?", "Explain GO:0006260", "GO:0006260 — what process is that?",
@@ -43,7 +43,7 @@ func TestClassify(t *testing.T) {
 		IntentCapability: {"What can you do?", "help", "who are you?", "How does this work?"},
 		IntentGeneTrace: {"which step drops PF3D7_1405400?", "Is PF3D7_0930300 in the result?", "does the strategy include PF3D7_1133400?",
 			"where did I lose PF3D7_1405400", "why is PF3D7_0930300 missing?", "trace PF3D7_1133400 through the strategy"},
-		IntentThanks: {"thanks!", "thank you very much", "great, perfect", "cool", "that's great, thanks"},
+		IntentThanks: {"thanks!", "thank you very much", "great, perfect", "cool", "that's great, thanks", "thanks, that's all", "ok thanks, I'm done for now"},
 		IntentUnsupported: {
 			"Please remember that I prefer tables", "Please remember for future sessions that I prefer the Su et al. dataset",
 			"Which dataset do I prefer for gametocyte expression?", "Email me the gene list", "Which genes are in this image?",

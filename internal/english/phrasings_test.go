@@ -87,6 +87,7 @@ func TestResearcherPhrasings(t *testing.T) {
 		// An organelle a process goes to is part of the process's name.
 		{"protein import into the mitochondrion genes", "term:protein import into the mitochondrion"},
 		{"tRNA genes of the mitochondrion", "INTERSECT(term:tRNA, location:mitochondrion)"},
+		{"go:6511 genes on chromosome 3", "INTERSECT(go:GO:0006511, location:3)"},
 		// A union in words.
 		{"the union of proteolysis genes and tRNA genes", "UNION(term:proteolysis, term:tRNA)"},
 		{"Merge the translation genes with the rRNA genes into a single list", "UNION(term:translation, term:rRNA)"},
