@@ -360,9 +360,20 @@ func termVariants(text string) []string {
 			}
 		}
 	}
+	// GO names a response "response to X": "oxidative stress response",
+	// "responding to heat".
+	low := strings.ToLower(sg)
+	if base, ok := strings.CutSuffix(low, " response"); ok && base != "" && !strings.HasPrefix(base, "response") {
+		add("response to " + sg[:len(base)])
+	}
+	for _, lead := range []string{"responding to ", "responses to ", "respond to ", "responds to "} {
+		if rest, ok := strings.CutPrefix(low, lead); ok && rest != "" {
+			add("response to " + sg[len(lead):])
+		}
+	}
 	// An adjective alone names the process GO calls "… process":
 	// "glycolytic genes" are those of the glycolytic process.
-	if low := strings.ToLower(sg); !strings.Contains(low, " ") && (strings.HasSuffix(low, "ic") || strings.HasSuffix(low, "tive")) {
+	if !strings.Contains(low, " ") && (strings.HasSuffix(low, "ic") || strings.HasSuffix(low, "tive")) {
 		add(sg + " process")
 	}
 	return out[:min(len(out), maxVariants)]

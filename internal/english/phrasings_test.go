@@ -88,6 +88,10 @@ func TestResearcherPhrasings(t *testing.T) {
 		{"protein import into the mitochondrion genes", "term:protein import into the mitochondrion"},
 		{"tRNA genes of the mitochondrion", "INTERSECT(term:tRNA, location:mitochondrion)"},
 		{"go:6511 genes on chromosome 3", "INTERSECT(go:GO:0006511, location:3)"},
+		{"In P. falciparum (3D7 strain), proteolysis genes", "term:proteolysis"},
+		{"Background: we study invasion. Request: tRNA genes on chromosome 3.", "INTERSECT(term:tRNA, location:3)"},
+		{"Three things. First, translation genes. Then, only on chromosome 2.", "INTERSECT(term:Translation, location:2)"},
+		{"snoRNA or tRNA genes, both on chromosome 1", "INTERSECT(UNION(term:snoRNA, term:tRNA), location:1)"},
 		// A union in words.
 		{"the union of proteolysis genes and tRNA genes", "UNION(term:proteolysis, term:tRNA)"},
 		{"Merge the translation genes with the rRNA genes into a single list", "UNION(term:translation, term:rRNA)"},

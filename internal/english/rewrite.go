@@ -19,6 +19,7 @@ func rewritten(text string) (string, []string) {
 	text = trailingQualifiers(text)
 	text = withoutTrailingContext(text)
 	text = regionsSpelled(text)
+	text = everyOneOn(text)
 	text = listsSpaced(text)
 	text = separatedOut(text)
 	text = organellesSpelled(text)
@@ -143,8 +144,9 @@ func withoutTrailingContext(text string) string {
 }
 
 // sentenceRE ends a sentence: a full stop, question or exclamation mark
-// before a space and a capital letter, or at the end.
-var sentenceRE = regexp.MustCompile(`([.?!])\s+([A-Z"“])`)
+// before a space and a capital letter (or a word such as "tRNA", whose
+// capitals follow a short prefix), or at the end.
+var sentenceRE = regexp.MustCompile(`([.?!])\s+([A-Z"“]|[a-z]{1,4}[A-Z])`)
 
 // contextSentenceRE reads a sentence about the research rather than a
 // request: "I'm studying translation.", "We work on gametocytes.", "My
@@ -157,12 +159,21 @@ var contextSentenceRE = regexp.MustCompile(`(?i)^\s*(?:i'?m|i\s+am|we'?re|we\s+a
 // studying translation. Which genes are on chromosome 9?" asks which
 // genes are on chromosome 9.
 func withoutContextSentences(text string) string {
+	for _, re := range []*regexp.Regexp{ordinalLeadRE, labelRE} {
+		text = re.ReplaceAllStringFunc(text, func(s string) string {
+			m := re.FindStringSubmatch(s)
+			return m[1] + sentenceStart(m[2])
+		})
+	}
 	sentences := splitSentences(text)
 	if len(sentences) < 2 {
 		return text
 	}
 	var keep []string
 	for _, s := range sentences {
+		if announceRE.MatchString(s) || backgroundRE.MatchString(s) {
+			continue
+		}
 		if !contextSentenceRE.MatchString(s) || mentionsGenes(tokenize(s)) {
 			keep = append(keep, s)
 		}
@@ -172,6 +183,32 @@ func withoutContextSentences(text string) string {
 	}
 	return strings.Join(keep, " ")
 }
+
+// ordinalLeadRE reads the word that numbers a sentence of a request
+// written in steps: "First, DNA repair genes. Second, only on chromosome
+// 11."
+var ordinalLeadRE = regexp.MustCompile(`(?i)(^|[.!?]\s+)(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|then|next|finally|lastly|after\s+that)\s*[,:]\s*(\w+)`)
+
+// sentenceStart writes a word as a sentence starts, so that the sentence
+// stays one: a lower-case word gets a capital, a word with capitals of
+// its own ("tRNA") is kept.
+func sentenceStart(w string) string {
+	if w == "" || strings.ToLower(w) != w {
+		return w
+	}
+	return strings.ToUpper(w[:1]) + w[1:]
+}
+
+// labelRE reads a label before the request: "Request: …", "Query: …".
+var labelRE = regexp.MustCompile(`(?i)(^|[.!?]\s+)(?:request|query|question|task|ask|search|goal)\s*:\s*(\w+)`)
+
+// announceRE reads a sentence that only announces what follows: "Two
+// things.", "Quick question."
+var announceRE = regexp.MustCompile(`(?i)^\s*(?:(?:one|two|three|a\s+few|a\s+couple\s+of)\s+things|(?:a\s+)?quick\s+(?:question|one|request))\s*[.:!]?\s*$`)
+
+// backgroundRE reads a sentence labelled as background to the request:
+// "Background: we are screening for drug targets."
+var backgroundRE = regexp.MustCompile(`(?i)^\s*(?:background|context|note|fyi|for\s+context)\s*:`)
 
 // splitSentences cuts a message into its sentences, each with its final
 // punctuation.
@@ -339,4 +376,14 @@ func placesLast(text string) string {
 		return text
 	}
 	return strings.TrimRight(m[2], ".?! ") + " on chromosomes " + m[1]
+}
+
+// everyOneOnRE reads a place said of every part of a list after it: "tRNA
+// or rRNA genes, all on chromosome 6", "…, both on the apicoplast".
+var everyOneOnRE = regexp.MustCompile(`(?i),\s*(?:all|both|each|every\s+one|(?:all|both|each)\s+of\s+them)\s+(?:(?:located|lying|found|sitting)\s+)?(?:on|from|in)\s+`)
+
+// everyOneOn writes it as a restriction of the whole list: "tRNA or rRNA
+// genes, limited to chromosome 6".
+func everyOneOn(text string) string {
+	return everyOneOnRE.ReplaceAllString(text, ", limited to ")
 }

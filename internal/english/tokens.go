@@ -115,6 +115,9 @@ func takeOrganism(toks []token) ([]token, string) {
 		if i+n < len(toks) && strainRE.MatchString(toks[i+n].text) && !toks[i+n].quoted {
 			words = append(words, toks[i+n].text)
 			n++
+			if i+n < len(toks) && (toks[i+n].low == "strain" || toks[i+n].low == "isolate" || toks[i+n].low == "line") {
+				n++ // "(3D7 strain)"
+			}
 		}
 		found = append(found, strings.Join(words, " "))
 		i += n - 1
