@@ -25,7 +25,7 @@ func TestClassify(t *testing.T) {
 			"describe PF3D7_0930300", "What's the function of PF3D7_1133400?", "what do you know about PFI1475w",
 			"whats PF3D7_0930300", "PFI1475w: which gene is that now?", "Look up the old id PFA0005w", "what protein does PF3D7_1133400 make?",
 			// By symbol.
-			"Which gene is CSP?", "what does the AMA1 gene do?", "tell me about the Pfs25 gene", "what is kelch13?",
+			"Could you tell me what PF3D7_0304600 encodes?", "Which gene is CSP?", "what does the AMA1 gene do?", "tell me about the Pfs25 gene", "what is kelch13?",
 		},
 		IntentGOQuestion: {"What is GO:0006281?", "what does GO:0006281 mean?", "define GO:0006412", "What is DNA repair in GO terms?",
 			"what does the GO term translation mean?", "Explain GO:0006260", "GO:0006260 — what process is that?",

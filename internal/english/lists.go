@@ -324,11 +324,19 @@ func pairLocations(p *Parsed) {
 		elide(old, part)
 	case part.Kind == KindLocation:
 		elide(part, old)
-	case old.Kind == KindTerm && chromosomeWords[strings.ToLower(old.Text)] && part.Kind == KindTerm && isNumberWord(part.Text):
+	case old.Kind == KindTerm && endsWithChromosome(old.Text) && part.Kind == KindTerm && isNumberWord(part.Text):
+		// "change the chromosome to 7", "set the excluded chromosome to 7".
 		n, _ := chromosomeNumber(strings.ToLower(part.Text))
 		part.Kind, part.Location, part.Variants = KindLocation, strconv.Itoa(n), nil
 		p.Replaced = nil
 	}
+}
+
+// endsWithChromosome reports whether a phrase names a chromosome step by
+// its kind: "chromosome", "excluded chromosome", "the second chr".
+func endsWithChromosome(text string) bool {
+	f := strings.Fields(strings.ToLower(text))
+	return len(f) > 0 && len(f) <= 3 && chromosomeWords[f[len(f)-1]]
 }
 
 // relationWords start what a gene is or does after "genes": "genes

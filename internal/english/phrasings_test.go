@@ -92,6 +92,10 @@ func TestResearcherPhrasings(t *testing.T) {
 		{"Background: we study invasion. Request: tRNA genes on chromosome 3.", "INTERSECT(term:tRNA, location:3)"},
 		{"Three things. First, translation genes. Then, only on chromosome 2.", "INTERSECT(term:Translation, location:2)"},
 		{"snoRNA or tRNA genes, both on chromosome 1", "INTERSECT(UNION(term:snoRNA, term:tRNA), location:1)"},
+		{"DNA repair genes, chromosomes 4, 5 and 6 only", "INTERSECT(term:DNA repair, UNION(UNION(location:4, location:5), location:6))"},
+		{"tRNA genes on chr 3, chr 5 and chr 7", "INTERSECT(term:tRNA, UNION(UNION(location:3, location:5), location:7))"},
+		{"Not chromosome 4 — just the proteolysis genes", "MINUS(term:proteolysis, location:4)"},
+		{"chromosome 2 out. translation genes", "MINUS(term:translation, location:2)"},
 		// A union in words.
 		{"the union of proteolysis genes and tRNA genes", "UNION(term:proteolysis, term:tRNA)"},
 		{"Merge the translation genes with the rRNA genes into a single list", "UNION(term:translation, term:rRNA)"},

@@ -87,6 +87,9 @@ func leadingConnectives() []connective {
 func qualifierLast(text string) string {
 	m := leadingConnectiveRE.FindStringSubmatch(text)
 	if m == nil {
+		m = bareNotRE.FindStringSubmatch(text)
+	}
+	if m == nil {
 		return text
 	}
 	end, next := breakAt(m[2])
@@ -94,11 +97,20 @@ func qualifierLast(text string) string {
 		return text
 	}
 	object, rest := strings.TrimSpace(m[2][:end]), strings.TrimRight(strings.TrimSpace(m[2][next:]), ".?! ")
+	rest = justRE.ReplaceAllString(rest, "") // "Not chromosome 9 — just the …": the request, not a narrowing
 	if object == "" || !hasContent(tokenize(rest)) {
 		return text
 	}
 	return rest + qualifierOf(m[1]) + object
 }
+
+// justRE reads the "just" or "only" that opens the request after a
+// qualifier placed first.
+var justRE = regexp.MustCompile(`(?i)^(?:just|only)\s+`)
+
+// bareNotRE reads a bare "not" before a place that opens a request: "Not
+// chromosome 9 — just the …", "Not the apicoplast: …".
+var bareNotRE = regexp.MustCompile(`(?is)^\s*(not)\s+((?:the\s+)?(?:chromosomes?|chrs?\.?|apicoplast|mitochondri\w*|organell\w*)\b.+)$`)
 
 // qualifierOf is how a connective is written at the end of a request:
 // ", limited to " for a restriction, ", excluding " for an exclusion.

@@ -20,6 +20,8 @@ func rewritten(text string) (string, []string) {
 	text = withoutTrailingContext(text)
 	text = regionsSpelled(text)
 	text = everyOneOn(text)
+	text = placesOnly(text)
+	text = chrListed(text)
 	text = listsSpaced(text)
 	text = separatedOut(text)
 	text = organellesSpelled(text)
@@ -230,13 +232,13 @@ var postfixRE = regexp.MustCompile(`(?i)([,;:]\s*)([^,;:.?!]+?)\s+(?:excluded|re
 
 // leadingPostfixRE reads such an exclusion opening the request, up to
 // the separator after it: "Chromosome 13 excluded, …".
-var leadingPostfixRE = regexp.MustCompile(`(?i)^\s*([^,;:.?!—–]+?)\s+(?:excluded|removed|omitted|left\s+out|taken\s+out|not\s+included|aside)\s*([,;:—–])`)
+var leadingPostfixRE = regexp.MustCompile(`(?i)^\s*([^,;:.?!—–]+?)\s+(?:excluded|removed|omitted|left\s+out|taken\s+out|not\s+included|aside|out)\s*[,;:—–.]`)
 
 // postfixExclusions writes an exclusion written after what it takes away
 // as the grammar reads one: "…, chromosome 3 excluded" is "…, excluding
 // chromosome 3".
 func postfixExclusions(text string) string {
-	text = leadingPostfixRE.ReplaceAllString(text, "excluding $1$2")
+	text = leadingPostfixRE.ReplaceAllString(text, "excluding $1,")
 	return postfixRE.ReplaceAllString(text, "${1}excluding $2")
 }
 
@@ -386,4 +388,28 @@ var everyOneOnRE = regexp.MustCompile(`(?i),\s*(?:all|both|each|every\s+one|(?:a
 // genes, limited to chromosome 6".
 func everyOneOn(text string) string {
 	return everyOneOnRE.ReplaceAllString(text, ", limited to ")
+}
+
+// placesOnlyRE reads a place or list of places after the request with
+// "only": "RNA processing genes, chromosomes 1, 2 and 3 only".
+var placesOnlyRE = regexp.MustCompile(`(?i),\s*((?:on\s+)?(?:the\s+)?(?:chromosomes?|chrs?\.?|apicoplast|mitochondri\w*)\b[^;:.!?]*?)\s+only\s*[.!?]*\s*$`)
+
+// placesOnly writes it as a restriction of the whole request.
+func placesOnly(text string) string {
+	return placesOnlyRE.ReplaceAllString(text, ", limited to $1")
+}
+
+// chrRepeatRE reads a chromosome word repeated inside a list: "chr 2,
+// chr 6 and chr 9".
+var chrRepeatRE = regexp.MustCompile(`(?i)(\d{1,2}\s*(?:,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+))(?:chr\.?|chromosome)\s*(\d{1,2})\b`)
+
+// chrListed writes such a list with the word once: "chr 2, 6 and 9".
+func chrListed(text string) string {
+	for {
+		next := chrRepeatRE.ReplaceAllString(text, "$1$2")
+		if next == text {
+			return text
+		}
+		text = next
+	}
 }

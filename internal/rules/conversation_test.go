@@ -191,6 +191,10 @@ func conversationCases(t *testing.T) []conversationCase {
 			eval.Intersect(data.GO(repair), data.On(chr14)), "reused"},
 		{"and more of the same kind", []string{"tRNA genes", "and the rRNA ones too"},
 			eval.Union(data.OfType("tRNA encoding"), data.OfType("rRNA encoding")), "reused"},
+		{"a place added to a restriction to a place widens it", []string{"DNA repair genes on chromosome 13", "include chromosome 14 as well"},
+			eval.Intersect(data.GO(repair), eval.Union(data.On(chr13), data.On(chr14))), "I widen step"},
+		{"the excluded chromosome changed", []string{"DNA repair genes minus chromosome 14", "change the excluded chromosome to 13"},
+			eval.Minus(data.GO(repair), data.On(chr13)), "I replace step"},
 		{"a new request replaces the strategy", []string{"DNA repair genes", "tRNA genes on chromosome 5"},
 			eval.Intersect(data.OfType("tRNA encoding"), data.On(chr5)), "replaces the current strategy"},
 	}

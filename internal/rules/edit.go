@@ -276,3 +276,43 @@ func (o *strategyOverview) excluded(id string) bool {
 	}
 	return false
 }
+
+func pluralES(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "es"
+}
+
+// widen reads an added place as widening the strategy's restriction to
+// a place ("tRNA genes on chromosome 7", then "include chromosome 8 as
+// well"): the strategy's one location step that a restriction keeps
+// becomes that place or the new one. ok is false when the part is not a
+// place or the strategy restricts to no one place.
+func (o *strategyOverview) widen(p *english.Parsed) (string, bool) {
+	if p.Follow != english.FollowAdd || p.Part == nil || p.Part.Clause == nil || p.Part.Clause.Kind != english.KindLocation {
+		return "", false
+	}
+	var hits []stepSummary
+	for _, s := range o.leafSteps(o.RootStepID) {
+		if s.SearchName == "GenesByLocation" && o.restricts(s.StepID) {
+			hits = append(hits, s)
+		}
+	}
+	if len(hits) != 1 {
+		return "", false
+	}
+	t := hits[0]
+	p.Root = o.rebuild(o.RootStepID, t.StepID, &english.Node{Op: english.OpUnion, Left: o.stepNode(t.StepID), Right: p.Part})
+	return fmt.Sprintf("I widen step %s (%s) to %s or %s and keep the rest of the strategy", t.StepID, t.DisplayName, t.DisplayName, p.Part.Describe()), true
+}
+
+// restricts reports whether a step is an input of an intersection.
+func (o *strategyOverview) restricts(id string) bool {
+	for _, s := range o.Steps {
+		if s.Operator == "INTERSECT" && slices.Contains(s.Inputs, id) {
+			return true
+		}
+	}
+	return false
+}

@@ -149,6 +149,9 @@ func applyFollowUp(p *english.Parsed, o *strategyOverview, user, previous string
 		if p.Part == nil {
 			return "", "I could not tell what to " + p.Follow.String() + ": name it, for example \"now also exclude chromosome 5\""
 		}
+		if note, ok := o.widen(p); ok {
+			return note, ""
+		}
 		p.Root = &english.Node{Op: ops[p.Follow], Left: root, Right: p.Part}
 		return fmt.Sprintf("this refines the strategy you have (%s): its steps are reused, not built again", root.Clause.Text), ""
 	case english.FollowReplace:
@@ -412,13 +415,6 @@ func undoTurn(a *asks, o *strategyOverview, goal string) response {
 		text += "\n\nClick **Build this plan** to go back. The steps of today's strategy that the earlier one does not use are removed, and Undo brings them back."
 	}
 	return say(text)
-}
-
-func pluralES(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "es"
 }
 
 // familyNames name the searches a researcher may drop as a kind of
