@@ -120,7 +120,7 @@ func leadingLocation(w []token) *Node {
 		}
 		organelle := loc.Location == "apicoplast" || loc.Location == "mitochondrion"
 		if _, typ := GeneTypeName(join(rest)); organelle && !typ {
-			return nil
+			continue // "apicoplast genome tRNA genes": the genome's words first
 		}
 		if r := parseClause(rest); r != nil {
 			return &Node{Op: OpIntersect, Left: &Node{Clause: loc}, Right: r}

@@ -270,6 +270,10 @@ func asksControls(w []token) bool {
 		case "controls", "recall", "precision":
 			return true
 		case "control":
+			// "transcriptional control genes" name a process, not controls.
+			if i > 0 && !fillers[w[i-1].low] && w[i-1].low != "positive" && w[i-1].low != "negative" {
+				continue
+			}
 			if i+1 < len(w) && (w[i+1].low == "genes" || w[i+1].low == "list" || w[i+1].low == "lists" || w[i+1].low == "set" || w[i+1].low == "sets") {
 				return true
 			}

@@ -212,7 +212,7 @@ func Classify(msg string) Classification {
 		return Classification{Intent: IntentSearchQuestion, Subject: searchSubject(text)}
 	}
 	ids := geneIDsIn(text)
-	if len(ids) > 0 && geneAskRE.MatchString(text) && !searchWordsRE.MatchString(text) {
+	if len(ids) > 0 && (geneAskRE.MatchString(text) || terseGeneAskRE.MatchString(text)) && !searchWordsRE.MatchString(text) {
 		return Classification{Intent: IntentGeneQuestion, Subject: strings.Join(ids, " ")}
 	}
 	if symbol, ok := symbolQuestion(text); ok {
@@ -276,6 +276,9 @@ func geneIDsIn(text string) []string {
 var goPhraseQuestionRE = regexp.MustCompile(`(?i)^\s*(?:what\s+(?:is|are|does)|what's|define|explain)\s+(?:the\s+)?(?:go\s+term\s+)?(.+?)\s*` +
 	`(?:(?:mean|means|stand\s+for|refer\s+to)(?:\s+in\s+(?:the\s+)?(?:go|gene\s+ontology)(?:\s+terms)?)?|in\s+(?:the\s+)?(?:go|gene\s+ontology)(?:\s+terms)?)\s*\??\s*$`)
 
+// isGOTermRE reads "Is X a GO term? Which one?".
+var isGOTermRE = regexp.MustCompile(`(?i)^\s*is\s+(?:there\s+a\s+go\s+term\s+(?:for|called|named)\s+)?(.+?)(?:\s+a\s+go\s+(?:term|process|id))?\s*\?`)
+
 // goDefinitionRE reads a question for a term's definition: "what's the GO
 // definition of organelle fission?", "how does GO define X?", "GO
 // definition for X".
@@ -288,6 +291,8 @@ func goPhraseQuestion(text string) (string, bool) {
 	if m == nil {
 		if d := goDefinitionRE.FindStringSubmatch(text); d != nil {
 			m = []string{d[0], d[1] + d[2]}
+		} else if d := isGOTermRE.FindStringSubmatch(text); d != nil && strings.Contains(strings.ToLower(text), "go ") {
+			m = d
 		}
 	}
 	if m == nil {
@@ -341,9 +346,13 @@ func gibberish(s string) bool {
 	return true
 }
 
+// terseGeneAskRE reads the short ways a gene is asked about: "PF3D7_… =
+// ?", "pf3d7_… product?", "What protein is it?".
+var terseGeneAskRE = regexp.MustCompile(`(?i)=\s*\?|\bproducts?\s*\?|\bwhat\s+(?:protein|gene|product)\s+is\s+(?:it|this|that)\b`)
+
 // symbolQuestionRE reads a question about a gene by its symbol: "Which
 // gene is AP2-G?", "what does the MSP1 gene do?".
-var symbolQuestionRE = regexp.MustCompile(`(?i)^\s*(?:(?:which|what)\s+gene\s+(?:is|encodes)\s+(?:called\s+|named\s+)?(\S+?)` +
+var symbolQuestionRE = regexp.MustCompile(`(?i)^\s*(?:(?:which|what)\s+gene\s+(?:is|encodes|has\s+the\s+(?:symbol|name|gene\s+name))\s+(?:called\s+|named\s+)?(\S+?)` +
 	`|(?:what\s+(?:is|does)|tell\s+me\s+about|describe)\s+(?:the\s+)?(\S+?)\s+gene(?:\s+do)?|what\s+is\s+(\S+?))\s*[?.!]*\s*$`)
 
 // symbolQuestion reads such a question when the word asked about is

@@ -25,11 +25,12 @@ func TestClassify(t *testing.T) {
 			"describe PF3D7_0930300", "What's the function of PF3D7_1133400?", "what do you know about PFI1475w",
 			"whats PF3D7_0930300", "PFI1475w: which gene is that now?", "Look up the old id PFA0005w", "what protein does PF3D7_1133400 make?",
 			// By symbol.
+			"PF3D7_0304600 = ?", "pf3d7_0304600 product?", "I keep seeing PF3D7_0304600 in my data. What protein is it?", "Which gene has the symbol MSP1?",
 			"Could you tell me what PF3D7_0304600 encodes?", "Which gene is CSP?", "what does the AMA1 gene do?", "tell me about the Pfs25 gene", "what is kelch13?",
 		},
 		IntentGOQuestion: {"What is GO:0006281?", "what does GO:0006281 mean?", "define GO:0006412", "What is DNA repair in GO terms?",
 			"what does the GO term translation mean?", "Explain GO:0006260", "GO:0006260 — what process is that?",
-			"What does glycolysis mean in the Gene Ontology?", "what is the GO definition of proteolysis", "How does GO define translation?"},
+			"What does glycolysis mean in the Gene Ontology?", "Is translation a GO term? Which one?", "what is the GO definition of proteolysis", "How does GO define translation?"},
 		IntentSearchQuestion: {"Which searches find genes by GO term?", "What searches are there for gene types?", "which search finds genes by location?"},
 		IntentStrategyQuestion: {
 			"how many genes is that?", "why did you choose that search?", "What did you offer me?", "which term did you use, and why?",

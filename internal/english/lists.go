@@ -332,6 +332,19 @@ func pairLocations(p *Parsed) {
 	}
 }
 
+// newItem reports whether words hold a join followed by a set word of its
+// own ("genes on chromosome 1 or genes …"): what follows is a new item of
+// a list, not more about the genes before the join.
+func newItem(toks []token) bool {
+	for i := 0; i+1 < len(toks); i++ {
+		if isJoin(toks[i]) && (toks[i+1].low == "genes" || toks[i+1].low == "gene" || toks[i+1].low == "ones" || toks[i+1].low == "those" ||
+			toks[i+1].low == "proteins" || toks[i+1].low == "the" && i+2 < len(toks) && toks[i+2].low == "genes") {
+			return true
+		}
+	}
+	return false
+}
+
 // endsWithChromosome reports whether a phrase names a chromosome step by
 // its kind: "chromosome", "excluded chromosome", "the second chr".
 func endsWithChromosome(text string) bool {

@@ -376,7 +376,7 @@ func splitQualifier(toks []token, p *Parsed) *Node {
 	// "Genes on chromosome 8 involved in A or B": a location first, then
 	// what the genes do.
 	for k := 2; k < len(toks); k++ {
-		if toks[k].quoted || !relationWords[toks[k].low] || locationPrepositions[toks[k].low] || isJoin(toks[k-1]) {
+		if toks[k].quoted || !relationWords[toks[k].low] || locationPrepositions[toks[k].low] || isJoin(toks[k-1]) || newItem(toks[:k]) {
 			continue
 		}
 		if loc := locationList(toks[:k], p); loc != nil && hasContent(toks[k:]) {

@@ -140,6 +140,10 @@ func trailingQualifiers(text string) string {
 	}
 	out := strings.TrimRight(sentences[0], ".!? ")
 	for _, s := range sentences[1:] {
+		if g := shouldGoRE.FindStringSubmatch(s); g != nil {
+			out += ", excluding " + g[1] // "Chromosome 14 should be left out."
+			continue
+		}
 		m := leadingConnectiveRE.FindStringSubmatch(s)
 		if m == nil {
 			return text
@@ -152,6 +156,10 @@ func trailingQualifiers(text string) string {
 	}
 	return out
 }
+
+// shouldGoRE reads a sentence that takes a part away: "Chromosome 14
+// should be left out.", "The apicoplast must be excluded."
+var shouldGoRE = regexp.MustCompile(`(?i)^\s*(.+?)\s+(?:should|must|needs?\s+to|has\s+to|have\s+to|can)\s+(?:be\s+(?:left\s+out|excluded|removed|dropped|omitted)|go)(?:\s+(?:too|as\s+well|please))?\s*[.!]*\s*$`)
 
 // conditionRE reads a condition announced before it is stated: "— one
 // condition: …", ", with one caveat: …".
@@ -170,10 +178,13 @@ var contextWords = WordSet(`according using based per going
 	figure figures slide slides deck grant renewal proposal application review reviewer reviewers article paper papers
 	manuscript preprint thesis dissertation project projects first second third quick preliminary pilot initial rough
 	pass sanity check drug-target drug target vaccine screen screening study analysis report talk poster presentation
-	seminar lecture class course homework assignment meeting group lab team pi supervisor advisor adviser boss
+	seminar lecture class course homework assignment meeting group lab team pi supervisor advisor adviser boss notebook
 	collaborator collaborators colleague colleagues student students committee wants wanted asked asks needs needed
 	writing write wrote preparing prepare prepping working drafting draft putting together compiling planning
 	i'm i've i'd we're we've two three four five six seven eight nine ten`)
+
+// dateRE reads a date as a notebook writes it: "12/11", "2026-12-02".
+var dateRE = regexp.MustCompile(`^\d{1,4}[/.-]\d{1,2}(?:[/.-]\d{1,4})?$`)
 
 // dataWords are the context words after which a number is a release or
 // a year, not a chromosome. Read-only.
@@ -202,7 +213,7 @@ func withoutContextSegment(text string) string {
 		case w.comma:
 		case contextWords[w.low]:
 			cue = true
-		case isNumeric(w.low) && (data || len(w.low) == 4):
+		case isNumeric(w.low) && (data || len(w.low) == 4), dateRE.MatchString(w.low):
 		case fillers[w.low] && w.low != "genes" && w.low != "gene":
 		default:
 			return text

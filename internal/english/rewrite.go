@@ -13,9 +13,11 @@ import (
 // what it takes away moved to the end, where it qualifies the whole
 // request.
 func rewritten(text string) (string, []string) {
+	text = formsSpelled(text)
 	text = withoutContextSentences(text)
 	text = withoutContext(text)
 	text = withoutContextSegment(text)
+	text = withoutResearchSegment(text)
 	text = trailingQualifiers(text)
 	text = withoutTrailingContext(text)
 	text = regionsSpelled(text)
@@ -28,8 +30,10 @@ func rewritten(text string) (string, []string) {
 	text = unionSpelled(text)
 	text = descriptionSearch(text)
 	text = rangesSpelled(text)
+	text = leadingPostfixRE.ReplaceAllString(text, "excluding $1,")
 	text = placesLast(text)
 	text = postfixExclusions(text)
+	text = bareListRE.ReplaceAllString(text, " on $1")
 	text = possessionAsked(text)
 	text = qualifierLast(text)
 	return withoutHeading(text)
@@ -154,7 +158,7 @@ var sentenceRE = regexp.MustCompile(`([.?!])\s+([A-Z"“]|[a-z]{1,4}[A-Z])`)
 // request: "I'm studying translation.", "We work on gametocytes.", "My
 // lab investigates invasion."
 var contextSentenceRE = regexp.MustCompile(`(?i)^\s*(?:i'?m|i\s+am|we'?re|we\s+are|i|we|my\s+(?:lab|group|team|project|thesis)|our\s+(?:lab|group|team|project))\s+(?:(?:currently|mostly|mainly|now)\s+)?` +
-	`(?:study|studying|studies|work|working|works|research|researching|researches|investigate|investigating|investigates|focus|focusing|focuses|look\s+at|looking\s+at|am\s+looking\s+at|writing|write)\b`)
+	`(?:study|studying|studies|work|working|works|research|researching|researches|investigate|investigating|investigates|focus|focusing|focuses|look\s+at|looking\s+at|am\s+looking\s+at|writing|write|interested\s+in|curious\s+about)\b`)
 
 // withoutContextSentences drops the sentences of a message that say what
 // the researcher works on, when another sentence holds the request: "I'm
@@ -189,7 +193,7 @@ func withoutContextSentences(text string) string {
 // ordinalLeadRE reads the word that numbers a sentence of a request
 // written in steps: "First, DNA repair genes. Second, only on chromosome
 // 11."
-var ordinalLeadRE = regexp.MustCompile(`(?i)(^|[.!?]\s+)(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|then|next|finally|lastly|after\s+that)\s*[,:]\s*(\w+)`)
+var ordinalLeadRE = regexp.MustCompile(`(?i)(^|[.!?;]\s+)(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|then|next|finally|lastly|after\s+that)\s*[,:]?\s+(\w+)`)
 
 // sentenceStart writes a word as a sentence starts, so that the sentence
 // stays one: a lower-case word gets a capital, a word with capitals of
@@ -206,7 +210,7 @@ var labelRE = regexp.MustCompile(`(?i)(^|[.!?]\s+)(?:request|query|question|task
 
 // announceRE reads a sentence that only announces what follows: "Two
 // things.", "Quick question."
-var announceRE = regexp.MustCompile(`(?i)^\s*(?:(?:one|two|three|a\s+few|a\s+couple\s+of)\s+things|(?:a\s+)?quick\s+(?:question|one|request))\s*[.:!]?\s*$`)
+var announceRE = regexp.MustCompile(`(?i)^\s*(?:(?:one|two|three|a\s+few|a\s+couple\s+of)\s+(?:things|steps|parts)|(?:a\s+)?quick\s+(?:question|one|request))\s*[.:!]?\s*$`)
 
 // backgroundRE reads a sentence labelled as background to the request:
 // "Background: we are screening for drug targets."
@@ -228,11 +232,11 @@ func splitSentences(text string) []string {
 // postfixRE reads an exclusion written after what it takes away: "…,
 // chromosome 1 through 3 excluded", "…, the apicoplast left out", or
 // first: "Chromosome 13 excluded, …".
-var postfixRE = regexp.MustCompile(`(?i)([,;:]\s*)([^,;:.?!]+?)\s+(?:excluded|removed|omitted|left\s+out|taken\s+out|not\s+included)\b`)
+var postfixRE = regexp.MustCompile(`(?i)([,;:]\s*)([^,;:.?!]+?)\s+(?:excluded|excepted|removed|omitted|left\s+out|taken\s+out|not\s+included)\b`)
 
 // leadingPostfixRE reads such an exclusion opening the request, up to
 // the separator after it: "Chromosome 13 excluded, …".
-var leadingPostfixRE = regexp.MustCompile(`(?i)^\s*([^,;:.?!—–]+?)\s+(?:excluded|removed|omitted|left\s+out|taken\s+out|not\s+included|aside|out)\s*[,;:—–.]`)
+var leadingPostfixRE = regexp.MustCompile(`(?i)^\s*([^,;:.?!—–]+?)\s+(?:excluded|excepted|removed|omitted|left\s+out|taken\s+out|not\s+included|aside|out)\s*[,;:—–.]`)
 
 // postfixExclusions writes an exclusion written after what it takes away
 // as the grammar reads one: "…, chromosome 3 excluded" is "…, excluding
@@ -251,8 +255,13 @@ var possessionRE = regexp.MustCompile(`(?i)\b(?:does|do)\s+(?:(the\s+)?(?:parasi
 // keeping an organism it names: "How many tRNA genes 3D7?".
 func possessionAsked(text string) string {
 	text = chromosomeHasRE.ReplaceAllString(text, "on chromosome $1")
+	text = organelleHasRE.ReplaceAllString(text, "on the $1 genome")
 	return possessionRE.ReplaceAllString(text, "$2")
 }
+
+// organelleHasRE reads an organelle genome as the subject of such a
+// question: "How many tRNA genes does the apicoplast genome carry?".
+var organelleHasRE = regexp.MustCompile(`(?i)\b(?:does|do)\s+(?:the\s+)?(apicoplast|mitochondrial|mitochondrion|plastid)(?:\s+genome)?\s+(?:have|has|contain|carry|encode|hold|harbou?r|bear)\b`)
 
 // chromosomeHasRE reads a chromosome as the subject of such a question:
 // "How many snoRNA genes does chromosome 13 have?" asks for the snoRNA
@@ -262,11 +271,11 @@ var chromosomeHasRE = regexp.MustCompile(`(?i)\b(?:does|do)\s+(?:the\s+)?(?:chro
 // unionRE reads a union asked for in words rather than with "or": "the
 // union of A and B", "combine A with B into one list", "merge A and B".
 var unionRE = regexp.MustCompile(`(?i)^\s*(?:(?:please|can\s+you|could\s+you|i\s+want|i'd\s+like|give\s+me|show\s+me|get\s+me|list|find|show|get|give)\s+)*` +
-	`(?:(?:the\s+)?union\s+of|(?:combine|merge|pool|join|unite)\s+)\s*(.+?)\s*[.!?]*\s*$`)
+	`(?:(?:the\s+)?union\s+of|(?:combine|merge|pool|join|unite)(?:\s+together)?\s+)\s*(.+?)\s*[.!?]*\s*$`)
 
 // unionEndRE reads the words that say the parts become one list: "into
 // one list", "in a single set", "together".
-var unionEndRE = regexp.MustCompile(`(?i)\s+(?:(?:into|in|as)\s+(?:one|a\s+single|a|the\s+same)\s+(?:list|set|result|strategy|table)|together)\s*$`)
+var unionEndRE = regexp.MustCompile(`(?i),?\s+(?:(?:into|in|as)\s+(?:one|a\s+single|a|the\s+same)\s+(?:list|set|result|strategy|table)|together)\s*$`)
 
 // unionSpelled writes a union asked for in words with "or": "the union of
 // chromosome segregation genes and DNA replication genes" is
@@ -389,6 +398,11 @@ var everyOneOnRE = regexp.MustCompile(`(?i),\s*(?:all|both|each|every\s+one|(?:a
 func everyOneOn(text string) string {
 	return everyOneOnRE.ReplaceAllString(text, ", limited to ")
 }
+
+// bareListRE reads a list of chromosomes after a comma that ends the
+// request, with no word to say how it qualifies it: "tRNA genes,
+// chromosomes 8, 9 and 10" asks for the tRNA genes on them.
+var bareListRE = regexp.MustCompile(`(?i),\s*((?:the\s+)?(?:chromosomes?|chrs?\.?)\s*\d{1,2}(?:\s*(?:,|and|or|&|through|to)\s*\d{1,2})*)\s*[.!?]*\s*$`)
 
 // placesOnlyRE reads a place or list of places after the request with
 // "only": "RNA processing genes, chromosomes 1, 2 and 3 only".

@@ -327,6 +327,9 @@ var connectives = []connective{
 	{words: []string{"restricted", "to"}, op: OpIntersect, loose: true},
 	{words: []string{"restrict", "to"}, op: OpIntersect, loose: true},
 	{words: []string{"restricting", "to"}, op: OpIntersect, loose: true},
+	{words: []string{"keeping", "to"}, op: OpIntersect, loose: true},
+	{words: []string{"sticking", "to"}, op: OpIntersect, loose: true},
+	{words: []string{"keep", "the", "ones"}, op: OpIntersect, loose: true},
 	{words: []string{"restricting", "it", "to"}, op: OpIntersect, loose: true},
 	{words: []string{"limiting", "it", "to"}, op: OpIntersect, loose: true},
 	{words: []string{"confining", "it", "to"}, op: OpIntersect, loose: true},
@@ -418,7 +421,7 @@ var fillers = WordSet(`find show me list get give return retrieve search look lo
 var trailingFillers = WordSet(`genes gene ones please only too also ids id identifiers there here as well
 	of in on the a an that which are is with for but then now and so those me us thanks thank you much
 	if possible my our analysis thesis paper project study research work plasmodb veupathdb database db lot
-	found located situated lie lies lying sit sits sitting reside resides residing encoded parasite parasites anyway anyhow regardless function functions role roles though however`)
+	found located situated lie lies lying sit sits sitting reside resides residing encoded parasite parasites anyway anyhow regardless function functions role roles though however alone`)
 
 func WordSet(words string) map[string]bool {
 	m := map[string]bool{}

@@ -161,7 +161,7 @@ func synonym(p string) (string, bool) {
 func Normalize(s string) string {
 	s = strings.ToLower(s)
 	s = strings.Map(func(r rune) rune {
-		if r == '-' || r == '_' || unicode.IsSpace(r) {
+		if r == '-' || r == '_' || r == ',' || unicode.IsSpace(r) {
 			return ' '
 		}
 		return r
