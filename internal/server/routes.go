@@ -82,6 +82,9 @@ func (s *Server) routes() error {
 
 	page(http.MethodGet, "/", s.homePage)
 	page(http.MethodPost, "/conversations", s.createConversationForm)
+	if s.cfg.StrategyLists != nil {
+		page(http.MethodPost, "/shared/:token/copy", s.copySharedForm)
+	}
 	page(http.MethodGet, "/conversations/:id", s.conversationPage)
 	e.Add(http.MethodGet, "/conversations/:id/stream", s.streamPage, s.requirePageUser, s.streamRoute)
 	page(http.MethodPost, "/conversations/:id/rename", s.renameConversationForm)
@@ -161,6 +164,7 @@ func (s *Server) routes() error {
 		api(http.MethodGet, "/conversations/:id/strategy/controls", s.strategyControls)
 		api(http.MethodPost, "/conversations/:id/strategy/wdk", s.importStrategyWDK)
 		api(http.MethodPost, "/conversations/:id/strategy/list-step", s.addListStep)
+		api(http.MethodPost, "/shared/:token/copy", s.copyShared)
 		api(http.MethodGet, "/conversations/:id/strategy/genes/:geneId/trace", s.traceGene)
 	}
 

@@ -179,7 +179,8 @@ func (s *Server) sharedPage(c echo.Context) error {
 	}
 	p := &web.ConversationPage{Conv: proj, Now: time.Now(), MD: s.md, ReadOnly: true, ShareToken: c.Param("token")}
 	p.Overlaps = s.overlaps(c.Request().Context(), proj)
-	info := web.SharedInfo{SharedAt: sh.CreatedAt, Public: sh.Public}
+	info := web.SharedInfo{SharedAt: sh.CreatedAt, Public: sh.Public,
+		CanCopy: s.cfg.StrategyLists != nil && proj.Strategy != nil && len(proj.Strategy.Steps) > 0}
 	return s.render(c, http.StatusOK, web.SharedView(s.page(c, proj.Title+" (shared)"), p, info))
 }
 
