@@ -366,6 +366,12 @@ func termVariants(text string) []string {
 	if base, ok := strings.CutSuffix(low, " response"); ok && base != "" && !strings.HasPrefix(base, "response") {
 		add("response to " + sg[:len(base)])
 	}
+	if base, ok := strings.CutSuffix(low, " regulation"); ok && base != "" && !strings.Contains(base, "regulation") {
+		add("regulation of " + sg[:len(base)]) // "cell cycle regulation"
+	}
+	if strings.ContainsAny(sg, "-–") {
+		add(strings.NewReplacer("-", " ", "–", " ").Replace(sg)) // "DNA-repair"
+	}
 	for _, lead := range []string{"responding to ", "responses to ", "respond to ", "responds to "} {
 		if rest, ok := strings.CutPrefix(low, lead); ok && rest != "" {
 			add("response to " + sg[len(lead):])

@@ -31,6 +31,12 @@ var formRewrites = []struct {
 	// "the 3D7 isolate of P. falciparum" is P. falciparum 3D7.
 	{regexp.MustCompile(`(?i)\b(?:the\s+)?(3d7|dd2|hb3|7g8|nf54|k1|w2)\s+(?:isolate|strain|line|clone|parasites?)\s+of\s+((?:p\.\s*|plasmodium\s+)falciparum)\b`), "$2 $1"},
 	{regexp.MustCompile(`\s+\+\s+`), " and "},
+	// "protein folding-related genes", "DNA repair–associated genes".
+	{regexp.MustCompile(`(?i)[-–](?:related|associated|linked)\s+(genes?|proteins?)\b`), " $1"},
+	// "the 14th chromosome" is chromosome 14.
+	{regexp.MustCompile(`(?i)\b(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)\s+chromosome\b`), "chromosome $1"},
+	// "organellar tRNA genes" are those of both organelle genomes.
+	{regexp.MustCompile(`(?i)\borganell(?:ar|e)[- ](?:encoded\s+)?(trna|rrna|snorna|snrna|protein[- ]coding)\s+genes\b`), "$1 genes on the apicoplast and mitochondrion genomes"},
 	{regexp.MustCompile(`(?i)\s*\(\s*(?:either|any)(?:\s+(?:kind|one|type|of\s+them|of\s+the\s+two))?(?:\s+(?:is|will\s+do)\s+(?:enough|fine|ok|okay))?\s*\)`), ""},
 	// "A, to B, or to both" is A or B.
 	{regexp.MustCompile(`(?i),\s*((?:to|in|of)\s+[^,]+?),?\s+or\s+(?:to\s+|in\s+|of\s+)?both\b`), " or $1"},

@@ -110,6 +110,10 @@ func TestResearcherPhrasings(t *testing.T) {
 		{"apicoplast genome tRNA genes", "INTERSECT(location:apicoplast, term:tRNA)"},
 		{"notebook 3/4: translation genes. chr2 only. thx", "INTERSECT(term:translation, location:2)"},
 		{"Merge two lists into one list: tRNA genes and snoRNA genes", "UNION(term:tRNA, term:snoRNA)"},
+		{"lipid metabolism-related genes", "term:lipid metabolism"},
+		{"genes on the 3rd chromosome", "location:3"},
+		{"organellar rRNA genes", "INTERSECT(term:rRNA, UNION(location:apicoplast, location:mitochondrion))"},
+		{"genes linked to translation", "term:translation"},
 		// A union in words.
 		{"the union of proteolysis genes and tRNA genes", "UNION(term:proteolysis, term:tRNA)"},
 		{"Merge the translation genes with the rRNA genes into a single list", "UNION(term:translation, term:rRNA)"},

@@ -415,7 +415,7 @@ var fillers = WordSet(`find show me list get give return retrieve search look lo
 		extract select choose mapped mapping assigned known thought predicted putative
 		trying try tried possible it curious idea appreciate bring wondering wonder hoping hope able mind kind
 		thank you much cheers lot my our your analysis analyses thesis paper project study studies research
-		work experiment lab plasmodb veupathdb database db site parasite parasites anyway anyhow regardless though however after their its`)
+		work experiment lab plasmodb veupathdb database db site parasite parasites anyway anyhow regardless though however after their its linked connected carry carries carrying making`)
 
 // trailingFillers are the fillers also taken off a clause's end. Read-only.
 var trailingFillers = WordSet(`genes gene ones please only too also ids id identifiers there here as well
