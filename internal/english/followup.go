@@ -50,7 +50,7 @@ var leadIns = WordSet("now ok okay also and then please so well but can could yo
 // correctionLeads open a message that corrects the one before: "sorry, I
 // meant …", "oops, I wanted …", "no, …".
 var correctionLeads = [][]string{{"sorry"}, {"oops"}, {"i", "meant"}, {"i", "wanted"}, {"i", "mean"}, {"meant"}, {"wanted"},
-	{"what", "i", "meant", "was"}, {"what", "i", "wanted", "was"}}
+	{"what", "i", "meant", "was"}, {"what", "i", "wanted", "was"}, {"no", "wait"}, {"wait"}, {"try"}}
 
 // correctionAt returns how many leading words say the message corrects the
 // one before (with a "no" only when a comma follows it), or 0.

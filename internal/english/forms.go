@@ -31,6 +31,8 @@ var formRewrites = []struct {
 	// "the 3D7 isolate of P. falciparum" is P. falciparum 3D7.
 	{regexp.MustCompile(`(?i)\b(?:the\s+)?(3d7|dd2|hb3|7g8|nf54|k1|w2)\s+(?:isolate|strain|line|clone|parasites?)\s+of\s+((?:p\.\s*|plasmodium\s+)falciparum)\b`), "$2 $1"},
 	{regexp.MustCompile(`\s+\+\s+`), " and "},
+	// "same but for chromosome 9" corrects the request before it.
+	{regexp.MustCompile(`(?i)^\s*(?:the\s+)?same(?:\s+thing)?,?\s+but\s+(?:for|on|with|using)\s+`), "I meant "},
 	// "protein folding-related genes", "DNA repair–associated genes".
 	{regexp.MustCompile(`(?i)[-–](?:related|associated|linked)\s+(genes?|proteins?)\b`), " $1"},
 	// "the 14th chromosome" is chromosome 14.

@@ -195,6 +195,12 @@ func conversationCases(t *testing.T) []conversationCase {
 			eval.Intersect(data.GO(repair), eval.Union(data.On(chr13), data.On(chr14))), "I widen step"},
 		{"the excluded chromosome changed", []string{"DNA repair genes minus chromosome 14", "change the excluded chromosome to 13"},
 			eval.Minus(data.GO(repair), data.On(chr13)), "I replace step"},
+		{"a correction after 'no wait'", []string{"DNA repair genes on chromosome 13", "no wait, chromosome 14"},
+			eval.Intersect(data.GO(repair), data.On(chr14)), "I replace step"},
+		{"the same but for another place", []string{"DNA repair genes on chromosome 13", "same but for chromosome 14"},
+			eval.Intersect(data.GO(repair), data.On(chr14)), "I replace step"},
+		{"an exclusion taken back in words", []string{"DNA repair genes", "exclude chromosome 5", "don't exclude chromosome 5 after all"},
+			data.GO(repair), "I remove step"},
 		{"a new request replaces the strategy", []string{"DNA repair genes", "tRNA genes on chromosome 5"},
 			eval.Intersect(data.OfType("tRNA encoding"), data.On(chr5)), "replaces the current strategy"},
 	}

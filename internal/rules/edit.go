@@ -255,7 +255,7 @@ func madeInstead(user string) (english.Parsed, string, bool) {
 // putBackRE reads a request to take back an exclusion by naming what it
 // took away: "put chromosome 3 back", "bring back the apicoplast genes",
 // "include chromosome 13 again".
-var putBackRE = regexp.MustCompile(`(?i)^\s*(?:(?:now|ok|okay|please|and|actually|hmm|then),?\s+)*(?:(?:put|bring|add|let)\s+(?:the\s+)?(.+?)\s+back(?:\s+in)?|(?:bring\s+back|re-?include|restore)\s+(?:the\s+)?(.+?)|include\s+(?:the\s+)?(.+?)\s+again)(?:\s+again)?(?:,?\s+please)?\s*[.!]*\s*$`)
+var putBackRE = regexp.MustCompile(`(?i)^\s*(?:(?:now|ok|okay|please|and|actually|hmm|then),?\s+)*(?:(?:put|bring|add|let)\s+(?:the\s+)?(.+?)\s+back(?:\s+in)?|(?:bring\s+back|re-?include|restore)\s+(?:the\s+)?(.+?)|include\s+(?:the\s+)?(.+?)\s+again|(?:don'?t|do\s+not)\s+exclude\s+(?:the\s+)?(.+?)(?:\s+after\s+all)?)(?:\s+again)?(?:,?\s+please)?\s*[.!]*\s*$`)
 
 // putBack is the name of what a put-back request returns.
 func putBack(user string) (string, bool) {
@@ -263,7 +263,7 @@ func putBack(user string) (string, bool) {
 	if m == nil {
 		return "", false
 	}
-	return strings.TrimSpace(m[1] + m[2] + m[3]), true
+	return strings.TrimSpace(m[1] + m[2] + m[3] + m[4]), true
 }
 
 // excluded reports whether a step is what an exclusion (MINUS) of the
