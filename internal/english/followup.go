@@ -45,12 +45,12 @@ func (f FollowUp) String() string {
 
 // leadIns are words that open a follow-up without saying anything:
 // "now", "ok, also", "and then".
-var leadIns = WordSet("now ok okay also and then please so well but can could you i we want would like to actually hmm same")
+var leadIns = WordSet("now ok okay also and then please so well but can could you i we want would like to hmm same")
 
 // correctionLeads open a message that corrects the one before: "sorry, I
 // meant …", "oops, I wanted …", "no, …".
 var correctionLeads = [][]string{{"sorry"}, {"oops"}, {"i", "meant"}, {"i", "wanted"}, {"i", "mean"}, {"meant"}, {"wanted"},
-	{"what", "i", "meant", "was"}, {"what", "i", "wanted", "was"}, {"no", "wait"}, {"wait"}, {"try"}}
+	{"what", "i", "meant", "was"}, {"what", "i", "wanted", "was"}, {"no", "wait"}, {"wait"}, {"try"}, {"actually"}}
 
 // correctionAt returns how many leading words say the message corrects the
 // one before (with a "no" only when a comma follows it), or 0.
@@ -176,11 +176,19 @@ func followUpOf(toks []token) (FollowUp, []token, []token) {
 			return FollowRestrict, trimJoiners(rest), nil
 		}
 	}
+	// "what about just chromosomes 1 and 3?" narrows; "which ones sit on
+	// chromosome 3?" too.
+	if hasWords(w, []string{"what", "about"}) && len(w) > 3 && (w[2].low == "just" || w[2].low == "only") {
+		return FollowRestrict, trimJoiners(w[3:]), nil
+	}
+	if len(w) > 2 && (w[0].low == "which" || w[0].low == "what") && w[1].low == "ones" {
+		return FollowRestrict, trimJoiners(narrowingLead(w[2:])), nil
+	}
 	for _, lead := range [][]string{{"add"}, {"adding"}, {"include"}, {"including"}, {"plus"}, {"as", "well", "as"}, {"what", "about"},
 		{"combine", "that", "with"}, {"combine", "it", "with"}, {"combine", "this", "with"}, {"combine", "with"}, {"merge", "that", "with"},
 		{"merge", "it", "with"}, {"merge", "with"}, {"union", "with"}, {"join", "with"}, {"merge", "in"}, {"mix", "in"}, {"throw", "in"},
 		{"bring", "in"}, {"fold", "in"}, {"widen", "it", "to"}, {"widen", "that", "to"}, {"widen", "to"}, {"extend", "it", "to"},
-		{"extend", "that", "to"}, {"extend", "to"}, {"expand", "it", "to"}, {"expand", "that", "to"}, {"expand", "to"}} {
+		{"extend", "that", "to"}, {"extend", "to"}, {"expand", "it", "to"}, {"expand", "that", "to"}, {"expand", "to"}, {"broaden", "it", "to"}, {"broaden", "that", "to"}, {"broaden", "to"}} {
 		if hasWords(w, lead) {
 			return FollowAdd, trimJoiners(trimReference(w[len(lead):])), nil
 		}
@@ -327,6 +335,9 @@ func replacement(w []token) (FollowUp, []token, []token, bool) {
 			continue
 		}
 		rest := w[len(lead):]
+		if len(rest) > 0 && rest[0].low == "out" {
+			rest = rest[1:] // "swap out the X step for Y"
+		}
 		for i, t := range rest {
 			if i == 0 && t.low == "to" && (lead[0] == "switch" || lead[0] == "set") {
 				break // "switch to X instead" names no replaced part

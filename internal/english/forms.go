@@ -31,6 +31,8 @@ var formRewrites = []struct {
 	// "the 3D7 isolate of P. falciparum" is P. falciparum 3D7.
 	{regexp.MustCompile(`(?i)\b(?:the\s+)?(3d7|dd2|hb3|7g8|nf54|k1|w2)\s+(?:isolate|strain|line|clone|parasites?)\s+of\s+((?:p\.\s*|plasmodium\s+)falciparum)\b`), "$2 $1"},
 	{regexp.MustCompile(`\s+\+\s+`), " and "},
+	// "it's chromosome 11 I want out, not 14": the correction's words.
+	{regexp.MustCompile(`(?i)\bit'?s\s+(.+?)\s+(?:that\s+)?i\s+(?:want|meant|need|wanted)(?:\s+(?:out|excluded|removed|gone|in))?\s*,\s*not\s+`), "$1, not "},
 	// "same but for chromosome 9" corrects the request before it.
 	{regexp.MustCompile(`(?i)^\s*(?:the\s+)?same(?:\s+thing)?,?\s+but\s+(?:for|on|with|using)\s+`), "I meant "},
 	// "protein folding-related genes", "DNA repair–associated genes".

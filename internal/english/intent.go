@@ -108,7 +108,7 @@ var (
 	thanksWords = WordSet("thanks thank you thx cheers great perfect nice cool awesome excellent wonderful good lovely brilliant that that's thats it is looks very much so a lot lots all done for now bye goodbye i'm im we're ok okay")
 
 	geneAskRE     = regexp.MustCompile(`(?i)\b(what\s+\S+\s+(encodes|makes|codes\s+for)|what\s+(does|do|is|are)|what's|whats|tell me (about|more about)|describe|explain|function of|role of|what do you know about|information on|info on|(which|what) gene is|look\s*up|what (protein|product) (does|do)?\b.*\b(makes?|encodes?)|is that now)\b`)
-	goAskRE       = regexp.MustCompile(`(?i)\b(what\s+(does|is|are)|what's|whats|tell me about|describe|explain|define|definition|meaning|mean|means|what (process|term|function) is (that|this|it))\b`)
+	goAskRE       = regexp.MustCompile(`(?i)\b(what\s+(does|is|are)|what's|whats|tell me about|describe|explain|define|definition|meaning|mean|means|what (process|term|function) is (that|this|it)|which (process|term|function))\b|=\s*(which|what)\b`)
 	searchWordsRE = regexp.MustCompile(`(?i)\b(genes|find|list|show|give|get|build|search for|strategy for|excluding|except|minus|not on|on chromosome|intersect|union|combined?)\b`)
 	goIDInRE      = regexp.MustCompile(`(?i)\bGO:\d{7}\b`)
 	howManyRE     = regexp.MustCompile(`(?i)\bhow many\b`)

@@ -332,12 +332,29 @@ func pairLocations(p *Parsed) {
 	}
 }
 
+// joinsAt reports whether a connective starts at toks[i] ("…, plus
+// anything in …"): what follows is another part, not the request a place
+// before the comma qualifies.
+func joinsAt(toks []token, i int) bool {
+	if i >= len(toks) {
+		return false
+	}
+	_, ok := connectiveAt(toks, i)
+	return ok
+}
+
 // newItem reports whether words hold a join followed by a set word of its
 // own ("genes on chromosome 1 or genes …"): what follows is a new item of
 // a list, not more about the genes before the join.
 func newItem(toks []token) bool {
 	for i := 0; i+1 < len(toks); i++ {
-		if isJoin(toks[i]) && (toks[i+1].low == "genes" || toks[i+1].low == "gene" || toks[i+1].low == "ones" || toks[i+1].low == "those" ||
+		if c, ok := connectiveAt(toks, i); ok && c.op == OpUnion && len(c.words) > 1 {
+			i += len(c.words) - 1 // "along with", "together with", "as well as"
+		} else if !isJoin(toks[i]) {
+			continue
+		}
+		if i+1 < len(toks) && (toks[i+1].low == "genes" || toks[i+1].low == "gene" || toks[i+1].low == "ones" || toks[i+1].low == "those" ||
+			toks[i+1].low == "anything" || toks[i+1].low == "everything" || toks[i+1].low == "any" || toks[i+1].low == "all" ||
 			toks[i+1].low == "proteins" || toks[i+1].low == "the" && i+2 < len(toks) && toks[i+2].low == "genes") {
 			return true
 		}

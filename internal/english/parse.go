@@ -366,7 +366,7 @@ func splitQualifier(toks []token, p *Parsed) *Node {
 		return &Node{Op: OpIntersect, Left: h, Right: t}
 	}
 	// "On chromosome 14, A or B".
-	if i := slices.IndexFunc(toks, func(t token) bool { return t.comma }); i > 0 {
+	if i := slices.IndexFunc(toks, func(t token) bool { return t.comma }); i > 0 && !joinsAt(toks, i+1) {
 		if loc := locationList(toks[:i], p); loc != nil && hasContent(toks[i+1:]) {
 			if rest := parseSegment(toks[i+1:], p); rest != nil {
 				return &Node{Op: OpIntersect, Left: rest, Right: loc}
@@ -396,7 +396,7 @@ func splitQualifier(toks []token, p *Parsed) *Node {
 	// "X genes involved in Y", "X genes on chromosome 5": X qualifies Y.
 	for i := 1; i+1 < len(toks); i++ {
 		if toks[i].quoted || (toks[i].low != "genes" && toks[i].low != "gene") || !relationWords[toks[i+1].low] || isJoin(toks[i-1]) ||
-			ownsLocation(toks[:i+1]) {
+			ownsLocation(toks[:i+1]) || newItem(toks[:i+1]) {
 			continue
 		}
 		if n := both(toks[:i], toks[i+1:]); n != nil {

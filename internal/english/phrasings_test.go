@@ -114,6 +114,8 @@ func TestResearcherPhrasings(t *testing.T) {
 		{"genes on the 3rd chromosome", "location:3"},
 		{"organellar rRNA genes", "INTERSECT(term:rRNA, UNION(location:apicoplast, location:mitochondrion))"},
 		{"genes linked to translation", "term:translation"},
+		{"tRNA genes along with the genes in proteolysis", "UNION(term:tRNA, term:proteolysis)"},
+		{"Anything on the mitochondrial genome, plus anything in translation", "UNION(location:mitochondrion, term:translation)"},
 		// A union in words.
 		{"the union of proteolysis genes and tRNA genes", "UNION(term:proteolysis, term:tRNA)"},
 		{"Merge the translation genes with the rRNA genes into a single list", "UNION(term:translation, term:rRNA)"},

@@ -13,7 +13,7 @@ import (
 // the transmembrane-domain step", "drop the chromosome 14 search", "delete
 // the DNA repair restriction". It deletes that step; it never adds an
 // exclusion of it.
-var removeByNameRE = regexp.MustCompile(`(?i)^\s*(?:(?:now|ok|okay|please|and|then|also),?\s+)*(?:remove|delete|drop|take out|get rid of)\s+(?:the|that|this)\s+(.+?)\s+(?:step|search|restriction|exclusion|filter|requirement|criterion|condition|part|one|bit|branch|piece)s?\s*(?:[:,.;!].*)?$`)
+var removeByNameRE = regexp.MustCompile(`(?i)^\s*(?:(?:now|ok|okay|please|and|then|also),?\s+)*(?:remove|delete|drop|take out|get rid of)\s+(?:the|that|this)\s+(.+?)\s+(step|search|restriction|exclusion|filter|requirement|criterion|condition|part|one|bit|branch|piece)s?\s*(?:[:,.;!].*)?$`)
 
 // removedStep finds the step a remove-by-name request names among the
 // strategy's searches: the one whose name, search or values hold every
@@ -32,6 +32,9 @@ func (o *strategyOverview) removedStep(user string) (target, why string, ok bool
 	}
 	leaves := o.leafSteps(o.RootStepID)
 	hits := o.stepsNamed(name)
+	if m := removeByNameRE.FindStringSubmatch(user); m != nil && strings.EqualFold(m[2], "one") && len(hits) == 0 {
+		return "", "", false // "remove the glycolipid ones": genes to exclude, not a step
+	}
 	if back {
 		// "put chromosome 3 back": the step an exclusion takes away.
 		hits = slices.DeleteFunc(hits, func(s stepSummary) bool { return !o.excluded(s.StepID) })

@@ -189,7 +189,9 @@ func (o *strategyOverview) replaced(p *english.Parsed) (string, string) {
 				hits = append(hits, s.StepID)
 			}
 		}
-		if len(hits) == 1 {
+		if named := o.stepsNamed(p.Replaced.Clause.Text); len(hits) != 1 && len(named) == 1 {
+			return named[0].StepID, "" // "swap out the hexose metabolic process step for …"
+		} else if len(hits) == 1 {
 			return hits[0], ""
 		}
 		return "", fmt.Sprintf("the strategy has %d %s steps (%s); say which to replace", len(hits), familyNames[family], names(leaves))
