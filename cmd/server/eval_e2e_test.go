@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"strategist/internal/eval"
+	"strategist/internal/pgtest"
 	"strategist/internal/proctest"
 )
 
@@ -24,15 +25,21 @@ const (
 
 // TestEvaluationSet plays both case files against the real application
 // over HTTP and SSE with an API token, through the client `strategist
-// eval` uses, and checks accuracy and confident wrong answers.
+// eval` uses, and checks accuracy and confident wrong answers. The server
+// runs as its own process, built as researchers run it: under -race an
+// in-process server spends most of this package's time in the planner's
+// instrumented grammar, which the race detector has nothing to find in
+// (the engine's concurrency is tested in-process elsewhere).
 func TestEvaluationSet(t *testing.T) {
 	t.Parallel()
-	app := startApp(t, appOptions{Env: map[string]string{
+	dbURL := pgtest.NewURL(t)
+	token := newToken(t, dbURL)
+	app := startProc(t, dbURL, map[string]string{
 		// A run starts a few hundred turns as one user.
 		"STRATEGIST_TURN_RATE": "1000", "STRATEGIST_REQUEST_RATE": "100000",
-	}})
+	})
 	data := loadGeneData(t)
-	client := &eval.Client{BaseURL: app.URL, Token: app.Token}
+	client := &eval.Client{BaseURL: app.URL, Token: token}
 	for _, set := range []struct {
 		name        string
 		minAccuracy float64
