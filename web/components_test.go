@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -686,7 +688,8 @@ func TestResultsCounts(t *testing.T) {
 func TestResults(t *testing.T) {
 	v := web.ResultsView{ConversationID: "c1", StepID: "s1", StepName: "DNA replication", Offset: 0, Limit: 2,
 		Answer: &catalog.Answer{Count: 3, Provenance: catalog.Provenance{Source: "PlasmoDB export", Year: 2017, Offline: true}, Records: []catalog.Record{
-			{GeneID: "PF3D7_0100100", Product: "VAR protein erythrocyte membrane protein 1", GeneType: "protein coding", Chromosome: "Pf3D7_01_v3"},
+			{GeneID: "PF3D7_0100100", Product: "VAR protein erythrocyte membrane protein 1", GeneType: "protein coding", Chromosome: "Pf3D7_01_v3",
+				PreviousIDs: []string{"PFA0005w", "PFA0005w.1"}},
 			{GeneID: "PF3D7_0100200", GeneName: "RIF", Product: "RIF protein", GeneType: "protein coding", Chromosome: "Pf3D7_01_v3"},
 		}}}
 	doc := query(t, web.Results(v))
@@ -694,8 +697,23 @@ func TestResults(t *testing.T) {
 	tid(doc.Selection, "result-row").Each(func(_ int, r *goquery.Selection) {
 		rows = append(rows, strings.Join(texts(r.Find("td")), " | "))
 	})
-	if diff := cmp.Diff([]string{"PF3D7_0100100 |  | VAR protein erythrocyte membrane protein 1 | protein coding | Pf3D7_01_v3", "PF3D7_0100200 | RIF | RIF protein | protein coding | Pf3D7_01_v3"}, rows); diff != "" {
+	if diff := cmp.Diff([]string{"PF3D7_0100100 |  | VAR protein erythrocyte membrane protein 1 | protein coding | Pf3D7_01_v3 | PFA0005w, PFA0005w.1",
+		"PF3D7_0100200 | RIF | RIF protein | protein coding | Pf3D7_01_v3 | "}, rows); diff != "" {
 		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+	// The Columns menu: every column but the id, previous ids off at first
+	// (the box's class hides them until the researcher turns them on).
+	var menu []string
+	tid(doc.Selection, "results-columns").Find("[data-column-toggle]").Each(func(_ int, cb *goquery.Selection) {
+		key, _ := cb.Attr("data-column-toggle")
+		_, on := cb.Attr("checked")
+		menu = append(menu, fmt.Sprintf("%s=%t", key, on))
+	})
+	if want := []string{"symbol=true", "product=true", "type=true", "chromosome=true", "previous=false"}; !slices.Equal(menu, want) {
+		t.Errorf("columns menu = %v, want %v", menu, want)
+	}
+	if !tid(doc.Selection, "results-table").HasClass("hide-col-previous") {
+		t.Error("the previous ids column is not hidden at first")
 	}
 	if _, dis := tid(doc.Selection, "results-prev").Attr("disabled"); !dis {
 		t.Error("previous enabled on the first page")
@@ -709,7 +727,7 @@ func TestResults(t *testing.T) {
 	}
 	// Every column sorts; none is sorted yet.
 	heads := doc.Find("th")
-	if diff := cmp.Diff([]string{"none", "none", "none", "none", "none"}, attrs(heads, "aria-sort")); diff != "" {
+	if diff := cmp.Diff([]string{"none", "none", "none", "none", "none", "none"}, attrs(heads, "aria-sort")); diff != "" {
 		t.Errorf("aria-sort (-want +got):\n%s", diff)
 	}
 	if got := tid(doc.Selection, "sort-product").AttrOr("hx-get", ""); got != "/conversations/c1/strategy/steps/s1/results?limit=2&sort=product" {

@@ -23,7 +23,10 @@ type GeneColumn struct {
 	Key string
 	// Heading is its header.
 	Heading string
-	value   func(catalog.Record) string
+	// Hidden columns are off until the researcher turns them on in the
+	// table's Columns menu (the page remembers the choice).
+	Hidden bool
+	value  func(catalog.Record) string
 }
 
 // GeneColumns are the results table's columns, in order.
@@ -33,6 +36,28 @@ var GeneColumns = []GeneColumn{
 	{Key: "product", Heading: "Product", value: func(r catalog.Record) string { return r.Product }},
 	{Key: "type", Heading: "Type", value: func(r catalog.Record) string { return r.GeneType }},
 	{Key: "chromosome", Heading: "Chromosome", value: func(r catalog.Record) string { return r.Chromosome }},
+	{Key: "previous", Heading: "Previous ids", Hidden: true, value: func(r catalog.Record) string { return strings.Join(r.PreviousIDs, ", ") }},
+}
+
+// hiddenColumns is the results box's class list for the columns hidden
+// until chosen: "hide-col-previous".
+func hiddenColumns() string {
+	var out []string
+	for _, c := range GeneColumns {
+		if c.Hidden {
+			out = append(out, "hide-col-"+c.Key)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// columnKeys lists the columns' keys, for messages.
+func columnKeys() string {
+	keys := make([]string, len(GeneColumns))
+	for i, c := range GeneColumns {
+		keys[i] = c.Key
+	}
+	return strings.Join(keys, ", ")
 }
 
 // PageSizes are the page sizes the table offers; 0 is all rows.
@@ -65,7 +90,7 @@ func ParseGeneTable(v url.Values) (GeneQuery, int, int, error) {
 		return GeneQuery{}, 0, 0, fmt.Errorf("q must be at most 200 characters")
 	}
 	if q.Sort != "" && !slices.ContainsFunc(GeneColumns, func(c GeneColumn) bool { return c.Key == q.Sort }) {
-		return GeneQuery{}, 0, 0, fmt.Errorf("sort must be one of id, symbol, product, type, chromosome")
+		return GeneQuery{}, 0, 0, fmt.Errorf("sort must be one of %s", columnKeys())
 	}
 	switch v.Get("dir") {
 	case "", "asc":

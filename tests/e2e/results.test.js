@@ -105,3 +105,36 @@ for (const [name, viewport] of Object.entries(sizes)) {
     assert.deepEqual(problems.pageErrors, []);
   });
 }
+
+// The Columns menu hides and shows columns (previous ids start hidden);
+// the choice outlives a redraw of the table and a reload of the page.
+test('the results table shows the columns the researcher chooses', async () => {
+  const { page, problems } = await b.openAs(env().alice, sizes.desktop);
+  const open = async () => {
+    await page.goto(`/conversations/${conv.id}`);
+    await waitConnected(page);
+    await page.locator(`[data-testid="graph-step"][data-step-id="${conv.root.id}"]`).click();
+    await byTestId(page, 'results-genes').waitFor();
+  };
+  const shown = (key) => page.locator(`[data-testid="results-genes"] th[data-column="${key}"]`).isVisible();
+  await open();
+  assert.equal(await shown('previous'), false, 'previous ids start hidden');
+  assert.equal(await shown('product'), true);
+  await byTestId(page, 'results-columns').locator('summary').click();
+  await page.locator('[data-column-toggle="product"]').uncheck();
+  await page.locator('[data-column-toggle="previous"]').check();
+  assert.equal(await shown('product'), false, 'the product column is hidden');
+  assert.equal(await shown('previous'), true, 'the previous ids column is shown');
+  // A redraw of the table alone (a new page size) keeps the choice.
+  await byTestId(page, 'results-page-size').selectOption('50');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="results-genes"] [data-testid="result-row"]').length === 50);
+  assert.equal(await shown('product'), false, 'still hidden after the table is redrawn');
+  await open();
+  assert.equal(await shown('product'), false, 'still hidden after a reload');
+  assert.equal(await shown('previous'), true, 'still shown after a reload');
+  await byTestId(page, 'results-columns').locator('summary').click();
+  await page.locator('[data-column-toggle="product"]').check();
+  await page.locator('[data-column-toggle="previous"]').uncheck();
+  assert.equal(await shown('product'), true);
+  assert.deepEqual(problems.pageErrors, []);
+});

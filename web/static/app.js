@@ -536,7 +536,31 @@
     var t = document.querySelector('.results-box .results-genes');
     if (t) t.scrollIntoView({ block: 'nearest' });
   });
+  // The table's Columns menu hides and shows columns; the choice is kept
+  // in the browser and outlives the panel's redraws and other steps.
+  function chosenColumns() {
+    try { return JSON.parse(localStorage.getItem('strategist.columns') || '{}'); } catch (e) { return {}; }
+  }
+  function applyColumns() {
+    var chosen = chosenColumns();
+    document.querySelectorAll('.results-box').forEach(function (box) {
+      box.querySelectorAll('[data-column-toggle]').forEach(function (cb) {
+        var key = cb.getAttribute('data-column-toggle');
+        if (key in chosen) cb.checked = chosen[key];
+        box.classList.toggle('hide-col-' + key, !cb.checked);
+      });
+    });
+  }
+  document.addEventListener('change', function (e) {
+    var cb = e.target.closest && e.target.closest('[data-column-toggle]');
+    if (!cb) return;
+    var chosen = chosenColumns();
+    chosen[cb.getAttribute('data-column-toggle')] = cb.checked;
+    try { localStorage.setItem('strategist.columns', JSON.stringify(chosen)); } catch (err) { /* private mode: this page only */ }
+    applyColumns();
+  });
   document.addEventListener('htmx:afterSettle', function () {
+    applyColumns();
     syncWide();
     var t = document.querySelector('.results-box .results-genes');
     var box = t && t.closest('.results-box');
