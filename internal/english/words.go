@@ -303,3 +303,76 @@ func geneCompound(words []token) bool {
 	}
 	return true
 }
+
+// termVariants are the phrasings of a term to look up, best first: as
+// written, its synonym, its singular, and without a trailing "process" or
+// "pathway".
+func termVariants(text string) []string {
+	var out []string
+	add := func(s string) {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			return
+		}
+		for _, o := range out {
+			if strings.EqualFold(o, s) {
+				return
+			}
+		}
+		out = append(out, s)
+	}
+	add(text)
+	if s, ok := GeneTypeName(text); ok {
+		add(s)
+	}
+	if am := American(text); am != text {
+		add(am)
+		if s, ok := synonym(am); ok {
+			add(s)
+		}
+		text = am
+	}
+	if s, ok := synonym(text); ok {
+		add(s)
+	}
+	sg := SingularPhrase(text)
+	add(sg)
+	if s, ok := synonym(sg); ok {
+		add(s)
+	}
+	for _, suffix := range []string{" process", " pathway"} {
+		if base, ok := strings.CutSuffix(strings.ToLower(sg), suffix); ok && base != "" {
+			add(sg[:len(base)])
+			if suffix == " pathway" {
+				add(sg[:len(base)] + " process") // "glycolytic pathway": GO's "glycolytic process"
+			}
+		}
+	}
+	// GO names a response "response to X": "oxidative stress response",
+	// "responding to heat".
+	low := strings.ToLower(sg)
+	if base, ok := strings.CutSuffix(low, " response"); ok && base != "" && !strings.HasPrefix(base, "response") {
+		add("response to " + sg[:len(base)])
+	}
+	if base, ok := strings.CutSuffix(low, " regulation"); ok && base != "" && !strings.Contains(base, "regulation") {
+		add("regulation of " + sg[:len(base)]) // "cell cycle regulation"
+	}
+	if strings.ContainsAny(sg, "-–") {
+		add(strings.NewReplacer("-", " ", "–", " ").Replace(sg)) // "DNA-repair"
+	}
+	for _, lead := range []string{"responding to ", "responses to ", "respond to ", "responds to "} {
+		if rest, ok := strings.CutPrefix(low, lead); ok && rest != "" {
+			add("response to " + sg[len(lead):])
+		}
+	}
+	// An adjective alone names the process GO calls "… process":
+	// "glycolytic genes" are those of the glycolytic process.
+	if !strings.Contains(low, " ") && (strings.HasSuffix(low, "ic") || strings.HasSuffix(low, "tive")) {
+		add(sg + " process")
+	}
+	return out[:min(len(out), maxVariants)]
+}
+
+// maxVariants bounds the phrasings looked up per term (one catalog call
+// each).
+const maxVariants = 4
