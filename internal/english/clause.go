@@ -1,7 +1,6 @@
 package english
 
 import (
-	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -139,7 +138,8 @@ func goIDClause(w []token) *Clause {
 	var ids, rest []string
 	for _, t := range w {
 		if m := goIDRE.FindStringSubmatch(t.text); m != nil {
-			ids = append(ids, "GO:"+fmt.Sprintf("%07s", m[1]+m[2]))
+			n := m[1] + m[2]
+			ids = append(ids, "GO:"+strings.Repeat("0", 7-len(n))+n)
 		} else if !t.comma && !connectiveWords[t.low] && !fillers[t.low] {
 			rest = append(rest, t.text)
 		}

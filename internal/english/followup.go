@@ -467,6 +467,10 @@ func Repeats(text string) bool {
 		hasWords(w, []string{"likewise"}) || hasWords(w, []string{"and", "also"})
 }
 
+// narrowedWords name the result between the verb and its "to": "limit
+// the result to", "narrow my list down to".
+var narrowedWords = WordSet("the down result results list strategy set genes my")
+
 // narrowedTo returns how many leading words ask to narrow the result to
 // what follows ("limit the result to", "restrict them to", "intersect
 // that with", "narrow the list down to"), or 0.
@@ -490,8 +494,7 @@ func narrowedTo(w []token) int {
 				return i + 1
 			}
 			return 0
-		case !referenceWords[w[i].low] && w[i].low != "the" && w[i].low != "down" && w[i].low != "result" && w[i].low != "results" &&
-			w[i].low != "list" && w[i].low != "strategy" && w[i].low != "set" && w[i].low != "genes" && w[i].low != "my":
+		case !referenceWords[w[i].low] && !narrowedWords[w[i].low]:
 			return 0
 		}
 	}

@@ -58,8 +58,6 @@ var formRewrites = []struct {
 	{regexp.MustCompile(`(?i)\b(setting|set|putting|put|leaving|leave)\s+((?:the\s+)?(?:chromosomes?|chrs?|apicoplast|mitochondri\w*|organell\w*)\b[^,;:.?!]*?)\s+(?:aside|to\s+one\s+side)\b`), "$1 aside $2"},
 	// Lab-notebook sign-offs.
 	{regexp.MustCompile(`(?i)[.,;]?\s+(?:thx|thanks|ty|cheers|ta)\s*[.!]*\s*$`), ""},
-	// "… genes. chr5 only.": places and "only" in a fragment of their own.
-	{regexp.MustCompile(`(?i)\.\s+((?:on\s+)?(?:the\s+)?(?:chromosomes?\s*|chrs?\s*)\d{1,2}\b[^;:.!?]*?)\s+only\s*[.!]*\s*$`), ", limited to $1"},
 }
 
 // researchNouns name what a piece of research is for: a part of a
@@ -74,25 +72,17 @@ var researchNouns = WordSet(`thesis dissertation grant paper review manuscript p
 // researchLeadRE reads the words such a part starts with.
 var researchLeadRE = regexp.MustCompile(`(?i)^\s*(?:for|in|as\s+part\s+of|following\s+up\s+on|after|because\s+of|i'?m|i\s+am|we'?re|we\s+are|my|our|i|we)\b`)
 
-// withoutResearchSegment drops a first part that says what the research
-// is for, whatever its topic words, when it names no place, id or genes
-// and the rest is a request.
-func withoutResearchSegment(text string) string {
-	end, next := breakAt(text)
-	if end <= 0 || !researchLeadRE.MatchString(text[:end]) || leadingConnectiveRE.MatchString(text[:end]) {
-		return text
-	}
+// aboutResearch reports whether a part names what the research is for
+// (a research noun), whatever its topic words, and no place, id or genes.
+func aboutResearch(words []token) bool {
 	noun := false
-	for _, w := range tokenize(text[:end]) {
+	for _, w := range words {
 		switch {
 		case researchNouns[w.low] || researchNouns[strings.TrimSuffix(w.low, "'s")]:
 			noun = true
 		case w.low == "genes" || w.low == "gene" || isLocationWord(w.low) || isGeneID(w.text) || goIDRE.MatchString(w.text):
-			return text
+			return false
 		}
 	}
-	if rest := text[next:]; noun && hasContent(tokenize(rest)) {
-		return rest
-	}
-	return text
+	return noun
 }

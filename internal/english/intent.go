@@ -277,7 +277,7 @@ var goPhraseQuestionRE = regexp.MustCompile(`(?i)^\s*(?:what\s+(?:is|are|does)|w
 	`(?:(?:mean|means|stand\s+for|refer\s+to)(?:\s+in\s+(?:the\s+)?(?:go|gene\s+ontology)(?:\s+terms)?)?|in\s+(?:the\s+)?(?:go|gene\s+ontology)(?:\s+terms)?)\s*\??\s*$`)
 
 // isGOTermRE reads "Is X a GO term? Which one?".
-var isGOTermRE = regexp.MustCompile(`(?i)^\s*is\s+(?:there\s+a\s+go\s+term\s+(?:for|called|named)\s+)?(.+?)(?:\s+a\s+go\s+(?:term|process|id))?\s*\?`)
+var isGOTermRE = regexp.MustCompile(`(?i)^\s*is\s+(?:there\s+a\s+go\s+term\s+(?:for|called|named)\s+(.+?)|(.+?)\s+a\s+go\s+(?:term|process|id))\s*\?`)
 
 // goDefinitionRE reads a question for a term's definition: "what's the GO
 // definition of organelle fission?", "how does GO define X?", "GO
@@ -291,8 +291,8 @@ func goPhraseQuestion(text string) (string, bool) {
 	if m == nil {
 		if d := goDefinitionRE.FindStringSubmatch(text); d != nil {
 			m = []string{d[0], d[1] + d[2]}
-		} else if d := isGOTermRE.FindStringSubmatch(text); d != nil && strings.Contains(strings.ToLower(text), "go ") {
-			m = d
+		} else if d := isGOTermRE.FindStringSubmatch(text); d != nil {
+			m = []string{d[0], d[1] + d[2]}
 		}
 	}
 	if m == nil {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // breakAt finds where the first part of a message ends: at a comma,
@@ -17,7 +18,7 @@ import (
 func breakAt(s string) (int, int) {
 	after := func(i int) string { return strings.TrimLeft(s[i:], " ") }
 	for i, r := range s {
-		n := i + len(string(r))
+		n := i + utf8.RuneLen(r)
 		switch r {
 		case ',', ';', ':':
 			rest := after(n)
@@ -36,7 +37,7 @@ func breakAt(s string) (int, int) {
 			}
 		case '.':
 			rest := after(n)
-			if rest == "" || rest != s[n:] && unicode.IsUpper([]rune(rest)[0]) {
+			if first, _ := utf8.DecodeRuneInString(rest); rest == "" || rest != s[n:] && unicode.IsUpper(first) {
 				return i, len(s) - len(rest)
 			}
 		}
@@ -190,18 +191,30 @@ var dateRE = regexp.MustCompile(`^\d{1,4}[/.-]\d{1,2}(?:[/.-]\d{1,4})?$`)
 // a year, not a chromosome. Read-only.
 var dataWords = WordSet(`release version build export exports annotation annotations snapshot`)
 
-// withoutContextSegment drops a first part of a message that says what
-// the research is for or which data it uses, up to the separator after
-// it, when every word of it is such a word (or a filler) and the rest is
-// a request: "For the methods section of my thesis, list the protein
-// processing genes" asks for the protein processing genes. A part that
-// names anything else is kept and read.
-func withoutContextSegment(text string) string {
-	end, next := breakAt(text)
-	if end <= 0 || leadingConnectiveRE.MatchString(text[:end]) {
-		return text
+// withoutContextParts drops the first parts of a message, one after
+// another up to the separator after each, that say what the research is
+// for or which data it uses, while the rest is a request: "For the
+// methods section of my thesis, list the protein processing genes" asks
+// for the protein processing genes. A part that names anything else is
+// kept and read.
+func withoutContextParts(text string) string {
+	for {
+		end, next := breakAt(text)
+		if end <= 0 || leadingConnectiveRE.MatchString(text[:end]) || !hasContent(tokenize(text[next:])) {
+			return text
+		}
+		part := tokenize(text[:end])
+		if !contextOnly(part) && !(researchLeadRE.MatchString(text[:end]) && aboutResearch(part)) {
+			return text
+		}
+		text = text[next:]
 	}
-	words := tokenize(text[:end])
+}
+
+// contextOnly reports whether every word of a part is a context word (or
+// a filler, or a number where a release or a date is meant), one of them
+// at least a context word.
+func contextOnly(words []token) bool {
 	cue, data := false, false
 	for _, w := range words {
 		if dataWords[w.low] {
@@ -216,12 +229,8 @@ func withoutContextSegment(text string) string {
 		case isNumeric(w.low) && (data || len(w.low) == 4), dateRE.MatchString(w.low):
 		case fillers[w.low] && w.low != "genes" && w.low != "gene":
 		default:
-			return text
+			return false
 		}
 	}
-	rest := text[next:]
-	if !cue || !hasContent(tokenize(rest)) {
-		return text
-	}
-	return rest
+	return cue
 }

@@ -16,8 +16,7 @@ func rewritten(text string) (string, []string) {
 	text = formsSpelled(text)
 	text = withoutContextSentences(text)
 	text = withoutContext(text)
-	text = withoutContextSegment(text)
-	text = withoutResearchSegment(text)
+	text = withoutContextParts(text)
 	text = trailingQualifiers(text)
 	text = withoutTrailingContext(text)
 	text = regionsSpelled(text)
@@ -358,8 +357,11 @@ func separatedOut(text string) string {
 	return separatedOutRE.ReplaceAllStringFunc(text, func(s string) string {
 		m := separatedOutRE.FindStringSubmatch(s)
 		verb := strings.ToLower(m[1])
-		if verb == "keep" || verb == "keeping" {
-			verb = map[string]string{"keep": "leave", "keeping": "leaving"}[verb]
+		switch verb {
+		case "keep":
+			verb = "leave"
+		case "keeping":
+			verb = "leaving"
 		}
 		return verb + " out " + m[2]
 	})
@@ -405,8 +407,9 @@ func everyOneOn(text string) string {
 var bareListRE = regexp.MustCompile(`(?i),\s*((?:the\s+)?(?:chromosomes?|chrs?\.?)\s*\d{1,2}(?:\s*(?:,|and|or|&|through|to)\s*\d{1,2})*)\s*[.!?]*\s*$`)
 
 // placesOnlyRE reads a place or list of places after the request with
-// "only": "RNA processing genes, chromosomes 1, 2 and 3 only".
-var placesOnlyRE = regexp.MustCompile(`(?i),\s*((?:on\s+)?(?:the\s+)?(?:chromosomes?|chrs?\.?|apicoplast|mitochondri\w*)\b[^;:.!?]*?)\s+only\s*[.!?]*\s*$`)
+// "only", after a comma or in a fragment of its own: "RNA processing
+// genes, chromosomes 1, 2 and 3 only", "… genes. chr5 only.".
+var placesOnlyRE = regexp.MustCompile(`(?i)[,.]\s*((?:on\s+)?(?:the\s+)?(?:(?:chromosomes?|chrs?\.?)\s*\d{1,2}|apicoplast|mitochondri\w*)\b[^;:.!?]*?)\s+only\s*[.!?]*\s*$`)
 
 // placesOnly writes it as a restriction of the whole request.
 func placesOnly(text string) string {

@@ -23,7 +23,7 @@ func (o *strategyOverview) removedStep(user string) (target, why string, ok bool
 	if m := removeOperatorRE.FindStringSubmatch(user); m != nil {
 		return o.removedOperand(strings.ToLower(m[1]))
 	}
-	name, ok := removedName(user)
+	name, noun, ok := removedName(user)
 	back := false
 	if !ok {
 		if name, back = putBack(user); !back {
@@ -32,7 +32,7 @@ func (o *strategyOverview) removedStep(user string) (target, why string, ok bool
 	}
 	leaves := o.leafSteps(o.RootStepID)
 	hits := o.stepsNamed(name)
-	if m := removeByNameRE.FindStringSubmatch(user); m != nil && strings.EqualFold(m[2], "one") && len(hits) == 0 {
+	if strings.EqualFold(noun, "one") && len(hits) == 0 {
 		return "", "", false // "remove the glycolipid ones": genes to exclude, not a step
 	}
 	if back {
@@ -54,24 +54,25 @@ func (o *strategyOverview) removedStep(user string) (target, why string, ok bool
 // namedThenRemovedRE reads the same request with the step named first:
 // "the mitochondrial genome part — drop it", "that chromosome 4 step:
 // remove it, please".
-var namedThenRemovedRE = regexp.MustCompile(`(?i)^\s*(?:(?:now|ok|okay|and|then|also|actually),?\s+)*(?:the|that|this)\s+(.+?)\s+(?:step|search|restriction|exclusion|filter|requirement|criterion|condition|part|bit|branch)s?\s*[—–:,;-]?\s*(?:please\s+)?(?:remove|delete|drop|lose|ditch|scrap|cut|take\s+out|get\s+rid\s+of)\s+(?:it|that|this|them)(?:\s+out)?(?:,?\s+please)?\s*[.!]*\s*$`)
+var namedThenRemovedRE = regexp.MustCompile(`(?i)^\s*(?:(?:now|ok|okay|and|then|also|actually),?\s+)*(?:the|that|this)\s+(.+?)\s+(step|search|restriction|exclusion|filter|requirement|criterion|condition|part|bit|branch)s?\s*[—–:,;-]?\s*(?:please\s+)?(?:remove|delete|drop|lose|ditch|scrap|cut|take\s+out|get\s+rid\s+of)\s+(?:it|that|this|them)(?:\s+out)?(?:,?\s+please)?\s*[.!]*\s*$`)
 
 // isRemoval reports whether a message asks to delete a step by name.
 func isRemoval(user string) bool {
-	_, ok := removedName(user)
+	_, _, ok := removedName(user)
 	_, back := putBack(user)
 	return ok || back
 }
 
-// removedName is the name of the step a remove-by-name request names.
-func removedName(user string) (string, bool) {
+// removedName is the name of the step a remove-by-name request names,
+// and the word it calls the step by ("step", "part", "one").
+func removedName(user string) (name, noun string, ok bool) {
 	if m := removeByNameRE.FindStringSubmatch(user); m != nil {
-		return m[1], true
+		return m[1], m[2], true
 	}
 	if m := namedThenRemovedRE.FindStringSubmatch(user); m != nil {
-		return m[1], true
+		return m[1], m[2], true
 	}
-	return "", false
+	return "", "", false
 }
 
 // removeOperatorRE reads a request to take back an exclusion or a
@@ -271,13 +272,22 @@ func putBack(user string) (string, bool) {
 
 // excluded reports whether a step is what an exclusion (MINUS) of the
 // strategy takes away.
-func (o *strategyOverview) excluded(id string) bool {
+func (o *strategyOverview) excluded(id string) bool { return o.inputOf(id, "MINUS") == 1 }
+
+// restricts reports whether a step is an input of an intersection.
+func (o *strategyOverview) restricts(id string) bool { return o.inputOf(id, "INTERSECT") >= 0 }
+
+// inputOf is the place of a step among the inputs of a combine of the
+// operator that uses it, or -1.
+func (o *strategyOverview) inputOf(id, operator string) int {
 	for _, s := range o.Steps {
-		if s.Operator == "MINUS" && len(s.Inputs) == 2 && s.Inputs[1] == id {
-			return true
+		if s.Operator == operator {
+			if i := slices.Index(s.Inputs, id); i >= 0 {
+				return i
+			}
 		}
 	}
-	return false
+	return -1
 }
 
 func pluralES(n int) string {
@@ -308,14 +318,4 @@ func (o *strategyOverview) widen(p *english.Parsed) (string, bool) {
 	t := hits[0]
 	p.Root = o.rebuild(o.RootStepID, t.StepID, &english.Node{Op: english.OpUnion, Left: o.stepNode(t.StepID), Right: p.Part})
 	return fmt.Sprintf("I widen step %s (%s) to %s or %s and keep the rest of the strategy", t.StepID, t.DisplayName, t.DisplayName, p.Part.Describe()), true
-}
-
-// restricts reports whether a step is an input of an intersection.
-func (o *strategyOverview) restricts(id string) bool {
-	for _, s := range o.Steps {
-		if s.Operator == "INTERSECT" && slices.Contains(s.Inputs, id) {
-			return true
-		}
-	}
-	return false
 }
