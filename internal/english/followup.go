@@ -466,37 +466,3 @@ func Repeats(text string) bool {
 	return last == "too" || hasWords(w[max(0, len(w)-2):], []string{"as", "well"}) || hasWords(w, []string{"same", "for"}) ||
 		hasWords(w, []string{"likewise"}) || hasWords(w, []string{"and", "also"})
 }
-
-// narrowedWords name the result between the verb and its "to": "limit
-// the result to", "narrow my list down to".
-var narrowedWords = WordSet("the down result results list strategy set genes my")
-
-// narrowedTo returns how many leading words ask to narrow the result to
-// what follows ("limit the result to", "restrict them to", "intersect
-// that with", "narrow the list down to"), or 0.
-func narrowedTo(w []token) int {
-	if len(w) < 3 || w[0].quoted {
-		return 0
-	}
-	var end string
-	switch w[0].low {
-	case "limit", "restrict", "confine", "narrow", "reduce", "cut":
-		end = "to"
-	case "intersect", "overlap", "cross":
-		end = "with"
-	default:
-		return 0
-	}
-	for i := 1; i < len(w) && i <= 4; i++ {
-		switch {
-		case w[i].low == end:
-			if i+1 < len(w) {
-				return i + 1
-			}
-			return 0
-		case !referenceWords[w[i].low] && !narrowedWords[w[i].low]:
-			return 0
-		}
-	}
-	return 0
-}
