@@ -45,6 +45,32 @@ type ParamField struct {
 	Min, Max string
 	// Optional is true when the parameter may be left empty.
 	Optional bool
+	// Chosen are a lines field's terms with their labels, as the
+	// vocabulary names them (a term it lacks has its term for a label).
+	Chosen []ParamOption
+}
+
+// TermChoice is a term the parameter editor's typeahead offers for a
+// vocabulary too large to list: the term, its label, the synonym it was
+// found by ("" when its own name matched) and, on the offline snapshot,
+// how many genes the step would have with this term alone.
+type TermChoice struct {
+	Term, Label, Synonym string
+	Count                *int
+}
+
+// TermSuggestions is the typeahead's answer to a query over one
+// parameter's vocabulary.
+type TermSuggestions struct {
+	Param, Query string
+	Terms        []TermChoice
+	// Near is set when no term matched: Terms are the nearest in
+	// spelling, offered as a possible typo.
+	Near bool
+	// More counts the matches left out of Terms.
+	More int
+	// Counted is set when the counts are the offline snapshot's.
+	Counted bool
 }
 
 // ParamOption is one term of a vocabulary field.
@@ -133,6 +159,7 @@ func ParamFields(s *catalog.Search, current map[string]string) []ParamField {
 				terms = []string{cur}
 			}
 			f.Value = strings.Join(terms, "\n")
+			f.Chosen = labelTerms(p.Vocabulary, terms)
 		case FieldRange:
 			var r map[string]json.RawMessage
 			if json.Unmarshal([]byte(cur), &r) == nil {
@@ -146,10 +173,34 @@ func ParamFields(s *catalog.Search, current map[string]string) []ParamField {
 	return out
 }
 
-// termLabel is a term's display label, with the term when they differ.
+// labelTerms are terms with their labels in vocab.
+func labelTerms(vocab []catalog.Term, terms []string) []ParamOption {
+	labels := make(map[string]string, len(terms))
+	for _, t := range terms {
+		labels[t] = t
+	}
+	for _, t := range vocab {
+		if _, ok := labels[t.Term]; ok {
+			labels[t.Term] = termLabel(t)
+		}
+	}
+	var out []ParamOption
+	for _, t := range terms {
+		if t != "" {
+			out = append(out, ParamOption{Term: t, Label: labels[t], Selected: true})
+		}
+	}
+	return out
+}
+
+// termLabel is a term's display label, with the term when they differ
+// and the label does not hold it already ("DNA repair (GO:0006281)").
 func termLabel(t catalog.Term) string {
 	if t.Display == "" || t.Display == t.Term {
 		return t.Term
+	}
+	if strings.Contains(t.Display, t.Term) {
+		return t.Display
 	}
 	return t.Display + " (" + t.Term + ")"
 }

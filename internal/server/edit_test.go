@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"strategist/internal/config"
 	"strategist/internal/server"
 	"strategist/internal/store"
@@ -178,6 +180,48 @@ func TestStepParamsForm(t *testing.T) {
 		t.Errorf("results drawn at version %q, want %d", got, res.Snapshot.Version)
 	}
 
+	// The GO field names its term and has a typeahead over the GO
+	// vocabulary: by name (with the step's count with each term alone),
+	// by a GO synonym (said), and by the nearest spelling of a typo.
+	if got := form.Find(`[data-testid="term-chosen"] li`).Text(); got != "DNA replication (GO:0006260)" {
+		t.Errorf("the GO field names its term %q", got)
+	}
+	if box := form.Find(`[data-testid="term-search"]`); box.AttrOr("hx-get", "") != base+"terms" || box.AttrOr("hx-vals", "") != `{"param":"go_typeahead"}` {
+		t.Errorf("typeahead asks %q with %q", box.AttrOr("hx-get", ""), box.AttrOr("hx-vals", ""))
+	}
+	terms := func(b browser, q string) (response, *goquery.Document) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, e.srv.URL+base+"terms?"+url.Values{"param": {"go_typeahead"}, "terms_q": {q}}.Encode(), nil)
+		req.AddCookie(b.cookie)
+		req.Header.Set("HX-Request", "true")
+		r := e.send(req)
+		if r.status != http.StatusOK {
+			return r, nil
+		}
+		return r, doc(t, r)
+	}
+	_, td := terms(ada, "DNA repair")
+	first := td.Find(`[data-testid="term-pick"]`).First()
+	repairCount := first.Parent().Find(`[data-testid="term-count"]`).Text()
+	if first.AttrOr("data-term", "") != "GO:0006281" || first.Text() != "DNA repair (GO:0006281)" || !strings.HasSuffix(repairCount, " genes") {
+		t.Errorf("typeahead for DNA repair offers %q %q first, count %q", first.AttrOr("data-term", ""), first.Text(), repairCount)
+	}
+	if _, td := terms(ada, "pyrimidine base metabolism"); td.Find(`[data-testid="term-synonym"]`).First().Text() != "synonym “pyrimidine base metabolism”" {
+		t.Errorf("a GO synonym finds no term by it: %s", td.Text())
+	}
+	if _, td := terms(ada, "DNA repiar"); testid(td, "term-near").Length() != 1 || td.Find(`[data-testid="term-pick"][data-term="GO:0006281"]`).Length() != 1 {
+		t.Errorf("a typo is not offered its nearest spelling: %s", td.Text())
+	}
+	if _, td := terms(ada, "zzqx vbnm"); testid(td, "term-none").Length() != 1 {
+		t.Errorf("nonsense: %s", td.Text())
+	}
+	if r, _ := terms(ada, strings.Repeat("x", 101)); r.status != http.StatusBadRequest {
+		t.Errorf("a long query = %d", r.status)
+	}
+	if r, _ := terms(eve, "DNA repair"); r.status != http.StatusNotFound {
+		t.Errorf("another user's typeahead = %d", r.status)
+	}
+
 	post := func(b browser, goTerms string) response {
 		v := url.Values{"csrf_token": {b.csrf}, "p.go_typeahead": {goTerms}, "p.go_term_evidence": {"", "Curated", "Computed"}, "p.go_term_slim": {"No"}}
 		return e.post(b, base+"parameters", v, true)
@@ -193,6 +237,9 @@ func TestStepParamsForm(t *testing.T) {
 	st, _ := now.Step("s1")
 	if st.Parameters["go_typeahead"] != `["GO:0006281"]` || st.Count == nil || *st.Count == before {
 		t.Errorf("after the change: %v, count %v (was %d)", st.Parameters, st.Count, before)
+	}
+	if st.Count != nil && repairCount != strconv.Itoa(*st.Count)+" genes" {
+		t.Errorf("the typeahead offered DNA repair with %q; the step has %d with it", repairCount, *st.Count)
 	}
 	versions, err := svc.Versions(ctx, ada.userID, now.StrategyID)
 	if err != nil {

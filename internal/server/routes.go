@@ -105,6 +105,7 @@ func (s *Server) routes() error {
 	page(http.MethodPost, "/conversations/:id/strategy/steps/:stepId/parameters", s.stepParamsForm)
 	page(http.MethodPost, "/conversations/:id/strategy/veupathdb", s.saveStrategyForm)
 	page(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/results", s.stepResultsPage)
+	page(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/terms", s.stepTermsPage)
 	page(http.MethodGet, "/conversations/:id/share", s.sharePanelPage)
 	page(http.MethodPost, "/conversations/:id/share", s.shareConversationForm)
 	page(http.MethodPost, "/conversations/:id/share/:shareId/revoke", s.revokeShareForm)

@@ -115,7 +115,20 @@ for (const [name, viewport] of Object.entries(sizes)) {
     const repair = steps.find((s) => s.searchName === 'GenesByGoTerm' && s.parameters.go_typeahead.includes('GO:0006281'));
     assert.match(repair.displayName, /DNA repair/);
     form = await openParams(page, repair.id);
-    await form.locator('textarea[name="p.go_typeahead"]').fill('GO:0006260');
+    // The field names its term; the typeahead finds the new one by name,
+    // with its count, and the keyboard adds it.
+    assert.equal((await byTestId(form, 'term-chosen').textContent()).trim(), 'DNA repair (GO:0006281)');
+    await form.locator('textarea[name="p.go_typeahead"]').fill('');
+    assert.equal(await byTestId(form, 'term-chosen').locator('li').count(), 0, 'the cleared term leaves the list');
+    await byTestId(form, 'term-search').pressSequentially('DNA replication');
+    const pick = form.locator('[data-testid="term-pick"][data-term="GO:0006260"]');
+    await pick.waitFor();
+    assert.match(await pick.locator('xpath=..').locator('[data-testid="term-count"]').textContent(), /^\d+ genes$/);
+    assert.equal(await form.locator('[data-testid="term-pick"]').first().getAttribute('data-term'), 'GO:0006260', 'the exact name comes first');
+    await byTestId(form, 'term-search').press('Enter');
+    assert.equal(await form.locator('textarea[name="p.go_typeahead"]').inputValue(), 'GO:0006260');
+    assert.equal((await byTestId(form, 'term-chosen').textContent()).trim(), 'DNA replication (GO:0006260)');
+    assert.equal(await byTestId(form, 'term-search').evaluate((el) => el === document.activeElement), true, 'focus stays in the search box');
     await byTestId(form, 'step-params-button').click();
     await page.waitForFunction(
       (id) => /DNA replication \(GO:0006260\)/.test(document.querySelector(`[data-testid="graph-step"][data-step-id="${id}"] [data-testid="graph-step-name"]`)?.textContent ?? ''),

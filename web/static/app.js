@@ -243,6 +243,68 @@
     return f && f.querySelector('[data-form-error]');
   }
 
+  // ---- The parameter editor's term typeahead ----
+  // A suggested term (button.term-pick, drawn by the server under the
+  // search box) is added as a line of its field and named in the field's
+  // list of terms; Enter in the search box adds the first suggestion
+  // instead of sending the form, and the arrow keys move between the box
+  // and the suggestions.
+  function pickTerm(b) {
+    var form = b.closest('form'), param = b.getAttribute('data-param'), term = b.getAttribute('data-term');
+    var area = form && form.querySelector('textarea[name="p.' + CSS.escape(param) + '"]');
+    if (!area) return;
+    var lines = area.value.split('\n').map(function (l) { return l.trim(); }).filter(Boolean);
+    if (lines.indexOf(term) < 0) {
+      lines.push(term);
+      area.value = lines.join('\n');
+      var list = form.querySelector('ul.term-chosen[data-param="' + CSS.escape(param) + '"]');
+      if (list) {
+        var li = document.createElement('li');
+        li.setAttribute('data-term', term);
+        li.textContent = b.getAttribute('data-label') || term;
+        list.appendChild(li);
+      }
+    }
+    var box = form.querySelector('input.term-search[data-param="' + CSS.escape(param) + '"]');
+    var out = box && document.getElementById(box.getAttribute('aria-controls'));
+    if (out) out.textContent = 'Added ' + (b.getAttribute('data-label') || term) + '.';
+    if (box) { box.value = ''; box.focus(); }
+  }
+  // A term taken out of the field by hand leaves its list too.
+  document.addEventListener('input', function (e) {
+    var area = e.target, form = area.form, name = area.name || '';
+    if (area.tagName !== 'TEXTAREA' || !form || name.indexOf('p.') !== 0) return;
+    var list = form.querySelector('ul.term-chosen[data-param="' + CSS.escape(name.slice(2)) + '"]');
+    if (!list) return;
+    var lines = area.value.split('\n').map(function (l) { return l.trim(); });
+    list.querySelectorAll('li[data-term]').forEach(function (li) {
+      if (lines.indexOf(li.getAttribute('data-term')) < 0) li.remove();
+    });
+  });
+  document.addEventListener('click', function (e) {
+    var b = e.target.closest && e.target.closest('button.term-pick');
+    if (b) { e.preventDefault(); pickTerm(b); }
+  });
+  document.addEventListener('keydown', function (e) {
+    var t = e.target;
+    if (t.matches && t.matches('input.term-search')) {
+      var first = document.querySelector('#' + CSS.escape(t.getAttribute('aria-controls')) + ' button.term-pick');
+      if (e.key === 'Enter') {
+        e.preventDefault();
+        if (first) pickTerm(first);
+      } else if (e.key === 'ArrowDown' && first) {
+        e.preventDefault();
+        first.focus();
+      }
+    } else if (t.matches && t.matches('button.term-pick') && (e.key === 'ArrowDown' || e.key === 'ArrowUp')) {
+      e.preventDefault();
+      var all = Array.prototype.slice.call(t.closest('.term-suggestions').querySelectorAll('button.term-pick'));
+      var i = all.indexOf(t) + (e.key === 'ArrowDown' ? 1 : -1);
+      if (i >= 0 && i < all.length) all[i].focus();
+      else if (i < 0) t.closest('.param-field').querySelector('input.term-search').focus();
+    }
+  });
+
   // ---- One step, wherever it shows ----
   // A step's box in the graph, the sub-agent node that built it and the
   // chat's mentions of it carry its id (data-step-id on .step-link).

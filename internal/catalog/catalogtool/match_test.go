@@ -19,11 +19,11 @@ func TestMatchTermsSynonyms(t *testing.T) {
 		{Term: "GO:2", Display: "mitosis regulation (GO:2)"},
 	}
 	var got []string
-	for _, m := range matchTerms(vocab, "Mitosis") {
+	for _, m := range MatchTerms(vocab, "Mitosis") {
 		got = append(got, m.Term+" "+firstOr(m.Synonyms))
 	}
 	if diff := cmp.Diff([]string{"GO:1 ", "GO:0000278 mitosis", "GO:2 "}, got); diff != "" {
-		t.Errorf("matchTerms(mitosis) mismatch (-want +got):\n%s", diff)
+		t.Errorf("MatchTerms(mitosis) mismatch (-want +got):\n%s", diff)
 	}
 	s := &Set{maxTerms: 10}
 	info := s.paramInfo(catalog.Param{Name: "go", Type: catalog.ParamMultiPick, Vocabulary: vocab, VocabularySize: 100}, "karyokinesis")
@@ -53,11 +53,11 @@ func TestMatchTermsSynonymOverWords(t *testing.T) {
 		{Term: "GO:4", Display: "killing by lysis of the cell (GO:4)", Synonyms: []string{"cell killing"}},
 	}
 	var got []string
-	for _, m := range matchTerms(vocab, "cell killing") {
+	for _, m := range MatchTerms(vocab, "cell killing") {
 		got = append(got, m.Term+" "+firstOr(m.Synonyms))
 	}
 	if diff := cmp.Diff([]string{"GO:4 cell killing", "GO:3 "}, got); diff != "" {
-		t.Errorf("matchTerms(cell killing) mismatch (-want +got):\n%s", diff)
+		t.Errorf("MatchTerms(cell killing) mismatch (-want +got):\n%s", diff)
 	}
 }
 
@@ -71,13 +71,13 @@ func TestMatchTermsSynonymWords(t *testing.T) {
 		{Term: "GO:6", Display: "cell adhesion (GO:6)", Synonyms: []string{"cell adhesion molecule activity"}},
 	}
 	var got []string
-	for _, m := range matchTerms(vocab, "invasion") {
+	for _, m := range MatchTerms(vocab, "invasion") {
 		got = append(got, m.Term+" "+firstOr(m.Synonyms))
 	}
 	if diff := cmp.Diff([]string{"GO:5 ", "GO:0044409 host cell invasion"}, got); diff != "" {
-		t.Errorf("matchTerms(invasion) mismatch (-want +got):\n%s", diff)
+		t.Errorf("MatchTerms(invasion) mismatch (-want +got):\n%s", diff)
 	}
-	if got := matchTerms(vocab, "host invasion"); len(got) != 1 || got[0].Synonyms[0] != "host cell invasion" {
-		t.Errorf("matchTerms(host invasion) = %+v, want GO:0044409 by the synonym holding both words", got)
+	if got := MatchTerms(vocab, "host invasion"); len(got) != 1 || got[0].Synonyms[0] != "host cell invasion" {
+		t.Errorf("MatchTerms(host invasion) = %+v, want GO:0044409 by the synonym holding both words", got)
 	}
 }

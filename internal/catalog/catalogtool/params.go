@@ -206,11 +206,11 @@ func (s *Set) paramInfo(p catalog.Param, query string) ParamInfo {
 	case size <= s.maxTerms && len(p.Vocabulary) == size:
 		info.Values = terms(p.Vocabulary)
 	case query != "":
-		matches := matchTerms(p.Vocabulary, query)
+		matches := MatchTerms(p.Vocabulary, query)
 		info.VocabularySize = size
 		info.Values = terms(matches[:min(len(matches), s.maxTerms)])
 		for i, m := range matches[:len(info.Values)] {
-			if len(m.Synonyms) == 1 { // matchTerms keeps the synonym a term was found by
+			if len(m.Synonyms) == 1 { // MatchTerms keeps the synonym a term was found by
 				info.Values[i].Synonym = m.Synonyms[0]
 			}
 			if len(m.Synonyms) == 1 || strings.EqualFold(m.Term, query) || strings.EqualFold(termName(m), query) {
@@ -219,7 +219,7 @@ func (s *Set) paramInfo(p catalog.Param, query string) ParamInfo {
 		}
 		switch {
 		case len(matches) == 0:
-			near := nearTerms(p.Vocabulary, query)
+			near := NearTerms(p.Vocabulary, query)
 			info.Suggestions = terms(near)
 			for i, m := range near {
 				if len(m.Synonyms) == 1 {
@@ -256,14 +256,14 @@ func terms(ts []catalog.Term) []Term {
 	return out
 }
 
-// matchTerms returns the terms whose term or display label contains every
+// MatchTerms returns the terms whose term or display label contains every
 // word of query (case ignored), or one of whose synonyms is the query or
 // contains its every word, best first: the label or term is the query,
 // then one of its synonyms is (whatever its label holds), then the label
 // begins with it, then contains it as written, then has its words apart,
 // then only a synonym has them; shorter labels first within each. A term
 // matched by a synonym carries that synonym.
-func matchTerms(vocab []catalog.Term, query string) []catalog.Term {
+func MatchTerms(vocab []catalog.Term, query string) []catalog.Term {
 	q := strings.ToLower(strings.TrimSpace(query))
 	words := strings.Fields(q)
 	type ranked struct {
@@ -320,7 +320,7 @@ func matchTerms(vocab []catalog.Term, query string) []catalog.Term {
 // vocabulary_query that matched nothing.
 const maxTermSuggestions = 5
 
-// nearTerms returns the terms whose name (the display label without its
+// NearTerms returns the terms whose name (the display label without its
 // id) or term is within a typo of query, nearest first, at most
 // maxTermSuggestions: the whole query against the whole name ("DNA
 // repiar" is one swap from "DNA repair"), else each word of the query
@@ -328,7 +328,7 @@ const maxTermSuggestions = 5
 // query (the suggestion carries it). Edits are counted by english.Near, where
 // a swap of neighbours is one; how many a word may have grows with its
 // length (english.TypoTolerance), so short words must be exact.
-func nearTerms(vocab []catalog.Term, query string) []catalog.Term {
+func NearTerms(vocab []catalog.Term, query string) []catalog.Term {
 	q := strings.ToLower(strings.TrimSpace(query))
 	words := strings.Fields(q)
 	// rank 0: the whole query is near the whole name; 1: word by word.
