@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -41,13 +42,13 @@ type ConversationPage struct {
 }
 
 // Markdown is an assistant's text as HTML, its mentions of the strategy's
-// steps linked to their boxes in the graph.
+// steps linked to their boxes in the graph and titled with their names.
 func (p *ConversationPage) Markdown(src string) string {
-	var steps map[string]bool
+	var steps map[string]string
 	if s := p.Conv.Strategy; s != nil && len(s.Steps) > 0 {
-		steps = make(map[string]bool, len(s.Steps))
+		steps = make(map[string]string, len(s.Steps))
 		for _, st := range s.Steps {
-			steps[string(st.ID)] = true
+			steps[string(st.ID)] = cmp.Or(st.DisplayName, st.SearchName)
 		}
 	}
 	return p.MD.HTMLWithSteps(src, steps)

@@ -30,6 +30,7 @@ func NewMarkdown() *Markdown {
 	p.RequireNoReferrerOnFullyQualifiedLinks(true)
 	p.AllowAttrs("class").Matching(stepMentionRE).OnElements("a")
 	p.AllowAttrs("data-step-id").Matching(stepIDAttrRE).OnElements("a")
+	p.AllowAttrs("title").OnElements("a")
 	return &Markdown{
 		md: goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.Linkify),
 			goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(goLinker{}, 1000), util.Prioritized(stepLinker{}, 1001)))),
@@ -41,9 +42,9 @@ func NewMarkdown() *Markdown {
 // any text), the source is shown escaped in a <pre>.
 func (m *Markdown) HTML(src string) string { return m.HTMLWithSteps(src, nil) }
 
-// HTMLWithSteps is HTML with the ids of steps (the strategy's, as a set)
-// linked to their boxes in the graph (stepLinker).
-func (m *Markdown) HTMLWithSteps(src string, steps map[string]bool) string {
+// HTMLWithSteps is HTML with the ids of steps (the strategy's, each with
+// its current name) linked to their boxes in the graph (stepLinker).
+func (m *Markdown) HTMLWithSteps(src string, steps map[string]string) string {
 	var buf bytes.Buffer
 	pc := parser.NewContext()
 	pc.Set(stepsKey, steps)

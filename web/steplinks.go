@@ -13,7 +13,9 @@ import (
 // it, and the assistant's words. A step id in the chat's running text that
 // names a step of the strategy becomes a link to its box (#step-s5); the
 // page's script opens the step's results from it, and hovering or focusing
-// any of them marks the others with the same data-step-id.
+// any of them marks the others with the same data-step-id. The link's title
+// is the step's name as it is now, so an old message's "s5" tells what s5
+// holds today rather than what it held when the message was written.
 
 // stepIDRE matches a step id in running text.
 var stepIDRE = regexp.MustCompile(`\bs[0-9]{1,6}\b`)
@@ -24,7 +26,7 @@ var stepMentionRE = regexp.MustCompile(`^step-link step-mention$`)
 // stepIDAttrRE is a step id as the sanitiser lets it through.
 var stepIDAttrRE = regexp.MustCompile(`^s[0-9]{1,6}$`)
 
-// stepsKey carries the ids of the strategy's steps to stepLinker.
+// stepsKey carries the strategy's steps (id to current name) to stepLinker.
 var stepsKey = parser.NewContextKey()
 
 // StepAnchor is the element id of a step's box in the graph.
@@ -37,7 +39,7 @@ type stepLinker struct{}
 
 // Transform implements parser.ASTTransformer.
 func (stepLinker) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
-	steps, _ := pc.Get(stepsKey).(map[string]bool)
+	steps, _ := pc.Get(stepsKey).(map[string]string)
 	if len(steps) == 0 {
 		return
 	}
@@ -45,7 +47,7 @@ func (stepLinker) Transform(doc *ast.Document, reader text.Reader, pc parser.Con
 	for _, t := range runningTexts(doc) {
 		var matches [][]int
 		for _, m := range stepIDRE.FindAllIndex(t.Segment.Value(src), -1) {
-			if steps[string(t.Segment.Value(src)[m[0]:m[1]])] {
+			if _, ok := steps[string(t.Segment.Value(src)[m[0]:m[1]])]; ok {
 				matches = append(matches, m)
 			}
 		}
@@ -54,6 +56,9 @@ func (stepLinker) Transform(doc *ast.Document, reader text.Reader, pc parser.Con
 			link.Destination = []byte("#" + StepAnchor(id))
 			link.SetAttributeString("class", []byte("step-link step-mention"))
 			link.SetAttributeString("data-step-id", []byte(id))
+			if name := steps[id]; name != "" {
+				link.Title = []byte(name)
+			}
 			return link
 		})
 	}

@@ -18,7 +18,7 @@ import (
 // sanitiser keeps only the step link's own class and id.
 func TestMarkdownLinksStepIDs(t *testing.T) {
 	md := web.NewMarkdown()
-	steps := map[string]bool{"s5": true, "s12": true}
+	steps := map[string]string{"s5": "DNA replication (GO:0006260)", "s12": ""}
 	out := md.HTMLWithSteps("Root step s5: 89 genes.\nCombined s12 with s7 (no such step); genes5 and `s5` and [s12](https://example.org/s12).", steps)
 	d, err := goquery.NewDocumentFromReader(strings.NewReader(out))
 	if err != nil {
@@ -26,9 +26,9 @@ func TestMarkdownLinksStepIDs(t *testing.T) {
 	}
 	var got []string
 	d.Find("a.step-mention").Each(func(_ int, a *goquery.Selection) {
-		got = append(got, a.Text()+" "+a.AttrOr("href", "")+" "+a.AttrOr("data-step-id", "")+" "+a.AttrOr("class", ""))
+		got = append(got, a.Text()+" "+a.AttrOr("href", "")+" "+a.AttrOr("data-step-id", "")+" "+a.AttrOr("class", "")+" "+a.AttrOr("title", "-"))
 	})
-	want := []string{"s5 #step-s5 s5 step-link step-mention", "s12 #step-s12 s12 step-link step-mention"}
+	want := []string{"s5 #step-s5 s5 step-link step-mention DNA replication (GO:0006260)", "s12 #step-s12 s12 step-link step-mention -"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("step links %q, want %q in %s", got, want, out)
 	}

@@ -58,6 +58,7 @@ for (const [name, viewport] of Object.entries(sizes)) {
     // (by keyboard) marks the box, and following it opens its results.
     const mention = page.locator(`[data-testid="chat"] a.step-mention[data-step-id="${root.id}"]`).first();
     await mention.waitFor();
+    assert.equal(await mention.getAttribute('title'), root.displayName, 'the mention is titled with the step\'s name');
     await mention.focus();
     assert.ok(await lit(page, root.id), 'focusing the mention marks its graph box');
     await page.keyboard.press('Enter');
