@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"strategist/internal/catalog"
+	"strategist/internal/catalog/enrich"
 	"strategist/internal/event"
 	"strategist/internal/llm"
 	"strategist/internal/plan"
@@ -1096,5 +1097,26 @@ func TestBuilding(t *testing.T) {
 	doc = page(t, append(evs, &event.TurnEnd{Base: b("t1"), Status: "completed"})...)
 	if _, hidden := tid(doc.Selection, "building").Attr("hidden"); !hidden || tid(doc.Selection, "building-node").Length() != 0 {
 		t.Error("the list stays after the turn ended")
+	}
+}
+
+// TestChartBars: the enrichment chart draws at most ten terms, the
+// smallest p at full length and the others by their −log10 p beside it;
+// a p of 0 (below a float's range) is drawn as 1e-300, not as infinity.
+func TestChartBars(t *testing.T) {
+	var terms []enrich.Term
+	for i, p := range []float64{1e-20, 1e-10, 1e-5, 0.01, 0.02, 0.03, 0.04, 0.045, 0.046, 0.047, 0.048, 0.049} {
+		terms = append(terms, enrich.Term{GOID: "GO:" + strconv.Itoa(i), Name: "t", PValue: p})
+	}
+	bars := web.ChartBars(terms)
+	if len(bars) != 10 || bars[0].Width != "100.0" || bars[1].Width != "50.0" || bars[2].Width != "25.0" || bars[0].P != "1.00e-20" {
+		t.Errorf("bars %+v", bars)
+	}
+	zero := web.ChartBars([]enrich.Term{{PValue: 0}, {PValue: 1e-150}})
+	if zero[0].Width != "100.0" || zero[1].Width != "50.0" {
+		t.Errorf("a p of 0: %+v", zero)
+	}
+	if len(web.ChartBars(nil)) != 0 {
+		t.Error("no terms, no bars")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"strategist/internal/catalog/enrich"
+	"strategist/internal/sites"
 	"strategist/internal/strategy"
 	"strategist/web"
 )
@@ -138,6 +139,7 @@ func (s *Server) stepEnrichmentPage(c echo.Context) error {
 	if v.StepName == "" {
 		v.StepName = st.SearchName
 	}
+	v.GenePage, _ = sites.GenePages(snap.SiteID)
 	res, err := s.cfg.Strategies.StepEnrichment(c.Request().Context(), userID(c), snap.StrategyID, stepID, cutoff)
 	if err != nil {
 		ae := toAPIError(strategyError(err))

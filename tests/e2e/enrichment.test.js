@@ -66,6 +66,15 @@ for (const [name, viewport] of Object.entries(sizes)) {
     assert.match(await row.locator('[data-testid="enrichment-bh"]').innerText(), /e-\d+/, 'a BH-adjusted p-value');
     assert.equal(await table.locator('[data-testid="enrichment-row"][data-go-id="GO:0006260"]').count(), 1, 'GO:0006260 is listed');
     assert.match(await byTestId(page, 'enrichment-limits').innerText(), /molecular function/);
+    // The chart draws the top terms, the first (smallest p) at full length,
+    // each named and with its p-value in words.
+    const bars = byTestId(page, 'enrichment-chart').locator('li');
+    const nBars = await bars.count();
+    assert.ok(nBars >= 2 && nBars <= 10, `${nBars} bars`);
+    assert.equal(await bars.first().locator('rect').getAttribute('width'), '100.0');
+    assert.match(await bars.first().innerText(), /p \d/);
+    const firstRow = table.locator('[data-testid="enrichment-row"]').first();
+    assert.equal(await bars.first().getAttribute('data-go-id'), await firstRow.getAttribute('data-go-id'), 'the chart and the table agree on the top term');
     assert.deepEqual(await horizontalOverflow(page), []);
     // It opens at its top: the heading and the first row's p and BH are on
     // screen, within the table's box (not scrolled off to its right).
@@ -89,6 +98,15 @@ for (const [name, viewport] of Object.entries(sizes)) {
       };
     });
     assert.deepEqual(seen, { heading: true, p: true, bh: true }, 'the enrichment opens at its top with p and BH in view');
+    // A term's genes are one click away.
+    const genes = row.locator('[data-testid="enrichment-genes"]');
+    const k = Number((await genes.locator('summary').innerText()).split(' ')[0]);
+    await genes.locator('summary').click();
+    const ids = genes.locator('li');
+    assert.equal(await ids.count(), k, 'the term lists its genes of the step');
+    assert.match(await ids.first().innerText(), /^PF3D7_\d{7}/);
+    await genes.locator('summary').click();
+    await table.evaluate((t) => { t.closest('.table-scroll').scrollLeft = 0; });
     await byTestId(page, 'enrichment').scrollIntoViewIfNeeded();
     await screenshot(page, `go-enrichment-${name}`);
     assert.deepEqual(problems.pageErrors, []);
