@@ -78,7 +78,7 @@ func Layout(p Page) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<meta name=\"htmx-config\" content='{\"includeIndicatorStyles\":false,\"allowEval\":false,\"allowScriptTags\":false}'><script src=\"/static/vendor/htmx-2.0.11.min.js\" defer></script><script src=\"/static/vendor/htmx-ext-sse-2.2.4.min.js\" defer></script><script src=\"/static/app.js\" defer></script></head><body><a class=\"skip\" href=\"#main\">Skip to content</a> ")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<meta name=\"htmx-config\" content='{\"includeIndicatorStyles\":false,\"allowEval\":false,\"allowScriptTags\":false,\"attributesToSettle\":[\"class\",\"width\",\"height\"]}'><script src=\"/static/vendor/htmx-2.0.11.min.js\" defer></script><script src=\"/static/vendor/htmx-ext-sse-2.2.4.min.js\" defer></script><script src=\"/static/app.js\" defer></script></head><body><a class=\"skip\" href=\"#main\">Skip to content</a> ")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -278,6 +278,9 @@ func (s *Server) renderResults(c echo.Context, snap strategy.Snapshot, stepID st
 		return strategyError(strategy.ErrStepNotFound)
 	}
 	v.StepName = cmp.Or(st.DisplayName, st.SearchName)
+	if st.Kind == strategy.KindCombine && st.Operator != strategy.Colocate {
+		v.Operator = string(st.Operator)
+	}
 	if search := s.stepSearch(c, snap, st); search != nil {
 		v.Params = web.ParamFields(search, st.Parameters)
 	}

@@ -334,3 +334,89 @@ func TestDevModeHandEditing(t *testing.T) {
 		t.Errorf("after the dev-mode edits the step is %q with %v", st.DisplayName, st.Parameters)
 	}
 }
+
+// TestStepOperatorForm: the results panel of a combine step changes its
+// operator through the strategy service: the select shows the current one,
+// a change is counted again and names the step anew, Undo takes it back,
+// and an unknown operator, a colocation, a search step or another user's
+// step changes nothing.
+func TestStepOperatorForm(t *testing.T) {
+	t.Parallel()
+	cat := geneCatalog(t)
+	if cat.DataErr() != nil {
+		t.Skipf("gene data: %v", cat.DataErr())
+	}
+	var svc *strategies.Service
+	e := &pageEnv{env: newEnvWith(t, config.AuthLocal, cat, func(cfg *server.Config) {
+		var err error
+		svc, err = strategies.NewService(strategies.Config{Store: cfg.Store.(*store.DB), Catalog: cat})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Strategies = svc
+	})}
+	ada, eve := e.signIn("ada@example.org"), e.signIn("eve@example.org")
+	conv := e.conversation(ada, "Operator")
+	ctx := context.Background()
+	snap, err := svc.ForConversation(ctx, ada.userID, conv.ID, "transcript", "Two searches")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"GO:0006260", "GO:0006281"} {
+		if _, err := svc.Apply(ctx, ada.userID, snap.StrategyID, strategy.AddSearch{SearchName: "GenesByGoTerm",
+			Parameters: map[string]string{"organism": `["Plasmodium falciparum 3D7"]`, "go_typeahead": `["` + id + `"]`}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := svc.Apply(ctx, ada.userID, snap.StrategyID, strategy.Combine{Left: "s1", Right: "s2", Operator: strategy.Intersect})
+	if err != nil {
+		t.Fatal(err)
+	}
+	both := *res.Snapshot.Steps[2].Count
+	path := "/conversations/" + conv.ID + "/strategy/steps/s3/"
+
+	req, _ := http.NewRequest(http.MethodGet, e.srv.URL+path+"results", nil)
+	req.AddCookie(ada.cookie)
+	req.Header.Set("HX-Request", "true")
+	d := doc(t, e.send(req))
+	form := testid(d, "step-operator")
+	if form.AttrOr("hx-post", "") != path+"operator" || form.Find("option[selected]").AttrOr("value", "") != "INTERSECT" {
+		t.Fatalf("operator form posts to %q with %q selected", form.AttrOr("hx-post", ""), form.Find("option[selected]").AttrOr("value", ""))
+	}
+	post := func(b browser, id, op string) response {
+		return e.post(b, "/conversations/"+conv.ID+"/strategy/steps/"+id+"/operator", url.Values{"csrf_token": {b.csrf}, "operator": {op}}, true)
+	}
+	r := post(ada, "s3", "UNION")
+	if r.status != http.StatusOK || testid(doc(t, r), "step-operator").Find("option[selected]").AttrOr("value", "") != "UNION" {
+		t.Fatalf("UNION = %d %s", r.status, r.body)
+	}
+	now, err := svc.Conversation(ctx, ada.userID, conv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := now.Step("s3")
+	if st.Operator != strategy.Union || st.Count == nil || *st.Count <= both || !strings.Contains(st.DisplayName, " or ") {
+		t.Errorf("after UNION: %s, count %v (INTERSECT had %d), named %q", st.Operator, st.Count, both, st.DisplayName)
+	}
+	for _, bad := range []struct{ step, op string }{{"s3", "XOR"}, {"s3", "COLOCATE"}, {"s3", ""}} {
+		if r := post(ada, bad.step, bad.op); r.status != http.StatusBadRequest {
+			t.Errorf("operator %q on %s = %d %s", bad.op, bad.step, r.status, r.body)
+		}
+	}
+	if r := post(ada, "s1", "UNION"); r.status != http.StatusUnprocessableEntity {
+		t.Errorf("an operator for a search step = %d %s", r.status, r.body)
+	}
+	if r := post(eve, "s3", "MINUS"); r.status != http.StatusNotFound {
+		t.Errorf("another user's step = %d", r.status)
+	}
+	if _, err := svc.Undo(ctx, ada.userID, now.StrategyID); err != nil {
+		t.Fatal(err)
+	}
+	back, err := svc.Conversation(ctx, ada.userID, conv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := back.Step("s3"); st.Operator != strategy.Intersect || *st.Count != both {
+		t.Errorf("undo: %s with %v genes, want INTERSECT with %d", st.Operator, st.Count, both)
+	}
+}

@@ -134,6 +134,26 @@ func (s *Server) renameStepForm(c echo.Context) error {
 	return afterForm(c, http.StatusOK, conversationURL(c))
 }
 
+// stepOperatorForm is the results panel's operator of a combine step: the
+// new operator goes through the strategy service (the step and those after
+// it are counted again, its name follows unless the researcher named it,
+// Undo takes it back); htmx gets the step's results drawn again.
+func (s *Server) stepOperatorForm(c echo.Context) error {
+	op, err := strategy.ParseOperator(c.FormValue("operator"))
+	if err != nil || op == strategy.Colocate {
+		return badRequest("operator must be one of INTERSECT, UNION, MINUS, RMINUS, LONLY or RONLY")
+	}
+	stepID := strategy.StepID(c.Param("stepId"))
+	res, err := s.applyEdit(c, strategy.UpdateStep{Step: stepID, Operator: &op})
+	if err != nil {
+		return err
+	}
+	if isHTMX(c) {
+		return s.renderResults(c, res.Snapshot, stepID, web.GeneQuery{}, 0, web.DefaultPageSize)
+	}
+	return afterForm(c, http.StatusOK, conversationURL(c))
+}
+
 // stepParamsForm is the results panel's parameter editor of a step: the
 // parameters the researcher changed (web.ParamValues reads the form) go
 // through the strategy service, which has the catalog check them and counts

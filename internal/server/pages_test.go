@@ -302,6 +302,7 @@ func TestPageFormsNeedTheToken(t *testing.T) {
 		{base + "/strategy/steps/s1/delete", nil},
 		{base + "/strategy/steps/s1/rename", url.Values{"name": {"x"}}},
 		{base + "/strategy/steps/s1/parameters", url.Values{"p.go_term": {"x"}}},
+		{base + "/strategy/steps/s1/operator", url.Values{"operator": {"UNION"}}},
 	}
 	for _, f := range forms {
 		t.Run(f.path, func(t *testing.T) {

@@ -103,6 +103,7 @@ func (s *Server) routes() error {
 	page(http.MethodPost, "/conversations/:id/strategy/steps/:stepId/delete", s.deleteStepForm)
 	page(http.MethodPost, "/conversations/:id/strategy/steps/:stepId/rename", s.renameStepForm)
 	page(http.MethodPost, "/conversations/:id/strategy/steps/:stepId/parameters", s.stepParamsForm)
+	page(http.MethodPost, "/conversations/:id/strategy/steps/:stepId/operator", s.stepOperatorForm)
 	page(http.MethodPost, "/conversations/:id/strategy/veupathdb", s.saveStrategyForm)
 	page(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/results", s.stepResultsPage)
 	page(http.MethodGet, "/conversations/:id/strategy/steps/:stepId/terms", s.stepTermsPage)

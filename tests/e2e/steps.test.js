@@ -151,6 +151,26 @@ for (const [name, viewport] of Object.entries(sizes)) {
     if (name === 'phone') await screenshot(page, 'phone-step-parameters');
     else await screenshot(page, 'step-parameters');
 
+    // The result is a combine: its operator changes on the page, the box
+    // says the new one, and Undo brings the old one back.
+    await box(page, root.id).click();
+    const opForm = page.locator(`[data-testid="results-table"][data-step-id="${root.id}"] [data-testid="step-operator"]`);
+    await opForm.waitFor();
+    const was = await byTestId(opForm, 'step-operator-select').inputValue();
+    const to = was === 'UNION' ? 'INTERSECT' : 'UNION';
+    await byTestId(opForm, 'step-operator-select').selectOption(to);
+    await byTestId(opForm, 'step-operator-button').click();
+    await page.waitForFunction(
+      ([id, op]) => document.querySelector(`[data-testid="graph-step"][data-step-id="${id}"]`)?.getAttribute('data-operator') === op,
+      [root.id, to],
+    );
+    assert.equal((await api.strategy(conv.id)).steps.find((s) => s.id === root.id).operator, to);
+    await byTestId(page, 'undo-button').click();
+    await page.waitForFunction(
+      ([id, op]) => document.querySelector(`[data-testid="graph-step"][data-step-id="${id}"]`)?.getAttribute('data-operator') === op,
+      [root.id, was],
+    );
+
     assert.deepEqual(await horizontalOverflow(page), []);
     // The refused change answers 422, which the browser and htmx log.
     const consoleProblems = problems.console.filter((m) => !/\b422\b/.test(m));
