@@ -69,8 +69,11 @@ type TermSuggestions struct {
 	Near bool
 	// More counts the matches left out of Terms.
 	More int
-	// Counted is set when the counts are the offline snapshot's.
-	Counted bool
+}
+
+// Counted reports whether any term has a count (the offline snapshot's).
+func (s TermSuggestions) Counted() bool {
+	return slices.ContainsFunc(s.Terms, func(t TermChoice) bool { return t.Count != nil })
 }
 
 // ParamOption is one term of a vocabulary field.
@@ -146,7 +149,7 @@ func ParamFields(s *catalog.Search, current map[string]string) []ParamField {
 				chosen, _ = catalog.DecodeTerms(cur)
 			}
 			for _, t := range p.Vocabulary {
-				f.Options = append(f.Options, ParamOption{Term: t.Term, Label: termLabel(t), Selected: slices.Contains(chosen, t.Term)})
+				f.Options = append(f.Options, ParamOption{Term: t.Term, Label: TermLabel(t), Selected: slices.Contains(chosen, t.Term)})
 			}
 			for _, c := range chosen {
 				if c != "" && !slices.ContainsFunc(p.Vocabulary, func(t catalog.Term) bool { return t.Term == c }) {
@@ -181,7 +184,7 @@ func labelTerms(vocab []catalog.Term, terms []string) []ParamOption {
 	}
 	for _, t := range vocab {
 		if _, ok := labels[t.Term]; ok {
-			labels[t.Term] = termLabel(t)
+			labels[t.Term] = TermLabel(t)
 		}
 	}
 	var out []ParamOption
@@ -193,9 +196,9 @@ func labelTerms(vocab []catalog.Term, terms []string) []ParamOption {
 	return out
 }
 
-// termLabel is a term's display label, with the term when they differ
+// TermLabel is a term's display label, with the term when they differ
 // and the label does not hold it already ("DNA repair (GO:0006281)").
-func termLabel(t catalog.Term) string {
+func TermLabel(t catalog.Term) string {
 	if t.Display == "" || t.Display == t.Term {
 		return t.Term
 	}

@@ -2451,7 +2451,7 @@ func TermSuggestionsList(s TermSuggestions) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				if s.Counted {
+				if s.Counted() {
 					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 213, "<p class=\"muted small\">Each count is this step's genes with that term alone, in the offline snapshot.</p>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err

@@ -25,19 +25,7 @@ import (
 // code, Undo takes an edit back.
 func TestResearcherEdits(t *testing.T) {
 	t.Parallel()
-	cat := geneCatalog(t)
-	if cat.DataErr() != nil {
-		t.Skipf("gene data: %v", cat.DataErr())
-	}
-	var svc *strategies.Service
-	e := newEnvWith(t, config.AuthLocal, cat, func(cfg *server.Config) {
-		var err error
-		svc, err = strategies.NewService(strategies.Config{Store: cfg.Store.(*store.DB), Catalog: cat})
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.Strategies = svc
-	})
+	e, svc := strategyEnv(t, config.AuthLocal)
 	u, ada := e.user("ada@example.org")
 	_, eve := e.user("eve@example.org")
 	r := e.do(http.MethodPost, "/api/v1/conversations", ada, `{"siteId":"plasmodb"}`)
@@ -48,10 +36,7 @@ func TestResearcherEdits(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"GO:0006260", "GO:0006281"} {
-		if _, err := svc.Apply(ctx, u.ID, snap.StrategyID, strategy.AddSearch{SearchName: "GenesByGoTerm",
-			Parameters: map[string]string{"organism": `["Plasmodium falciparum 3D7"]`, "go_typeahead": `["` + id + `"]`}}); err != nil {
-			t.Fatal(err)
-		}
+		addGOStep(t, svc, u.ID, snap.StrategyID, id)
 	}
 	base := "/api/v1/conversations/" + conv + "/strategy"
 	roots := func(r response) []strategy.StepID {
@@ -134,19 +119,8 @@ func TestResearcherEdits(t *testing.T) {
 // an unchanged form or another user's step changes nothing.
 func TestStepParamsForm(t *testing.T) {
 	t.Parallel()
-	cat := geneCatalog(t)
-	if cat.DataErr() != nil {
-		t.Skipf("gene data: %v", cat.DataErr())
-	}
-	var svc *strategies.Service
-	e := &pageEnv{env: newEnvWith(t, config.AuthLocal, cat, func(cfg *server.Config) {
-		var err error
-		svc, err = strategies.NewService(strategies.Config{Store: cfg.Store.(*store.DB), Catalog: cat})
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.Strategies = svc
-	})}
+	local, svc := strategyEnv(t, config.AuthLocal)
+	e := &pageEnv{env: local}
 	ada, eve := e.signIn("ada@example.org"), e.signIn("eve@example.org")
 	conv := e.conversation(ada, "Parameters")
 	ctx := context.Background()
@@ -154,11 +128,7 @@ func TestStepParamsForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := svc.Apply(ctx, ada.userID, snap.StrategyID, strategy.AddSearch{SearchName: "GenesByGoTerm",
-		Parameters: map[string]string{"organism": `["Plasmodium falciparum 3D7"]`, "go_typeahead": `["GO:0006260"]`}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := addGOStep(t, svc, ada.userID, snap.StrategyID, "GO:0006260")
 	before := *res.Snapshot.Steps[0].Count
 	base := "/conversations/" + conv.ID + "/strategy/steps/s1/"
 
@@ -267,19 +237,7 @@ func TestStepParamsForm(t *testing.T) {
 // is refused.
 func TestDevModeHandEditing(t *testing.T) {
 	t.Parallel()
-	cat := geneCatalog(t)
-	if cat.DataErr() != nil {
-		t.Skipf("gene data: %v", cat.DataErr())
-	}
-	var svc *strategies.Service
-	e := newEnvWith(t, config.AuthDev, cat, func(cfg *server.Config) {
-		var err error
-		svc, err = strategies.NewService(strategies.Config{Store: cfg.Store.(*store.DB), Catalog: cat})
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.Strategies = svc
-	})
+	e, svc := strategyEnv(t, config.AuthDev)
 	ctx := context.Background()
 	dev, err := e.accounts.DevUser(ctx)
 	if err != nil {
@@ -293,10 +251,7 @@ func TestDevModeHandEditing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Apply(ctx, dev.ID, snap.StrategyID, strategy.AddSearch{SearchName: "GenesByGoTerm",
-		Parameters: map[string]string{"organism": `["Plasmodium falciparum 3D7"]`, "go_typeahead": `["GO:0006260"]`}}); err != nil {
-		t.Fatal(err)
-	}
+	addGOStep(t, svc, dev.ID, snap.StrategyID, "GO:0006260")
 	base := "/conversations/" + conv.ID + "/strategy/steps/s1/"
 	r := e.page(base+"results", nil)
 	d := doc(t, r)
@@ -342,19 +297,8 @@ func TestDevModeHandEditing(t *testing.T) {
 // step changes nothing.
 func TestStepOperatorForm(t *testing.T) {
 	t.Parallel()
-	cat := geneCatalog(t)
-	if cat.DataErr() != nil {
-		t.Skipf("gene data: %v", cat.DataErr())
-	}
-	var svc *strategies.Service
-	e := &pageEnv{env: newEnvWith(t, config.AuthLocal, cat, func(cfg *server.Config) {
-		var err error
-		svc, err = strategies.NewService(strategies.Config{Store: cfg.Store.(*store.DB), Catalog: cat})
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.Strategies = svc
-	})}
+	local, svc := strategyEnv(t, config.AuthLocal)
+	e := &pageEnv{env: local}
 	ada, eve := e.signIn("ada@example.org"), e.signIn("eve@example.org")
 	conv := e.conversation(ada, "Operator")
 	ctx := context.Background()
@@ -363,10 +307,7 @@ func TestStepOperatorForm(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"GO:0006260", "GO:0006281"} {
-		if _, err := svc.Apply(ctx, ada.userID, snap.StrategyID, strategy.AddSearch{SearchName: "GenesByGoTerm",
-			Parameters: map[string]string{"organism": `["Plasmodium falciparum 3D7"]`, "go_typeahead": `["` + id + `"]`}}); err != nil {
-			t.Fatal(err)
-		}
+		addGOStep(t, svc, ada.userID, snap.StrategyID, id)
 	}
 	res, err := svc.Apply(ctx, ada.userID, snap.StrategyID, strategy.Combine{Left: "s1", Right: "s2", Operator: strategy.Intersect})
 	if err != nil {
@@ -419,4 +360,36 @@ func TestStepOperatorForm(t *testing.T) {
 	if st, _ := back.Step("s3"); st.Operator != strategy.Intersect || *st.Count != both {
 		t.Errorf("undo: %s with %v genes, want INTERSECT with %d", st.Operator, st.Count, both)
 	}
+}
+
+// strategyEnv is a server in auth mode with the offline gene catalog and a
+// strategy service over its database; the test is skipped without the
+// gene data.
+func strategyEnv(t *testing.T, mode config.AuthMode) (*env, *strategies.Service) {
+	t.Helper()
+	cat := geneCatalog(t)
+	if cat.DataErr() != nil {
+		t.Skipf("gene data: %v", cat.DataErr())
+	}
+	var svc *strategies.Service
+	e := newEnvWith(t, mode, cat, func(cfg *server.Config) {
+		var err error
+		svc, err = strategies.NewService(strategies.Config{Store: cfg.Store.(*store.DB), Catalog: cat})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Strategies = svc
+	})
+	return e, svc
+}
+
+// addGOStep adds a GO-term search for goID on P. falciparum 3D7.
+func addGOStep(t *testing.T, svc *strategies.Service, userID, strategyID, goID string) strategies.Result {
+	t.Helper()
+	res, err := svc.Apply(context.Background(), userID, strategyID, strategy.AddSearch{SearchName: "GenesByGoTerm",
+		Parameters: map[string]string{"organism": `["Plasmodium falciparum 3D7"]`, "go_typeahead": `["` + goID + `"]`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }

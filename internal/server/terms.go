@@ -58,7 +58,7 @@ func (s *Server) stepTermsPage(c echo.Context) error {
 		ctx := c.Request().Context()
 		offline := s.siteOffline(ctx, snap.SiteID)
 		for _, t := range found {
-			choice := web.TermChoice{Term: t.Term, Label: termDisplay(t)}
+			choice := web.TermChoice{Term: t.Term, Label: web.TermLabel(t)}
 			if len(t.Synonyms) == 1 { // the synonym the term was found by
 				choice.Synonym = t.Synonyms[0]
 			}
@@ -67,17 +67,8 @@ func (s *Server) stepTermsPage(c echo.Context) error {
 			}
 			out.Terms = append(out.Terms, choice)
 		}
-		out.Counted = offline && len(out.Terms) > 0
 	}
 	return s.render(c, http.StatusOK, web.TermSuggestionsList(out))
-}
-
-// termDisplay is a term's label, its term when it has none.
-func termDisplay(t catalog.Term) string {
-	if t.Display == "" {
-		return t.Term
-	}
-	return t.Display
 }
 
 // siteOffline reports whether site is answered by the offline snapshot.
