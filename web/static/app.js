@@ -621,6 +621,9 @@
     try { localStorage.setItem('strategist.columns', JSON.stringify(chosen)); } catch (err) { /* private mode: this page only */ }
     applyColumns();
   });
+  // Applied as soon as a table is swapped in, not only when it settles,
+  // so a reloaded table never shows a column the researcher hid.
+  document.addEventListener('htmx:afterSwap', applyColumns);
   document.addEventListener('htmx:afterSettle', function () {
     applyColumns();
     syncWide();
