@@ -67,6 +67,17 @@ func TestResearcherPhrasings(t *testing.T) {
 		{"As a quick sanity check: rRNA genes", "term:rRNA"},
 		// A first part that names anything else is read.
 		{"For DNA repair genes, only chromosome 4", "INTERSECT(term:DNA repair, location:4)"},
+		// A request framed as asking for a search, a strategy or a plan is
+		// the genes it names, and "don't build it yet" is how plan mode
+		// works anyway: neither is a term.
+		{"Build a kinase strategy", "term:kinase"},
+		{"Build a comprehensive protease strategy for Plasmodium.", "term:protease"},
+		{"Suggest one site search for genes with high gametocyte expression, but don't build anything yet.", "term:high gametocyte expression"},
+		{"Could you propose a search for DNA repair genes on chromosome 4? Don't run it yet.", "INTERSECT(term:DNA repair, location:4)"},
+		{"recommend a strategy for tRNA genes, but do not build it for now", "term:tRNA"},
+		{"put together a full list of translation genes", "term:translation"},
+		{"an exhaustive search for proteolysis genes, just plan it", "term:proteolysis"},
+		{"I'm investigating stage-specific expression in Plasmodium falciparum. Suggest one site search for genes with high gametocyte expression, but don't build anything yet.", "term:high gametocyte expression"},
 		// An exclusion or restriction stated first, or in a sentence of
 		// its own, qualifies the whole request.
 		{"Chromosome 2 excluded, list the proteolysis genes", "MINUS(term:proteolysis, location:2)"},

@@ -64,6 +64,9 @@ func TestLiteralWords(t *testing.T) {
 		{"tRNA genes excluding text search for the apicoplast", "MINUS(term:tRNA, term:apicoplast)"},
 		{"text search for kinases on chromosome 7", "INTERSECT(term:kinases, location:7)"},
 		{"full-text search for rhoptry neck or DNA repair", "UNION(term:rhoptry neck, term:DNA repair)"},
+		// Asked for in a request's frame, a text search is still one.
+		{"Suggest a text search for merozoite surface", "term:merozoite surface"},
+		{"could you build me a text search for rhoptry neck, but don't run it yet", "term:rhoptry neck"},
 	}
 	for _, tt := range tests {
 		p := Parse(tt.in)

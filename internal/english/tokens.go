@@ -412,7 +412,7 @@ var fillers = WordSet(`find show me list get give return retrieve search look lo
 		hi hello hey thanks okay ok kindly build create construct make run query strategy start take
 		lie lies sit sits sitting reside resides residing actually about encode encodes encoding am love set
 		up pull out generate produce finds finding returns returning gives lists listing collect gather compile
-		extract select choose mapped mapping assigned known thought predicted putative
+		extract select choose suggest propose recommend comprehensive complete full broad exhaustive thorough mapped mapping assigned known thought predicted putative
 		trying try tried possible it curious idea appreciate bring wondering wonder hoping hope able mind kind
 		thank you much cheers lot my our your analysis analyses thesis paper project study studies research
 		work experiment lab plasmodb veupathdb database db site parasite parasites anyway anyhow regardless though however after their its linked connected carry carries carrying making`)
@@ -421,7 +421,8 @@ var fillers = WordSet(`find show me list get give return retrieve search look lo
 var trailingFillers = WordSet(`genes gene ones please only too also ids id identifiers there here as well
 	of in on the a an that which are is with for but then now and so those me us thanks thank you much
 	if possible my our analysis thesis paper project study research work plasmodb veupathdb database db lot
-	found located situated lie lies lying sit sits sitting reside resides residing encoded parasite parasites anyway anyhow regardless function functions role roles though however alone`)
+	found located situated lie lies lying sit sits sitting reside resides residing encoded parasite parasites anyway anyhow regardless function functions role roles though however alone
+	strategy strategies search searches query queries`)
 
 func WordSet(words string) map[string]bool {
 	m := map[string]bool{}

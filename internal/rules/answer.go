@@ -47,6 +47,19 @@ func answerTurn(t *turn, cl english.Classification) response {
 	return say(intro + "\n\nI read that as a message that is not about genes, so nothing was built. " + capabilities)
 }
 
+// classify reads what kind of message the researcher sent. A yes to a
+// question that offered one reading ("Should I run a text search for
+// it?" — "yes, go ahead") takes that reading: the turn goes on as if
+// they had sent its message.
+func (t *turn) classify() english.Classification {
+	cl := english.Classify(t.user)
+	if cl.Intent == english.IntentConfirm && len(t.asked) == 1 && t.asked[0] != "" {
+		t.user = t.asked[0]
+		return english.Classify(t.user)
+	}
+	return cl
+}
+
 // confirmAnswer builds the plan the researcher agreed to: the saved draft
 // is handed to the executor, confirmed by their message, so the build
 // starts when the turn ends. With no draft, or one already built, it says
@@ -63,8 +76,11 @@ func confirmAnswer(a *asks) response {
 	var br struct {
 		Status string `json:"status"`
 	}
+	built := d.decode(&br)
 	switch {
-	case !d.decode(&br):
+	case !built && len(a.t.asked) > 1:
+		return say(read + fmt.Sprintf(" My last question offered %d readings and no plan is drafted yet, so nothing was built: reply with the number of the one you meant, or say it in your own words.", len(a.t.asked)))
+	case !built:
 		return say(read + " There is no plan to build yet (" + d.msg + "): describe the genes you want, for example \"tRNA genes on chromosome 5\".")
 	case br.Status == "already_built":
 		return say(read + " It is built already: the strategy beside the chat is its result, and nothing new was started. " +

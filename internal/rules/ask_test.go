@@ -100,3 +100,29 @@ func TestAskBackNothingNear(t *testing.T) {
 		t.Errorf("the question does not invite other words, or the answer does not carry it:\n%s", plan.end.Text)
 	}
 }
+
+// TestAskBackAccepted: a yes to a question that offered one reading takes
+// that reading (plans the text search it offered, marked approximate); a
+// yes to a question of several readings asks which, building nothing.
+func TestAskBackAccepted(t *testing.T) {
+	w := newWorld(t)
+	w.turn(t, "plan", "zzqx flurble")
+	plan := w.turn(t, "plan", "Yes, go ahead and build it.")
+	handoffs := find[*event.HandoffRequested](plan.emitted)
+	if len(handoffs) != 1 {
+		t.Fatalf("a yes to the one reading offered planned nothing; the planner said:\n%s", plan.end.Text)
+	}
+	if got := planTree(t, handoffs[0].Plan); !strings.Contains(got, `GenesByText "zzqx flurble"`) {
+		t.Errorf("planned %s, want the text search the question offered", got)
+	}
+
+	w = newWorld(t)
+	w.turn(t, "plan", "genes with high gametocyte expression")
+	plan = w.turn(t, "plan", "yes please")
+	if n := len(find[*event.HandoffRequested](plan.emitted)); n != 0 {
+		t.Fatalf("a yes to a question of several readings planned %d; the planner said:\n%s", n, plan.end.Text)
+	}
+	if !strings.Contains(plan.end.Text, "reply with the number of the one you meant") {
+		t.Errorf("the answer does not ask which reading:\n%s", plan.end.Text)
+	}
+}

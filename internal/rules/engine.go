@@ -212,10 +212,13 @@ type turn struct {
 	// previous is the researcher's message before this one ("" when there
 	// is none); build messages are not the researcher's words.
 	previous string
-	calls    []*done
-	byKey    map[string]*done
-	tools    map[string]bool
-	rounds   int
+	// asked is the readings the question ending the previous turn offered
+	// (their messages), nil when that turn asked nothing.
+	asked  []string
+	calls  []*done
+	byKey  map[string]*done
+	tools  map[string]bool
+	rounds int
 }
 
 // readTurn reads the run so far from the request: the last user message
@@ -243,6 +246,7 @@ func readTurn(req llm.Request) (*turn, error) {
 			t.previous = m.Text
 		}
 	}
+	t.asked = askedBefore(req.Messages[:start])
 	pending := map[string]llm.ToolCall{}
 	for _, m := range req.Messages[start+1:] {
 		switch m.Role {
@@ -268,6 +272,32 @@ func readTurn(req llm.Request) (*turn, error) {
 		}
 	}
 	return t, nil
+}
+
+// askedBefore is the messages of the readings the previous turn's last
+// question offered: its ask_researcher call, found among the assistant
+// messages after the previous user message. Nil when it asked nothing.
+func askedBefore(msgs []llm.Message) []string {
+	for i := len(msgs) - 1; i >= 0 && msgs[i].Role != llm.RoleUser; i-- {
+		for j := len(msgs[i].ToolCalls) - 1; j >= 0; j-- {
+			c := msgs[i].ToolCalls[j]
+			if c.Name != "ask_researcher" {
+				continue
+			}
+			var args struct {
+				Options []askOption `json:"options"`
+			}
+			if json.Unmarshal(c.Args, &args) != nil {
+				return nil
+			}
+			var asked []string
+			for _, o := range args.Options {
+				asked = append(asked, o.Message)
+			}
+			return asked
+		}
+	}
+	return nil
 }
 
 // outcome reads whether a tool result is a success, and its error code and

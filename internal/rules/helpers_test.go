@@ -195,7 +195,14 @@ func (w *world) turnAccepting(t testing.TB, mode, user, handoff string) run {
 			r.end = e
 		}
 	}
-	w.history = append(w.history, llm.Message{Role: llm.RoleUser, Text: user}, llm.Message{Role: llm.RoleAssistant, Text: r.end.Text})
+	// The history keeps the run's messages, its tool calls among them, as
+	// the conversation's stored messages give them to the next turn.
+	w.history = append(w.history, llm.Message{Role: llm.RoleUser, Text: user})
+	if len(r.end.Messages) > 0 {
+		w.history = append(w.history, r.end.Messages...)
+	} else {
+		w.history = append(w.history, llm.Message{Role: llm.RoleAssistant, Text: r.end.Text})
+	}
 	r.emitted = w.take()
 	if _, err := w.db.EndTurnTx(ctx, store.EndTurn{TurnID: turnID, Status: "completed", Usage: json.RawMessage(`{}`)}); err != nil {
 		t.Logf("end turn: %v", err)

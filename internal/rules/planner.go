@@ -15,7 +15,7 @@ import (
 // request the build, and say what will be built. Each step runs once; a
 // failed step is reported instead of retried.
 func planTurn(t *turn) response {
-	if cl := english.Classify(t.user); cl.Intent != english.IntentSearch {
+	if cl := t.classify(); cl.Intent != english.IntentSearch {
 		return answerTurn(t, cl)
 	}
 	a := newAsks(t)
