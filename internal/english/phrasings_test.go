@@ -77,6 +77,18 @@ func TestResearcherPhrasings(t *testing.T) {
 		{"recommend a strategy for tRNA genes, but do not build it for now", "term:tRNA"},
 		{"put together a full list of translation genes", "term:translation"},
 		{"an exhaustive search for proteolysis genes, just plan it", "term:proteolysis"},
+		// Verbs of what genes do are not the process's name.
+		{"which genes handle tRNA aminoacylation?", "term:tRNA aminoacylation"},
+		{"genes responsible for DNA replication on chromosome 2", "INTERSECT(term:DNA replication, location:2)"},
+		{"proteins that mediate proteolysis", "term:proteolysis"},
+		{"list every gene that takes part in lipid metabolism but is not protein coding", "MINUS(term:lipid metabolism, term:protein coding)"},
+		// "only" before chromosomes without "on" restricts to the list.
+		{"GPI anchor biosynthesis, only chromosomes 1 and 4", "INTERSECT(term:GPI anchor biosynthesis, UNION(location:1, location:4))"},
+		{"GPI anchor biosynthesis; only chr 1-3", "INTERSECT(term:GPI anchor biosynthesis, UNION(UNION(location:1, location:2), location:3))"},
+		{"tRNA genes only chromosomes 3 and 5", "INTERSECT(term:tRNA, UNION(location:3, location:5))"},
+		// Words at the end that pool the parts ask for their union.
+		{"show me snoRNAs and snRNAs together", "UNION(term:snoRNAs, term:snRNAs)"},
+		{"tRNA and rRNA genes in one list", "UNION(term:tRNA, term:rRNA)"},
 		{"I'm investigating stage-specific expression in Plasmodium falciparum. Suggest one site search for genes with high gametocyte expression, but don't build anything yet.", "term:high gametocyte expression"},
 		// An exclusion or restriction stated first, or in a sentence of
 		// its own, qualifies the whole request.

@@ -317,7 +317,14 @@ var unionEndRE = regexp.MustCompile(`(?i),?\s+(?:(?:into|in|as)\s+(?:one|a\s+sin
 func unionSpelled(text string) string {
 	m := unionRE.FindStringSubmatch(text)
 	if m == nil {
-		return text
+		// "snoRNAs and snRNAs together", "tRNA and rRNA genes in one
+		// list": the words at the end ask for the union of the two.
+		body := strings.TrimRight(text, " .!?")
+		loc := unionEndRE.FindStringIndex(body)
+		if loc == nil || strings.Count(strings.ToLower(body[:loc[0]]), " and ") != 1 {
+			return text
+		}
+		m = []string{text, body[:loc[0]]}
 	}
 	body := unionEndRE.ReplaceAllString(m[1], "")
 	first := strings.ToLower(strings.Fields(body + " x")[0])
@@ -443,8 +450,15 @@ var bareListRE = regexp.MustCompile(`(?i),\s*((?:the\s+)?(?:chromosomes?|chrs?\.
 // genes, chromosomes 1, 2 and 3 only", "… genes. chr5 only.".
 var placesOnlyRE = regexp.MustCompile(`(?i)[,.]\s*((?:on\s+)?(?:the\s+)?(?:(?:chromosomes?|chrs?\.?)\s*\d{1,2}|apicoplast|mitochondri\w*)\b[^;:.!?]*?)\s+only\s*[.!?]*\s*$`)
 
-// placesOnly writes it as a restriction of the whole request.
+// onlyPlacesRE reads "only" before chromosomes with no "on": "…, only
+// chromosomes 1 and 4", "…; only chr 1-4".
+var onlyPlacesRE = regexp.MustCompile(`(?i)(^|[,;]\s*|\s)only\s+(?:the\s+)?((?:chromosomes?|chrs?\.?)\s*\d)`)
+
+// placesOnly writes it as a restriction of the whole request, and puts
+// the "on" a bare "only chromosomes …" leaves out, so that the list is one
+// place list ("only chromosomes 1 and 4" is the genes on either).
 func placesOnly(text string) string {
+	text = onlyPlacesRE.ReplaceAllString(text, "${1}only on $2")
 	return placesOnlyRE.ReplaceAllString(text, ", limited to $1")
 }
 
