@@ -109,6 +109,8 @@ func toAPIError(err error) *APIError {
 		return &APIError{Status: http.StatusUnauthorized, Code: CodeUnauthenticated, Message: "sign in or send an API token", Err: err}
 	case errors.Is(err, catalog.ErrUnavailable):
 		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: err.Error(), Err: err}
+	case errors.Is(err, context.Canceled):
+		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "the request was cancelled", Err: err}
 	case errors.Is(err, context.DeadlineExceeded):
 		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "the request took too long", Err: err}
 	case store.Unavailable(err):

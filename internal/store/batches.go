@@ -108,7 +108,9 @@ func (db *DB) committedBatch(ctx context.Context, id string, a *queuedAppend) ([
 // operation that can tell (AppendEventBatch) or that is idempotent retries
 // it.
 func Unavailable(err error) bool {
-	if err == nil {
+	if err == nil || errors.Is(err, context.Canceled) {
+		// A statement its caller cancelled did not find the database
+		// away, though pgx calls it a timeout safe to retry.
 		return false
 	}
 	if errors.Is(err, context.DeadlineExceeded) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) {

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"strategist/internal/pgtest"
 	"strategist/internal/store"
 )
 
@@ -91,5 +92,24 @@ func TestUnavailable(t *testing.T) {
 		if got := store.Unavailable(c.err); got != c.want {
 			t.Errorf("Unavailable(%v) = %v, want %v", c.err, got, c.want)
 		}
+	}
+	// A statement its caller cancelled (a researcher's Stop) is not the
+	// database away, though pgx calls it a timeout that is safe to retry:
+	// a turn cancelled while it loads its messages ends as cancelled, it
+	// is not handed back to wait for the database.
+	db, err := store.New(pgtest.New(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.Pool().Acquire(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, err = conn.Exec(ctx, "select 1")
+	if err == nil || store.Unavailable(err) {
+		t.Errorf("a cancelled statement: err %v, Unavailable %v; want an error that is not unavailability", err, store.Unavailable(err))
 	}
 }

@@ -104,6 +104,10 @@ func (w *turnWorker) Work(ctx context.Context, job *river.Job[turnArgs]) error {
 		return river.JobSnooze(busyRetry)
 	case errors.Is(err, ErrOwnerLost):
 		return river.JobSnooze(ownerLostRetry)
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+		// River stopped the job (its process stops): the turn is worked
+		// again, by this process or another, without spending an attempt.
+		return river.JobSnooze(unavailableRetry)
 	case Unavailable(err):
 		// No connection to be had (the pool's limit, the server's
 		// max_connections, a restart): the turn waits for one rather
