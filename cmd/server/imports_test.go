@@ -1,7 +1,13 @@
 package main
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -179,6 +185,47 @@ func TestServerLinksNoProtocolSDK(t *testing.T) {
 			if strings.HasPrefix(dep, sdk) {
 				t.Errorf("internal/server reaches %s: a protocol's SDK belongs to its package under internal/protocol", dep)
 			}
+		}
+	}
+}
+
+// TestRaceFreePackages: the packages make test-go runs without the race
+// detector (the Makefile's RACE_FREE) start no goroutine and import
+// neither sync nor sync/atomic in their own code, so there is no race in
+// them for the detector to find.
+func TestRaceFreePackages(t *testing.T) {
+	makefile, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^RACE_FREE := (.+)$`).FindSubmatch(makefile)
+	if m == nil {
+		t.Fatal("the Makefile has no RACE_FREE line")
+	}
+	for dir := range strings.FieldsSeq(string(m[1])) {
+		files, err := filepath.Glob(filepath.Join("../..", dir, "*.go"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("%s: no Go files (%v)", dir, err)
+		}
+		for _, name := range files {
+			if strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range f.Imports {
+				if p := strings.Trim(imp.Path.Value, `"`); p == "sync" || p == "sync/atomic" {
+					t.Errorf("%s imports %s: take its package out of RACE_FREE", name, p)
+				}
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				if _, ok := n.(*ast.GoStmt); ok {
+					t.Errorf("%s starts a goroutine: take its package out of RACE_FREE", name)
+				}
+				return true
+			})
 		}
 	}
 }
