@@ -92,6 +92,7 @@ func TestParseVariantsAndNotes(t *testing.T) {
 		{"red blood cells too", "red blood cell invasion", 0, []string{"red blood cell invasion", "host invasion"}, ""},
 		{"plural", "DNA repair processes", 0, []string{"DNA repair processes", "DNA repair process", "DNA repair"}, ""},
 		{"process naming", "heme biosynthesis", 0, []string{"heme biosynthesis", "heme biosynthetic process"}, ""},
+		{"GO writes no articles", "protein import into the mitochondrion", 0, []string{"protein import into the mitochondrion", "protein import into mitochondrion"}, ""},
 		{"chromosome typo", "genes on chromosme 3", 0, nil, "I read 'chromosme' as 'chromosome'"},
 		{"and read as or", "genes on chromosomes 5 and 7", 0, nil, "so I read 'and' between"},
 		{"GO id beside words", "GO:0006260 DNA replication", 0, []string{"GO:0006260"}, "and not the words 'DNA replication'"},

@@ -86,6 +86,11 @@ func TestResearcherPhrasings(t *testing.T) {
 		{"GPI anchor biosynthesis, only chromosomes 1 and 4", "INTERSECT(term:GPI anchor biosynthesis, UNION(location:1, location:4))"},
 		{"GPI anchor biosynthesis; only chr 1-3", "INTERSECT(term:GPI anchor biosynthesis, UNION(UNION(location:1, location:2), location:3))"},
 		{"tRNA genes only chromosomes 3 and 5", "INTERSECT(term:tRNA, UNION(location:3, location:5))"},
+		{"hi, can you pull up every gene tied to lysine biosynthesis?", "term:lysine biosynthesis"},
+		{"i need the ones doing histone acetylation but not the ones on chromosomes 4 or 5", "MINUS(term:histone acetylation, UNION(location:4, location:5))"},
+		// The nuclear genome is the genes of neither organelle genome.
+		{"any snRNA genes outside the nuclear genome?", "INTERSECT(term:snRNA, UNION(location:apicoplast, location:mitochondrion))"},
+		{"tRNA genes on the nuclear chromosomes", "MINUS(term:tRNA, UNION(location:apicoplast, location:mitochondrion))"},
 		// Words at the end that pool the parts ask for their union.
 		{"show me snoRNAs and snRNAs together", "UNION(term:snoRNAs, term:snRNAs)"},
 		{"tRNA and rRNA genes in one list", "UNION(term:tRNA, term:rRNA)"},

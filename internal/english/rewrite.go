@@ -353,13 +353,28 @@ var organellesRE = regexp.MustCompile(`(?i)\b(?:both(?:\s+of\s+the)?|the\s+two|t
 // genes", "nucleus-encoded".
 var nuclearRE = regexp.MustCompile(`(?i)\bnucle(?:ar|us)[\s-]+encoded\s+`)
 
+// onNuclearRE reads the nuclear genome as a place: "on the nuclear
+// genome", "in the nuclear chromosomes" (the genes of neither organelle
+// genome).
+var onNuclearRE = regexp.MustCompile(`(?i)\s*\b(?:on|in|from|within)\s+(?:the\s+)?nucle(?:ar|us)\s+(?:genome|chromosomes|dna)\b`)
+
+// offNuclearRE reads genes away from the nuclear genome, which are the
+// organelle genomes' genes: "outside the nuclear genome", "not on the
+// nuclear chromosomes".
+var offNuclearRE = regexp.MustCompile(`(?i)\b(?:outside(?:\s+of)?|not\s+(?:on|in|from)|off|away\s+from|excluding|except(?:\s+for)?|apart\s+from|other\s+than)\s+(?:the\s+)?nucle(?:ar|us)(?:\s+(?:genome|chromosomes|dna))?\b`)
+
 // organellesSpelled names the organelle genomes one by one, as the
 // grammar reads places: "excluding both organelle genomes" is "excluding
 // the apicoplast and mitochondrion genomes", and "nuclear-encoded rRNA
 // genes" the rRNA genes of neither.
 func organellesSpelled(text string) string {
 	text = organellesRE.ReplaceAllString(text, "the apicoplast and mitochondrion genomes")
-	if loc := nuclearRE.FindStringIndex(text); loc != nil {
+	text = offNuclearRE.ReplaceAllString(text, "on the apicoplast and mitochondrion genomes")
+	loc := nuclearRE.FindStringIndex(text)
+	if loc == nil {
+		loc = onNuclearRE.FindStringIndex(text)
+	}
+	if loc != nil {
 		text = strings.TrimRight(text[:loc[0]]+text[loc[1]:], ".?! ") + ", excluding the apicoplast and mitochondrion genomes"
 	}
 	return text

@@ -412,7 +412,7 @@ var fillers = WordSet(`find show me list get give return retrieve search look lo
 		hi hello hey thanks okay ok kindly build create construct make run query strategy start take
 		lie lies sit sits sitting reside resides residing actually about encode encodes encoding am love set
 		up pull out generate produce finds finding returns returning gives lists listing collect gather compile
-		extract select choose takes took handle handles handling perform performs performing mediate mediates mediating responsible undertake undertakes drive drives driving contribute contributes contributing catalyse catalyses catalyze catalyzes conduct conducts deal deals suggest propose recommend comprehensive complete full broad exhaustive thorough mapped mapping assigned known thought predicted putative
+		extract select choose tied doing takes took handle handles handling perform performs performing mediate mediates mediating responsible undertake undertakes drive drives driving contribute contributes contributing catalyse catalyses catalyze catalyzes conduct conducts deal deals suggest propose recommend comprehensive complete full broad exhaustive thorough mapped mapping assigned known thought predicted putative
 		trying try tried possible it curious idea appreciate bring wondering wonder hoping hope able mind kind
 		thank you much cheers lot my our your analysis analyses thesis paper project study studies research
 		work experiment lab plasmodb veupathdb database db site parasite parasites anyway anyhow regardless though however after their its linked connected carry carries carrying making`)

@@ -1,6 +1,7 @@
 package english
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -360,6 +361,9 @@ func termVariants(text string) []string {
 	if strings.ContainsAny(sg, "-–") {
 		add(strings.NewReplacer("-", " ", "–", " ").Replace(sg)) // "DNA-repair"
 	}
+	if bare := articlesRE.ReplaceAllString(sg, " "); bare != sg {
+		add(bare) // "protein import into the mitochondrion": GO writes none
+	}
 	for _, lead := range []string{"responding to ", "responses to ", "respond to ", "responds to "} {
 		if rest, ok := strings.CutPrefix(low, lead); ok && rest != "" {
 			add("response to " + sg[len(lead):])
@@ -372,6 +376,10 @@ func termVariants(text string) []string {
 	}
 	return out[:min(len(out), maxVariants)]
 }
+
+// articlesRE is an article inside a phrase, which GO's names and
+// synonyms leave out.
+var articlesRE = regexp.MustCompile(`(?i)\s+(?:the|a|an)\s+`)
 
 // maxVariants bounds the phrasings looked up per term (one catalog call
 // each).
