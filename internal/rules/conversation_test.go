@@ -183,6 +183,8 @@ func conversationCases(t *testing.T) []conversationCase {
 			data.GO(repair), "I remove step"},
 		{"an excluded place put back", []string{"DNA repair genes", "exclude chromosome 5", "put chromosome 5 back"},
 			data.GO(repair), "I remove step"},
+		{"a chromosome named by its number alone", []string{"tRNA genes on chromosomes 5 and 7", "remove the chromosome 7 step"},
+			eval.Intersect(data.OfType("tRNA encoding"), data.On(chr5)), "I remove step"},
 		{"a step named 'one'", []string{"tRNA genes on chromosome 5 or 14", "remove the chromosome 14 one"},
 			eval.Intersect(data.OfType("tRNA encoding"), data.On(chr5)), "I remove step"},
 		{"which of them", []string{"DNA repair genes", "which of them are on chromosome 14?"},

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"strategist/internal/english"
 )
@@ -101,9 +102,9 @@ func (o *strategyOverview) removedOperand(kind string) (target, why string, ok b
 }
 
 // stepsNamed returns the strategy's searches whose name, search or values
-// hold every word of a name (a word may be a prefix of at least five
-// letters: "domain" names "domains"; "location" and "chromosome" name a
-// location step).
+// hold every word of a name, each a whole word ("7" is not in "Pf3D7"),
+// or one sharing its first five letters ("domain" names "domains");
+// "location" and "chromosome" name a location step.
 func (o *strategyOverview) stepsNamed(name string) []stepSummary {
 	var words []string
 	for _, w := range strings.Fields(strings.NewReplacer("-", " ", "_", " ").Replace(strings.ToLower(name))) {
@@ -120,11 +121,12 @@ func (o *strategyOverview) stepsNamed(name string) []stepSummary {
 		if s.SearchName == "GenesByLocation" {
 			text += " location chromosome"
 		}
+		tokens := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 		all := len(words) > 0
 		for _, w := range words {
-			if !strings.Contains(text, w) && !(len(w) > 5 && strings.Contains(text, w[:5])) {
-				all = false
-			}
+			all = all && slices.ContainsFunc(tokens, func(t string) bool {
+				return t == w || len(w) > 5 && strings.HasPrefix(t, w[:5])
+			})
 		}
 		if all {
 			hits = append(hits, s)
