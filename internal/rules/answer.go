@@ -349,9 +349,34 @@ func strategyAnswer(a *asks) response {
 			fmt.Fprintf(&b, " (%s of %s)", s.Operator, strings.Join(s.Inputs, ", "))
 		}
 		fmt.Fprintf(&b, ": %s", s.Count.describe())
+		b.WriteString(cur.effect(s))
 		if s.StepID == cur.RootStepID {
 			b.WriteString(" (the result)")
 		}
 	}
 	return say(b.String())
+}
+
+// effect says what a combine did to its first input, counted: the genes
+// an exclusion removed or a restriction dropped, and when it changed
+// nothing, or what a union added. Empty for a search, or when a count
+// is missing or approximate.
+func (o *strategyOverview) effect(s stepSummary) string {
+	if len(s.Inputs) != 2 || s.Count.Value == nil || s.Count.Approximate {
+		return ""
+	}
+	in, ok := o.step(s.Inputs[0])
+	if !ok || in.Count.Value == nil || in.Count.Approximate {
+		return ""
+	}
+	n, before := *s.Count.Value, *in.Count.Value
+	switch {
+	case (s.Operator == "MINUS" || s.Operator == "INTERSECT") && n == before:
+		return fmt.Sprintf(", removing none of %s's %d", in.StepID, before)
+	case s.Operator == "MINUS" || s.Operator == "INTERSECT":
+		return fmt.Sprintf(", removing %d of %s's %d", before-n, in.StepID, before)
+	case s.Operator == "UNION" && n > before:
+		return fmt.Sprintf(", adding %d to %s's %d", n-before, in.StepID, before)
+	}
+	return ""
 }

@@ -2,6 +2,7 @@ package rules_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -182,6 +183,27 @@ func TestQuestionsAfterABuild(t *testing.T) {
 				t.Errorf("%q changed the strategy %d times", msg, n)
 			}
 		})
+	}
+}
+
+// TestWhatEachStepRemoved: asked what each step removed, the answer
+// counts what each combine took from its first input, and says when one
+// took nothing.
+func TestWhatEachStepRemoved(t *testing.T) {
+	data := loadData(t)
+	all := len(data.GO("GO:0006508"))
+	kept := len(eval.Minus(data.GO("GO:0006508"), data.On("Pf3D7_03_v3")))
+	w := newWorld(t)
+	plan := w.turn(t, "plan", "proteolysis genes excluding chromosome 3")
+	handoffs := find[*event.HandoffRequested](plan.emitted)
+	if len(handoffs) != 1 {
+		t.Fatalf("no plan:\n%s", plan.end.Text)
+	}
+	w.turn(t, "execute", buildMessage(t, handoffs[0]))
+	after := w.turn(t, "plan", "what did each step remove?")
+	want := regexp.MustCompile(fmt.Sprintf(`%d genes, removing %d of s\d+'s %d \(the result\)`, kept, all-kept, all))
+	if !want.MatchString(after.end.Text) {
+		t.Errorf("the answer does not count what the exclusion removed (%d of %d):\n%s", all-kept, all, after.end.Text)
 	}
 }
 
