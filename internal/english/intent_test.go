@@ -31,7 +31,8 @@ func TestClassify(t *testing.T) {
 		IntentGOQuestion: {"What is GO:0006281?", "what does GO:0006281 mean?", "define GO:0006412", "What is DNA repair in GO terms?",
 			"what does the GO term translation mean?", "Explain GO:0006260", "GO:0006260 — what process is that?",
 			"What does glycolysis mean in the Gene Ontology?", "GO:0006412 = which process?", "Is translation a GO term? Which one?", "what is the GO definition of proteolysis", "How does GO define translation?"},
-		IntentSearchQuestion: {"Which searches find genes by GO term?", "What searches are there for gene types?", "which search finds genes by location?"},
+		IntentSearchQuestion: {"Which searches find genes by GO term?", "What searches are there for gene types?", "which search finds genes by location?",
+			"Is there a search for signal peptides?", "do you have a search for transmembrane domains", "can I search by chromosome?"},
 		IntentStrategyQuestion: {
 			"how many genes is that?", "why did you choose that search?", "What did you offer me?", "which term did you use, and why?",
 			"Summarize this conversation so far", "Analyze my current strategy.", "Diagnose my current strategy.",

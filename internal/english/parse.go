@@ -96,6 +96,13 @@ func parseTokens(toks []token, p *Parsed, all []token) *Node {
 			root = taxonNode(p, len(segs) > 1)
 		case i == 0:
 			root = n
+		case n == nil && joins[i-1].op == OpMinus && root != nil && strings.Trim(join(seg), " ,;.") != "":
+			// What is taken away is only words that say nothing by
+			// themselves ("genes with no known function"): they stay a
+			// phrase to map or ask about, never dropped to leave every
+			// gene.
+			text := strings.Trim(join(seg), " ,;.")
+			root = &Node{Op: OpMinus, Left: root, Right: &Node{Clause: &Clause{Text: text, Kind: KindTerm, Variants: termVariants(text)}}}
 		case n == nil:
 			p.Notes = append(p.Notes, Quote(strings.Join(joins[i-1].words, " "))+" had nothing after it; I ignored it")
 		case root == nil:

@@ -91,6 +91,13 @@ func TestResearcherPhrasings(t *testing.T) {
 		// The nuclear genome is the genes of neither organelle genome.
 		{"any snRNA genes outside the nuclear genome?", "INTERSECT(term:snRNA, UNION(location:apicoplast, location:mitochondrion))"},
 		{"tRNA genes on the nuclear chromosomes", "MINUS(term:tRNA, UNION(location:apicoplast, location:mitochondrion))"},
+		// What the genes lack is taken away.
+		{"signal peptide genes with no transmembrane domain", "MINUS(term:signal peptide, term:transmembrane domain)"},
+		{"proteins lacking a signal peptide", "MINUS(term:proteins, term:signal peptide)"},
+		{"DNA repair genes that lack a transmembrane domain", "MINUS(term:DNA repair, term:transmembrane domain)"},
+		// An exclusion of words that say nothing alone stays a phrase to
+		// ask about, never dropped to leave every gene.
+		{"genes with no known function", "MINUS(taxon, term:known function)"},
 		// Words at the end that pool the parts ask for their union.
 		{"show me snoRNAs and snRNAs together", "UNION(term:snoRNAs, term:snRNAs)"},
 		{"tRNA and rRNA genes in one list", "UNION(term:tRNA, term:rRNA)"},
