@@ -52,6 +52,10 @@ func TestDraftEdits(t *testing.T) {
 			eval.Minus(eval.Intersect(eval.Union(repair, data.GO("GO:0006260")), chr14), data.OfType("tRNA encoding"))},
 		{"replace", []string{"DNA repair genes on chromosome 14", "use chromosome 13 instead"}, eval.Intersect(repair, chr13)},
 		{"take the exclusion back", []string{"DNA repair genes on chromosome 14 excluding tRNA genes", "take that exclusion out again"}, eval.Intersect(repair, chr14)},
+		{"two changes in a row", []string{"DNA repair genes", "also include DNA replication", "and leave out chromosome 13"},
+			eval.Minus(eval.Union(repair, data.GO("GO:0006260")), chr13)},
+		{"a question between two changes", []string{"DNA repair genes", "exclude chromosome 14", "what does GO:0006281 mean?", "and chromosome 13 too"},
+			eval.Minus(eval.Minus(repair, chr14), chr13)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld(t)

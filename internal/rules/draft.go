@@ -6,26 +6,40 @@ import (
 	"strategist/internal/english"
 )
 
-// previousRequest is the researcher's previous message read as a request
-// of its own (not a question, not a follow-up): the plan a change made in
-// plan mode, before the build, edits.
-func previousRequest(previous string) (english.Parsed, bool) {
-	if previous == "" || english.Classify(previous).Intent != english.IntentSearch {
-		return english.Parsed{}, false
+// draftedRequest is the request the plan not built yet stands for, read
+// from the researcher's messages since the last build (oldest first): a
+// request of its own starts it afresh, and each change after it (exclude,
+// restrict, add, replace) edits it as the planner drafted it, so that
+// "glycolysis genes", "also include gluconeogenesis", "and leave out
+// chromosome 11" is one plan. Questions leave it as it is.
+func draftedRequest(messages []string) (english.Parsed, bool) {
+	var draft english.Parsed
+	ok := false
+	for i, msg := range messages {
+		if english.Classify(msg).Intent != english.IntentSearch {
+			continue
+		}
+		p := english.Parse(msg)
+		repeatFollowUp(&p, msg, lastRequest(messages[:i]))
+		switch {
+		case p.Root != nil && p.Follow == english.FollowNone:
+			draft, ok = p, true
+		case ok:
+			if _, edited := draftFollowUp(&p, draft); edited {
+				draft = p
+			}
+		}
 	}
-	prev := english.Parse(previous)
-	return prev, prev.Root != nil && prev.Follow == english.FollowNone
+	return draft, ok
 }
 
 // draftFollowUp reads a change made in plan mode before anything is built
 // ("DNA repair genes on chromosome 14", then "same, but also exclude
-// chromosome 13") as an edit of the plan the previous request drafted: its
-// tree joined with the new part, or with the replaced clause swapped. It
-// reports false when the previous message was no search request or the
-// replaced clause is not one clause of it.
-func draftFollowUp(p *english.Parsed, previous string) (string, bool) {
-	prev, ok := previousRequest(previous)
-	if !ok || p.Part == nil || prev.Organism != p.Organism && p.Organism != "" {
+// chromosome 13") as an edit of the plan drafted before it: its tree
+// joined with the new part, or with the replaced clause swapped. It
+// reports false when the replaced clause is not one clause of it.
+func draftFollowUp(p *english.Parsed, prev english.Parsed) (string, bool) {
+	if prev.Root == nil || p.Part == nil || prev.Organism != p.Organism && p.Organism != "" {
 		return "", false
 	}
 	ops := map[english.FollowUp]english.Op{english.FollowExclude: english.OpMinus, english.FollowRestrict: english.OpIntersect, english.FollowAdd: english.OpUnion}
@@ -57,11 +71,10 @@ func draftFollowUp(p *english.Parsed, previous string) (string, bool) {
 }
 
 // draftWithout reads "take that exclusion out again" in plan mode, before
-// anything is built, as the previous request's tree without its outermost
+// anything is built, as the drafted request's tree without its outermost
 // exclusion (MINUS) or restriction (INTERSECT): that operator's left side.
-func draftWithout(p *english.Parsed, previous, kind string) (string, bool) {
-	prev, ok := previousRequest(previous)
-	if !ok {
+func draftWithout(p *english.Parsed, prev english.Parsed, kind string) (string, bool) {
+	if prev.Root == nil {
 		return "", false
 	}
 	want := map[string][]english.Op{"exclusion": {english.OpMinus}, "restriction": {english.OpIntersect}, "filter": {english.OpMinus, english.OpIntersect}}[kind]
@@ -112,4 +125,16 @@ func swapClause(n *english.Node, leaf *english.Clause, part *english.Node) *engl
 		return n
 	}
 	return &english.Node{Op: n.Op, Left: swapClause(n.Left, leaf, part), Right: swapClause(n.Right, leaf, part)}
+}
+
+// lastRequest is the last of the messages that asks for genes (a request
+// or a change), "" when none does: what "and chromosome 13 too" repeats,
+// past a question asked in between.
+func lastRequest(messages []string) string {
+	for i := len(messages) - 1; i >= 0; i-- {
+		if english.Classify(messages[i]).Intent == english.IntentSearch {
+			return messages[i]
+		}
+	}
+	return ""
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"strategist/internal/plan"
+	"slices"
 	"strings"
 
 	"strategist/internal/llm"
@@ -212,6 +213,13 @@ type turn struct {
 	// previous is the researcher's message before this one ("" when there
 	// is none); build messages are not the researcher's words.
 	previous string
+	// earlier is the researcher's messages before this one, oldest first
+	// (build messages are not theirs).
+	earlier []string
+	// sinceBuild is the researcher's messages after the last build and
+	// before this one, oldest first: what a plan not built yet was drafted
+	// from.
+	sinceBuild []string
 	// asked is the readings the question ending the previous turn offered
 	// (their messages), nil when that turn asked nothing.
 	asked  []string
@@ -240,12 +248,26 @@ func readTurn(req llm.Request) (*turn, error) {
 		return nil, errors.New("the request has no user message")
 	}
 	t.user = req.Messages[start].Text
-	for i := start - 1; i >= 0 && t.previous == ""; i-- {
+	built := false
+	for i := start - 1; i >= 0; i-- {
 		m := req.Messages[i]
-		if m.Role == llm.RoleUser && !strings.HasPrefix(strings.TrimSpace(m.Text), plan.BuildPrefix) {
+		if m.Role != llm.RoleUser {
+			continue
+		}
+		if strings.HasPrefix(strings.TrimSpace(m.Text), plan.BuildPrefix) {
+			built = true
+			continue
+		}
+		if t.previous == "" {
 			t.previous = m.Text
 		}
+		t.earlier = append(t.earlier, m.Text)
+		if !built {
+			t.sinceBuild = append(t.sinceBuild, m.Text)
+		}
 	}
+	slices.Reverse(t.earlier)
+	slices.Reverse(t.sinceBuild)
 	t.asked = askedBefore(req.Messages[:start])
 	pending := map[string]llm.ToolCall{}
 	for _, m := range req.Messages[start+1:] {

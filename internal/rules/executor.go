@@ -80,7 +80,7 @@ func executeTurn(t *turn) response {
 	var followNote string
 	if cur != nil {
 		var refusal string
-		if followNote, refusal = applyFollowUp(&p, cur, t.user, t.previous); refusal != "" {
+		if followNote, refusal = applyFollowUp(&p, cur, t.user, lastRequest(t.earlier)); refusal != "" {
 			return say(intro + "\n\nI could not make the change: " + refusal + ".")
 		}
 	}

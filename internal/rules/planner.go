@@ -27,7 +27,8 @@ func planTurn(t *turn) response {
 	var followNote string
 	if cur == nil {
 		if m := removeOperatorRE.FindStringSubmatch(t.user); m != nil {
-			note, ok := draftWithout(&p, t.previous, strings.ToLower(m[1]))
+			drafted, _ := draftedRequest(t.sinceBuild)
+			note, ok := draftWithout(&p, drafted, strings.ToLower(m[1]))
 			if !ok {
 				return say(intro + "\n\nI read that as taking back the " + strings.ToLower(m[1]) + ", but there is no strategy or plan with one to change. " + capabilities)
 			}
@@ -61,12 +62,16 @@ func planTurn(t *turn) response {
 			"no strategy for this change to refine and nothing was built. The catalog has Plasmodium falciparum 3D7 only; " +
 			"to search it, describe the genes, for example \"tRNA genes on chromosome 5\".")
 	}
+	if cur == nil && followNote == "" {
+		repeatFollowUp(&p, t.user, lastRequest(t.sinceBuild))
+	}
 	if cur == nil && followNote == "" && p.Follow != english.FollowNone {
-		followNote, _ = draftFollowUp(&p, t.previous)
+		drafted, _ := draftedRequest(t.sinceBuild)
+		followNote, _ = draftFollowUp(&p, drafted)
 	}
 	if cur != nil {
 		var refusal string
-		if followNote, refusal = applyFollowUp(&p, cur, t.user, t.previous); refusal != "" {
+		if followNote, refusal = applyFollowUp(&p, cur, t.user, lastRequest(t.earlier)); refusal != "" {
 			return say(intro + "\n\nI could not plan the change: " + refusal + ".")
 		}
 	} else if t.has("set_conversation_title") {
