@@ -91,6 +91,7 @@ func TestResearcherPhrasings(t *testing.T) {
 		// The nuclear genome is the genes of neither organelle genome.
 		{"any snRNA genes outside the nuclear genome?", "INTERSECT(term:snRNA, UNION(location:apicoplast, location:mitochondrion))"},
 		{"tRNA genes on the nuclear chromosomes", "MINUS(term:tRNA, UNION(location:apicoplast, location:mitochondrion))"},
+		{"DNA repair genes from 3D7", "term:DNA repair"},
 		// What the genes lack is taken away.
 		{"signal peptide genes with no transmembrane domain", "MINUS(term:signal peptide, term:transmembrane domain)"},
 		{"proteins lacking a signal peptide", "MINUS(term:proteins, term:signal peptide)"},
@@ -101,6 +102,10 @@ func TestResearcherPhrasings(t *testing.T) {
 		// Words at the end that pool the parts ask for their union.
 		{"show me snoRNAs and snRNAs together", "UNION(term:snoRNAs, term:snRNAs)"},
 		{"tRNA and rRNA genes in one list", "UNION(term:tRNA, term:rRNA)"},
+		{"translation, DNA repair, proteolysis — combine all three", "UNION(UNION(term:translation, term:DNA repair), term:proteolysis)"},
+		{"tRNA genes, rRNA genes; merge them", "UNION(term:tRNA, term:rRNA)"},
+		// A search's genes have no rank: "top 10" names no genes.
+		{"Show me the top 10 DNA repair genes", "term:DNA repair"},
 		{"I'm investigating stage-specific expression in Plasmodium falciparum. Suggest one site search for genes with high gametocyte expression, but don't build anything yet.", "term:high gametocyte expression"},
 		// An exclusion or restriction stated first, or in a sentence of
 		// its own, qualifies the whole request.

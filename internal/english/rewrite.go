@@ -321,10 +321,20 @@ func unionSpelled(text string) string {
 		// list": the words at the end ask for the union of the two.
 		body := strings.TrimRight(text, " .!?")
 		loc := unionEndRE.FindStringIndex(body)
-		if loc == nil || strings.Count(strings.ToLower(body[:loc[0]]), " and ") != 1 {
+		if loc == nil {
 			return text
 		}
-		m = []string{text, body[:loc[0]]}
+		switch strings.Count(strings.ToLower(body[:loc[0]]), " and ") {
+		case 0: // "A, B, C together"
+			if !strings.Contains(body[:loc[0]], ",") {
+				return text
+			}
+			return strings.ReplaceAll(body[:loc[0]], ",", " or")
+		case 1:
+			m = []string{text, body[:loc[0]]}
+		default:
+			return text
+		}
 	}
 	body := unionEndRE.ReplaceAllString(m[1], "")
 	first := strings.ToLower(strings.Fields(body + " x")[0])

@@ -239,7 +239,7 @@ var fillers = WordSet(`find show me list get give return retrieve search look lo
 
 // trailingFillers are the fillers also taken off a clause's end. Read-only.
 var trailingFillers = WordSet(`genes gene ones please only too also ids id identifiers there here as well
-	of in on the a an that which are is with for but then now and so those me us thanks thank you much
+	of in on from the a an that which are is with for but then now and so those me us thanks thank you much
 	if possible my our analysis thesis paper project study research work plasmodb veupathdb database db lot
 	found located situated lie lies lying sit sits sitting reside resides residing encoded parasite parasites anyway anyhow regardless function functions role roles though however alone
 	strategy strategies search searches query queries`)
