@@ -56,10 +56,6 @@ var formRewrites = []struct {
 	// "Setting the apicoplast genome aside", "putting chromosome 3 to one
 	// side": the connective split by its object.
 	{regexp.MustCompile(`(?i)\b(setting|set|putting|put|leaving|leave)\s+((?:the\s+)?(?:chromosomes?|chrs?|apicoplast|mitochondri\w*|organell\w*)\b[^,;:.?!]*?)\s+(?:aside|to\s+one\s+side)\b`), "$1 aside $2"},
-	// "the top 10 DNA repair genes": a search's genes have no rank, so
-	// the number says nothing about which genes (the answer gives the
-	// count of all of them).
-	{regexp.MustCompile(`(?i)\b(?:the\s+)?(?:top|best)\s+\d{1,4}\s+`), ""},
 	// "A, B, C — combine all three" asks for their union.
 	{regexp.MustCompile(`(?i)\s*(?:[,;]|\s[—–-])\s*(?:then\s+|and\s+|please\s+)*(?:combine|merge|pool|unite)(?:d)?\s+(?:them|these|those|both|all(?:\s+of\s+them)?|(?:all\s+)?(?:the\s+)?(?:two|three|four|five)(?:\s+of\s+them)?)(?:\s+(?:together|into\s+one(?:\s+list)?))?\s*[.!]*\s*$`), " together"},
 	// Lab-notebook sign-offs.

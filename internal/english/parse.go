@@ -1,10 +1,14 @@
 package english
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 )
+
+// rankRE reads a rank asked of genes: "the top 10", "best 5".
+var rankRE = regexp.MustCompile(`(?i)\b(?:the\s+)?(?:top|best)\s+\d{1,4}\s+`)
 
 // Parse reads a request into a tree of clauses. It uses no catalog: what a
 // clause maps to is decided later, from the catalog tools' answers.
@@ -37,6 +41,12 @@ func Parse(text string) Parsed {
 	text, p.Known = takeKnown(text)
 	given := text
 	var notes []string
+	if m := rankRE.FindString(text); m != "" {
+		// A search's genes have no rank: the number says nothing about
+		// which genes, and the answer says so.
+		text = rankRE.ReplaceAllString(text, "")
+		p.Notes = append(p.Notes, "a search's genes have no rank, so I read "+Quote(strings.TrimSpace(m))+" as all of them")
+	}
 	text, notes = rewritten(text)
 	p.Notes = append(p.Notes, notes...)
 	toks := literalWords(tokenize(text))
