@@ -194,12 +194,7 @@ func TestWhatEachStepRemoved(t *testing.T) {
 	all := len(data.GO("GO:0006508"))
 	kept := len(eval.Minus(data.GO("GO:0006508"), data.On("Pf3D7_03_v3")))
 	w := newWorld(t)
-	plan := w.turn(t, "plan", "proteolysis genes excluding chromosome 3")
-	handoffs := find[*event.HandoffRequested](plan.emitted)
-	if len(handoffs) != 1 {
-		t.Fatalf("no plan:\n%s", plan.end.Text)
-	}
-	w.turn(t, "execute", buildMessage(t, handoffs[0]))
+	w.built(t, "proteolysis genes excluding chromosome 3")
 	after := w.turn(t, "plan", "what did each step remove?")
 	want := regexp.MustCompile(fmt.Sprintf(`%d genes, removing %d of s\d+'s %d \(the result\)`, kept, all-kept, all))
 	if !want.MatchString(after.end.Text) {
@@ -211,12 +206,7 @@ func TestWhatEachStepRemoved(t *testing.T) {
 // step that has it and keeps the rest of the strategy.
 func TestParameterEdit(t *testing.T) {
 	w := newWorld(t)
-	plan := w.turn(t, "plan", "genes with a signal peptide and 4 to 20 transmembrane domains")
-	handoffs := find[*event.HandoffRequested](plan.emitted)
-	if len(handoffs) != 1 {
-		t.Fatalf("no plan:\n%s", plan.end.Text)
-	}
-	w.turn(t, "execute", buildMessage(t, handoffs[0]))
+	w.built(t, "genes with a signal peptide and 4 to 20 transmembrane domains")
 	edit := w.turn(t, "plan", "Relax the minimum to 2 transmembrane domains.")
 	arts := find[*event.ArtifactSaved](edit.emitted)
 	if len(arts) != 2 || len(find[*event.HandoffRequested](edit.emitted)) != 1 {
@@ -237,12 +227,7 @@ func TestParameterEdit(t *testing.T) {
 // the words of its name and puts the new search in its place.
 func TestReplaceByName(t *testing.T) {
 	w := newWorld(t)
-	plan := w.turn(t, "plan", "genes with a signal peptide and 4 to 20 transmembrane domains")
-	handoffs := find[*event.HandoffRequested](plan.emitted)
-	if len(handoffs) != 1 {
-		t.Fatalf("no plan:\n%s", plan.end.Text)
-	}
-	w.turn(t, "execute", buildMessage(t, handoffs[0]))
+	w.built(t, "genes with a signal peptide and 4 to 20 transmembrane domains")
 	edit := w.turn(t, "plan", "Replace the transmembrane-domain search with exported proteins")
 	arts := find[*event.ArtifactSaved](edit.emitted)
 	if len(arts) != 2 {

@@ -210,6 +210,18 @@ func (w *world) turnAccepting(t testing.TB, mode, user, handoff string) run {
 	return r
 }
 
+// built plans a request and builds the plan it drafted, as a researcher
+// who clicks Build does; it fails the test when no plan was drafted.
+func (w *world) built(t *testing.T, request string) run {
+	t.Helper()
+	plan := w.turn(t, "plan", request)
+	handoffs := find[*event.HandoffRequested](plan.emitted)
+	if len(handoffs) != 1 {
+		t.Fatalf("no plan for %q:\n%s", request, plan.end.Text)
+	}
+	return w.turn(t, "execute", buildMessage(t, handoffs[0]))
+}
+
 // buildMessage is the execute turn's user message for an approved plan,
 // written the way the orchestrator writes it.
 func buildMessage(t *testing.T, h *event.HandoffRequested) string {
