@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"strategist/internal/plan"
 	"slices"
 	"strings"
 
 	"strategist/internal/llm"
+	"strategist/internal/plan"
 )
 
 // EngineName is the engine family name used in errors and model ids.
