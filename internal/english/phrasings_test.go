@@ -92,6 +92,12 @@ func TestResearcherPhrasings(t *testing.T) {
 		{"any snRNA genes outside the nuclear genome?", "INTERSECT(term:snRNA, UNION(location:apicoplast, location:mitochondrion))"},
 		{"tRNA genes on the nuclear chromosomes", "MINUS(term:tRNA, UNION(location:apicoplast, location:mitochondrion))"},
 		{"DNA repair genes from 3D7", "term:DNA repair"},
+		// A bare number where a place goes is that chromosome; with a unit
+		// or a noun after it, it is not.
+		{"tRNA genes on 5", "INTERSECT(term:tRNA, location:5)"},
+		{"DNA repair genes, not on 3 or 4", "MINUS(term:DNA repair, UNION(location:3, location:4))"},
+		{"proteins of 12 kDa on chromosome 3", "INTERSECT(term:proteins of 12 kDa, location:3)"},
+		{"genes on 15", "term:15"},
 		// What the genes lack is taken away.
 		{"signal peptide genes with no transmembrane domain", "MINUS(term:signal peptide, term:transmembrane domain)"},
 		{"proteins lacking a signal peptide", "MINUS(term:proteins, term:signal peptide)"},

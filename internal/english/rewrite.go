@@ -15,6 +15,7 @@ import (
 func rewritten(text string) (string, []string) {
 	text = formsSpelled(text)
 	text = withoutFrame(text)
+	text = barePlaces(text)
 	text = withoutContextSentences(text)
 	text = withoutContext(text)
 	text = withoutContextParts(text)
@@ -118,37 +119,6 @@ func regionsSpelled(text string) string {
 		}
 		return m[1] + " between " + m[2] + " " + unit + " and " + m[4] + " " + unit
 	})
-}
-
-// frameRE reads a request written as a request for a search, a strategy
-// or a plan: "Suggest one site search for …", "could you build me a
-// comprehensive strategy to find …". A text search keeps its frame: it
-// names the search it wants.
-var frameRE = regexp.MustCompile(`(?i)^\s*(?:(?:please|kindly|can\s+you|could\s+you|would\s+you|will\s+you|i'?d\s+like\s+(?:you\s+)?to|i\s+want\s+(?:you\s+)?to|help\s+me)\s+)*` +
-	`(?:suggest|propose|recommend|design|draft|outline|plan|build|make|create|construct|put\s+together|set\s+up|assemble|write|give\s+me|find\s+me|show\s+me)\s+(?:me\s+|us\s+)?(?:a|an|one|the|some)\s+` +
-	`(?:(?:comprehensive|complete|full|broad|exhaustive|thorough|simple|single|quick|good|sensible|new|basic|first)\s+)*(?:(?:site|plasmodb|veupathdb|wdk|gene)\s+)?` +
-	`(?:search|strategy|strategies|query|queries|plan|list|set)(?:es|s)?\s+(?:for|of|to\s+(?:find|get|list|retrieve|pull\s+out)|that\s+(?:finds?|gets?|lists?|returns?))\s+`)
-
-// noBuildRE reads a request's last words that ask to plan without
-// building ("…, but don't build anything yet", "Don't run it yet.", "just
-// plan it"): a plan is never built before the researcher accepts it, so
-// they say nothing about the genes.
-var noBuildRE = regexp.MustCompile(`(?i)(?:[,;]\s*|\s+[-–—]\s*|[.?!]\s+|\s+)(?:(?:but|and|though)\s+)?(?:please\s+)?` +
-	`(?:(?:don'?t|do\s+not)\s+(?:build|run|execute|start|make|create)(?:\s+(?:anything|it|them|this|that|the\s+(?:search|strategy|plan)))?|without\s+building(?:\s+(?:anything|it))?|(?:just|only)\s+plan(?:\s+(?:it|this|that))?)` +
-	`(?:\s+(?:(?:just\s+)?yet|for\s+now|at\s+the\s+moment|right\s+now))?\s*[.!]?\s*$`)
-
-// withoutFrame takes off a request's frame and its plan-only words, so
-// "Suggest one site search for genes with high gametocyte expression, but
-// don't build anything yet." asks for genes with high gametocyte
-// expression.
-func withoutFrame(text string) string {
-	if loc := noBuildRE.FindStringIndex(text); loc != nil && loc[0] > 0 {
-		text = text[:loc[0]]
-	}
-	if loc := frameRE.FindStringIndex(text); loc != nil && loc[1] < len(text) {
-		text = text[loc[1]:]
-	}
-	return text
 }
 
 // contextRE reads a context phrase before a request, up to its colon or
