@@ -16,7 +16,25 @@ func formsSpelled(text string) string {
 	for _, r := range formRewrites {
 		text = r.re.ReplaceAllString(text, r.with)
 	}
-	return text
+	return alsoToo(text)
+}
+
+// tooRE reads a last part added with "too": "A genes, and the B genes
+// too", "…, and also B as well".
+var tooRE = regexp.MustCompile(`(?i),\s+and\s+(?:also\s+)?((?:the\s+)?[^,;.]+?)\s+(?:too|as\s+well)\s*[.!]*\s*$`)
+
+// placeWordRE finds a place named in a request's words.
+var placeWordRE = regexp.MustCompile(`(?i)\b(?:chromosomes?|chrs?|apicoplast|mitochondri\w*|genome)\b`)
+
+// alsoToo writes "A genes, and the B genes too" as "A genes or the B
+// genes": the "too" adds B's genes. When A names a place, which the
+// grammar reads over a list, the words are left as they are.
+func alsoToo(text string) string {
+	loc := tooRE.FindStringSubmatchIndex(text)
+	if loc == nil || placeWordRE.MatchString(text[:loc[0]]) {
+		return text
+	}
+	return text[:loc[0]] + " or " + text[loc[2]:loc[3]]
 }
 
 // formRewrites are formsSpelled's rewrites, in order.

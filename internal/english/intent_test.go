@@ -41,7 +41,7 @@ func TestClassify(t *testing.T) {
 			"what does every step find?", "explain my strategy",
 			"how many genes now?", "How many are there in total?", "how many genes do we have?",
 			"show me the genes", "list them", "what is the second step?", "what are the steps?",
-			"what did each step remove?", "how many genes did the exclusion remove?", "what did every filter take out",
+			"what did each step remove?", "so how many of them were on 13?", "how many genes did the exclusion remove?", "what did every filter take out",
 		},
 		IntentCapability: {"What can you do?", "help", "who are you?", "How does this work?"},
 		IntentGeneTrace: {"which step drops PF3D7_1405400?", "Is PF3D7_0930300 in the result?", "does the strategy include PF3D7_1133400?",

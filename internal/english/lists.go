@@ -424,3 +424,29 @@ func commaList(toks []token, p *Parsed) *Node {
 	}
 	return chain(nodes, c.op, p)
 }
+
+// placeItem reads a union whose first item is a place's genes:
+// "chromosome 1 genes or translation genes" is chromosome 1's genes and
+// translation's, not translation's on chromosome 1. Nil for any other
+// words.
+func placeItem(toks []token, p *Parsed) *Node {
+	for k := 1; k <= 3 && k+2 < len(toks); k++ {
+		if w := toks[k].low; w != "genes" && w != "gene" && w != "ones" && w != "proteins" {
+			continue
+		}
+		c, ok := connectiveAt(toks, k+1)
+		if !ok || c.op != OpUnion {
+			continue
+		}
+		loc := locationClause(toks[:k])
+		if loc == nil {
+			continue
+		}
+		rest := parseSegment(toks[k+1+len(c.words):], p)
+		if rest == nil {
+			return nil
+		}
+		return &Node{Op: OpUnion, Left: &Node{Clause: loc}, Right: rest}
+	}
+	return nil
+}

@@ -321,6 +321,9 @@ func parseSegment(toks []token, p *Parsed) *Node {
 	if loc := locationList(toks, p); loc != nil {
 		return loc
 	}
+	if n := placeItem(toks, p); n != nil {
+		return n
+	}
 	if n := qualifiedList(toks, p); n != nil {
 		return n
 	}

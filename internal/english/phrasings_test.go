@@ -98,6 +98,12 @@ func TestResearcherPhrasings(t *testing.T) {
 		{"DNA repair genes, not on 3 or 4", "MINUS(term:DNA repair, UNION(location:3, location:4))"},
 		{"proteins of 12 kDa on chromosome 3", "INTERSECT(term:proteins of 12 kDa, location:3)"},
 		{"genes on 15", "term:15"},
+		// A place's genes as the first item of a union are an item.
+		{"chromosome 1 genes or translation genes", "UNION(location:1, term:translation)"},
+		{"apicoplast genes or DNA repair genes", "UNION(location:apicoplast, term:DNA repair)"},
+		// A last part added "too" is added.
+		{"pigment metabolic process genes, and the snRNA genes too", "UNION(term:pigment metabolic process, term:snRNA)"},
+		{"DNA repair genes, and also translation as well", "UNION(term:DNA repair, term:translation)"},
 		// What the genes lack is taken away.
 		{"signal peptide genes with no transmembrane domain", "MINUS(term:signal peptide, term:transmembrane domain)"},
 		{"proteins lacking a signal peptide", "MINUS(term:proteins, term:signal peptide)"},
