@@ -138,10 +138,15 @@ func TestAutoApproveWithTheEnd(t *testing.T) {
 	if n := we.accepts.Load(); n != 0 {
 		t.Errorf("%d accepts after the end, want none", n)
 	}
+	// The log is read every 20 ms, so a quick build may have ended by the
+	// read that found the acceptance: the order is checked up to it.
 	var order []string
 	for _, r := range recs {
 		if r.Type == "turn_end" || r.Type == "turn_start" || r.Type == "handoff_accepted" {
 			order = append(order, r.Type)
+		}
+		if r.Type == "handoff_accepted" {
+			break
 		}
 	}
 	if want := []string{"turn_start", "turn_end", "turn_start", "handoff_accepted"}; !slices.Equal(order, want) {
