@@ -111,8 +111,7 @@ func parseTokens(toks []token, p *Parsed, all []token) *Node {
 			// themselves ("genes with no known function"): they stay a
 			// phrase to map or ask about, never dropped to leave every
 			// gene.
-			text := strings.Trim(join(seg), " ,;.")
-			root = &Node{Op: OpMinus, Left: root, Right: &Node{Clause: &Clause{Text: text, Kind: KindTerm, Variants: termVariants(text)}}}
+			root = &Node{Op: OpMinus, Left: root, Right: &Node{Clause: TermClause(strings.Trim(join(seg), " ,;."))}}
 		case n == nil:
 			p.Notes = append(p.Notes, Quote(strings.Join(joins[i-1].words, " "))+" had nothing after it; I ignored it")
 		case root == nil:

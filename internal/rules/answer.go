@@ -47,19 +47,6 @@ func answerTurn(t *turn, cl english.Classification) response {
 	return say(intro + "\n\nI read that as a message that is not about genes, so nothing was built. " + capabilities)
 }
 
-// classify reads what kind of message the researcher sent. A yes to a
-// question that offered one reading ("Should I run a text search for
-// it?" — "yes, go ahead") takes that reading: the turn goes on as if
-// they had sent its message.
-func (t *turn) classify() english.Classification {
-	cl := english.Classify(t.user)
-	if cl.Intent == english.IntentConfirm && len(t.asked) == 1 && t.asked[0] != "" {
-		t.user = t.asked[0]
-		return english.Classify(t.user)
-	}
-	return cl
-}
-
 // confirmAnswer builds the plan the researcher agreed to: the saved draft
 // is handed to the executor, confirmed by their message, so the build
 // starts when the turn ends. With no draft, or one already built, it says

@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"slices"
 	"strings"
 
+	"strategist/internal/english"
 	"strategist/internal/llm"
 	"strategist/internal/plan"
 )
@@ -210,15 +210,11 @@ func (d *done) decode(v any) bool {
 // started the run, and the calls the run made so far with their results.
 type turn struct {
 	user string
-	// previous is the researcher's message before this one ("" when there
-	// is none); build messages are not the researcher's words.
-	previous string
 	// earlier is the researcher's messages before this one, oldest first
 	// (build messages are not theirs).
 	earlier []string
-	// sinceBuild is the researcher's messages after the last build and
-	// before this one, oldest first: what a plan not built yet was drafted
-	// from.
+	// sinceBuild is the tail of earlier after the last build: what a plan
+	// not built yet was drafted from.
 	sinceBuild []string
 	// asked is the readings the question ending the previous turn offered
 	// (their messages), nil when that turn asked nothing.
@@ -248,27 +244,28 @@ func readTurn(req llm.Request) (*turn, error) {
 		return nil, errors.New("the request has no user message")
 	}
 	t.user = req.Messages[start].Text
-	built := false
-	for i := start - 1; i >= 0; i-- {
-		m := req.Messages[i]
-		if m.Role != llm.RoleUser {
-			continue
-		}
-		if strings.HasPrefix(strings.TrimSpace(m.Text), plan.BuildPrefix) {
-			built = true
-			continue
-		}
-		if t.previous == "" {
-			t.previous = m.Text
-		}
-		t.earlier = append(t.earlier, m.Text)
-		if !built {
-			t.sinceBuild = append(t.sinceBuild, m.Text)
+	sinceBuild := -1
+	for _, m := range req.Messages[:start] {
+		switch {
+		case m.Role != llm.RoleUser:
+		case strings.HasPrefix(strings.TrimSpace(m.Text), plan.BuildPrefix):
+			sinceBuild = len(t.earlier)
+		default:
+			t.earlier = append(t.earlier, m.Text)
 		}
 	}
-	slices.Reverse(t.earlier)
-	slices.Reverse(t.sinceBuild)
+	if sinceBuild >= 0 {
+		t.sinceBuild = t.earlier[sinceBuild:]
+	} else {
+		t.sinceBuild = t.earlier
+	}
+	// A yes to a question that offered one reading ("Should I run a text
+	// search for it?" — "yes, go ahead") takes that reading: the turn goes
+	// on as if the researcher had sent its message.
 	t.asked = askedBefore(req.Messages[:start])
+	if len(t.asked) == 1 && t.asked[0] != "" && english.Classify(t.user).Intent == english.IntentConfirm {
+		t.user = t.asked[0]
+	}
 	pending := map[string]llm.ToolCall{}
 	for _, m := range req.Messages[start+1:] {
 		switch m.Role {
@@ -320,6 +317,15 @@ func askedBefore(msgs []llm.Message) []string {
 		}
 	}
 	return nil
+}
+
+// previous is the researcher's message before this one, "" when there is
+// none.
+func (t *turn) previous() string {
+	if len(t.earlier) == 0 {
+		return ""
+	}
+	return t.earlier[len(t.earlier)-1]
 }
 
 // outcome reads whether a tool result is a success, and its error code and

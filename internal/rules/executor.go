@@ -31,7 +31,7 @@ func executeTurn(t *turn) response {
 	// A question, a thanks or a request the page fulfils is answered as in
 	// plan mode: typed after a build (the composer is then in execute
 	// mode), it must not become a search that replaces the strategy.
-	if cl := t.classify(); cl.Intent != english.IntentSearch {
+	if cl := english.Classify(t.user); cl.Intent != english.IntentSearch {
 		return answerTurn(t, cl)
 	}
 	p, read := readRequest(a, t.user)

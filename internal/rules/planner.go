@@ -15,7 +15,7 @@ import (
 // request the build, and say what will be built. Each step runs once; a
 // failed step is reported instead of retried.
 func planTurn(t *turn) response {
-	if cl := t.classify(); cl.Intent != english.IntentSearch {
+	if cl := english.Classify(t.user); cl.Intent != english.IntentSearch {
 		return answerTurn(t, cl)
 	}
 	a := newAsks(t)
@@ -54,7 +54,7 @@ func planTurn(t *turn) response {
 	if p.Root == nil {
 		return say(nothingToSearch(t.user))
 	}
-	if org := foreignOrganism(t.previous); cur == nil && p.Follow != english.FollowNone && p.Organism == "" && org != "" {
+	if org := foreignOrganism(t.previous()); cur == nil && p.Follow != english.FollowNone && p.Organism == "" && org != "" {
 		// A follow-up of a request refused for its organism is about that
 		// organism too: building it on P. falciparum would answer another
 		// question.
