@@ -156,8 +156,9 @@ func TestTreeEval(t *testing.T) {
 // round of tuning (issue 28), played once at that round's end:
 // `strategist eval internal/eval/testdata/heldout3.jsonl`; heldout4 the
 // one frozen before the round after it, heldout5 the one frozen before
-// the round after that, and heldout6 the one frozen before the round after
-// heldout5's, each played the same way. None is played by
+// the round after that, heldout6 the one frozen before the round after
+// heldout5's, and heldout7 the one frozen before the round after
+// heldout6's, each played the same way. None is played by
 // TestEvaluationSet; here they are only checked against the data.
 var caseFiles = []struct {
 	name       string
@@ -185,6 +186,10 @@ var caseFiles = []struct {
 		"confirm", "unsupported", "off-topic", "edit", "ask"}, []string{OutcomeCount, OutcomeApproximate, OutcomeNotEvaluable,
 		OutcomeRefused, OutcomeAnswered, OutcomeNoBuild, OutcomeAsk}},
 	{"heldout6", 120, []string{"basic", "distribution", "location-list", "clause", "vocabulary", "organism", "follow-up",
+		"approximate", "not-evaluable", "structure", "context", "exclusion-first", "union", "synonym", "typo", "question",
+		"confirm", "unsupported", "off-topic", "edit", "ask"}, []string{OutcomeCount, OutcomeApproximate, OutcomeNotEvaluable,
+		OutcomeRefused, OutcomeAnswered, OutcomeNoBuild, OutcomeAsk}},
+	{"heldout7", 120, []string{"basic", "distribution", "location-list", "clause", "vocabulary", "organism", "follow-up",
 		"approximate", "not-evaluable", "structure", "context", "exclusion-first", "union", "synonym", "typo", "question",
 		"confirm", "unsupported", "off-topic", "edit", "ask"}, []string{OutcomeCount, OutcomeApproximate, OutcomeNotEvaluable,
 		OutcomeRefused, OutcomeAnswered, OutcomeNoBuild, OutcomeAsk}},
