@@ -103,8 +103,12 @@ var qualifierLeads = WordSet("involved that which participating participate with
 
 // literalRE reads a term the researcher asks to find in the annotation
 // text as written: "text search for kinases", "full-text search for
-// rhoptry".
-var literalRE = regexp.MustCompile(`(?i)^(?:full[- ]?)?text[- ]search(?:es)?(?:\s+(?:for|of|on|with))?(?:\s+(?:the|a|an))?\s+(.+)$`)
+// rhoptry", "keyword search 'dynein'", "description mentions
+// aminopeptidase".
+var literalRE = regexp.MustCompile(`(?i)^(?:(?:full[- ]?)?(?:text|key[- ]?word|word)[- ]search(?:es)?(?:\s+(?:for|of|on|with))?|` +
+	`(?:(?:whose\s+)?(?:product\s+)?(?:descriptions?|annotations?|names?)\s+(?:contains?|containing|includes?|including)|(?:whose\s+)?(?:product\s+)?` +
+	`(?:(?:descriptions?|annotations?|names?)\s+)?(?:mentions?|mentioning|says|saying))` +
+	`(?:\s+the\s+(?:word|term|phrase))?)(?:\s+(?:the|a|an))?\s+['"‘“]?(.+?)['"’”]?$`)
 
 // leadingLocation reads a clause that starts with a location: "chr5 tRNA
 // genes", "Pf3D7_05_v3 tRNA genes", and an organelle before a gene type
@@ -169,6 +173,12 @@ var organelleAbbrev = map[string]string{
 }
 
 // isLocationWord reports whether a word can start a location phrase.
+// NamesPlace reports whether a word (lower case) names or numbers a place:
+// a chromosome word, a sequence id, an organelle, a number.
+func NamesPlace(w string) bool {
+	return isLocationWord(w) || isNumberWord(w) || strings.ContainsAny(w, "0123456789")
+}
+
 func isLocationWord(w string) bool {
 	return chromosomeWords[w] || chrTokenRE.MatchString(w) || sequenceIDRE.MatchString(w) ||
 		strings.HasPrefix(w, "apicoplast") || strings.HasPrefix(w, "mitochondri") || organelleAbbrev[w] != ""

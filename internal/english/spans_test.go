@@ -67,6 +67,10 @@ func TestLiteralWords(t *testing.T) {
 		// Asked for in a request's frame, a text search is still one.
 		{"Suggest a text search for merozoite surface", "term:merozoite surface"},
 		{"could you build me a text search for rhoptry neck, but don't run it yet", "term:rhoptry neck"},
+		// A keyword search, or words the description is to mention.
+		{"keyword search 'heat shock', chromosome 11 only", "INTERSECT(term:heat shock, location:11)"},
+		{"genes whose product description contains ribonuclease", "term:ribonuclease"},
+		{"annotation mentioning the word helicase, not on chromosome 3", "MINUS(term:helicase, location:3)"},
 	}
 	for _, tt := range tests {
 		p := Parse(tt.in)
