@@ -107,6 +107,12 @@ func TestRequests(t *testing.T) {
 			func(d *eval.Data) eval.Set { return d.OfType("snoRNA encoding") }, []string{"leaving out"}},
 		{"words before a GO term", "genes busy in DNA repair", "GenesByGoTerm GO:0006281",
 			func(d *eval.Data) eval.Set { return d.GO("GO:0006281") }, []string{"leaving out 'busy in'"}},
+		// Words around a term that no GO term, synonym or gene type holds
+		// are left out, however many, on either side.
+		{"unknown words around a GO term", "could I grab everything classed under DNA repair for my seminar", "GenesByGoTerm GO:0006281",
+			func(d *eval.Data) eval.Set { return d.GO("GO:0006281") }, []string{"leaving out 'grab everything classed under … for my seminar'"}},
+		{"unknown words before a gene type", "fetch me every last snoRNA gene", "GenesByGeneType snoRNA encoding",
+			func(d *eval.Data) eval.Set { return d.OfType("snoRNA encoding") }, []string{"leaving out"}},
 		// Everyday names come from GO's own synonyms, not a table of ours.
 		{"a process by its everyday name", "Krebs cycle genes", "GenesByGoTerm GO:0006099",
 			func(d *eval.Data) eval.Set { return d.GO("GO:0006099") }, []string{"I read 'Krebs cycle' as the GO term 'tricarboxylic acid cycle', of which GO lists 'Krebs cycle' as a synonym"}},

@@ -152,19 +152,30 @@ func resolve(a *asks, p english.Parsed) (*resolution, bool) {
 
 	// 3. Terms with no exact match get a second, looser look-up.
 	for _, c := range clauses {
-		if c.Kind != english.KindTerm || !rv.r.picks[needGO].found {
-			continue
-		}
-		if _, ok := rv.geneTypeExact(c); ok {
-			continue
-		}
-		if ids, _, _ := rv.goNamed(c); len(ids) > 0 {
+		if !rv.unnamed(c) {
 			continue
 		}
 		for _, q := range fuzzyQueries(c) {
 			a.get(paramsCall(searchNeeds[needGO].search, q))
 		}
 		for _, sc := range suffixClauses(c) {
+			for _, v := range sc.Variants[:min(len(sc.Variants), 2)] {
+				a.get(paramsCall(searchNeeds[needGO].search, v))
+			}
+		}
+		for _, w := range spanWords(c) {
+			a.get(paramsCall(searchNeeds[needGO].search, w))
+		}
+	}
+	if a.pending() {
+		return nil, false
+	}
+	// 3b. The span of a phrase whose outer words the catalog does not know.
+	for _, c := range clauses {
+		if !rv.unnamed(c) {
+			continue
+		}
+		if sc, _ := rv.spanClause(c); sc != nil {
 			for _, v := range sc.Variants[:min(len(sc.Variants), 2)] {
 				a.get(paramsCall(searchNeeds[needGO].search, v))
 			}
@@ -180,6 +191,19 @@ func resolve(a *asks, p english.Parsed) (*resolution, bool) {
 	}
 	rv.mergeSameSearch(p.Root)
 	return rv.r, true
+}
+
+// unnamed reports whether a clause is a term that names no GO term or
+// gene type exactly, so looser look-ups are worth making.
+func (rv *resolver) unnamed(c *english.Clause) bool {
+	if c.Kind != english.KindTerm || c.Literal || !rv.r.picks[needGO].found {
+		return false
+	}
+	if _, ok := rv.geneTypeExact(c); ok {
+		return false
+	}
+	ids, _, _ := rv.goNamed(c)
+	return len(ids) == 0
 }
 
 // wantsFinder reports whether a clause's own words are worth a

@@ -72,6 +72,7 @@ type (
 		// query that matched none: readings of a typo, not matches.
 		Suggestions []wireTerm `json:"suggestions"`
 		Size        int        `json:"vocabularySize"`
+		Matches     int        `json:"matches"` // how many terms a vocabulary query matched
 	}
 	searchDetails struct {
 		Name        string      `json:"name"`

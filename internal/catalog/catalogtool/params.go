@@ -62,7 +62,10 @@ type ParamInfo struct {
 	// that matched none: possible meanings of a typo, not matches.
 	Suggestions []Term `json:"suggestions,omitempty"`
 	// VocabularySize is the full number of terms when Values is not all.
-	VocabularySize int    `json:"vocabularySize,omitempty"`
+	VocabularySize int `json:"vocabularySize,omitempty"`
+	// Matches is how many terms matched vocabulary_query, of which Values
+	// shows the best.
+	Matches        int    `json:"matches,omitempty"`
 	VocabularyHint string `json:"vocabularyHint,omitempty"`
 	// DependentParams are parameters whose allowed values change with
 	// this one's value.
@@ -207,7 +210,7 @@ func (s *Set) paramInfo(p catalog.Param, query string) ParamInfo {
 		info.Values = terms(p.Vocabulary)
 	case query != "":
 		matches := MatchTerms(p.Vocabulary, query)
-		info.VocabularySize = size
+		info.VocabularySize, info.Matches = size, len(matches)
 		info.Values = terms(matches[:min(len(matches), s.maxTerms)])
 		for i, m := range matches[:len(info.Values)] {
 			if len(m.Synonyms) == 1 { // MatchTerms keeps the synonym a term was found by

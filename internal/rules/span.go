@@ -1,0 +1,110 @@
+package rules
+
+import (
+	"strategist/internal/english"
+
+	"slices"
+	"strings"
+)
+
+// A term's phrase often carries words of the sentence around it that name
+// nothing: "belong to guanosine-containing compound catabolic process",
+// "pulling up the cellular chemical homeostasis", "snoRNA genes together".
+// Whether a word names something is the catalog's to say, not a list's:
+// a word is known when the GO vocabulary matches it (a term's name or one
+// of GO's synonyms holds it, or a term's is a near spelling of it) or a
+// gene type's name holds it. The span of a phrase is its words from the
+// first known word to the last; the words outside it may be left out
+// when every one is unknown or too short to mean anything on its own, and
+// none takes something away or joins ("no", "forget", "combined").
+
+// joinWords are the words that remove, negate, join or ask: a phrase
+// holding one (or a word that names a place) is never cut, since leaving
+// it out would change how its parts combine ("a combined list of A and B"
+// is a union) or what is asked ("explain the GO term …" is a question).
+var joinWords = english.WordSet(`no not non nor none never without lack lacks lacking devoid except excepted excepting
+	excluding exclude excluded excludes minus remove removed removing drop dropped dropping omit omitted omitting skip
+	skipping forget forgetting gone off lose losing strip stripped outside apart aside besides barring ignore ignoring
+	disregarding subtract rid aren't isn't don't doesn't
+	combined combine combining merged merge merging together pooled pool union either joint joined plus along alongside
+	what what's whats explain explaining define defining definition meaning mean means describe tell`)
+
+// spanWords are the content words of a phrase's words outside every known
+// word, in order: each is looked up in the GO vocabulary before the span is
+// cut. Nothing is returned for a phrase with a word that takes away,
+// joins, asks or names a place.
+func spanWords(c *english.Clause) []string {
+	var out []string
+	for _, w := range strings.Fields(c.Text) {
+		low := strings.ToLower(strings.Trim(w, ",;:.!?'\"()"))
+		if joinWords[low] || english.NamesPlace(low) {
+			return nil
+		}
+		for _, cw := range english.ContentWords(w) {
+			if !slices.Contains(out, cw) {
+				out = append(out, cw)
+			}
+		}
+	}
+	return out
+}
+
+// known reports whether the catalog knows a content word: a GO term's
+// name or synonym the vocabulary matched holds it as a word (matches only
+// within words, "put" in "putrescine", do not count), more terms matched
+// than were shown, GO offers a near spelling of a word of five letters or
+// more (it may be a typo), or a gene type's name holds it.
+func (rv *resolver) known(w string) bool {
+	for _, t := range rv.geneTypeVocab() {
+		for _, f := range geneTypeForms(t.Term) {
+			if slices.Contains(strings.Fields(f), w) {
+				return true
+			}
+		}
+	}
+	sd := rv.goDetails(w)
+	if sd == nil {
+		return true // not looked up: keep the word
+	}
+	p, ok := sd.param(paramGO)
+	if !ok || p.Matches > len(p.Values) || len([]rune(w)) >= 5 && len(p.Suggestions) > 0 {
+		return true
+	}
+	for _, t := range p.Values {
+		if slices.Contains(english.ContentWords(goName(t)+" "+t.Synonym), w) {
+			return true
+		}
+	}
+	return false
+}
+
+// spanClause is a term's phrase cut to its span, with the words left out,
+// or nil when there is nothing to cut: every word is known, none is, or a
+// word that takes away lies outside the span.
+func (rv *resolver) spanClause(c *english.Clause) (*english.Clause, string) {
+	words := spanWords(c)
+	if len(words) == 0 {
+		return nil, ""
+	}
+	raw := strings.Fields(c.Text)
+	first, last := -1, -1
+	for i, w := range raw {
+		cw := english.ContentWords(w)
+		if len(cw) > 0 && rv.known(cw[0]) {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 || first == 0 && last == len(raw)-1 {
+		return nil, ""
+	}
+	span := strings.Join(raw[first:last+1], " ")
+	if t, _ := english.GeneTypeName(span); t == "protein coding" && !strings.Contains(strings.ToLower(span), "coding") {
+		return nil, "" // "rhoptry proteins" are no gene type
+	}
+	cut := strings.TrimSpace(strings.Join(raw[:first], " ") + " … " + strings.Join(raw[last+1:], " "))
+	cut = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(cut, "…"), "…"))
+	return english.TermClause(span), cut
+}
