@@ -107,13 +107,16 @@ var (
 	confirmCues = WordSet("yes yeah yep ok okay sure ahead proceed continue build do run let's lets")
 	thanksWords = WordSet("thanks thank you thx cheers great perfect nice cool awesome excellent wonderful good lovely brilliant that that's thats it is looks very much so a lot lots all done for now bye goodbye i'm im we're ok okay")
 
-	geneAskRE     = regexp.MustCompile(`(?i)\b(what\s+\S+\s+(encodes|makes|codes\s+for)|what\s+(does|do|is|are)|what's|whats|tell me (about|more about)|describe|explain|function of|role of|what do you know about|information on|info on|(which|what) gene is|look\s*up|what (protein|product) (does|do)?\b.*\b(makes?|encodes?)|is that now)\b`)
-	goAskRE       = regexp.MustCompile(`(?i)\b(what\s+(does|is|are)|what's|whats|tell me about|describe|explain|define|definition|meaning|mean|means|what (process|term|function) is (that|this|it)|which (process|term|function))\b|=\s*(which|what)\b`)
-	searchWordsRE = regexp.MustCompile(`(?i)\b(genes|find|list|show|give|get|build|search for|strategy for|excluding|except|minus|not on|on chromosome|intersect|union|combined?)\b`)
-	goIDInRE      = regexp.MustCompile(`(?i)\bGO:\d{7}\b`)
-	howManyRE     = regexp.MustCompile(`(?i)\bhow many\b`)
-	searchAskRE   = regexp.MustCompile(`(?i)^\s*((which|what)\s+(searches|search|kinds? of search(es)?)\b|(is there|are there|do you have|does (the|this) (site|catalog) have)\s+(a|an|any)\s+(searche?s?|ways? to search)\s+(for|by|on)\b|(can|could) (i|we|you) search\s+(for|by|on)\b)`)
-	capabilityRE  = regexp.MustCompile(`(?i)^\s*(what can you do|what do you do|what are you|who are you|help|how do(es)? (this|it|strategist) work|how do i use (this|it|strategist))\s*[?.!]*\s*$`)
+	geneAskRE = regexp.MustCompile(`(?i)\b(what\s+\S+\s+(encodes|makes|codes\s+for)|what\s+(does|do|is|are)|what's|whats|tell me (about|more about)|describe|explain|function of|role of|what do you know about|information on|info on|(which|what) gene is|look\s*up|what (protein|product) (does|do)?\b.*\b(makes?|encodes?)|is that now|tell me what|what (it|this|that) (is|does|encodes)|codes? for|product description|description|annotation|summary)\b`)
+	// geneFirstAskRE is a yes-or-no question whose subject is a gene id:
+	// "Is PF3D7_… on chromosome 11, and what does it code for?".
+	geneFirstAskRE = regexp.MustCompile(`(?i)^\s*(is|does|was|are|do)\s+(the\s+gene\s+)?(pf3d7_\w+|pf\w+_\w+|mal\w+|pf[a-z]\d{4}\w*)\b`)
+	goAskRE        = regexp.MustCompile(`(?i)\b(what\s+(does|is|are)|what's|whats|tell me about|describe|explain|define|definition|meaning|mean|means|what (process|term|function) is (that|this|it)|which (process|term|function))\b|=\s*(which|what)\b`)
+	searchWordsRE  = regexp.MustCompile(`(?i)\b(genes|find|list|show|give|get|build|search for|strategy for|excluding|except|minus|not on|on chromosome|intersect|union|combined?)\b`)
+	goIDInRE       = regexp.MustCompile(`(?i)\bGO:\d{7}\b`)
+	howManyRE      = regexp.MustCompile(`(?i)\bhow many\b`)
+	searchAskRE    = regexp.MustCompile(`(?i)^\s*((which|what)\s+(searches|search|kinds? of search(es)?)\b|(is there|are there|do you have|does (the|this) (site|catalog) have)\s+(a|an|any)\s+(searche?s?|ways? to search)\s+(for|by|on)\b|(can|could) (i|we|you) search\s+(for|by|on)\b)`)
+	capabilityRE   = regexp.MustCompile(`(?i)^\s*(what can you do|what do you do|what are you|who are you|help|how do(es)? (this|it|strategist) work|how do i use (this|it|strategist))\s*[?.!]*\s*$`)
 	// strategyAskRE asks about the result or the conversation so far.
 	strategyAskRE = regexp.MustCompile(`(?i)\b(how many genes (is|are) (that|this|it|there now|left)|how many (are )?(left|remain)|why did you (choose|pick|use)|(which|what) (go term|term|search|gene type|step)s? did you (choose|pick|use|select)|why (this|that) search|what did you (offer|build|do|plan|choose)|what (is|was) (the|my) (count|result)|how many genes each step|which step (drops|removes|loses)|how many (of )?(them|those|these|the genes) (were|had been) (on|in|removed|dropped|excluded|lost|taken out)|what (did|does) (each|every|the) (step|exclusion|search|filter|combine)s? (remove|drop|take out|exclude|cut|keep)|(each|every) (step|exclusion)\b.*\b(removed?|dropped|excluded|took out|kept)|how many (genes )?(did|does) (each|every|the) (step|exclusion)s? (remove|drop|exclude)|analy[sz]e (my|the|this) (current )?strategy|diagnose (my|the|this)|summari[sz]e (this|the|my)|give me a .*summary|what does (the|my|this) strategy|(how many|counts?|numbers?|sizes?)\b.*\b(each|every|per) (step|search)|(each|every) (step|search)\b.*\b(returns?|gives?|finds?|have|has|counts?)|walk me through (the|my|this) (strategy|steps|result)|explain (the|my|this) (strategy|steps|result)|what (is|are|was|were) the (first|second|third|fourth|fifth|last|final|root|top|\d+(st|nd|rd|th)) steps?|what (are|were) (the|its|my) steps)\b` +
 		`|^\s*(please\s+)?(show|list|give|display|see)\s+(me\s+)?(all\s+)?(of\s+)?(the|these|those|them|my|our)\s*(genes|results?|steps|list|ids)?\s*(now|please|again)?\s*[.?!]*\s*$`)
@@ -214,8 +217,12 @@ func Classify(msg string) Classification {
 		return Classification{Intent: IntentSearchQuestion, Subject: searchSubject(text)}
 	}
 	ids := geneIDsIn(text)
-	if len(ids) > 0 && (geneAskRE.MatchString(text) || terseGeneAskRE.MatchString(text)) && !searchWordsRE.MatchString(text) {
+	if len(ids) == 1 && geneFirstAskRE.MatchString(text) ||
+		len(ids) > 0 && (geneAskRE.MatchString(text) || terseGeneAskRE.MatchString(text)) && !searchWordsRE.MatchString(text) {
 		return Classification{Intent: IntentGeneQuestion, Subject: strings.Join(ids, " ")}
+	}
+	if m := geneIDOfRE.FindStringSubmatch(text); m != nil && len(ids) == 0 {
+		return Classification{Intent: IntentGeneQuestion, Subject: strings.Trim(m[1]+m[2], `"' `)}
 	}
 	if symbol, ok := symbolQuestion(text); ok {
 		return Classification{Intent: IntentGeneQuestion, Subject: symbol}
@@ -285,14 +292,15 @@ var isGOTermRE = regexp.MustCompile(`(?i)^\s*is\s+(?:there\s+a\s+go\s+term\s+(?:
 // definition of organelle fission?", "how does GO define X?", "GO
 // definition for X".
 var goDefinitionRE = regexp.MustCompile(`(?i)^\s*(?:(?:what\s+is|what's|whats|give\s+me|show\s+me|tell\s+me)\s+)?(?:the\s+)?(?:go|gene\s+ontology)(?:'s)?\s+definition\s+(?:of|for)\s+(.+?)\s*[?.!]*\s*$` +
-	`|^\s*how\s+(?:does|do)\s+(?:the\s+)?(?:go|gene\s+ontology)\s+define\s+(.+?)\s*[?.!]*\s*$`)
+	`|^\s*how\s+(?:does|do)\s+(?:the\s+)?(?:go|gene\s+ontology)\s+define\s+(.+?)\s*[?.!]*\s*$` +
+	`|^\s*(?:(?:can|could|would|will)\s+you\s+|please\s+)?(?:define|explain|describe)\s+(?:the\s+|a\s+)?(?:go|gene\s+ontology)\s+(?:term|process)\s+(.+?)\s*(?:for\s+me|please)?\s*[?.!]*\s*$`)
 
 // goPhraseQuestion reads a question about a GO term by name.
 func goPhraseQuestion(text string) (string, bool) {
 	m := goPhraseQuestionRE.FindStringSubmatch(text)
 	if m == nil {
 		if d := goDefinitionRE.FindStringSubmatch(text); d != nil {
-			m = []string{d[0], d[1] + d[2]}
+			m = []string{d[0], d[1] + d[2] + d[3]}
 		} else if d := isGOTermRE.FindStringSubmatch(text); d != nil {
 			m = []string{d[0], d[1] + d[2]}
 		}
@@ -351,6 +359,12 @@ func gibberish(s string) bool {
 // terseGeneAskRE reads the short ways a gene is asked about: "PF3D7_… =
 // ?", "pf3d7_… product?", "What protein is it?".
 var terseGeneAskRE = regexp.MustCompile(`(?i)=\s*\?|\bproducts?\s*\?|\bwhat\s+(?:protein|gene|product)\s+is\s+(?:it|this|that)\b`)
+
+// geneIDOfRE asks for the id of a gene named by its symbol or product:
+// "gene ID of myosin A?", "KAHRP - gene id?", "what's the gene id for
+// CSP".
+var geneIDOfRE = regexp.MustCompile(`(?i)^\s*(?:(?:what\s+is|what's|whats|give\s+me|tell\s+me)\s+)?(?:the\s+)?(?:gene\s+id|locus\s+tag|id)\s+(?:of|for)\s+(?:the\s+)?(.{2,40}?)\s*[?.!]*\s*$` +
+	`|^\s*(\S{2,20}?)\s*(?:[-–—:,]\s*)?(?:its\s+|the\s+)?(?:gene\s+id|locus\s+tag)\s*[?.!]*\s*$`)
 
 // symbolQuestionRE reads a question about a gene by its symbol: "Which
 // gene is AP2-G?", "what does the MSP1 gene do?".

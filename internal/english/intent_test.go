@@ -27,10 +27,15 @@ func TestClassify(t *testing.T) {
 			// By symbol.
 			"PF3D7_0304600 = ?", "pf3d7_0304600 product?", "I keep seeing PF3D7_0304600 in my data. What protein is it?", "Which gene has the symbol MSP1?",
 			"Could you tell me what PF3D7_0304600 encodes?", "Which gene is CSP?", "what does the AMA1 gene do?", "tell me about the Pfs25 gene", "what is kelch13?",
+			// A gene id asked about in other words, or a gene's id asked for.
+			"PF3D7_0930300 — tell me what it is", "Does PF3D7_0304600 lie on chromosome 3, and what is its product?",
+			"PF3D7_1133400: product description", "annotation summary for PF3D7_0708400 please",
+			"gene id of circumsporozoite protein", "MSP1 - gene id?", "what's the locus tag for AMA1",
 		},
 		IntentGOQuestion: {"What is GO:0006281?", "what does GO:0006281 mean?", "define GO:0006412", "What is DNA repair in GO terms?",
 			"what does the GO term translation mean?", "Explain GO:0006260", "GO:0006260 — what process is that?",
-			"What does glycolysis mean in the Gene Ontology?", "GO:0006412 = which process?", "Is translation a GO term? Which one?", "what is the GO definition of proteolysis", "How does GO define translation?"},
+			"What does glycolysis mean in the Gene Ontology?", "GO:0006412 = which process?", "Is translation a GO term? Which one?", "what is the GO definition of proteolysis", "How does GO define translation?",
+			"please define the GO term DNA replication", "Could you explain the GO term 'proteolysis' for me?"},
 		IntentSearchQuestion: {"Which searches find genes by GO term?", "What searches are there for gene types?", "which search finds genes by location?",
 			"Is there a search for signal peptides?", "do you have a search for transmembrane domains", "can I search by chromosome?"},
 		IntentStrategyQuestion: {

@@ -52,7 +52,7 @@ func spanWords(c *english.Clause) []string {
 // known reports whether the catalog knows a content word: a GO term's
 // name or synonym the vocabulary matched holds it as a word (matches only
 // within words, "put" in "putrescine", do not count), more terms matched
-// than were shown, GO offers a near spelling of a word of five letters or
+// than were shown for a word of four letters or more, GO offers a near spelling of a word of five letters or
 // more (it may be a typo), or a gene type's name holds it.
 func (rv *resolver) known(w string) bool {
 	for _, t := range rv.geneTypeVocab() {
@@ -67,7 +67,10 @@ func (rv *resolver) known(w string) bool {
 		return true // not looked up: keep the word
 	}
 	p, ok := sd.param(paramGO)
-	if !ok || p.Matches > len(p.Values) || len([]rune(w)) >= 5 && len(p.Suggestions) > 0 {
+	// A short word matches inside many names ("era" in "generation"), so
+	// for it only a name holding it as a word counts.
+	long := len([]rune(w)) > 3
+	if !ok || long && p.Matches > len(p.Values) || len([]rune(w)) >= 5 && len(p.Suggestions) > 0 {
 		return true
 	}
 	for _, t := range p.Values {
