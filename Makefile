@@ -11,7 +11,7 @@ GO_TEST_FLAGS ?= -race -shuffle=on -timeout 20m
 # The first run builds it (a few minutes); later runs use the build cache.
 GOLANGCI_LINT := go tool -modfile=tools/golangci-lint.mod golangci-lint
 
-.PHONY: run build test test-go test-fuzz test-e2e bench bench-browser reliability check lint generate data eval clean help
+.PHONY: run build test test-go test-fuzz test-e2e test-e2e-fuzz bench bench-browser reliability check lint generate data eval clean help
 
 ## run: build, find or start PostgreSQL, and serve on http://127.0.0.1:8080
 run: build
@@ -21,8 +21,18 @@ run: build
 build:
 	go build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/server
 
-## test: static checks, Go tests against a real PostgreSQL, fuzzing for a bounded time, browser tests
-test: check test-go test-fuzz test-e2e
+## test: static checks, then two jobs at once: the Go tests against a real PostgreSQL, and the browser tests followed by the fuzzers
+# The browser tests mostly wait (on Chromium, on the server's turns), so they
+# run beside the Go tests rather than after them: on a two-core machine
+# that saves most of their time. Each job's output is printed whole when
+# the job ends (--output-sync), so the two never interleave; make stops at
+# the first job that fails.
+test: check
+	@$(MAKE) --no-print-directory -j2 --output-sync=target test-go test-e2e-fuzz
+
+# test-e2e-fuzz is make test's second job: the browser tests, then the fuzzers.
+test-e2e-fuzz: test-e2e
+	@$(MAKE) --no-print-directory test-fuzz
 
 ## check: gofmt, go vet, generated templ code up to date, golangci-lint
 check:
