@@ -153,7 +153,13 @@ func followUpOf(toks []token) (FollowUp, []token, []token) {
 		return FollowRestrict, trimJoiners(w[n:]), nil
 	}
 	if (w[0].low == "keep" || w[0].low == "retain") && !w[0].quoted && len(w) > 1 {
-		return FollowRestrict, trimJoiners(trimReference(narrowingLead(w[1:]))), nil
+		rest := narrowingLead(w[1:])
+		// "keep the chromosome 5 subset": the words after the place name
+		// the part kept.
+		for len(rest) > 1 && !rest[len(rest)-1].quoted && partWords[rest[len(rest)-1].low] {
+			rest = rest[:len(rest)-1]
+		}
+		return FollowRestrict, trimJoiners(trimReference(rest)), nil
 	}
 	if c, ok := connectiveAt(w, 0); ok && c.loose {
 		kind := FollowExclude
@@ -190,7 +196,12 @@ func followUpOf(toks []token) (FollowUp, []token, []token) {
 		{"bring", "in"}, {"fold", "in"}, {"widen", "it", "to"}, {"widen", "that", "to"}, {"widen", "to"}, {"extend", "it", "to"},
 		{"extend", "that", "to"}, {"extend", "to"}, {"expand", "it", "to"}, {"expand", "that", "to"}, {"expand", "to"}, {"broaden", "it", "to"}, {"broaden", "that", "to"}, {"broaden", "to"}} {
 		if hasWords(w, lead) {
-			return FollowAdd, trimJoiners(trimReference(w[len(lead):])), nil
+			rest := w[len(lead):]
+			// "widen it to include chromosome 11", "extend it to also cover …".
+			for len(rest) > 1 && !rest[0].quoted && addVerbs[rest[0].low] {
+				rest = rest[1:]
+			}
+			return FollowAdd, trimJoiners(trimReference(rest)), nil
 		}
 	}
 	return FollowNone, toks, nil
@@ -242,7 +253,7 @@ var narrowingWords = WordSet("only just keep retain leave show me give the ones 
 // removed", "roll back to how it was before".
 var undoBeforeRE = regexp.MustCompile(`(?i)^(?:please\s+)?(?:revert|go\s+back|get\s+back|return|roll\s+back|restore|back)\s+(?:it\s+|that\s+|this\s+)?(?:to\s+)?(?:the\s+(?:version|strategy|state|result)\s+|how\s+it\s+was\s+|what\s+(?:it|we)\s+had\s+)?before\b` +
 	// "restore the previous version", "bring back the last strategy".
-	`|^(?:please\s+)?(?:restore|bring\s+back|go\s+back\s+to|return\s+to|revert\s+to|roll\s+back\s+to)\s+(?:the\s+|my\s+)?(?:previous|last|earlier|prior|old|former)\s+(?:version|strategy|one|result|state)\b` +
+	`|^(?:please\s+)?(?:restore|bring\s+back|go\s+back\s+to|return\s+to|revert\s+to|roll\s+back\s+to)\s+(?:the\s+|my\s+)?(?:previous|last|earlier|prior|old|former|unrestricted|unfiltered|broader|wider)\s+(?:version|strategy|one|result|state|list|set)\b` +
 	// "get rid of that", "scrap that change": the last change, named by a pronoun alone.
 	`|^(?:(?:hmm|no|nah|actually|ok|okay|please)[\s,]+)*(?:get\s+rid\s+of|scrap|drop|remove|delete|take\s+back|cancel)\s+(?:that|it|this)(?:\s+(?:change|last\s+change|step|edit))?(?:\s+again)?\s*$` +
 	// "take that back", "undo the last change".
@@ -440,6 +451,13 @@ func goesAt(w []token) int {
 	return 0
 }
 
+var (
+	// addVerbs say again that a part is added, after a lead that did.
+	addVerbs = WordSet("include including cover covering also add adding take in")
+	// partWords name a part of the result kept.
+	partWords = WordSet("subset subsets portion portions part parts fraction share slice bit ones only")
+)
+
 // AlsoAdds reports whether a message opens with a word that adds to what
 // the conversation has ("and also the rRNA genes on chromosome 5",
 // "plus the snoRNAs", "additionally …").
@@ -458,7 +476,7 @@ func AlsoAdds(text string) bool {
 // it did, to something else: "and chromosome 13 too", "chromosome 12 as
 // well", "same for tRNA genes".
 func Repeats(text string) bool {
-	w := tokenize(text)
+	w := tokenize(formsSpelled(text))
 	if len(w) == 0 {
 		return false
 	}

@@ -15,6 +15,10 @@ func TestFollowUpPhrasings(t *testing.T) {
 		{"filter to chromosome 12", FollowRestrict, "location:12", "<nil>"},
 		{"narrow it down to chromosome 2", FollowRestrict, "location:2", "<nil>"},
 		{"keep just chromosome 4", FollowRestrict, "location:4", "<nil>"},
+		{"keep the chromosome 9 portion", FollowRestrict, "location:9", "<nil>"},
+		{"keep chromosomes 6 and 7 and ditch the rest", FollowRestrict, "UNION(location:6, location:7)", "<nil>"},
+		{"extend it to cover chromosome 4", FollowAdd, "location:4", "<nil>"},
+		{"go back to the unfiltered list", FollowUndo, "<nil>", "<nil>"},
 		// Narrowing the current result, with the result named first.
 		{"of those, only the ones on chromosome 12", FollowRestrict, "location:12", "<nil>"},
 		{"among these, keep the ones on chromosome 7", FollowRestrict, "location:7", "<nil>"},
@@ -40,6 +44,22 @@ func TestFollowUpPhrasings(t *testing.T) {
 		if p.Follow != tt.follow || p.Part.String() != tt.part || p.Replaced.String() != tt.replaced {
 			t.Errorf("Parse(%q) = %v part %s replaced %s; want %v part %s replaced %s",
 				tt.in, p.Follow, p.Part, p.Replaced, tt.follow, tt.part, tt.replaced)
+		}
+	}
+}
+
+// TestRepeats: a message that does the last change again to something
+// else, however it ends.
+func TestRepeats(t *testing.T) {
+	for _, in := range []string{"and chromosome 13 too", "chromosome 12 as well", "chr 3 as well, please", "and chr 6 while you're at it",
+		"same for tRNA genes"} {
+		if !Repeats(in) {
+			t.Errorf("Repeats(%q) = false", in)
+		}
+	}
+	for _, in := range []string{"tRNA genes on chromosome 3", "while you are here, show me snoRNA genes"} {
+		if Repeats(in) {
+			t.Errorf("Repeats(%q) = true", in)
 		}
 	}
 }

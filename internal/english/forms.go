@@ -78,7 +78,12 @@ var formRewrites = []struct {
 	// "A, B, C — combine all three" asks for their union.
 	{regexp.MustCompile(`(?i)\s*(?:[,;]|\s[—–-])\s*(?:then\s+|and\s+|please\s+)*(?:combine|merge|pool|unite)(?:d)?\s+(?:them|these|those|both|all(?:\s+of\s+them)?|(?:all\s+)?(?:the\s+)?(?:two|three|four|five)(?:\s+of\s+them)?)(?:\s+(?:together|into\s+one(?:\s+list)?))?\s*[.!]*\s*$`), " together"},
 	// Lab-notebook sign-offs.
-	{regexp.MustCompile(`(?i)[.,;]?\s+(?:thx|thanks|ty|cheers|ta)\s*[.!]*\s*$`), ""},
+	{regexp.MustCompile(`(?i)[.,;]?\s+(?:thx|thanks|ty|cheers|ta|please|pls|plz)\s*[.!]*\s*$`), ""},
+	// "keep chromosomes 1 and 2, lose the rest": the rest is what a
+	// restriction drops anyway.
+	{regexp.MustCompile(`(?i)[,;]?\s+(?:and\s+)?(?:lose|drop|discard|ditch|remove|bin|toss|forget)\s+(?:all\s+)?(?:of\s+)?the\s+rest(?:\s+of\s+them)?\s*[.!]*\s*$`), ""},
+	// "and chromosome 14 while you are at it" does the last change again.
+	{regexp.MustCompile(`(?i)[,;]?\s+while\s+you(?:'re|\s+are)\s+(?:at\s+it|about\s+it)\s*[.!]*\s*$`), " too"},
 }
 
 // researchNouns name what a piece of research is for: a part of a

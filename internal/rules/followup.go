@@ -111,8 +111,10 @@ func repeatFollowUp(p *english.Parsed, user, previous string) {
 // repeats the one before (user after previous) first takes its kind.
 func applyFollowUp(p *english.Parsed, o *strategyOverview, user, previous string) (note, refusal string) {
 	repeatFollowUp(p, user, previous)
-	if p.Follow == english.FollowNone && p.Root != nil && english.AlsoAdds(user) {
-		p.Follow, p.Part = english.FollowAdd, p.Root // "and also the rRNA genes on chromosome 5"
+	if p.Follow == english.FollowNone && p.Root != nil && (english.AlsoAdds(user) || english.Repeats(user) && allLocations(p.Root)) {
+		// "and also the rRNA genes on chromosome 5"; "chr 11 as well" after
+		// a request for one chromosome's genes widens it.
+		p.Follow, p.Part = english.FollowAdd, p.Root
 	}
 	root := o.stepNode(o.RootStepID)
 	ops := map[english.FollowUp]english.Op{english.FollowExclude: english.OpMinus, english.FollowRestrict: english.OpIntersect, english.FollowAdd: english.OpUnion}
