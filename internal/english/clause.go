@@ -148,7 +148,9 @@ func goIDClause(w []token) *Clause {
 			rest = append(rest, t.text)
 		}
 	}
-	if len(ids) == 0 {
+	// "chr. 12 GO:0009100": a place beside the id qualifies it, read by
+	// the location rules of parseClause.
+	if len(ids) == 0 || slices.ContainsFunc(w, func(t token) bool { return !t.quoted && isLocationWord(strings.TrimSuffix(t.low, ".")) }) {
 		return nil
 	}
 	c := &Clause{Text: join(w), Kind: KindGOID, IDs: ids, Variants: ids}

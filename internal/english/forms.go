@@ -66,6 +66,8 @@ var formRewrites = []struct {
 	{regexp.MustCompile(`(?i),?\s+or\s+(?:to\s+|in\s+)?both\b`), ""},
 	// "Merge two sets into a single list: A and B" is the union of A and B.
 	{regexp.MustCompile(`(?i)^\s*(?:please\s+)?(merge|combine|pool|join|unite)\s+(?:the\s+)?(?:two|both|these|the\s+following)\s+(?:sets|lists|groups)(?:\s+(?:into|in)\s+(?:one|a\s+single|a)\s+(?:list|set))?\s*:\s*`), "$1 "},
+	// "Two lists in one: A and B", "both sets as a single list: A and B".
+	{regexp.MustCompile(`(?i)^\s*(?:please\s+)?(?:the\s+)?(?:two|both)\s+(?:sets|lists|groups)\s+(?:in|into|as)\s+(?:one|a\s+single)(?:\s+(?:list|set))?\s*:\s*`), "combine "},
 	{regexp.MustCompile(`(?i)\bor\s+else\b`), "or"},
 	{regexp.MustCompile(`(?i)\bon\s+none\s+of\s+(?:the\s+)?`), "not on "},
 	// GO names a process "X, via Y": the comma separates nothing.

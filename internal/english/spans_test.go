@@ -82,3 +82,18 @@ func TestLiteralWords(t *testing.T) {
 		}
 	}
 }
+
+// TestPlaceBesideGOID: a place written beside a GO id qualifies it and is
+// never dropped.
+func TestPlaceBesideGOID(t *testing.T) {
+	for in, want := range map[string]string{
+		"chr. 5 GO:0006281":       "INTERSECT(location:5, go:GO:0006281)",
+		"GO:0006281 chromosome 7": "INTERSECT(go:GO:0006281, location:7)",
+		// And two lists asked for as one are their union.
+		"two sets in one: DNA repair genes and translation genes": "UNION(term:DNA repair, term:translation)",
+	} {
+		if got := Parse(in).Root.String(); got != want {
+			t.Errorf("Parse(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

@@ -203,6 +203,8 @@ func conversationCases(t *testing.T) []conversationCase {
 			eval.Intersect(data.GO(repair), eval.Union(data.On(chr13), data.On(chr14))), "I widen step"},
 		{"a last exclusion done again 'while you're at it'", []string{"DNA repair genes", "drop chromosome 13", "and chromosome 14 while you're at it"},
 			eval.Minus(eval.Minus(data.GO(repair), data.On(chr13)), data.On(chr14)), "reused"},
+		{"one of two excluded places put back", []string{"DNA repair genes except chromosomes 13 and 14", "put chromosome 13 back"},
+			eval.Minus(data.GO(repair), data.On(chr14)), "I remove step"},
 		{"a restriction that names the part kept", []string{"DNA repair genes", "keep the chromosome 14 portion and lose the rest"},
 			eval.Intersect(data.GO(repair), data.On(chr14)), "reused"},
 		{"the excluded chromosome changed", []string{"DNA repair genes minus chromosome 14", "change the excluded chromosome to 13"},

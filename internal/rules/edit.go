@@ -273,8 +273,19 @@ func putBack(user string) (string, bool) {
 }
 
 // excluded reports whether a step is what an exclusion (MINUS) of the
-// strategy takes away.
-func (o *strategyOverview) excluded(id string) bool { return o.inputOf(id, "MINUS") == 1 }
+// strategy takes away, alone or as one of a union taken away ("minus
+// chromosomes 12 and 13").
+func (o *strategyOverview) excluded(id string) bool {
+	if o.inputOf(id, "MINUS") == 1 {
+		return true
+	}
+	for _, s := range o.Steps {
+		if s.Operator == "UNION" && slices.Contains(s.Inputs, id) && o.excluded(s.StepID) {
+			return true
+		}
+	}
+	return false
+}
 
 // restricts reports whether a step is an input of an intersection.
 func (o *strategyOverview) restricts(id string) bool { return o.inputOf(id, "INTERSECT") >= 0 }
