@@ -146,7 +146,17 @@ test('a whole conversation on a live site, then a key revoked at the site', asyn
   await screenshot(page, 'live-key-revoked');
 
   // What was built stays, with its counts; the new step that the site
-  // refused to run has no count rather than a made-up one.
+  // refused to run has no count rather than a made-up one. The graph takes
+  // the turn's last snapshot after its message, later on a loaded machine.
+  const oldRoot = before.find((s) => s.root)?.id;
+  await page.waitForFunction(
+    (old) => {
+      const r = document.querySelector('[data-testid="strategy-graph"] [data-testid="graph-step"][data-root="true"]');
+      return r && r.dataset.stepId !== old;
+    },
+    oldRoot,
+    { timeout: 30_000 },
+  );
   const after = await graphState(page);
   for (const s of before) {
     assert.equal(after.find((a) => a.id === s.id)?.count, s.count, `step ${s.id} keeps its count: ${JSON.stringify(after)}`);
