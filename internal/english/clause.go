@@ -176,9 +176,10 @@ var organelleAbbrev = map[string]string{
 
 // isLocationWord reports whether a word can start a location phrase.
 // NamesPlace reports whether a word (lower case) names or numbers a place:
-// a chromosome word, a sequence id, an organelle, a number.
-func NamesPlace(w string) bool {
-	return isLocationWord(w) || isNumberWord(w) || strings.ContainsAny(w, "0123456789")
+// a chromosome word, a sequence id, an organelle, a number (numbered is
+// false: a chromosome word, a sequence id or an organelle only).
+func NamesPlace(w string, numbered bool) bool {
+	return isLocationWord(w) || numbered && (isNumberWord(w) || strings.ContainsAny(w, "0123456789"))
 }
 
 func isLocationWord(w string) bool {

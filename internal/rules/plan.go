@@ -7,6 +7,7 @@ import (
 
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -21,6 +22,7 @@ type mapped struct {
 }
 
 func newMapped(p english.Parsed, res *resolution) *mapped {
+	p.Notes = append(slices.Clip(p.Notes), res.notes...)
 	m := &mapped{p: p, res: res, names: map[*english.Clause]string{}}
 	seen := map[string]int{}
 	for _, c := range p.Root.Leaves() {

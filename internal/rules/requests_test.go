@@ -113,6 +113,11 @@ func TestRequests(t *testing.T) {
 			func(d *eval.Data) eval.Set { return d.GO("GO:0006281") }, []string{"leaving out 'grab everything classed under … for my seminar'"}},
 		{"unknown words before a gene type", "fetch me every last snoRNA gene", "GenesByGeneType snoRNA encoding",
 			func(d *eval.Data) eval.Set { return d.OfType("snoRNA encoding") }, []string{"leaving out"}},
+		// A part that reads as a sentence and whose words name nothing the
+		// catalog or the genes' products hold is an aside, left out.
+		{"an aside beside the request", "the deadline is on friday for us: DNA repair genes on chromosome 14",
+			"INTERSECT(GenesByGoTerm GO:0006281, GenesByLocation Pf3D7_14_v3)",
+			func(d *eval.Data) eval.Set { return eval.Intersect(d.GO("GO:0006281"), d.On("Pf3D7_14_v3")) }, []string{"I left out 'deadline is on friday'"}},
 		// Everyday names come from GO's own synonyms, not a table of ours.
 		{"a process by its everyday name", "Krebs cycle genes", "GenesByGoTerm GO:0006099",
 			func(d *eval.Data) eval.Set { return d.GO("GO:0006099") }, []string{"I read 'Krebs cycle' as the GO term 'tricarboxylic acid cycle', of which GO lists 'Krebs cycle' as a synonym"}},

@@ -59,6 +59,9 @@ type resolution struct {
 	// finders are the searches search_for_searches offered for a term's
 	// own words, by clause, with their parameters read.
 	finders map[*english.Clause]*searchDetails
+	// notes say what the resolution changed in the request (an aside
+	// left out).
+	notes []string
 }
 
 // resolver maps a parsed request through the catalog tools, asking for the
@@ -166,9 +169,19 @@ func resolve(a *asks, p english.Parsed) (*resolution, bool) {
 		for _, w := range spanWords(c) {
 			a.get(paramsCall(searchNeeds[needGO].search, w))
 		}
+		for _, w := range asideWords(c) {
+			a.get(paramsCall(searchNeeds[needGO].search, w))
+			if a.t.has("lookup_genes") {
+				a.get(lookupCall([]string{w}))
+			}
+		}
 	}
 	if a.pending() {
 		return nil, false
+	}
+	if a.t.has("lookup_genes") {
+		rv.dropAsides(p.Root)
+		clauses = p.Root.Leaves()
 	}
 	// 3b. The span of a phrase whose outer words the catalog does not know.
 	for _, c := range clauses {

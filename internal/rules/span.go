@@ -33,11 +33,14 @@ var joinWords = english.WordSet(`no not non nor none never without lack lacks la
 // word, in order: each is looked up in the GO vocabulary before the span is
 // cut. Nothing is returned for a phrase with a word that takes away,
 // joins, asks or names a place.
-func spanWords(c *english.Clause) []string {
+func spanWords(c *english.Clause) []string { return outerWords(c, true) }
+
+// outerWords are spanWords, with numbers allowed when numbered is false.
+func outerWords(c *english.Clause, numbered bool) []string {
 	var out []string
 	for _, w := range strings.Fields(c.Text) {
 		low := strings.ToLower(strings.Trim(w, ",;:.!?'\"()"))
-		if joinWords[low] || english.NamesPlace(low) {
+		if joinWords[low] || english.NamesPlace(low, numbered) {
 			return nil
 		}
 		for _, cw := range english.ContentWords(w) {
