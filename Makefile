@@ -5,7 +5,10 @@
 SHELL := /bin/bash
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 BIN := bin/strategist
-GO_TEST_FLAGS ?= -race -shuffle=on -timeout 20m
+# -trimpath keeps file paths out of what is built, so a fresh clone at a
+# new path reuses the build cache of the last one (its compiles are most of
+# a first run's time) instead of building every package again.
+GO_TEST_FLAGS ?= -race -trimpath -shuffle=on -timeout 20m
 # golangci-lint is a Go tool pinned in its own module file, so that its
 # hundred dependencies never change the versions the server is built with.
 # The first run builds it (a few minutes); later runs use the build cache.
@@ -19,7 +22,7 @@ run: build
 
 ## build: the strategist binary
 build:
-	go build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/server
+	go build -trimpath -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/server
 
 ## test: static checks, then two jobs at once: the Go tests against a real PostgreSQL, and the browser tests followed by the fuzzers
 # The browser tests mostly wait (on Chromium, on the server's turns), so they
@@ -74,8 +77,8 @@ FUZZ_SERVER_EXECS ?= 20000x
 FUZZ_PARSE_EXECS ?= 100000x
 test-fuzz:
 	@source scripts/db.sh && find_database && \
-	  go test -run '^$$' -fuzz '^FuzzJSONBodies$$' -fuzztime $(FUZZ_SERVER_EXECS) ./internal/server/ && \
-	  go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZ_PARSE_EXECS) ./internal/english/
+	  go test -trimpath -run '^$$' -fuzz '^FuzzJSONBodies$$' -fuzztime $(FUZZ_SERVER_EXECS) ./internal/server/ && \
+	  go test -trimpath -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZ_PARSE_EXECS) ./internal/english/
 
 ## test-e2e: browser tests: headless Chromium against the real server
 test-e2e:

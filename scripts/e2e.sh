@@ -60,7 +60,7 @@ fi
 if [ -n "${WDKFAKE_BIN:-}" ]; then
   fake_bin=$(cd "$caller_pwd" && realpath "$WDKFAKE_BIN")
 else
-  go build -o bin/wdkfake ./cmd/wdkfake
+  go build -trimpath -o bin/wdkfake ./cmd/wdkfake
   fake_bin=$root/bin/wdkfake
 fi
 

@@ -40,7 +40,7 @@ func Binary(t testing.TB) string {
 			return
 		}
 		binary.path = filepath.Join(dir, "strategist")
-		out, err := exec.Command("go", "build", "-o", binary.path, "strategist/cmd/server").CombinedOutput()
+		out, err := exec.Command("go", "build", "-trimpath", "-o", binary.path, "strategist/cmd/server").CombinedOutput()
 		if err != nil {
 			binary.err = fmt.Errorf("go build: %v\n%s", err, out)
 		}
