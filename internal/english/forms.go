@@ -97,6 +97,10 @@ var researchNouns = WordSet(`thesis dissertation grant paper review manuscript p
 	report proposal comment comments reviewer reviewers referee referees talk poster presentation seminar lecture
 	assignment homework module chapter meeting rotation`)
 
+// ResearchNoun reports whether a word (lower case) names what a piece of
+// research is for ("thesis", "grant", "talk").
+func ResearchNoun(w string) bool { return researchNouns[w] }
+
 // researchLeadRE reads the words such a part starts with.
 var researchLeadRE = regexp.MustCompile(`(?i)^\s*(?:for|in|as\s+part\s+of|following\s+up\s+on|after|because\s+of|i'?m|i\s+am|we'?re|we\s+are|my|our|i|we)\b`)
 

@@ -120,6 +120,7 @@ func parseTokens(toks []token, p *Parsed, all []token) *Node {
 			root = &Node{Op: joins[i-1].op, Left: root, Right: n}
 		}
 	}
+	unionPlaces(root)
 	return root
 }
 

@@ -91,11 +91,16 @@ func withoutHeading(text string) (string, []string) {
 
 // dashRangeRE reads a range of chromosomes written with a hyphen or a
 // dash: "chromosomes 3-5", "chr 12–14", "chromosomes 1 — 2".
-var dashRangeRE = regexp.MustCompile(`(?i)\b(chromosomes?|chrs?)\s*(\d{1,2})\s*[-‐‑–—]\s*(\d{1,2})\b`)
+var dashRangeRE = regexp.MustCompile(`(?i)\b(chromosomes?|chrs?)\s*(\d{1,2})\s*[-‐‑–—]\s*(\d{1,2})(?:\s+inclusive)?\b`)
 
-// rangesSpelled writes a dashed range of chromosomes in the words the
-// grammar reads: "chromosomes 3-5" is "chromosomes 3 through 5".
+// fromToRangeRE reads a range written "from chr 11 up to chr 14".
+var fromToRangeRE = regexp.MustCompile(`(?i)\bfrom\s+(chromosomes?|chrs?)\s*(\d{1,2})\s+(?:up\s+)?(?:to|through|till|until)\s+(?:(?:chromosomes?|chrs?)\s*)?(\d{1,2})(?:\s+inclusive)?\b`)
+
+// rangesSpelled writes a range of chromosomes in the words the grammar
+// reads: "chromosomes 3-5" and "from chr 3 up to chr 5" are "chromosomes 3
+// through 5".
 func rangesSpelled(text string) string {
+	text = fromToRangeRE.ReplaceAllString(text, "on $1 $2 through $3")
 	return dashRangeRE.ReplaceAllString(text, "$1 $2 through $3")
 }
 

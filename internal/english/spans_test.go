@@ -97,3 +97,18 @@ func TestPlaceBesideGOID(t *testing.T) {
 		}
 	}
 }
+
+// TestPlacesIntersectedAreAUnion: a gene lies on one sequence, so places
+// the words join by "and" or a comma are any of them, however the list is
+// led in; and a range is its chromosomes.
+func TestPlacesIntersectedAreAUnion(t *testing.T) {
+	for in, want := range map[string]string{
+		"DNA repair scattered across chromosomes 3, 6 and 9": "INTERSECT(term:DNA repair scattered across, UNION(UNION(location:3, location:6), location:9))",
+		"translation genes from chr 2 up to chr 4":           "INTERSECT(term:translation, UNION(UNION(location:2, location:3), location:4))",
+		"tRNA genes, chromosomes 7–9 inclusive":              "INTERSECT(term:tRNA, UNION(UNION(location:7, location:8), location:9))",
+	} {
+		if got := Parse(in).Root.String(); got != want {
+			t.Errorf("Parse(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

@@ -160,3 +160,64 @@ type Parsed struct {
 	// a search.
 	Known []string
 }
+
+// unionPlaces reads places intersected with each other as their union: a
+// gene lies on one sequence, so genes on chromosome 2 and on chromosome 5
+// are none, and "spread over chromosomes 2, 5 and 8" means any of them.
+// Of an intersection's operands (its nested intersections flattened), two
+// or more whole chromosomes or organelle genomes (no region) become one
+// union, in the place of the first.
+func unionPlaces(n *Node) {
+	if n == nil || n.Clause != nil {
+		return
+	}
+	unionPlaces(n.Left)
+	unionPlaces(n.Right)
+	if n.Op != OpIntersect {
+		return
+	}
+	var operands []*Node
+	var flatten func(m *Node)
+	flatten = func(m *Node) {
+		if m.Clause == nil && m.Op == OpIntersect {
+			flatten(m.Left)
+			flatten(m.Right)
+			return
+		}
+		operands = append(operands, m)
+	}
+	flatten(n)
+	var places, rest []*Node
+	for _, o := range operands {
+		if wholePlaces(o) {
+			places = append(places, o)
+		} else {
+			rest = append(rest, o)
+		}
+	}
+	if len(places) < 2 {
+		return
+	}
+	union := places[0]
+	for _, p := range places[1:] {
+		union = &Node{Op: OpUnion, Left: union, Right: p}
+	}
+	root := union
+	if len(rest) > 0 {
+		// What the places qualify comes first, as written.
+		root = rest[0]
+		for _, o := range rest[1:] {
+			root = &Node{Op: OpIntersect, Left: root, Right: o}
+		}
+		root = &Node{Op: OpIntersect, Left: root, Right: union}
+	}
+	*n = *root
+}
+
+// wholePlaces reports whether a tree is only whole places joined by unions.
+func wholePlaces(n *Node) bool {
+	if n.Clause != nil {
+		return n.Clause.Kind == KindLocation && n.Clause.Start == "" && n.Clause.End == ""
+	}
+	return n.Op == OpUnion && wholePlaces(n.Left) && wholePlaces(n.Right)
+}

@@ -106,6 +106,12 @@ func (rv *resolver) spanClause(c *english.Clause) (*english.Clause, string) {
 	if first < 0 || first == 0 && last == len(raw)-1 {
 		return nil, ""
 	}
+	// Words before the span that name what the research is for ("writing
+	// a grant about nucleotide salvage") make the rest its topic, not the
+	// request: never cut.
+	if slices.ContainsFunc(raw[:first], func(w string) bool { return english.ResearchNoun(strings.ToLower(w)) }) {
+		return nil, ""
+	}
 	span := strings.Join(raw[first:last+1], " ")
 	if t, _ := english.GeneTypeName(span); t == "protein coding" && !strings.Contains(strings.ToLower(span), "coding") {
 		return nil, "" // "rhoptry proteins" are no gene type
