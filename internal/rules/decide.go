@@ -103,18 +103,8 @@ func (rv *resolver) termLeaf(c *english.Clause) *leaf {
 				english.Quote(c.Text), english.Quote(goName(hits[0])), dropped))
 		}
 	}
-	if sc, cut := rv.spanClause(c); sc != nil {
-		left := fmt.Sprintf("leaving out %s, whose words no GO term, GO synonym or gene type holds", english.Quote(cut))
-		if t, ok := rv.geneTypeExact(sc); ok {
-			return rv.geneTypeLeaf(c, t, fmt.Sprintf("I read %s as the gene type %s, %s", english.Quote(c.Text), english.Quote(t), left))
-		}
-		if hits, _, syn := rv.goNamed(sc); len(distinctNames(hits)) == 1 {
-			how := fmt.Sprintf("I read %s as the GO term %s, %s", english.Quote(c.Text), english.Quote(goName(hits[0])), left)
-			if syn != "" {
-				how += fmt.Sprintf("; GO lists %s as its synonym", english.Quote(syn))
-			}
-			return rv.goLeaf(c, hits, how)
-		}
+	if l := rv.spanLeaf(c); l != nil {
+		return l
 	}
 	why := "no GO biological process or gene type of the catalog is named so"
 	if partial := rv.goTerms(c, false); len(partial) > 0 {

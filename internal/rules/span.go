@@ -3,6 +3,7 @@ package rules
 import (
 	"strategist/internal/english"
 
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -119,4 +120,26 @@ func (rv *resolver) spanClause(c *english.Clause) (*english.Clause, string) {
 	cut := strings.TrimSpace(strings.Join(raw[:first], " ") + " … " + strings.Join(raw[last+1:], " "))
 	cut = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(cut, "…"), "…"))
 	return english.TermClause(span), cut
+}
+
+// spanLeaf is the leaf of a term read by its span: the GO term or gene
+// type the span names, with the words left out said; nil when the span
+// names neither (or two GO terms).
+func (rv *resolver) spanLeaf(c *english.Clause) *leaf {
+	sc, cut := rv.spanClause(c)
+	if sc == nil {
+		return nil
+	}
+	left := fmt.Sprintf("leaving out %s, whose words no GO term, GO synonym or gene type holds", english.Quote(cut))
+	if t, ok := rv.geneTypeExact(sc); ok {
+		return rv.geneTypeLeaf(c, t, fmt.Sprintf("I read %s as the gene type %s, %s", english.Quote(c.Text), english.Quote(t), left))
+	}
+	if hits, _, syn := rv.goNamed(sc); len(distinctNames(hits)) == 1 {
+		how := fmt.Sprintf("I read %s as the GO term %s, %s", english.Quote(c.Text), english.Quote(goName(hits[0])), left)
+		if syn != "" {
+			how += fmt.Sprintf("; GO lists %s as its synonym", english.Quote(syn))
+		}
+		return rv.goLeaf(c, hits, how)
+	}
+	return nil
 }
