@@ -133,17 +133,33 @@ var frameRE = regexp.MustCompile(`(?i)^\s*(?:(?:please|kindly|can\s+you|could\s+
 // plan it"): a plan is never built before the researcher accepts it, so
 // they say nothing about the genes.
 var noBuildRE = regexp.MustCompile(`(?i)(?:[,;]\s*|\s+[-–—]\s*|[.?!]\s+|\s+)(?:(?:but|and|though)\s+)?(?:please\s+)?` +
-	`(?:(?:don'?t|do\s+not)\s+(?:build|run|execute|start|make|create)(?:\s+(?:anything|it|them|this|that|the\s+(?:search|strategy|plan)))?|without\s+building(?:\s+(?:anything|it))?|(?:just|only)\s+plan(?:\s+(?:it|this|that))?)` +
+	`(?:(?:don'?t|do\s+not)\s+(?:build|run|execute|start|make|create)(?:\s+(?:anything|it|them|this|that|the\s+(?:search|strategy|plan)))?|without\s+building(?:\s+(?:anything|it))?|(?:just|only)\s+plan(?:\s+(?:it|this|that))?` +
+	`|hold\s+off(?:\s+on)?(?:\s+(?:building|running)(?:\s+it)?)?|(?:let\s+me\s+see|show\s+me)\s+the\s+plan(?:\s+first)?` +
+	`|plan\s+it(?:\s+out)?(?:\s+for\s+(?:me|us))?(?:\s+first)?)` +
 	`(?:\s+(?:(?:just\s+)?yet|for\s+now|at\s+the\s+moment|right\s+now))?\s*[.!]?\s*$`)
+
+// planOnlyLeadRE reads plan-only words written first or in brackets:
+// "outline only, nothing built yet: …", "could you plan (not run) …".
+var planOnlyLeadRE = regexp.MustCompile(`(?i)^\s*(?:an?\s+)?(?:outline|plan)\s+only\s*[,;]?\s*(?:(?:nothing|don'?t)\s+(?:built|build|run)(?:\s+(?:anything|it))?(?:\s+yet)?)?\s*[:;,.—–-]\s*` +
+	`|\s*\(\s*(?:not|don'?t)\s+(?:run|build)(?:\s+(?:it|anything))?(?:\s+yet)?\s*\)`)
+
+// planVerbRE reads "plan" asked for first: "could you plan the … genes".
+var planVerbRE = regexp.MustCompile(`(?i)^\s*(?:(?:please|kindly|can\s+you|could\s+you|would\s+you|will\s+you)\s+)*plan(?:\s+out)?\s+(?:for\s+(?:me|us)\s+)?`)
 
 // withoutFrame takes off a request's frame and its plan-only words, so
 // "Suggest one site search for genes with high gametocyte expression, but
 // don't build anything yet." asks for genes with high gametocyte
 // expression.
 func withoutFrame(text string) string {
-	if loc := noBuildRE.FindStringIndex(text); loc != nil && loc[0] > 0 {
+	// "…, don't build yet, show me the plan first": each plan-only part.
+	for range 3 {
+		loc := noBuildRE.FindStringIndex(text)
+		if loc == nil || loc[0] == 0 {
+			break
+		}
 		text = text[:loc[0]]
 	}
+	text = planVerbRE.ReplaceAllString(planOnlyLeadRE.ReplaceAllString(text, ""), "")
 	if loc := frameRE.FindStringIndex(text); loc != nil && loc[1] < len(text) {
 		text = text[loc[1]:]
 	}

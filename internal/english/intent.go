@@ -98,8 +98,8 @@ type Classification struct {
 }
 
 var (
-	confirmWords = WordSet("yes yeah yep ok okay sure go ahead proceed continue thanks thank you build do it please that this plan and now fine great sounds good let's lets run looks perfect")
-	declineWords = WordSet("no nope not yet never mind nevermind cancel don't dont do it that this thanks thank you please for now stop wait hold on leave build anything")
+	confirmWords = WordSet("yes yeah yep yup ok okay alright sure go ahead proceed continue thanks thank you build do it please that this plan and now fine great sounds good let's lets run looks perfect right exactly absolutely correct indeed spot on then works outline with")
+	declineWords = WordSet("no nope not yet never mind nevermind cancel don't dont do it that this thanks thank you please for now stop wait hold on leave build anything second thought thoughts unbuilt off actually")
 	// declineCues are words only a decline holds.
 	declineCues = WordSet("no nope not never nevermind cancel don't dont stop wait hold")
 	// confirmCues are the words a confirmation needs: "thanks" or "great"

@@ -18,8 +18,10 @@ func TestClassify(t *testing.T) {
 			"Test this strategy against my controls.", "genes in my list 'kinase screen' that are on chromosome 5",
 		},
 		IntentConfirm: {"yes", "Yes, go ahead and build it.", "ok, build it", "sure, go ahead", "build it please", "yes please", "do it", "go ahead",
-			"ok", "great, build it", "sounds good, do it", "Looks good, build it"},
-		IntentDecline: {"no", "not yet", "not yet, thanks", "no, never mind", "cancel", "don't build it", "nope", "wait"},
+			"ok", "great, build it", "sounds good, do it", "Looks good, build it",
+			"spot on, go ahead", "alright, build it", "right then, run it", "exactly that, proceed", "absolutely, do it"},
+		IntentDecline: {"no", "not yet", "not yet, thanks", "no, never mind", "cancel", "don't build it", "nope", "wait",
+			"on second thought, not yet", "actually no, leave it unbuilt", "hold off, no"},
 		IntentGeneQuestion: {
 			"What does PF3D7_0708400 do?", "Tell me about PF3D7_0904400", "what is PF3D7_1406700?",
 			"describe PF3D7_0930300", "What's the function of PF3D7_1133400?", "what do you know about PFI1475w",

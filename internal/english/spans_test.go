@@ -91,6 +91,11 @@ func TestPlaceBesideGOID(t *testing.T) {
 		"GO:0006281 chromosome 7": "INTERSECT(go:GO:0006281, location:7)",
 		// And two lists asked for as one are their union.
 		"two sets in one: DNA repair genes and translation genes": "UNION(term:DNA repair, term:translation)",
+		// Plan-only words, wherever they are written, say nothing of the genes.
+		"DNA repair genes on chromosome 3 - hold off building, let me see the plan": "INTERSECT(term:DNA repair, location:3)",
+		"tRNA genes on chromosome 5, don't run it yet, show me the plan first":      "INTERSECT(term:tRNA, location:5)",
+		"plan only, nothing built yet: translation genes":                           "term:translation",
+		"could you plan (not run) the DNA repair genes for me":                      "term:DNA repair",
 	} {
 		if got := Parse(in).Root.String(); got != want {
 			t.Errorf("Parse(%q) = %s, want %s", in, got, want)
