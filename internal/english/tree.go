@@ -166,7 +166,7 @@ type Parsed struct {
 // are none, and "spread over chromosomes 2, 5 and 8" means any of them.
 // Of an intersection's operands (its nested intersections flattened), two
 // or more whole chromosomes or organelle genomes (no region) become one
-// union, in the place of the first.
+// union, intersected last with what they qualify.
 func unionPlaces(n *Node) {
 	if n == nil || n.Clause != nil {
 		return

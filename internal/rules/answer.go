@@ -174,10 +174,7 @@ func geneAnswer(a *asks, ids []string) response {
 	if d == nil {
 		return response{calls: a.calls}
 	}
-	var gm struct {
-		Genes     []geneMatch `json:"genes"`
-		Unmatched []string    `json:"unmatched"`
-	}
+	var gm geneMatches
 	if !d.decode(&gm) {
 		return say(intro + "\n\nI read that as a question about " + strings.Join(ids, ", ") + ", but the gene look-up failed: " + d.msg + ". Nothing was built.")
 	}
@@ -188,8 +185,15 @@ func geneAnswer(a *asks, ids []string) response {
 	// the first few.
 	byProduct := !slices.ContainsFunc(gm.Genes, func(g geneMatch) bool { return g.MatchedOn != "product" })
 	if byProduct && len(gm.Genes) > 0 {
-		fmt.Fprintf(&b, "\nNo gene has %s as its id or symbol; %d gene%s a product that matches it%s:\n", english.Quote(strings.Join(ids, " ")),
-			len(gm.Genes), map[bool]string{true: "s have", false: " has"}[len(gm.Genes) > 1], map[bool]string{true: ", the first 5", false: ""}[len(gm.Genes) > 5])
+		have, first := " has", ""
+		if len(gm.Genes) > 1 {
+			have = "s have"
+		}
+		if len(gm.Genes) > 5 {
+			first = ", the first 5"
+		}
+		fmt.Fprintf(&b, "\nNo gene has %s as its id or symbol; %d gene%s a product that matches it%s:\n",
+			english.Quote(strings.Join(ids, " ")), len(gm.Genes), have, first)
 		gm.Genes = gm.Genes[:min(len(gm.Genes), 5)]
 		gm.Unmatched, ids = nil, nil
 		for _, g := range gm.Genes {
@@ -229,22 +233,6 @@ func geneAnswer(a *asks, ids []string) response {
 	}
 	b.WriteString("\n\nTo build a strategy with these genes, say for example \"" + strings.Join(ids, " and ") + "\".")
 	return say(b.String())
-}
-
-// geneMatch is one gene lookup_genes found, as the answer reads it.
-type geneMatch struct {
-	GeneID      string   `json:"geneId"`
-	Symbol      string   `json:"symbol"`
-	Product     string   `json:"product"`
-	GeneType    string   `json:"geneType"`
-	Chromosome  string   `json:"chromosome"`
-	PreviousIDs []string `json:"previousIds"`
-	Processes   []struct {
-		Term    string `json:"term"`
-		Display string `json:"display"`
-	} `json:"goProcesses"`
-	MatchedOn string `json:"matchedOn"`
-	Matched   string `json:"matched"`
 }
 
 func orUnknown(s, unknown string) string {

@@ -94,17 +94,16 @@ func (rv *resolver) termLeaf(c *english.Clause) *leaf {
 		return rv.finderLeaf(c, sd)
 	}
 	for _, sc := range suffixClauses(c) {
-		dropped := english.Quote(strings.TrimSpace(strings.TrimSuffix(c.Text, sc.Text)))
-		if t, ok := rv.geneTypeExact(sc); ok {
-			return rv.geneTypeLeaf(c, t, fmt.Sprintf("I read %s as the gene type %s, leaving out %s", english.Quote(c.Text), english.Quote(t), dropped))
-		}
-		if hits, _, _ := rv.goNamed(sc); len(distinctNames(hits)) == 1 {
-			return rv.goLeaf(c, hits, fmt.Sprintf("I read %s as the GO term %s, leaving out %s, which no GO term is named with",
-				english.Quote(c.Text), english.Quote(goName(hits[0])), dropped))
+		dropped := "leaving out " + english.Quote(strings.TrimSpace(strings.TrimSuffix(c.Text, sc.Text)))
+		if l := rv.cutLeaf(c, sc, dropped, dropped+", which no GO term is named with"); l != nil {
+			return l
 		}
 	}
-	if l := rv.spanLeaf(c); l != nil {
-		return l
+	if sc, cut := rv.spanClause(c); sc != nil {
+		left := fmt.Sprintf("leaving out %s, whose words no GO term, GO synonym or gene type holds", english.Quote(cut))
+		if l := rv.cutLeaf(c, sc, left, left); l != nil {
+			return l
+		}
 	}
 	why := "no GO biological process or gene type of the catalog is named so"
 	if partial := rv.goTerms(c, false); len(partial) > 0 {

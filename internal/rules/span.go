@@ -30,10 +30,10 @@ var joinWords = english.WordSet(`no not non nor none never without lack lacks la
 	combined combine combining merged merge merging together pooled pool union either joint joined plus along alongside
 	what what's whats explain explaining define defining definition meaning mean means describe tell`)
 
-// spanWords are the content words of a phrase's words outside every known
-// word, in order: each is looked up in the GO vocabulary before the span is
-// cut. Nothing is returned for a phrase with a word that takes away,
-// joins, asks or names a place.
+// spanWords are the content words of a phrase, each once, in order: each is
+// looked up in the GO vocabulary before the span is cut. Nothing is
+// returned for a phrase with a word that takes away, joins, asks or names a
+// place.
 func spanWords(c *english.Clause) []string { return outerWords(c, true) }
 
 // outerWords are spanWords, with numbers allowed when numbered is false.
@@ -56,8 +56,9 @@ func outerWords(c *english.Clause, numbered bool) []string {
 // known reports whether the catalog knows a content word: a GO term's
 // name or synonym the vocabulary matched holds it as a word (matches only
 // within words, "put" in "putrescine", do not count), more terms matched
-// than were shown for a word of four letters or more, GO offers a near spelling of a word of five letters or
-// more (it may be a typo), or a gene type's name holds it.
+// than were shown (for a word of four letters or more), GO offers a near
+// spelling of it (five letters or more: it may be a typo), or a gene
+// type's name holds it.
 func (rv *resolver) known(w string) bool {
 	for _, t := range rv.geneTypeVocab() {
 		for _, f := range geneTypeForms(t.Term) {
@@ -117,29 +118,29 @@ func (rv *resolver) spanClause(c *english.Clause) (*english.Clause, string) {
 	if t, _ := english.GeneTypeName(span); t == "protein coding" && !strings.Contains(strings.ToLower(span), "coding") {
 		return nil, "" // "rhoptry proteins" are no gene type
 	}
-	cut := strings.TrimSpace(strings.Join(raw[:first], " ") + " … " + strings.Join(raw[last+1:], " "))
-	cut = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(cut, "…"), "…"))
-	return english.TermClause(span), cut
+	var cut []string
+	for _, part := range [][]string{raw[:first], raw[last+1:]} {
+		if len(part) > 0 {
+			cut = append(cut, strings.Join(part, " "))
+		}
+	}
+	return english.TermClause(span), strings.Join(cut, " … ")
 }
 
-// spanLeaf is the leaf of a term read by its span: the GO term or gene
-// type the span names, with the words left out said; nil when the span
-// names neither (or two GO terms).
-func (rv *resolver) spanLeaf(c *english.Clause) *leaf {
-	sc, cut := rv.spanClause(c)
-	if sc == nil {
+// cutLeaf is the leaf of a term read by a shorter phrase sc (its words
+// cut, which typeLeft or goLeft says): the gene type or the one GO term sc
+// names, or nil.
+func (rv *resolver) cutLeaf(c, sc *english.Clause, typeLeft, goLeft string) *leaf {
+	if t, ok := rv.geneTypeExact(sc); ok {
+		return rv.geneTypeLeaf(c, t, fmt.Sprintf("I read %s as the gene type %s, %s", english.Quote(c.Text), english.Quote(t), typeLeft))
+	}
+	hits, _, syn := rv.goNamed(sc)
+	if len(distinctNames(hits)) != 1 {
 		return nil
 	}
-	left := fmt.Sprintf("leaving out %s, whose words no GO term, GO synonym or gene type holds", english.Quote(cut))
-	if t, ok := rv.geneTypeExact(sc); ok {
-		return rv.geneTypeLeaf(c, t, fmt.Sprintf("I read %s as the gene type %s, %s", english.Quote(c.Text), english.Quote(t), left))
+	how := fmt.Sprintf("I read %s as the GO term %s, %s", english.Quote(c.Text), english.Quote(goName(hits[0])), goLeft)
+	if syn != "" {
+		how += fmt.Sprintf("; GO lists %s as its synonym", english.Quote(syn))
 	}
-	if hits, _, syn := rv.goNamed(sc); len(distinctNames(hits)) == 1 {
-		how := fmt.Sprintf("I read %s as the GO term %s, %s", english.Quote(c.Text), english.Quote(goName(hits[0])), left)
-		if syn != "" {
-			how += fmt.Sprintf("; GO lists %s as its synonym", english.Quote(syn))
-		}
-		return rv.goLeaf(c, hits, how)
-	}
-	return nil
+	return rv.goLeaf(c, hits, how)
 }

@@ -81,13 +81,25 @@ type (
 		OfflineNote string      `json:"offlineNote"`
 		Parameters  []wireParam `json:"parameters"`
 	}
+	// geneMatches is what lookup_genes answers.
 	geneMatches struct {
-		Genes []struct {
-			GeneID    string `json:"geneId"`
-			Symbol    string `json:"symbol"`
-			MatchedOn string `json:"matchedOn"`
-			Matched   string `json:"matched"`
-		} `json:"genes"`
+		Genes     []geneMatch `json:"genes"`
+		Unmatched []string    `json:"unmatched"`
+	}
+	// geneMatch is one gene lookup_genes found.
+	geneMatch struct {
+		GeneID      string   `json:"geneId"`
+		Symbol      string   `json:"symbol"`
+		Product     string   `json:"product"`
+		GeneType    string   `json:"geneType"`
+		Chromosome  string   `json:"chromosome"`
+		PreviousIDs []string `json:"previousIds"`
+		Processes   []struct {
+			Term    string `json:"term"`
+			Display string `json:"display"`
+		} `json:"goProcesses"`
+		MatchedOn string `json:"matchedOn"`
+		Matched   string `json:"matched"`
 	}
 )
 
