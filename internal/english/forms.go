@@ -42,6 +42,13 @@ var formRewrites = []struct {
 	re   *regexp.Regexp
 	with string
 }{
+	// "rRNA- and tRNA-encoding genes": the hyphen's word said once for
+	// both.
+	{regexp.MustCompile(`(?i)\b([\w]+)-\s+(and|or|&)\s+([\w]+)-([a-z]+)\b`), "$1-$4 $2 $3-$4"},
+	// "spread over chromosomes 2, 5 and 8", "across chr 4, 6 and 12": on
+	// them; "across the genome" says nothing more than the request.
+	{regexp.MustCompile(`(?i)\b(?:(?:spread|distributed|scattered)\s+)?(?:across|over|spanning|throughout)\s+((?:the\s+)?(?:chromosomes?|chrs?\.?)\s*\d)`), "on $1"},
+	{regexp.MustCompile(`(?i),?\s*\b(?:across|throughout|over)\s+the\s+(?:whole\s+|entire\s+)?genome\b`), ""},
 	// "tRNA-encoding genes" are "tRNA encoding genes", a gene type's name.
 	{regexp.MustCompile(`(?i)\b(\w+)-encoding\b`), "$1 encoding"},
 	// "mtDNA-encoded genes" are the mtDNA's genes.

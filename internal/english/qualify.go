@@ -268,3 +268,134 @@ func narrowedTo(w []token) int {
 	}
 	return 0
 }
+
+// placeCueWords are the words of the loose connectives that say how a
+// part made of places qualifies the request: "chromosome 13 excluded",
+// "drop chromosomes 6 and 11 entirely" take away; "chr 10 alone",
+// "chromosome 3 subset" restrict. They come from the connectives table,
+// less the words that only join ("but", "to", "the"), and a word both
+// kinds of connective use ("filter", "keep") says nothing on its own.
+// The past participles a place part puts after the place ("taken
+// away", "cut out") and the nouns of a part ("subset", "share") are
+// added. Read-only.
+var minusCues, restrictCues = func() (map[string]bool, map[string]bool) {
+	minus := WordSet("excluded removed dropped omitted skipped taken cut ignored discarded deleted subtracted unwanted lose losing gone nothing none no")
+	restrict := WordSet("alone solely exclusively subset share portion members limited restricted confined kept")
+	joining := WordSet("but and that which with the it is are of to for ones those these them result have has having down in on")
+	both := map[string]bool{}
+	for _, c := range connectives {
+		if !c.loose {
+			continue
+		}
+		for _, w := range c.words {
+			if joining[w] {
+				continue
+			}
+			if c.op == OpMinus && restrict[w] || c.op == OpIntersect && minus[w] {
+				both[w] = true
+			}
+			if c.op == OpMinus {
+				minus[w] = true
+			} else if c.op == OpIntersect {
+				restrict[w] = true
+			}
+		}
+	}
+	for w := range both {
+		delete(minus, w)
+		delete(restrict, w)
+	}
+	return minus, restrict
+}()
+
+// placeRE reads the places a part names: a chromosome or a list of them
+// ("chromosomes 6, 11 and 12", "chr 4, 6 and 12"), an organelle.
+var placeRE = regexp.MustCompile(`(?i)\b(?:(?:chromosomes?|chrs?\.?)\s*\d{1,2}(?:\s*(?:,|,?\s*and|,?\s*or|&|through|to|till|until)\s*(?:(?:chromosomes?|chrs?\.?)\s*)?\d{1,2}\b)*|apicoplast|mitochondri(?:on|al|a)|plastid)\b`)
+
+// placeFillers are the words a place part may hold beside its place and
+// its cue: "the whole list", "the lot", "entirely", "for this one".
+var placeFillers = WordSet("with the a an genes gene ones list lot whole set result results entirely completely altogether please but then so from on in of to everything anything all any this one those these that them it its genome wide genome-wide first afterwards for just only")
+
+// placePart reads a part of a message that is made of places and a word
+// saying how they qualify the request. It returns the qualifier as the
+// grammar writes it at the end of a request (", excluding chromosome 13",
+// ", limited to chr 10") or "" when the part holds other words, or no
+// place, or cues of both kinds.
+func placePart(part string) string {
+	places := placeRE.FindAllString(part, -1)
+	if len(places) != 1 {
+		return ""
+	}
+	minus, restrict := false, false
+	for _, w := range tokenize(placeRE.ReplaceAllString(part, " ")) {
+		switch {
+		case w.comma:
+		case minusCues[w.low]:
+			minus = true
+		case restrictCues[w.low] || w.low == "only" || w.low == "just":
+			restrict = true
+		case placeFillers[w.low]:
+		default:
+			return ""
+		}
+	}
+	switch {
+	case minus == restrict:
+		return "" // no cue, or both kinds: "chromosome 3" alone is the grammar's
+	case minus:
+		return ", excluding " + places[0]
+	}
+	return ", limited to " + places[0]
+}
+
+// correctionWords open a follow-up that corrects or points back ("no
+// wait", "sorry", "of those"): a place part after them is the
+// follow-up's, not a request's qualifier.
+var correctionWords = WordSet("no wait sorry actually oops instead rather oh nope hmm")
+
+// asksGenes reports whether a part names genes of its own: words beside
+// the lead-ins, references and corrections of a follow-up.
+func asksGenes(part string) bool {
+	for _, w := range tokenize(part) {
+		if !w.comma && !fillers[w.low] && !connectiveWords[w.low] && !leadIns[w.low] && !referenceWords[w.low] &&
+			!correctionWords[w.low] {
+			return true
+		}
+	}
+	return false
+}
+
+// placePartsLast writes a part made of places that ends or opens a
+// request as a qualifier of the whole request: "nucleoside triphosphate
+// metabolic process (chromosome 13 excluded)", "…; drop chromosomes 6,
+// 11 and 12 entirely", "…, chr 10 alone", "Just chromosome 14 for this
+// one: …". The rest must hold words of its own.
+func placePartsLast(text string) string {
+	trimmed := strings.TrimRight(text, ".!? ")
+	if strings.HasSuffix(trimmed, ")") {
+		if open := strings.LastIndex(trimmed, "("); open > 0 {
+			if q := placePart(trimmed[open+1 : len(trimmed)-1]); q != "" && asksGenes(trimmed[:open]) {
+				return strings.TrimRight(trimmed[:open], " ,") + q
+			}
+		}
+	}
+	if end, next := breakAt(trimmed); end > 0 {
+		if q := placePart(trimmed[:end]); q != "" && asksGenes(trimmed[next:]) && !strings.ContainsAny(trimmed[next:], ",;:—–") {
+			return trimmed[next:] + q
+		}
+	}
+	last, after := -1, -1
+	for off := 0; ; {
+		end, next := breakAt(trimmed[off:])
+		if end < 0 {
+			break
+		}
+		last, after, off = off+end, off+next, off+next
+	}
+	if last > 0 {
+		if q := placePart(trimmed[after:]); q != "" && asksGenes(trimmed[:last]) {
+			return strings.TrimRight(trimmed[:last], " ,;:—–-") + q
+		}
+	}
+	return text
+}

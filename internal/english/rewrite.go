@@ -22,15 +22,16 @@ func rewritten(text string) (string, []string) {
 	text = trailingQualifiers(text)
 	text = withoutTrailingContext(text)
 	text = regionsSpelled(text)
+	text = rangesSpelled(text)
+	text = chrListed(text)
+	text = placePartsLast(text)
 	text = everyOneOn(text)
 	text = placesOnly(text)
-	text = chrListed(text)
 	text = listsSpaced(text)
 	text = separatedOut(text)
 	text = organellesSpelled(text)
 	text = unionSpelled(text)
 	text = descriptionSearch(text)
-	text = rangesSpelled(text)
 	text = leadingPostfixRE.ReplaceAllString(text, "excluding $1,")
 	text = placesLast(text)
 	text = postfixExclusions(text)
@@ -281,7 +282,10 @@ var unionRE = regexp.MustCompile(`(?i)^\s*(?:(?:please|can\s+you|could\s+you|i\s
 
 // unionEndRE reads the words that say the parts become one list: "into
 // one list", "in a single set", "together".
-var unionEndRE = regexp.MustCompile(`(?i),?\s+(?:(?:into|in|as)\s+(?:one|a\s+single|a|the\s+same)\s+(?:list|set|result|strategy|table)|together)\s*$`)
+var unionEndRE = regexp.MustCompile(`(?i),?\s+(?:(?:into|in|as)\s+(?:one|a\s+single|a|the\s+same)\s+(?:list|set|result|strategy|table)|together|combined|merged|pooled|as\s+one)\s*$`)
+
+// qualifierEndRE reads a qualifier a rewrite put at the end of a request.
+var qualifierEndRE = regexp.MustCompile(`, (?:limited to|excluding) [^,]+(?:, \d{1,2})*(?:,? (?:and|or) \d{1,2})?$`)
 
 // unionSpelled writes a union asked for in words with "or": "the union of
 // chromosome segregation genes and DNA replication genes" is
@@ -290,6 +294,14 @@ var unionEndRE = regexp.MustCompile(`(?i),?\s+(?:(?:into|in|as)\s+(?:one|a\s+sin
 // else at the first "and" or "with". A union of "it" or "that" is a
 // follow-up's, not this.
 func unionSpelled(text string) string {
+	// "A and B combined, limited to chromosome 10": the union is the
+	// words before the qualifier.
+	if loc := qualifierEndRE.FindStringIndex(text); loc != nil && loc[0] > 0 {
+		if head := unionSpelled(text[:loc[0]]); head != text[:loc[0]] {
+			return "(" + head + ")" + text[loc[0]:]
+		}
+		return text
+	}
 	m := unionRE.FindStringSubmatch(text)
 	if m == nil {
 		// "snoRNAs and snRNAs together", "tRNA and rRNA genes in one
@@ -443,7 +455,7 @@ func everyOneOn(text string) string {
 // bareListRE reads a list of chromosomes after a comma that ends the
 // request, with no word to say how it qualifies it: "tRNA genes,
 // chromosomes 8, 9 and 10" asks for the tRNA genes on them.
-var bareListRE = regexp.MustCompile(`(?i),\s*((?:the\s+)?(?:chromosomes?|chrs?\.?)\s*\d{1,2}(?:\s*(?:,|and|or|&|through|to)\s*\d{1,2})*)\s*[.!?]*\s*$`)
+var bareListRE = regexp.MustCompile(`(?i)[,;]\s*((?:the\s+)?(?:chromosomes?|chrs?\.?)\s*\d{1,2}(?:\s*(?:,|and|or|&|through|to)\s*\d{1,2})*)\s*[.!?]*\s*$`)
 
 // placesOnlyRE reads a place or list of places after the request with
 // "only", after a comma or in a fragment of its own: "RNA processing

@@ -108,7 +108,7 @@ func TestPlaceBesideGOID(t *testing.T) {
 // led in; and a range is its chromosomes.
 func TestPlacesIntersectedAreAUnion(t *testing.T) {
 	for in, want := range map[string]string{
-		"DNA repair scattered across chromosomes 3, 6 and 9": "INTERSECT(term:DNA repair scattered across, UNION(UNION(location:3, location:6), location:9))",
+		"DNA repair scattered across chromosomes 3, 6 and 9": "INTERSECT(term:DNA repair, UNION(UNION(location:3, location:6), location:9))",
 		"translation genes from chr 2 up to chr 4":           "INTERSECT(term:translation, UNION(UNION(location:2, location:3), location:4))",
 		"tRNA genes, chromosomes 7–9 inclusive":              "INTERSECT(term:tRNA, UNION(UNION(location:7, location:8), location:9))",
 	} {
