@@ -193,7 +193,7 @@ func followUpOf(toks []token) (FollowUp, []token, []token) {
 	for _, lead := range [][]string{{"add"}, {"adding"}, {"include"}, {"including"}, {"plus"}, {"as", "well", "as"}, {"what", "about"},
 		{"combine", "that", "with"}, {"combine", "it", "with"}, {"combine", "this", "with"}, {"combine", "with"}, {"merge", "that", "with"},
 		{"merge", "it", "with"}, {"merge", "with"}, {"union", "with"}, {"join", "with"}, {"merge", "in"}, {"mix", "in"}, {"throw", "in"},
-		{"bring", "in"}, {"fold", "in"}, {"widen", "it", "to"}, {"widen", "that", "to"}, {"widen", "to"}, {"extend", "it", "to"},
+		{"bring", "in"}, {"fold", "in"}, {"chuck", "in"}, {"toss", "in"}, {"pop", "in"}, {"stick", "in"}, {"tack", "on"}, {"add", "in"}, {"widen", "it", "to"}, {"widen", "that", "to"}, {"widen", "to"}, {"extend", "it", "to"},
 		{"extend", "that", "to"}, {"extend", "to"}, {"expand", "it", "to"}, {"expand", "that", "to"}, {"expand", "to"}, {"broaden", "it", "to"}, {"broaden", "that", "to"}, {"broaden", "to"}} {
 		if hasWords(w, lead) {
 			rest := w[len(lead):]

@@ -91,6 +91,18 @@ var formRewrites = []struct {
 	// "keep chromosomes 1 and 2, lose the rest": the rest is what a
 	// restriction drops anyway.
 	{regexp.MustCompile(`(?i)[,;]?\s+(?:and\s+)?(?:lose|drop|discard|ditch|remove|bin|toss|forget)\s+(?:all\s+)?(?:of\s+)?the\s+rest(?:\s+of\s+them)?\s*[.!]*\s*$`), ""},
+	// "what chromosome 13 carries", "whatever chr 8 holds": the genes on it.
+	{regexp.MustCompile(`(?i)\b(?:what(?:ever)?|those|the\s+ones|ones)\s+(?:that\s+)?((?:the\s+)?(?:chromosomes?|chrs?\.?)\s*\d{1,2}(?:\s*(?:,|and|or)\s*\d{1,2})*|the\s+apicoplast|the\s+mitochondri\w+)(?:'s)?\s+(?:carries|carry|holds|hold|has|have|contains|contain|encodes|encode|bears|bear|harbou?rs?)\b`), "the genes on $1"},
+	// "chromosome 11 is unwanted too, take it away": an exclusion.
+	{regexp.MustCompile(`(?i)^\s*(.+?)\s+(?:is|are)\s+(?:unwanted|not\s+wanted|not\s+needed|unneeded|superfluous|irrelevant|of\s+no\s+interest|not\s+of\s+interest)(?:\s+(?:too|as\s+well|also))?\s*(?:[,;.—–-]\s*(?:so\s+)?(?:please\s+)?(?:take|get|throw|drop|remove|cut|strip|chuck|bin|toss|lose)\s+(?:it|them|that|those|rid\s+of\s+(?:it|them))(?:\s+(?:away|out|off))?(?:\s+(?:too|as\s+well))?)?\s*[.!]*\s*$`), "exclude $1"},
+	// "hang on, chromosome 12 is the one to remove, not 14", "remove
+	// chromosome 12 instead and keep 13": a correction of the exclusion.
+	{regexp.MustCompile(`(?i)^\s*(?:(?:hang\s+on|wait|no|sorry|oops|actually|my\s+mistake|my\s+bad)[\s,:;—–-]+)*(.+?)\s+is\s+the\s+one\s+(?:to\s+(?:remove|exclude|drop|take\s+out|leave\s+out|lose)|i\s+(?:want|meant)\s+(?:out|gone|removed|excluded))\s*,\s*not\s+`), "sorry, $1, not "},
+	{regexp.MustCompile(`(?i)^\s*(?:(?:hang\s+on|wait|no|sorry|oops|actually|my\s+mistake|my\s+bad)[\s,:;—–-]+)*(?:remove|exclude|drop|take\s+out|leave\s+out|lose)\s+(.+?)\s+instead\s*(?:,|and|,\s*and)\s*(?:keep|leave|restore)\s+(?:the\s+)?(?:(?:chromosome|chr)\s*)?(\S+?)(?:\s+(?:in|alone))?\s*[.!]*\s*$`), "sorry, $1, not $2"},
+	// "I want rRNA, not tRNA, sorry": the request corrected.
+	{regexp.MustCompile(`(?i)^\s*(?:i\s+(?:want(?:ed)?|meant|need(?:ed)?)|it\s+should\s+be|make\s+it)\s+([^,]+?),?\s+not\s+((?:\S+\s*){1,3}?)(?:,?\s+(?:sorry|please|thanks))?\s*[.!]*\s*$`), "sorry, $1, not $2"},
+	// "…, same chromosome", "…, keep the rest": what stays says nothing new.
+	{regexp.MustCompile(`(?i)[,;]?\s+(?:(?:keep(?:ing)?|with)\s+)?(?:the\s+)?same\s+(?:chromosomes?|location|place|organism|gene\s+type|restriction|exclusion|rest)(?:\s+as\s+before)?\s*[.!]*\s*$|[,;]?\s+(?:keep(?:ing)?|leave|leaving)\s+(?:the\s+rest|everything\s+else)(?:\s+(?:as\s+it\s+is|the\s+same|unchanged|as\s+is))?\s*[.!]*\s*$|[,;]?\s+everything\s+else\s+(?:the\s+same|unchanged|as\s+is)\s*[.!]*\s*$`), ""},
 	// "and chromosome 14 while you are at it" does the last change again.
 	{regexp.MustCompile(`(?i)[,;]?\s+while\s+you(?:'re|\s+are)\s+(?:at\s+it|about\s+it)\s*[.!]*\s*$`), " too"},
 }

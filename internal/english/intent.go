@@ -293,14 +293,16 @@ var isGOTermRE = regexp.MustCompile(`(?i)^\s*is\s+(?:there\s+a\s+go\s+term\s+(?:
 // definition for X".
 var goDefinitionRE = regexp.MustCompile(`(?i)^\s*(?:(?:what\s+is|what's|whats|give\s+me|show\s+me|tell\s+me)\s+)?(?:the\s+)?(?:go|gene\s+ontology)(?:'s)?\s+definition\s+(?:of|for)\s+(.+?)\s*[?.!]*\s*$` +
 	`|^\s*how\s+(?:does|do)\s+(?:the\s+)?(?:go|gene\s+ontology)\s+define\s+(.+?)\s*[?.!]*\s*$` +
-	`|^\s*(?:(?:can|could|would|will)\s+you\s+|please\s+)?(?:define|explain|describe)\s+(?:the\s+|a\s+)?(?:go|gene\s+ontology)\s+(?:term|process)\s+(.+?)\s*(?:for\s+me|please)?\s*[?.!]*\s*$`)
+	`|^\s*(?:(?:can|could|would|will)\s+you\s+|please\s+)?(?:define|explain|describe)\s+(?:the\s+|a\s+)?(?:go|gene\s+ontology)\s+(?:term|process)\s+(.+?)\s*(?:for\s+me|please)?\s*[?.!]*\s*$` +
+	// "what's the GO id for regulation of biological quality?"
+	`|^\s*(?:(?:what\s+is|what's|whats|give\s+me|tell\s+me|which\s+is)\s+)?(?:the\s+)?(?:go|gene\s+ontology)\s+(?:term\s+)?(?:id|identifier|accession|number|code)\s+(?:of|for)\s+(?:the\s+)?(.+?)\s*[?.!]*\s*$`)
 
 // goPhraseQuestion reads a question about a GO term by name.
 func goPhraseQuestion(text string) (string, bool) {
 	m := goPhraseQuestionRE.FindStringSubmatch(text)
 	if m == nil {
 		if d := goDefinitionRE.FindStringSubmatch(text); d != nil {
-			m = []string{d[0], d[1] + d[2] + d[3]}
+			m = []string{d[0], d[1] + d[2] + d[3] + d[4]}
 		} else if d := isGOTermRE.FindStringSubmatch(text); d != nil {
 			m = []string{d[0], d[1] + d[2]}
 		}

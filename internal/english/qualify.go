@@ -248,7 +248,7 @@ func narrowedTo(w []token) int {
 	}
 	var end string
 	switch w[0].low {
-	case "limit", "restrict", "confine", "narrow", "reduce", "cut":
+	case "limit", "restrict", "confine", "narrow", "reduce", "cut", "trim", "pare", "shrink", "whittle", "filter":
 		end = "to"
 	case "intersect", "overlap", "cross":
 		end = "with"
@@ -351,7 +351,7 @@ func placePart(part string) string {
 // correctionWords open a follow-up that corrects or points back ("no
 // wait", "sorry", "of those"): a place part after them is the
 // follow-up's, not a request's qualifier.
-var correctionWords = WordSet("no wait sorry actually oops instead rather oh nope hmm")
+var correctionWords = WordSet("no wait sorry actually oops instead rather oh nope hmm hang")
 
 // asksGenes reports whether a part names genes of its own: words beside
 // the lead-ins, references and corrections of a follow-up.

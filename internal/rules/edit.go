@@ -269,7 +269,10 @@ func putBack(user string) (string, bool) {
 	if m == nil {
 		return "", false
 	}
-	return strings.TrimSpace(m[1] + m[2] + m[3] + m[4]), true
+	name := strings.TrimSpace(m[1] + m[2] + m[3] + m[4])
+	// "let chromosome 13's genes back in": the place is the step's name.
+	name = strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(name, " genes"), " ones"))
+	return strings.TrimSuffix(strings.TrimSuffix(name, "'s"), "’s"), true
 }
 
 // excluded reports whether a step is what an exclusion (MINUS) of the
