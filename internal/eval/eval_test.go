@@ -157,8 +157,9 @@ func TestTreeEval(t *testing.T) {
 // `strategist eval internal/eval/testdata/heldout3.jsonl`; heldout4 the
 // one frozen before the round after it, heldout5 the one frozen before
 // the round after that, heldout6 the one frozen before the round after
-// heldout5's, and heldout7 the one frozen before the round after
-// heldout6's, each played the same way. None is played by
+// heldout5's, heldout7 the one frozen before the round after
+// heldout6's, and heldout8 the one frozen before the round after
+// heldout7's, each played the same way. None is played by
 // TestEvaluationSet; here they are only checked against the data.
 var caseFiles = []struct {
 	name       string
@@ -193,6 +194,10 @@ var caseFiles = []struct {
 		"approximate", "not-evaluable", "structure", "context", "exclusion-first", "union", "synonym", "typo", "question",
 		"confirm", "unsupported", "off-topic", "edit", "ask"}, []string{OutcomeCount, OutcomeApproximate, OutcomeNotEvaluable,
 		OutcomeRefused, OutcomeAnswered, OutcomeNoBuild, OutcomeAsk}},
+	{"heldout8", 160, []string{"basic", "wrapper", "distribution", "location-list", "clause", "vocabulary", "organism",
+		"follow-up", "approximate", "not-evaluable", "structure", "context", "exclusion-first", "union", "synonym", "typo",
+		"question", "confirm", "unsupported", "off-topic", "edit", "ask"}, []string{OutcomeCount, OutcomeApproximate,
+		OutcomeNotEvaluable, OutcomeRefused, OutcomeAnswered, OutcomeNoBuild, OutcomeAsk}},
 }
 
 // TestCaseFiles checks the case files against the raw data: every tree
