@@ -86,6 +86,9 @@ var formRewrites = []struct {
 	{regexp.MustCompile(`(?i)\b(setting|set|putting|put|leaving|leave)\s+((?:the\s+)?(?:chromosomes?|chrs?|apicoplast|mitochondri\w*|organell\w*)\b[^,;:.?!]*?)\s+(?:aside|to\s+one\s+side)\b`), "$1 aside $2"},
 	// "A, B, C — combine all three" asks for their union.
 	{regexp.MustCompile(`(?i)\s*(?:[,;]|\s[—–-])\s*(?:then\s+|and\s+|please\s+)*(?:combine|merge|pool|unite)(?:d)?\s+(?:them|these|those|both|all(?:\s+of\s+them)?|(?:all\s+)?(?:the\s+)?(?:two|three|four|five)(?:\s+of\s+them)?)(?:\s+(?:together|into\s+one(?:\s+list)?))?\s*[.!]*\s*$`), " together"},
+	// "… — please just make the strategy", "…. Just build it for me.": the
+	// request needs no word to be built.
+	{regexp.MustCompile(`(?i)(?:[,;.!?]|\s[—–-])\s*(?:please\s+)?(?:just\s+)?(?:make|build|run|create)\s+(?:(?:the|a|me\s+a|it|this|that)\s+)?(?:strategy|search|it|this|that)?(?:\s+for\s+(?:me|us))?(?:,?\s+please)?\s*[.!]*\s*$`), ""},
 	// Lab-notebook sign-offs.
 	{regexp.MustCompile(`(?i)[.,;]?\s+(?:thx|thanks|ty|cheers|ta|please|pls|plz)\s*[.!]*\s*$`), ""},
 	// "keep chromosomes 1 and 2, lose the rest": the rest is what a

@@ -429,6 +429,9 @@ func splitQualifier(toks []token, p *Parsed) *Node {
 			continue
 		}
 		head := toks[:k]
+		if slices.ContainsFunc(head, func(t token) bool { return !t.quoted && isLocationWord(t.low) }) {
+			continue // "the apicoplast rRNA genes, plus GO:… genes on chromosome 1": the last part's own place
+		}
 		if toks[k-1].comma {
 			head = toks[:k-1]
 		} else if isJoin(toks[k-1]) || ownsLocation(toks[:k]) {

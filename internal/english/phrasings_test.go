@@ -60,6 +60,19 @@ func TestResearcherPhrasings(t *testing.T) {
 		{"using PlasmoDB release 68, DNA repair genes", "term:DNA repair"},
 		{"Two things: DNA repair genes on chromosome 5", "INTERSECT(term:DNA repair, location:5)"},
 		{"For my thesis: translation genes", "term:translation"},
+		// A part about the researcher, whatever its topic, opens the request.
+		{"Preparing a talk about DNA replication — translation genes on chromosome 3", "INTERSECT(term:translation, location:3)"},
+		{"We study mosquito-stage transmission; I need the DNA repair genes outside chromosome 14.", "MINUS(term:DNA repair, location:14)"},
+		{"I'm a rotation student in a lipid lab and my PI asked for the translation genes on chromosome 13.", "INTERSECT(term:translation, location:13)"},
+		{"My PI asked for this one: DNA repair, chromosomes 11 and 13 excluded.", "MINUS(term:DNA repair, UNION(location:11, location:13))"},
+		{"Our lab works on cytoadherence — could I get the cell adhesion genes with chromosome 4 left out?", "MINUS(term:cell adhesion, location:4)"},
+		{"First time using this tool. Translation genes — please just make the strategy.", "term:Translation"},
+		// A place part qualifies the whole request, wherever it is.
+		{"DNA repair (chromosome 13 excluded)", "MINUS(term:DNA repair, location:13)"},
+		{"tRNA genes; drop chromosomes 6, 11 and 12 entirely", "MINUS(term:tRNA, UNION(UNION(location:6, location:11), location:12))"},
+		{"DNA repair or translation, chr 10 alone", "INTERSECT(UNION(term:DNA repair, term:translation), location:10)"},
+		{"Just chromosome 14 for this one: DNA repair", "INTERSECT(term:DNA repair, location:14)"},
+		{"the rRNA- and tRNA-encoding genes, but chromosome 7 only", "INTERSECT(UNION(term:rRNA encoding, term:tRNA encoding), location:7)"},
 		// A first part about the work or the data, whatever its words.
 		{"For chapter two of my dissertation, the proteolysis genes", "term:proteolysis"},
 		{"My supervisor asked for a figure — translation genes on chromosome 3, please", "INTERSECT(term:translation, location:3)"},

@@ -312,6 +312,10 @@ var minusCues, restrictCues = func() (map[string]bool, map[string]bool) {
 // ("chromosomes 6, 11 and 12", "chr 4, 6 and 12"), an organelle.
 var placeRE = regexp.MustCompile(`(?i)\b(?:(?:chromosomes?|chrs?\.?)\s*\d{1,2}(?:\s*(?:,|,?\s*and|,?\s*or|&|through|to|till|until)\s*(?:(?:chromosomes?|chrs?\.?)\s*)?\d{1,2}\b)*|apicoplast|mitochondri(?:on|al|a)|plastid)\b`)
 
+// withPlaceOutRE reads a place taken away inside the request: "… genes
+// with chromosome 12 excluded", "… with chromosome 4 left out".
+var withPlaceOutRE = regexp.MustCompile(`(?i)\bwith\s+(?:the\s+)?(` + placeRE.String()[4:] + `)\s+(?:excluded|removed|left\s+out|taken\s+out|omitted|cut\s+out|dropped|taken\s+away|deleted|subtracted|excepted|filtered\s+out)\b`)
+
 // placeFillers are the words a place part may hold beside its place and
 // its cue: "the whole list", "the lot", "entirely", "for this one".
 var placeFillers = WordSet("with the a an genes gene ones list lot whole set result results entirely completely altogether please but then so from on in of to everything anything all any this one those these that them it its genome wide genome-wide first afterwards for just only")
@@ -371,6 +375,7 @@ func asksGenes(part string) bool {
 // 11 and 12 entirely", "…, chr 10 alone", "Just chromosome 14 for this
 // one: …". The rest must hold words of its own.
 func placePartsLast(text string) string {
+	text = withPlaceOutRE.ReplaceAllString(text, "excluding $1")
 	trimmed := strings.TrimRight(text, ".!? ")
 	if strings.HasSuffix(trimmed, ")") {
 		if open := strings.LastIndex(trimmed, "("); open > 0 {

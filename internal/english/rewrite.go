@@ -16,6 +16,7 @@ func rewritten(text string) (string, []string) {
 	text = formsSpelled(text)
 	text = withoutFrame(text)
 	text = barePlaces(text)
+	text = withoutResearcherParts(text)
 	text = withoutContextSentences(text)
 	text = withoutContext(text)
 	text = withoutContextParts(text)

@@ -2,6 +2,7 @@ package english
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -27,8 +28,28 @@ func JoinedSpans(text string) []string {
 			out = append(out, span)
 		}
 	}
+	// "regulation of molecular function", "biological process involved in
+	// interaction with host": a name that holds a word the grammar drops
+	// or splits at.
+	for i := 1; i < len(toks); i++ {
+		t := toks[i]
+		if t.quoted || !droppedInName(t) || !nameWord(toks[i-1]) {
+			continue
+		}
+		if span := toks[i-1].text + " " + t.text; !contains(out, span) {
+			out = append(out, span)
+		}
+	}
 	return out
 }
+
+// droppedInName reports whether a word is one the grammar drops or splits
+// at that GO names hold ("function", "involved", "with"): the fillers and
+// relation words that are content in a name, not the prepositions every
+// request uses.
+func droppedInName(t token) bool { return !t.comma && nameFillers[t.low] }
+
+var nameFillers = WordSet("function functions involved participating participate part role roles related associated activity with")
 
 // nameWord reports whether a word can be part of a GO name on either side
 // of a connective: not a comma, filler, connective, number, location or id.
@@ -67,12 +88,18 @@ func KeepWhole(text, name string) (string, bool) {
 	}
 	for _, loc := range re.FindAllStringIndex(text, -1) {
 		span := text[loc[0]:loc[1]]
-		if !connectiveInside(span) || strings.Count(text[:loc[0]], `"`)%2 == 1 {
+		if !connectiveInside(span) && !droppedInside(span) || strings.Count(text[:loc[0]], `"`)%2 == 1 {
 			continue
 		}
 		return text[:loc[0]] + `"` + span + `"` + text[loc[1]:], true
 	}
 	return text, false
+}
+
+// droppedInside reports whether a span holds a word the grammar drops or
+// splits at.
+func droppedInside(span string) bool {
+	return slices.ContainsFunc(tokenize(span), droppedInName)
 }
 
 // connectiveInside reports whether a span holds a connective or a list
