@@ -89,6 +89,8 @@ var formRewrites = []struct {
 	// "… — please just make the strategy", "…. Just build it for me.": the
 	// request needs no word to be built.
 	{regexp.MustCompile(`(?i)(?:[,;.!?]|\s[—–-])\s*(?:please\s+)?(?:just\s+)?(?:make|build|run|create)\s+(?:(?:the|a|me\s+a|it|this|that)\s+)?(?:strategy|search|it|this|that)?(?:\s+for\s+(?:me|us))?(?:,?\s+please)?\s*[.!]*\s*$`), ""},
+	// "taking part in X", "playing a role in X": the genes of X.
+	{regexp.MustCompile(`(?i)\b(?:tak(?:e|es|ing)|play(?:s|ing)?\s+a)\s+(?:part|role)\s+in\b`), "involved in"},
 	// Lab-notebook sign-offs.
 	{regexp.MustCompile(`(?i)[.,;]?\s+(?:thx|thanks|ty|cheers|ta|please|pls|plz)\s*[.!]*\s*$`), ""},
 	// "keep chromosomes 1 and 2, lose the rest": the rest is what a

@@ -450,3 +450,30 @@ func placeItem(toks []token, p *Parsed) *Node {
 	}
 	return nil
 }
+
+// hasPlace reports whether words name a place: a part of a list that has
+// its own place is not qualified by another.
+func hasPlace(toks []token) bool {
+	return slices.ContainsFunc(toks, func(t token) bool { return !t.quoted && isLocationWord(t.low) })
+}
+
+// ownsLocation reports whether the words before a location end in a new
+// item of a list that only names genes or says where they lie ("… or
+// genes on the apicoplast", "…, or any gene on chromosome 2", "… or lying
+// on chromosome 2", "… or those found on chromosome 3"): the location is
+// that item's own, and the list is a union with it, not qualified by it.
+func ownsLocation(head []token) bool {
+	i := len(head) - 1
+	skipped := false
+	for i >= 0 && !head[i].quoted && (setWords[head[i].low] || placementWords[head[i].low]) {
+		i--
+		skipped = true
+	}
+	return skipped && i >= 0 && isJoin(head[i])
+}
+
+// placementWords say where a gene lies, between a list's connective and a
+// location of the new item: "or lying on", "or genes that sit on", "or
+// ones residing on".
+var placementWords = WordSet(`located lying lie lies sitting sit sits situated found residing reside resides positioned placed
+	mapped mapping mapping encoded that which are is ones one`)

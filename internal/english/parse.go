@@ -416,7 +416,7 @@ func splitQualifier(toks []token, p *Parsed) *Node {
 	// "X genes involved in Y", "X genes on chromosome 5": X qualifies Y.
 	for i := 1; i+1 < len(toks); i++ {
 		if toks[i].quoted || (toks[i].low != "genes" && toks[i].low != "gene") || !relationWords[toks[i+1].low] || isJoin(toks[i-1]) ||
-			ownsLocation(toks[:i+1]) || newItem(toks[:i+1]) {
+			ownsLocation(toks[:i+1]) || newItem(toks[:i+1]) || hasPlace(toks[:i]) && slices.ContainsFunc(toks[:i], isJoin) {
 			continue
 		}
 		if n := both(toks[:i], toks[i+1:]); n != nil {
@@ -429,7 +429,7 @@ func splitQualifier(toks []token, p *Parsed) *Node {
 			continue
 		}
 		head := toks[:k]
-		if slices.ContainsFunc(head, func(t token) bool { return !t.quoted && isLocationWord(t.low) }) {
+		if hasPlace(head) {
 			continue // "the apicoplast rRNA genes, plus GO:… genes on chromosome 1": the last part's own place
 		}
 		if toks[k-1].comma {
@@ -467,27 +467,6 @@ func splitQualifier(toks []token, p *Parsed) *Node {
 // setWords name a set of genes without saying more: "genes", "any gene",
 // "those".
 var setWords = WordSet("genes gene any all those the ones every anything everything whatever")
-
-// ownsLocation reports whether the words before a location end in a new
-// item of a list that only names genes or says where they lie ("… or
-// genes on the apicoplast", "…, or any gene on chromosome 2", "… or lying
-// on chromosome 2", "… or those found on chromosome 3"): the location is
-// that item's own, and the list is a union with it, not qualified by it.
-func ownsLocation(head []token) bool {
-	i := len(head) - 1
-	skipped := false
-	for i >= 0 && !head[i].quoted && (setWords[head[i].low] || placementWords[head[i].low]) {
-		i--
-		skipped = true
-	}
-	return skipped && i >= 0 && isJoin(head[i])
-}
-
-// placementWords say where a gene lies, between a list's connective and a
-// location of the new item: "or lying on", "or genes that sit on", "or
-// ones residing on".
-var placementWords = WordSet(`located lying lie lies sitting sit sits situated found residing reside resides positioned placed
-	mapped mapping mapping encoded that which are is ones one`)
 
 // allGeneTypes reports whether every item of a list names a gene type.
 func allGeneTypes(toks []token) bool {

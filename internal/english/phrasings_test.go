@@ -67,6 +67,14 @@ func TestResearcherPhrasings(t *testing.T) {
 		{"My PI asked for this one: DNA repair, chromosomes 11 and 13 excluded.", "MINUS(term:DNA repair, UNION(location:11, location:13))"},
 		{"Our lab works on cytoadherence — could I get the cell adhesion genes with chromosome 4 left out?", "MINUS(term:cell adhesion, location:4)"},
 		{"First time using this tool. Translation genes — please just make the strategy.", "term:Translation"},
+		// A union announced in words.
+		{"a combined set please: DNA repair together with translation", "UNION(term:DNA repair, term:translation)"},
+		{"Two sets, one list: the DNA repair genes and the translation genes.", "UNION(term:DNA repair, term:translation)"},
+		{"DNA repair OR translation, one merged list", "UNION(term:DNA repair, term:translation)"},
+		{"DNA repair ∪ translation", "UNION(term:DNA repair, term:translation)"},
+		{"lipid localization OR translation (a union, please)", "UNION(term:lipid localization, term:translation)"},
+		{"the apicoplast rRNA genes, plus GO:0006281 genes on chromosome 1", "UNION(INTERSECT(location:apicoplast, term:rRNA), INTERSECT(go:GO:0006281, location:1))"},
+		{"genes lying on chromosome 2 or taking part in DNA repair", "UNION(location:2, term:DNA repair)"},
 		// A place part qualifies the whole request, wherever it is.
 		{"DNA repair (chromosome 13 excluded)", "MINUS(term:DNA repair, location:13)"},
 		{"tRNA genes; drop chromosomes 6, 11 and 12 entirely", "MINUS(term:tRNA, UNION(UNION(location:6, location:11), location:12))"},

@@ -1,0 +1,103 @@
+package english
+
+import (
+	"regexp"
+	"strings"
+)
+
+// unionRE reads a union asked for in words rather than with "or": "the
+// union of A and B", "combine A with B into one list", "merge A and B".
+var unionRE = regexp.MustCompile(`(?i)^\s*(?:(?:please|can\s+you|could\s+you|i\s+want|i'd\s+like|give\s+me|show\s+me|get\s+me|list|find|show|get|give)\s+)*` +
+	`(?:(?:the\s+)?union\s+of|(?:combine|merge|pool|join|unite)(?:\s+together)?\s+)\s*(.+?)\s*[.!?]*\s*$`)
+
+// unionEndRE reads the words that say the parts become one list: "into
+// one list", "in a single set", "together".
+var unionEndRE = regexp.MustCompile(`(?i),?\s+(?:(?:into|in|as)\s+(?:one|a\s+single|a|the\s+same)\s+(?:list|set|result|strategy|table)|together|combined|merged|pooled|as\s+one)\s*$`)
+
+// unionAnnouncedRE reads the words that announce a union before or after
+// its parts: "a combined set please: …", "Two sets, one list: …", "I'd
+// like a combined list of …", "…, one merged list", "… (a union,
+// please)".
+var unionAnnouncedRE = regexp.MustCompile(`(?i)^\s*(?:(?:i'?d\s+like|i\s+want|i\s+need|give\s+me|can\s+i\s+have|could\s+i\s+have|please)\s+)?(?:a|one)\s+(?:combined|merged|pooled|joint|single|unified)\s+(?:list|set)(?:\s+please)?\s*(?::|of)\s*` +
+	`|^\s*(?:two|both|the\s+two)\s+(?:sets|lists),?\s+(?:one|a\s+single)\s+list\s*:\s*` +
+	`|[,;]?\s*(?:(?:in|into|as)\s+)?(?:one|a\s+single)\s+(?:merged\s+|combined\s+)?(?:list|set)\s*[.!]*\s*$` +
+	`|[,;]?\s*(?:merged|combined|pooled)\s+(?:into|in|as)\s+(?:one|a\s+single|a)\s+(?:list|set)\s*[.!]*\s*$` +
+	`|\s*\(\s*(?:as\s+)?(?:a\s+)?union(?:,?\s+please)?\s*\)`)
+
+// unionAnnounced writes a union announced in words as one the grammar
+// reads: its parts joined by "or" ("A ∪ B" too).
+func unionAnnounced(text string) string {
+	text = strings.ReplaceAll(text, "∪", " or ")
+	loc := unionAnnouncedRE.FindStringIndex(text)
+	if loc == nil || unionRE.MatchString(text) {
+		return text
+	}
+	body := strings.TrimSpace(text[:loc[0]] + " " + text[loc[1]:])
+	body = strings.TrimRight(body, " .!?")
+	if orRE.MatchString(body) {
+		return body
+	}
+	return "the union of " + body
+}
+
+// orRE finds an "or" that joins two parts.
+var orRE = regexp.MustCompile(`(?i)\sor\s`)
+
+// qualifierEndRE reads a qualifier a rewrite put at the end of a request.
+var qualifierEndRE = regexp.MustCompile(`, (?:limited to|excluding) [^,]+(?:, \d{1,2})*(?:,? (?:and|or) \d{1,2})?$`)
+
+// unionSpelled writes a union asked for in words with "or": "the union of
+// chromosome segregation genes and DNA replication genes" is
+// "chromosome segregation genes or DNA replication genes". The parts are
+// split where a part ends with "genes" (so "and" inside a GO name stays),
+// else at the first "and" or "with". A union of "it" or "that" is a
+// follow-up's, not this.
+func unionSpelled(text string) string {
+	text = unionAnnounced(text)
+	// "A and B combined, limited to chromosome 10": the union is the
+	// words before the qualifier.
+	if loc := qualifierEndRE.FindStringIndex(text); loc != nil && loc[0] > 0 {
+		if head := unionSpelled(text[:loc[0]]); head != text[:loc[0]] {
+			return "(" + head + ")" + text[loc[0]:]
+		}
+		return text
+	}
+	m := unionRE.FindStringSubmatch(text)
+	if m == nil {
+		// "snoRNAs and snRNAs together", "tRNA and rRNA genes in one
+		// list": the words at the end ask for the union of the two.
+		body := strings.TrimRight(text, " .!?")
+		loc := unionEndRE.FindStringIndex(body)
+		if loc == nil {
+			return text
+		}
+		switch strings.Count(strings.ToLower(body[:loc[0]]), " and ") {
+		case 0: // "A, B, C together"
+			if !strings.Contains(body[:loc[0]], ",") {
+				return text
+			}
+			return strings.ReplaceAll(body[:loc[0]], ",", " or")
+		case 1:
+			m = []string{text, body[:loc[0]]}
+		default:
+			return text
+		}
+	}
+	body := unionEndRE.ReplaceAllString(m[1], "")
+	first := strings.ToLower(strings.Fields(body + " x")[0])
+	if first == "it" || first == "that" || first == "this" || first == "them" || first == "those" || first == "these" {
+		return text
+	}
+	lower := strings.ToLower(body)
+	for _, sep := range []string{" genes and ", " genes together with ", " genes along with ", " genes with ", " ones and ", " ones with ",
+		" together with ", " along with ", " and ", " with "} {
+		if i := strings.Index(lower, sep); i > 0 {
+			left := body[:i]
+			if w := strings.Fields(sep)[0]; w == "genes" || w == "ones" {
+				left += " " + w
+			}
+			return left + " or " + body[i+len(sep):]
+		}
+	}
+	return text
+}
