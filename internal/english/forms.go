@@ -13,10 +13,47 @@ import (
 // to both", "or else"), "on none of", a GO name's ", via …", and a
 // free-text search written with a colon.
 func formsSpelled(text string) string {
+	text = stepsSpelled(text)
 	for _, r := range formRewrites {
 		text = r.re.ReplaceAllString(text, r.with)
 	}
 	return alsoToo(text)
+}
+
+// stepMarkRE finds the marks that number a request written in steps:
+// "Step one: …", "Step 2 - …", "1) … 2) …", "(3) …"; beginRE the words
+// that open the first step ("Begin with …", "Start from …").
+var (
+	stepMarkRE = regexp.MustCompile(`(?i)(?:^|[.;,]?\s+)(?:step\s+(?:\d|one|two|three|four|five)\s*[:.)—–-]|\(?\d\)|\d\.(?:\s|$))\s*`)
+	beginRE    = regexp.MustCompile(`(?i)^\s*(?:begin|start|start\s+off|kick\s+off)\s+(?:with|from)\s+`)
+)
+
+// stepsSpelled writes each step of a request written in steps as a
+// sentence of its own, so the sentences after the first qualify it as
+// one request: "1) A 2) just chr 10 3) minus anything in B" is "A. Just
+// chr 10. Minus anything in B."
+func stepsSpelled(text string) string {
+	marks := stepMarkRE.FindAllStringIndex(text, -1)
+	if len(marks) >= 2 {
+		var b strings.Builder
+		prev := 0
+		for i, m := range marks {
+			b.WriteString(strings.TrimRight(text[prev:m[0]], " .;,"))
+			if i > 0 {
+				b.WriteString(". ")
+			}
+			prev = m[1]
+			if prev < len(text) {
+				text = text[:prev] + sentenceStart(text[prev:prev+1]) + text[prev+1:]
+			}
+		}
+		b.WriteString(text[prev:])
+		text = strings.TrimLeft(b.String(), " ")
+	}
+	if loc := beginRE.FindStringIndex(text); loc != nil && strings.Contains(text[loc[1]:], ". ") {
+		text = sentenceStart(text[loc[1]:loc[1]+1]) + text[loc[1]+1:]
+	}
+	return text
 }
 
 // tooRE reads a last part added with "too": "A genes, and the B genes

@@ -67,6 +67,11 @@ func TestResearcherPhrasings(t *testing.T) {
 		{"My PI asked for this one: DNA repair, chromosomes 11 and 13 excluded.", "MINUS(term:DNA repair, UNION(location:11, location:13))"},
 		{"Our lab works on cytoadherence — could I get the cell adhesion genes with chromosome 4 left out?", "MINUS(term:cell adhesion, location:4)"},
 		{"First time using this tool. Translation genes — please just make the strategy.", "term:Translation"},
+		{"GO:0006281, chromosome 7 taken away", "MINUS(go:GO:0006281, location:7)"},
+		// A request written in steps.
+		{"Step 1: DNA repair. Step 2: keep only chromosome 10. Step 3: take away anything that is also translation.", "MINUS(INTERSECT(term:DNA repair, location:10), term:translation)"},
+		{"1) DNA repair 2) just chr 10 3) minus anything in translation", "MINUS(INTERSECT(term:DNA repair, location:10), term:translation)"},
+		{"Begin with DNA repair. Keep what overlaps chromosome 9. Subtract translation.", "MINUS(INTERSECT(term:DNA repair, location:9), term:translation)"},
 		// A union announced in words.
 		{"a combined set please: DNA repair together with translation", "UNION(term:DNA repair, term:translation)"},
 		{"Two sets, one list: the DNA repair genes and the translation genes.", "UNION(term:DNA repair, term:translation)"},

@@ -411,7 +411,7 @@ func placesOnly(text string) string {
 
 // chrRepeatRE reads a chromosome word repeated inside a list: "chr 2,
 // chr 6 and chr 9".
-var chrRepeatRE = regexp.MustCompile(`(?i)(\d{1,2}\s*(?:,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+))(?:chr\.?|chromosome)\s*(\d{1,2})\b`)
+var chrRepeatRE = regexp.MustCompile(`(?i)(\b\d{1,2}\s*(?:,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+))(?:chr\.?|chromosome)\s*(\d{1,2})\b`)
 
 // chrListed writes such a list with the word once: "chr 2, 6 and 9".
 func chrListed(text string) string {

@@ -23,8 +23,10 @@ func organelleStem(location string) string {
 
 // organelleRE finds where a request names an organelle, with the words
 // around it that say the genome is meant: "on the apicoplast",
-// "apicoplast genome", "mitochondrially encoded", "from the mtDNA".
-var organelleRE = regexp.MustCompile(`(?i)(\b(?:on|from|encoded\s+(?:on|in|by))\s+(?:the\s+)?)?\b(?:the\s+)?(apicoplast|mitochondri\w*|plastid)\b((?:[\s-]+(?:genomes?|dna|chromosomes?|encoded|sequences?)\b)?)(\s+(?:ones|genes|proteins)\b)?`)
+// "apicoplast genome", "mitochondrially encoded", "from the mtDNA", and
+// the RNA genes an organelle genome encodes ("apicoplast rRNA genes": no
+// protein the nucleus encodes for it is one).
+var organelleRE = regexp.MustCompile(`(?i)(\b(?:on|from|encoded\s+(?:on|in|by))\s+(?:the\s+)?)?\b(?:the\s+)?(apicoplast|mitochondri\w*|plastid)\b((?:[\s-]+(?:genomes?|dna|chromosomes?|encoded|sequences?|rrnas?|trnas?|snornas?|snrnas?|ncrnas?)\b)?)(\s+(?:ones|genes|proteins)\b)?`)
 
 // genomeMeant reports whether every place a request names the organelle
 // it says the genome is meant (a gene lies "on" or comes "from" it, or

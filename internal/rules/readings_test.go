@@ -17,6 +17,8 @@ func TestGenomeMeant(t *testing.T) {
 		{"translation genes but not on chromosome 14 or the mitochondrion", "mitochondrion", true},
 		{"rRNA genes from chromosomes 1, 2 and the apicoplast", "apicoplast", true},
 		{"protein coding genes on the apicoplast and the mitochondrion", "mitochondrion", true},
+		{"the apicoplast rRNA genes, plus GO:0006281 genes on chromosome 1", "apicoplast", true},
+		{"mitochondrial tRNAs", "mitochondrion", true},
 		{"apicoplast genes", "apicoplast", false},
 		{"tRNA genes excluding the apicoplast", "apicoplast", false},
 		{"translation genes located in the mitochondrion", "mitochondrion", false},
