@@ -128,6 +128,10 @@ var formRewrites = []struct {
 	{regexp.MustCompile(`(?i)(?:[,;.!?]|\s[—–-])\s*(?:please\s+)?(?:just\s+)?(?:make|build|run|create)\s+(?:(?:the|a|me\s+a|it|this|that)\s+)?(?:strategy|search|it|this|that)?(?:\s+for\s+(?:me|us))?(?:,?\s+please)?\s*[.!]*\s*$`), ""},
 	// "taking part in X", "playing a role in X": the genes of X.
 	{regexp.MustCompile(`(?i)\b(?:tak(?:e|es|ing)|play(?:s|ing)?\s+a)\s+(?:part|role)\s+in\b`), "involved in"},
+	// "what's the number of X genes on chr 11?", "What is the size of the
+	// X gene set?": a count asked.
+	{regexp.MustCompile(`(?i)^\s*(?:what(?:'s|\s+is|\s+are)|tell\s+me|give\s+me)\s+the\s+(?:number|count|size|total)\s+of\s+`), "how many "},
+	{regexp.MustCompile(`(?i)\bgene\s+set\s*\?\s*$`), "genes?"},
 	// Lab-notebook sign-offs.
 	{regexp.MustCompile(`(?i)[.,;]?\s+(?:thx|thanks|ty|cheers|ta|please|pls|plz)\s*[.!]*\s*$`), ""},
 	// "keep chromosomes 1 and 2, lose the rest": the rest is what a

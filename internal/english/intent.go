@@ -118,7 +118,9 @@ var (
 	searchAskRE    = regexp.MustCompile(`(?i)^\s*((which|what)\s+(searches|search|kinds? of search(es)?)\b|(is there|are there|do you have|does (the|this) (site|catalog) have)\s+(a|an|any)\s+(searche?s?|ways? to search)\s+(for|by|on)\b|(can|could) (i|we|you) search\s+(for|by|on)\b)`)
 	capabilityRE   = regexp.MustCompile(`(?i)^\s*(what can you do|what do you do|what are you|who are you|help|how do(es)? (this|it|strategist) work|how do i use (this|it|strategist))\s*[?.!]*\s*$`)
 	// strategyAskRE asks about the result or the conversation so far.
-	strategyAskRE = regexp.MustCompile(`(?i)\b(how many genes (is|are) (that|this|it|there now|left)|how many (are )?(left|remain)|why did you (choose|pick|use)|(which|what) (go term|term|search|gene type|step)s? did you (choose|pick|use|select)|why (this|that) search|what did you (offer|build|do|plan|choose)|what (is|was) (the|my) (count|result)|how many genes each step|which step (drops|removes|loses)|how many (of )?(them|those|these|the genes) (were|had been) (on|in|removed|dropped|excluded|lost|taken out)|what (did|does) (each|every|the) (step|exclusion|search|filter|combine)s? (remove|drop|take out|exclude|cut|keep)|(each|every) (step|exclusion)\b.*\b(removed?|dropped|excluded|took out|kept)|how many (genes )?(did|does) (each|every|the) (step|exclusion)s? (remove|drop|exclude)|analy[sz]e (my|the|this) (current )?strategy|diagnose (my|the|this)|summari[sz]e (this|the|my)|give me a .*summary|what does (the|my|this) strategy|(how many|counts?|numbers?|sizes?)\b.*\b(each|every|per) (step|search)|(each|every) (step|search)\b.*\b(returns?|gives?|finds?|have|has|counts?)|walk me through (the|my|this) (strategy|steps|result)|explain (the|my|this) (strategy|steps|result)|what (is|are|was|were) the (first|second|third|fourth|fifth|last|final|root|top|\d+(st|nd|rd|th)) steps?|what (are|were) (the|its|my) steps)\b` +
+	strategyAskRE = regexp.MustCompile(`(?i)\b(how many genes (is|are) (that|this|it|there now|left)|how many (are )?(left|remain)|why did you (choose|pick|use)|(which|what) (go term|term|search|gene type|step)s? did you (choose|pick|use|select)|why (this|that) search|what did you (offer|build|do|plan|choose)|what (is|was) (the|my) (count|result)|how many genes each step|which step (drops|removes|loses)|how many (of )?(them|those|these|the genes) (were|had been) (on|in|removed|dropped|excluded|lost|taken out)|what (did|does) (each|every|the) (step|exclusion|search|filter|combine)s? (remove|drop|take out|exclude|cut|keep)|(each|every) (step|exclusion)\b.*\b(removed?|dropped|excluded|took out|kept)|how many (genes )?(did|does) (each|every|the) (step|exclusion)s? (remove|drop|exclude)|analy[sz]e (my|the|this) (current )?strategy|diagnose (my|the|this)|summari[sz]e (this|the|my)|give me a .*summary|what does (the|my|this) strategy|(how many|counts?|numbers?|sizes?)\b.*\b(each|every|per) (step|search)|(each|every) (step|search)\b.*\b(returns?|gives?|finds?|have|has|counts?)|walk me through (the|my|this) (strategy|steps|result)|explain (the|my|this) (strategy|steps|result)|what (is|are|was|were) the (first|second|third|fourth|fifth|last|final|root|top|\d+(st|nd|rd|th)) steps?|what (are|were) (the|its|my) steps` +
+		`|how many (genes )?(did|does|has|have|were) (that|this|it|the (exclusion|restriction|step|filter|change|last (step|change)|subtraction))\s+(remove|removed|drop|dropped|exclude|excluded|take away|took away|take out|took out|cut|lose|lost|get rid of))\b` +
+		`|^\s*(the\s+)?(count|size|total|number)\s*\?\s*$` +
 		`|^\s*(please\s+)?(show|list|give|display|see)\s+(me\s+)?(all\s+)?(of\s+)?(the|these|those|them|my|our)\s*(genes|results?|steps|list|ids)?\s*(now|please|again)?\s*[.?!]*\s*$`)
 
 	// unsupportedREs name requests Strategist does not fulfil, and what
@@ -217,7 +219,7 @@ func Classify(msg string) Classification {
 		return Classification{Intent: IntentSearchQuestion, Subject: searchSubject(text)}
 	}
 	ids := geneIDsIn(text)
-	if len(ids) == 1 && geneFirstAskRE.MatchString(text) ||
+	if len(ids) == 1 && (geneFirstAskRE.MatchString(text) || geneOnlyAsked(text)) ||
 		len(ids) > 0 && (geneAskRE.MatchString(text) || terseGeneAskRE.MatchString(text)) && !searchWordsRE.MatchString(text) {
 		return Classification{Intent: IntentGeneQuestion, Subject: strings.Join(ids, " ")}
 	}
@@ -237,6 +239,18 @@ func Classify(msg string) Classification {
 		return Classification{Intent: IntentOffTopic}
 	}
 	return Classification{Intent: IntentSearch}
+}
+
+// geneOnlyAskRE reads the words a question about one gene is made of
+// besides its id: "remind me what PF3D7_… is", "what product is
+// annotated for PF3D7_…?", "I have PFF1300w from a 2008 paper. Which 3D7
+// gene does that correspond to these days?".
+var geneOnlyAskRE = regexp.MustCompile(`(?i)\b(?:remind\s+me|what\s+(?:protein|product|gene\s+product|symbol|name)\s+(?:is|was|does)|correspond(?:s|ing)?\s+to|current\s+(?:id|name)|new\s+id|renamed|what\s+(?:is|was)\s+(?:it|that|this)\s+(?:now|called))\b`)
+
+// geneOnlyAsked reports whether a message asks about the one gene it names
+// and for no genes beside it.
+func geneOnlyAsked(text string) bool {
+	return geneOnlyAskRE.MatchString(text) && !searchWordsRE.MatchString(text) && !goIDInRE.MatchString(text)
 }
 
 // onlyWords reports whether s has one to eight words, all in set: a short
@@ -294,6 +308,8 @@ var isGOTermRE = regexp.MustCompile(`(?i)^\s*is\s+(?:there\s+a\s+go\s+term\s+(?:
 var goDefinitionRE = regexp.MustCompile(`(?i)^\s*(?:(?:what\s+is|what's|whats|give\s+me|show\s+me|tell\s+me)\s+)?(?:the\s+)?(?:go|gene\s+ontology)(?:'s)?\s+definition\s+(?:of|for)\s+(.+?)\s*[?.!]*\s*$` +
 	`|^\s*how\s+(?:does|do)\s+(?:the\s+)?(?:go|gene\s+ontology)\s+define\s+(.+?)\s*[?.!]*\s*$` +
 	`|^\s*(?:(?:can|could|would|will)\s+you\s+|please\s+)?(?:define|explain|describe)\s+(?:the\s+|a\s+)?(?:go|gene\s+ontology)\s+(?:term|process)\s+(.+?)\s*(?:for\s+me|please)?\s*[?.!]*\s*$` +
+	// "define heterocycle biosynthetic process for me"
+	`|^\s*(?:(?:can|could|would|will)\s+you\s+|please\s+)?define\s+(?:the\s+|a\s+)?(.+?)\s*(?:for\s+me|please)?\s*[?.!]*\s*$` +
 	// "what's the GO id for regulation of biological quality?"
 	`|^\s*(?:(?:what\s+is|what's|whats|give\s+me|tell\s+me|which\s+is)\s+)?(?:the\s+)?(?:go|gene\s+ontology)\s+(?:term\s+)?(?:id|identifier|accession|number|code)\s+(?:of|for)\s+(?:the\s+)?(.+?)\s*[?.!]*\s*$`)
 
@@ -302,7 +318,7 @@ func goPhraseQuestion(text string) (string, bool) {
 	m := goPhraseQuestionRE.FindStringSubmatch(text)
 	if m == nil {
 		if d := goDefinitionRE.FindStringSubmatch(text); d != nil {
-			m = []string{d[0], d[1] + d[2] + d[3] + d[4]}
+			m = []string{d[0], d[1] + d[2] + d[3] + d[4] + d[5]}
 		} else if d := isGOTermRE.FindStringSubmatch(text); d != nil {
 			m = []string{d[0], d[1] + d[2]}
 		}
@@ -366,7 +382,7 @@ var terseGeneAskRE = regexp.MustCompile(`(?i)=\s*\?|\bproducts?\s*\?|\bwhat\s+(?
 // "gene ID of myosin A?", "KAHRP - gene id?", "what's the gene id for
 // CSP".
 var geneIDOfRE = regexp.MustCompile(`(?i)^\s*(?:(?:what\s+is|what's|whats|give\s+me|tell\s+me)\s+)?(?:the\s+)?(?:gene\s+id|locus\s+tag|id)\s+(?:of|for)\s+(?:the\s+)?(.{2,40}?)\s*[?.!]*\s*$` +
-	`|^\s*(\S{2,20}?)\s*(?:[-–—:,]\s*)?(?:its\s+|the\s+)?(?:gene\s+id|locus\s+tag)\s*[?.!]*\s*$`)
+	`|^\s*(\S{2,20}?)\s*(?:[-–—:,]\s*)?(?:(?:what'?s|what\s+is)\s+)?(?:its\s+|the\s+)?(?:gene\s+id|locus\s+tag)\s*[?.!]*\s*$`)
 
 // symbolQuestionRE reads a question about a gene by its symbol: "Which
 // gene is AP2-G?", "what does the MSP1 gene do?".
