@@ -104,7 +104,8 @@ var formRewrites = []struct {
 	{regexp.MustCompile(`(?i)\b(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)\s+chromosome\b`), "chromosome $1"},
 	// "organellar tRNA genes" are those of both organelle genomes.
 	{regexp.MustCompile(`(?i)\borganell(?:ar|e)[- ](?:encoded\s+)?(trna|rrna|snorna|snrna|protein[- ]coding)\s+genes\b`), "$1 genes on the apicoplast and mitochondrion genomes"},
-	{regexp.MustCompile(`(?i)\s*\(\s*(?:either|any)(?:\s+(?:kind|one|type|of\s+them|of\s+the\s+two))?(?:\s+(?:is|will\s+do)\s+(?:enough|fine|ok|okay))?\s*\)`), ""},
+	// "A and B genes (either term)": genes of either, their union.
+	{regexp.MustCompile(`(?i)\s*\(\s*(?:either|any)(?:\s+(?:kind|one|type|term|process|of\s+them|of\s+the\s+two))?(?:\s+(?:is|will\s+do)\s+(?:enough|fine|ok|okay))?\s*\)`), " (a union)"},
 	// "A, to B, or to both" is A or B.
 	{regexp.MustCompile(`(?i),\s*((?:to|in|of)\s+[^,]+?),?\s+or\s+(?:to\s+|in\s+|of\s+)?both\b`), " or $1"},
 	{regexp.MustCompile(`(?i),?\s+or\s+(?:to\s+|in\s+)?both\b`), ""},
@@ -132,6 +133,17 @@ var formRewrites = []struct {
 	// X gene set?": a count asked.
 	{regexp.MustCompile(`(?i)^\s*(?:what(?:'s|\s+is|\s+are)|tell\s+me|give\s+me)\s+the\s+(?:number|count|size|total)\s+of\s+`), "how many "},
 	{regexp.MustCompile(`(?i)\bgene\s+set\s*\?\s*$`), "genes?"},
+	// "Pf 3D7", "P. falciparum isolate 3D7", "Plasmodium falciparum (3D7
+	// reference)", "Pf 3D7 reference genome": the organism's name.
+	{regexp.MustCompile(`(?i)\bpf\s+3d7\b(?:\s+(?:reference|ref))?(?:\s+(?:genome|assembly|annotation))?` +
+		`|\b(?:p\.\s*falciparum|plasmodium\s+falciparum)\s*(?:\(\s*)?(?:(?:isolate|strain|line|clone)\s+3d7|\(\s*3d7(?:\s+(?:reference|ref))?\s*\)|3d7\s+(?:reference|ref)\b)(?:\s+(?:genome|assembly|annotation))?\s*\)?`), "Plasmodium falciparum 3D7"},
+	// "chr 4/5/6": a list; "A / B": either.
+	{regexp.MustCompile(`(?i)\b(\d{1,2})/(\d{1,2})/(\d{1,2})\b`), "$1, $2 and $3"},
+	{regexp.MustCompile(`(?i)\b((?:chromosomes?|chrs?\.?)\s*\d{1,2})/(\d{1,2})\b`), "$1 and $2"},
+	{regexp.MustCompile(`\s+/\s+`), " or "},
+	{regexp.MustCompile(`(?i)\b(GO:\d{7})-(?:annotated|associated|linked|tagged)\b`), "$1"},
+	// Politeness after the request.
+	{regexp.MustCompile(`(?i)[,;]?\s+if\s+you\s+(?:would\s+be\s+so\s+kind|don'?t\s+mind|wouldn'?t\s+mind|have\s+(?:a\s+)?(?:moment|time|a\s+sec))\s*[.!]*\s*$`), ""},
 	// Lab-notebook sign-offs.
 	{regexp.MustCompile(`(?i)[.,;]?\s+(?:thx|thanks|ty|cheers|ta|please|pls|plz)\s*[.!]*\s*$`), ""},
 	// "keep chromosomes 1 and 2, lose the rest": the rest is what a
@@ -190,7 +202,7 @@ func aboutResearch(words []token) bool {
 // names the search it wants.
 var frameRE = regexp.MustCompile(`(?i)^\s*(?:(?:please|kindly|can\s+you|could\s+you|would\s+you|will\s+you|i'?d\s+like\s+(?:you\s+)?to|i\s+want\s+(?:you\s+)?to|help\s+me)\s+)*` +
 	`(?:suggest|propose|recommend|design|draft|outline|plan|build|make|create|construct|put\s+together|set\s+up|assemble|write|give\s+me|find\s+me|show\s+me)\s+(?:me\s+|us\s+)?(?:a|an|one|the|some)\s+` +
-	`(?:(?:comprehensive|complete|full|broad|exhaustive|thorough|simple|single|quick|good|sensible|new|basic|first)\s+)*(?:(?:site|plasmodb|veupathdb|wdk|gene)\s+)?` +
+	`(?:(?:comprehensive|complete|full|broad|exhaustive|thorough|simple|single|quick|good|sensible|new|basic|first)\s+)*(?:(?:site|plasmodb|veupathdb|wdk|gene|search)\s+)?` +
 	`(?:search|strategy|strategies|query|queries|plan|list|set)(?:es|s)?\s+(?:for|of|to\s+(?:find|get|list|retrieve|pull\s+out)|that\s+(?:finds?|gets?|lists?|returns?))\s+`)
 
 // noBuildRE reads a request's last words that ask to plan without

@@ -279,7 +279,7 @@ func narrowedTo(w []token) int {
 // away", "cut out") and the nouns of a part ("subset", "share") are
 // added. Read-only.
 var minusCues, restrictCues = func() (map[string]bool, map[string]bool) {
-	minus := WordSet("excluded removed dropped omitted skipped taken cut ignored discarded deleted subtracted unwanted lose losing gone nothing none no")
+	minus := WordSet("excluded excepted removed dropped omitted skipped taken cut ignored discarded deleted subtracted unwanted lose losing gone nothing none no off strip stripped out")
 	restrict := WordSet("alone solely exclusively subset share portion members limited restricted confined kept")
 	joining := WordSet("but and that which with the it is are of to for ones those these them result have has having down in on")
 	both := map[string]bool{}
@@ -314,18 +314,19 @@ var placeRE = regexp.MustCompile(`(?i)\b(?:(?:chromosomes?|chrs?\.?)\s*\d{1,2}(?
 
 // withPlaceOutRE reads a place taken away inside the request: "… genes
 // with chromosome 12 excluded", "… with chromosome 4 left out".
-var withPlaceOutRE = regexp.MustCompile(`(?i)\bwith\s+(?:the\s+)?(` + placeRE.String()[4:] + `)\s+(?:excluded|removed|left\s+out|taken\s+out|omitted|cut\s+out|dropped|taken\s+away|deleted|subtracted|excepted|filtered\s+out)\b`)
+var withPlaceOutRE = regexp.MustCompile(`(?i)\bwith\s+(?:the\s+)?(` + placeRE.String()[4:] + `)\s+(?:excluded|removed|left\s+out|taken\s+out|omitted|cut\s+out|dropped|taken\s+away|deleted|subtracted|excepted|filtered\s+out)(?:\s+(?:of|from)\s+(?:both|all|each|them|the\s+lot|everything))?\b`)
 
 // placeFillers are the words a place part may hold beside its place and
 // its cue: "the whole list", "the lot", "entirely", "for this one".
-var placeFillers = WordSet("with the a an genes gene ones list lot whole set result results entirely completely altogether please but then so from on in of to everything anything all any this one those these that them it its genome wide genome-wide first afterwards for just only")
+var placeFillers = WordSet("with if they where lie lies sit sits are is both each those that the a an genes gene ones list lot whole set result results entirely completely altogether please but then so from on in of to everything anything all any this one those these that them it its genome wide genome-wide first afterwards for just only")
 
 // placePart reads a part of a message that is made of places and a word
 // saying how they qualify the request. It returns the qualifier as the
 // grammar writes it at the end of a request (", excluding chromosome 13",
 // ", limited to chr 10") or "" when the part holds other words, or no
 // place, or cues of both kinds.
-func placePart(part string) string {
+func placePart(part string, bare bool) string {
+	part = strings.TrimPrefix(strings.TrimSpace(part), "and ")
 	places := placeRE.FindAllString(part, -1)
 	if len(places) != 1 {
 		return ""
@@ -344,8 +345,8 @@ func placePart(part string) string {
 		}
 	}
 	switch {
-	case minus == restrict:
-		return "" // no cue, or both kinds: "chromosome 3" alone is the grammar's
+	case minus && restrict, !minus && !restrict && !bare:
+		return "" // both kinds of cue, or a bare place where the grammar reads it
 	case minus:
 		return ", excluding " + places[0]
 	}
@@ -379,13 +380,13 @@ func placePartsLast(text string) string {
 	trimmed := strings.TrimRight(text, ".!? ")
 	if strings.HasSuffix(trimmed, ")") {
 		if open := strings.LastIndex(trimmed, "("); open > 0 {
-			if q := placePart(trimmed[open+1 : len(trimmed)-1]); q != "" && asksGenes(trimmed[:open]) {
+			if q := placePart(trimmed[open+1:len(trimmed)-1], false); q != "" && asksGenes(trimmed[:open]) {
 				return strings.TrimRight(trimmed[:open], " ,") + q
 			}
 		}
 	}
 	if end, next := breakAt(trimmed); end > 0 {
-		if q := placePart(trimmed[:end]); q != "" && asksGenes(trimmed[next:]) && !strings.ContainsAny(trimmed[next:], ",;:—–") {
+		if q := placePart(trimmed[:end], false); q != "" && asksGenes(trimmed[next:]) && !strings.ContainsAny(trimmed[next:], ",;:—–") {
 			return trimmed[next:] + q
 		}
 	}
@@ -398,7 +399,10 @@ func placePartsLast(text string) string {
 		last, after, off = off+end, off+next, off+next
 	}
 	if last > 0 {
-		if q := placePart(trimmed[after:]); q != "" && asksGenes(trimmed[:last]) {
+		// "… — chr 12 through 14": a bare place after a dash or a
+		// semicolon restricts too.
+		sep := strings.TrimSpace(trimmed[last:after])
+		if q := placePart(trimmed[after:], sep != "," && sep != ":"); q != "" && asksGenes(trimmed[:last]) {
 			return strings.TrimRight(trimmed[:last], " ,;:—–-") + q
 		}
 	}

@@ -14,13 +14,14 @@ import (
 
 // researcherLeads are the words such a part opens with.
 var researcherLeads = WordSet(`i i'm im i've i'd we we're we've our my some background first new hi hello hey fyi
-	writing using reanalysing reanalyzing prepping preparing working studying drafting revising reviewing teaching
-	following continuing building`)
+	writing using reanalysing reanalyzing reanalysing analysing analyzing prepping preparing working studying drafting
+	revising reviewing teaching following continuing looking trying planning comparing investigating screening
+	characterising characterizing running doing reading`)
 
 // requestVerbs ask for something: a part holding one is a request, unless
 // what it asks for is "this one" ("My PI asked for this one: …").
 var requestVerbs = WordSet(`need needs want wants like asked asks asking requested request give find list show get
-	fetch build make pull grab retrieve have see`)
+	fetch build make pull grab retrieve see`)
 
 // partBreakRE finds where a part about the researcher may end: a full stop
 // before a capital, a semicolon, a dash between spaces, a colon, or an
@@ -40,7 +41,7 @@ func aboutResearcher(part string) bool {
 		return false
 	}
 	first := words[0].low
-	if !researcherLeads[first] && !(strings.HasSuffix(first, "ing") && len(first) > 5) {
+	if !researcherLeads[first] {
 		return false
 	}
 	if mentionsGenes(words) || placeRE.MatchString(part) || goIDInRE.MatchString(part) {
@@ -55,9 +56,18 @@ func aboutResearcher(part string) bool {
 	return true
 }
 
+// trailingResearchRE reads a last part that says what the request is for:
+// "… — for Tuesday's lab meeting", "…; for my thesis".
+var trailingResearchRE = regexp.MustCompile(`(?i)(?:[,;]|\s[—–-])\s*(?:for|as\s+part\s+of)\s+([^,;—–]+?)\s*[.!?]*\s*$`)
+
 // withoutResearcherParts drops the parts about the researcher that open a
-// message, while what follows holds a request of its own.
+// message, and a last part that says what the request is for, while what
+// is left holds a request of its own.
 func withoutResearcherParts(text string) string {
+	if loc := trailingResearchRE.FindStringSubmatchIndex(text); loc != nil && aboutResearch(tokenize(text[loc[2]:loc[3]])) &&
+		hasContent(tokenize(text[:loc[0]])) {
+		text = text[:loc[0]]
+	}
 	for {
 		loc := partBreakRE.FindStringIndex(text)
 		if loc == nil {

@@ -34,14 +34,18 @@ func unionAnnounced(text string) string {
 	}
 	body := strings.TrimSpace(text[:loc[0]] + " " + text[loc[1]:])
 	body = strings.TrimRight(body, " .!?")
-	if orRE.MatchString(body) {
-		return body
+	if orRE.MatchString(body) || !andRE.MatchString(body) {
+		return body // "tRNA genes (either kind)": one part
 	}
 	return "the union of " + body
 }
 
-// orRE finds an "or" that joins two parts.
-var orRE = regexp.MustCompile(`(?i)\sor\s`)
+// orRE finds an "or" that joins two parts; andRE a word that joins parts
+// a union announced in words may mean.
+var (
+	orRE  = regexp.MustCompile(`(?i)\sor\s`)
+	andRE = regexp.MustCompile(`(?i)\s(?:and|with|plus)\s`)
+)
 
 // qualifierEndRE reads a qualifier a rewrite put at the end of a request.
 var qualifierEndRE = regexp.MustCompile(`, (?:limited to|excluding) [^,]+(?:, \d{1,2})*(?:,? (?:and|or) \d{1,2})?$`)
