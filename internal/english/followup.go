@@ -78,7 +78,7 @@ func correctionAt(w []token) int {
 }
 
 // undoWords are the words a request to undo is made of.
-var undoWords = WordSet("undo revert go back that it this the last change step previous version please take one")
+var undoWords = WordSet("undo revert go back that it this the last change step previous version please take one narrowing restriction exclusion filter filtering edit")
 
 // followUpOf reads whether the words refine the strategy already built,
 // and returns the kind, the words of the part, and the words of what it

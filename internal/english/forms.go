@@ -144,11 +144,21 @@ var formRewrites = []struct {
 	{regexp.MustCompile(`(?i)\b(GO:\d{7})-(?:annotated|associated|linked|tagged)\b`), "$1"},
 	// Politeness after the request.
 	{regexp.MustCompile(`(?i)[,;]?\s+if\s+you\s+(?:would\s+be\s+so\s+kind|don'?t\s+mind|wouldn'?t\s+mind|have\s+(?:a\s+)?(?:moment|time|a\s+sec))\s*[.!]*\s*$`), ""},
+	// "X genes first", "… to start with": the first step of a conversation.
+	{regexp.MustCompile(`(?i)\s+(?:first|to\s+start(?:\s+with)?|to\s+begin\s+with|for\s+a\s+start|for\s+starters)\s*[.!]*\s*$`), ""},
+	// "broaden the location so chromosome 9 counts too": a place added.
+	{regexp.MustCompile(`(?i)^\s*(?:(?:now|ok|okay|please|and|then),?\s+)*(?:broaden|widen|expand|extend|enlarge)\s+(?:the\s+)?(?:location|place|chromosomes?|region|restriction|range|selection)\s+(?:so\s+(?:that\s+)?|to\s+(?:include|cover)\s+|with\s+)(.+?)(?:\s+(?:counts|is\s+included|comes\s+in|is\s+in|gets\s+in))?(?:\s+(?:too|as\s+well))?\s*[.!]*\s*$`), "widen it to include $1"},
+	// "on second thoughts use chromosome 11 in place of 9".
+	{regexp.MustCompile(`(?i)^\s*on\s+second\s+thoughts?\s*,?\s+`), "actually, "},
+	{regexp.MustCompile(`(?i)\bin\s+place\s+of\b`), "instead of"},
+	// "undo the narrowing; I want the genome-wide list again": the undo
+	// says it all.
+	{regexp.MustCompile(`(?i)[;,.]\s*(?:i\s+want|i'?d\s+like|give\s+me|back\s+to)\s+(?:the\s+)?(?:genome-wide|whole|full|unrestricted|unfiltered|original|previous|earlier|broader|wider)\s+(?:list|set|result|version|strategy)(?:\s+(?:again|back))?\s*[.!]*\s*$`), ""},
 	// Lab-notebook sign-offs.
 	{regexp.MustCompile(`(?i)[.,;]?\s+(?:thx|thanks|ty|cheers|ta|please|pls|plz)\s*[.!]*\s*$`), ""},
 	// "keep chromosomes 1 and 2, lose the rest": the rest is what a
 	// restriction drops anyway.
-	{regexp.MustCompile(`(?i)[,;]?\s+(?:and\s+)?(?:lose|drop|discard|ditch|remove|bin|toss|forget)\s+(?:all\s+)?(?:of\s+)?the\s+rest(?:\s+of\s+them)?\s*[.!]*\s*$`), ""},
+	{regexp.MustCompile(`(?i)[,;]?\s+(?:and\s+)?(?:lose|drop|discard|ditch|remove|bin|toss|forget)\s+(?:all\s+)?(?:of\s+)?(?:the\s+rest(?:\s+of\s+them)?|the\s+others|everything\s+else|the\s+remainder|the\s+other\s+(?:chromosomes|ones|places))\s*[.!]*\s*$`), ""},
 	// "what chromosome 13 carries", "whatever chr 8 holds": the genes on it.
 	{regexp.MustCompile(`(?i)\b(?:what(?:ever)?|those|the\s+ones|ones)\s+(?:that\s+)?((?:the\s+)?(?:chromosomes?|chrs?\.?)\s*\d{1,2}(?:\s*(?:,|and|or)\s*\d{1,2})*|the\s+apicoplast|the\s+mitochondri\w+)(?:'s)?\s+(?:carries|carry|holds|hold|has|have|contains|contain|encodes|encode|bears|bear|harbou?rs?)\b`), "the genes on $1"},
 	// "chromosome 11 is unwanted too, take it away": an exclusion.
