@@ -27,6 +27,7 @@ func TestFollowUpPhrasings(t *testing.T) {
 		{"on second thoughts use chromosome 11 in place of 9", FollowReplace, "location:11", "location:9"},
 		{"hang on, chromosome 12 is the one to remove, not 14", FollowReplace, "location:12", "location:14"},
 		{"my mistake: remove chromosome 12 instead and keep 13", FollowReplace, "location:12", "location:13"},
+		{"now cut it down to the chromosome 10 members", FollowRestrict, "location:10", "<nil>"},
 		{"undo the narrowing; I want the genome-wide list again", FollowUndo, "<nil>", "<nil>"},
 		{"extend it to cover chromosome 4", FollowAdd, "location:4", "<nil>"},
 		{"go back to the unfiltered list", FollowUndo, "<nil>", "<nil>"},

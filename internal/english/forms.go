@@ -154,6 +154,10 @@ var formRewrites = []struct {
 	// "undo the narrowing; I want the genome-wide list again": the undo
 	// says it all.
 	{regexp.MustCompile(`(?i)[;,.]\s*(?:i\s+want|i'?d\s+like|give\s+me|back\s+to)\s+(?:the\s+)?(?:genome-wide|whole|full|unrestricted|unfiltered|original|previous|earlier|broader|wider)\s+(?:list|set|result|version|strategy)(?:\s+(?:again|back))?\s*[.!]*\s*$`), ""},
+	// "chromosome 13's share of X": X's genes on it.
+	{regexp.MustCompile(`(?i)^\s*(?:the\s+)?((?:chromosome|chr)\s*\d{1,2})(?:'s|’s)\s+(?:share|portion|part|subset|slice|fraction|members|genes|set)\s+(?:of|in)\s+(.+?)\s*[.!?]*\s*$`), "$2 on $1"},
+	// "…, the whole set", "…, whole genome": every gene of the request.
+	{regexp.MustCompile(`(?i)[,;]?\s+(?:the\s+)?(?:whole|entire|full|complete)\s+(?:set|list|genome|lot)\s*[.!]*\s*$|[,;]?\s+(?:genome-?wide|every\s+(?:gene|one)|all\s+of\s+them)\s*[.!]*\s*$`), ""},
 	// Lab-notebook sign-offs.
 	{regexp.MustCompile(`(?i)[.,;]?\s+(?:thx|thanks|ty|cheers|ta|please|pls|plz)\s*[.!]*\s*$`), ""},
 	// "keep chromosomes 1 and 2, lose the rest": the rest is what a

@@ -82,6 +82,10 @@ func TestResearcherPhrasings(t *testing.T) {
 		{"all snoRNA genes, chromosomes 8, 12 and 14 excepted", "MINUS(term:snoRNA, UNION(UNION(location:8, location:12), location:14))"},
 		{"GO:0006281-annotated genes, but not those on chr 5", "MINUS(go:GO:0006281, location:5)"},
 		{"put together a search strategy for translation genes with chromosome 14 removed", "MINUS(term:translation, location:14)"},
+		{"chromosome 13's share of DNA repair", "INTERSECT(term:DNA repair, location:13)"},
+		{"DNA repair, the whole set", "term:DNA repair"},
+		{"DNA repair, but I'm only interested in chromosome 9", "INTERSECT(term:DNA repair, location:9)"},
+		{"Leave chromosome 11 out of it. Then: DNA repair genes.", "MINUS(term:DNA repair, location:11)"},
 		// A request written in steps.
 		{"Step 1: DNA repair. Step 2: keep only chromosome 10. Step 3: take away anything that is also translation.", "MINUS(INTERSECT(term:DNA repair, location:10), term:translation)"},
 		{"1) DNA repair 2) just chr 10 3) minus anything in translation", "MINUS(INTERSECT(term:DNA repair, location:10), term:translation)"},

@@ -269,41 +269,37 @@ func narrowedTo(w []token) int {
 	return 0
 }
 
-// placeCueWords are the words of the loose connectives that say how a
-// part made of places qualifies the request: "chromosome 13 excluded",
-// "drop chromosomes 6 and 11 entirely" take away; "chr 10 alone",
-// "chromosome 3 subset" restrict. They come from the connectives table,
-// less the words that only join ("but", "to", "the"), and a word both
-// kinds of connective use ("filter", "keep") says nothing on its own.
-// The past participles a place part puts after the place ("taken
-// away", "cut out") and the nouns of a part ("subset", "share") are
-// added. Read-only.
+// placeCueWords are the words that say how a part made of places
+// qualifies the request: "chromosome 13 excluded", "drop chromosomes 6
+// and 11 entirely" take away; "chr 10 alone", "chromosome 3 subset"
+// restrict. They are the one-word loose connectives of the connectives
+// table, the particles of its phrasal ones ("take away", "leave out"),
+// the past participles a place part puts after the place ("taken away",
+// "cut out") and the nouns of a part ("subset", "share"); a word both
+// kinds of connective use says nothing on its own. Read-only.
 var minusCues, restrictCues = func() (map[string]bool, map[string]bool) {
-	minus := WordSet("excluded excepted removed dropped omitted skipped taken cut ignored discarded deleted subtracted unwanted lose losing gone nothing none no off strip stripped out")
-	restrict := WordSet("alone solely exclusively subset share portion members limited restricted confined kept")
-	joining := WordSet("but and that which with the it is are of to for ones those these them result have has having down in on")
+	minus := WordSet("excluded excepted removed dropped omitted skipped taken cut ignored discarded deleted subtracted unwanted lose losing gone nothing none no off strip stripped out away aside rid leave leaving left apart")
+	restrict := WordSet("alone solely exclusively subset share portion members limited restricted confined kept only just")
 	both := map[string]bool{}
 	for _, c := range connectives {
-		if !c.loose {
+		if !c.loose || len(c.words) != 1 {
 			continue
 		}
-		for _, w := range c.words {
-			if joining[w] {
-				continue
-			}
-			if c.op == OpMinus && restrict[w] || c.op == OpIntersect && minus[w] {
-				both[w] = true
-			}
-			if c.op == OpMinus {
-				minus[w] = true
-			} else if c.op == OpIntersect {
-				restrict[w] = true
-			}
+		w := c.words[0]
+		switch c.op {
+		case OpMinus:
+			both[w] = both[w] || restrict[w]
+			minus[w] = true
+		case OpIntersect:
+			both[w] = both[w] || minus[w]
+			restrict[w] = true
 		}
 	}
-	for w := range both {
-		delete(minus, w)
-		delete(restrict, w)
+	for w, b := range both {
+		if b {
+			delete(minus, w)
+			delete(restrict, w)
+		}
 	}
 	return minus, restrict
 }()
@@ -318,7 +314,7 @@ var withPlaceOutRE = regexp.MustCompile(`(?i)\bwith\s+(?:the\s+)?(` + placeRE.St
 
 // placeFillers are the words a place part may hold beside its place and
 // its cue: "the whole list", "the lot", "entirely", "for this one".
-var placeFillers = WordSet("with if they where lie lies sit sits are is both each those that the a an genes gene ones list lot whole set result results entirely completely altogether please but then so from on in of to everything anything all any this one those these that them it its genome wide genome-wide first afterwards for just only")
+var placeFillers = WordSet("i i'm am we we're interested want need care about with if they where lie lies sit sits are is both each those that the a an genes gene ones list lot whole set result results entirely completely altogether please but then so from on in of to everything anything all any this one those these that them it its genome wide genome-wide first afterwards for just only")
 
 // placePart reads a part of a message that is made of places and a word
 // saying how they qualify the request. It returns the qualifier as the
@@ -337,7 +333,7 @@ func placePart(part string, bare bool) string {
 		case w.comma:
 		case minusCues[w.low]:
 			minus = true
-		case restrictCues[w.low] || w.low == "only" || w.low == "just":
+		case restrictCues[w.low]:
 			restrict = true
 		case placeFillers[w.low]:
 		default:

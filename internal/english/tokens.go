@@ -227,7 +227,7 @@ var fillers = WordSet(`find show me list get give return retrieve search look lo
 		involved involvement participating participate participates playing play role roles part
 		related relating associated annotated annotation annotations as with having have has
 		functioning function functions located lying found sitting situated positioned placed on in from of within at
-		both either also only just too encoded by whose products there here then now so those ones overlaps overlapping afterwards besides
+		both either also only just too encoded by whose products there here then now so those ones overlaps overlapping afterwards besides members
 		see like i'd let us interested obtain fetch identify display tell how many much total altogether overall fraction proportion percentage percent do does help
 		hi hello hey thanks okay ok kindly build create construct make run query strategy start take
 		lie lies sit sits sitting reside resides residing actually about encode encodes encoding am love set
@@ -242,7 +242,7 @@ var trailingFillers = WordSet(`genes gene ones please only too also ids id ident
 	of in on from the a an that which are is with for but then now and so those me us thanks thank you much
 	if possible my our analysis thesis paper project study research work plasmodb veupathdb database db lot
 	found located situated lie lies lying sit sits sitting reside resides residing encoded parasite parasites anyway anyhow regardless function functions role roles though however alone
-	strategy strategies search searches query queries`)
+	strategy strategies search searches query queries members member afterwards besides first`)
 
 func WordSet(words string) map[string]bool {
 	m := map[string]bool{}
