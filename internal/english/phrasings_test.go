@@ -86,6 +86,7 @@ func TestResearcherPhrasings(t *testing.T) {
 		{"DNA repair, the whole set", "term:DNA repair"},
 		{"DNA repair, but I'm only interested in chromosome 9", "INTERSECT(term:DNA repair, location:9)"},
 		{"Leave chromosome 11 out of it. Then: DNA repair genes.", "MINUS(term:DNA repair, location:11)"},
+		{"I'm after the DNA repair annotations, every gene", "term:DNA repair"},
 		// A request written in steps.
 		{"Step 1: DNA repair. Step 2: keep only chromosome 10. Step 3: take away anything that is also translation.", "MINUS(INTERSECT(term:DNA repair, location:10), term:translation)"},
 		{"1) DNA repair 2) just chr 10 3) minus anything in translation", "MINUS(INTERSECT(term:DNA repair, location:10), term:translation)"},

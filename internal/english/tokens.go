@@ -242,7 +242,7 @@ var trailingFillers = WordSet(`genes gene ones please only too also ids id ident
 	of in on from the a an that which are is with for but then now and so those me us thanks thank you much
 	if possible my our analysis thesis paper project study research work plasmodb veupathdb database db lot
 	found located situated lie lies lying sit sits sitting reside resides residing encoded parasite parasites anyway anyhow regardless function functions role roles though however alone
-	strategy strategies search searches query queries members member afterwards besides first`)
+	strategy strategies search searches query queries members member afterwards besides first annotation annotations`)
 
 func WordSet(words string) map[string]bool {
 	m := map[string]bool{}
