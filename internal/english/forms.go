@@ -159,7 +159,7 @@ var formRewrites = []struct {
 	// "…, the whole set", "…, whole genome": every gene of the request.
 	{regexp.MustCompile(`(?i)[,;]?\s+(?:the\s+)?(?:whole|entire|full|complete)\s+(?:set|list|genome|lot)\s*[.!]*\s*$|[,;]?\s+(?:genome-?wide|every\s+(?:gene|one)|all\s+of\s+them)\s*[.!]*\s*$`), ""},
 	// "I'm after the …", "we're hunting for …": the request.
-	{regexp.MustCompile(`(?i)^\s*(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?:after|looking\s+for|hunting\s+for|searching\s+for|chasing|interested\s+in)\s+`), ""},
+	{regexp.MustCompile(`(?i)^\s*(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?:after|looking\s+for|hunting\s+for|searching\s+for|chasing)\s+`), ""},
 	// Lab-notebook sign-offs.
 	{regexp.MustCompile(`(?i)[.,;]?\s+(?:thx|thanks|ty|cheers|ta|please|pls|plz)\s*[.!]*\s*$`), ""},
 	// "keep chromosomes 1 and 2, lose the rest": the rest is what a
