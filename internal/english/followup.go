@@ -256,6 +256,8 @@ var undoBeforeRE = regexp.MustCompile(`(?i)^(?:please\s+)?(?:revert|go\s+back|ge
 	`|^(?:please\s+)?(?:restore|bring\s+back|go\s+back\s+to|return\s+to|revert\s+to|roll\s+back\s+to)\s+(?:the\s+|my\s+)?(?:previous|last|earlier|prior|old|former|unrestricted|unfiltered|broader|wider)\s+(?:version|strategy|one|result|state|list|set)\b` +
 	// "get rid of that", "scrap that change": the last change, named by a pronoun alone.
 	`|^(?:(?:hmm|no|nah|actually|ok|okay|please)[\s,]+)*(?:get\s+rid\s+of|scrap|drop|remove|delete|take\s+back|cancel)\s+(?:that|it|this)(?:\s+(?:change|last\s+change|step|edit))?(?:\s+again)?\s*$` +
+	// "scratch that exclusion, go back", "cancel the narrowing".
+	`|^(?:(?:hmm|no|nah|actually|ok|okay|please)[\s,]+)*(?:scratch|scrap|cancel|undo|reverse|revert|drop)\s+(?:that|the|this|my)\s+(?:last\s+)?(?:exclusion|restriction|narrowing|filter|change|edit)(?:\s*[,;]?\s*(?:and\s+)?go\s+back)?\s*[.!]*\s*$` +
 	// "take that back", "undo the last change".
 	`|^(?:(?:hmm|no|nah|actually|ok|okay|please)[\s,]+)*(?:take\s+(?:that|it|this)\s+back|undo\s+(?:the|my)\s+(?:last|latest)\s+(?:change|edit|step))\s*$`)
 
@@ -434,7 +436,9 @@ func hasWords(w []token, words []string) bool {
 // "… must be removed too".
 var goesPhrases = [][]string{{"has", "to", "go"}, {"have", "to", "go"}, {"must", "go"}, {"should", "go"}, {"needs", "to", "go"},
 	{"need", "to", "go"}, {"can", "go"}, {"has", "to", "be", "removed"}, {"must", "be", "removed"}, {"should", "be", "removed"},
-	{"has", "to", "be", "excluded"}, {"must", "be", "excluded"}, {"should", "be", "excluded"}, {"is", "out"}, {"are", "out"}}
+	{"has", "to", "be", "excluded"}, {"must", "be", "excluded"}, {"should", "be", "excluded"}, {"is", "out"}, {"are", "out"},
+	{"should", "be", "stripped"}, {"must", "be", "stripped"}, {"should", "be", "dropped"}, {"must", "be", "dropped"},
+	{"should", "be", "taken", "out"}, {"should", "be", "left", "out"}, {"can", "be", "dropped"}, {"can", "be", "removed"}}
 
 // goesAt returns where a goes-phrase starts when it ends the message
 // (before "as well", "too", "also"), or 0.

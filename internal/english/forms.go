@@ -149,17 +149,29 @@ var formRewrites = []struct {
 	// "broaden the location so chromosome 9 counts too": a place added.
 	{regexp.MustCompile(`(?i)^\s*(?:(?:now|ok|okay|please|and|then),?\s+)*(?:broaden|widen|expand|extend|enlarge)\s+(?:the\s+)?(?:location|place|chromosomes?|region|restriction|range|selection)\s+(?:so\s+(?:that\s+)?|to\s+(?:include|cover)\s+|with\s+)(.+?)(?:\s+(?:counts|is\s+included|comes\s+in|is\s+in|gets\s+in))?(?:\s+(?:too|as\s+well))?\s*[.!]*\s*$`), "widen it to include $1"},
 	// "on second thoughts use chromosome 11 in place of 9".
-	{regexp.MustCompile(`(?i)^\s*on\s+second\s+thoughts?\s*,?\s+`), "actually, "},
 	{regexp.MustCompile(`(?i)\bin\s+place\s+of\b`), "instead of"},
 	// "undo the narrowing; I want the genome-wide list again": the undo
 	// says it all.
-	{regexp.MustCompile(`(?i)[;,.]\s*(?:i\s+want|i'?d\s+like|give\s+me|back\s+to)\s+(?:the\s+)?(?:genome-wide|whole|full|unrestricted|unfiltered|original|previous|earlier|broader|wider)\s+(?:list|set|result|version|strategy)(?:\s+(?:again|back))?\s*[.!]*\s*$`), ""},
+	{regexp.MustCompile(`(?i)[;,.]\s*(?:i\s+want|i'?d\s+like|give\s+me|back\s+to)\s+(?:the\s+)?(?:genome-wide|whole-genome|whole|full|unrestricted|unfiltered|original|previous|earlier|broader|wider)\s+(?:list|set|result|version|strategy)(?:\s+(?:again|back))?\s*[.!]*\s*$`), ""},
 	// "chromosome 13's share of X": X's genes on it.
 	{regexp.MustCompile(`(?i)^\s*(?:the\s+)?((?:chromosome|chr)\s*\d{1,2})(?:'s|’s)\s+(?:share|portion|part|subset|slice|fraction|members|genes|set)\s+(?:of|in)\s+(.+?)\s*[.!?]*\s*$`), "$2 on $1"},
 	// "…, the whole set", "…, whole genome": every gene of the request.
 	{regexp.MustCompile(`(?i)[,;]?\s+(?:the\s+)?(?:whole|entire|full|complete)\s+(?:set|list|genome|lot)\s*[.!]*\s*$|[,;]?\s+(?:genome-?wide|every\s+(?:gene|one)|all\s+of\s+them)\s*[.!]*\s*$`), ""},
 	// "I'm after the …", "we're hunting for …": the request.
 	{regexp.MustCompile(`(?i)^\s*(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?:after|looking\s+for|hunting\s+for|searching\s+for|chasing)\s+`), ""},
+	// "throw chromosome 4's in too", "pop the snoRNAs in as well": added.
+	{regexp.MustCompile(`(?i)^\s*(?:(?:and|now|ok|okay|also|then),?\s+)*(?:throw|chuck|toss|pop|stick|bring|fold)\s+(.+?)\s+in\s+(?:too|as\s+well|also)\s*[.!]*\s*$`), "add $1"},
+	// "let chromosome 10 in as well, please broaden": the place widens.
+	{regexp.MustCompile(`(?i)^\s*(?:(?:and|now|ok|okay|also|then|please),?\s+)*let\s+(.+?)\s+in\s+(?:too|as\s+well|also)\b.*$`), "widen it to include $1"},
+	// "also add X into the mix".
+	{regexp.MustCompile(`(?i)\s+(?:in)?to\s+the\s+mix\b`), ""},
+	// "on reflection, use chromosome 10 rather than 13".
+	{regexp.MustCompile(`(?i)^\s*on\s+(?:reflection|second\s+thoughts?)\s*,?\s+`), "actually, "},
+	{regexp.MustCompile(`(?i)\brather\s+than\b`), "instead of"},
+	// "oops — chromosome 11 is the one I wanted": a correction.
+	{regexp.MustCompile(`(?i)^\s*(?:(?:hang\s+on|wait|no|sorry|oops|actually|my\s+mistake|my\s+bad|my\s+error)[\s,:;—–-]+)*(.+?)\s+(?:is|was|are|were)\s+the\s+ones?\s+i\s+(?:wanted|meant|want|need(?:ed)?)\s*[.!]*\s*$`), "sorry, I meant $1"},
+	// "not tRNA — I wanted the rRNA ones, apologies".
+	{regexp.MustCompile(`(?i)^\s*not\s+(\S+(?:\s+\S+){0,2}?)\s*[,;—–-]+\s*(?:i\s+(?:wanted|meant|want|need(?:ed)?)|it\s+should\s+be)\s+(?:the\s+)?(.+?)(?:\s+ones)?(?:,?\s+(?:apologies|sorry|thanks|please))?\s*[.!]*\s*$`), "sorry, $2, not $1"},
 	// Lab-notebook sign-offs.
 	{regexp.MustCompile(`(?i)[.,;]?\s+(?:thx|thanks|ty|cheers|ta|please|pls|plz)\s*[.!]*\s*$`), ""},
 	// "keep chromosomes 1 and 2, lose the rest": the rest is what a

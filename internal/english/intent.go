@@ -245,7 +245,7 @@ func Classify(msg string) Classification {
 // besides its id: "remind me what PF3D7_… is", "what product is
 // annotated for PF3D7_…?", "I have PFF1300w from a 2008 paper. Which 3D7
 // gene does that correspond to these days?".
-var geneOnlyAskRE = regexp.MustCompile(`(?i)\b(?:remind\s+me|what\s+(?:protein|product|gene\s+product|symbol|name)\s+(?:is|was|does)|correspond(?:s|ing)?\s+to|current\s+(?:id|name)|new\s+id|renamed|what\s+(?:is|was)\s+(?:it|that|this)\s+(?:now|called))\b`)
+var geneOnlyAskRE = regexp.MustCompile(`(?i)\b(?:remind\s+me|(?:which|what)\s+(?:protein|product)\s+does\s+(?:it|this|that)\s+(?:encode|make|code\s+for)|what\s+(?:protein|product|gene\s+product|symbol|name)\s+(?:is|was|does)|correspond(?:s|ing)?\s+to|current\s+(?:id|name)|new\s+id|renamed|what\s+(?:is|was)\s+(?:it|that|this)\s+(?:now|called))\b`)
 
 // geneOnlyAsked reports whether a message asks about the one gene it names
 // and for no genes beside it.

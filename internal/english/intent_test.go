@@ -33,7 +33,7 @@ func TestClassify(t *testing.T) {
 			"PF3D7_0930300 — tell me what it is", "Does PF3D7_0304600 lie on chromosome 3, and what is its product?",
 			"PF3D7_1133400: product description", "annotation summary for PF3D7_0708400 please",
 			"gene id of circumsporozoite protein", "MSP1 - gene id?", "what's the locus tag for AMA1",
-			"remind me what PF3D7_0930300 is", "what product is annotated for PF3D7_0304600?", "AMA1: what's its gene id?",
+			"remind me what PF3D7_0930300 is", "PF3D7_1011900 — which protein does it encode?", "what product is annotated for PF3D7_0304600?", "AMA1: what's its gene id?",
 			"I have PFA0005w from an old paper. Which 3D7 gene does that correspond to these days?",
 		},
 		IntentGOQuestion: {"What is GO:0006281?", "what does GO:0006281 mean?", "define GO:0006412", "What is DNA repair in GO terms?",

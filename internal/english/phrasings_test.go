@@ -88,6 +88,7 @@ func TestResearcherPhrasings(t *testing.T) {
 		{"Leave chromosome 11 out of it. Then: DNA repair genes.", "MINUS(term:DNA repair, location:11)"},
 		{"I'm after the DNA repair annotations, every gene", "term:DNA repair"},
 		{"I'm interested in nucleotide metabolism in the parasite. Could you pull the DNA repair genes? Chromosome 14 should be left out.", "MINUS(term:DNA repair, location:14)"},
+		{"either DNA repair or translation, pooled together", "UNION(term:DNA repair, term:translation)"},
 		// A request written in steps.
 		{"Step 1: DNA repair. Step 2: keep only chromosome 10. Step 3: take away anything that is also translation.", "MINUS(INTERSECT(term:DNA repair, location:10), term:translation)"},
 		{"1) DNA repair 2) just chr 10 3) minus anything in translation", "MINUS(INTERSECT(term:DNA repair, location:10), term:translation)"},

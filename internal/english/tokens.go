@@ -22,7 +22,8 @@ type token struct {
 // punctuation is taken off words but kept inside ids (GO:0006260,
 // MAL1P4.01) and in abbreviations ("P.").
 func tokenize(s string) []token {
-	s = strings.NewReplacer("(", " ", ")", " ", "[", " ", "]", " ", "“", "\"", "”", "\"", "'s ", " ").Replace(s)
+	// "chromosome 13's" at the end is chromosome 13 too.
+	s = strings.NewReplacer("(", " ", ")", " ", "[", " ", "]", " ", "“", "\"", "”", "\"", "'s ", " ", "’s ", " ").Replace(s + " ")
 	var out []token
 	for i, part := range strings.Split(s, "\"") {
 		quoted := i%2 == 1

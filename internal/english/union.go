@@ -12,7 +12,7 @@ var unionRE = regexp.MustCompile(`(?i)^\s*(?:(?:please|can\s+you|could\s+you|i\s
 
 // unionEndRE reads the words that say the parts become one list: "into
 // one list", "in a single set", "together".
-var unionEndRE = regexp.MustCompile(`(?i),?\s+(?:(?:into|in|as)\s+(?:one|a\s+single|a|the\s+same)\s+(?:list|set|result|strategy|table)|together|combined|merged|pooled|as\s+one)\s*$`)
+var unionEndRE = regexp.MustCompile(`(?i),?\s+(?:(?:into|in|as)\s+(?:one|a\s+single|a|the\s+same)\s+(?:list|set|result|strategy|table)|(?:(?:pooled|merged|combined|joined|put)\s+)?together|combined|merged|pooled|as\s+one)\s*$`)
 
 // unionAnnouncedRE reads the words that announce a union before or after
 // its parts: "a combined set please: …", "Two sets, one list: …", "I'd
@@ -76,7 +76,10 @@ func unionSpelled(text string) string {
 			return text
 		}
 		switch strings.Count(strings.ToLower(body[:loc[0]]), " and ") {
-		case 0: // "A, B, C together"
+		case 0: // "A, B, C together"; "A or B, pooled together"
+			if orRE.MatchString(body[:loc[0]]) {
+				return body[:loc[0]]
+			}
 			if !strings.Contains(body[:loc[0]], ",") {
 				return text
 			}

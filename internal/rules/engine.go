@@ -319,15 +319,6 @@ func askedBefore(msgs []llm.Message) []string {
 	return nil
 }
 
-// previous is the researcher's message before this one, "" when there is
-// none.
-func (t *turn) previous() string {
-	if len(t.earlier) == 0 {
-		return ""
-	}
-	return t.earlier[len(t.earlier)-1]
-}
-
 // outcome reads whether a tool result is a success, and its error code and
 // message when it is not.
 func outcome(r llm.ToolResult) (ok bool, code, msg string) {

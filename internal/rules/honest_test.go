@@ -109,16 +109,27 @@ func TestNotEvaluableBuilds(t *testing.T) {
 	}
 }
 
-// TestRefusedOrganismStays: a follow-up of a request refused for its
-// organism is refused too, not built on P. falciparum.
+// TestRefusedOrganismStays: the organism a conversation named last is its
+// organism: later messages that name none are refused too, whether they
+// read as a follow-up or as a request of their own, until one names P.
+// falciparum 3D7.
 func TestRefusedOrganismStays(t *testing.T) {
 	w := newWorld(t)
-	first := w.turn(t, "plan", "Plasmodium chabaudi genes involved in translation")
-	second := w.turn(t, "plan", "now also exclude chromosome 5")
-	if n := len(find[*event.HandoffRequested](first.emitted)) + len(find[*event.HandoffRequested](second.emitted)); n != 0 {
-		t.Fatalf("%d builds requested:\n%s\n%s", n, first.end.Text, second.end.Text)
+	turns := []run{w.turn(t, "plan", "Plasmodium chabaudi genes involved in translation")}
+	for _, msg := range []string{"now also exclude chromosome 5", "afterwards, the ones chromosome 9 holds"} {
+		next := w.turn(t, "plan", msg)
+		if !strings.Contains(next.end.Text, "'Plasmodium chabaudi'") {
+			t.Errorf("%q does not name the conversation's organism:\n%s", msg, next.end.Text)
+		}
+		turns = append(turns, next)
 	}
-	if !strings.Contains(second.end.Text, "'Plasmodium chabaudi'") {
-		t.Errorf("the follow-up does not name the organism:\n%s", second.end.Text)
+	for _, tr := range turns {
+		if n := len(find[*event.HandoffRequested](tr.emitted)); n != 0 {
+			t.Fatalf("%d builds requested:\n%s", n, tr.end.Text)
+		}
+	}
+	named := w.turn(t, "plan", "tRNA genes on chromosome 5 in P. falciparum 3D7")
+	if n := len(find[*event.HandoffRequested](named.emitted)); n != 1 {
+		t.Errorf("a request naming P. falciparum 3D7 requested %d builds, want 1:\n%s", n, named.end.Text)
 	}
 }

@@ -54,13 +54,13 @@ func planTurn(t *turn) response {
 	if p.Root == nil {
 		return say(nothingToSearch(t.user))
 	}
-	if org := foreignOrganism(t.previous()); cur == nil && p.Follow != english.FollowNone && p.Organism == "" && org != "" {
-		// A follow-up of a request refused for its organism is about that
-		// organism too: building it on P. falciparum would answer another
-		// question.
-		return say(intro + "\n\nYour previous request named " + english.Quote(org) + ", which this catalog does not have, so there is " +
-			"no strategy for this change to refine and nothing was built. The catalog has Plasmodium falciparum 3D7 only; " +
-			"to search it, describe the genes, for example \"tRNA genes on chromosome 5\".")
+	if org := t.organismNamed(); cur == nil && p.Organism == "" && org != "" {
+		// The conversation's organism is the last one it named: a later
+		// message that names none is about it too, and building it on P.
+		// falciparum would answer another question.
+		return say(intro + "\n\nThis conversation asked about " + english.Quote(org) + ", which this catalog does not have, so I read " +
+			"this message as about it too and nothing was built. The catalog has Plasmodium falciparum 3D7 only; to search it, " +
+			"name it with the request, for example \"tRNA genes on chromosome 5 in P. falciparum 3D7\".")
 	}
 	if cur == nil && followNote == "" {
 		repeatFollowUp(&p, t.user, lastRequest(t.sinceBuild))
@@ -172,6 +172,17 @@ func nothingToSearch(user string) string {
 	return intro + "\n\nI found nothing to search for in " + english.Quote(limit(strings.TrimSpace(user), 200)) +
 		". Name what the genes should have, for example: \"genes involved in DNA repair, excluding genes on chromosome 14\", " +
 		"\"tRNA genes on chromosome 5\" or \"PF3D7_1133400 and MSP1\"."
+}
+
+// organismNamed is the organism the conversation's messages named last,
+// when it is not P. falciparum 3D7, else "".
+func (t *turn) organismNamed() string {
+	for i := len(t.earlier) - 1; i >= 0; i-- {
+		if english.Parse(t.earlier[i]).Organism != "" {
+			return foreignOrganism(t.earlier[i])
+		}
+	}
+	return ""
 }
 
 // foreignOrganism is the organism a message names when it is not P.
