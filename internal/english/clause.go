@@ -136,6 +136,30 @@ func leadingLocation(w []token) *Node {
 // is written ("GO:6511" is GO:0006511).
 var goIDRE = regexp.MustCompile(`(?i)^GO:?(\d{7})$|^GO:(\d{4,6})$`)
 
+// listOfIDs reports whether the GO ids of words are written as one list:
+// nothing but list separators between the first id and the last.
+func listOfIDs(w []token) bool {
+	first, last := -1, -1
+	for i, t := range w {
+		if goIDRE.MatchString(t.text) {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	for _, t := range w[first+1 : last] {
+		if !goIDRE.MatchString(t.text) && !t.comma && !idListWords[t.low] {
+			return false
+		}
+	}
+	return true
+}
+
+// idListWords join the ids of one list: "GO:A and GO:B", "GO:A merged
+// with GO:B" (a GO step of several ids finds the genes of any).
+var idListWords = WordSet("and or and/or & plus merged combined pooled joined together along with")
+
 // goIDClause reads GO ids ("GO:0006260"); other words beside them are
 // noted as not used.
 func goIDClause(w []token) *Clause {
@@ -147,6 +171,11 @@ func goIDClause(w []token) *Clause {
 		} else if !t.comma && !connectiveWords[t.low] && !fillers[t.low] {
 			rest = append(rest, t.text)
 		}
+	}
+	// "GO:A members that are also in GO:B" says how the two relate: the
+	// grammar reads it, not one step of both ids.
+	if len(ids) > 1 && !listOfIDs(w) {
+		return nil
 	}
 	// "chr. 12 GO:0009100": a place beside the id qualifies it, read by
 	// the location rules of parseClause.

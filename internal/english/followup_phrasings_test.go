@@ -38,6 +38,7 @@ func TestFollowUpPhrasings(t *testing.T) {
 		{"not tRNA — I wanted the rRNA ones, apologies", FollowReplace, "term:rRNA", "term:tRNA"},
 		{"scratch that exclusion, go back", FollowUndo, "<nil>", "<nil>"},
 		{"revert that narrowing; I'd like the whole-genome list back", FollowUndo, "<nil>", "<nil>"},
+		{"from here on, keep only what's on chromosome 14", FollowRestrict, "location:14", "<nil>"},
 		{"undo the narrowing; I want the genome-wide list again", FollowUndo, "<nil>", "<nil>"},
 		{"extend it to cover chromosome 4", FollowAdd, "location:4", "<nil>"},
 		{"go back to the unfiltered list", FollowUndo, "<nil>", "<nil>"},

@@ -172,6 +172,12 @@ var formRewrites = []struct {
 	{regexp.MustCompile(`(?i)^\s*(?:(?:hang\s+on|wait|no|sorry|oops|actually|my\s+mistake|my\s+bad|my\s+error)[\s,:;—–-]+)*(.+?)\s+(?:is|was|are|were)\s+the\s+ones?\s+i\s+(?:wanted|meant|want|need(?:ed)?)\s*[.!]*\s*$`), "sorry, I meant $1"},
 	// "not tRNA — I wanted the rRNA ones, apologies".
 	{regexp.MustCompile(`(?i)^\s*not\s+(\S+(?:\s+\S+){0,2}?)\s*[,;—–-]+\s*(?:i\s+(?:wanted|meant|want|need(?:ed)?)|it\s+should\s+be)\s+(?:the\s+)?(.+?)(?:\s+ones)?(?:,?\s+(?:apologies|sorry|thanks|please))?\s*[.!]*\s*$`), "sorry, $2, not $1"},
+	// "A members that are also in B": the genes of both.
+	{regexp.MustCompile(`(?i)\s+(?:members|genes|ones)?\s*(?:that|which)\s+are\s+also\s+(?:in|annotated\s+(?:to|with)|part\s+of|among)\s+`), " genes and also in "},
+	// "A, and also B": both lists.
+	{regexp.MustCompile(`(?i),\s+and\s+also\s+(?:the\s+)?`), ", plus "},
+	// "from here on, keep only …": the follow-up itself.
+	{regexp.MustCompile(`(?i)^\s*(?:from\s+here\s+on|from\s+now\s+on|going\s+forward|next)\s*,?\s+`), ""},
 	// Lab-notebook sign-offs.
 	{regexp.MustCompile(`(?i)[.,;]?\s+(?:thx|thanks|ty|cheers|ta|please|pls|plz)\s*[.!]*\s*$`), ""},
 	// "keep chromosomes 1 and 2, lose the rest": the rest is what a

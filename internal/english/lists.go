@@ -457,6 +457,17 @@ func hasPlace(toks []token) bool {
 	return slices.ContainsFunc(toks, func(t token) bool { return !t.quoted && isLocationWord(t.low) })
 }
 
+// joinsSets reports whether words hold a connective that adds one set to
+// another ("or", "plus", "together with").
+func joinsSets(toks []token) bool {
+	for k := range toks {
+		if c, ok := connectiveAt(toks, k); ok && c.op == OpUnion {
+			return true
+		}
+	}
+	return false
+}
+
 // ownsLocation reports whether the words before a location end in a new
 // item of a list that only names genes or says where they lie ("… or
 // genes on the apicoplast", "…, or any gene on chromosome 2", "… or lying

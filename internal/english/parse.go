@@ -416,7 +416,7 @@ func splitQualifier(toks []token, p *Parsed) *Node {
 	// "X genes involved in Y", "X genes on chromosome 5": X qualifies Y.
 	for i := 1; i+1 < len(toks); i++ {
 		if toks[i].quoted || (toks[i].low != "genes" && toks[i].low != "gene") || !relationWords[toks[i+1].low] || isJoin(toks[i-1]) ||
-			ownsLocation(toks[:i+1]) || newItem(toks[:i+1]) || hasPlace(toks[:i]) && slices.ContainsFunc(toks[:i], isJoin) {
+			ownsLocation(toks[:i+1]) || newItem(toks[:i+1]) || hasPlace(toks[:i]) && joinsSets(toks[:i]) {
 			continue
 		}
 		if n := both(toks[:i], toks[i+1:]); n != nil {

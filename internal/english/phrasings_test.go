@@ -89,6 +89,11 @@ func TestResearcherPhrasings(t *testing.T) {
 		{"I'm after the DNA repair annotations, every gene", "term:DNA repair"},
 		{"I'm interested in nucleotide metabolism in the parasite. Could you pull the DNA repair genes? Chromosome 14 should be left out.", "MINUS(term:DNA repair, location:14)"},
 		{"either DNA repair or translation, pooled together", "UNION(term:DNA repair, term:translation)"},
+		{"GO:0006281 members that are also in GO:0006412", "INTERSECT(go:GO:0006281, go:GO:0006412)"},
+		{"all snRNA-encoding genes, and also DNA repair", "UNION(term:snRNA encoding, term:DNA repair)"},
+		{"mitochondrial genome rRNA genes together with GO:0006281 genes from chromosome 2", "UNION(INTERSECT(location:mitochondrion, term:rRNA), INTERSECT(go:GO:0006281, location:2))"},
+		{"first the entire DNA repair annotation", "term:DNA repair"},
+		{"GO:0006281 merged with GO:0006412", "go:GO:0006281,GO:0006412"},
 		// A request written in steps.
 		{"Step 1: DNA repair. Step 2: keep only chromosome 10. Step 3: take away anything that is also translation.", "MINUS(INTERSECT(term:DNA repair, location:10), term:translation)"},
 		{"1) DNA repair 2) just chr 10 3) minus anything in translation", "MINUS(INTERSECT(term:DNA repair, location:10), term:translation)"},

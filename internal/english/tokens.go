@@ -228,7 +228,7 @@ var fillers = WordSet(`find show me list get give return retrieve search look lo
 		involved involvement participating participate participates playing play role roles part
 		related relating associated annotated annotation annotations as with having have has
 		functioning function functions located lying found sitting situated positioned placed on in from of within at
-		both either also only just too encoded by whose products there here then now so those ones overlaps overlapping afterwards besides members
+		both either also only just too encoded by whose products there here then now so those ones overlaps overlapping afterwards besides members entire
 		see like i'd let us interested obtain fetch identify display tell how many much total altogether overall fraction proportion percentage percent do does help
 		hi hello hey thanks okay ok kindly build create construct make run query strategy start take
 		lie lies sit sits sitting reside resides residing actually about encode encodes encoding am love set

@@ -215,6 +215,8 @@ func conversationCases(t *testing.T) []conversationCase {
 			eval.Intersect(data.GO(repair), data.On(chr14)), "I replace step"},
 		{"an exclusion taken back in words", []string{"DNA repair genes", "exclude chromosome 5", "don't exclude chromosome 5 after all"},
 			data.GO(repair), "I remove step"},
+		{"an exclusion taken back as staying", []string{"DNA repair genes", "exclude chromosome 5", "hmm, chromosome 5 can stay after all"},
+			data.GO(repair), "I remove step"},
 		{"the genes of a process removed as 'ones'", []string{"DNA replication genes", "now remove the DNA repair ones"},
 			eval.Minus(data.GO(replication), data.GO(repair)), "reused"},
 		{"a correction of the kind of gene", []string{"tRNA genes on chromosome 5", "actually rRNA genes, not tRNA"},

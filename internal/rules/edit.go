@@ -260,8 +260,8 @@ func madeInstead(user string) (english.Parsed, string, bool) {
 
 // putBackRE reads a request to take back an exclusion by naming what it
 // took away: "put chromosome 3 back", "bring back the apicoplast genes",
-// "include chromosome 13 again".
-var putBackRE = regexp.MustCompile(`(?i)^\s*(?:(?:now|ok|okay|please|and|actually|hmm|then),?\s+)*(?:(?:put|bring|add|let)\s+(?:the\s+)?(.+?)\s+back(?:\s+in)?|(?:bring\s+back|re-?include|restore)\s+(?:the\s+)?(.+?)|include\s+(?:the\s+)?(.+?)\s+again|(?:don'?t|do\s+not)\s+exclude\s+(?:the\s+)?(.+?)(?:\s+after\s+all)?)(?:\s+again)?(?:,?\s+please)?\s*[.!]*\s*$`)
+// "include chromosome 13 again", "chromosome 4 can stay after all".
+var putBackRE = regexp.MustCompile(`(?i)^\s*(?:(?:now|ok|okay|please|and|actually|hmm|then),?\s+)*(?:(?:put|bring|add|let)\s+(?:the\s+)?(.+?)\s+back(?:\s+in)?|(?:bring\s+back|re-?include|restore)\s+(?:the\s+)?(.+?)|include\s+(?:the\s+)?(.+?)\s+again|(?:don'?t|do\s+not)\s+exclude\s+(?:the\s+)?(.+?)(?:\s+after\s+all)?|(?:hmm,?\s+)?(?:the\s+)?(.+?)\s+(?:can|may|should)\s+(?:stay|remain|come\s+back|stay\s+in)(?:\s+after\s+all)?)(?:\s+again)?(?:,?\s+please)?\s*[.!]*\s*$`)
 
 // putBack is the name of what a put-back request returns.
 func putBack(user string) (string, bool) {
@@ -269,7 +269,7 @@ func putBack(user string) (string, bool) {
 	if m == nil {
 		return "", false
 	}
-	name := strings.TrimSpace(m[1] + m[2] + m[3] + m[4])
+	name := strings.TrimSpace(m[1] + m[2] + m[3] + m[4] + m[5])
 	// "let chromosome 13's genes back in": the place is the step's name.
 	name = strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(name, " genes"), " ones"))
 	return strings.TrimSuffix(strings.TrimSuffix(name, "'s"), "’s"), true
