@@ -306,15 +306,18 @@ var minusCues, restrictCues = func() (map[string]bool, map[string]bool) {
 
 // placeRE reads the places a part names: a chromosome or a list of them
 // ("chromosomes 6, 11 and 12", "chr 4, 6 and 12"), an organelle.
-var placeRE = regexp.MustCompile(`(?i)\b(?:(?:chromosomes?|chrs?\.?)\s*\d{1,2}(?:\s*(?:,|,?\s*and|,?\s*or|&|through|to|till|until)\s*(?:(?:chromosomes?|chrs?\.?)\s*)?\d{1,2}\b)*|apicoplast|mitochondri(?:on|al|a)|plastid)\b`)
+var placeRE = regexp.MustCompile(`(?i)` + placePattern)
+
+const placePattern = `\b(?:(?:chromosomes?|chrs?\.?)\s*\d{1,2}(?:\s*(?:,|,?\s*and|,?\s*or|&|through|to|till|until)\s*(?:(?:chromosomes?|chrs?\.?)\s*)?\d{1,2}\b)*|apicoplast|mitochondri(?:on|al|a)|plastid)\b`
 
 // withPlaceOutRE reads a place taken away inside the request: "… genes
 // with chromosome 12 excluded", "… with chromosome 4 left out".
-var withPlaceOutRE = regexp.MustCompile(`(?i)\bwith\s+(?:the\s+)?(` + placeRE.String()[4:] + `)\s+(?:excluded|removed|left\s+out|taken\s+out|omitted|cut\s+out|dropped|taken\s+away|deleted|subtracted|excepted|filtered\s+out)(?:\s+(?:of|from)\s+(?:both|all|each|them|the\s+lot|everything))?\b`)
+var withPlaceOutRE = regexp.MustCompile(`(?i)\bwith\s+(?:the\s+)?(` + placePattern + `)\s+(?:excluded|removed|left\s+out|taken\s+out|omitted|cut\s+out|dropped|taken\s+away|deleted|subtracted|excepted|filtered\s+out)(?:\s+(?:of|from)\s+(?:both|all|each|them|the\s+lot|everything))?\b`)
 
 // placeFillers are the words a place part may hold beside its place and
-// its cue: "the whole list", "the lot", "entirely", "for this one".
-var placeFillers = WordSet("i i'm am we we're interested want need care about with if they where lie lies sit sits are is both each those that the a an genes gene ones list lot whole set result results entirely completely altogether please but then so from on in of to everything anything all any this one those these that them it its genome wide genome-wide first afterwards for just only")
+// its cue: "the whole list", "the lot", "entirely", "for this one" (a cue
+// word is read as a cue first).
+var placeFillers = WordSet("i i'm am we we're interested want need care about with if they where lie lies sit sits are is both each those that the a an genes gene ones list lot whole set result results entirely completely altogether please but then so from on in of to everything anything all any this one these them it its genome wide genome-wide first afterwards for")
 
 // placePart reads a part of a message that is made of places and a word
 // saying how they qualify the request. It returns the qualifier as the
