@@ -207,8 +207,11 @@ func TestDeleteDuringDelegation(t *testing.T) {
 		// Requests for the deleted conversation answer 404 (logged as
 		// warnings); anything else means work went on after the deletion.
 		// A readiness probe answered while the queue was still starting
-		// is logged too, and is no work of the conversation.
-		if !strings.Contains(line, "msg=request ") && !strings.Contains(line, `msg="not ready"`) {
+		// is logged too, and is no work of the conversation; nor is the
+		// owner session's renewal running late on a loaded machine (CI
+		// once saw one take over 1.5 s while the suite ran beside it).
+		if !strings.Contains(line, "msg=request ") && !strings.Contains(line, `msg="not ready"`) &&
+			!strings.Contains(line, "component=owner_session") {
 			t.Errorf("the deletion left work running or failing: %s", line)
 		}
 	}
