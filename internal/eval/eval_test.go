@@ -158,8 +158,9 @@ func TestTreeEval(t *testing.T) {
 // one frozen before the round after it, heldout5 the one frozen before
 // the round after that, heldout6 the one frozen before the round after
 // heldout5's, heldout7 the one frozen before the round after
-// heldout6's, and heldout8 the one frozen before the round after
-// heldout7's, each played the same way. None is played by
+// heldout6's, heldout8 the one frozen before the round after
+// heldout7's, and heldout9 the one frozen before the round after
+// heldout8's, each played the same way. None is played by
 // TestEvaluationSet; here they are only checked against the data.
 var caseFiles = []struct {
 	name       string
@@ -195,6 +196,10 @@ var caseFiles = []struct {
 		"confirm", "unsupported", "off-topic", "edit", "ask"}, []string{OutcomeCount, OutcomeApproximate, OutcomeNotEvaluable,
 		OutcomeRefused, OutcomeAnswered, OutcomeNoBuild, OutcomeAsk}},
 	{"heldout8", 160, []string{"basic", "wrapper", "distribution", "location-list", "clause", "vocabulary", "organism",
+		"follow-up", "approximate", "not-evaluable", "structure", "context", "exclusion-first", "union", "synonym", "typo",
+		"question", "confirm", "unsupported", "off-topic", "edit", "ask"}, []string{OutcomeCount, OutcomeApproximate,
+		OutcomeNotEvaluable, OutcomeRefused, OutcomeAnswered, OutcomeNoBuild, OutcomeAsk}},
+	{"heldout9", 160, []string{"basic", "wrapper", "distribution", "location-list", "clause", "vocabulary", "organism",
 		"follow-up", "approximate", "not-evaluable", "structure", "context", "exclusion-first", "union", "synonym", "typo",
 		"question", "confirm", "unsupported", "off-topic", "edit", "ask"}, []string{OutcomeCount, OutcomeApproximate,
 		OutcomeNotEvaluable, OutcomeRefused, OutcomeAnswered, OutcomeNoBuild, OutcomeAsk}},
