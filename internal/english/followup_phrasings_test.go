@@ -61,6 +61,9 @@ func TestFollowUpPhrasings(t *testing.T) {
 		{"swap the GO term for proteolysis", FollowReplace, "term:proteolysis", "term:GO term"},
 		{"go back one step", FollowUndo, "<nil>", "<nil>"},
 		{"forget it, show me rRNA genes", FollowStartOver, "term:rRNA", "<nil>"},
+		{"make the GO term proteolysis instead, chromosome unchanged", FollowReplace, "term:proteolysis", "<nil>"},
+		{"my error: discard chromosome 11 and keep 13", FollowReplace, "location:11", "location:13"},
+		{"hold on to chromosomes 6 and 8, discard the rest", FollowRestrict, "UNION(location:6, location:8)", "<nil>"},
 	}
 	for _, tt := range tests {
 		p := Parse(tt.in)

@@ -24,7 +24,7 @@ func formsSpelled(text string) string {
 // "Step one: …", "Step 2 - …", "1) … 2) …", "(3) …"; beginRE the words
 // that open the first step ("Begin with …", "Start from …").
 var (
-	stepMarkRE = regexp.MustCompile(`(?i)(?:^|[.;,]?\s+)(?:step\s+(?:\d|one|two|three|four|five)\s*[:.)—–-]|\(?\d\)|\d\.(?:\s|$))\s*`)
+	stepMarkRE = regexp.MustCompile(`(?i)(?:^|[.;,]?\s+)(?:step\s+(?:\d|one|two|three|four|five)\s*[:.,)—–-]|\(?\d\)|\(?[a-e]\)(?:\s|$)|\d\.(?:\s|$))\s*`)
 	beginRE    = regexp.MustCompile(`(?i)^\s*(?:begin|start|start\s+off|kick\s+off)\s+(?:with|from)\s+`)
 )
 
@@ -39,7 +39,7 @@ func stepsSpelled(text string) string {
 		prev := 0
 		for i, m := range marks {
 			b.WriteString(strings.TrimRight(text[prev:m[0]], " .;,"))
-			if i > 0 {
+			if i > 0 || b.Len() > 0 {
 				b.WriteString(". ")
 			}
 			prev = m[1]
@@ -121,7 +121,7 @@ var formRewrites = []struct {
 	{regexp.MustCompile(`(?i)\bfree[- ]?text\s+search\b`), "text search"},
 	// "Setting the apicoplast genome aside", "putting chromosome 3 to one
 	// side": the connective split by its object.
-	{regexp.MustCompile(`(?i)\b(setting|set|putting|put|leaving|leave)\s+((?:the\s+)?(?:chromosomes?|chrs?|apicoplast|mitochondri\w*|organell\w*)\b[^,;:.?!]*?)\s+(?:aside|to\s+one\s+side)\b`), "$1 aside $2"},
+	{regexp.MustCompile(`(?i)\b(setting|set|putting|put|leaving|leave)\s+((?:the\s+)?(?:chromosomes?|chrs?|apicoplast|mitochondri\w*|organell\w*|mtdna|plastid)\b[^;:.?!]*?)\s+(?:aside|apart|to\s+one\s+side)\b`), "$1 aside $2"},
 	// "A, B, C — combine all three" asks for their union.
 	{regexp.MustCompile(`(?i)\s*(?:[,;]|\s[—–-])\s*(?:then\s+|and\s+|please\s+)*(?:combine|merge|pool|unite)(?:d)?\s+(?:them|these|those|both|all(?:\s+of\s+them)?|(?:all\s+)?(?:the\s+)?(?:two|three|four|five)(?:\s+of\s+them)?)(?:\s+(?:together|into\s+one(?:\s+list)?))?\s*[.!]*\s*$`), " together"},
 	// "… — please just make the strategy", "…. Just build it for me.": the
@@ -190,11 +190,68 @@ var formRewrites = []struct {
 	// "hang on, chromosome 12 is the one to remove, not 14", "remove
 	// chromosome 12 instead and keep 13": a correction of the exclusion.
 	{regexp.MustCompile(`(?i)^\s*(?:(?:hang\s+on|wait|no|sorry|oops|actually|my\s+mistake|my\s+bad)[\s,:;—–-]+)*(.+?)\s+is\s+the\s+one\s+(?:to\s+(?:remove|exclude|drop|take\s+out|leave\s+out|lose)|i\s+(?:want|meant)\s+(?:out|gone|removed|excluded))\s*,\s*not\s+`), "sorry, $1, not "},
-	{regexp.MustCompile(`(?i)^\s*(?:(?:hang\s+on|wait|no|sorry|oops|actually|my\s+mistake|my\s+bad)[\s,:;—–-]+)*(?:remove|exclude|drop|take\s+out|leave\s+out|lose)\s+(.+?)\s+instead\s*(?:,|and|,\s*and)\s*(?:keep|leave|restore)\s+(?:the\s+)?(?:(?:chromosome|chr)\s*)?(\S+?)(?:\s+(?:in|alone))?\s*[.!]*\s*$`), "sorry, $1, not $2"},
+	{regexp.MustCompile(`(?i)^\s*(?:(?:hang\s+on|wait|no|sorry|oops|actually|my\s+mistake|my\s+bad|my\s+error)[\s,:;—–-]+)*(?:remove|exclude|drop|discard|take\s+out|leave\s+out|lose)\s+(.+?)\s+(?:instead\s*)?(?:,|and|,\s*and|but)\s*(?:keep|leave|restore|put\s+back)\s+(?:the\s+)?(?:(?:chromosome|chr)\s*)?(\S+?)(?:\s+(?:in|alone))?\s*[.!]*\s*$`), "sorry, $1, not $2"},
 	// "I want rRNA, not tRNA, sorry": the request corrected.
 	{regexp.MustCompile(`(?i)^\s*(?:i\s+(?:want(?:ed)?|meant|need(?:ed)?)|it\s+should\s+be|make\s+it)\s+([^,]+?),?\s+not\s+((?:\S+\s*){1,3}?)(?:,?\s+(?:sorry|please|thanks))?\s*[.!]*\s*$`), "sorry, $1, not $2"},
 	// "…, same chromosome", "…, keep the rest": what stays says nothing new.
 	{regexp.MustCompile(`(?i)[,;]?\s+(?:(?:keep(?:ing)?|with)\s+)?(?:the\s+)?same\s+(?:chromosomes?|location|place|organism|gene\s+type|restriction|exclusion|rest)(?:\s+as\s+before)?\s*[.!]*\s*$|[,;]?\s+(?:keep(?:ing)?|leave|leaving)\s+(?:the\s+rest|everything\s+else)(?:\s+(?:as\s+it\s+is|the\s+same|unchanged|as\s+is))?\s*[.!]*\s*$|[,;]?\s+everything\s+else\s+(?:the\s+same|unchanged|as\s+is)\s*[.!]*\s*$`), ""},
+	// "…, nothing filtered", "— the full gene set, nothing else", "with no
+	// filters", "this time", "thanks in advance": no criterion.
+	{regexp.MustCompile(`(?i)(?:[,;]|\s[—–-])?\s*(?:the\s+(?:full|whole|entire|complete)\s+(?:gene\s+)?(?:set|list),?\s*)?\b(?:nothing|none)\s+(?:else|filtered(?:\s+out)?|removed|excluded|dropped)\b|(?:[,;]\s*)?\b(?:with\s+)?no\s+(?:filters?|filtering)(?:\s+(?:at\s+all|applied))?\b`), ""},
+	{regexp.MustCompile(`(?i)\s*\b(?:(?:for\s+)?this\s+time|(?:thanks|thank\s+you)\s+in\s+advance)\b`), ""},
+	// "quick favour —", "Kindly propose a workflow:", "Put together
+	// something that returns the …", "assemble the …": the request's frame.
+	{regexp.MustCompile(`(?i)^\s*(?:(?:a\s+)?quick\s+(?:favou?r|one|question)|(?:please|kindly)\s+(?:propose|suggest|draft|set\s+up)\s+(?:a|an|the)\s+(?:workflow|pipeline|strategy|plan|search))\s*(?::|[—–-]|,)\s*`), ""},
+	{regexp.MustCompile(`(?i)\b(?:put\s+together|set\s+up|assemble|compose|draft|prepare|whip\s+up)\s+(?:(?:for\s+)?(?:me|us)\s+)?(?:(?:something|a\s+(?:strategy|search|query|workflow|list))\s+(?:that|which)\s+(?:returns|gives|finds|lists|pulls\s+(?:out|up)|gets|collects)\s+)?`), "find "},
+	// "genes under regulation of X" are those of "regulation of X".
+	{regexp.MustCompile(`(?i)\bunder\s+(?:the\s+)?(regulation\s+of)\b`), "$1"},
+	// "which genes does GO list for X": X's genes.
+	{regexp.MustCompile(`(?i)\b(?:does|do)\s+(?:the\s+)?(?:GO|gene\s+ontology)\s+(?:list|have|annotate|assign|give)\s+(?:for|to|under|in)\s+`), "in "},
+	// "the overlap between A and B": the genes of both.
+	{regexp.MustCompile(`(?i)\b(?:the\s+)?(?:overlap|intersection)\s+(?:between|of)\s+`), ""},
+	// "which X members does chromosome 11 contribute?": X's genes on it.
+	{regexp.MustCompile(`(?i)\b(?:does|do)\s+((?:the\s+)?(?:chromosomes?|chrs?\.?)\s*\d{1,2}(?:\s*(?:,|and|or)\s*\d{1,2})*|the\s+apicoplast|the\s+mitochondri\w+)\s+(?:contribute|carry|hold|have|contain|host|harbou?r|supply|provide)\b`), "on $1"},
+	// "chr 14 portion of X", "chromosome 11 subset of the X genes".
+	{regexp.MustCompile(`(?i)^\s*(?:the\s+)?((?:chromosome|chr)\s*\d{1,2})\s+(?:share|portion|part|subset|slice|fraction|members)\s+(?:of|in)\s+(.+?)\s*[.!?]*\s*$`), "$2 on $1"},
+	// ", what remains in X", "what's left of X": X, with what was taken.
+	{regexp.MustCompile(`(?i)([,;:]\s*)what(?:'s|\s+is)?\s+(?:remains|left|remaining)\s+(?:in|of)\s+`), "$1"},
+	{regexp.MustCompile(`(?i)\s+(?:that(?:'s|\s+is|\s+are)|which\s+(?:is|are))\s+(?:left|remaining|left\s+over)\b`), ""},
+	// "less chr 14": minus it.
+	{regexp.MustCompile(`(?i)\bless\s+((?:the\s+)?(?:chromosomes?|chrs?\.?)\s*\d)`), "minus $1"},
+	// "solely chromosome 14", "exclusively on the apicoplast": only.
+	{regexp.MustCompile(`(?i)\b(?:solely|exclusively|purely)\b`), "only"},
+	// "A joined with B", "pooled with": their union; "tRNA genes pooled
+	// from chromosomes 3, 6 and 11": from them.
+	{regexp.MustCompile(`(?i)\b(?:joined|pooled|unioned|united|combined|lumped\s+in|lumped\s+together)\s+with\b`), "together with"},
+	{regexp.MustCompile(`(?i)\b(?:pooled|gathered|collected|drawn)\s+from\b`), "from"},
+	// "make a single set from A and from B", "union: A and B",
+	// "combine, please: A with B": the union of A and B.
+	{regexp.MustCompile(`(?i)^\s*(?:please\s+)?(?:make|build|create|form|give\s+me)\s+(?:a\s+single|one|a\s+combined|a\s+merged|a\s+pooled)\s+(?:set|list)\s+(?:from|of|out\s+of)\s+(.+?)\s+and\s+(?:from|of)\s+`), "merge $1 with "},
+	{regexp.MustCompile(`(?i)^\s*(?:a\s+)?union\s*(?:of\s*)?:\s*(.+?)\s+and\s+`), "merge $1 with "},
+	{regexp.MustCompile(`(?i)^\s*(combine|merge|pool|unite|join)\s*,?\s*(?:please\s*)?:\s*`), "$1 "},
+	// "drop chromosome 10 from the combined list", "confine the pair to
+	// chromosome 14": the result so far, which a loose qualifier takes.
+	{regexp.MustCompile(`(?i)\s+(?:from|of|to|on|in)\s+(?:the|this|that)\s+(?:(?:combined|merged|pooled|joint|resulting|unified|whole|entire)\s+(?:list|set|result|results|lot|pair|union)|pair|union|lot)\b`), ""},
+	// "…, keep those on chromosome 10": only those.
+	{regexp.MustCompile(`(?i)\b(keep|retain)\s+((?:those|the\s+ones|ones|what(?:ever)?)\s+(?:that\s+(?:are|lie|sit)\s+)?(?:on|in|from)\b)`), "$1 only $2"},
+	// "what number of X genes do chromosomes 11 and 14 carry between
+	// them?": how many.
+	{regexp.MustCompile(`(?i)^\s*what\s+(?:number|count|total)\s+of\s+`), "how many "},
+	{regexp.MustCompile(`(?i)\s+(?:between|among)\s+(?:them|the\s+two|both)\b`), ""},
+	// "as a first step, X", "to begin, X": X.
+	{regexp.MustCompile(`(?i)^\s*(?:as\s+(?:a|the|our)\s+(?:first|starting)\s+(?:step|point)|to\s+begin(?:\s+with)?|first\s+of\s+all|to\s+start(?:\s+(?:with|off))?|for\s+starters)\s*[,:;—–-]\s*`), ""},
+	// "which genes do A and B share?": the genes of both.
+	{regexp.MustCompile(`(?i)^\s*(?:which|what)\s+genes\s+do\s+(.+?)\s+(?:share|have\s+in\s+common)\s*[?.!]*\s*$`), "$1"},
+	// "but only where chromosome 11 is concerned": on it.
+	{regexp.MustCompile(`(?i)\b(?:where|as\s+far\s+as)\s+((?:the\s+)?(?:chromosomes?|chrs?\.?)\s*\d{1,2}(?:\s*(?:,|and|or)\s*\d{1,2})*|the\s+apicoplast|the\s+mitochondri\w+)\s+(?:is|are)\s+concerned\b`), "on $1"},
+	// "make the GO term X instead, chromosome unchanged": X in the
+	// term's place, the rest as it was.
+	{regexp.MustCompile(`(?i)[,;]?\s+(?:the\s+|and\s+the\s+)?(?:chromosomes?|location|place|organism|rest|restriction|exclusion|filters?)\s+(?:unchanged|untouched|as\s+(?:is|it\s+was|before)|(?:stays?|remains?)(?:\s+(?:the\s+same|as\s+(?:is|it\s+was)))?)\s*[.!]*\s*$`), ""},
+	{regexp.MustCompile(`(?i)^\s*make\s+the\s+(?:GO\s+)?term\s+(.+?)\s+instead\b`), "use $1 instead"},
+	// "hold on to chromosomes 6 and 8": keep only them.
+	{regexp.MustCompile(`(?i)\bhold\s+on\s+to\b`), "keep only"},
+	// "A genes that don't belong to B": A's without B's.
+	{regexp.MustCompile(`(?i)\s+(?:that|which)\s+(?:don'?t|do\s+not|doesn'?t|does\s+not|aren'?t|are\s+not)\s+(?:belong\s+to|fall\s+(?:in|under|into|within)|appear\s+in|sit\s+in|(?:also\s+)?in)\s+`), " excluding "},
 	// "and chromosome 14 while you are at it" does the last change again.
 	{regexp.MustCompile(`(?i)[,;]?\s+while\s+you(?:'re|\s+are)\s+(?:at\s+it|about\s+it)\s*[.!]*\s*$`), " too"},
 }
@@ -252,6 +309,10 @@ var noBuildRE = regexp.MustCompile(`(?i)(?:[,;]\s*|\s+[-–—]\s*|[.?!]\s+|\s+)
 // planOnlyLeadRE reads plan-only words written first or in brackets:
 // "outline only, nothing built yet: …", "could you plan (not run) …".
 var planOnlyLeadRE = regexp.MustCompile(`(?i)^\s*(?:an?\s+)?(?:outline|plan)\s+only\s*[,;]?\s*(?:(?:nothing|don'?t)\s+(?:built|build|run)(?:\s+(?:anything|it))?(?:\s+yet)?)?\s*[:;,.—–-]\s*` +
+	`|^\s*(?:just\s+)?(?:the\s+)?plan\s+(?:only\s+)?(?:for\s+now)?\s*[,;]?\s*(?:(?:nothing|don'?t)\s+(?:built|build|run)(?:\s+(?:anything|it))?(?:\s+yet)?)?\s*[:;—–-]\s*` +
+	`|,\s*but\s+(?:don'?t|do\s+not)\s+(?:run|build)(?:\s+(?:it|anything))?(?:\s+yet)?\s*,` +
+	`|^\s*(?:i'?m\s+)?(?:thinking|wondering)\s+(?:of|about)\s+` +
+	`|\s*(?:[,;]|\s[—–-])\s*what\s+would\s+(?:the|your|a|my)\s+(?:plan|strategy)\s+(?:be|look\s+like)\s*\??\s*$` +
 	`|\s*\(\s*(?:not|don'?t)\s+(?:run|build)(?:\s+(?:it|anything))?(?:\s+yet)?\s*\)`)
 
 // planVerbRE reads "plan" asked for first: "could you plan the … genes".

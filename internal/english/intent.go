@@ -98,7 +98,7 @@ type Classification struct {
 }
 
 var (
-	confirmWords = WordSet("yes yeah yep yup ok okay alright sure go ahead proceed continue thanks thank you build do it please that this plan and now fine great sounds good let's lets run looks perfect right exactly absolutely correct indeed spot on then works outline with")
+	confirmWords = WordSet("yes yeah yep yup ok okay alright sure go ahead proceed continue thanks thank you build do it please that this plan and now fine great sounds good let's lets run looks perfect right exactly absolutely correct indeed spot on then works outline with the is seems")
 	declineWords = WordSet("no nope not yet never mind nevermind cancel don't dont do it that this thanks thank you please for now stop wait hold on leave build anything second thought thoughts unbuilt off actually")
 	// declineCues are words only a decline holds.
 	declineCues = WordSet("no nope not never nevermind cancel don't dont stop wait hold")
@@ -296,7 +296,7 @@ func geneIDsIn(text string) []string {
 
 // goPhraseQuestionRE reads "what is X in GO terms", "what does the GO term
 // X mean (in the Gene Ontology)", "define X".
-var goPhraseQuestionRE = regexp.MustCompile(`(?i)^\s*(?:what\s+(?:is|are|does)|what's|define|explain)\s+(?:the\s+)?(?:go\s+term\s+)?(.+?)\s*` +
+var goPhraseQuestionRE = regexp.MustCompile(`(?i)^\s*(?:what\s+(?:is|are|does)|what's|define|explain(?:\s+what)?)\s+(?:the\s+)?(?:(?:go\s+)?term\s+)?(.+?)\s*` +
 	`(?:(?:mean|means|stand\s+for|refer\s+to)(?:\s+in\s+(?:the\s+)?(?:go|gene\s+ontology)(?:\s+terms)?)?|in\s+(?:the\s+)?(?:go|gene\s+ontology)(?:\s+terms)?)\s*\??\s*$`)
 
 // isGOTermRE reads "Is X a GO term? Which one?".
@@ -308,8 +308,9 @@ var isGOTermRE = regexp.MustCompile(`(?i)^\s*is\s+(?:there\s+a\s+go\s+term\s+(?:
 var goDefinitionRE = regexp.MustCompile(`(?i)^\s*(?:(?:what\s+is|what's|whats|give\s+me|show\s+me|tell\s+me)\s+)?(?:the\s+)?(?:go|gene\s+ontology)(?:'s)?\s+definition\s+(?:of|for)\s+(.+?)\s*[?.!]*\s*$` +
 	`|^\s*how\s+(?:does|do)\s+(?:the\s+)?(?:go|gene\s+ontology)\s+define\s+(.+?)\s*[?.!]*\s*$` +
 	`|^\s*(?:(?:can|could|would|will)\s+you\s+|please\s+)?(?:define|explain|describe)\s+(?:the\s+|a\s+)?(?:go|gene\s+ontology)\s+(?:term|process)\s+(.+?)\s*(?:for\s+me|please)?\s*[?.!]*\s*$` +
-	// "define heterocycle biosynthetic process for me"
-	`|^\s*(?:(?:can|could|would|will)\s+you\s+|please\s+)?define\s+(?:the\s+|a\s+)?(.+?)\s*(?:for\s+me|please)?\s*[?.!]*\s*$` +
+	// "define heterocycle biosynthetic process for me", "explain the
+	// meaning of X"
+	`|^\s*(?:(?:can|could|would|will)\s+you\s+|please\s+)?(?:define|explain\s+the\s+meaning\s+of)\s+(?:the\s+|a\s+)?(.+?)\s*(?:for\s+me|please)?\s*[?.!]*\s*$` +
 	// "what's the GO id for regulation of biological quality?"
 	`|^\s*(?:(?:what\s+is|what's|whats|give\s+me|tell\s+me|which\s+is)\s+)?(?:the\s+)?(?:go|gene\s+ontology)\s+(?:term\s+)?(?:id|identifier|accession|number|code)\s+(?:of|for)\s+(?:the\s+)?(.+?)\s*[?.!]*\s*$`)
 

@@ -19,7 +19,8 @@ func TestClassify(t *testing.T) {
 		},
 		IntentConfirm: {"yes", "Yes, go ahead and build it.", "ok, build it", "sure, go ahead", "build it please", "yes please", "do it", "go ahead",
 			"ok", "great, build it", "sounds good, do it", "Looks good, build it",
-			"spot on, go ahead", "alright, build it", "right then, run it", "exactly that, proceed", "absolutely, do it"},
+			"spot on, go ahead", "alright, build it", "right then, run it", "exactly that, proceed", "absolutely, do it",
+			"the plan is fine, run it"},
 		IntentDecline: {"no", "not yet", "not yet, thanks", "no, never mind", "cancel", "don't build it", "nope", "wait",
 			"on second thought, not yet", "actually no, leave it unbuilt", "hold off, no"},
 		IntentGeneQuestion: {
@@ -40,7 +41,8 @@ func TestClassify(t *testing.T) {
 			"what does the GO term translation mean?", "Explain GO:0006260", "GO:0006260 — what process is that?",
 			"What does glycolysis mean in the Gene Ontology?", "GO:0006412 = which process?", "Is translation a GO term? Which one?", "what is the GO definition of proteolysis", "How does GO define translation?",
 			"please define the GO term DNA replication", "Could you explain the GO term 'proteolysis' for me?",
-			"define nuclear division for me", "what's the GO id for DNA repair?"},
+			"define nuclear division for me", "what's the GO id for DNA repair?", "explain what nuclear division means",
+			"what does the term proteolysis stand for?"},
 		IntentSearchQuestion: {"Which searches find genes by GO term?", "What searches are there for gene types?", "which search finds genes by location?",
 			"Is there a search for signal peptides?", "do you have a search for transmembrane domains", "can I search by chromosome?"},
 		IntentStrategyQuestion: {"how many did that remove?", "how many genes did the exclusion take away?", "count?",
@@ -86,6 +88,7 @@ func TestClassify(t *testing.T) {
 		"what does go:0006281 mean?":            "GO:0006281",
 		"What is DNA repair in GO terms?":       "DNA repair",
 		"Which searches find genes by GO term?": "GO term",
+		"explain what nuclear division means":   "nuclear division",
 	} {
 		if got := Classify(msg).Subject; got != subject {
 			t.Errorf("Classify(%q).Subject = %q, want %q", msg, got, subject)

@@ -390,3 +390,52 @@ func TestLongListsBalanced(t *testing.T) {
 		}
 	}
 }
+
+// TestFramesAndReferents reads the words around a request that name no
+// genes (a frame, a sign-off, "nothing else") and the words that point
+// back at the result so far ("the pair", "the combined list"), which a
+// qualifier after them takes as a whole.
+func TestFramesAndReferents(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"DNA repair — the full gene set, nothing filtered", "term:DNA repair"},
+		{"chr 3 members of DNA repair, nothing else", "INTERSECT(term:DNA repair, location:3)"},
+		{"Hi! I'm hoping you can assemble the proteolysis genes for me. Thanks in advance", "term:proteolysis"},
+		{"Put together something that returns the translation genes sitting on chromosome 2, please", "INTERSECT(term:translation, location:2)"},
+		{"Kindly propose a workflow: DNA repair genes, then discard chromosome 9's", "MINUS(term:DNA repair, location:9)"},
+		{"quick favour — fetch me proteolysis genes without the chromosome 4 ones", "MINUS(term:proteolysis, location:4)"},
+		{"DNA repair or proteolysis, restricted as a whole to chromosome 13", "INTERSECT(UNION(term:DNA repair, term:proteolysis), location:13)"},
+		{"take DNA repair together with proteolysis and drop chromosome 10 from the combined list", "MINUS(UNION(term:DNA repair, term:proteolysis), location:10)"},
+		{"tRNA genes together with rRNA genes, then confine the pair to chromosome 6", "INTERSECT(UNION(term:tRNA, term:rRNA), location:6)"},
+		{"DNA repair plus translation, every gene of the pair minus chromosome 4", "MINUS(UNION(term:DNA repair, term:translation), location:4)"},
+		{"DNA repair combined with translation — confine everything to chromosome 9", "INTERSECT(UNION(term:DNA repair, term:translation), location:9)"},
+		{"overlap between DNA repair and translation", "INTERSECT(term:DNA repair, term:translation)"},
+		{"which genes do DNA repair and translation share?", "INTERSECT(term:DNA repair, term:translation)"},
+		{"which translation members does chromosome 11 contribute?", "INTERSECT(term:translation, location:11)"},
+		{"chr 14 portion of DNA repair", "INTERSECT(term:DNA repair, location:14)"},
+		{"DNA repair, less chr 14, less chr 13", "MINUS(MINUS(term:DNA repair, location:14), location:13)"},
+		{"Please make a single set from DNA repair and from translation.", "UNION(term:DNA repair, term:translation)"},
+		{"union: GO:0006281 and my genes PF3D7_1411200 PF3D7_1132200", "UNION(go:GO:0006281, ids:PF3D7_1411200,PF3D7_1132200)"},
+		{"combine, please: DNA repair with translation", "UNION(term:DNA repair, term:translation)"},
+		{"the apicoplast genes joined with proteolysis", "UNION(location:apicoplast, term:proteolysis)"},
+		{"DNA repair genes on chromosome 4 that don't belong to translation", "MINUS(INTERSECT(term:DNA repair, location:4), term:translation)"},
+		{"chr 4 taken out beforehand, what remains in DNA repair?", "MINUS(term:DNA repair, location:4)"},
+		{"Having removed chromosomes 5 and 13, what's left of proteolysis?", "MINUS(term:proteolysis, UNION(location:5, location:13))"},
+		{"Setting the mtDNA aside, I want every rRNA gene that's left", "MINUS(term:rRNA, location:mitochondrion)"},
+		{"every tRNA gene, setting chromosomes 2 and 9 apart", "MINUS(term:tRNA, UNION(location:2, location:9))"},
+		{"a) DNA repair b) limit to chr 7 c) then remove translation", "MINUS(INTERSECT(term:DNA repair, location:7), term:translation)"},
+		{"Background first: we study gametocytes. Step one, proteolysis genes; step two, strip out chromosome 11.", "MINUS(term:Proteolysis, location:11)"},
+		{"as a first step, the proteolysis annotation", "term:proteolysis"},
+		{"draft, but don't run, a strategy for DNA repair on chromosome 13", "INTERSECT(term:DNA repair, location:13)"},
+		{"just the plan for now, don't build: translation, chromosome 9 subtracted", "MINUS(term:translation, location:9)"},
+		{"Thinking of DNA repair minus chromosome 12 — what would the plan be?", "MINUS(term:DNA repair, location:12)"},
+		{"DNA repair, but only where chromosome 11 is concerned", "INTERSECT(term:DNA repair, location:11)"},
+		{"what number of tRNA genes do chromosomes 11 and 14 carry between them?", "INTERSECT(term:tRNA, UNION(location:11, location:14))"},
+		{"strain Pf3D7 — give me proteolysis", "term:proteolysis"},
+		{"snoRNA loci, but solely chromosome 14", "INTERSECT(term:snoRNA loci, location:14)"},
+	}
+	for _, tt := range tests {
+		if got := Parse(tt.in).Root.String(); got != tt.want {
+			t.Errorf("Parse(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}

@@ -27,7 +27,7 @@ var requestVerbs = WordSet(`need needs want wants like asked asks asking request
 // before a capital, a semicolon, a dash between spaces, a colon, or an
 // "and" before the request's own subject ("I'm a rotation student in a
 // lipid lab and my PI asked for …").
-var partBreakRE = regexp.MustCompile(`[.!?]\s+[A-Z]|;\s*|\s[—–-]\s+|:\s+|\s+and\s+(?:my|our|i|we)\s+(?:\w+\s+)?(?:need|needs|want|wants|asked|asks|requested|would)\b`)
+var partBreakRE = regexp.MustCompile(`[.!?]\s+[A-Z]|;\s*|,\s+so\s+|\s[—–-]\s+|:\s+|\s+and\s+(?:my|our|i|we)\s+(?:\w+\s+)?(?:need|needs|want|wants|asked|asks|requested|would)\b`)
 
 // pointsOnRE reads a part that only points at what follows.
 var pointsOnRE = regexp.MustCompile(`(?i)\b(?:this\s+one|this|the\s+following|these|what\s+follows)\s*$`)

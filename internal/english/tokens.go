@@ -235,7 +235,7 @@ var fillers = WordSet(`find show me list get give return retrieve search look lo
 		up pull out generate produce finds finding returns returning gives lists listing collect gather compile
 		extract select choose tied doing takes took handle handles handling perform performs performing mediate mediates mediating responsible undertake undertakes drive drives driving contribute contributes contributing catalyse catalyses catalyze catalyzes conduct conducts deal deals suggest propose recommend comprehensive complete full broad exhaustive thorough mapped mapping assigned known thought predicted putative
 		trying try tried possible it curious idea appreciate bring wondering wonder hoping hope able mind kind
-		thank you much cheers lot my our your analysis analyses thesis paper project study studies research
+		thank you much cheers lot genome-wide genomewide strain isolate reference my our your analysis analyses thesis paper project study studies research
 		work experiment lab plasmodb veupathdb database db site parasite parasites anyway anyhow regardless though however after their its linked connected carry carries carrying making`)
 
 // trailingFillers are the fillers also taken off a clause's end. Read-only.
@@ -243,7 +243,8 @@ var trailingFillers = WordSet(`genes gene ones please only too also ids id ident
 	of in on from the a an that which are is with for but then now and so those me us thanks thank you much
 	if possible my our analysis thesis paper project study research work plasmodb veupathdb database db lot
 	found located situated lie lies lying sit sits sitting reside resides residing encoded parasite parasites anyway anyhow regardless function functions role roles though however alone
-	strategy strategies search searches query queries members member afterwards besides first annotation annotations`)
+	strategy strategies search searches query queries members member afterwards besides first annotation annotations
+	genome-wide genomewide strain isolate reference`)
 
 func WordSet(words string) map[string]bool {
 	m := map[string]bool{}

@@ -18,7 +18,7 @@ var unionEndRE = regexp.MustCompile(`(?i),?\s+(?:(?:into|in|as)\s+(?:one|a\s+sin
 // its parts: "a combined set please: …", "Two sets, one list: …", "I'd
 // like a combined list of …", "…, one merged list", "… (a union,
 // please)".
-var unionAnnouncedRE = regexp.MustCompile(`(?i)^\s*(?:(?:i'?d\s+like|i\s+want|i\s+need|give\s+me|can\s+i\s+have|could\s+i\s+have|please)\s+)?(?:a|one)\s+(?:combined|merged|pooled|joint|single|unified)\s+(?:list|set)(?:\s+please)?\s*(?::|of)\s*` +
+var unionAnnouncedRE = regexp.MustCompile(`(?i)^\s*(?:(?:i'?d\s+like|i\s+want|i\s+need|give\s+me|can\s+i\s+have|could\s+i\s+have|please)\s+)?(?:a|one)\s+(?:combined|merged|pooled|joint|single|unified)\s+(?:list|set)(?:\s+please)?\s*(?::|,|of)\s*` +
 	`|^\s*(?:two|both|the\s+two)\s+(?:sets|lists),?\s+(?:one|a\s+single)\s+list\s*:\s*` +
 	`|[,;]?\s*(?:(?:in|into|as)\s+)?(?:one|a\s+single)\s+(?:merged\s+|combined\s+)?(?:list|set)\s*[.!]*\s*$` +
 	`|[,;]?\s*(?:merged|combined|pooled)\s+(?:into|in|as)\s+(?:one|a\s+single|a)\s+(?:list|set)\s*[.!]*\s*$` +
