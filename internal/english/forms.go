@@ -14,10 +14,33 @@ import (
 // free-text search written with a colon.
 func formsSpelled(text string) string {
 	text = stepsSpelled(text)
+	text = boundsSpelled(text)
 	for _, r := range formRewrites {
 		text = r.re.ReplaceAllString(text, r.with)
 	}
 	return alsoToo(text)
+}
+
+// boundRE finds a count bound written in words: "three or more", "at
+// least two", "no more than four".
+var boundRE = regexp.MustCompile(`(?i)(?:\b(at\s+least|at\s+most|no\s+more\s+than|no\s+fewer\s+than|more\s+than|fewer\s+than|less\s+than|over|under)\s+)?\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b(\s+or\s+(?:more|fewer|less|greater|above|below))?`)
+
+// boundsSpelled writes a count bound's number in digits ("three or more
+// transmembrane helices" is "3 or more …"), so the "or" of the bound is
+// not read as joining two sets. A number word without a bound around it
+// is left as it is ("chromosome five", "step two").
+func boundsSpelled(text string) string {
+	return boundRE.ReplaceAllStringFunc(text, func(m string) string {
+		g := boundRE.FindStringSubmatch(m)
+		if g[1] == "" && g[3] == "" {
+			return m
+		}
+		n := strconv.Itoa(numberWords[strings.ToLower(g[2])])
+		if g[1] != "" {
+			return g[1] + " " + n + g[3]
+		}
+		return n + g[3]
+	})
 }
 
 // stepMarkRE finds the marks that number a request written in steps:

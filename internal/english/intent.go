@@ -121,6 +121,7 @@ var (
 	strategyAskRE = regexp.MustCompile(`(?i)\b(how many genes (is|are) (that|this|it|there now|left)|how many (are )?(left|remain)|why did you (choose|pick|use)|(which|what) (go term|term|search|gene type|step)s? did you (choose|pick|use|select)|why (this|that) search|what did you (offer|build|do|plan|choose)|what (is|was) (the|my) (count|result)|how many genes each step|which step (drops|removes|loses)|how many (of )?(them|those|these|the genes) (were|had been) (on|in|removed|dropped|excluded|lost|taken out)|what (did|does) (each|every|the) (step|exclusion|search|filter|combine)s? (remove|drop|take out|exclude|cut|keep)|(each|every) (step|exclusion)\b.*\b(removed?|dropped|excluded|took out|kept)|how many (genes )?(did|does) (each|every|the) (step|exclusion)s? (remove|drop|exclude)|analy[sz]e (my|the|this) (current )?strategy|diagnose (my|the|this)|summari[sz]e (this|the|my)|give me a .*summary|what does (the|my|this) strategy|(how many|counts?|numbers?|sizes?)\b.*\b(each|every|per) (step|search)|(each|every) (step|search)\b.*\b(returns?|gives?|finds?|have|has|counts?)|walk me through (the|my|this) (strategy|steps|result)|explain (the|my|this) (strategy|steps|result)|what (is|are|was|were) the (first|second|third|fourth|fifth|last|final|root|top|\d+(st|nd|rd|th)) steps?|what (are|were) (the|its|my) steps` +
 		`|how many (genes )?(did|does|has|have|were) (that|this|it|the (exclusion|restriction|step|filter|change|last (step|change)|subtraction))\s+(remove|removed|drop|dropped|exclude|excluded|take away|took away|take out|took out|cut|lose|lost|get rid of))\b` +
 		`|^\s*(the\s+)?(count|size|total|number)\s*\?\s*$` +
+		`|\bwhat\s+did\s+(dropping|removing|excluding|losing|taking\s+out|the\s+(exclusion|removal|restriction)\s+of)\s+.+?\s+(cost|remove|take\s+away|lose)\b` +
 		`|^\s*(please\s+)?(show|list|give|display|see)\s+(me\s+)?(all\s+)?(of\s+)?(the|these|those|them|my|our)\s*(genes|results?|steps|list|ids)?\s*(now|please|again)?\s*[.?!]*\s*$`)
 
 	// unsupportedREs name requests Strategist does not fulfil, and what
@@ -223,8 +224,8 @@ func Classify(msg string) Classification {
 		len(ids) > 0 && (geneAskRE.MatchString(text) || terseGeneAskRE.MatchString(text)) && !searchWordsRE.MatchString(text) {
 		return Classification{Intent: IntentGeneQuestion, Subject: strings.Join(ids, " ")}
 	}
-	if m := geneIDOfRE.FindStringSubmatch(text); m != nil && len(ids) == 0 {
-		return Classification{Intent: IntentGeneQuestion, Subject: strings.Trim(m[1]+m[2], `"' `)}
+	if m := geneIDOfRE.FindStringSubmatch(text); m != nil && len(ids) == 0 && !placeRE.MatchString(m[3]) && !searchWordsRE.MatchString(m[3]) {
+		return Classification{Intent: IntentGeneQuestion, Subject: strings.Trim(m[1]+m[2]+m[3], `"' `)}
 	}
 	if symbol, ok := symbolQuestion(text); ok {
 		return Classification{Intent: IntentGeneQuestion, Subject: symbol}
@@ -245,7 +246,7 @@ func Classify(msg string) Classification {
 // besides its id: "remind me what PF3D7_… is", "what product is
 // annotated for PF3D7_…?", "I have PFF1300w from a 2008 paper. Which 3D7
 // gene does that correspond to these days?".
-var geneOnlyAskRE = regexp.MustCompile(`(?i)\b(?:remind\s+me|(?:which|what)\s+(?:protein|product)\s+does\s+(?:it|this|that)\s+(?:encode|make|code\s+for)|what\s+(?:protein|product|gene\s+product|symbol|name)\s+(?:is|was|does)|correspond(?:s|ing)?\s+to|current\s+(?:id|name)|new\s+id|renamed|what\s+(?:is|was)\s+(?:it|that|this)\s+(?:now|called))\b`)
+var geneOnlyAskRE = regexp.MustCompile(`(?i)\b(?:remind\s+me|(?:which|what)\s+(?:protein|product)\s+does\s+(?:it|this|that)\s+(?:encode|make|code\s+for)|what\s+(?:protein|product|gene\s+product|symbol|name)\s+(?:is|was|does)|correspond(?:s|ing)?\s+to|current\s+(?:id|name|gene)|new\s+id|renamed|maps?\s+to|(?:which|what)\s+chromosome|what\s+protein|what\s+(?:is|was)\s+(?:it|that|this)\s+(?:now|called))\b`)
 
 // geneOnlyAsked reports whether a message asks about the one gene it names
 // and for no genes beside it.
@@ -383,7 +384,10 @@ var terseGeneAskRE = regexp.MustCompile(`(?i)=\s*\?|\bproducts?\s*\?|\bwhat\s+(?
 // "gene ID of myosin A?", "KAHRP - gene id?", "what's the gene id for
 // CSP".
 var geneIDOfRE = regexp.MustCompile(`(?i)^\s*(?:(?:what\s+is|what's|whats|give\s+me|tell\s+me)\s+)?(?:the\s+)?(?:gene\s+id|locus\s+tag|id)\s+(?:of|for)\s+(?:the\s+)?(.{2,40}?)\s*[?.!]*\s*$` +
-	`|^\s*(\S{2,20}?)\s*(?:[-–—:,]\s*)?(?:(?:what'?s|what\s+is)\s+)?(?:its\s+|the\s+)?(?:gene\s+id|locus\s+tag)\s*[?.!]*\s*$`)
+	`|^\s*(\S{2,20}?)\s*(?:[-–—:,]\s*)?(?:(?:what'?s|what\s+is)\s+)?(?:its\s+|the\s+)?(?:gene\s+id|locus\s+tag)\s*[?.!]*\s*$` +
+	// "which gene id belongs to T-complex protein 1 subunit alpha?",
+	// "which gene codes for haem oxygenase? I need its id".
+	`|^\s*(?:which|what)\s+(?:gene(?:\s+id)?|locus(?:\s+tag)?|id)\s+(?:belongs\s+to|codes\s+for|encodes|makes)\s+(?:the\s+|an?\s+)?(.{2,60}?)\s*[?.!]*(?:\s*(?:i\s+need|give\s+me|what'?s)\s+(?:its|the)\s+(?:gene\s+)?id\s*[?.!]*)?\s*$`)
 
 // symbolQuestionRE reads a question about a gene by its symbol: "Which
 // gene is AP2-G?", "what does the MSP1 gene do?".

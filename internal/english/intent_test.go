@@ -14,6 +14,7 @@ func TestClassify(t *testing.T) {
 			"Are there any rRNA genes on chromosome 5?", "help me find tRNA genes on chromosome 5",
 			"genes annotated with GO:0009410", "What does PF3D7_1133400 have in common with genes on chromosome 5?",
 			"Remove the transmembrane-domain step.", "Relax the minimum to 15 transmembrane domains.",
+			"which gene is on chromosome 5 and codes for a kinase?", "which gene codes for a kinase on chromosome 5?",
 			// Controls are a follow-up the planner reads, not a refusal.
 			"Test this strategy against my controls.", "genes in my list 'kinase screen' that are on chromosome 5",
 		},
@@ -26,6 +27,8 @@ func TestClassify(t *testing.T) {
 		IntentGeneQuestion: {
 			"What does PF3D7_0708400 do?", "Tell me about PF3D7_0904400", "what is PF3D7_1406700?",
 			"describe PF3D7_0930300", "What's the function of PF3D7_1133400?", "what do you know about PFI1475w",
+			"which gene id belongs to T-complex protein 1 subunit alpha?", "which gene codes for haem oxygenase? I need its id",
+			"PF3D7_1411200: which chromosome, and what protein?", "PF10_0334 is a legacy identifier; which current gene does it map to?",
 			"whats PF3D7_0930300", "PFI1475w: which gene is that now?", "Look up the old id PFA0005w", "what protein does PF3D7_1133400 make?",
 			// By symbol.
 			"PF3D7_0304600 = ?", "pf3d7_0304600 product?", "I keep seeing PF3D7_0304600 in my data. What protein is it?", "Which gene has the symbol MSP1?",
@@ -50,7 +53,7 @@ func TestClassify(t *testing.T) {
 			"Summarize this conversation so far", "Analyze my current strategy.", "Diagnose my current strategy.",
 			"Thanks. Can you tell me how many genes each step returns?", "what was the count?",
 			"how many genes does each step have?", "what are the counts per step?", "walk me through the strategy",
-			"what does every step find?", "explain my strategy",
+			"what does every step find?", "explain my strategy", "what did dropping chromosome 4 cost, in genes?",
 			"how many genes now?", "How many are there in total?", "how many genes do we have?",
 			"show me the genes", "list them", "what is the second step?", "what are the steps?",
 			"what did each step remove?", "so how many of them were on 13?", "how many genes did the exclusion remove?", "what did every filter take out",

@@ -432,6 +432,8 @@ func TestFramesAndReferents(t *testing.T) {
 		{"what number of tRNA genes do chromosomes 11 and 14 carry between them?", "INTERSECT(term:tRNA, UNION(location:11, location:14))"},
 		{"strain Pf3D7 — give me proteolysis", "term:proteolysis"},
 		{"snoRNA loci, but solely chromosome 14", "INTERSECT(term:snoRNA loci, location:14)"},
+		{"chromosome 9 proteins with three or more transmembrane helices", "INTERSECT(location:9, term:3 or more transmembrane helices)"},
+		{"Chromosome 2 goes before anything else; after that I'd like proteolysis", "MINUS(term:proteolysis, location:2)"},
 	}
 	for _, tt := range tests {
 		if got := Parse(tt.in).Root.String(); got != tt.want {
