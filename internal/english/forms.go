@@ -14,11 +14,37 @@ import (
 // free-text search written with a colon.
 func formsSpelled(text string) string {
 	text = stepsSpelled(text)
+	text = typesRestated(text)
 	text = boundsSpelled(text)
 	for _, r := range formRewrites {
 		text = r.re.ReplaceAllString(text, r.with)
 	}
 	return alsoToo(text)
+}
+
+// restatedRE finds a part in brackets after a phrase: "ncRNA genes (non
+// protein coding)".
+var restatedRE = regexp.MustCompile(`((?:[\w-]+\s+){0,3}[\w-]+)\s*\(\s*(?:the\s+|i\.e\.\s+|aka\s+)?([^()]{2,40}?)(?:\s+(?:type|kind|genes))?\s*\)`)
+
+// typesRestated drops a bracketed part that names again the gene type
+// the words before it name ("ncRNA genes (non protein coding)", "non
+// protein coding (ncRNA)", "non-coding RNA loci (the non protein coding
+// type)"): it adds nothing, and read as a clause it would be asked about.
+func typesRestated(text string) string {
+	return restatedRE.ReplaceAllStringFunc(text, func(m string) string {
+		g := restatedRE.FindStringSubmatch(m)
+		inner, ok := GeneTypeName(g[2])
+		if !ok {
+			return m
+		}
+		words := strings.Fields(g[1])
+		for i := range words {
+			if t, ok := GeneTypeName(strings.Join(words[i:], " ")); ok && t == inner {
+				return g[1]
+			}
+		}
+		return m
+	})
 }
 
 // boundRE finds a count bound written in words: "three or more", "at
@@ -250,7 +276,12 @@ var formRewrites = []struct {
 	// "make a single set from A and from B", "union: A and B",
 	// "combine, please: A with B": the union of A and B.
 	{regexp.MustCompile(`(?i)^\s*(?:please\s+)?(?:make|build|create|form|give\s+me)\s+(?:a\s+single|one|a\s+combined|a\s+merged|a\s+pooled)\s+(?:set|list)\s+(?:from|of|out\s+of)\s+(.+?)\s+and\s+(?:from|of)\s+`), "merge $1 with "},
-	{regexp.MustCompile(`(?i)^\s*(?:a\s+)?union\s*(?:of\s*)?:\s*(.+?)\s+and\s+`), "merge $1 with "},
+	{regexp.MustCompile(`(?i)^\s*(?:a\s+)?union\s*(?:of\s*)?:\s*(.+?)\s+(?:and|plus|with)\s+`), "merge $1 with "},
+	// "my three genes PF3D7_…": the genes.
+	{regexp.MustCompile(`(?i)\bmy\s+(?:\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)\s+(genes|ids|identifiers)\b`), "my $1"},
+	// "genes of type 'non protein coding'", "every gene typed ncRNA": the
+	// gene type.
+	{regexp.MustCompile(`(?i)\b(?:the\s+)?genes?\s+(?:of\s+(?:the\s+)?type|typed|with\s+(?:the\s+)?type)\s+['"‘“]?([\w -]+?)['"’”]?(\s*\([^()]*\))?(\s*(?:[,;.]|\s+(?:plus|or|and|on|in|from|minus|but|without)\b)|\s*$)`), "$1$2 genes$3"},
 	{regexp.MustCompile(`(?i)^\s*(combine|merge|pool|unite|join)\s*,?\s*(?:please\s*)?:\s*`), "$1 "},
 	// "drop chromosome 10 from the combined list", "confine the pair to
 	// chromosome 14": the result so far, which a loose qualifier takes.

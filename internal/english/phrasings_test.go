@@ -434,6 +434,11 @@ func TestFramesAndReferents(t *testing.T) {
 		{"snoRNA loci, but solely chromosome 14", "INTERSECT(term:snoRNA loci, location:14)"},
 		{"chromosome 9 proteins with three or more transmembrane helices", "INTERSECT(location:9, term:3 or more transmembrane helices)"},
 		{"Chromosome 2 goes before anything else; after that I'd like proteolysis", "MINUS(term:proteolysis, location:2)"},
+		// A gene type named again in brackets adds nothing; a type named
+		// as a type is the type.
+		{"ncRNA genes (non protein coding) on chr VIII", "INTERSECT(term:ncRNA, location:8)"},
+		{"rRNA genes plus the genes of type 'non protein coding', all of them minus chromosome 1", "MINUS(UNION(term:rRNA, term:non protein coding), location:1)"},
+		{"a union: GO:0006281 plus my three genes PF3D7_0513300 PF3D7_1029600", "UNION(go:GO:0006281, ids:PF3D7_0513300,PF3D7_1029600)"},
 	}
 	for _, tt := range tests {
 		if got := Parse(tt.in).Root.String(); got != tt.want {

@@ -315,11 +315,17 @@ func organellesSpelled(text string) string {
 // descriptionSearchRE reads a search of the genes' descriptions asked for
 // in words: "search the product descriptions for ABC transporter",
 // "look in the annotations for …".
-var descriptionSearchRE = regexp.MustCompile(`(?i)\b(?:search|look|check)\s+(?:in\s+|through\s+)?(?:the\s+)?(?:genes'?\s+)?(?:product\s+descriptions?|descriptions?|annotations?|gene\s+names?|product\s+names?)\s+(?:for|with|containing|mentioning)\s+`)
+var descriptionSearchRE = regexp.MustCompile(`(?i)\b(?:search|look|check)\s+(?:in\s+|through\s+)?(?:the\s+)?(?:genes?'?\s+)?(?:product\s+descriptions?|descriptions?|annotations?|gene\s+names?|product\s+names?)\s+(?:for|with|containing|mentioning)\s+(?:the\s+(?:word|term|phrase)\s+)?`)
+
+// keywordSearchRE reads a text search named by its kind: "keyword
+// 'helicase'", "full-text lookup of \"falcipain\"", "free-text: ookinete",
+// "description keyword aminopeptidase".
+var keywordSearchRE = regexp.MustCompile(`(?i)\b(?:(?:description|product|annotation)\s+)?(?:key\s*word|free[- ]?text|full[- ]?text|text\s+(?:lookup|look-up|query|match))(?:\s+(?:search|lookup|look-up|query|match))?\s*(?:of|for|on)?\s*:?\s*(?:the\s+(?:word|term)\s+)?(?:['"‘“]([^'"‘“’”]{1,60})['"’”]|([\w-]+))`)
 
 // descriptionSearch writes such a search as a text search: "text search
 // for ABC transporter".
 func descriptionSearch(text string) string {
+	text = keywordSearchRE.ReplaceAllString(text, "text search for $1$2")
 	return descriptionSearchRE.ReplaceAllString(text, "text search for ")
 }
 

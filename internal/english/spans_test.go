@@ -71,6 +71,11 @@ func TestLiteralWords(t *testing.T) {
 		{"keyword search 'heat shock', chromosome 11 only", "INTERSECT(term:heat shock, location:11)"},
 		{"genes whose product description contains ribonuclease", "term:ribonuclease"},
 		{"annotation mentioning the word helicase, not on chromosome 3", "MINUS(term:helicase, location:3)"},
+		{"search the gene descriptions for the word rhomboid", "term:rhomboid"},
+		{"full-text lookup of \"falcipain\", chromosome 11 only", "INTERSECT(term:falcipain, location:11)"},
+		{"keyword 'heat shock', only chromosome 12", "INTERSECT(term:heat shock, location:12)"},
+		{"description keyword aminopeptidase, chr 14 left out", "MINUS(term:aminopeptidase, location:14)"},
+		{"free-text: ookinete", "term:ookinete"},
 	}
 	for _, tt := range tests {
 		p := Parse(tt.in)
