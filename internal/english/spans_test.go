@@ -54,6 +54,12 @@ func TestKeepWhole(t *testing.T) {
 	if got := Parse(quoted).Root.String(); got != "MINUS(term:generation of precursor metabolites and energy, location:3)" {
 		t.Errorf("Parse(%q) = %s", quoted, got)
 	}
+	// A comma inside the name is the name's: it splits nothing.
+	quoted, _ = KeepWhole("The energy coupled proton transmembrane transport, against electrochemical gradient genes, with chromosome 13 removed.",
+		"energy coupled proton transmembrane transport, against electrochemical gradient")
+	if got := Parse(quoted).Root.String(); got != "MINUS(term:energy coupled proton transmembrane transport, against electrochemical gradient, location:13)" {
+		t.Errorf("Parse(%q) = %s", quoted, got)
+	}
 }
 
 // TestLiteralWords: the words of a text search asked for are one term,

@@ -27,7 +27,13 @@ func tokenize(s string) []token {
 	var out []token
 	for i, part := range strings.Split(s, "\"") {
 		quoted := i%2 == 1
-		for _, t := range splitWords(part) {
+		words := splitWords(part)
+		if quoted {
+			// A comma inside quotes is the phrase's own ("transport,
+			// against electrochemical gradient"): it stays on its word.
+			words = quotedWords(part)
+		}
+		for _, t := range words {
 			t.quoted = quoted && !t.comma
 			// "genes coding for tRNAs" is "genes encoding tRNAs".
 			if n := len(out); n > 0 && !t.quoted && t.low == "for" && (out[n-1].low == "code" || out[n-1].low == "codes" || out[n-1].low == "coding") {
@@ -46,6 +52,21 @@ func tokenize(s string) []token {
 }
 
 var sevenDigitsRE = regexp.MustCompile(`^\d{7}$`)
+
+// quotedWords splits a quoted phrase into its words, each with the
+// punctuation inside the phrase kept; only a comma that ends the phrase is
+// one of its own.
+func quotedWords(s string) []token {
+	var out []token
+	fields := strings.Fields(s)
+	for i, f := range fields {
+		if i == len(fields)-1 {
+			return append(out, splitWords(f)...)
+		}
+		out = append(out, token{text: f, low: strings.ToLower(f)})
+	}
+	return out
+}
 
 // splitWords splits text into words and commas.
 func splitWords(s string) []token {

@@ -38,6 +38,7 @@ func readRequest(a *asks, text string) (english.Parsed, bool) {
 				if t.Synonym != "" {
 					names = append(names, t.Synonym)
 				}
+				names = append(names, t.Synonyms...)
 			}
 		}
 	}

@@ -61,6 +61,9 @@ type (
 		Display string `json:"display"`
 		Parent  string `json:"parent"`
 		Synonym string `json:"synonym"` // the synonym a vocabulary query found the term by
+		// Synonyms are the synonyms that hold a query's words, when
+		// more than one does.
+		Synonyms []string `json:"synonyms"`
 	}
 	wireParam struct {
 		Name     string     `json:"name"`

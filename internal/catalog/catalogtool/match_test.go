@@ -1,6 +1,7 @@
 package catalogtool
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -34,6 +35,22 @@ func TestMatchTermsSynonyms(t *testing.T) {
 	info = s.paramInfo(catalog.Param{Name: "go", Type: catalog.ParamMultiPick, Vocabulary: vocab, VocabularySize: 100}, "nuclear")
 	if len(info.Values) != 1 || info.Values[0].Synonym != "" || info.Values[0].Definition != "" {
 		t.Errorf("paramInfo(nuclear).Values = %+v, want GO:0000280 by its name, no synonym", info.Values)
+	}
+}
+
+// TestMatchTermsSeveralSynonyms: a term two of whose synonyms hold the
+// query's words carries both, so a reader can find the one a request
+// wrote ("nucleobase, nucleoside, nucleotide and nucleic acid catabolic
+// process" beside "nucleobase, nucleoside and nucleotide catabolic
+// process").
+func TestMatchTermsSeveralSynonyms(t *testing.T) {
+	vocab := []catalog.Term{{Term: "GO:0034655", Display: "nucleobase-containing compound catabolic process (GO:0034655)",
+		Synonyms: []string{"nucleobase, nucleoside and nucleotide catabolic process", "nucleobase, nucleoside, nucleotide and nucleic acid catabolic process", "nucleic acid breakdown"}}}
+	s := &Set{maxTerms: 10}
+	info := s.paramInfo(catalog.Param{Name: "go", Type: catalog.ParamMultiPick, Vocabulary: vocab, VocabularySize: 100}, "nucleobase nucleoside")
+	want := []string{"nucleobase, nucleoside and nucleotide catabolic process", "nucleobase, nucleoside, nucleotide and nucleic acid catabolic process"}
+	if len(info.Values) != 1 || info.Values[0].Synonym != "" || !slices.Equal(info.Values[0].Synonyms, want) {
+		t.Errorf("paramInfo(nucleobase nucleoside).Values = %+v, want GO:0034655 with the two synonyms that hold both words", info.Values)
 	}
 }
 

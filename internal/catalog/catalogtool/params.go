@@ -28,8 +28,10 @@ type Term struct {
 	Display string `json:"display,omitempty"` // left out when it is the term
 	Parent  string `json:"parent,omitempty"`
 	// Synonym is the term's synonym the vocabulary query named, when the
-	// query matched a synonym rather than the term's name.
-	Synonym string `json:"synonym,omitempty"`
+	// query matched a synonym rather than the term's name; Synonyms are
+	// the synonyms that hold the query's words, when more than one does.
+	Synonym  string   `json:"synonym,omitempty"`
+	Synonyms []string `json:"synonyms,omitempty"`
 	// Definition defines a term the vocabulary query named exactly (by
 	// its id, name or a synonym), where the catalog has one.
 	Definition string `json:"definition,omitempty"`
@@ -213,8 +215,11 @@ func (s *Set) paramInfo(p catalog.Param, query string) ParamInfo {
 		info.VocabularySize, info.Matches = size, len(matches)
 		info.Values = terms(matches[:min(len(matches), s.maxTerms)])
 		for i, m := range matches[:len(info.Values)] {
-			if len(m.Synonyms) == 1 { // MatchTerms keeps the synonym a term was found by
+			switch { // MatchTerms keeps the synonyms a term was found by
+			case len(m.Synonyms) == 1:
 				info.Values[i].Synonym = m.Synonyms[0]
+			case len(m.Synonyms) > 1:
+				info.Values[i].Synonyms = m.Synonyms
 			}
 			if len(m.Synonyms) == 1 || strings.EqualFold(m.Term, query) || strings.EqualFold(termName(m), query) {
 				info.Values[i].Definition = m.Definition
@@ -290,9 +295,15 @@ func MatchTerms(vocab []catalog.Term, query string) []catalog.Term {
 			// A term whose own name lacks the words but one of whose GO
 			// synonyms holds them all ("host invasion" for "invasion")
 			// comes after every name that holds them, with that synonym.
-			if i := slices.IndexFunc(t.Synonyms, func(s string) bool { return allIn(words, strings.ToLower(s)) }); i >= 0 {
+			var held []string
+			for _, s := range t.Synonyms {
+				if allIn(words, strings.ToLower(s)) {
+					held = append(held, s)
+				}
+			}
+			if len(held) > 0 {
 				hit := t
-				hit.Synonyms = []string{t.Synonyms[i]}
+				hit.Synonyms = held
 				hits = append(hits, ranked{t: hit, rank: 5})
 			}
 			continue
