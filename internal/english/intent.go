@@ -225,7 +225,7 @@ func Classify(msg string) Classification {
 		return Classification{Intent: IntentGeneQuestion, Subject: strings.Join(ids, " ")}
 	}
 	if m := geneIDOfRE.FindStringSubmatch(text); m != nil && len(ids) == 0 && !placeRE.MatchString(m[3]) && !searchWordsRE.MatchString(m[3]) {
-		return Classification{Intent: IntentGeneQuestion, Subject: strings.Trim(m[1]+m[2]+m[3], `"' `)}
+		return Classification{Intent: IntentGeneQuestion, Subject: American(strings.Trim(m[1]+m[2]+m[3], `"' `))}
 	}
 	if symbol, ok := symbolQuestion(text); ok {
 		return Classification{Intent: IntentGeneQuestion, Subject: symbol}

@@ -2,6 +2,7 @@ package english
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -197,6 +198,20 @@ var geneTypeNames = map[string]string{
 	"noncoding": "ncRNA", "non protein coding": "ncRNA",
 	"protein coding": "protein coding", "coding": "protein coding", "mrna": "protein coding", "protein": "protein coding",
 	"pseudogene": "pseudogene",
+}
+
+// GeneTypePhrases are the ways of naming the kind of gene whose short
+// name is short ("rRNA": "rrna", "ribosomal rna"), normalized, for a
+// reader that holds a typo against each.
+func GeneTypePhrases(short string) []string {
+	var out []string
+	for phrase, s := range geneTypeNames {
+		if strings.EqualFold(s, short) {
+			out = append(out, phrase)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // GeneTypeName reads a phrase as the name of a kind of gene ("ribosomal RNA

@@ -26,6 +26,8 @@ func TestAnswersBuildNothing(t *testing.T) {
 			[]string{"question about a gene", data.Product[gene], data.Symbol[gene], data.Sequence[gene], data.PreviousIDs[gene][0], "plasmodb.org/plasmo/app/record/gene/" + gene}},
 		{"a gene's id asked for by its product", "gene id of merozoite surface protein 1?",
 			[]string{"question about a gene", "product that matches it", gene}},
+		{"a gene asked for by its product in British spelling", "which gene codes for haem oxygenase? I need its id",
+			[]string{"question about a gene", "product that matches it", "PF3D7_1011900", "heme oxygenase"}},
 		// Made-up names beside a place are asked about, never left out.
 		{"unknown names beside a place", "zorblat fimbrase genes on chromosome 4", []string{"zorblat fimbrase"}},
 		// A GO name inside the topic of a piece of research is not cut out of it.

@@ -40,6 +40,8 @@ func TestRequests(t *testing.T) {
 			func(d *eval.Data) eval.Set { return d.GO("GO:0006260") }, []string{"I read 'DNA replicaton' as the GO term 'DNA replication' (a typo"}},
 		{"a gene type with a typo", "tRAN genes", "GenesByGeneType tRNA encoding",
 			func(d *eval.Data) eval.Set { return d.OfType("tRNA encoding") }, []string{"I read 'tRAN' as the gene type 'tRNA encoding' (a typo)"}},
+		{"a gene type's long name with a typo", "ribsomal RNA genes", "GenesByGeneType rRNA encoding",
+			func(d *eval.Data) eval.Set { return d.OfType("rRNA encoding") }, []string{"I read 'ribsomal RNA' as the gene type 'rRNA encoding' (a typo)"}},
 		{"every gene but one type", "P. falciparum genes excluding protein coding genes",
 			"MINUS(GenesByTaxon Plasmodium falciparum 3D7, GenesByGeneType protein coding)",
 			func(d *eval.Data) eval.Set { return eval.Minus(d.All(), d.OfType("protein coding")) }, nil},

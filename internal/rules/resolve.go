@@ -272,6 +272,12 @@ func geneTypeForms(term string) []string {
 	forms := []string{t}
 	if base, ok := strings.CutSuffix(t, " encoding"); ok {
 		forms = append(forms, base, base+" coding", base+" gene")
+		// "ribosomal rna" is rRNA too, and "ribsomal RNA" a typo of it.
+		for _, ph := range english.GeneTypePhrases(base) {
+			if !slices.Contains(forms, ph) {
+				forms = append(forms, ph)
+			}
+		}
 	}
 	switch t {
 	case "non protein coding":
