@@ -2,6 +2,7 @@ package english
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -82,7 +83,12 @@ var (
 // one request: "1) A 2) just chr 10 3) minus anything in B" is "A. Just
 // chr 10. Minus anything in B."
 func stepsSpelled(text string) string {
-	marks := stepMarkRE.FindAllStringIndex(text, -1)
+	marks := slices.DeleteFunc(stepMarkRE.FindAllStringIndex(text, -1), func(m []int) bool {
+		// "(… genes on chr 6) + (…)": a bracket closed after a number
+		// marks no step.
+		before := text[:m[0]]
+		return strings.Count(before, "(") > strings.Count(before, ")") && !strings.Contains(text[m[0]:m[1]], "(")
+	})
 	if len(marks) >= 2 {
 		var b strings.Builder
 		prev := 0
@@ -304,6 +310,13 @@ var formRewrites = []struct {
 	{regexp.MustCompile(`(?i)^\s*make\s+the\s+(?:GO\s+)?term\s+(.+?)\s+instead\b`), "use $1 instead"},
 	// "hold on to chromosomes 6 and 8": keep only them.
 	{regexp.MustCompile(`(?i)\bhold\s+on\s+to\b`), "keep only"},
+	// "genes that regulate Ras signalling": the genes of the regulation of
+	// it, as GO names it.
+	{regexp.MustCompile(`(?i)\b(?:genes?|proteins?|those|ones)\s+(?:that|which)\s+(positively\s+|negatively\s+)?regulates?\s+`), "${1}regulation of "},
+	// "everything annotated to GO:0006446": the term's genes.
+	{regexp.MustCompile(`(?i)\b(?:everything|anything|all(?:\s+(?:the\s+)?genes)?|every\s+gene)\s+(?:annotated|tagged|labell?ed)\s+(?:to|with|as)\s+(GO:\d{7})`), "$1"},
+	// "…, all the rest of them": every one.
+	{regexp.MustCompile(`(?i)[,;]?\s+(?:all\s+)?the\s+rest(?:\s+of\s+them)?\s*[.!]*\s*$`), ""},
 	// "A genes that don't belong to B": A's without B's.
 	{regexp.MustCompile(`(?i)\s+(?:that|which)\s+(?:don'?t|do\s+not|doesn'?t|does\s+not|aren'?t|are\s+not)\s+(?:belong\s+to|fall\s+(?:in|under|into|within)|appear\s+in|sit\s+in|(?:also\s+)?in)\s+`), " excluding "},
 	// "and chromosome 14 while you are at it" does the last change again.

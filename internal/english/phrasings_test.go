@@ -437,6 +437,11 @@ func TestFramesAndReferents(t *testing.T) {
 		// A gene type named again in brackets adds nothing; a type named
 		// as a type is the type.
 		{"ncRNA genes (non protein coding) on chr VIII", "INTERSECT(term:ncRNA, location:8)"},
+		{"everything annotated to GO:0006446 merged with everything annotated to GO:0050776", "go:GO:0006446,GO:0050776"},
+		{"(DNA repair genes on chr 6) + (translation genes on chr 4), then subtract whatever is in proteolysis",
+			"MINUS(UNION(INTERSECT(term:DNA repair, location:6), INTERSECT(term:translation, location:4)), term:proteolysis)"},
+		{"genes that regulate Ras signalling", "term:regulation of Ras signalling"},
+		{"Forget the apicoplast. tRNA genes, all the rest of them.", "MINUS(term:tRNA, location:apicoplast)"},
 		{"rRNA genes plus the genes of type 'non protein coding', all of them minus chromosome 1", "MINUS(UNION(term:rRNA, term:non protein coding), location:1)"},
 		{"a union: GO:0006281 plus my three genes PF3D7_0513300 PF3D7_1029600", "UNION(go:GO:0006281, ids:PF3D7_0513300,PF3D7_1029600)"},
 	}

@@ -37,7 +37,12 @@ func breakAt(s string) (int, int) {
 			}
 		case '.':
 			rest := after(n)
-			if first, _ := utf8.DecodeRuneInString(rest); rest == "" || rest != s[n:] && unicode.IsUpper(first) {
+			// A sentence ends before a capital, or before a word starting
+			// in lower case ("… apicoplast. tRNA genes") after a word of
+			// four letters or more (not "chr.", "P.", "e.g.").
+			word := s[strings.LastIndexAny(s[:i], " .(")+1 : i]
+			if first, _ := utf8.DecodeRuneInString(rest); rest == "" || rest != s[n:] && (unicode.IsUpper(first) ||
+				unicode.IsLetter(first) && utf8.RuneCountInString(word) >= 4) {
 				return i, len(s) - len(rest)
 			}
 		}
@@ -278,7 +283,7 @@ func narrowedTo(w []token) int {
 // "cut out") and the nouns of a part ("subset", "share"); a word both
 // kinds of connective use says nothing on its own. Read-only.
 var minusCues, restrictCues = func() (map[string]bool, map[string]bool) {
-	minus := WordSet("excluded excepted removed dropped omitted skipped taken cut ignored discarded deleted subtracted unwanted lose losing gone goes nothing none no off strip stripped out away aside rid leave leaving left apart")
+	minus := WordSet("excluded excepted removed dropped omitted skipped taken cut ignored discarded deleted subtracted unwanted lose losing gone goes forget ignore nothing none no off strip stripped out away aside rid leave leaving left apart")
 	restrict := WordSet(`alone solely exclusively subset share portion members limited restricted confined kept only just
 		confine confines restrict restricts limit limits narrow narrows apply filter`)
 	both := map[string]bool{}
