@@ -64,6 +64,16 @@ func TestFollowUpPhrasings(t *testing.T) {
 		{"make the GO term proteolysis instead, chromosome unchanged", FollowReplace, "term:proteolysis", "<nil>"},
 		{"my error: discard chromosome 11 and keep 13", FollowReplace, "location:11", "location:13"},
 		{"hold on to chromosomes 6 and 8, discard the rest", FollowRestrict, "UNION(location:6, location:8)", "<nil>"},
+		{"pare that to the chr 12 subset", FollowRestrict, "location:12", "<nil>"},
+		{"chromosome 13 may join it", FollowAdd, "location:13", "<nil>"},
+		{"chromosome 13 can return", FollowAdd, "location:13", "<nil>"},
+		{"hmm, reinstate the chromosome 13 genes", FollowAdd, "location:13", "<nil>"},
+		{"and take the translation genes out of that", FollowExclude, "term:translation", "<nil>"},
+		{"hmm, reverse the chromosome filter I just asked for", FollowUndo, "<nil>", "<nil>"},
+		{"go back to the whole genome", FollowExclude, "term:chromosome restriction", "<nil>"},
+		{"wrong RNA class, sorry: tRNA rather than snoRNA", FollowReplace, "term:tRNA", "term:snoRNA"},
+		{"swap the GO term for proteolysis, leaving chromosome 2 in place", FollowReplace, "term:proteolysis", "term:GO term"},
+		{"my mistake: chromosome 9 was the one to lose; keep 14", FollowReplace, "location:9", "location:14"},
 	}
 	for _, tt := range tests {
 		p := Parse(tt.in)

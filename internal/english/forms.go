@@ -48,6 +48,10 @@ func typesRestated(text string) string {
 	})
 }
 
+// chromosomeWordRE finds a chromosome numbered in words: "chromosome
+// one", "chr eleven".
+var chromosomeWordRE = regexp.MustCompile(`(?i)\b(chromosomes?|chrs?\.?)\s+(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen)\b`)
+
 // boundRE finds a count bound written in words: "three or more", "at
 // least two", "no more than four".
 var boundRE = regexp.MustCompile(`(?i)(?:\b(at\s+least|at\s+most|no\s+more\s+than|no\s+fewer\s+than|more\s+than|fewer\s+than|less\s+than|over|under)\s+)?\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b(\s+or\s+(?:more|fewer|less|greater|above|below))?`)
@@ -57,6 +61,10 @@ var boundRE = regexp.MustCompile(`(?i)(?:\b(at\s+least|at\s+most|no\s+more\s+tha
 // not read as joining two sets. A number word without a bound around it
 // is left as it is ("chromosome five", "step two").
 func boundsSpelled(text string) string {
+	text = chromosomeWordRE.ReplaceAllStringFunc(text, func(m string) string {
+		g := chromosomeWordRE.FindStringSubmatch(m)
+		return g[1] + " " + strconv.Itoa(numberWords[strings.ToLower(g[2])])
+	})
 	return boundRE.ReplaceAllStringFunc(text, func(m string) string {
 		g := boundRE.FindStringSubmatch(m)
 		if g[1] == "" && g[3] == "" {
@@ -83,6 +91,12 @@ var (
 // one request: "1) A 2) just chr 10 3) minus anything in B" is "A. Just
 // chr 10. Minus anything in B."
 func stepsSpelled(text string) string {
+	if m := ordinalStepsRE.FindStringSubmatch(text); m != nil {
+		text = m[1] + ". " + sentenceStart(m[2]) + "."
+		if m[3] != "" {
+			text += " " + sentenceStart(m[3]) + "."
+		}
+	}
 	marks := slices.DeleteFunc(stepMarkRE.FindAllStringIndex(text, -1), func(m []int) bool {
 		// "(… genes on chr 6) + (…)": a bracket closed after a number
 		// marks no step.
@@ -134,6 +148,8 @@ var formRewrites = []struct {
 	re   *regexp.Regexp
 	with string
 }{
+	// "go back to the whole genome": the chromosome restriction dropped.
+	{regexp.MustCompile(`(?i)^\s*(?:(?:hmm|ok|okay|actually|now|please),?\s+)*(?:go\s+back|return|revert)\s+to\s+(?:the\s+)?(?:whole|entire|full)\s+genome\s*[.!]*\s*$`), "drop the chromosome restriction"},
 	// "rRNA- and tRNA-encoding genes": the hyphen's word said once for
 	// both.
 	{regexp.MustCompile(`(?i)\b([\w]+)-\s+(and|or|&)\s+([\w]+)-([a-z]+)\b`), "$1-$4 $2 $3-$4"},
@@ -241,10 +257,10 @@ var formRewrites = []struct {
 	// "what chromosome 13 carries", "whatever chr 8 holds": the genes on it.
 	{regexp.MustCompile(`(?i)\b(?:what(?:ever)?|those|the\s+ones|ones)\s+(?:that\s+)?((?:the\s+)?(?:chromosomes?|chrs?\.?)\s*\d{1,2}(?:\s*(?:,|and|or)\s*\d{1,2})*|the\s+apicoplast|the\s+mitochondri\w+)(?:'s)?\s+(?:carries|carry|holds|hold|has|have|contains|contain|encodes|encode|bears|bear|harbou?rs?)\b`), "the genes on $1"},
 	// "chromosome 11 is unwanted too, take it away": an exclusion.
-	{regexp.MustCompile(`(?i)^\s*(.+?)\s+(?:is|are)\s+(?:unwanted|not\s+wanted|not\s+needed|unneeded|superfluous|irrelevant|of\s+no\s+interest|not\s+of\s+interest)(?:\s+(?:too|as\s+well|also))?\s*(?:[,;.—–-]\s*(?:so\s+)?(?:please\s+)?(?:take|get|throw|drop|remove|cut|strip|chuck|bin|toss|lose)\s+(?:it|them|that|those|rid\s+of\s+(?:it|them))(?:\s+(?:away|out|off))?(?:\s+(?:too|as\s+well))?)?\s*[.!]*\s*$`), "exclude $1"},
+	{regexp.MustCompile(`(?i)^\s*([^;:.—–]+?)\s+(?:is|are)\s+(?:unwanted|not\s+wanted|not\s+needed|unneeded|superfluous|irrelevant|of\s+no\s+interest|not\s+of\s+interest)(?:\s+(?:too|as\s+well|also))?\s*(?:[,;.—–-]\s*(?:so\s+)?(?:please\s+)?(?:take|get|throw|drop|remove|cut|strip|chuck|bin|toss|lose)\s+(?:it|them|that|those|rid\s+of\s+(?:it|them))(?:\s+(?:away|out|off))?(?:\s+(?:too|as\s+well))?)?\s*[.!]*\s*$`), "exclude $1"},
 	// "hang on, chromosome 12 is the one to remove, not 14", "remove
 	// chromosome 12 instead and keep 13": a correction of the exclusion.
-	{regexp.MustCompile(`(?i)^\s*(?:(?:hang\s+on|wait|no|sorry|oops|actually|my\s+mistake|my\s+bad)[\s,:;—–-]+)*(.+?)\s+is\s+the\s+one\s+(?:to\s+(?:remove|exclude|drop|take\s+out|leave\s+out|lose)|i\s+(?:want|meant)\s+(?:out|gone|removed|excluded))\s*,\s*not\s+`), "sorry, $1, not "},
+	{regexp.MustCompile(`(?i)^\s*(?:(?:hang\s+on|wait|no|sorry|oops|actually|my\s+mistake|my\s+bad|my\s+error)[\s,:;—–-]+)*(.+?)\s+(?:is|was)\s+the\s+one\s+(?:to\s+(?:remove|exclude|drop|take\s+out|leave\s+out|lose)|i\s+(?:want|meant)\s+(?:out|gone|removed|excluded))\s*[,;]\s*(?:not|keep)\s+`), "sorry, $1, not "},
 	{regexp.MustCompile(`(?i)^\s*(?:(?:hang\s+on|wait|no|sorry|oops|actually|my\s+mistake|my\s+bad|my\s+error)[\s,:;—–-]+)*(?:remove|exclude|drop|discard|take\s+out|leave\s+out|lose)\s+(.+?)\s+(?:instead\s*)?(?:,|and|,\s*and|but)\s*(?:keep|leave|restore|put\s+back)\s+(?:the\s+)?(?:(?:chromosome|chr)\s*)?(\S+?)(?:\s+(?:in|alone))?\s*[.!]*\s*$`), "sorry, $1, not $2"},
 	// "I want rRNA, not tRNA, sorry": the request corrected.
 	{regexp.MustCompile(`(?i)^\s*(?:i\s+(?:want(?:ed)?|meant|need(?:ed)?)|it\s+should\s+be|make\s+it)\s+([^,]+?),?\s+not\s+((?:\S+\s*){1,3}?)(?:,?\s+(?:sorry|please|thanks))?\s*[.!]*\s*$`), "sorry, $1, not $2"},
@@ -317,6 +333,23 @@ var formRewrites = []struct {
 	{regexp.MustCompile(`(?i)\b(?:everything|anything|all(?:\s+(?:the\s+)?genes)?|every\s+gene)\s+(?:annotated|tagged|labell?ed)\s+(?:to|with|as)\s+(GO:\d{7})`), "$1"},
 	// "…, all the rest of them": every one.
 	{regexp.MustCompile(`(?i)[,;]?\s+(?:all\s+)?the\s+rest(?:\s+of\s+them)?\s*[.!]*\s*$`), ""},
+	// Follow-ups in the words researchers use: "pare that to the chr 12
+	// subset", "cut down to chr 3" (a restriction), "chromosome 13 may
+	// join it", "chr 13's snoRNAs belong in there too", "chromosome 13
+	// can return", "reinstate the chromosome 13 genes" (added back),
+	// "take the X genes out of that" (an exclusion), "reverse the
+	// chromosome filter I just asked for" and "go back to the whole
+	// genome" (undone), "wrong RNA class, sorry: …" (a correction),
+	// "…, leaving chromosome 2 in place" (the rest kept).
+	{regexp.MustCompile(`(?i)^\s*(?:(?:and|now|then|ok|okay|fine|hmm),?\s+)*(?:pare|cut|trim|whittle|slim)\s+(?:(?:that|it|this|them|those|these|the\s+(?:list|set|result))\s+)?(?:down\s+)?to\s+`), "limit it to "},
+	{regexp.MustCompile(`(?i)\b((?:chromosomes?|chrs?\.?)\s*\d{1,2})(?:'s)?\s+(?:subset|portion|share|members|ones)\b`), "$1"},
+	{regexp.MustCompile(`(?i)^\s*(?:(?:and|now|then|ok|okay|actually|hmm),?\s+)*(.+?)\s+(?:may|can|could|should)\s+(?:join|come\s+(?:in|back)|return|be\s+added)(?:\s+(?:to\s+)?(?:it|that|them|the\s+(?:list|set|result)))?(?:\s+(?:too|as\s+well|again))?\s*[.!]*\s*$`), "add $1"},
+	{regexp.MustCompile(`(?i)^\s*(?:(?:and|now|then|ok|okay|actually|hmm),?\s+)*(.+?)\s+belongs?\s+in\s+(?:there|it|that|them|the\s+(?:list|set|result))(?:\s+(?:too|as\s+well|also))?\s*[.!]*\s*$`), "add $1"},
+	{regexp.MustCompile(`(?i)^\s*(?:(?:and|now|then|ok|okay|actually|hmm),?\s+)*(?:reinstate|restore|bring\s+back|put\s+back)\s+(?:the\s+)?((?:chromosomes?|chrs?\.?)\s*\d{1,2}(?:\s*(?:,|and|or)\s*\d{1,2})*|apicoplast|mitochondri\w*)(?:'s)?(?:\s+genes)?\s*[.!]*\s*$`), "add $1"},
+	{regexp.MustCompile(`(?i)\btake\s+(.+?)\s+out\s+of\s+(?:that|it|this|them|those|these|the\s+(?:list|set|result))\b`), "exclude $1"},
+	{regexp.MustCompile(`(?i)^\s*(?:(?:hmm|ok|okay|actually|now|please),?\s+)*(?:reverse|undo|revert|cancel|take\s+back)\s+the\s+(?:chromosome\s+|location\s+|last\s+)?(?:filter|restriction|narrowing|exclusion|change|step)\s+(?:(?:that\s+)?(?:i|we)\s+(?:just\s+)?(?:asked\s+for|added|made|requested))?\s*[.!]*\s*$`), "undo that"},
+	{regexp.MustCompile(`(?i)^\s*(?:wrong|not\s+the\s+right|incorrect)\s+[\w -]{1,30}?,?\s*(?:sorry|oops|apologies)?\s*[:;,—–-]\s*`), "sorry, "},
+	{regexp.MustCompile(`(?i)[,;]?\s+(?:leaving|keeping|with)\s+(?:the\s+)?(?:(?:chromosomes?|chrs?\.?)\s*\d{1,2}|chromosome|location|restriction|exclusion|rest)\s+(?:in\s+place|as\s+(?:is|it\s+was)|untouched|unchanged|alone|where\s+it\s+is)\s*[.!]*\s*$`), ""},
 	// "A genes that don't belong to B": A's without B's.
 	{regexp.MustCompile(`(?i)\s+(?:that|which)\s+(?:don'?t|do\s+not|doesn'?t|does\s+not|aren'?t|are\s+not)\s+(?:belong\s+to|fall\s+(?:in|under|into|within)|appear\s+in|sit\s+in|(?:also\s+)?in)\s+`), " excluding "},
 	// "and chromosome 14 while you are at it" does the last change again.

@@ -98,14 +98,14 @@ type Classification struct {
 }
 
 var (
-	confirmWords = WordSet("yes yeah yep yup ok okay alright sure go ahead proceed continue thanks thank you build do it please that this plan and now fine great sounds good let's lets run looks perfect right exactly absolutely correct indeed spot on then works outline with the is seems")
+	confirmWords = WordSet("yes yeah yep yup ok okay alright sure go ahead proceed continue thanks thank you build do it please that this plan and now fine great sounds good let's lets run looks perfect right exactly absolutely correct indeed spot on then works outline with the is seems approved approve")
 	declineWords = WordSet("no nope not yet never mind nevermind cancel don't dont do it that this thanks thank you please for now stop wait hold on leave build anything second thought thoughts unbuilt off actually")
 	// declineCues are words only a decline holds.
 	declineCues = WordSet("no nope not never nevermind cancel don't dont stop wait hold")
 	// confirmCues are the words a confirmation needs: "thanks" or "great"
 	// alone agree to nothing.
-	confirmCues = WordSet("yes yeah yep ok okay sure ahead proceed continue build do run let's lets")
-	thanksWords = WordSet("thanks thank you thx cheers great perfect nice cool awesome excellent wonderful good lovely brilliant that that's thats it is looks very much so a lot lots all done for now bye goodbye i'm im we're ok okay")
+	confirmCues = WordSet("yes yeah yep ok okay sure ahead proceed continue build do run let's lets approved approve")
+	thanksWords = WordSet("thanks thank you thx cheers great perfect nice cool awesome excellent wonderful good lovely brilliant that that's thats it is looks very much so a lot lots all done for now bye goodbye i'm im we're ok okay what i meant")
 
 	geneAskRE = regexp.MustCompile(`(?i)\b(what\s+\S+\s+(encodes|makes|codes\s+for)|what\s+(does|do|is|are)|what's|whats|tell me (about|more about)|describe|explain|function of|role of|what do you know about|information on|info on|(which|what) gene is|look\s*up|what (protein|product) (does|do)?\b.*\b(makes?|encodes?)|is that now|tell me what|what (it|this|that) (is|does|encodes)|codes? for|product description|description|annotation|summary)\b`)
 	// geneFirstAskRE is a yes-or-no question whose subject is a gene id:

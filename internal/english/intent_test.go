@@ -21,7 +21,7 @@ func TestClassify(t *testing.T) {
 		IntentConfirm: {"yes", "Yes, go ahead and build it.", "ok, build it", "sure, go ahead", "build it please", "yes please", "do it", "go ahead",
 			"ok", "great, build it", "sounds good, do it", "Looks good, build it",
 			"spot on, go ahead", "alright, build it", "right then, run it", "exactly that, proceed", "absolutely, do it",
-			"the plan is fine, run it"},
+			"the plan is fine, run it", "approved"},
 		IntentDecline: {"no", "not yet", "not yet, thanks", "no, never mind", "cancel", "don't build it", "nope", "wait",
 			"on second thought, not yet", "actually no, leave it unbuilt", "hold off, no"},
 		IntentGeneQuestion: {
@@ -61,7 +61,7 @@ func TestClassify(t *testing.T) {
 		IntentCapability: {"What can you do?", "help", "who are you?", "How does this work?"},
 		IntentGeneTrace: {"which step drops PF3D7_1405400?", "Is PF3D7_0930300 in the result?", "does the strategy include PF3D7_1133400?",
 			"where did I lose PF3D7_1405400", "why is PF3D7_0930300 missing?", "trace PF3D7_1133400 through the strategy"},
-		IntentThanks: {"thanks!", "thank you very much", "great, perfect", "cool", "that's great, thanks", "thanks, that's all", "ok thanks, I'm done for now"},
+		IntentThanks: {"thanks!", "thank you very much", "great, perfect", "cool", "that's great, thanks", "thanks, that's all", "ok thanks, I'm done for now", "that's what I meant"},
 		IntentUnsupported: {
 			"Please remember that I prefer tables", "Please remember for future sessions that I prefer the Su et al. dataset",
 			"Which dataset do I prefer for gametocyte expression?", "Email me the gene list", "Which genes are in this image?",

@@ -442,6 +442,9 @@ func TestFramesAndReferents(t *testing.T) {
 			"MINUS(UNION(INTERSECT(term:DNA repair, location:6), INTERSECT(term:translation, location:4)), term:proteolysis)"},
 		{"genes that regulate Ras signalling", "term:regulation of Ras signalling"},
 		{"Forget the apicoplast. tRNA genes, all the rest of them.", "MINUS(term:tRNA, location:apicoplast)"},
+		{"first DNA repair; second, remove translation from it; third, remove chromosome 14 as well",
+			"MINUS(MINUS(term:DNA repair, term:translation), location:14)"},
+		{"regulation of translation; chromosome one is not wanted", "MINUS(term:regulation of translation, location:1)"},
 		{"rRNA genes plus the genes of type 'non protein coding', all of them minus chromosome 1", "MINUS(UNION(term:rRNA, term:non protein coding), location:1)"},
 		{"a union: GO:0006281 plus my three genes PF3D7_0513300 PF3D7_1029600", "UNION(go:GO:0006281, ids:PF3D7_0513300,PF3D7_1029600)"},
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // A term's phrase often carries words of the sentence around it that name
@@ -114,6 +115,13 @@ func (rv *resolver) spanClause(c *english.Clause) (*english.Clause, string) {
 	if slices.ContainsFunc(raw[:first], func(w string) bool { return english.ResearchNoun(strings.ToLower(w)) }) {
 		return nil, ""
 	}
+	// "Chromera velia cytokinesis": a capitalized word and a lower-case
+	// one before the span, neither known, are how an organism is named
+	// (genus and species), and leaving them out would answer for
+	// another organism: never cut.
+	if binomialBefore(raw[:first]) {
+		return nil, ""
+	}
 	span := strings.Join(raw[first:last+1], " ")
 	if t, _ := english.GeneTypeName(span); t == "protein coding" && !strings.Contains(strings.ToLower(span), "coding") {
 		return nil, "" // "rhoptry proteins" are no gene type
@@ -143,4 +151,26 @@ func (rv *resolver) cutLeaf(c, sc *english.Clause, typeLeft, goLeft string) *lea
 		how += fmt.Sprintf("; GO lists %s as its synonym", english.Quote(syn))
 	}
 	return rv.goLeaf(c, hits, how)
+}
+
+// binomialBefore reports whether words hold a genus and species: a word
+// with a capital first letter followed by a lower-case word, each of four
+// letters or more.
+func binomialBefore(words []string) bool {
+	for i := 0; i+1 < len(words); i++ {
+		g, sp := []rune(words[i]), []rune(words[i+1])
+		if len(g) >= 4 && len(sp) >= 4 && unicode.IsUpper(g[0]) && isLowerWord(g[1:]) && isLowerWord(sp) {
+			return true
+		}
+	}
+	return false
+}
+
+func isLowerWord(rs []rune) bool {
+	for _, r := range rs {
+		if !unicode.IsLower(r) {
+			return false
+		}
+	}
+	return true
 }
