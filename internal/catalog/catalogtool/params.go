@@ -215,11 +215,8 @@ func (s *Set) paramInfo(p catalog.Param, query string) ParamInfo {
 		info.VocabularySize, info.Matches = size, len(matches)
 		info.Values = terms(matches[:min(len(matches), s.maxTerms)])
 		for i, m := range matches[:len(info.Values)] {
-			switch { // MatchTerms keeps the synonyms a term was found by
-			case len(m.Synonyms) == 1:
-				info.Values[i].Synonym = m.Synonyms[0]
-			case len(m.Synonyms) > 1:
-				info.Values[i].Synonyms = m.Synonyms
+			if info.Values[i].Synonyms = m.Synonyms; len(m.Synonyms) == 1 { // MatchTerms keeps the synonyms a term was found by
+				info.Values[i].Synonym, info.Values[i].Synonyms = m.Synonyms[0], nil
 			}
 			if len(m.Synonyms) == 1 || strings.EqualFold(m.Term, query) || strings.EqualFold(termName(m), query) {
 				info.Values[i].Definition = m.Definition
@@ -295,12 +292,7 @@ func MatchTerms(vocab []catalog.Term, query string) []catalog.Term {
 			// A term whose own name lacks the words but one of whose GO
 			// synonyms holds them all ("host invasion" for "invasion")
 			// comes after every name that holds them, with that synonym.
-			var held []string
-			for _, s := range t.Synonyms {
-				if allIn(words, strings.ToLower(s)) {
-					held = append(held, s)
-				}
-			}
+			held := slices.DeleteFunc(slices.Clone(t.Synonyms), func(s string) bool { return !allIn(words, strings.ToLower(s)) })
 			if len(held) > 0 {
 				hit := t
 				hit.Synonyms = held
