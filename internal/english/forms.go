@@ -207,7 +207,7 @@ var formRewrites = []struct {
 	// "Pf 3D7", "P. falciparum isolate 3D7", "Plasmodium falciparum (3D7
 	// reference)", "Pf 3D7 reference genome": the organism's name.
 	{regexp.MustCompile(`(?i)\bpf\s+3d7\b(?:\s+(?:reference|ref))?(?:\s+(?:genome|assembly|annotation))?` +
-		`|\b(?:p\.\s*falciparum|plasmodium\s+falciparum)\s*(?:\(\s*)?(?:(?:isolate|strain|line|clone)\s+3d7|\(\s*3d7(?:\s+(?:reference|ref))?\s*\)|3d7\s+(?:reference|ref)\b)(?:\s+(?:genome|assembly|annotation))?\s*\)?`), "Plasmodium falciparum 3D7"},
+		`|\bp\.\s*f\.\s*3d7\b|\b(?:p\.\s*falciparum|plasmodium\s+falciparum)\s*,?\s*(?:\(\s*)?(?:(?:isolate|strain|line|clone)\s+3d7|\(\s*3d7(?:\s+(?:reference|ref))?\s*\)|3d7\s+(?:reference|ref)\b)(?:\s+(?:genome|assembly|annotation))?(?:\s*\))?`), "Plasmodium falciparum 3D7"},
 	// "chr 4/5/6": a list; "A / B": either.
 	{regexp.MustCompile(`(?i)\b(\d{1,2})/(\d{1,2})/(\d{1,2})\b`), "$1, $2 and $3"},
 	{regexp.MustCompile(`(?i)\b((?:chromosomes?|chrs?\.?)\s*\d{1,2})/(\d{1,2})\b`), "$1 and $2"},
@@ -227,7 +227,7 @@ var formRewrites = []struct {
 	// "chromosome 13's share of X": X's genes on it.
 	{regexp.MustCompile(`(?i)^\s*(?:the\s+)?((?:chromosome|chr)\s*\d{1,2})(?:'s|’s)\s+(?:share|portion|part|subset|slice|fraction|members|genes|set)\s+(?:of|in)\s+(.+?)\s*[.!?]*\s*$`), "$2 on $1"},
 	// "…, the whole set", "…, whole genome": every gene of the request.
-	{regexp.MustCompile(`(?i)[,;]?\s+(?:the\s+)?(?:whole|entire|full|complete)\s+(?:set|list|genome|lot)\s*[.!]*\s*$|[,;]?\s+(?:genome-?wide|every\s+(?:gene|one)|all\s+of\s+them)\s*[.!]*\s*$`), ""},
+	{regexp.MustCompile(`(?i)[,;]?\s+(?:the\s+)?(?:whole|entire|full|complete)\s+(?:set|list|genome|lot)\s*[.!]*\s*$|[,;]?\s+(?:genome[- ]?wide|every\s+(?:gene|one)|all\s+of\s+them)\s*[.!]*\s*$`), ""},
 	// "I'm after the …", "we're hunting for …": the request.
 	{regexp.MustCompile(`(?i)^\s*(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?:after|looking\s+for|hunting\s+for|searching\s+for|chasing)\s+`), ""},
 	// "throw chromosome 4's in too", "pop the snoRNAs in as well": added.
@@ -268,7 +268,7 @@ var formRewrites = []struct {
 	{regexp.MustCompile(`(?i)[,;]?\s+(?:(?:keep(?:ing)?|with)\s+)?(?:the\s+)?same\s+(?:chromosomes?|location|place|organism|gene\s+type|restriction|exclusion|rest)(?:\s+as\s+before)?\s*[.!]*\s*$|[,;]?\s+(?:keep(?:ing)?|leave|leaving)\s+(?:the\s+rest|everything\s+else)(?:\s+(?:as\s+it\s+is|the\s+same|unchanged|as\s+is))?\s*[.!]*\s*$|[,;]?\s+everything\s+else\s+(?:the\s+same|unchanged|as\s+is)\s*[.!]*\s*$`), ""},
 	// "…, nothing filtered", "— the full gene set, nothing else", "with no
 	// filters", "this time", "thanks in advance": no criterion.
-	{regexp.MustCompile(`(?i)(?:[,;]|\s[—–-])?\s*(?:the\s+(?:full|whole|entire|complete)\s+(?:gene\s+)?(?:set|list),?\s*)?\b(?:nothing|none)\s+(?:else|filtered(?:\s+out)?|removed|excluded|dropped)\b|(?:[,;]\s*)?\b(?:with\s+)?no\s+(?:filters?|filtering)(?:\s+(?:at\s+all|applied))?\b`), ""},
+	{regexp.MustCompile(`(?i)(?:[,;]|\s[—–-])?\s*(?:the\s+(?:full|whole|entire|complete)\s+(?:gene\s+)?(?:set|list),?\s*)?\b(?:nothing|none)\s+(?:else|filtered(?:\s+out)?|removed|excluded|dropped)\b|(?:[,;]\s*)?\b(?:with\s+)?no\s+(?:(?:chromosome|location|place)\s+)?(?:filters?|filtering|restrictions?)(?:\s+(?:at\s+all|applied))?\b`), ""},
 	{regexp.MustCompile(`(?i)\s*\b(?:(?:for\s+)?this\s+time|(?:thanks|thank\s+you)\s+in\s+advance)\b`), ""},
 	// "quick favour —", "Kindly propose a workflow:", "Put together
 	// something that returns the …", "assemble the …": the request's frame.
@@ -307,7 +307,7 @@ var formRewrites = []struct {
 	{regexp.MustCompile(`(?i)^\s*(combine|merge|pool|unite|join)\s*,?\s*(?:please\s*)?:\s*`), "$1 "},
 	// "drop chromosome 10 from the combined list", "confine the pair to
 	// chromosome 14": the result so far, which a loose qualifier takes.
-	{regexp.MustCompile(`(?i)\s+(?:from|of|to|on|in)\s+(?:the|this|that)\s+(?:(?:combined|merged|pooled|joint|resulting|unified|whole|entire)\s+(?:list|set|result|results|lot|pair|union)|pair|union|lot)\b`), ""},
+	{regexp.MustCompile(`(?i)\s+(?:from|of|to|on|in|off)\s+(?:(?:the|this|that)\s+(?:(?:combined|merged|pooled|joint|resulting|unified|whole|entire)\s+(?:list|set|result|results|lot|pair|union|pool|group)|pair|union|lot|pool|group)|all\s+of\s+(?:it|them)|everything)\b`), ""},
 	// "…, keep those on chromosome 10": only those.
 	{regexp.MustCompile(`(?i)\b(keep|retain)\s+((?:those|the\s+ones|ones|what(?:ever)?)\s+(?:that\s+(?:are|lie|sit)\s+)?(?:on|in|from)\b)`), "$1 only $2"},
 	// "what number of X genes do chromosomes 11 and 14 carry between
@@ -350,6 +350,32 @@ var formRewrites = []struct {
 	{regexp.MustCompile(`(?i)^\s*(?:(?:hmm|ok|okay|actually|now|please),?\s+)*(?:reverse|undo|revert|cancel|take\s+back)\s+the\s+(?:chromosome\s+|location\s+|last\s+)?(?:filter|restriction|narrowing|exclusion|change|step)\s+(?:(?:that\s+)?(?:i|we)\s+(?:just\s+)?(?:asked\s+for|added|made|requested))?\s*[.!]*\s*$`), "undo that"},
 	{regexp.MustCompile(`(?i)^\s*(?:wrong|not\s+the\s+right|incorrect)\s+[\w -]{1,30}?,?\s*(?:sorry|oops|apologies)?\s*[:;,—–-]\s*`), "sorry, "},
 	{regexp.MustCompile(`(?i)[,;]?\s+(?:leaving|keeping|with)\s+(?:the\s+)?(?:(?:chromosomes?|chrs?\.?)\s*\d{1,2}|chromosome|location|restriction|exclusion|rest)\s+(?:in\s+place|as\s+(?:is|it\s+was)|untouched|unchanged|alone|where\s+it\s+is)\s*[.!]*\s*$`), ""},
+	// A union said after its parts: "— vitamins either way", "either one
+	// is fine", "— any of the three", "I'm not fussy which", "both kinds
+	// in one result", "(one set)", "as one group".
+	{regexp.MustCompile(`(?i)\s*(?:[,;]|\s[—–-])\s*(?:(?:[\w-]+\s+)?either\s+(?:way|one)(?:\s+(?:is|will\s+do)\s+(?:fine|ok(?:ay)?))?|any\s+(?:of\s+the\s+)?(?:two|three|four|five)|any\s+of\s+them|(?:i'?m\s+)?not\s+fussy(?:\s+which)?|both\s+(?:kinds|types|sets|lists|terms)\s+in\s+one\s+(?:result|list|set))\s*[.!]*\s*$`), " (a union)"},
+	{regexp.MustCompile(`(?i)\s*\(\s*(?:one|a\s+single)\s+(?:set|list|group)\s*\)|\s+as\s+(?:one|a\s+single)\s+(?:group|set|list)\b`), " (a union)"},
+	// "For the pool of A plus B, …": A plus B.
+	{regexp.MustCompile(`(?i)^\s*(?:for|in|of|from)\s+the\s+(?:pool|union|combination|group)\s+of\s+`), ""},
+	// "provided they sit on chromosome 12 — applies to both": on it, for
+	// the whole list.
+	{regexp.MustCompile(`(?i),?\s*provided\s+(?:that\s+)?(?:they|it|the\s+genes)\s+(?:sit|sits|lie|lies|are|is|reside)\s+(on|in)\b`), " $1"},
+	{regexp.MustCompile(`(?i)\s*(?:[,;]|\s[—–-])\s*(?:this\s+|that\s+|it\s+)?applies\s+to\s+(?:both|all|each|the\s+(?:two|lot|whole))\s*[.!]*\s*$`), ""},
+	// "sans chromosome 14", "everything bar chromosome 12", "knock
+	// chromosome 7 off": without it.
+	{regexp.MustCompile(`(?i)\bsans\b`), "without"},
+	{regexp.MustCompile(`(?i)\b(?:everything|all|anything)\s+(?:bar|save|but)\s+`), "excluding "},
+	{regexp.MustCompile(`(?i)\bknock\s+(.+?)\s+(?:off|out)\b`), "remove $1"},
+	{regexp.MustCompile(`(?i)\bknock\s+(?:(?:out|off)\s+)?`), "remove "},
+	{regexp.MustCompile(`(?i)\b(?:the\s+)?(?:whole|entire|complete)\s+(mitochondrial|mitochondrion|apicoplast|plastid)\s+genome\b`), "the $1 genome"},
+	// "chromosome 14 is off limits", "… out of the picture": taken away.
+	{regexp.MustCompile(`(?i)\b(?:is|are)?\s*(?:off[- ]limits|out\s+of\s+(?:the\s+picture|bounds|scope))\b`), " excluded"},
+	// "then add the whole mitochondrial genome to them": plus it.
+	{regexp.MustCompile(`(?i)(?:,\s*|\s+)(?:then\s+|and\s+)?add\s+(.+?)\s+to\s+(?:them|it|that|those|these|the\s+(?:list|set|result))\s*[.!]*\s*$`), " plus $1"},
+	// "my candidates PF3D7_…": my genes; "GO:A genes that GO:B does not
+	// cover": A's without B's.
+	{regexp.MustCompile(`(?i)\bmy\s+(?:candidates?|hits|picks|shortlist|favou?rites)\b`), "my genes"},
+	{regexp.MustCompile(`(?i)\s+(?:that|which)\s+(GO:\d{7})\s+(?:does\s+not|doesn'?t|fails\s+to)\s+(?:cover|include|contain|hold|annotate)\b`), " excluding $1"},
 	// "A genes that don't belong to B": A's without B's.
 	{regexp.MustCompile(`(?i)\s+(?:that|which)\s+(?:don'?t|do\s+not|doesn'?t|does\s+not|aren'?t|are\s+not)\s+(?:belong\s+to|fall\s+(?:in|under|into|within)|appear\s+in|sit\s+in|(?:also\s+)?in)\s+`), " excluding "},
 	// "and chromosome 14 while you are at it" does the last change again.

@@ -283,7 +283,7 @@ func narrowedTo(w []token) int {
 // "cut out") and the nouns of a part ("subset", "share"); a word both
 // kinds of connective use says nothing on its own. Read-only.
 var minusCues, restrictCues = func() (map[string]bool, map[string]bool) {
-	minus := WordSet("excluded excepted removed dropped omitted skipped taken cut ignored discarded deleted subtracted unwanted lose losing gone goes forget ignore nothing none no off strip stripped out away aside rid leave leaving left apart")
+	minus := WordSet("excluded excepted removed dropped omitted skipped taken cut ignored discarded deleted subtracted unwanted lose losing gone goes forget ignore discounting discount nothing none no off strip stripped out away aside rid leave leaving left apart")
 	restrict := WordSet(`alone solely exclusively subset share portion members limited restricted confined kept only just
 		confine confines restrict restricts limit limits narrow narrows apply filter`)
 	both := map[string]bool{}
@@ -325,7 +325,7 @@ var withPlaceOutRE = regexp.MustCompile(`(?i)\bwith\s+(?:the\s+)?(` + placePatte
 // word is read as a cue first).
 var placeFillers = WordSet(`i i'm am we we're interested want need care about with if they where lie lies sit sits are is both each those that the a an genes gene ones list lot whole set result results entirely completely altogether please but then so from on in of to everything anything all any this one these them it its genome wide genome-wide first afterwards for
 	as pair two combined merged pooled joined union combination resulting every what whatever which lie lying located
-	having been already beforehand before everything else wanted needed required`)
+	having been already beforehand before everything else wanted needed required my interest focus at outset start front up`)
 
 // placePart reads a part of a message that is made of places and a word
 // saying how they qualify the request. It returns the qualifier as the

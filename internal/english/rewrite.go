@@ -326,7 +326,7 @@ var descriptionSearchRE = regexp.MustCompile(`(?i)\b(?:search|look|check)\s+(?:i
 // keywordSearchRE reads a text search named by its kind: "keyword
 // 'helicase'", "full-text lookup of \"falcipain\"", "free-text: ookinete",
 // "description keyword aminopeptidase".
-var keywordSearchRE = regexp.MustCompile(`(?i)\b(?:(?:description|product|annotation)\s+)?(?:key\s*word|free[- ]?text|full[- ]?text|text\s+(?:lookup|look-up|query|match))(?:\s+(?:search|lookup|look-up|query|match))?\s*(?:of|for|on)?\s*:?\s*(?:the\s+(?:word|term)\s+)?(?:['"‘“]([^'"‘“’”]{1,60})['"’”]|([\w-]+))`)
+var keywordSearchRE = regexp.MustCompile(`(?i)\b(?:(?:description|product|annotation)\s+)?(?:key\s*word|free[- ]?text|full[- ]?text|text\s+(?:lookup|look-up|query|match)|text(?:\s+search)?\s*:)(?:\s+(?:search|lookup|look-up|query|match))?\s*(?:of|for|on)?\s*:?\s*(?:the\s+(?:word|term)\s+)?(?:['"‘“]([^'"‘“’”]{1,60})['"’”]|([\w-]+))`)
 
 // descriptionSearch writes such a search as a text search: "text search
 // for ABC transporter".

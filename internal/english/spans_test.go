@@ -82,6 +82,7 @@ func TestLiteralWords(t *testing.T) {
 		{"keyword 'heat shock', only chromosome 12", "INTERSECT(term:heat shock, location:12)"},
 		{"description keyword aminopeptidase, chr 14 left out", "MINUS(term:aminopeptidase, location:14)"},
 		{"free-text: ookinete", "term:ookinete"},
+		{"text search: falcipain", "term:falcipain"},
 	}
 	for _, tt := range tests {
 		p := Parse(tt.in)

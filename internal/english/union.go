@@ -24,6 +24,9 @@ var unionAnnouncedRE = regexp.MustCompile(`(?i)^\s*(?:(?:i'?d\s+like|i\s+want|i\
 	`|[,;]?\s*(?:merged|combined|pooled)\s+(?:into|in|as)\s+(?:one|a\s+single|a)\s+(?:list|set)\s*[.!]*\s*$` +
 	`|\s*\(\s*(?:as\s+)?(?:a\s+)?union(?:,?\s+please)?\s*\)`)
 
+// unionAsideRE finds a union announced in brackets.
+var unionAsideRE = regexp.MustCompile(`(?i)\s*\(\s*(?:as\s+)?(?:a\s+)?union(?:,?\s+please)?\s*\)`)
+
 // unionAnnounced writes a union announced in words as one the grammar
 // reads: its parts joined by "or" ("A ∪ B" too).
 func unionAnnounced(text string) string {
@@ -32,7 +35,9 @@ func unionAnnounced(text string) string {
 	if loc == nil || unionRE.MatchString(text) {
 		return text
 	}
-	body := strings.TrimSpace(text[:loc[0]] + " " + text[loc[1]:])
+	// A union announced twice ("a merged list, A along with B, either
+	// one") needs it once.
+	body := strings.TrimSpace(unionAsideRE.ReplaceAllString(text[:loc[0]]+" "+text[loc[1]:], ""))
 	body = strings.TrimRight(body, " .!?")
 	if orRE.MatchString(body) || !andRE.MatchString(body) {
 		return body // "tRNA genes (either kind)": one part
