@@ -30,9 +30,11 @@ func TestAnswersBuildNothing(t *testing.T) {
 			[]string{"question about a gene", "product that matches it", "PF3D7_1011900", "heme oxygenase"}},
 		// Made-up names beside a place are asked about, never left out.
 		{"unknown names beside a place", "zorblat fimbrase genes on chromosome 4", []string{"zorblat fimbrase"}},
-		// A genus and species the grammar does not know is never cut off
-		// to answer for P. falciparum.
-		{"an unknown organism before a GO name", "Chromera velia cytokinesis genes on chromosome 5", []string{"Chromera velia cytokinesis"}},
+		// A genus and species the catalog does not know is never cut off
+		// to answer for P. falciparum: it is refused as an organism.
+		{"an unknown organism before a GO name", "Chromera velia cytokinesis genes on chromosome 5",
+			[]string{"'Chromera velia' reads as an organism", "Plasmodium falciparum 3D7"}},
+		{"a proper name before a place word is no organism", "Maurer's cleft genes", []string{"I could not map 'Maurer cleft'"}},
 		// A GO name inside the topic of a piece of research is not cut out of it.
 		{"a GO id question", "what does GO:0006281 mean?", []string{"question about a GO term", "'DNA repair'", "GO defines it: The process of restoring DNA"}},
 		{"a GO name question", "What is karyokinesis in GO terms?", []string{"GO:0000280", "'nuclear division'", "GO lists 'karyokinesis' as a synonym"}},

@@ -4,6 +4,7 @@ import (
 	"strategist/internal/english"
 
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -119,7 +120,7 @@ func (rv *resolver) spanClause(c *english.Clause) (*english.Clause, string) {
 	// one before the span, neither known, are how an organism is named
 	// (genus and species), and leaving them out would answer for
 	// another organism: never cut.
-	if binomialBefore(raw[:first]) {
+	if binomial(raw[:first]) != "" {
 		return nil, ""
 	}
 	span := strings.Join(raw[first:last+1], " ")
@@ -153,18 +154,38 @@ func (rv *resolver) cutLeaf(c, sc *english.Clause, typeLeft, goLeft string) *lea
 	return rv.goLeaf(c, hits, how)
 }
 
-// binomialBefore reports whether words hold a genus and species: a word
-// with a capital first letter followed by a lower-case word, each of four
-// letters or more.
-func binomialBefore(words []string) bool {
+// binomial is the genus and species words hold, or "": a word with a
+// capital first letter followed by a lower-case word with a Latin ending
+// ("velia", "suis", "gondii", "vivax"), each of four letters or more;
+// "Maurer's cleft" is none.
+func binomial(words []string) string {
 	for i := 0; i+1 < len(words); i++ {
 		g, sp := []rune(words[i]), []rune(words[i+1])
-		if len(g) >= 4 && len(sp) >= 4 && unicode.IsUpper(g[0]) && isLowerWord(g[1:]) && isLowerWord(sp) {
-			return true
+		if len(g) >= 4 && len(sp) >= 4 && unicode.IsUpper(g[0]) && isLowerWord(g[1:]) && isLowerWord(sp) && latinEndingRE.MatchString(words[i+1]) {
+			return words[i] + " " + words[i+1]
 		}
 	}
-	return false
+	return ""
 }
+
+// unknownOrganism is the genus and species a term's phrase opens with when
+// the catalog knows neither word ("Chromera velia cytokinesis"), or "".
+func (rv *resolver) unknownOrganism(c *english.Clause) string {
+	words := strings.Fields(c.Text)
+	g := binomial(words[:min(2, len(words))])
+	if g == "" {
+		return ""
+	}
+	for _, w := range strings.Fields(g) {
+		if cw := english.ContentWords(w); len(cw) == 0 || rv.known(cw[0]) {
+			return ""
+		}
+	}
+	return g
+}
+
+// latinEndingRE finds the endings species epithets have.
+var latinEndingRE = regexp.MustCompile(`(?:a|ae|e|i|is|us|um|ax|ex|ix|or|es|ys)$`)
 
 func isLowerWord(rs []rune) bool {
 	for _, r := range rs {
