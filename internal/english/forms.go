@@ -16,6 +16,7 @@ import (
 func formsSpelled(text string) string {
 	text = stepsSpelled(text)
 	text = typesRestated(text)
+	text = chromosomesNumbered(text)
 	text = boundsSpelled(text)
 	for _, r := range formRewrites {
 		text = r.re.ReplaceAllString(text, r.with)
@@ -52,6 +53,15 @@ func typesRestated(text string) string {
 // one", "chr eleven".
 var chromosomeWordRE = regexp.MustCompile(`(?i)\b(chromosomes?|chrs?\.?)\s+(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen)\b`)
 
+// chromosomesNumbered writes a chromosome numbered in words in digits
+// ("chromosome one is not wanted"), as the readers of places want it.
+func chromosomesNumbered(text string) string {
+	return chromosomeWordRE.ReplaceAllStringFunc(text, func(m string) string {
+		g := chromosomeWordRE.FindStringSubmatch(m)
+		return g[1] + " " + strconv.Itoa(numberWords[strings.ToLower(g[2])])
+	})
+}
+
 // boundRE finds a count bound written in words: "three or more", "at
 // least two", "no more than four".
 var boundRE = regexp.MustCompile(`(?i)(?:\b(at\s+least|at\s+most|no\s+more\s+than|no\s+fewer\s+than|more\s+than|fewer\s+than|less\s+than|over|under)\s+)?\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b(\s+or\s+(?:more|fewer|less|greater|above|below))?`)
@@ -59,12 +69,8 @@ var boundRE = regexp.MustCompile(`(?i)(?:\b(at\s+least|at\s+most|no\s+more\s+tha
 // boundsSpelled writes a count bound's number in digits ("three or more
 // transmembrane helices" is "3 or more …"), so the "or" of the bound is
 // not read as joining two sets. A number word without a bound around it
-// is left as it is ("chromosome five", "step two").
+// is left as it is ("step two").
 func boundsSpelled(text string) string {
-	text = chromosomeWordRE.ReplaceAllStringFunc(text, func(m string) string {
-		g := chromosomeWordRE.FindStringSubmatch(m)
-		return g[1] + " " + strconv.Itoa(numberWords[strings.ToLower(g[2])])
-	})
 	return boundRE.ReplaceAllStringFunc(text, func(m string) string {
 		g := boundRE.FindStringSubmatch(m)
 		if g[1] == "" && g[3] == "" {
@@ -83,7 +89,12 @@ func boundsSpelled(text string) string {
 // that open the first step ("Begin with …", "Start from …").
 var (
 	stepMarkRE = regexp.MustCompile(`(?i)(?:^|[.;,]?\s+)(?:step\s+(?:\d|one|two|three|four|five)\s*[:.,)—–-]|\(?\d\)|\(?[a-e]\)(?:\s|$)|\d\.(?:\s|$))\s*`)
-	beginRE    = regexp.MustCompile(`(?i)^\s*(?:begin|start|start\s+off|kick\s+off)\s+(?:with|from)\s+`)
+	// ordinalStepsRE reads steps numbered in words and joined by
+	// semicolons: "first A; second, remove B from it; third, remove
+	// chromosome 14 as well" is "A. Remove B from it. Remove chromosome
+	// 14 as well."
+	ordinalStepsRE = regexp.MustCompile(`(?i)^\s*first(?:ly)?\s*[,:]?\s+(.+?);\s*second(?:ly)?\s*[,:]?\s+(.+?)(?:;\s*(?:third(?:ly)?|finally|lastly)\s*[,:]?\s+(.+?))?\s*[.!]*\s*$`)
+	beginRE        = regexp.MustCompile(`(?i)^\s*(?:begin|start|start\s+off|kick\s+off)\s+(?:with|from)\s+`)
 )
 
 // stepsSpelled writes each step of a request written in steps as a
@@ -281,7 +292,7 @@ var formRewrites = []struct {
 	// "the overlap between A and B": the genes of both.
 	{regexp.MustCompile(`(?i)\b(?:the\s+)?(?:overlap|intersection)\s+(?:between|of)\s+`), ""},
 	// "which X members does chromosome 11 contribute?": X's genes on it.
-	{regexp.MustCompile(`(?i)\b(?:does|do)\s+((?:the\s+)?(?:chromosomes?|chrs?\.?)\s*\d{1,2}(?:\s*(?:,|and|or)\s*\d{1,2})*|the\s+apicoplast|the\s+mitochondri\w+)\s+(?:contribute|carry|hold|have|contain|host|harbou?r|supply|provide)\b`), "on $1"},
+	{regexp.MustCompile(`(?i)\b(?:does|do)\s+((?:the\s+)?` + placePattern + `)\s+(?:contribute|carry|hold|have|contain|host|harbou?r|supply|provide)\b`), "on $1"},
 	// "chr 14 portion of X", "chromosome 11 subset of the X genes".
 	{regexp.MustCompile(`(?i)^\s*(?:the\s+)?((?:chromosome|chr)\s*\d{1,2})\s+(?:share|portion|part|subset|slice|fraction|members)\s+(?:of|in)\s+(.+?)\s*[.!?]*\s*$`), "$2 on $1"},
 	// ", what remains in X", "what's left of X": X, with what was taken.
@@ -319,7 +330,7 @@ var formRewrites = []struct {
 	// "which genes do A and B share?": the genes of both.
 	{regexp.MustCompile(`(?i)^\s*(?:which|what)\s+genes\s+do\s+(.+?)\s+(?:share|have\s+in\s+common)\s*[?.!]*\s*$`), "$1"},
 	// "but only where chromosome 11 is concerned": on it.
-	{regexp.MustCompile(`(?i)\b(?:where|as\s+far\s+as)\s+((?:the\s+)?(?:chromosomes?|chrs?\.?)\s*\d{1,2}(?:\s*(?:,|and|or)\s*\d{1,2})*|the\s+apicoplast|the\s+mitochondri\w+)\s+(?:is|are)\s+concerned\b`), "on $1"},
+	{regexp.MustCompile(`(?i)\b(?:where|as\s+far\s+as)\s+((?:the\s+)?` + placePattern + `)\s+(?:is|are)\s+concerned\b`), "on $1"},
 	// "make the GO term X instead, chromosome unchanged": X in the
 	// term's place, the rest as it was.
 	{regexp.MustCompile(`(?i)[,;]?\s+(?:the\s+|and\s+the\s+)?(?:chromosomes?|location|place|organism|rest|restriction|exclusion|filters?)\s+(?:unchanged|untouched|as\s+(?:is|it\s+was|before)|(?:stays?|remains?)(?:\s+(?:the\s+same|as\s+(?:is|it\s+was)))?)\s*[.!]*\s*$`), ""},
@@ -338,14 +349,14 @@ var formRewrites = []struct {
 	// join it", "chr 13's snoRNAs belong in there too", "chromosome 13
 	// can return", "reinstate the chromosome 13 genes" (added back),
 	// "take the X genes out of that" (an exclusion), "reverse the
-	// chromosome filter I just asked for" and "go back to the whole
-	// genome" (undone), "wrong RNA class, sorry: …" (a correction),
+	// chromosome filter I just asked for" (undone), "wrong RNA class,
+	// sorry: …" (a correction),
 	// "…, leaving chromosome 2 in place" (the rest kept).
 	{regexp.MustCompile(`(?i)^\s*(?:(?:and|now|then|ok|okay|fine|hmm),?\s+)*(?:pare|cut|trim|whittle|slim)\s+(?:(?:that|it|this|them|those|these|the\s+(?:list|set|result))\s+)?(?:down\s+)?to\s+`), "limit it to "},
 	{regexp.MustCompile(`(?i)\b((?:chromosomes?|chrs?\.?)\s*\d{1,2})(?:'s)?\s+(?:subset|portion|share|members|ones)\b`), "$1"},
 	{regexp.MustCompile(`(?i)^\s*(?:(?:and|now|then|ok|okay|actually|hmm),?\s+)*(.+?)\s+(?:may|can|could|should)\s+(?:join|come\s+(?:in|back)|return|be\s+added)(?:\s+(?:to\s+)?(?:it|that|them|the\s+(?:list|set|result)))?(?:\s+(?:too|as\s+well|again))?\s*[.!]*\s*$`), "add $1"},
 	{regexp.MustCompile(`(?i)^\s*(?:(?:and|now|then|ok|okay|actually|hmm),?\s+)*(.+?)\s+belongs?\s+in\s+(?:there|it|that|them|the\s+(?:list|set|result))(?:\s+(?:too|as\s+well|also))?\s*[.!]*\s*$`), "add $1"},
-	{regexp.MustCompile(`(?i)^\s*(?:(?:and|now|then|ok|okay|actually|hmm),?\s+)*(?:reinstate|restore|bring\s+back|put\s+back)\s+(?:the\s+)?((?:chromosomes?|chrs?\.?)\s*\d{1,2}(?:\s*(?:,|and|or)\s*\d{1,2})*|apicoplast|mitochondri\w*)(?:'s)?(?:\s+genes)?\s*[.!]*\s*$`), "add $1"},
+	{regexp.MustCompile(`(?i)^\s*(?:(?:and|now|then|ok|okay|actually|hmm),?\s+)*(?:reinstate|restore|bring\s+back|put\s+back)\s+(?:the\s+)?(` + placePattern + `)(?:'s)?(?:\s+genes)?\s*[.!]*\s*$`), "add $1"},
 	{regexp.MustCompile(`(?i)\btake\s+(.+?)\s+out\s+of\s+(?:that|it|this|them|those|these|the\s+(?:list|set|result))\b`), "exclude $1"},
 	{regexp.MustCompile(`(?i)^\s*(?:(?:hmm|ok|okay|actually|now|please),?\s+)*(?:reverse|undo|revert|cancel|take\s+back)\s+the\s+(?:chromosome\s+|location\s+|last\s+)?(?:filter|restriction|narrowing|exclusion|change|step)\s+(?:(?:that\s+)?(?:i|we)\s+(?:just\s+)?(?:asked\s+for|added|made|requested))?\s*[.!]*\s*$`), "undo that"},
 	{regexp.MustCompile(`(?i)^\s*(?:wrong|not\s+the\s+right|incorrect)\s+[\w -]{1,30}?,?\s*(?:sorry|oops|apologies)?\s*[:;,—–-]\s*`), "sorry, "},

@@ -324,8 +324,8 @@ var withPlaceOutRE = regexp.MustCompile(`(?i)\bwith\s+(?:the\s+)?(` + placePatte
 // its cue: "the whole list", "the lot", "entirely", "for this one" (a cue
 // word is read as a cue first).
 var placeFillers = WordSet(`i i'm am we we're interested want need care about with if they where lie lies sit sits are is both each those that the a an genes gene ones list lot whole set result results entirely completely altogether please but then so from on in of to everything anything all any this one these them it its genome wide genome-wide first afterwards for
-	as pair two combined merged pooled joined union combination resulting every what whatever which lie lying located
-	having been already beforehand before everything else wanted needed required my interest focus at outset start front up`)
+	as pair two combined merged pooled joined union combination resulting every what whatever which lying located
+	having been already beforehand before else wanted needed required my interest focus at outset start front up`)
 
 // placePart reads a part of a message that is made of places and a word
 // saying how they qualify the request. It returns the qualifier as the

@@ -203,12 +203,6 @@ func withoutContextSentences(text string) string {
 // 11."
 var ordinalLeadRE = regexp.MustCompile(`(?i)(^|[.!?;]\s+)(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|then|next|finally|lastly|after\s+that)\s*[,:]?\s+(\w+)`)
 
-// ordinalStepsRE reads a request whose steps are numbered in words and
-// joined by semicolons: "first A; second, remove B from it; third,
-// remove chromosome 14 as well" is "First A. Remove B from it. Remove
-// chromosome 14 as well."
-var ordinalStepsRE = regexp.MustCompile(`(?i)^\s*first(?:ly)?\s*[,:]?\s+(.+?);\s*second(?:ly)?\s*[,:]?\s+(.+?)(?:;\s*(?:third(?:ly)?|finally|lastly)\s*[,:]?\s+(.+?))?\s*[.!]*\s*$`)
-
 // sentenceStart writes a word as a sentence starts, so that the sentence
 // stays one: a lower-case word gets a capital, a word with capitals of
 // its own ("tRNA") is kept.

@@ -22,10 +22,13 @@ var unionAnnouncedRE = regexp.MustCompile(`(?i)^\s*(?:(?:i'?d\s+like|i\s+want|i\
 	`|^\s*(?:two|both|the\s+two)\s+(?:sets|lists),?\s+(?:one|a\s+single)\s+list\s*:\s*` +
 	`|[,;]?\s*(?:(?:in|into|as)\s+)?(?:one|a\s+single)\s+(?:merged\s+|combined\s+)?(?:list|set)\s*[.!]*\s*$` +
 	`|[,;]?\s*(?:merged|combined|pooled)\s+(?:into|in|as)\s+(?:one|a\s+single|a)\s+(?:list|set)\s*[.!]*\s*$` +
-	`|\s*\(\s*(?:as\s+)?(?:a\s+)?union(?:,?\s+please)?\s*\)`)
+	`|` + unionAside)
 
-// unionAsideRE finds a union announced in brackets.
-var unionAsideRE = regexp.MustCompile(`(?i)\s*\(\s*(?:as\s+)?(?:a\s+)?union(?:,?\s+please)?\s*\)`)
+// unionAside is a union announced in brackets: "(a union)", "(as a union,
+// please)"; unionAsideRE finds it.
+const unionAside = `\s*\(\s*(?:as\s+)?(?:a\s+)?union(?:,?\s+please)?\s*\)`
+
+var unionAsideRE = regexp.MustCompile(`(?i)` + unionAside)
 
 // unionAnnounced writes a union announced in words as one the grammar
 // reads: its parts joined by "or" ("A ∪ B" too).

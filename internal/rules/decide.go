@@ -89,9 +89,7 @@ func (rv *resolver) termLeaf(c *english.Clause) *leaf {
 	if g := rv.unknownOrganism(c); g != "" {
 		// A genus and species the catalog has never heard of: answering
 		// for the catalog's organism instead would read as a result.
-		return &leaf{clause: c, fail: fmt.Sprintf("%s reads as an organism (a genus and species) that this catalog does not have: "+
-			"its organism is %s. Ask about it, or open a conversation on the VEuPathDB site that has %s",
-			english.Quote(g), orDefault(rv.r.organism, "Plasmodium falciparum 3D7"), g)}
+		return &leaf{clause: c, fail: english.Quote(g) + " reads as a genus and species, and " + noOrganism(g, rv.organismLeaves())}
 	}
 	if strings.Contains(strings.ToLower(c.Text), "ortholog") {
 		return &leaf{clause: c, fail: fmt.Sprintf("%s asks about orthology, which needs OrthoMCL data the offline snapshot does not have "+

@@ -13,6 +13,26 @@ import (
 // An organism the catalog does not have is a refusal, naming those it has:
 // quietly answering for another species would read as a result.
 func (rv *resolver) organism() (term, note, refusal string) {
+	leaves := rv.organismLeaves()
+	if len(leaves) == 0 {
+		return "", "", ""
+	}
+	mention := strings.ToLower(rv.p.Organism)
+	if mention != "" {
+		if l, ok := matchOrganism(mention, leaves); ok {
+			return l, fmt.Sprintf("%s is %s in the catalog", english.Quote(rv.p.Organism), l), ""
+		}
+		return "", "", noOrganism(rv.p.Organism, leaves)
+	}
+	if len(leaves) == 1 {
+		return leaves[0], "you named no organism; I used " + leaves[0] + ", the only organism the catalog offers", ""
+	}
+	return leaves[0], "you named no organism; I used " + leaves[0] + ", the first the catalog offers", ""
+}
+
+// organismLeaves are the organisms the organism parameters read so far
+// offer.
+func (rv *resolver) organismLeaves() []string {
 	var leaves []string
 	for _, sd := range rv.allDetails() {
 		for _, p := range sd.Parameters {
@@ -26,21 +46,14 @@ func (rv *resolver) organism() (term, note, refusal string) {
 			}
 		}
 	}
-	if len(leaves) == 0 {
-		return "", "", ""
-	}
-	mention := strings.ToLower(rv.p.Organism)
-	if mention != "" {
-		if l, ok := matchOrganism(mention, leaves); ok {
-			return l, fmt.Sprintf("%s is %s in the catalog", english.Quote(rv.p.Organism), l), ""
-		}
-		return "", "", fmt.Sprintf("this catalog has no organism %s: its organisms are %s. Ask about one of them, or open a conversation on the VEuPathDB site that has %s",
-			english.Quote(rv.p.Organism), strings.Join(leaves, ", "), rv.p.Organism)
-	}
-	if len(leaves) == 1 {
-		return leaves[0], "you named no organism; I used " + leaves[0] + ", the only organism the catalog offers", ""
-	}
-	return leaves[0], "you named no organism; I used " + leaves[0] + ", the first the catalog offers", ""
+	return leaves
+}
+
+// noOrganism refuses an organism the catalog does not have, naming those
+// it has.
+func noOrganism(name string, leaves []string) string {
+	return fmt.Sprintf("this catalog has no organism %s: its organisms are %s. Ask about one of them, or open a conversation on the VEuPathDB site that has %s",
+		english.Quote(name), strings.Join(leaves, ", "), name)
 }
 
 // matchOrganism finds the catalog organism a mention names: its species

@@ -169,11 +169,14 @@ func binomial(words []string) string {
 }
 
 // unknownOrganism is the genus and species a term's phrase opens with when
-// the catalog knows neither word ("Chromera velia cytokinesis"), or "".
+// the catalog knows neither word ("Chromera velia cytokinesis") and has no
+// such organism, or "".
 func (rv *resolver) unknownOrganism(c *english.Clause) string {
 	words := strings.Fields(c.Text)
 	g := binomial(words[:min(2, len(words))])
-	if g == "" {
+	if leaves := rv.organismLeaves(); g == "" || len(leaves) == 0 {
+		return ""
+	} else if _, ok := matchOrganism(strings.ToLower(g), leaves); ok {
 		return ""
 	}
 	for _, w := range strings.Fields(g) {

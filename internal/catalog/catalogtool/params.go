@@ -215,8 +215,10 @@ func (s *Set) paramInfo(p catalog.Param, query string) ParamInfo {
 		info.VocabularySize, info.Matches = size, len(matches)
 		info.Values = terms(matches[:min(len(matches), s.maxTerms)])
 		for i, m := range matches[:len(info.Values)] {
-			if info.Values[i].Synonyms = m.Synonyms; len(m.Synonyms) == 1 { // MatchTerms keeps the synonyms a term was found by
-				info.Values[i].Synonym, info.Values[i].Synonyms = m.Synonyms[0], nil
+			if len(m.Synonyms) == 1 { // MatchTerms keeps the synonyms a term was found by
+				info.Values[i].Synonym = m.Synonyms[0]
+			} else {
+				info.Values[i].Synonyms = m.Synonyms // none, or several
 			}
 			if len(m.Synonyms) == 1 || strings.EqualFold(m.Term, query) || strings.EqualFold(termName(m), query) {
 				info.Values[i].Definition = m.Definition
