@@ -36,11 +36,15 @@ const (
 	// control gene lists: "test this against my controls", "what is the
 	// recall?". Nothing is searched or built.
 	FollowControls
+	// FollowOrthologs carries the strategy's genes to their orthologs in
+	// another organism, or keeps those of them that have orthologs there
+	// (Parsed.Orthologs says which).
+	FollowOrthologs
 )
 
 // String names the follow-up for notes and tests.
 func (f FollowUp) String() string {
-	return [...]string{"none", "exclude", "restrict", "add", "replace", "undo", "start over", "enrich", "controls"}[f]
+	return [...]string{"none", "exclude", "restrict", "add", "replace", "undo", "start over", "enrich", "controls", "orthologs"}[f]
 }
 
 // leadIns are words that open a follow-up without saying anything:

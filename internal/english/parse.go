@@ -38,6 +38,10 @@ var rankRE = regexp.MustCompile(`(?i)\b(?:the\s+)?(?:top|best)\s+\d{1,4}\s+`)
 // only genes of an organism is every gene of it.
 func Parse(text string) Parsed {
 	var p Parsed
+	if o, ok := orthologsOf(text); ok {
+		p.Follow, p.Orthologs = FollowOrthologs, &o
+		return p
+	}
 	text, p.Known = takeKnown(text)
 	given := text
 	var notes []string

@@ -149,6 +149,8 @@ type Parsed struct {
 	// Root is still the message read on its own, for a conversation with no
 	// strategy yet.
 	Follow FollowUp
+	// Orthologs is what a FollowOrthologs message asks for.
+	Orthologs *Orthologs
 	// Part is what a follow-up adds, removes, keeps or puts in place of
 	// Replaced (nil when the message does not name what it replaces).
 	Part, Replaced *Node

@@ -14,7 +14,7 @@ import (
 // the transmembrane-domain step", "drop the chromosome 14 search", "delete
 // the DNA repair restriction". It deletes that step; it never adds an
 // exclusion of it.
-var removeByNameRE = regexp.MustCompile(`(?i)^\s*(?:(?:now|ok|okay|please|and|then|also),?\s+)*(?:remove|delete|drop|take out|get rid of)\s+(?:the|that|this)\s+(.+?)\s+(step|search|restriction|exclusion|filter|requirement|criterion|condition|part|one|bit|branch|piece)s?\s*(?:[:,.;!].*)?$`)
+var removeByNameRE = regexp.MustCompile(`(?i)^\s*(?:(?:now|ok|okay|please|and|then|also),?\s+)*(?:remove|delete|drop|take out|get rid of)\s+(?:the|that|this)\s+(.+?)\s+(step|search|restriction|exclusion|filter|requirement|criterion|condition|part|one|bit|branch|piece)s?\s*(?:[:,.;!].*|\s+but\s+.*)?$`)
 
 // removedStep finds the step a remove-by-name request names among the
 // strategy's searches: the one whose name, search or values hold every
@@ -30,6 +30,9 @@ func (o *strategyOverview) removedStep(user string) (target, why string, ok bool
 		if name, back = putBack(user); !back {
 			return "", "", false
 		}
+	}
+	if combine, named := o.combineNamed(name); named && !back {
+		return "", combine, true
 	}
 	leaves := o.leafSteps(o.RootStepID)
 	hits := o.stepsNamed(name)
@@ -50,6 +53,38 @@ func (o *strategyOverview) removedStep(user string) (target, why string, ok bool
 		return "", fmt.Sprintf("no step of the strategy is named %s (its searches are %s); nothing was changed", english.Quote(name), names(leaves)), true
 	}
 	return "", fmt.Sprintf("%d steps match %s (%s): say which to remove; nothing was changed", len(hits), english.Quote(name), names(hits)), true
+}
+
+// combineOperators are the words that name a combine by its operator.
+var combineOperators = map[string]string{
+	"intersection": "INTERSECT", "intersect": "INTERSECT", "union": "UNION", "minus": "MINUS", "subtraction": "MINUS",
+	"combine": "", "combination": "", "boolean": "",
+}
+
+// combineNamed answers a request to remove a combine named by its
+// operator ("delete the intersection step"): a strategy is one result,
+// so taking a combine out would leave its inputs as two; nothing is
+// changed, and the answer says what can be done instead.
+func (o *strategyOverview) combineNamed(name string) (string, bool) {
+	op, ok := combineOperators[strings.ToLower(strings.TrimSpace(name))]
+	if !ok {
+		return "", false
+	}
+	var hits []stepSummary
+	for _, s := range o.Steps {
+		if len(s.Inputs) == 2 && (op == "" || s.Operator == op) {
+			hits = append(hits, s)
+		}
+	}
+	if len(hits) != 1 {
+		return fmt.Sprintf("the strategy has %d %s steps (%s); nothing was changed", len(hits), strings.ToLower(name), names(hits)), true
+	}
+	s := hits[0]
+	l, _ := o.step(s.Inputs[0])
+	r, _ := o.step(s.Inputs[1])
+	return fmt.Sprintf("step %s (%s) joins %s and %s into one result, and a strategy has one result, so removing it would leave two; "+
+		"nothing was changed. To keep one side, say \"remove the %s step\"",
+		s.StepID, s.DisplayName, english.Quote(l.DisplayName), english.Quote(r.DisplayName), r.DisplayName), true
 }
 
 // namedThenRemovedRE reads the same request with the step named first:

@@ -74,6 +74,20 @@ func executeTurn(t *turn) response {
 		}
 		return delegateAs(a, goalOf(t.user), raw, tree, "I rebuilt the strategy as it was before the last change, going back to its root step "+cur.Previous.RootStepID+".", nil)
 	}
+	if p.Follow == english.FollowOrthologs {
+		tree, what, answer := orthologPlan(a, cur, p.Orthologs, t.user)
+		switch {
+		case answer != nil:
+			return *answer
+		case tree == nil:
+			return response{calls: a.calls}
+		}
+		raw, err := marshal(tree)
+		if err != nil {
+			return say(intro + "\n\nI could not build it: " + err.Error() + ".")
+		}
+		return delegateAs(a, goalOf(t.user), raw, tree, what+" "+orthologOffline, nil)
+	}
 	if p.Root == nil {
 		return say(nothingToSearch(t.user))
 	}

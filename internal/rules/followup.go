@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"strategist/internal/english"
-	"strategist/internal/plan"
-	"strategist/internal/strategy"
 )
 
 // strategyOverview is get_strategy's answer: only the fields read.
@@ -339,86 +337,6 @@ func mapValues(m map[string]string) []string {
 		out = append(out, m[k])
 	}
 	return out
-}
-
-// undoPlan is the plan that brings back the strategy as it was before the
-// last change: its root when that step still exists, else its tree, with
-// the steps that still exist reused and the others searched again.
-func undoPlan(o *strategyOverview) (*plan.TreeNode, string) {
-	prev := o.Previous
-	if prev == nil || prev.RootStepID == "" {
-		return nil, "there is no earlier strategy to go back to (before this strategy's first build there was none); Undo on the strategy panel takes that build back, or describe the genes you want instead"
-	}
-	if prev.RootStillExists {
-		return &plan.TreeNode{Type: plan.KindStep, StepID: strategy.StepID(prev.RootStepID)}, ""
-	}
-	byID := map[string]stepSummary{}
-	for _, s := range prev.Steps {
-		byID[s.StepID] = s
-	}
-	var build func(id string) (*plan.TreeNode, string)
-	build = func(id string) (*plan.TreeNode, string) {
-		if _, ok := o.step(id); ok {
-			return &plan.TreeNode{Type: plan.KindStep, StepID: strategy.StepID(id)}, ""
-		}
-		s, ok := byID[id]
-		switch {
-		case !ok:
-			return nil, "the earlier strategy's step " + id + " is not recorded"
-		case len(s.Inputs) == 0:
-			ctx, _ := marshal(plan.TaskContext{SearchName: s.SearchName, Parameters: s.KeyParameters, DisplayName: s.DisplayName})
-			return &plan.TreeNode{Type: plan.KindTask, Task: "Find " + s.DisplayName + " again (" + s.SearchName + ")", Context: ctx}, ""
-		case len(s.Inputs) == 2:
-			l, why := build(s.Inputs[0])
-			if l == nil {
-				return nil, why
-			}
-			r, why := build(s.Inputs[1])
-			if r == nil {
-				return nil, why
-			}
-			return &plan.TreeNode{Type: plan.KindCombine, Operator: strategy.Operator(s.Operator), Left: l, Right: r, DisplayName: limit(s.DisplayName, 120)}, ""
-		}
-		return nil, "the earlier strategy has a transform step (" + s.DisplayName + "), which I cannot plan again; use Undo on the strategy panel"
-	}
-	return build(prev.RootStepID)
-}
-
-// undoTurn plans going back to the strategy before the last change.
-func undoTurn(a *asks, o *strategyOverview, goal string) response {
-	if o == nil {
-		return say(intro + "\n\nThere is nothing to undo: this conversation has no strategy yet.")
-	}
-	tree, why := undoPlan(o)
-	if tree == nil {
-		return say(intro + "\n\nI could not plan the undo: " + why + ".")
-	}
-	if !a.t.has("save_delegation_draft") {
-		return say(intro + "\n\nThis role cannot save a plan; use Undo on the strategy panel.")
-	}
-	draft := a.get(newCall("save_delegation_draft", map[string]any{"goal": goal, "plan": tree}))
-	if draft == nil {
-		return response{calls: a.calls}
-	}
-	if !draft.ok {
-		return say(fmt.Sprintf("%s\n\nThe plan to undo was refused (%s: %s). %s", intro, draft.code, draft.msg, problemList(draft)))
-	}
-	var build *done
-	if a.t.has("request_executor_build") {
-		var saved struct {
-			ArtifactID string `json:"artifactId"`
-		}
-		draft.decode(&saved)
-		if build = a.get(newCall("request_executor_build", map[string]string{"goal": goal, "artifact_id": saved.ArtifactID})); build == nil {
-			return response{calls: a.calls}
-		}
-	}
-	text := fmt.Sprintf("%s\n\nI planned going back to the strategy before the last change (its root was step %s): %d step%s reused, %d search%s run again.",
-		intro, o.Previous.RootStepID, len(tree.Steps()), plural(len(tree.Steps())), tree.Tasks(), pluralES(tree.Tasks()))
-	if build != nil && build.ok {
-		text += "\n\nClick **Build this plan** to go back. The steps of today's strategy that the earlier one does not use are removed, and Undo brings them back."
-	}
-	return say(text)
 }
 
 // familyNames name the searches a researcher may drop as a kind of

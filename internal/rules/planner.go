@@ -41,6 +41,17 @@ func planTurn(t *turn) response {
 	if p.Follow == english.FollowUndo {
 		return undoTurn(a, cur, goalOf(t.user))
 	}
+	if p.Follow == english.FollowOrthologs {
+		tree, what, answer := orthologPlan(a, cur, p.Orthologs, t.user)
+		switch {
+		case answer != nil:
+			return *answer
+		case tree == nil:
+			return response{calls: a.calls}
+		}
+		return draftTree(a, goalOf(t.user), tree, "carry the genes to orthologs", intro+"\n\n"+what+" "+orthologOffline,
+			"Click **Build this plan** to build it.")
+	}
 	if p.Follow == english.FollowEnrich {
 		return say(enrichInPlanMode(cur))
 	}

@@ -17,6 +17,12 @@ import (
 //go:embed searches.json
 var searchesJSON string
 
+// siteOrganismsText lists the Plasmodium organisms of the live site, one
+// per line after its comment lines (which name the source).
+//
+//go:embed site_organisms.txt
+var siteOrganismsText string
+
 // How well the offline snapshot can answer a search (searches.json "offline").
 const (
 	offlineEvaluable   = "evaluable"
@@ -27,13 +33,14 @@ const (
 
 // Where a parameter's vocabulary comes from (searches.json "vocabulary").
 const (
-	vocabStatic      = "static"      // fixed terms listed in searches.json
-	vocabOrganism    = "organism"    // the organism tree
-	vocabGeneTypes   = "geneTypes"   // from the gene data
-	vocabChromosomes = "chromosomes" // from the gene data
-	vocabGOTerms     = "goTerms"     // from the GO gene sets and names
-	vocabTextFields  = "textFields"  // the fields the offline text search covers
-	vocabOpen        = "open"        // computed by the live site; not checked offline
+	vocabStatic      = "static"        // fixed terms listed in searches.json
+	vocabOrganism    = "organism"      // the organism tree
+	vocabSite        = "siteOrganisms" // the live site's organisms, for transforms
+	vocabGeneTypes   = "geneTypes"     // from the gene data
+	vocabChromosomes = "chromosomes"   // from the gene data
+	vocabGOTerms     = "goTerms"       // from the GO gene sets and names
+	vocabTextFields  = "textFields"    // the fields the offline text search covers
+	vocabOpen        = "open"          // computed by the live site; not checked offline
 )
 
 // The organism vocabulary: the one organism of the snapshot under its genus
@@ -125,6 +132,7 @@ func vocabularies(d *Data) map[string][]catalog.Term {
 			{Term: organismGenus, Display: organismGenus, Parent: organismFamily},
 			{Term: organismPf3D7, Display: organismPf3D7, Parent: organismGenus},
 		},
+		vocabSite: siteOrganisms(),
 		vocabTextFields: {
 			{Term: textFieldID, Display: "Gene ID"},
 			{Term: textFieldAlias, Display: "Gene name or symbol, and previous IDs"},
@@ -142,6 +150,21 @@ func vocabularies(d *Data) map[string][]catalog.Term {
 	}
 	v[vocabGOTerms] = goVocabulary(d)
 	return v
+}
+
+// siteOrganisms is the live site's organism tree: its organisms under
+// the genus and family, like vocabOrganism's.
+func siteOrganisms() []catalog.Term {
+	terms := []catalog.Term{
+		{Term: organismFamily, Display: organismFamily},
+		{Term: organismGenus, Display: organismGenus, Parent: organismFamily},
+	}
+	for line := range strings.Lines(siteOrganismsText) {
+		if name := strings.TrimSpace(line); name != "" && !strings.HasPrefix(name, "#") {
+			terms = append(terms, catalog.Term{Term: name, Display: name, Parent: organismGenus})
+		}
+	}
+	return terms
 }
 
 // goVocabulary lists the GO ids a search can use, sorted by label: every
@@ -271,7 +294,7 @@ func buildParam(sp specParam, vocab map[string][]catalog.Term) (catalog.Param, e
 		case vocabStatic:
 			p.Vocabulary = slices.Clone(sp.Terms)
 		case vocabOpen:
-		case vocabOrganism, vocabGeneTypes, vocabChromosomes, vocabGOTerms, vocabTextFields:
+		case vocabOrganism, vocabSite, vocabGeneTypes, vocabChromosomes, vocabGOTerms, vocabTextFields:
 			p.Vocabulary = slices.Clone(vocab[sp.Vocabulary])
 		default:
 			return p, fmt.Errorf("parameter %s: unknown vocabulary %q", sp.Name, sp.Vocabulary)

@@ -51,6 +51,16 @@ func TestValidate(t *testing.T) {
 			errs:   map[string][]string{"organism": {"Invalid value 'Plasmodium vivax P01'."}},
 		},
 		{
+			name: "a transform to orthologs names any of the site's organisms", search: "GenesByOrthologs",
+			params: map[string]string{"organism": `["Plasmodium vivax P01"]`, "gene_result": ""},
+			want:   map[string]string{"isSyntenic": "no"},
+		},
+		{
+			name: "but not one the site lacks", search: "GenesByOrthologs",
+			params: map[string]string{"organism": `["Toxoplasma gondii ME49"]`, "gene_result": ""},
+			errs:   map[string][]string{"organism": {"Invalid value 'Toxoplasma gondii ME49'."}},
+		},
+		{
 			name: "display label instead of term", search: "GenesByGoTerm",
 			params: map[string]string{"organism": testOrg, "go_typeahead": `["translation (GO:0006412)"]`},
 			errs:   map[string][]string{"go_typeahead": {"Use the term 'GO:0006412'"}},
