@@ -88,7 +88,7 @@ func executeTurn(t *turn) response {
 		}
 		return delegateAs(a, goalOf(t.user), raw, tree, what+" "+orthologOffline, nil)
 	}
-	if p.Root == nil {
+	if p.Root == nil && (cur == nil || !operatorEditRE.MatchString(t.user)) {
 		return say(nothingToSearch(t.user))
 	}
 	var followNote string

@@ -124,6 +124,13 @@ func applyFollowUp(p *english.Parsed, o *strategyOverview, user, previous string
 		p.Root = n
 		return fmt.Sprintf("I drop the %s steps and keep the rest of the strategy", familyNames[family]), ""
 	}
+	if tree, note, why, ok := o.editedOperator(user); ok {
+		if tree == nil {
+			return "", why
+		}
+		p.Follow, p.Root = english.FollowReplace, tree
+		return note, ""
+	}
 	if target, part, why, ok := o.editedParameter(user); ok {
 		if target == "" {
 			return "", why

@@ -76,3 +76,24 @@ func TestOrthologOrganism(t *testing.T) {
 		t.Errorf("removing the only combine:\n%s", combine.end.Text)
 	}
 }
+
+// TestOperatorEdit: a change of a combine's operator rebuilds that
+// combine with its inputs reused; one already of that operator, or a
+// strategy without a combine, changes nothing.
+func TestOperatorEdit(t *testing.T) {
+	w := newWorld(t)
+	w.built(t, "DNA repair genes on chromosome 5")
+	flipped := w.built(t, "Flip the last combine - the one joining the two searches - to a UNION, and explain why the counts differ.")
+	snap, root := rootCount(t, flipped.emitted)
+	if root.Operator != strategy.Union || len(snap.Steps) != 3 {
+		t.Fatalf("root %+v of %d steps, want a UNION of the same two searches\n%s", root, len(snap.Steps), flipped.end.Text)
+	}
+	same := w.turn(t, "plan", "make it a union")
+	if !strings.Contains(same.end.Text, "already a UNION") || len(find[*event.HandoffRequested](same.emitted)) != 0 {
+		t.Errorf("a union made a union:\n%s", same.end.Text)
+	}
+	back := w.built(t, "turn the union into an intersection")
+	if _, root := rootCount(t, back.emitted); root.Operator != strategy.Intersect {
+		t.Errorf("root %+v, want an INTERSECT\n%s", root, back.end.Text)
+	}
+}

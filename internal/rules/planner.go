@@ -62,7 +62,7 @@ func planTurn(t *turn) response {
 		}
 		return say(controlsInPlanMode(cur) + knownText(known))
 	}
-	if p.Root == nil {
+	if p.Root == nil && (cur == nil || !operatorEditRE.MatchString(t.user)) {
 		return say(nothingToSearch(t.user))
 	}
 	if org := t.organismNamed(); cur == nil && p.Organism == "" && org != "" {
