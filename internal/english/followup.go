@@ -208,6 +208,9 @@ func followUpOf(toks []token) (FollowUp, []token, []token) {
 			return FollowAdd, trimJoiners(trimReference(rest)), nil
 		}
 	}
+	if f, part, ok := verbFollowUp(w); ok {
+		return f, part, nil
+	}
 	return FollowNone, toks, nil
 }
 
@@ -420,7 +423,7 @@ func trimReference(w []token) []token {
 
 var (
 	referenceWords        = WordSet("that this it them those these result results strategy list set search one ones current")
-	referencePrepositions = WordSet("from to in of on into")
+	referencePrepositions = WordSet("from to in of on into alongside")
 )
 
 // hasWords reports whether w starts with the words.
@@ -489,6 +492,6 @@ func Repeats(text string) bool {
 		return false
 	}
 	last := w[len(w)-1].low
-	return last == "too" || hasWords(w[max(0, len(w)-2):], []string{"as", "well"}) || hasWords(w, []string{"same", "for"}) ||
+	return last == "too" || last == "likewise" || hasWords(w[max(0, len(w)-2):], []string{"as", "well"}) || hasWords(w, []string{"same", "for"}) ||
 		hasWords(w, []string{"likewise"}) || hasWords(w, []string{"and", "also"})
 }

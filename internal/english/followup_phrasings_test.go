@@ -10,6 +10,16 @@ func TestFollowUpPhrasings(t *testing.T) {
 		part, replaced string
 	}{
 		{"remove chromosome 5 from that", FollowExclude, "location:5", "<nil>"},
+		// A verb, the part, and the result named anywhere by a pronoun.
+		{"boot chromosome 9 out of it", FollowExclude, "location:9", "<nil>"},
+		{"shave off whatever chromosome 2 contributes", FollowExclude, "location:2", "<nil>"},
+		{"slot chromosome 7 into that too", FollowAdd, "location:7", "<nil>"},
+		{"add genes involved in DNA repair to it", FollowAdd, "term:DNA repair", "<nil>"},
+		{"tack the rRNA genes onto that", FollowAdd, "term:rRNA", "<nil>"},
+		{"slim it down to what sits on chromosome 6", FollowRestrict, "location:6", "<nil>"},
+		{"the snRNA genes on top of that", FollowAdd, "term:snRNA", "<nil>"},
+		{"proteolysis alongside them", FollowAdd, "term:proteolysis", "<nil>"},
+		{"go back to no chromosome filter", FollowExclude, "term:chromosome filter", "<nil>"},
 		{"take out the ones on chromosome 3", FollowExclude, "location:3", "<nil>"},
 		{"Can you exclude chromosomes 1 and 2 from the result?", FollowExclude, "UNION(location:1, location:2)", "<nil>"},
 		{"filter to chromosome 12", FollowRestrict, "location:12", "<nil>"},

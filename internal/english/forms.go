@@ -277,9 +277,13 @@ var formRewrites = []struct {
 	{regexp.MustCompile(`(?i)^\s*(?:i\s+(?:want(?:ed)?|meant|need(?:ed)?)|it\s+should\s+be|make\s+it)\s+([^,]+?),?\s+not\s+((?:\S+\s*){1,3}?)(?:,?\s+(?:sorry|please|thanks))?\s*[.!]*\s*$`), "sorry, $1, not $2"},
 	// "…, same chromosome", "…, keep the rest": what stays says nothing new.
 	{regexp.MustCompile(`(?i)[,;]?\s+(?:(?:keep(?:ing)?|with)\s+)?(?:the\s+)?same\s+(?:chromosomes?|location|place|organism|gene\s+type|restriction|exclusion|rest)(?:\s+as\s+before)?\s*[.!]*\s*$|[,;]?\s+(?:keep(?:ing)?|leave|leaving)\s+(?:the\s+rest|everything\s+else)(?:\s+(?:as\s+it\s+is|the\s+same|unchanged|as\s+is))?\s*[.!]*\s*$|[,;]?\s+everything\s+else\s+(?:the\s+same|unchanged|as\s+is)\s*[.!]*\s*$`), ""},
+	// "…, unfiltered", "…, all chromosomes": no restriction said.
+	{regexp.MustCompile(`(?i)(?:[,;]|\s[—–-])?\s*\b(?:unfiltered|(?:(?:across|on|over|from)\s+)?(?:all|every|any)\s+(?:the\s+)?chromosomes?)\s*[.!]*\s*$|[,;]\s*unfiltered\b`), ""},
+	// "go back to no chromosome filter at all": that filter dropped.
+	{regexp.MustCompile(`(?i)^\s*(?:(?:ok|okay|now|hmm|actually|please|no)[\s,]+)*(?:go\s+back|return|revert|back)\s+to\s+(?:having\s+)?(?:no|without\s+(?:a|the|any))\s+(chromosome|location|place|GO|gene\s+type|text)\s+(?:filters?|restrictions?|limits?)(?:\s+at\s+all)?\s*[.!]*\s*$`), "drop the $1 filter"},
 	// "…, nothing filtered", "— the full gene set, nothing else", "with no
 	// filters", "this time", "thanks in advance": no criterion.
-	{regexp.MustCompile(`(?i)(?:[,;]|\s[—–-])?\s*(?:the\s+(?:full|whole|entire|complete)\s+(?:gene\s+)?(?:set|list),?\s*)?\b(?:nothing|none)\s+(?:else|filtered(?:\s+out)?|removed|excluded|dropped)\b|(?:[,;]\s*)?\b(?:with\s+)?no\s+(?:(?:chromosome|location|place)\s+)?(?:filters?|filtering|restrictions?)(?:\s+(?:at\s+all|applied))?\b`), ""},
+	{regexp.MustCompile(`(?i)(?:[,;]|\s[—–-])?\s*(?:the\s+(?:full|whole|entire|complete)\s+(?:gene\s+)?(?:set|list),?\s*)?\b(?:nothing|none)\s+(?:else|filtered(?:\s+out)?|removed|excluded|dropped)\b|(?:[,;]\s*)?\b(?:with\s+)?no\s+(?:(?:chromosome|location|place)\s+)?(?:filters?|filtering|restrictions?)(?:\s+(?:at\s+all|applied|yet|for\s+now|so\s+far))?\b`), ""},
 	{regexp.MustCompile(`(?i)\s*\b(?:(?:for\s+)?this\s+time|(?:thanks|thank\s+you)\s+in\s+advance)\b`), ""},
 	// "quick favour —", "Kindly propose a workflow:", "Put together
 	// something that returns the …", "assemble the …": the request's frame.
@@ -318,6 +322,7 @@ var formRewrites = []struct {
 	{regexp.MustCompile(`(?i)^\s*(combine|merge|pool|unite|join)\s*,?\s*(?:please\s*)?:\s*`), "$1 "},
 	// "drop chromosome 10 from the combined list", "confine the pair to
 	// chromosome 14": the result so far, which a loose qualifier takes.
+	{regexp.MustCompile(`(?i)\b(the|a)\s+(?:pair|two|couple|set)\s+(?:of\s+)?(chr\.?|chromosomes?)\b`), "$2"}, // "limited to the pair chromosome 11 / 12"
 	{regexp.MustCompile(`(?i)\s+(?:from|of|to|on|in|off)\s+(?:(?:the|this|that)\s+(?:(?:combined|merged|pooled|joint|resulting|unified|whole|entire)\s+(?:list|set|result|results|lot|pair|union|pool|group)|pair|union|lot|pool|group)|all\s+of\s+(?:it|them)|everything)\b`), ""},
 	// "…, keep those on chromosome 10": only those.
 	{regexp.MustCompile(`(?i)\b(keep|retain)\s+((?:those|the\s+ones|ones|what(?:ever)?)\s+(?:that\s+(?:are|lie|sit)\s+)?(?:on|in|from)\b)`), "$1 only $2"},

@@ -476,3 +476,19 @@ func TestFramesAndReferents(t *testing.T) {
 		}
 	}
 }
+
+// TestUnionsGrouped: parts a union's words group keep their own
+// qualifiers: a bracketed part on a place, a whole set of its own, "in
+// addition to".
+func TestUnionsGrouped(t *testing.T) {
+	for in, want := range map[string]string{
+		"[thiamine metabolic process, chr 6] merged with [vitamin B6 metabolic process, chr 5]": "UNION(INTERSECT(term:thiamine metabolic process, location:6), INTERSECT(term:vitamin B6 metabolic process, location:5))",
+		"all chromosome 3 genes in addition to telomere maintenance":                            "UNION(location:3, term:telomere maintenance)",
+		"histone lysine methylation limited to the pair chromosome 11 / chromosome 12":          "INTERSECT(term:histone lysine methylation, UNION(location:11, location:12))",
+		"DNA repair on chromosome 5 plus everything in proteolysis":                             "UNION(INTERSECT(term:DNA repair, location:5), term:proteolysis)",
+	} {
+		if got := Parse(in).Root.String(); got != want {
+			t.Errorf("Parse(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

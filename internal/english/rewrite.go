@@ -166,7 +166,10 @@ var sentenceRE = regexp.MustCompile(`([.?!])\s+([A-Z"“]|[a-z]{1,4}[A-Z])`)
 // request: "I'm studying translation.", "We work on gametocytes.", "My
 // lab investigates invasion."
 var contextSentenceRE = regexp.MustCompile(`(?i)^\s*(?:i'?m|i\s+am|we'?re|we\s+are|i|we|my\s+(?:lab|group|team|project|thesis)|our\s+(?:lab|group|team|project))\s+(?:(?:currently|mostly|mainly|now)\s+)?` +
-	`(?:study|studying|studies|work|working|works|research|researching|researches|investigate|investigating|investigates|focus|focusing|focuses|look\s+at|looking\s+at|am\s+looking\s+at|writing|write|interested\s+in|curious\s+about)\b`)
+	`(?:study|studying|studies|work|working|works|research|researching|researches|investigate|investigating|investigates|focus|focusing|focuses|look\s+at|looking\s+at|am\s+looking\s+at|writing|write|interested\s+in|curious\s+about|` +
+	`putting\s+together|preparing|prepare|drafting|planning|applying\s+for|submitting|revising|teaching|presenting|giving)\b` +
+	// "Reviewer 1 asked us to justify the list.", "My supervisor wants a figure."
+	`|^\s*(?:(?:my|our|the)\s+)?(?:reviewer|referee|editor|collaborator|supervisor|advisor|adviser|pi|boss|student)s?\s*\d*\s+(?:asked|asks|wants|wanted|requested|suggested|needs)\b`)
 
 // withoutContextSentences drops the sentences of a message that say what
 // the researcher works on, when another sentence holds the request: "I'm

@@ -265,7 +265,7 @@ var trailingFillers = WordSet(`genes gene ones please only too also ids id ident
 	if possible my our analysis thesis paper project study research work plasmodb veupathdb database db lot
 	found located situated lie lies lying sit sits sitting reside resides residing encoded parasite parasites anyway anyhow regardless function functions role roles though however alone
 	strategy strategies search searches query queries members member afterwards besides first annotation annotations
-	genome-wide genomewide strain isolate reference it them`)
+	genome-wide genomewide strain isolate reference it them likewise`)
 
 func WordSet(words string) map[string]bool {
 	m := map[string]bool{}

@@ -65,7 +65,7 @@ var qualifierEndRE = regexp.MustCompile(`, (?:limited to|excluding) [^,]+(?:, \d
 // else at the first "and" or "with". A union of "it" or "that" is a
 // follow-up's, not this.
 func unionSpelled(text string) string {
-	text = unionAnnounced(text)
+	text = unionAnnounced(unionsGrouped(text))
 	// "A and B combined, limited to chromosome 10": the union is the
 	// words before the qualifier.
 	if loc := qualifierEndRE.FindStringIndex(text); loc != nil && loc[0] > 0 {
@@ -115,4 +115,33 @@ func unionSpelled(text string) string {
 		}
 	}
 	return text
+}
+
+var (
+	// bracketPlaceRE is a bracketed part whose comma puts it on a place:
+	// "[thiamine metabolic process, chr 6]" is those genes on chromosome 6.
+	bracketPlaceRE = regexp.MustCompile(`(?i)\[\s*([^\[\],]+?)\s*,\s*((?:chr\.?|chromosomes?)\s*\w+)\s*\]`)
+	// wholeSetRE is a union whose second part is a whole set of its own
+	// ("… plus everything in GO:0008616"): what qualifies the first part
+	// stays with it.
+	wholeSetRE = regexp.MustCompile(`(?i)^(.+?)[,;]?\s+(?:plus|together\s+with|as\s+well\s+as|along\s+with|in\s+addition\s+to|or)\s+(?:separately\s+)?` +
+		`(?:everything|anything|all(?:\s+the)?\s+genes|every\s+gene|all)\s+(?:in|of|from|annotated\s+(?:with|to)|under)\s+(.+?)\s*[.!]*\s*$`)
+	// mergedRE joins two bracketed parts in a union.
+	mergedRE = regexp.MustCompile(`(?i)\)\s+(?:merged|joined|pooled|combined)\s+with\s+\(`)
+	// placedRE is a part placed on a chromosome, whose place is its own.
+	placedRE = regexp.MustCompile(`(?i)\b(?:on|of|in|from)\s+(?:chr\b|chromosome)`)
+	// inAdditionRE is "in addition to", a union.
+	inAdditionRE = regexp.MustCompile(`(?i)\bin\s+addition\s+to\b`)
+)
+
+// unionsGrouped brackets the parts of a union its words group: a part on
+// a place written "[A, chr 6]", a second part that is a whole set.
+func unionsGrouped(text string) string {
+	if t := bracketPlaceRE.ReplaceAllString(text, "($1 on $2)"); t != text {
+		text = mergedRE.ReplaceAllString(t, ") plus (")
+	}
+	if m := wholeSetRE.FindStringSubmatch(text); m != nil && placedRE.MatchString(m[1]) {
+		text = "(" + m[1] + ") plus (" + m[2] + ")"
+	}
+	return inAdditionRE.ReplaceAllString(text, "plus")
 }
