@@ -283,7 +283,7 @@ var formRewrites = []struct {
 	{regexp.MustCompile(`(?i)^\s*(?:(?:ok|okay|now|hmm|actually|please|no)[\s,]+)*(?:go\s+back|return|revert|back)\s+to\s+(?:having\s+)?(?:no|without\s+(?:a|the|any))\s+(chromosome|location|place|GO|gene\s+type|text)\s+(?:filters?|restrictions?|limits?)(?:\s+at\s+all)?\s*[.!]*\s*$`), "drop the $1 filter"},
 	// "…, nothing filtered", "— the full gene set, nothing else", "with no
 	// filters", "this time", "thanks in advance": no criterion.
-	{regexp.MustCompile(`(?i)(?:[,;]|\s[—–-])?\s*(?:the\s+(?:full|whole|entire|complete)\s+(?:gene\s+)?(?:set|list),?\s*)?\b(?:nothing|none)\s+(?:else|filtered(?:\s+out)?|removed|excluded|dropped)\b|(?:[,;]\s*)?\b(?:with\s+)?no\s+(?:(?:chromosome|location|place)\s+)?(?:filters?|filtering|restrictions?)(?:\s+(?:at\s+all|applied|yet|for\s+now|so\s+far))?\b`), ""},
+	{regexp.MustCompile(`(?i)(?:[,;]|\s[—–-])?(?:\s+(?:and|but))?\s*(?:the\s+(?:full|whole|entire|complete)\s+(?:gene\s+)?(?:set|list),?\s*)?\b(?:nothing|none)\s+(?:else|filtered(?:\s+out)?|removed|excluded|dropped)\b|(?:[,;]\s*)?\b(?:with\s+)?no\s+(?:(?:chromosome|location|place)\s+)?(?:filters?|filtering|restrictions?)(?:\s+(?:at\s+all|applied|yet|for\s+now|so\s+far))?\b`), ""},
 	{regexp.MustCompile(`(?i)\s*\b(?:(?:for\s+)?this\s+time|(?:thanks|thank\s+you)\s+in\s+advance)\b`), ""},
 	// "quick favour —", "Kindly propose a workflow:", "Put together
 	// something that returns the …", "assemble the …": the request's frame.

@@ -98,14 +98,14 @@ type Classification struct {
 }
 
 var (
-	confirmWords = WordSet("yes yeah yep yup ok okay alright sure go ahead proceed continue thanks thank you build do it please that this plan and now fine great sounds good let's lets run looks perfect right exactly absolutely correct indeed spot on then works outline with the is seems approved approve")
-	declineWords = WordSet("no nope not yet never mind nevermind cancel don't dont do it that this thanks thank you please for now stop wait hold on leave build anything second thought thoughts unbuilt off actually")
+	confirmWords = WordSet("yes yeah yep yup ok okay alright sure go ahead proceed continue thanks thank you build do it please that this plan and now fine great sounds good let's lets run looks perfect right exactly absolutely correct indeed spot on then works outline with the is seems approved approve excellent brilliant execute reads correctly correct matches")
+	declineWords = WordSet("no nope not yet never mind nevermind cancel don't dont do it that this thanks thank you please for now stop wait hold on leave build anything second thought thoughts unbuilt off actually drop scrap forget skip")
 	// declineCues are words only a decline holds.
-	declineCues = WordSet("no nope not never nevermind cancel don't dont stop wait hold")
+	declineCues = WordSet("no nope not never nevermind cancel don't dont stop wait hold forget")
 	// confirmCues are the words a confirmation needs: "thanks" or "great"
 	// alone agree to nothing.
-	confirmCues = WordSet("yes yeah yep ok okay sure ahead proceed continue build do run let's lets approved approve")
-	thanksWords = WordSet("thanks thank you thx cheers great perfect nice cool awesome excellent wonderful good lovely brilliant that that's thats it is looks very much so a lot lots all done for now bye goodbye i'm im we're ok okay what i meant")
+	confirmCues = WordSet("yes yeah yep ok okay sure ahead proceed continue build do run let's lets approved approve execute")
+	thanksWords = WordSet("thanks thank you thx cheers great perfect nice cool awesome excellent wonderful good lovely brilliant that that's thats it is looks very much so a lot lots all done for now bye goodbye i'm im we're ok okay what i meant correct correctly right exactly reads matches had in mind mm-hm mhm uh-huh")
 
 	geneAskRE = regexp.MustCompile(`(?i)\b(what\s+\S+\s+(encodes|makes|codes\s+for)|what\s+(does|do|is|are)|what's|whats|tell me (about|more about)|describe|explain|function of|role of|what do you know about|information on|info on|(which|what) gene is|look\s*up|what (protein|product) (does|do)?\b.*\b(makes?|encodes?)|is that now|tell me what|what (it|this|that) (is|does|encodes)|codes? for|product description|description|annotation|summary)\b`)
 	// geneFirstAskRE is a yes-or-no question whose subject is a gene id:
@@ -186,7 +186,7 @@ func Classify(msg string) Classification {
 	if onlyWords(low, thanksWords) {
 		return Classification{Intent: IntentThanks}
 	}
-	if onlyWords(low, declineWords) && hasAny(low, declineCues) {
+	if onlyWords(low, declineWords) && (hasAny(low, declineCues) || strings.Contains(low, "second thought")) {
 		return Classification{Intent: IntentDecline}
 	}
 	for _, u := range onThePageREs {
@@ -224,7 +224,8 @@ func Classify(msg string) Classification {
 		len(ids) > 0 && (geneAskRE.MatchString(text) || terseGeneAskRE.MatchString(text)) && !searchWordsRE.MatchString(text) {
 		return Classification{Intent: IntentGeneQuestion, Subject: strings.Join(ids, " ")}
 	}
-	if m := geneIDOfRE.FindStringSubmatch(text); m != nil && len(ids) == 0 && !placeRE.MatchString(m[3]) && !searchWordsRE.MatchString(m[3]) {
+	if m := geneIDOfRE.FindStringSubmatch(text); m != nil && len(ids) == 0 && !placeRE.MatchString(m[3]) && !searchWordsRE.MatchString(m[3]) &&
+		!relationRE.MatchString(m[3]) {
 		return Classification{Intent: IntentGeneQuestion, Subject: American(strings.Trim(m[1]+m[2]+m[3], `"' `))}
 	}
 	if symbol, ok := symbolQuestion(text); ok {
@@ -246,7 +247,7 @@ func Classify(msg string) Classification {
 // besides its id: "remind me what PF3D7_… is", "what product is
 // annotated for PF3D7_…?", "I have PFF1300w from a 2008 paper. Which 3D7
 // gene does that correspond to these days?".
-var geneOnlyAskRE = regexp.MustCompile(`(?i)\b(?:remind\s+me|(?:which|what)\s+(?:protein|product)\s+does\s+(?:it|this|that)\s+(?:encode|make|code\s+for)|what\s+(?:protein|product|gene\s+product|symbol|name)\s+(?:is|was|does)|correspond(?:s|ing)?\s+to|current\s+(?:id|name|gene)|new\s+id|renamed|maps?\s+to|(?:which|what)\s+chromosome|what\s+protein|what\s+(?:is|was)\s+(?:it|that|this)\s+(?:now|called))\b`)
+var geneOnlyAskRE = regexp.MustCompile(`(?i)\b(?:remind\s+me|(?:which|what)\s+(?:protein|product)\s+does\s+(?:it|this|that)\s+(?:encode|make|code\s+for)|what\s+(?:protein|product|gene\s+product|symbol|name)\s+(?:is|was|does)|correspond(?:s|ing)?\s+to|current\s+(?:id|name|gene)|new\s+id|renamed|maps?\s+to|(?:which|what)\s+chromosome|what\s+protein|what\s+(?:is|was)\s+(?:it|that|this)\s+(?:now|called)|(?:which|what)\s+(?:enzyme|protein|gene|product)\s+is\s+(?:it|that|this)|(?:symbol|gene\s+name|(?:annotated\s+)?product)\s+(?:for|of))\b`)
 
 // geneOnlyAsked reports whether a message asks about the one gene it names
 // and for no genes beside it.
@@ -313,14 +314,16 @@ var goDefinitionRE = regexp.MustCompile(`(?i)^\s*(?:(?:what\s+is|what's|whats|gi
 	// meaning of X"
 	`|^\s*(?:(?:can|could|would|will)\s+you\s+|please\s+)?(?:define|explain\s+the\s+meaning\s+of)\s+(?:the\s+|a\s+)?(.+?)\s*(?:for\s+me|please)?\s*[?.!]*\s*$` +
 	// "what's the GO id for regulation of biological quality?"
-	`|^\s*(?:(?:what\s+is|what's|whats|give\s+me|tell\s+me|which\s+is)\s+)?(?:the\s+)?(?:go|gene\s+ontology)\s+(?:term\s+)?(?:id|identifier|accession|number|code)\s+(?:of|for)\s+(?:the\s+)?(.+?)\s*[?.!]*\s*$`)
+	`|^\s*(?:(?:what\s+is|what's|whats|give\s+me|tell\s+me|which\s+is)\s+)?(?:the\s+)?(?:go|gene\s+ontology)\s+(?:term\s+)?(?:id|identifier|accession|number|code)\s+(?:of|for)\s+(?:the\s+)?(.+?)\s*[?.!]*\s*$` +
+	// "what is meant by the GO term 'pH reduction'?"
+	`|^\s*(?:what\s+is|what's|whats)\s+meant\s+by\s+(?:the\s+)?(?:(?:go|gene\s+ontology)\s+)?(?:term\s+|process\s+)?(.+?)\s*[?.!]*\s*$`)
 
 // goPhraseQuestion reads a question about a GO term by name.
 func goPhraseQuestion(text string) (string, bool) {
 	m := goPhraseQuestionRE.FindStringSubmatch(text)
 	if m == nil {
 		if d := goDefinitionRE.FindStringSubmatch(text); d != nil {
-			m = []string{d[0], d[1] + d[2] + d[3] + d[4] + d[5]}
+			m = []string{d[0], d[1] + d[2] + d[3] + d[4] + d[5] + d[6]}
 		} else if d := isGOTermRE.FindStringSubmatch(text); d != nil {
 			m = []string{d[0], d[1] + d[2]}
 		}
@@ -384,10 +387,14 @@ var terseGeneAskRE = regexp.MustCompile(`(?i)=\s*\?|\bproducts?\s*\?|\bwhat\s+(?
 // "gene ID of myosin A?", "KAHRP - gene id?", "what's the gene id for
 // CSP".
 var geneIDOfRE = regexp.MustCompile(`(?i)^\s*(?:(?:what\s+is|what's|whats|give\s+me|tell\s+me)\s+)?(?:the\s+)?(?:gene\s+id|locus\s+tag|id)\s+(?:of|for)\s+(?:the\s+)?(.{2,40}?)\s*[?.!]*\s*$` +
-	`|^\s*(\S{2,20}?)\s*(?:[-–—:,]\s*)?(?:(?:what'?s|what\s+is)\s+)?(?:its\s+|the\s+)?(?:gene\s+id|locus\s+tag)\s*[?.!]*\s*$` +
+	`|^\s*(\S{2,20}?)\s*(?:[-–—:,]\s*)?(?:(?:what'?s|what\s+is|which|what)\s+)?(?:its\s+|the\s+)?(?:gene\s+id|locus\s+tag)\s*[?.!]*\s*$` +
 	// "which gene id belongs to T-complex protein 1 subunit alpha?",
 	// "which gene codes for haem oxygenase? I need its id".
-	`|^\s*(?:which|what)\s+(?:gene(?:\s+id)?|locus(?:\s+tag)?|id)\s+(?:belongs\s+to|codes\s+for|encodes|makes)\s+(?:the\s+|an?\s+)?(.{2,60}?)\s*[?.!]*(?:\s*(?:i\s+need|give\s+me|what'?s)\s+(?:its|the)\s+(?:gene\s+)?id\s*[?.!]*)?\s*$`)
+	`|^\s*(?:which|what)\s+(?:gene(?:\s+id)?|locus(?:\s+tag)?|id)\s+(?:belongs\s+to|codes\s+for|encodes|makes|is)\s+(?:the\s+|an?\s+)?(.{2,60}?)\s*[?.!]*(?:\s*(?:i\s+need|give\s+me|what'?s)\s+(?:its|the)\s+(?:gene\s+)?id\s*[?.!]*)?\s*$`)
+
+// relationRE opens what a gene does or where it is, not its name: "which
+// gene is involved in DNA repair" asks for a search.
+var relationRE = regexp.MustCompile(`(?i)^\s*(?:involved|annotated|located|found|part|associated|linked|related|responsible|required|needed|used|expressed|encoded|known|on|in|at|near|from|there|the\s+one)\b`)
 
 // symbolQuestionRE reads a question about a gene by its symbol: "Which
 // gene is AP2-G?", "what does the MSP1 gene do?".

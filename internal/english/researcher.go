@@ -64,6 +64,7 @@ var trailingResearchRE = regexp.MustCompile(`(?i)(?:[,;]|\s[—–-])\s*(?:for|a
 // message, and a last part that says what the request is for, while what
 // is left holds a request of its own.
 func withoutResearcherParts(text string) string {
+	text = withoutWrappers(text)
 	if loc := trailingResearchRE.FindStringSubmatchIndex(text); loc != nil && aboutResearch(tokenize(text[loc[2]:loc[3]])) &&
 		hasContent(tokenize(text[:loc[0]])) {
 		text = text[:loc[0]]
@@ -93,3 +94,41 @@ func withoutResearcherParts(text string) string {
 // have".
 var requestLeadRE = regexp.MustCompile(`(?i)^(?:(?:and|so)\s+)?(?:(?:i|we|she|he|they|(?:my|our)\s+\w+)\s+(?:really\s+)?(?:need|needs|want|wants|would\s+like|'d\s+like|asked\s+(?:me\s+)?for|asks\s+for|requested|is\s+asking\s+for)` +
 	`|(?:could|can|would|may)\s+(?:you|i|we)\s+(?:please\s+)?(?:fetch|get|have|see|pull|grab|retrieve|find|list|show)(?:\s+(?:me|us))?)\s+`)
+
+// requestWrappers are the words around a request that ask for it without
+// saying which genes: a greeting or a thanks, "any chance you could", "when
+// convenient", "put … into a strategy for me", "a search returning …",
+// "build me a strategy around …", a colleague who asked for it, an
+// occasion it is for ("For tomorrow's lab meeting on … I need"). What is
+// left is the request.
+var requestWrappers = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`(?i)^\s*(?:yo|hey|hi|hello|hiya|morning|ok|okay)\s*[,!]\s*|[,;]\s*(?:ta|cheers|thx|ty|thanks)\s*[.!]*\s*$`), ""},
+	{regexp.MustCompile(`(?i)^\s*(?:(?:is\s+there\s+)?any\s+chance\s+(?:you\s+(?:could|can)|of)|when(?:ever)?\s+(?:convenient|you\s+(?:can|get\s+a\s+(?:chance|moment)))|at\s+your\s+convenience|no\s+rush|no\s+hurry)\s*[,:]?\s+`), ""},
+	{regexp.MustCompile(`(?i)^\s*(?:(?:could|can|would)\s+you\s+)?(?:kindly\s+|please\s+)?put\s+(.+?)\s+into\s+(?:a|one|the)\s+(?:strategy|search|list)(?:\s+for\s+(?:me|us))?\s*([?.!]*)\s*$`), "find $1$2"},
+	{regexp.MustCompile(`(?i)\b(?:find|run|do|build|make|create|design|set\s+up)\s+(?:me\s+|us\s+)?(?:a|one)\s+(?:search|strategy|query)\s+(?:returning|giving|listing|finding|that\s+(?:returns|gives|finds|lists)|around|on|about|based\s+on|for)\s+`), "find "},
+	{regexp.MustCompile(`(?i)^\s*(?:my|our)\s+(?:collaborator|colleague|supervisor|pi|advisor|adviser|boss|student|postdoc|reviewer|co-author)s?(?:\s+(?:in|at|from)\s+\w+)?\s+(?:asked|asks|wants|wanted|needs|requested|would\s+like)\s+(?:me\s+|us\s+)?(?:for\s+|to\s+(?:find|get|see|pull|have)\s+)?(?:(?:this\s+one|the\s+following|this|these)\s*:\s*)?`), ""},
+	{regexp.MustCompile(`(?i)^\s*for\s+(?:tomorrow's|today's|next\s+week's|this\s+week's|friday's|monday's|my|our|the|a|an)\s+[^,.;:]*?\s+(?:i|we)\s+(?:need|want|would\s+like|'d\s+like)\s+`), ""},
+	// "the genes that chromosome 1 carries": those on chromosome 1.
+	{regexp.MustCompile(`(?i)\b(?:that|which)\s+((?:chromosomes?|chr)\s*\d+(?:(?:\s*,\s*|\s+(?:and|or)\s+)\d+)*)\s+(?:carries|carry|holds|hold|contains|contain|has|have|encodes|encode|hosts|host)\b`), "on $1"},
+}
+
+// asPartRE is an opening "As a postdoc new to PlasmoDB," part.
+var asPartRE = regexp.MustCompile(`(?i)^\s*as\s+an?\s+([^,]{3,60}),\s*`)
+
+// withoutWrappers drops a request's wrappers (requestWrappers, and an
+// "As a …," part that names no genes or place).
+func withoutWrappers(text string) string {
+	for _, w := range requestWrappers {
+		text = w.re.ReplaceAllString(text, w.with)
+	}
+	if m := asPartRE.FindStringSubmatchIndex(text); m != nil {
+		part := text[m[2]:m[3]]
+		if rest := text[m[1]:]; !mentionsGenes(tokenize(part)) && !placeRE.MatchString(part) && hasContent(tokenize(rest)) {
+			text = requestLeadRE.ReplaceAllString(rest, "")
+		}
+	}
+	return text
+}

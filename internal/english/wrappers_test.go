@@ -7,6 +7,15 @@ import "testing"
 func TestWrappers(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"Get me all the genes involved in DNA repair", "term:DNA repair"},
+		{"hey, need DNA repair minus chr 4, cheers", "MINUS(term:DNA repair, location:4)"},
+		{"Any chance you could put the proteolysis genes into a strategy for me?", "term:proteolysis"},
+		{"Could you set up a search returning translation genes, with chromosome 3 discarded?", "MINUS(term:translation, location:3)"},
+		{"Make me a strategy around glycolysis, keeping chromosome 9 and nothing else.", "INTERSECT(term:glycolysis, location:9)"},
+		{"No rush: find the DNA replication genes that chromosome 12 holds.", "INTERSECT(term:DNA replication, location:12)"},
+		{"Our supervisor in Oxford wants the tRNA genes on chromosome 2", "INTERSECT(term:tRNA, location:2)"},
+		{"For Friday's journal club I need proteolysis genes minus chromosome 5.", "MINUS(term:proteolysis, location:5)"},
+		{"As a new student in the lab, I'd like the DNA repair genes.", "term:DNA repair"},
+		{"Fetch the translation genes; afterwards prune away chromosome 1.", "MINUS(term:translation, location:1)"},
 		{"I'm looking for genes that are involved in translation", "term:translation"},
 		{"I am interested in tRNA genes on chromosome 3", "INTERSECT(term:tRNA, location:3)"},
 		{"Give me a list of snoRNA genes", "term:snoRNA"},
