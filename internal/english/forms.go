@@ -278,7 +278,7 @@ var formRewrites = []struct {
 	// "…, same chromosome", "…, keep the rest": what stays says nothing new.
 	{regexp.MustCompile(`(?i)[,;]?\s+(?:(?:keep(?:ing)?|with)\s+)?(?:the\s+)?same\s+(?:chromosomes?|location|place|organism|gene\s+type|restriction|exclusion|rest)(?:\s+as\s+before)?\s*[.!]*\s*$|[,;]?\s+(?:keep(?:ing)?|leave|leaving)\s+(?:the\s+rest|everything\s+else)(?:\s+(?:as\s+it\s+is|the\s+same|unchanged|as\s+is))?\s*[.!]*\s*$|[,;]?\s+everything\s+else\s+(?:the\s+same|unchanged|as\s+is)\s*[.!]*\s*$`), ""},
 	// "…, unfiltered", "…, all chromosomes": no restriction said.
-	{regexp.MustCompile(`(?i)(?:[,;]|\s[—–-])?\s*\b(?:unfiltered|(?:(?:across|on|over|from)\s+)?(?:all|every|any)\s+(?:the\s+)?chromosomes?)\s*[.!]*\s*$|[,;]\s*unfiltered\b`), ""},
+	{regexp.MustCompile(`(?i)(?:[,;]|\s[—–-])?\s*\b(?:un(?:filtered|restricted)|(?:(?:across|on|over|from)\s+)?(?:all|every|any)\s+(?:the\s+)?chromosomes?)\s*[.!]*\s*$|[,;]\s*un(?:filtered|restricted)\b`), ""},
 	// "go back to no chromosome filter at all": that filter dropped.
 	{regexp.MustCompile(`(?i)^\s*(?:(?:ok|okay|now|hmm|actually|please|no)[\s,]+)*(?:go\s+back|return|revert|back)\s+to\s+(?:having\s+)?(?:no|without\s+(?:a|the|any))\s+(chromosome|location|place|GO|gene\s+type|text)\s+(?:filters?|restrictions?|limits?)(?:\s+at\s+all)?\s*[.!]*\s*$`), "drop the $1 filter"},
 	// "…, nothing filtered", "— the full gene set, nothing else", "with no
@@ -369,7 +369,7 @@ var formRewrites = []struct {
 	// A union said after its parts: "— vitamins either way", "either one
 	// is fine", "— any of the three", "I'm not fussy which", "both kinds
 	// in one result", "(one set)", "as one group".
-	{regexp.MustCompile(`(?i)\s*(?:[,;]|\s[—–-])\s*(?:(?:[\w-]+\s+)?either\s+(?:way|one)(?:\s+(?:is|will\s+do)\s+(?:fine|ok(?:ay)?))?|any\s+(?:of\s+the\s+)?(?:two|three|four|five)|any\s+of\s+them|(?:i'?m\s+)?not\s+fussy(?:\s+which)?|both\s+(?:kinds|types|sets|lists|terms)\s+in\s+one\s+(?:result|list|set))\s*[.!]*\s*$`), " (a union)"},
+	{regexp.MustCompile(`(?i)\s*(?:[,;]|\s[—–-])\s*(?:(?:[\w-]+\s+)?either\s+(?:way|one)(?:\s+(?:is|will\s+do)\s+(?:fine|ok(?:ay)?))?|any\s+(?:of\s+the\s+)?(?:two|three|four|five)|(?:a\s+gene\s+in\s+)?any\s+of\s+them(?:\s+(?:counts|will\s+do|is\s+fine))?|whichever\s+(?:applies|one)|i'?ll\s+take\s+(?:both|either|all\s+of\s+them|all)|either\s+is\s+fine|(?:i'?m\s+)?not\s+fussy(?:\s+which)?|both\s+(?:kinds|types|sets|lists|terms)\s+in\s+one\s+(?:result|list|set))\s*[.!]*\s*$`), " (a union)"},
 	{regexp.MustCompile(`(?i)\s*\(\s*(?:one|a\s+single)\s+(?:set|list|group)\s*\)|\s+as\s+(?:one|a\s+single)\s+(?:group|set|list)\b`), " (a union)"},
 	// "For the pool of A plus B, …": A plus B.
 	{regexp.MustCompile(`(?i)^\s*(?:for|in|of|from)\s+the\s+(?:pool|union|combination|group)\s+of\s+`), ""},

@@ -132,7 +132,7 @@ var (
 	}{
 		{regexp.MustCompile(`(?i)\b(remember|memori[sz]e|for future sessions|my preferences?|do i prefer|i prefer)\b`), "remembering preferences between conversations"},
 		{regexp.MustCompile(`(?i)\be-?mail\b`), "sending results by email"},
-		{regexp.MustCompile(`(?i)\b(this|the|attached) (image|picture|photo|document|pdf|file|spreadsheet|table)\b|\b(upload(ed)?|attach(ed|ment)?)\b`), "reading attachments or uploaded files"},
+		{regexp.MustCompile(`(?i)\b(this|the|attached) (image|picture|photo|document|pdf|file|spreadsheet|table)\b|\b(upload(ed)?|attached)\b|\b(the|my|this|an?)\s+attachments?\b|\battachments?(\s+(file|image|document|here|below|above)|\s*[?.!,;]|\s*$)`), "reading attachments or uploaded files"},
 		{regexp.MustCompile(`(?i)\b(pca|principal components?|component separates|variance|differential(ly)? expression|differentially expressed|deseq2?|\bstudy\b.*\b(open|compare|samples)|open the .*study)\b`), "studies and sample analyses (PCA, differential expression)"},
 		{regexp.MustCompile(`(?i)\b(gene set|gene list)\b.*\b(save|name|call)|\b(save|store|keep)\b.*\b(as|in) (a |my )?(gene set|gene list|basket|favou?rites)\b|\bsave (these|this|the genes|the result)`), UnsupportedGeneSets},
 		{regexp.MustCompile(`(?i)\b(optimi[sz]e|parameter sweep)\b`), "optimising search parameters"},

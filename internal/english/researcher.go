@@ -111,6 +111,15 @@ var requestWrappers = []struct {
 	{regexp.MustCompile(`(?i)\b(?:find|run|do|build|make|create|design|set\s+up)\s+(?:me\s+|us\s+)?(?:a|one)\s+(?:search|strategy|query)\s+(?:returning|giving|listing|finding|that\s+(?:returns|gives|finds|lists)|around|on|about|based\s+on|for)\s+`), "find "},
 	{regexp.MustCompile(`(?i)^\s*(?:my|our)\s+(?:collaborator|colleague|supervisor|pi|advisor|adviser|boss|student|postdoc|reviewer|co-author)s?(?:\s+(?:in|at|from)\s+\w+)?\s+(?:asked|asks|wants|wanted|needs|requested|would\s+like)\s+(?:me\s+|us\s+)?(?:for\s+|to\s+(?:find|get|see|pull|have)\s+)?(?:(?:this\s+one|the\s+following|this|these)\s*:\s*)?`), ""},
 	{regexp.MustCompile(`(?i)^\s*for\s+(?:tomorrow's|today's|next\s+week's|this\s+week's|friday's|monday's|my|our|the|a|an)\s+[^,.;:]*?\s+(?:i|we)\s+(?:need|want|would\s+like|'d\s+like)\s+`), ""},
+	// An exclusion or restriction said first in a clause of its own:
+	// "Restricting myself to chromosome 13 from the start: …", "Once
+	// chromosomes 12 and 14 are gone, …", "Chromosome 5 is to be ignored
+	// throughout. …"; "in play", "the chromosome 13 copies".
+	{regexp.MustCompile(`(?i)^\s*(?:restricting|limiting|confining)\s+(?:myself|ourselves|it|this|things|the\s+search|the\s+list)\s+to\s+(.+?)(?:\s+from\s+the\s+(?:start|outset))?\s*:\s*(.+?)\s*[.!]*\s*$`), "$2, limited to $1"},
+	{regexp.MustCompile(`(?i)^\s*once\s+(.+?)\s+(?:are|is)\s+(?:gone|removed|out|excluded|dropped)\s*,\s*(.+?)\s*[.!]*\s*$`), "$2, excluding $1"},
+	{regexp.MustCompile(`(?i)^\s*(.+?)\s+(?:is|are)\s+to\s+be\s+(?:ignored|excluded|left\s+out|dropped|skipped)(?:\s+throughout)?\s*[.;:]\s*(.+?)\s*[.!]*\s*$`), "$2, excluding $1"},
+	{regexp.MustCompile(`(?i)\s+in\s+play\b`), ""},
+	{regexp.MustCompile(`(?i)\b((?:chromosomes?|chr)\s*\d+)\s+(?:copies|copy|members|entries)\b`), "$1"},
 	// "the genes that chromosome 1 carries": those on chromosome 1.
 	{regexp.MustCompile(`(?i)\b(?:that|which)\s+((?:chromosomes?|chr)\s*\d+(?:(?:\s*,\s*|\s+(?:and|or)\s+)\d+)*)\s+(?:carries|carry|holds|hold|contains|contain|has|have|encodes|encode|hosts|host)\b`), "on $1"},
 }

@@ -65,7 +65,7 @@ var qualifierEndRE = regexp.MustCompile(`, (?:limited to|excluding) [^,]+(?:, \d
 // else at the first "and" or "with". A union of "it" or "that" is a
 // follow-up's, not this.
 func unionSpelled(text string) string {
-	text = unionAnnounced(unionsGrouped(text))
+	text = unionAnnounced(unionsGrouped(unionCovered(text)))
 	// "A and B combined, limited to chromosome 10": the union is the
 	// words before the qualifier.
 	if loc := qualifierEndRE.FindStringIndex(text); loc != nil && loc[0] > 0 {
@@ -145,3 +145,43 @@ func unionsGrouped(text string) string {
 	}
 	return inAdditionRE.ReplaceAllString(text, "plus")
 }
+
+// coverREs read a qualifier said of a union's whole pool, after its parts:
+// "A or B, the combined set trimmed to chromosome 12", "A plus B, with
+// both lists held to chromosome 13", "A and B: pool them, then confine
+// the pool to chromosomes 3 and 6", "A and B pooled, then minus whatever
+// chromosome 14 contributes to either", "A alongside B — everything in
+// that pair, excluding chromosome 14", "For A and B alike, limited to
+// chromosome 14". Each gives the parts and the qualifier.
+var coverREs = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)^(.+?),\s*(?:the\s+(?:combined|merged|pooled|joint|whole)\s+(?:set|list|lot)|(?:with\s+)?both\s+(?:lists|sets))\s+(?:trimmed|held|limited|restricted|confined|narrowed|kept|cut\s+down)\s+(to)\s+(.+?)\s*[.!]*$`),
+	regexp.MustCompile(`(?i)^(.+?)\s*[:;,]\s*(?:pool|merge|combine|join)\s+them(?:\s+together)?\s*,?\s*(?:then\s+|and\s+(?:then\s+)?)?(?:confine|limit|restrict|trim|narrow)\s+(?:the\s+(?:pool|pair|lot|union|result)|it|them)\s+(to)\s+(.+?)\s*[.!]*$`),
+	regexp.MustCompile(`(?i)^(.+?)\s*[:;,]\s*(?:pool|merge|combine|join)\s+them(?:\s+together)?\s*,\s*(limited\s+to|excluding)\s+(.+?)\s*[.!]*$`),
+	regexp.MustCompile(`(?i)^(.+?)\s+(?:pooled|merged|combined|together),?\s*(?:then\s+)?(minus|without|excluding)\s+(?:whatever|everything|anything)\s+(.+?)\s+(?:contributes|holds|carries|has)(?:\s+to\s+(?:either|both|any))?\s*[.!]*$`),
+	regexp.MustCompile(`(?i)^(.+?)\s*(?:[—–]|\s-)\s*everything(?:\s+in\s+(?:that|the)\s+(?:pair|pool|lot|union))?,\s*(excluding|limited\s+to)\s+(.+?)\s*[.!]*$`),
+	regexp.MustCompile(`(?i)^for\s+(.+?)\s+alike,\s*(?:i\s+only\s+want\s+|only\s+)?(excluding|limited\s+to|)\s*(.+?)\s*[.!]*$`),
+}
+
+// unionCovered writes such a request as the union of its parts with the
+// qualifier after it, which the grammar applies to the whole union.
+func unionCovered(text string) string {
+	for _, re := range coverREs {
+		m := re.FindStringSubmatch(text)
+		if m == nil {
+			continue
+		}
+		qualifier := "limited to"
+		if w := strings.ToLower(m[2]); w == "minus" || w == "without" || w == "excluding" {
+			qualifier = "excluding"
+		}
+		parts := coverJoinRE.ReplaceAllString(m[1], " and ")
+		if orRE.MatchString(parts) {
+			return parts + ", " + qualifier + " " + m[3]
+		}
+		return "the union of " + parts + ", " + qualifier + " " + m[3]
+	}
+	return text
+}
+
+// coverJoinRE joins the parts of a covered union in words.
+var coverJoinRE = regexp.MustCompile(`(?i)\s+(?:plus|alongside|along\s+with|together\s+with|as\s+well\s+as|&)\s+`)
