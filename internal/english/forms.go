@@ -88,7 +88,7 @@ func boundsSpelled(text string) string {
 // "Step one: …", "Step 2 - …", "1) … 2) …", "(3) …"; beginRE the words
 // that open the first step ("Begin with …", "Start from …").
 var (
-	stepMarkRE = regexp.MustCompile(`(?i)(?:^|[.;,]?\s+)(?:step\s+(?:\d|one|two|three|four|five)\s*[:.,)—–-]|\(?\d\)|\(?[a-e]\)(?:\s|$)|\d\.(?:\s|$))\s*`)
+	stepMarkRE = regexp.MustCompile(`(?i)(?:^|[.;,]?\s+)(?:step\s+(?:\d|one|two|three|four|five)\s*[:.,)—–-]|\(?\d\)|\(?(?:[a-e]|i{1,3}|iv|vi?)\)(?:\s|$)|\d\.(?:\s|$))\s*`)
 	// ordinalStepsRE reads steps numbered in words and joined by
 	// semicolons: "first A; second, remove B from it; third, remove
 	// chromosome 14 as well" is "A. Remove B from it. Remove chromosome

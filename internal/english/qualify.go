@@ -314,11 +314,11 @@ var minusCues, restrictCues = func() (map[string]bool, map[string]bool) {
 // ("chromosomes 6, 11 and 12", "chr 4, 6 and 12"), an organelle.
 var placeRE = regexp.MustCompile(`(?i)` + placePattern)
 
-const placePattern = `\b(?:(?:chromosomes?|chrs?\.?)\s*\d{1,2}(?:\s*(?:,|,?\s*and|,?\s*or|&|through|to|till|until)\s*(?:(?:chromosomes?|chrs?\.?)\s*)?\d{1,2}\b)*|apicoplast|mitochondri(?:on|al|a)|plastid)\b`
+const placePattern = `\b(?:(?:chromosomes?|chrs?\.?)\s*(?:\d{1,2}|[ivx]{1,4}\b)(?:\s*(?:,|,?\s*and|,?\s*or|&|through|to|till|until)\s*(?:(?:chromosomes?|chrs?\.?)\s*)?(?:\d{1,2}|[ivx]{1,4})\b)*|apicoplast|mitochondri(?:on|al|a)|plastid)\b`
 
 // withPlaceOutRE reads a place taken away inside the request: "… genes
 // with chromosome 12 excluded", "… with chromosome 4 left out".
-var withPlaceOutRE = regexp.MustCompile(`(?i)\bwith\s+(?:the\s+)?(` + placePattern + `)\s+(?:excluded|removed|left\s+out|taken\s+out|omitted|cut\s+out|dropped|taken\s+away|deleted|subtracted|excepted|filtered\s+out)(?:\s+(?:of|from)\s+(?:both|all|each|them|the\s+lot|everything))?\b`)
+var withPlaceOutRE = regexp.MustCompile(`(?i)\bwith\s+(?:the\s+)?(` + placePattern + `)\s+(?:excluded|removed|left\s+out|taken\s+out|omitted|cut\s+out|dropped|taken\s+away|deleted|subtracted|excepted|filtered\s+out|discarded|ignored|stripped\s+out)(?:\s+(?:of|from)\s+(?:both|all|each|them|the\s+lot|everything))?\b`)
 
 // placeFillers are the words a place part may hold beside its place and
 // its cue: "the whole list", "the lot", "entirely", "for this one" (a cue

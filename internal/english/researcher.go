@@ -111,6 +111,27 @@ var requestWrappers = []struct {
 	{regexp.MustCompile(`(?i)\b(?:find|run|do|build|make|create|design|set\s+up)\s+(?:me\s+|us\s+)?(?:a|one)\s+(?:search|strategy|query)\s+(?:returning|giving|listing|finding|that\s+(?:returns|gives|finds|lists)|around|on|about|based\s+on|for)\s+`), "find "},
 	{regexp.MustCompile(`(?i)^\s*(?:my|our)\s+(?:collaborator|colleague|supervisor|pi|advisor|adviser|boss|student|postdoc|reviewer|co-author)s?(?:\s+(?:in|at|from)\s+\w+)?\s+(?:asked|asks|wants|wanted|needs|requested|would\s+like)\s+(?:me\s+|us\s+)?(?:for\s+|to\s+(?:find|get|see|pull|have)\s+)?(?:(?:this\s+one|the\s+following|this|these)\s*:\s*)?`), ""},
 	{regexp.MustCompile(`(?i)^\s*for\s+(?:tomorrow's|today's|next\s+week's|this\s+week's|friday's|monday's|my|our|the|a|an)\s+[^,.;:]*?\s+(?:i|we)\s+(?:need|want|would\s+like|'d\s+like)\s+`), ""},
+	// A plan asked for without a build: in plan mode nothing is built
+	// until the researcher clicks Build, so the words only frame the
+	// request ("Plan only, no build: …", "Don't build yet — what would you
+	// do for …?", "Sketch the plan for … before building", "I'd like a
+	// preview of the plan for …", "Can you describe the strategy you'd
+	// use for …, without running it?").
+	{regexp.MustCompile(`(?i)^\s*(?:(?:plan\s+only|just\s+(?:the\s+)?plan|(?:don'?t|do\s+not)\s+build(?:\s+(?:it|anything))?(?:\s+yet)?|no\s+build(?:ing)?(?:\s+yet)?)\s*(?:[,;:]|\s[—–-])\s*)+`), ""},
+	{regexp.MustCompile(`(?i)^\s*(?:(?:can|could|would)\s+you\s+|please\s+|i'?d\s+like\s+(?:a|to\s+see\s+(?:a|the))\s+)?(?:what\s+would\s+you\s+do|how\s+would\s+you\s+(?:build|plan|approach|search)(?:\s+(?:it|this))?|(?:sketch|outline|draft|show|describe|preview|propose)\s+(?:me\s+)?(?:the|a|your)\s+(?:plan|strategy|approach)(?:\s+you'?d\s+use)?|preview\s+of\s+the\s+(?:plan|strategy))\s+(?:for|of)\s+`), ""},
+	{regexp.MustCompile(`(?i),?\s+(?:before\s+building(?:\s+it)?|without\s+(?:running|building|executing)\s+it|but\s+don'?t\s+build(?:\s+it)?(?:\s+yet)?)\s*([?.!]*)\s*$`), "$1"},
+	// A count asked as a noun, a text search asked as a word search, a
+	// part thrown in, a step list's end, the words around gene ids.
+	{regexp.MustCompile(`(?i)^\s*(?:the\s+)?(?:count|number|total)\s+of\s+genes\s+(?:in|for|annotated\s+(?:with|to)|under)\s+`), "how many genes are in "},
+	{regexp.MustCompile(`(?i)\b(?:look|search)\s+for\s+the\s+(?:word|term|string|keyword)\s+("?[\w-]+"?)\s+in\s+(?:the\s+)?(?:gene\s+)?(?:descriptions?|products?|annotations?|product\s+names?)\b`), "text search for $1"},
+	{regexp.MustCompile(`(?i)^\s*(?:a\s+)?(?:word|text|keyword)\s+search\s+(?:on|of|in|over)\s+(?:the\s+)?(?:gene\s+)?(?:products?|descriptions?|annotations?)\s*:\s*`), "text search for "},
+	{regexp.MustCompile(`(?i),?\s+with\s+(.+?)\s+(?:thrown|tossed|added|chucked|mixed)\s+in\s*([.!]*)\s*$`), " plus $1$2"},
+	{regexp.MustCompile(`(?i)(?:[.;,]\s*|\s+)(?:\(\w\)\s*)?(?:that'?s\s+(?:all|it)|done|nothing\s+more)\s*[.!]*\s*$`), ""},
+	{regexp.MustCompile(`(?i)\bless\s+(chr\b|chromosomes?\b)`), "minus $1"},
+	{regexp.MustCompile(`(?i)\bgenes?\(s\)`), "genes"},
+	{regexp.MustCompile(`(?i)\(\s*(?:the\s+)?(?:reference\s+)?(?:clone|strain|isolate|line)\s+(3D7)\s*\)`), "$1"},
+	{regexp.MustCompile(`(?i)\b(?:my|our|the)\s+(?:(?:two|three|four|five|\d+)\s+)?(?:own\s+)?(?:picks|favou?rites|choices)\s*,?\s*`), ""},
+	{regexp.MustCompile(`(?i)(\w)\s+set\s*[.!]*\s*$`), "$1"},
 	// An exclusion or restriction said first in a clause of its own:
 	// "Restricting myself to chromosome 13 from the start: …", "Once
 	// chromosomes 12 and 14 are gone, …", "Chromosome 5 is to be ignored

@@ -13,6 +13,7 @@ import (
 // what it takes away moved to the end, where it qualifies the whole
 // request.
 func rewritten(text string) (string, []string) {
+	text = mixedGOIDRE.ReplaceAllString(text, "GO:$1")
 	text = formsSpelled(text)
 	text = withoutFrame(text)
 	text = barePlaces(text)
@@ -41,6 +42,9 @@ func rewritten(text string) (string, []string) {
 	text = qualifierLast(text)
 	return withoutHeading(text)
 }
+
+// mixedGOIDRE is a GO id however its prefix is cased ("Go:0015718").
+var mixedGOIDRE = regexp.MustCompile(`(?i)\bgo:(\d{7})\b`)
 
 // headingRE reads a heading before a colon and the list after it: "…
 // candidate vaccine antigens: expressed in …, with a signal peptide …,
@@ -243,7 +247,7 @@ func splitSentences(text string) []string {
 // postfixRE reads an exclusion written after what it takes away: "…,
 // chromosome 1 through 3 excluded", "…, the apicoplast left out", or
 // first: "Chromosome 13 excluded, …".
-var postfixRE = regexp.MustCompile(`(?i)([,;:]\s*)([^,;:.?!]+?)\s+(?:excluded|excepted|removed|omitted|left\s+out|taken\s+out|not\s+included)\b`)
+var postfixRE = regexp.MustCompile(`(?i)([,;]\s*|:\s+)([^,;:.?!]+?)\s+(?:excluded|excepted|removed|omitted|left\s+out|taken\s+out|not\s+included)\b`)
 
 // leadingPostfixRE reads such an exclusion opening the request, up to
 // the separator after it: "Chromosome 13 excluded, …".
