@@ -75,12 +75,9 @@ func executeTurn(t *turn) response {
 		return delegateAs(a, goalOf(t.user), raw, tree, "I rebuilt the strategy as it was before the last change, going back to its root step "+cur.Previous.RootStepID+".", nil)
 	}
 	if p.Follow == english.FollowOrthologs {
-		tree, what, answer := orthologPlan(a, cur, p.Orthologs, t.user)
-		switch {
-		case answer != nil:
-			return *answer
-		case tree == nil:
-			return response{calls: a.calls}
+		tree, what, stop := orthologPlan(a, cur, p.Orthologs, t.user)
+		if stop != nil {
+			return *stop
 		}
 		raw, err := marshal(tree)
 		if err != nil {

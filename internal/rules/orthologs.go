@@ -22,8 +22,8 @@ const orthologOffline = "Offline the transform is built without a count (OrthoMC
 // organism: a transform of the strategy into their orthologs there, or,
 // to keep its own genes that have orthologs there, the strategy
 // intersected with those orthologs carried back to its organism. It
-// returns the tree and what it builds, or the answer to give instead (a
-// refusal or a question), or neither while a catalog call runs.
+// returns the tree and what it builds, or the response to give instead: a
+// refusal, a question, or the calls still running.
 func orthologPlan(a *asks, cur *strategyOverview, o *english.Orthologs, user string) (*plan.TreeNode, string, *response) {
 	if cur == nil {
 		r := say(intro + "\n\nI read that as carrying the strategy's genes to their orthologs in " + english.Quote(o.Organism) +
@@ -33,7 +33,7 @@ func orthologPlan(a *asks, cur *strategyOverview, o *english.Orthologs, user str
 	target, answer, pending := orthologOrganism(a, o.Organism, user)
 	switch {
 	case pending:
-		return nil, "", nil
+		return nil, "", &response{calls: a.calls}
 	case answer != nil:
 		return nil, "", answer
 	}

@@ -42,12 +42,9 @@ func planTurn(t *turn) response {
 		return undoTurn(a, cur, goalOf(t.user))
 	}
 	if p.Follow == english.FollowOrthologs {
-		tree, what, answer := orthologPlan(a, cur, p.Orthologs, t.user)
-		switch {
-		case answer != nil:
-			return *answer
-		case tree == nil:
-			return response{calls: a.calls}
+		tree, what, stop := orthologPlan(a, cur, p.Orthologs, t.user)
+		if stop != nil {
+			return *stop
 		}
 		return draftTree(a, goalOf(t.user), tree, "carry the genes to orthologs", intro+"\n\n"+what+" "+orthologOffline,
 			"Click **Build this plan** to build it.")
