@@ -150,6 +150,10 @@ func trailingQualifiers(text string) string {
 			out += ", excluding " + g[1] // "Chromosome 14 should be left out."
 			continue
 		}
+		if a := addSentenceRE.FindStringSubmatch(s); a != nil {
+			out += ", plus " + trailingWordsRE.ReplaceAllString(a[1], "") // "Add proteolysis genes."
+			continue
+		}
 		m := leadingConnectiveRE.FindStringSubmatch(s)
 		if m == nil {
 			return text
@@ -162,6 +166,10 @@ func trailingQualifiers(text string) string {
 	}
 	return out
 }
+
+// addSentenceRE reads a sentence that adds a part: "Add proteolysis
+// genes.", "Then include chromosome 5 too."
+var addSentenceRE = regexp.MustCompile(`(?i)^\s*(?:(?:then|also|and|now|please)\s+)*(?:add|include|plus|throw\s+in|bring\s+in|fold\s+in|tack\s+on|merge\s+in)\s+(.+?)[\s.!?]*$`)
 
 // shouldGoRE reads a sentence that takes a part away: "Chromosome 14
 // should be left out.", "The apicoplast must be excluded."

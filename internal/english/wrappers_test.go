@@ -8,6 +8,8 @@ func TestWrappers(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"Get me all the genes involved in DNA repair", "term:DNA repair"},
 		{"hey, need DNA repair minus chr 4, cheers", "MINUS(term:DNA repair, location:4)"},
+		{"DNA repair genes. Add proteolysis genes.", "UNION(term:DNA repair, term:proteolysis)"},
+		{"tRNA genes on chromosome 5. Then include chromosome 6 too.", "INTERSECT(term:tRNA, UNION(location:5, location:6))"},
 		{"Plan only, no build: DNA repair genes on chr 3", "INTERSECT(term:DNA repair, location:3)"},
 		{"Don't build yet — what would you do for proteolysis excluding chromosome 2?", "MINUS(term:proteolysis, location:2)"},
 		{"Outline the plan for translation on chromosome 7 before building", "INTERSECT(term:translation, location:7)"},
