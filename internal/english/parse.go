@@ -360,7 +360,11 @@ func qualifiedList(toks []token, p *Parsed) *Node {
 			continue
 		}
 		head, tail := trimCommas(toks[:i]), trimCommas(toks[i+len(c.words):])
-		if !qualified(head) || !qualified(tail) {
+		// "tRNA genes on chromosome 7 plus GO:0008616": a set added to a
+		// qualified one is a set of its own, unless it is only a place
+		// ("… on chromosome 7 plus 8").
+		added := addsSet(c) && qualified(head) && hasContent(tail) && !hasPlace(tail) && !isNumeric(tail[0].low)
+		if !added && (!qualified(head) || !qualified(tail)) {
 			continue
 		}
 		h, t := parseSegment(head, p), parseSegment(tail, p)
@@ -374,6 +378,12 @@ func qualifiedList(toks []token, p *Parsed) *Node {
 		return &Node{Op: OpUnion, Left: h, Right: t}
 	}
 	return nil
+}
+
+// addsSet reports whether a connective adds a set to another ("plus",
+// "together with"), as "or" and "and" do not say.
+func addsSet(c connective) bool {
+	return c.op == OpUnion && len(c.words) > 0 && c.words[0] != "or" && c.words[0] != "and/or" && c.words[0] != ","
 }
 
 // splitQualifier finds a qualifier that applies to a whole list and returns

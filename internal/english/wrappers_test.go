@@ -9,6 +9,8 @@ func TestWrappers(t *testing.T) {
 		{"Get me all the genes involved in DNA repair", "term:DNA repair"},
 		{"hey, need DNA repair minus chr 4, cheers", "MINUS(term:DNA repair, location:4)"},
 		{"DNA repair genes. Add proteolysis genes.", "UNION(term:DNA repair, term:proteolysis)"},
+		{"the rRNA genes of chromosome 4 plus everything in GO:0006281", "UNION(INTERSECT(term:rRNA, location:4), go:GO:0006281)"},
+		{"tRNA genes on chromosome 7 plus 8", "INTERSECT(term:tRNA, UNION(location:7, location:8))"},
 		{"tRNA genes on chromosome 5. Then include chromosome 6 too.", "INTERSECT(term:tRNA, UNION(location:5, location:6))"},
 		{"Plan only, no build: DNA repair genes on chr 3", "INTERSECT(term:DNA repair, location:3)"},
 		{"Don't build yet — what would you do for proteolysis excluding chromosome 2?", "MINUS(term:proteolysis, location:2)"},
