@@ -112,7 +112,7 @@ var (
 	// "Is PF3D7_… on chromosome 11, and what does it code for?".
 	geneFirstAskRE = regexp.MustCompile(`(?i)^\s*(is|does|was|are|do)\s+(the\s+gene\s+)?(pf3d7_\w+|pf\w+_\w+|mal\w+|pf[a-z]\d{4}\w*)\b`)
 	goAskRE        = regexp.MustCompile(`(?i)\b(what\s+(does|is|are)|what's|whats|tell me about|describe|explain|define|definition|meaning|mean|means|what (process|term|function) is (that|this|it)|which (process|term|function))\b|=\s*(which|what)\b`)
-	searchWordsRE  = regexp.MustCompile(`(?i)\b(genes|find|list|show|give|get|build|search for|strategy for|excluding|except|minus|not on|on chromosome|intersect|union|combined?)\b`)
+	searchWordsRE  = regexp.MustCompile(`(?i)\b(genes|find|list|show|give|get|build|search for|strategy for|excluding|except|minus|not on|on chromosome|intersect|union|combined?|shares? with|in common with)\b`)
 	goIDInRE       = regexp.MustCompile(`(?i)\bGO:\d{7}\b`)
 	howManyRE      = regexp.MustCompile(`(?i)\bhow many\b`)
 	searchAskRE    = regexp.MustCompile(`(?i)^\s*((which|what)\s+(searches|search|kinds? of search(es)?)\b|(is there|are there|do you have|does (the|this) (site|catalog) have)\s+(a|an|any)\s+(searche?s?|ways? to search)\s+(for|by|on)\b|(can|could) (i|we|you) search\s+(for|by|on)\b)`)
@@ -157,7 +157,7 @@ var (
 			"open a step's results (click its box) and use **Download all … genes**: TSV, CSV or JSON, every gene of the step"},
 		{regexp.MustCompile(`(?i)\bexport (it|this|that|them|these|the strategy|my strategy)\b|\b(save|send|push|export|upload)\s+(it|this|that|the strategy|my strategy)?\s*(in|to|into) (veupathdb|plasmodb)\b`), "exporting the strategy to VEuPathDB",
 			"**Export for VEuPathDB** under the strategy gives the strategy as WDK JSON, which VEuPathDB imports; on a live site **Save to VEuPathDB** saves it into your account"},
-		{regexp.MustCompile(`(?i)\bshare (it|this|that|the strategy|the conversation|my strategy|with)\b|\bshareable link\b`), "sharing the conversation",
+		{regexp.MustCompile(`(?i)\bshare (it|this|that|the strategy|the conversation|my strategy)\b|\bshare\s+with\s+(?:my\s+|a\s+|the\s+|our\s+)?(?:colleague|collaborator|lab|team|group|pi|supervisor|student|someone|others|people|him|her|them)s?\b|\bshareable link\b`), "sharing the conversation",
 			"**Share** at the top of the conversation makes a read-only link to it"},
 		{regexp.MustCompile(`(?i)\b(go(ing)?\s+back|return|revert|roll\s+back|restore|get\s+back|bring\s+back)\s+(to\s+)?(the\s+|my\s+)?(very\s+)?(first|original|initial|earliest)\s+(version|strategy|one|result|state|build)\b`), "returning to the first version of the strategy",
 			"**Undo** (or \"undo that\") goes back one turn at a time, and the strategy's **History** lists every version by turn: one click there returns to the first"},

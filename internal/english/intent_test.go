@@ -15,7 +15,7 @@ func TestClassify(t *testing.T) {
 			"genes annotated with GO:0009410", "What does PF3D7_1133400 have in common with genes on chromosome 5?",
 			"Remove the transmembrane-domain step.", "Relax the minimum to 15 transmembrane domains.",
 			"which gene is on chromosome 5 and codes for a kinase?", "which gene codes for a kinase on chromosome 5?",
-			"which gene is involved in DNA repair?",
+			"which gene is involved in DNA repair?", "what does GO:0006281 share with GO:0006412?", "attachment of GPI anchor to protein on chr 13",
 			// Controls are a follow-up the planner reads, not a refusal.
 			"Test this strategy against my controls.", "genes in my list 'kinase screen' that are on chromosome 5",
 		},
@@ -68,7 +68,7 @@ func TestClassify(t *testing.T) {
 		IntentUnsupported: {
 			"Please remember that I prefer tables", "Please remember for future sessions that I prefer the Su et al. dataset",
 			"Which dataset do I prefer for gametocyte expression?", "Email me the gene list", "Which genes are in this image?",
-			"Which genes are in this document?",
+			"Which genes are in this document?", "share this with my PI", "can you read my attachment?",
 			"Save these as a gene set", "Save the genes of this strategy as a gene set named UAT G1.",
 			"Run a PCA on the samples", "Open the 'Female and male gametocyte' study on PlasmoDB and run a PCA of the samples colored by sex.",
 			"Optimize the SignalP version of the signal peptide search", "Compare the SignalP-6.0 and SignalP-4.1 versions of this search.",

@@ -120,6 +120,8 @@ var requestWrappers = []struct {
 	{regexp.MustCompile(`(?i)^\s*(?:(?:plan\s+only|just\s+(?:the\s+)?plan|(?:don'?t|do\s+not)\s+build(?:\s+(?:it|anything))?(?:\s+yet)?|no\s+build(?:ing)?(?:\s+yet)?)\s*(?:[,;:]|\s[—–-])\s*)+`), ""},
 	{regexp.MustCompile(`(?i)^\s*(?:(?:can|could|would)\s+you\s+|please\s+|i'?d\s+like\s+(?:a|to\s+see\s+(?:a|the))\s+)?(?:what\s+would\s+you\s+do|how\s+would\s+you\s+(?:build|plan|approach|search)(?:\s+(?:it|this))?|(?:sketch|outline|draft|show|describe|preview|propose)\s+(?:me\s+)?(?:the|a|your)\s+(?:plan|strategy|approach)(?:\s+you'?d\s+use)?|preview\s+of\s+the\s+(?:plan|strategy))\s+(?:for|of)\s+`), ""},
 	{regexp.MustCompile(`(?i),?\s+(?:before\s+building(?:\s+it)?|without\s+(?:running|building|executing)\s+it|but\s+don'?t\s+build(?:\s+it)?(?:\s+yet)?)\s*([?.!]*)\s*$`), "$1"},
+	// "what does GO:A share with GO:B?": the genes of both.
+	{regexp.MustCompile(`(?i)^\s*what\s+(?:does|do)\s+(.+?)\s+(?:share|have\s+in\s+common)\s+with\s+(.+?)\s*[?.!]*\s*$`), "genes in both $1 and $2"},
 	// A count asked as a noun, a text search asked as a word search, a
 	// part thrown in, a step list's end, the words around gene ids.
 	{regexp.MustCompile(`(?i)^\s*(?:the\s+)?(?:count|number|total)\s+of\s+genes\s+(?:in|for|annotated\s+(?:with|to)|under)\s+`), "how many genes are in "},

@@ -9,6 +9,7 @@ func TestWrappers(t *testing.T) {
 		{"Get me all the genes involved in DNA repair", "term:DNA repair"},
 		{"hey, need DNA repair minus chr 4, cheers", "MINUS(term:DNA repair, location:4)"},
 		{"DNA repair genes. Add proteolysis genes.", "UNION(term:DNA repair, term:proteolysis)"},
+		{"what does GO:0006281 share with GO:0006412?", "INTERSECT(go:GO:0006281, go:GO:0006412)"},
 		{"the rRNA genes of chromosome 4 plus everything in GO:0006281", "UNION(INTERSECT(term:rRNA, location:4), go:GO:0006281)"},
 		{"tRNA genes on chromosome 7 plus 8", "INTERSECT(term:tRNA, UNION(location:7, location:8))"},
 		{"tRNA genes on chromosome 5. Then include chromosome 6 too.", "INTERSECT(term:tRNA, UNION(location:5, location:6))"},
