@@ -160,8 +160,9 @@ func TestTreeEval(t *testing.T) {
 // heldout5's, heldout7 the one frozen before the round after
 // heldout6's, heldout8 the one frozen before the round after
 // heldout7's, heldout9 the one frozen before the round after
-// heldout8's, and heldout10 the one frozen before the round after
-// heldout9's, each played the same way. None is played by
+// heldout8's, heldout10 the one frozen before the round after
+// heldout9's, and heldout11 the one written blind during that round and
+// frozen before its end, each played the same way. None is played by
 // TestEvaluationSet; here they are only checked against the data.
 var caseFiles = []struct {
 	name       string
@@ -205,6 +206,10 @@ var caseFiles = []struct {
 		"question", "confirm", "unsupported", "off-topic", "edit", "ask"}, []string{OutcomeCount, OutcomeApproximate,
 		OutcomeNotEvaluable, OutcomeRefused, OutcomeAnswered, OutcomeNoBuild, OutcomeAsk}},
 	{"heldout10", 160, []string{"basic", "wrapper", "distribution", "location-list", "clause", "vocabulary", "organism",
+		"follow-up", "approximate", "not-evaluable", "structure", "context", "exclusion-first", "union", "synonym", "typo",
+		"question", "confirm", "unsupported", "off-topic", "edit", "ask"}, []string{OutcomeCount, OutcomeApproximate,
+		OutcomeNotEvaluable, OutcomeRefused, OutcomeAnswered, OutcomeNoBuild, OutcomeAsk}},
+	{"heldout11", 120, []string{"basic", "wrapper", "distribution", "location-list", "clause", "vocabulary", "organism",
 		"follow-up", "approximate", "not-evaluable", "structure", "context", "exclusion-first", "union", "synonym", "typo",
 		"question", "confirm", "unsupported", "off-topic", "edit", "ask"}, []string{OutcomeCount, OutcomeApproximate,
 		OutcomeNotEvaluable, OutcomeRefused, OutcomeAnswered, OutcomeNoBuild, OutcomeAsk}},
