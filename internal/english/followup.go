@@ -170,7 +170,7 @@ func followUpOf(toks []token) (FollowUp, []token, []token) {
 		if c.op == OpIntersect {
 			kind = FollowRestrict
 		}
-		return kind, trimJoiners(trimReference(w[len(c.words):])), nil
+		return kind, trimJoiners(trimReference(withoutPlaceVerb(w[len(c.words):]))), nil
 	}
 	if w[0].low == "only" || w[0].low == "just" {
 		return FollowRestrict, trimJoiners(trimReference(w[1:])), nil
@@ -445,7 +445,7 @@ var goesPhrases = [][]string{{"has", "to", "go"}, {"have", "to", "go"}, {"must",
 	{"need", "to", "go"}, {"can", "go"}, {"has", "to", "be", "removed"}, {"must", "be", "removed"}, {"should", "be", "removed"},
 	{"has", "to", "be", "excluded"}, {"must", "be", "excluded"}, {"should", "be", "excluded"}, {"is", "out"}, {"are", "out"},
 	{"should", "be", "stripped"}, {"must", "be", "stripped"}, {"should", "be", "dropped"}, {"must", "be", "dropped"},
-	{"should", "be", "taken", "out"}, {"should", "be", "left", "out"}, {"can", "be", "dropped"}, {"can", "be", "removed"}}
+	{"should", "be", "taken", "out"}, {"should", "be", "left", "out"}, {"can", "be", "dropped"}, {"can", "be", "removed"}, {"goes"}}
 
 // goesAt returns where a goes-phrase starts when it ends the message
 // (before "as well", "too", "also"), or 0.

@@ -12,6 +12,10 @@ func TestFollowUpPhrasings(t *testing.T) {
 		{"remove chromosome 5 from that", FollowExclude, "location:5", "<nil>"},
 		// A verb, the part, and the result named anywhere by a pronoun.
 		{"boot chromosome 9 out of it", FollowExclude, "location:9", "<nil>"},
+		{"chromosome 14 goes too", FollowExclude, "location:14", "<nil>"},
+		{"widen it so chromosome 11 comes along", FollowAdd, "location:11", "<nil>"},
+		{"then strip out whatever chromosomes 3 and 8 contribute", FollowExclude, "UNION(location:3, location:8)", "<nil>"},
+		{"scratch the chromosome filter, whole genome", FollowExclude, "term:chromosome filter", "<nil>"},
 		{"shave off whatever chromosome 2 contributes", FollowExclude, "location:2", "<nil>"},
 		{"slot chromosome 7 into that too", FollowAdd, "location:7", "<nil>"},
 		{"add genes involved in DNA repair to it", FollowAdd, "term:DNA repair", "<nil>"},

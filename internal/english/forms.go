@@ -278,7 +278,7 @@ var formRewrites = []struct {
 	// "…, same chromosome", "…, keep the rest": what stays says nothing new.
 	{regexp.MustCompile(`(?i)[,;]?\s+(?:(?:keep(?:ing)?|with)\s+)?(?:the\s+)?same\s+(?:chromosomes?|location|place|organism|gene\s+type|restriction|exclusion|rest)(?:\s+as\s+before)?\s*[.!]*\s*$|[,;]?\s+(?:keep(?:ing)?|leave|leaving)\s+(?:the\s+rest|everything\s+else)(?:\s+(?:as\s+it\s+is|the\s+same|unchanged|as\s+is))?\s*[.!]*\s*$|[,;]?\s+everything\s+else\s+(?:the\s+same|unchanged|as\s+is)\s*[.!]*\s*$`), ""},
 	// "…, unfiltered", "…, all chromosomes": no restriction said.
-	{regexp.MustCompile(`(?i)(?:[,;]|\s[—–-])?\s*\b(?:un(?:filtered|restricted)|(?:(?:across|on|over|from)\s+)?(?:all|every|any)\s+(?:the\s+)?chromosomes?)\s*[.!]*\s*$|[,;]\s*un(?:filtered|restricted)\b`), ""},
+	{regexp.MustCompile(`(?i)(?:[,;]|\s[—–-])?\s*\b(?:un(?:filtered|restricted)|(?:the\s+)?whole\s+genome|(?:(?:across|on|over|from)\s+)?(?:all|every|any)\s+(?:the\s+)?chromosomes?)\s*[.!]*\s*$|[,;]\s*un(?:filtered|restricted)\b`), ""},
 	// "go back to no chromosome filter at all": that filter dropped.
 	{regexp.MustCompile(`(?i)^\s*(?:(?:ok|okay|now|hmm|actually|please|no)[\s,]+)*(?:go\s+back|return|revert|back)\s+to\s+(?:having\s+)?(?:no|without\s+(?:a|the|any))\s+(chromosome|location|place|GO|gene\s+type|text)\s+(?:filters?|restrictions?|limits?)(?:\s+at\s+all)?\s*[.!]*\s*$`), "drop the $1 filter"},
 	// "…, nothing filtered", "— the full gene set, nothing else", "with no

@@ -111,7 +111,7 @@ var (
 	// geneFirstAskRE is a yes-or-no question whose subject is a gene id:
 	// "Is PF3D7_… on chromosome 11, and what does it code for?".
 	geneFirstAskRE = regexp.MustCompile(`(?i)^\s*(is|does|was|are|do)\s+(the\s+gene\s+)?(pf3d7_\w+|pf\w+_\w+|mal\w+|pf[a-z]\d{4}\w*)\b`)
-	goAskRE        = regexp.MustCompile(`(?i)\b(what\s+(does|is|are)|what's|whats|tell me about|describe|explain|define|definition|meaning|mean|means|what (process|term|function) is (that|this|it)|which (process|term|function))\b|=\s*(which|what)\b`)
+	goAskRE        = regexp.MustCompile(`(?i)\b(what\s+(does|is|are)|what's|whats|tell me about|describe|explain|define|definition|meaning|mean|means|what (process|term|function) is (that|this|it)|(which|what) (biological |go )?(process|term|function))\b|=\s*(which|what)\b`)
 	searchWordsRE  = regexp.MustCompile(`(?i)\b(genes|find|list|show|give|get|build|search for|strategy for|excluding|except|minus|not on|on chromosome|intersect|union|combined?|shares? with|in common with)\b`)
 	goIDInRE       = regexp.MustCompile(`(?i)\bGO:\d{7}\b`)
 	howManyRE      = regexp.MustCompile(`(?i)\bhow many\b`)

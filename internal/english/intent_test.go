@@ -43,7 +43,7 @@ func TestClassify(t *testing.T) {
 			"remind me what PF3D7_0930300 is", "PF3D7_1011900 — which protein does it encode?", "what product is annotated for PF3D7_0304600?", "AMA1: what's its gene id?",
 			"I have PFA0005w from an old paper. Which 3D7 gene does that correspond to these days?",
 		},
-		IntentGOQuestion: {"What is GO:0006281?", "what is meant by the GO term 'DNA repair'?", "what does GO:0006281 mean?", "define GO:0006412", "What is DNA repair in GO terms?",
+		IntentGOQuestion: {"What is GO:0006281?", "what is meant by the GO term 'DNA repair'?", "Which biological process is GO:0006281?", "what does GO:0006281 mean?", "define GO:0006412", "What is DNA repair in GO terms?",
 			"what does the GO term translation mean?", "Explain GO:0006260", "GO:0006260 — what process is that?",
 			"What does glycolysis mean in the Gene Ontology?", "GO:0006412 = which process?", "Is translation a GO term? Which one?", "what is the GO definition of proteolysis", "How does GO define translation?",
 			"please define the GO term DNA replication", "Could you explain the GO term 'proteolysis' for me?",

@@ -118,6 +118,8 @@ var requestWrappers = []struct {
 	// preview of the plan for …", "Can you describe the strategy you'd
 	// use for …, without running it?").
 	{regexp.MustCompile(`(?i)^\s*(?:(?:plan\s+only|just\s+(?:the\s+)?plan|(?:don'?t|do\s+not)\s+build(?:\s+(?:it|anything))?(?:\s+yet)?|no\s+build(?:ing)?(?:\s+yet)?)\s*(?:[,;:]|\s[—–-])\s*)+`), ""},
+	{regexp.MustCompile(`(?i)^\s*before\s+(?:building|you\s+build|running|you\s+run)(?:\s+(?:anything|it))?\s*[,:]\s*`), ""},
+	{regexp.MustCompile(`(?i)^\s*(?:tell|show|give)\s+me\s+your\s+(?:plan|strategy|approach)\s+(?:for|to\s+find)\s+|^\s*what'?s\s+your\s+(?:plan|strategy|approach)\s+for\s+`), ""},
 	{regexp.MustCompile(`(?i)^\s*(?:(?:can|could|would)\s+you\s+|please\s+|i'?d\s+like\s+(?:a|to\s+see\s+(?:a|the))\s+)?(?:what\s+would\s+you\s+do|how\s+would\s+you\s+(?:build|plan|approach|search)(?:\s+(?:it|this))?|(?:sketch|outline|draft|show|describe|preview|propose)\s+(?:me\s+)?(?:the|a|your)\s+(?:plan|strategy|approach)(?:\s+you'?d\s+use)?|preview\s+of\s+the\s+(?:plan|strategy))\s+(?:for|of)\s+`), ""},
 	{regexp.MustCompile(`(?i),?\s+(?:before\s+building(?:\s+it)?|without\s+(?:running|building|executing)\s+it|but\s+don'?t\s+build(?:\s+it)?(?:\s+yet)?)\s*([?.!]*)\s*$`), "$1"},
 	// "what does GO:A share with GO:B?": the genes of both.

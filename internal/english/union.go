@@ -159,6 +159,7 @@ var coverREs = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)^(.+?)\s*[:;,]\s*(?:pool|merge|combine|join)\s+them(?:\s+together)?\s*,\s*(limited\s+to|excluding)\s+(.+?)\s*[.!]*$`),
 	regexp.MustCompile(`(?i)^(.+?)\s+(?:pooled|merged|combined|together),?\s*(?:then\s+)?(minus|without|excluding)\s+(?:whatever|everything|anything)\s+(.+?)\s+(?:contributes|holds|carries|has)(?:\s+to\s+(?:either|both|any))?\s*[.!]*$`),
 	regexp.MustCompile(`(?i)^(.+?)\s*(?:[—–]|\s-)\s*everything(?:\s+in\s+(?:that|the)\s+(?:pair|pool|lot|union))?,\s*(excluding|limited\s+to)\s+(.+?)\s*[.!]*$`),
+	regexp.MustCompile(`(?i)^(?:pool|merge|combine|join|unite)\s+(.+?\s+(?:with|and)\s+.+?)\s*,?\s+(?:and|then)\s+(keep|retain|leave)\s+(?:only\s+|just\s+)?(.+?)(?:\s+(?:from|of|in)\s+(?:that|the|this)\s+(?:pool|union|lot|list|set|result))?\s*[.!]*$`),
 	regexp.MustCompile(`(?i)^for\s+(.+?)\s+alike,\s*(?:i\s+only\s+want\s+|only\s+)?(excluding|limited\s+to|)\s*(.+?)\s*[.!]*$`),
 }
 
@@ -175,6 +176,10 @@ func unionCovered(text string) string {
 			qualifier = "excluding"
 		}
 		parts := coverJoinRE.ReplaceAllString(m[1], " and ")
+		if w := strings.ToLower(m[2]); w == "keep" || w == "retain" || w == "leave" {
+			// "pool A with B and keep …": the first "with" joins the parts.
+			parts = withRE.ReplaceAllString(parts, "$1 and ")
+		}
 		if orRE.MatchString(parts) {
 			return parts + ", " + qualifier + " " + m[3]
 		}
@@ -182,6 +187,9 @@ func unionCovered(text string) string {
 	}
 	return text
 }
+
+// withRE is the first "with" of "pool A with B".
+var withRE = regexp.MustCompile(`(?i)^(.+?)\s+with\s+`)
 
 // coverJoinRE joins the parts of a covered union in words.
 var coverJoinRE = regexp.MustCompile(`(?i)\s+(?:plus|alongside|along\s+with|together\s+with|as\s+well\s+as|&)\s+`)

@@ -12,14 +12,14 @@ var (
 	// growVerbs add a part to the result: "… X in", "… with X".
 	growVerbs = WordSet("fold bring add extend include tack append widen expand broaden top throw chuck toss pop stick slot")
 	// cutVerbs take a part out of the result: "… X out", "… X off".
-	cutVerbs = WordSet("kick knock lop bin dump nix zap chop cull excise scrub strip subtract remove drop exclude discard ditch scrap eliminate toss throw chuck take shave prune weed purge lose omit axe cut trim boot filter")
+	cutVerbs = WordSet("scratch kick knock lop bin dump nix zap chop cull excise scrub strip subtract remove drop exclude discard ditch scrap eliminate toss throw chuck take shave prune weed purge lose omit axe cut trim boot filter")
 	// followParticles go with the verbs and name no genes.
-	followParticles = WordSet("out off away back down in into onto with alongside to from of as well too also likewise now again please then")
+	followParticles = WordSet("out off away back down in into onto with alongside along to from of as well too also likewise now again please then so come comes")
 	// placeVerbs say what a place has, after it: "everything chromosome
 	// 14 contributes".
 	placeVerbs = WordSet("contributes contribute holds hold carries carry provides provide has have encodes encode")
 	// growParticles are the particles that make a grow verb add.
-	growParticles = WordSet("in into onto with alongside to")
+	growParticles = WordSet("in into onto with alongside along to")
 	// cutParticles are the particles that make a cut verb take away.
 	cutParticles = WordSet("out off away from")
 )
@@ -126,4 +126,17 @@ func partOf(w []token) []token {
 		}
 	}
 	return trimJoiners(out)
+}
+
+// withoutPlaceVerb drops "whatever" before a place and the verb after it
+// that says what the place has: "whatever chromosomes 3 and 8
+// contribute" is chromosomes 3 and 8.
+func withoutPlaceVerb(w []token) []token {
+	if n := len(w); n > 2 && !w[n-1].quoted && placeVerbs[w[n-1].low] && isNumeric(w[n-2].low) {
+		w = w[:n-1]
+		for len(w) > 0 && !w[0].quoted && (w[0].low == "whatever" || w[0].low == "everything" || w[0].low == "anything") {
+			w = w[1:]
+		}
+	}
+	return w
 }

@@ -9,6 +9,8 @@ func TestWrappers(t *testing.T) {
 		{"Get me all the genes involved in DNA repair", "term:DNA repair"},
 		{"hey, need DNA repair minus chr 4, cheers", "MINUS(term:DNA repair, location:4)"},
 		{"DNA repair genes. Add proteolysis genes.", "UNION(term:DNA repair, term:proteolysis)"},
+		{"merge the rRNA genes with the tRNA genes and keep only chromosome 2 from that pool", "INTERSECT(UNION(term:rRNA, term:tRNA), location:2)"},
+		{"Before building anything, tell me your plan for DNA repair minus chromosome 3", "MINUS(term:DNA repair, location:3)"},
 		{"what does GO:0006281 share with GO:0006412?", "INTERSECT(go:GO:0006281, go:GO:0006412)"},
 		{"the rRNA genes of chromosome 4 plus everything in GO:0006281", "UNION(INTERSECT(term:rRNA, location:4), go:GO:0006281)"},
 		{"tRNA genes on chromosome 7 plus 8", "INTERSECT(term:tRNA, UNION(location:7, location:8))"},

@@ -296,7 +296,7 @@ func madeInstead(user string) (english.Parsed, string, bool) {
 // putBackRE reads a request to take back an exclusion by naming what it
 // took away: "put chromosome 3 back", "bring back the apicoplast genes",
 // "include chromosome 13 again", "chromosome 4 can stay after all".
-var putBackRE = regexp.MustCompile(`(?i)^\s*(?:(?:now|ok|okay|please|and|actually|hmm|then|on\s+second\s+thoughts?|no\s+wait|wait),?\s+)*(?:(?:put|bring|add|let)\s+(?:the\s+)?(.+?)\s+back(?:\s+in)?|(?:bring\s+back|re-?include|restore|reinstate|re-?add|readmit|allow)\s+(?:the\s+)?(.+?)|include\s+(?:the\s+)?(.+?)\s+again|(?:don'?t|do\s+not)\s+exclude\s+(?:the\s+)?(.+?)(?:\s+after\s+all)?|(?:hmm,?\s+)?(?:the\s+)?(.+?)\s+(?:can|may|should)\s+(?:stay|remain|come\s+back|stay\s+in)(?:\s+after\s+all)?)(?:\s+again)?(?:,?\s+please)?\s*[.!]*\s*$`)
+var putBackRE = regexp.MustCompile(`(?i)^\s*(?:(?:now|ok|okay|please|and|actually|hmm|then|on\s+second\s+thoughts?|on\s+reflection|no\s+wait|wait),?\s+)*(?:(?:put|bring|add|let)\s+(?:the\s+)?(.+?)\s+back(?:\s+in)?|(?:bring\s+back|re-?include|restore|reinstate|re-?add|readmit|allow)\s+(?:the\s+)?(.+?)|include\s+(?:the\s+)?(.+?)\s+again|(?:don'?t|do\s+not)\s+exclude\s+(?:the\s+)?(.+?)(?:\s+after\s+all)?|(?:hmm,?\s+)?(?:the\s+)?(.+?)\s+(?:can|may|should)\s+(?:stay|remain|come\s+back|stay\s+in)(?:\s+after\s+all)?)(?:\s+again)?(?:,?\s+please)?\s*[.!]*\s*$`)
 
 // putBack is the name of what a put-back request returns.
 func putBack(user string) (string, bool) {
