@@ -145,6 +145,9 @@ var requestWrappers = []struct {
 	{regexp.MustCompile(`(?i)^\s*(.+?)\s+(?:is|are)\s+to\s+be\s+(?:ignored|excluded|left\s+out|dropped|skipped)(?:\s+throughout)?\s*[.;:]\s*(.+?)\s*[.!]*\s*$`), "$2, excluding $1"},
 	{regexp.MustCompile(`(?i)\s+in\s+play\b`), ""},
 	{regexp.MustCompile(`(?i)\b((?:chromosomes?|chr)\s*\d+)\s+(?:copies|copy|members|entries)\b`), "$1"},
+	// "chromosome 12's snoRNA genes": those genes on chromosome 12, so a
+	// set added after them is its own.
+	{regexp.MustCompile(`(?i)\b((?:chromosome|chr)\s*\d{1,2})'s\s+((?:[\w-]+\s+){0,4}?(?:genes?|loci|locus|members))\b`), "$2 on $1"},
 	// "the genes that chromosome 1 carries": those on chromosome 1.
 	{regexp.MustCompile(`(?i)\b(?:that|which)\s+((?:chromosomes?|chr)\s*\d+(?:(?:\s*,\s*|\s+(?:and|or)\s+)\d+)*)\s+(?:carries|carry|holds|hold|contains|contain|has|have|encodes|encode|hosts|host)\b`), "on $1"},
 }

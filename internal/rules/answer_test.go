@@ -34,6 +34,7 @@ func TestAnswersBuildNothing(t *testing.T) {
 		// to answer for P. falciparum: it is refused as an organism.
 		{"an unknown organism before a GO name", "Chromera velia cytokinesis genes on chromosome 5",
 			[]string{"'Chromera velia' reads as a genus and species", "no organism 'Chromera velia'", "Plasmodium falciparum 3D7"}},
+		{"a genus alone before a gene type", "Haemoproteus snoRNA genes", []string{"'Haemoproteus' reads as a genus, and", "Plasmodium falciparum 3D7"}},
 		{"a proper name before a place word is no organism", "Maurer's cleft genes", []string{"I could not map 'Maurer cleft'"}},
 		// A GO name inside the topic of a piece of research is not cut out of it.
 		{"a GO id question", "what does GO:0006281 mean?", []string{"question about a GO term", "'DNA repair'", "GO defines it: The process of restoring DNA"}},

@@ -89,7 +89,11 @@ func (rv *resolver) termLeaf(c *english.Clause) *leaf {
 	if g := rv.unknownOrganism(c); g != "" {
 		// A genus and species the catalog has never heard of: answering
 		// for the catalog's organism instead would read as a result.
-		return &leaf{clause: c, fail: english.Quote(g) + " reads as a genus and species, and " + noOrganism(g, rv.organismLeaves())}
+		reads := " reads as a genus and species, and "
+		if !strings.Contains(g, " ") {
+			reads = " reads as a genus, and "
+		}
+		return &leaf{clause: c, fail: english.Quote(g) + reads + noOrganism(g, rv.organismLeaves())}
 	}
 	if strings.Contains(strings.ToLower(c.Text), "ortholog") {
 		return &leaf{clause: c, fail: fmt.Sprintf("%s asks about orthology, which needs OrthoMCL data the offline snapshot does not have "+

@@ -170,10 +170,14 @@ func binomial(words []string) string {
 
 // unknownOrganism is the genus and species a term's phrase opens with when
 // the catalog knows neither word ("Chromera velia cytokinesis") and has no
-// such organism, or "".
+// such organism, or a genus alone written as one ("Leucocytozoon snoRNA
+// genes"), or "".
 func (rv *resolver) unknownOrganism(c *english.Clause) string {
 	words := strings.Fields(c.Text)
 	g := binomial(words[:min(2, len(words))])
+	if g == "" && len(words) > 1 && genusAlone(words[0]) {
+		g = words[0] // "Leucocytozoon snoRNA genes"
+	}
 	if leaves := rv.organismLeaves(); g == "" || len(leaves) == 0 {
 		return ""
 	} else if _, ok := matchOrganism(strings.ToLower(g), leaves); ok {
@@ -185,6 +189,18 @@ func (rv *resolver) unknownOrganism(c *english.Clause) string {
 		}
 	}
 	return g
+}
+
+// genusEndingRE finds endings of the genera of parasites and their
+// relatives ("Leucocytozoon", "Hepatocystis", "Haemoproteus", "Babesia",
+// "Theileria", "Cryptosporidium", "Toxoplasma", "Trypanosoma").
+var genusEndingRE = regexp.MustCompile(`(?:zoon|cystis|proteus|eria|esia|idium|plasma|soma|monas|ella|coccus|myces|spora)$`)
+
+// genusAlone reports whether a word is written as a genus is: a capital,
+// then six or more lower-case letters, with a genus's ending.
+func genusAlone(w string) bool {
+	rs := []rune(w)
+	return len(rs) >= 7 && unicode.IsUpper(rs[0]) && isLowerWord(rs[1:]) && genusEndingRE.MatchString(w)
 }
 
 // latinEndingRE finds the endings species epithets have.
