@@ -149,6 +149,16 @@ func TestTreeEval(t *testing.T) {
 	}
 }
 
+// splitCategories are the categories the splits from heldout8 on cover,
+// and allOutcomes every outcome a case may expect.
+var (
+	splitCategories = []string{"basic", "wrapper", "distribution", "location-list", "clause", "vocabulary", "organism",
+		"follow-up", "approximate", "not-evaluable", "structure", "context", "exclusion-first", "union", "synonym", "typo",
+		"question", "confirm", "unsupported", "off-topic", "edit", "ask"}
+	allOutcomes = []string{OutcomeCount, OutcomeApproximate, OutcomeNotEvaluable, OutcomeRefused, OutcomeAnswered,
+		OutcomeNoBuild, OutcomeAsk}
+)
+
 // caseFiles are the case files, with the least number of cases each
 // holds and the categories and outcomes each covers. fresh is the frozen
 // held-out split written before the intent work; it is played once, at
@@ -197,22 +207,10 @@ var caseFiles = []struct {
 		"approximate", "not-evaluable", "structure", "context", "exclusion-first", "union", "synonym", "typo", "question",
 		"confirm", "unsupported", "off-topic", "edit", "ask"}, []string{OutcomeCount, OutcomeApproximate, OutcomeNotEvaluable,
 		OutcomeRefused, OutcomeAnswered, OutcomeNoBuild, OutcomeAsk}},
-	{"heldout8", 160, []string{"basic", "wrapper", "distribution", "location-list", "clause", "vocabulary", "organism",
-		"follow-up", "approximate", "not-evaluable", "structure", "context", "exclusion-first", "union", "synonym", "typo",
-		"question", "confirm", "unsupported", "off-topic", "edit", "ask"}, []string{OutcomeCount, OutcomeApproximate,
-		OutcomeNotEvaluable, OutcomeRefused, OutcomeAnswered, OutcomeNoBuild, OutcomeAsk}},
-	{"heldout9", 160, []string{"basic", "wrapper", "distribution", "location-list", "clause", "vocabulary", "organism",
-		"follow-up", "approximate", "not-evaluable", "structure", "context", "exclusion-first", "union", "synonym", "typo",
-		"question", "confirm", "unsupported", "off-topic", "edit", "ask"}, []string{OutcomeCount, OutcomeApproximate,
-		OutcomeNotEvaluable, OutcomeRefused, OutcomeAnswered, OutcomeNoBuild, OutcomeAsk}},
-	{"heldout10", 160, []string{"basic", "wrapper", "distribution", "location-list", "clause", "vocabulary", "organism",
-		"follow-up", "approximate", "not-evaluable", "structure", "context", "exclusion-first", "union", "synonym", "typo",
-		"question", "confirm", "unsupported", "off-topic", "edit", "ask"}, []string{OutcomeCount, OutcomeApproximate,
-		OutcomeNotEvaluable, OutcomeRefused, OutcomeAnswered, OutcomeNoBuild, OutcomeAsk}},
-	{"heldout11", 120, []string{"basic", "wrapper", "distribution", "location-list", "clause", "vocabulary", "organism",
-		"follow-up", "approximate", "not-evaluable", "structure", "context", "exclusion-first", "union", "synonym", "typo",
-		"question", "confirm", "unsupported", "off-topic", "edit", "ask"}, []string{OutcomeCount, OutcomeApproximate,
-		OutcomeNotEvaluable, OutcomeRefused, OutcomeAnswered, OutcomeNoBuild, OutcomeAsk}},
+	{"heldout8", 160, splitCategories, allOutcomes},
+	{"heldout9", 160, splitCategories, allOutcomes},
+	{"heldout10", 160, splitCategories, allOutcomes},
+	{"heldout11", 120, splitCategories, allOutcomes},
 }
 
 // TestCaseFiles checks the case files against the raw data: every tree
