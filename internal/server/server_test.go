@@ -300,9 +300,15 @@ func (e *env) page(path string, cookie *http.Cookie) response {
 
 // send does a request without following redirects, or reading them: a
 // redirect's Location is shown as sent, even one no client would follow.
+// testTransport sends the tests' requests. It is not
+// http.DefaultTransport: a test's httptest server closing ends the idle
+// connections of that one, which can break another test's request that is
+// just picking one up ("transport connection broken").
+var testTransport = http.DefaultTransport.(*http.Transport).Clone()
+
 func (e *env) send(req *http.Request) response {
 	e.t.Helper()
-	resp, err := http.DefaultTransport.RoundTrip(req)
+	resp, err := testTransport.RoundTrip(req)
 	if err != nil {
 		e.t.Fatal(err)
 	}
