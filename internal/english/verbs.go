@@ -46,7 +46,7 @@ func verbFollowUp(w []token) (FollowUp, []token, bool) {
 	for i, t := range w[1:] {
 		switch {
 		case t.quoted:
-		case referenceWords[t.low] && (t.low != "one" && t.low != "ones" && t.low != "search" && t.low != "set" || i > 0 && w[i].low == "that"):
+		case resultWord(t) || !t.quoted && referenceWords[t.low] && i > 0 && w[i].low == "that": // "that set"
 			refs++
 		case t.low == "to" && to < 0:
 			to = i + 1
@@ -76,6 +76,12 @@ func verbFollowUp(w []token) (FollowUp, []token, bool) {
 	return FollowNone, nil, false
 }
 
+// resultWord reports whether a word names the result so far ("it",
+// "those", "the list"); "one", "ones", "search" and "set" may name a part.
+func resultWord(t token) bool {
+	return !t.quoted && referenceWords[t.low] && t.low != "one" && t.low != "ones" && t.low != "search" && t.low != "set"
+}
+
 // onlyReferenceBefore reports whether the words between a narrowing verb
 // and its "to" only name the result ("it back", "that list down").
 func onlyReferenceBefore(w []token) bool {
@@ -94,15 +100,11 @@ func onlyReferenceBefore(w []token) bool {
 // contributes"); particles inside the part stay ("genes involved in …").
 func partOf(w []token) []token {
 	drop := make([]bool, len(w))
-	isRef := func(i int) bool {
-		t := w[i]
-		return !t.quoted && referenceWords[t.low] && t.low != "one" && t.low != "ones" && t.low != "search" && t.low != "set"
-	}
 	particle := func(i int) bool {
 		return !w[i].quoted && (followParticles[w[i].low] || w[i].low == "the" || w[i].low == "everything" || w[i].low == "whatever")
 	}
 	for i := range w {
-		if !isRef(i) {
+		if !resultWord(w[i]) {
 			continue
 		}
 		drop[i] = true

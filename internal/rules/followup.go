@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"strategist/internal/english"
@@ -266,15 +265,15 @@ func names(steps []stepSummary) string {
 	return strings.Join(out, ", ")
 }
 
-// rebuild writes the tree of step id with target replaced by part: the
-// combines on the path to target are planned again, everything beside the
-// path is reused as it is.
+// rebuild writes the tree of step id with step target (a search or a
+// combine) replaced by part: the combines on the path to target are
+// planned again, everything beside the path is reused as it is.
 func (o *strategyOverview) rebuild(id, target string, part *english.Node) *english.Node {
 	if id == target {
 		return part
 	}
 	s, ok := o.step(id)
-	if !ok || len(s.Inputs) != 2 || !slices.ContainsFunc(o.leafSteps(id), func(l stepSummary) bool { return l.StepID == target }) {
+	if !ok || len(s.Inputs) != 2 || !o.holds(id, target) {
 		return o.stepNode(id)
 	}
 	return &english.Node{Op: english.Op(s.Operator), Left: o.rebuild(s.Inputs[0], target, part), Right: o.rebuild(s.Inputs[1], target, part)}

@@ -57,11 +57,15 @@ func (o *strategyOverview) editedOperator(user string) (tree *english.Node, note
 			hits = []stepSummary{s}
 		}
 	default:
-		for w, named := range operators {
-			for _, s := range combines {
-				if strings.Contains(low, w) && s.Operator == string(named) {
-					hits = append(hits, s)
-				}
+		// The combines of the operators the words name ("intersect" and
+		// "intersection" name one).
+		named := map[string]bool{}
+		for w, op := range operators {
+			named[string(op)] = named[string(op)] || strings.Contains(low, w)
+		}
+		for _, s := range combines {
+			if named[s.Operator] {
+				hits = append(hits, s)
 			}
 		}
 	}
@@ -74,7 +78,7 @@ func (o *strategyOverview) editedOperator(user string) (tree *english.Node, note
 		return nil, "", fmt.Sprintf("step %s (%s) is already a %s; nothing was changed", s.StepID, s.DisplayName, s.Operator), true
 	}
 	part := &english.Node{Op: op, Left: o.stepNode(s.Inputs[0]), Right: o.stepNode(s.Inputs[1])}
-	tree = o.rebuildAt(o.RootStepID, s.StepID, part)
+	tree = o.rebuild(o.RootStepID, s.StepID, part)
 	if !reaches(tree, part) {
 		return nil, "", fmt.Sprintf("step %s (%s) lies below a transform, which a change of operator would have to make again; nothing was changed", s.StepID, s.DisplayName), true
 	}
@@ -95,20 +99,6 @@ func (o *strategyOverview) outerCombine(id string) (stepSummary, bool) {
 		return o.outerCombine(s.Inputs[0])
 	}
 	return stepSummary{}, false
-}
-
-// rebuildAt is the strategy's tree from id with step target (any step,
-// a combine too) replaced by part; the combines above it are made again
-// and everything else is reused.
-func (o *strategyOverview) rebuildAt(id, target string, part *english.Node) *english.Node {
-	if id == target {
-		return part
-	}
-	s, ok := o.step(id)
-	if !ok || len(s.Inputs) != 2 || !o.holds(id, target) {
-		return o.stepNode(id)
-	}
-	return &english.Node{Op: english.Op(s.Operator), Left: o.rebuildAt(s.Inputs[0], target, part), Right: o.rebuildAt(s.Inputs[1], target, part)}
 }
 
 // holds reports whether step target is id or one of its inputs, at any depth.

@@ -108,11 +108,11 @@ func orthologOrganism(a *asks, mention, user string) (string, *response, bool) {
 		return "", nil, true
 	}
 	var sd searchDetails
-	p, ok := (*wireParam)(nil), false
+	var p *wireParam
 	if d.ok && d.decode(&sd) {
-		p, ok = sd.param("organism")
+		p, _ = sd.param("organism")
 	}
-	if !ok {
+	if p == nil {
 		r := say(intro + "\n\nThis catalog has no transform to orthologs (" + orthologSearch + "), so I cannot carry the genes to " + english.Quote(mention) + ".")
 		return "", &r, false
 	}

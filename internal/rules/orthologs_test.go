@@ -97,3 +97,24 @@ func TestOperatorEdit(t *testing.T) {
 		t.Errorf("root %+v, want an INTERSECT\n%s", root, back.end.Text)
 	}
 }
+
+// TestOperatorEditNamed: of two combines, the one the words name by its
+// operator changes ("intersect" and "intersection" name the same one).
+func TestOperatorEditNamed(t *testing.T) {
+	w := newWorld(t)
+	w.built(t, "DNA repair genes on chromosome 5, excluding the tRNA genes")
+	r := w.built(t, "turn the intersection into a union")
+	snap, root := rootCount(t, r.emitted)
+	if root.Operator != strategy.Minus {
+		t.Fatalf("root %+v, want the exclusion kept\n%s", root, r.end.Text)
+	}
+	var ops []strategy.Operator
+	for _, s := range snap.Steps {
+		if s.Operator != "" {
+			ops = append(ops, s.Operator)
+		}
+	}
+	if !slices.Contains(ops, strategy.Union) || slices.Contains(ops, strategy.Intersect) {
+		t.Errorf("combines %v, want the intersection made a union\n%s", ops, r.end.Text)
+	}
+}
